@@ -1,0 +1,69 @@
+#include "diag.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void diag_fill(diag *d, const char *file, int line, const char *format, va_list args)
+{
+    snprintf(d->file, sizeof d->file, "%s", file ? file : "");
+    d->line = line;
+    vsnprintf(d->message, sizeof d->message, format, args);
+    /* Keep the message on one line whatever the caller interpolated into it. */
+    for (char *c = d->message; *c; ++c)
+        if (*c == '\n' || *c == '\r')
+            *c = ' ';
+}
+
+bool diag_set(diag *d, const char *file, int line, const char *format, ...)
+{
+    if (!d)
+        return false;
+    va_list args;
+    va_start(args, format);
+    diag_fill(d, file, line, format, args);
+    va_end(args);
+    return false;
+}
+
+int diag_format(const diag *d, char *out, size_t size)
+{
+    if (d->line > 0)
+        return snprintf(out, size, "%s:%d: %s", d->file, d->line, d->message);
+    return snprintf(out, size, "%s: %s", d->file, d->message);
+}
+
+bool diag_list_add(diag_list *list, const char *file, int line, const char *format, ...)
+{
+    if (!list)
+        return true;
+    list->total++;
+    if (list->count >= DIAG_LIST_KEEP)
+        return true;
+    if (list->count == list->capacity) {
+        int capacity = list->capacity ? list->capacity * 2 : 8;
+        diag *items = realloc(list->items, (size_t)capacity * sizeof *items);
+        if (!items)
+            return true; /* out of memory: the warning is counted, not kept */
+        list->items = items;
+        list->capacity = capacity;
+    }
+    va_list args;
+    va_start(args, format);
+    diag_fill(&list->items[list->count++], file, line, format, args);
+    va_end(args);
+    return true;
+}
+
+void diag_list_clear(diag_list *list)
+{
+    list->count = 0;
+    list->total = 0;
+}
+
+void diag_list_free(diag_list *list)
+{
+    free(list->items);
+    *list = (diag_list){0};
+}

@@ -1,0 +1,42 @@
+/* diag: errors and warnings as values. A diag names the file and line a problem was found at and says
+ * what is wrong in words; functions that can fail fill one in and return false, never exit or abort.
+ * Knows nothing of the formats that produce it. */
+#ifndef MARIONETTE_DIAG_H
+#define MARIONETTE_DIAG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum { DIAG_FILE_MAX = 256, DIAG_MESSAGE_MAX = 256, DIAG_TEXT_MAX = DIAG_FILE_MAX + DIAG_MESSAGE_MAX + 16 };
+
+typedef struct diag {
+    char file[DIAG_FILE_MAX];       /* path as the caller gave it; truncated if longer */
+    int line;                       /* 1-based; 0 when the problem is not tied to a line */
+    char message[DIAG_MESSAGE_MAX]; /* one line, no trailing newline */
+} diag;
+
+/* Fill d (if not NULL) with file, line and a printf-style message. Always returns false, so a failing
+ * function can end with `return diag_set(err, ...);`. */
+bool diag_set(diag *d, const char *file, int line, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* "file:line: message" (or "file: message" when line is 0). Returns the length it wanted to write. */
+int diag_format(const diag *d, char *out, size_t size);
+
+/* A growable list of warnings. Only the first DIAG_LIST_KEEP are kept; total counts all of them, so a
+ * file with a million bad lines cannot eat memory and the caller can still say how many there were. */
+enum { DIAG_LIST_KEEP = 64 };
+typedef struct diag_list {
+    diag *items;
+    int count; /* kept, <= DIAG_LIST_KEEP */
+    int total; /* reported */
+    int capacity;
+} diag_list;
+
+/* Append a warning (NULL list: ignored). Returns true so it can be used in expressions. */
+bool diag_list_add(diag_list *list, const char *file, int line, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+void diag_list_clear(diag_list *list);
+void diag_list_free(diag_list *list);
+
+#endif

@@ -1,0 +1,50 @@
+/* cache: loads models and clips by path once and shares them. Entries are deduplicated by the file's
+ * identity (device + inode, so "a/../b.md5mesh" and "b.md5mesh" are one entry), refcounted, and freed
+ * when the last user releases them. A clip is stored once however many models use it; each request
+ * checks the clip's hierarchy against the requesting model's skeleton.
+ * Handles are small typed values (sokol style); a released or stale handle resolves to NULL.
+ * Knows nothing of GL; the renderer keeps its own buffers per model. */
+#ifndef MARIONETTE_CACHE_H
+#define MARIONETTE_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../base/diag.h"
+#include "../model/clip.h"
+#include "../model/model.h"
+
+typedef struct cache cache;
+typedef struct cache_model_handle { uint32_t id; } cache_model_handle; /* 0: none */
+typedef struct cache_clip_handle { uint32_t id; } cache_clip_handle;   /* 0: none */
+
+typedef struct cache_stats {
+    int entries;          /* distinct files held */
+    int models;
+    int clips;
+    size_t shared_bytes;  /* heap bytes of all held models and clips */
+    int users;            /* sum of reference counts */
+} cache_stats;
+
+cache *cache_create(void);
+void cache_destroy(cache *c);
+
+/* Load (or find) a model; adds one user. On failure returns {0} and fills err. warnings may be NULL and
+ * only receives warnings on the first load of a file. */
+cache_model_handle cache_load_model(cache *c, const char *path, diag *err, diag_list *warnings);
+
+/* Load (or find) a clip and check that it fits the model's skeleton; adds one user on success. */
+cache_clip_handle cache_load_clip(cache *c, const char *path, cache_model_handle for_model, diag *err,
+                                  diag_list *warnings);
+
+const model *cache_model(const cache *c, cache_model_handle h);
+const clip *cache_clip(const cache *c, cache_clip_handle h);
+
+/* Drop one user; the data is freed when none are left. Releasing {0} or a stale handle does nothing. */
+void cache_release_model(cache *c, cache_model_handle h);
+void cache_release_clip(cache *c, cache_clip_handle h);
+
+cache_stats cache_get_stats(const cache *c);
+
+#endif

@@ -1,0 +1,2 @@
+/* not written yet */
+typedef int placeholder_pose;

@@ -1,0 +1,40 @@
+/* pose: the per-frame stages, in the shape of ozz-animation's jobs. Each is a pure function of its
+ * inputs: caller-owned output buffers, no allocation, no globals, arguments validated (false on misuse,
+ * outputs untouched). A character's frame is
+ *   sample (per clip) -> blend -> to_object -> palette -> (GPU or skin_cpu).
+ * Knows nothing of files, GL, the cache or the animation controller. */
+#ifndef MARIONETTE_POSE_H
+#define MARIONETTE_POSE_H
+
+#include <stdbool.h>
+
+#include <cglm/cglm.h>
+
+#include "../model/clip.h"
+#include "../model/joint_pose.h"
+#include "../model/model.h"
+
+/* Local pose of clip c at `time` seconds: lerp positions and nlerp rotations between the two frames
+ * around it. loop: wrap by the clip's loop_duration (either loop convention, see clip.h); otherwise clamp
+ * to [0, once_duration] and hold the last frame. out has c->joint_count entries. */
+bool pose_sample(const clip *c, float time, bool loop, joint_pose *out);
+
+/* Weighted blend of pose_count local poses of joint_count joints. Weights need not sum to 1 (they are
+ * normalized) but must be >= 0 with a positive sum. Rotations are sign-aligned to the first pose with
+ * non-zero weight, summed and renormalized. */
+bool pose_blend(const joint_pose *const *poses, const float *weights, int pose_count, int joint_count,
+                joint_pose *out);
+
+/* Local to object space: roots as they are; otherwise pos = parent.pos + rotate(parent.rot, local.pos),
+ * rot = normalize(parent.rot * local.rot). parents[i] < i is required (checked). */
+bool pose_to_object(const int *parents, int joint_count, const joint_pose *local, joint_pose *object);
+
+/* Skin matrices: palette[i] = matrix(object[i]) * inverse_bind[i]. */
+bool pose_palette(const joint_pose *object, const mat4 *inverse_bind, int joint_count, mat4 *palette);
+
+/* CPU skinning of one mesh with a palette of joint_count matrices: positions and unit normals, the
+ * reference the GPU path is tested against. */
+bool pose_skin_cpu(const skin_mesh *mesh, const mat4 *palette, int joint_count, float (*positions)[3],
+                   float (*normals)[3]);
+
+#endif
