@@ -1,2 +1,84 @@
-#include <stdio.h>
-int main(void) { fprintf(stderr, "test_diag: not written yet\n"); return 1; }
+#include "base/diag.h"
+#include "base/file.h"
+#include "check.h"
+
+#include <stdlib.h>
+
+static void test_set_and_format(void)
+{
+    diag d;
+    CHECK(diag_set(&d, "models/guard.md5mesh", 12, "expected %s, found '%c'", "'('", 'x') == false);
+    char text[DIAG_TEXT_MAX];
+    diag_format(&d, text, sizeof text);
+    CHECK(strcmp(text, "models/guard.md5mesh:12: expected '(', found 'x'") == 0);
+
+    diag_set(&d, "a.md5anim", 0, "empty file");
+    diag_format(&d, text, sizeof text);
+    CHECK(strcmp(text, "a.md5anim: empty file") == 0);
+
+    CHECK(diag_set(NULL, "x", 1, "ignored") == false);
+}
+
+static void test_message_stays_on_one_line(void)
+{
+    diag d;
+    diag_set(&d, "f", 3, "name \"%s\"", "two\nlines\r");
+    CHECK(strchr(d.message, '\n') == NULL);
+    CHECK(strchr(d.message, '\r') == NULL);
+    CHECK_STR_CONTAINS(d.message, "two lines");
+}
+
+static void test_long_text_is_truncated_not_overflowed(void)
+{
+    char long_name[1000];
+    memset(long_name, 'a', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    diag d;
+    diag_set(&d, long_name, 1, "%s", long_name);
+    CHECK(strlen(d.file) == DIAG_FILE_MAX - 1);
+    CHECK(strlen(d.message) == DIAG_MESSAGE_MAX - 1);
+}
+
+static void test_list_keeps_first_and_counts_all(void)
+{
+    diag_list list = {0};
+    for (int i = 0; i < DIAG_LIST_KEEP + 10; ++i)
+        diag_list_add(&list, "w.md5mesh", i + 1, "warning %d", i);
+    CHECK(list.count == DIAG_LIST_KEEP);
+    CHECK(list.total == DIAG_LIST_KEEP + 10);
+    CHECK(list.items[0].line == 1);
+    CHECK(strcmp(list.items[DIAG_LIST_KEEP - 1].message, "warning 63") == 0);
+    diag_list_clear(&list);
+    CHECK(list.count == 0 && list.total == 0);
+    diag_list_free(&list);
+    CHECK(list.items == NULL);
+    CHECK(diag_list_add(NULL, "x", 1, "dropped"));
+}
+
+static void test_file_read_all(void)
+{
+    char *data;
+    size_t size;
+    diag err;
+    CHECK(file_read_all(MARIONETTE_TEST_DATA "/../check.h", &data, &size, &err));
+    CHECK(size > 100 && data[size] == '\0');
+    free(data);
+
+    CHECK(!file_read_all(MARIONETTE_TEST_DATA "/no-such-file.md5mesh", &data, &size, &err));
+    CHECK(data == NULL);
+    CHECK_STR_CONTAINS(err.file, "no-such-file.md5mesh");
+    CHECK_STR_CONTAINS(err.message, "cannot open");
+
+    CHECK(!file_read_all(MARIONETTE_TEST_DATA, &data, &size, &err));
+    CHECK_STR_CONTAINS(err.message, "not a regular file");
+}
+
+int main(void)
+{
+    RUN(test_set_and_format);
+    RUN(test_message_stays_on_one_line);
+    RUN(test_long_text_is_truncated_not_overflowed);
+    RUN(test_list_keeps_first_and_counts_all);
+    RUN(test_file_read_all);
+    return check_report();
+}

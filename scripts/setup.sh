@@ -1,0 +1,38 @@
+#!/bin/sh
+# Installs the Debian packages marionette needs (when missing), then configures and builds it.
+#   ./scripts/setup.sh [BUILD_DIR] [extra cmake arguments...]
+# Root installs with apt-get, others through sudo; with neither, it prints the exact command to run.
+set -eu
+cd "$(dirname "$0")/.."
+
+# Toolchain and libraries. assimp-testmodels ships the public MD5 files the tests read.
+packages="gcc libc6-dev make cmake pkg-config libcglm-dev assimp-testmodels"
+
+missing=""
+for package in $packages; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $package"
+    fi
+done
+
+if [ -n "$missing" ]; then
+    install="apt-get install -y --no-install-recommends$missing"
+    if [ "$(id -u)" = 0 ]; then
+        echo "setup: installing$missing"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        $install
+    elif command -v sudo >/dev/null 2>&1; then
+        echo "setup: installing$missing (sudo)"
+        sudo apt-get update -qq
+        sudo DEBIAN_FRONTEND=noninteractive $install
+    else
+        echo "setup: missing packages; run as root: apt-get update && $install" >&2
+        exit 1
+    fi
+fi
+
+build_dir="${1:-build}"
+[ $# -gt 0 ] && shift
+cmake -S . -B "$build_dir" "$@"
+cmake --build "$build_dir" -j "$(nproc)"
