@@ -1,2 +1,169 @@
+/* .md5anim -> clip: baked local poses (flags and start indices applied), bounds, timing and the two loop
+ * conventions, and clip_fits_skeleton. */
 #include <stdio.h>
-int main(void) { fprintf(stderr, "test_md5_anim: not written yet\n"); return 1; }
+#include <stdlib.h>
+
+#include "check.h"
+#include "md5/md5.h"
+
+/* Two joints; the root animates nothing, the arm animates pos.y (2) and quat.z (32), reading components
+ * 0 and 1 of each frame. `last` is the text of the last frame's two components. */
+static clip *parse_clip(int frames, const char *rate, const char *last, diag_list *warnings)
+{
+    char text[8192];
+    int length = snprintf(text, sizeof text,
+                          "MD5Version 10\ncommandline \"\"\nnumFrames %d\nnumJoints 2\nframeRate %s\n"
+                          "numAnimatedComponents 2\nhierarchy {\n\t\"root\" -1 0 0\n\t\"arm\" 0 34 0\n}\nbounds {\n",
+                          frames, rate);
+    for (int f = 0; f < frames; ++f)
+        length += snprintf(text + length, sizeof text - (size_t)length, "\t( -1 -2 -3 ) ( %d 2 3 )\n", f);
+    length += snprintf(text + length, sizeof text - (size_t)length,
+                       "}\nbaseframe {\n\t( 0 0 1 ) ( 0 0 0 )\n\t( 5 6 7 ) ( 0.5 0 0 )\n}\n");
+    for (int f = 0; f < frames; ++f)
+        length += snprintf(text + length, sizeof text - (size_t)length, "frame %d {\n\t%s\n}\n", f,
+                           f == frames - 1 && last ? last : f == 0 ? "0 0" : "1 0.5");
+    clip *c = NULL;
+    diag err = {0};
+    bool ok = md5_parse_clip(text, (size_t)length, "memory/test.md5anim", &c, &err, warnings);
+    if (!ok)
+        fprintf(stderr, "  %d: %s\n", err.line, err.message);
+    CHECK(ok);
+    return c;
+}
+
+static void test_frames_are_baked(void)
+{
+    diag_list warnings = {0};
+    clip *c = parse_clip(3, "24", NULL, &warnings);
+    if (!c)
+        return;
+    CHECK(warnings.total == 0);
+    CHECK(c->joint_count == 2 && c->frame_count == 3 && c->frame_rate == 24.0f);
+    CHECK(((uintptr_t)c->frames % 16) == 0);
+    CHECK(strcmp(c->names[1], "arm") == 0 && c->parents[1] == 0);
+    const joint_pose *root = &c->frames[2 * 2 + 0], *arm = &c->frames[2 * 2 + 1];
+    CHECK(root->position[2] == 1.0f && root->rotation[3] == -1.0f);
+    /* pos.x and pos.z from the baseframe, pos.y from component 0; quat.x from the baseframe, quat.z from
+     * component 1. */
+    CHECK(arm->position[0] == 5.0f && arm->position[1] == 1.0f && arm->position[2] == 7.0f);
+    CHECK(arm->rotation[0] == 0.5f && arm->rotation[1] == 0.0f && arm->rotation[2] == 0.5f);
+    CHECK_NEAR(arm->rotation[3], -sqrt(0.5), 1e-6);
+    for (int i = 0; i < c->frame_count * c->joint_count; ++i) {
+        const float *q = c->frames[i].rotation;
+        CHECK_NEAR(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1.0, 1e-6);
+    }
+    CHECK(c->bounds[2][0][0] == -1.0f && c->bounds[2][1][0] == 2.0f);
+    CHECK(c->bytes >= sizeof *c + 6 * sizeof(joint_pose));
+    diag_list_free(&warnings);
+    clip_free(c);
+}
+
+static void test_loop_conventions(void)
+{
+    /* Tutorials: last frame differs from the first, a cycle lasts N / rate. */
+    clip *c = parse_clip(4, "24", NULL, NULL);
+    if (c) {
+        CHECK(!c->last_frame_is_first);
+        CHECK_NEAR(c->loop_duration, 4.0 / 24.0, 1e-7);
+        CHECK_NEAR(c->once_duration, 3.0 / 24.0, 1e-7);
+    }
+    clip_free(c);
+    /* Doom 3: last frame repeats the first, a cycle lasts (N - 1) / rate. */
+    c = parse_clip(4, "30", "0 0", NULL);
+    if (c) {
+        CHECK(c->last_frame_is_first);
+        CHECK_NEAR(c->loop_duration, 3.0 / 30.0, 1e-7);
+        CHECK_NEAR(c->once_duration, 3.0 / 30.0, 1e-7);
+    }
+    clip_free(c);
+    /* Within the tolerance counts as equal... */
+    c = parse_clip(4, "30", "0.00005 0", NULL);
+    CHECK(c && c->last_frame_is_first);
+    clip_free(c);
+    /* ...beyond it does not. */
+    c = parse_clip(4, "30", "0.001 0", NULL);
+    CHECK(c && !c->last_frame_is_first);
+    clip_free(c);
+    /* One frame: nothing to cycle through. */
+    c = parse_clip(1, "60", NULL, NULL);
+    if (c) {
+        CHECK(c->loop_duration == 0.0f && c->once_duration == 0.0f);
+    }
+    clip_free(c);
+}
+
+/* q and -q are the same rotation: a last frame whose quaternion has the other sign still repeats the
+ * first. Stored xyz (0,0,1) has w = 0; xyz (0,0,-1) is its negation. */
+static void test_loop_ignores_quaternion_sign(void)
+{
+    char text[2048];
+    int length = snprintf(text, sizeof text,
+                          "MD5Version 10\nnumFrames 2\nnumJoints 1\nframeRate 24\nnumAnimatedComponents 1\n"
+                          "hierarchy {\n\"root\" -1 32 0\n}\nbounds {\n( 0 0 0 ) ( 1 1 1 )\n( 0 0 0 ) ( 1 1 1 )\n}\n"
+                          "baseframe {\n( 0 0 0 ) ( 0 0 0 )\n}\nframe 0 {\n1\n}\nframe 1 {\n-1\n}\n");
+    clip *c = NULL;
+    CHECK(md5_parse_clip(text, (size_t)length, "sign.md5anim", &c, NULL, NULL));
+    CHECK(c && c->last_frame_is_first);
+    clip_free(c);
+}
+
+static void test_fits_skeleton(void)
+{
+    static const char mesh_text[] =
+        "MD5Version 10\nnumJoints 2\nnumMeshes 0\njoints {\n\"root\" -1 ( 0 0 0 ) ( 0 0 0 )\n"
+        "\"arm\" 0 ( 1 0 0 ) ( 0 0 0 )\n}\n";
+    model *m = NULL;
+    diag err = {0};
+    CHECK(md5_parse_model(mesh_text, strlen(mesh_text), "fit.md5mesh", &m, &err, NULL));
+    clip *c = parse_clip(2, "24", NULL, NULL);
+    if (!m || !c) {
+        model_free(m);
+        clip_free(c);
+        return;
+    }
+    CHECK(clip_fits_skeleton(c, &m->skeleton, "clip.md5anim", &err));
+    c->parents[1] = -1;
+    CHECK(!clip_fits_skeleton(c, &m->skeleton, "clip.md5anim", &err));
+    CHECK_STR_CONTAINS(err.message, "joint 1 'arm': clip's parent is -1, skeleton's is 0");
+    CHECK_STR_CONTAINS(err.file, "clip.md5anim");
+    c->parents[1] = 0;
+    c->names[1][0] = 'A';
+    CHECK(!clip_fits_skeleton(c, &m->skeleton, "clip.md5anim", &err));
+    CHECK_STR_CONTAINS(err.message, "joint 1: clip has 'Arm', skeleton has 'arm'");
+    c->joint_count = 1;
+    CHECK(!clip_fits_skeleton(c, &m->skeleton, "clip.md5anim", &err));
+    CHECK_STR_CONTAINS(err.message, "clip has 1 joints, skeleton has 2");
+    c->joint_count = 2;
+    model_free(m);
+    clip_free(c);
+}
+
+static void test_refusals(void)
+{
+    diag err = {0};
+    clip *c = NULL;
+    CHECK(!md5_parse_clip("", 0, "x.md5anim", &c, &err, NULL));
+    CHECK_STR_CONTAINS(err.message, "empty file");
+    const char *zero_rate = "MD5Version 10\nnumFrames 1\nnumJoints 1\nframeRate 0\nnumAnimatedComponents 0\n";
+    CHECK(!md5_parse_clip(zero_rate, strlen(zero_rate), "x.md5anim", &c, &err, NULL));
+    CHECK_STR_CONTAINS(err.message, "frameRate 0");
+    CHECK(err.line == 4);
+    const char *no_frames = "MD5Version 10\nnumFrames 0\n";
+    CHECK(!md5_parse_clip(no_frames, strlen(no_frames), "x.md5anim", &c, &err, NULL));
+    CHECK_STR_CONTAINS(err.message, "numFrames 0: at least 1");
+    const char *bad_flags = "MD5Version 10\nnumFrames 1\nnumJoints 1\nframeRate 24\nnumAnimatedComponents 0\n"
+                            "hierarchy {\n\"root\" -1 64 0\n}\n";
+    CHECK(!md5_parse_clip(bad_flags, strlen(bad_flags), "x.md5anim", &c, &err, NULL));
+    CHECK_STR_CONTAINS(err.message, "flags 64");
+    CHECK(err.line == 7);
+}
+
+int main(void)
+{
+    RUN(test_frames_are_baked);
+    RUN(test_loop_conventions);
+    RUN(test_loop_ignores_quaternion_sign);
+    RUN(test_fits_skeleton);
+    RUN(test_refusals);
+    return check_report();
+}

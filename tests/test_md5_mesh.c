@@ -1,2 +1,231 @@
+/* .md5mesh -> model: skeleton, inverse bind matrices, bind positions, normals, UVs, skin influences,
+ * texture lookup, and refusal of files that are not meshes. */
 #include <stdio.h>
-int main(void) { fprintf(stderr, "test_md5_mesh: not written yet\n"); return 1; }
+#include <stdlib.h>
+
+#include "check.h"
+#include "md5/md5.h"
+
+/* Two joints: a root at the origin and "arm" at (1, 0, 0) turned 90 degrees about z. Vertex 0 hangs off
+ * the root, vertex 1 off the arm at its local (0, 1, 0) = object (0, 0, 0), vertex 2 splits two
+ * weights. */
+static const char two_joint_mesh[] =
+    "MD5Version 10\n"
+    "commandline \"\"\n"
+    "numJoints 2\n"
+    "numMeshes 1\n"
+    "joints {\n"
+    "\t\"root\"\t-1 ( 0 0 0 ) ( 0 0 0 )\n"
+    "\t\"arm\"\t0 ( 1 0 0 ) ( 0 0 0.707107 )\n"
+    "}\n"
+    "mesh {\n"
+    "\tshader \"missing_texture\"\n"
+    "\tnumverts 3\n"
+    "\tvert 0 ( 0.25 0.75 ) 0 1\n"
+    "\tvert 1 ( 1 0 ) 1 1\n"
+    "\tvert 2 ( 0 1 ) 2 2\n"
+    "\tnumtris 1\n"
+    "\ttri 0 0 2 1\n"
+    "\tnumweights 4\n"
+    "\tweight 0 0 1 ( 2 0 0 )\n"
+    "\tweight 1 1 1 ( 0 1 0 )\n"
+    "\tweight 2 0 0.25 ( 0 2 0 )\n"
+    "\tweight 3 1 0.75 ( 0 0 0 )\n"
+    "}\n";
+
+static model *parse(const char *text, diag *err, diag_list *warnings)
+{
+    model *m = NULL;
+    bool ok = md5_parse_model(text, strlen(text), "memory/test.md5mesh", &m, err, warnings);
+    CHECK(ok == (m != NULL));
+    return m;
+}
+
+static void test_skeleton_and_inverse_bind(void)
+{
+    diag err = {0};
+    model *m = parse(two_joint_mesh, &err, NULL);
+    if (!m)
+        return;
+    const skeleton *s = &m->skeleton;
+    CHECK(s->joint_count == 2);
+    CHECK(strcmp(s->names[0], "root") == 0 && strcmp(s->names[1], "arm") == 0);
+    CHECK(s->parents[0] == -1 && s->parents[1] == 0);
+    CHECK(((uintptr_t)s->bind_object % 16) == 0 && ((uintptr_t)s->inverse_bind % 16) == 0);
+    CHECK_NEAR(s->bind_object[1].rotation[2], 0.707107, 1e-6);
+    CHECK_NEAR(s->bind_object[1].rotation[3], -0.707107, 1e-6); /* w recovered with the negative sign */
+    CHECK(s->bind_object[1].position[0] == 1.0f);
+    for (int j = 0; j < 2; ++j) {
+        mat4 bind, product;
+        glm_quat_mat4((float *)s->bind_object[j].rotation, bind);
+        glm_vec3_copy((float *)s->bind_object[j].position, bind[3]);
+        glm_mat4_mul(bind, (vec4 *)s->inverse_bind[j], product);
+        for (int k = 0; k < 16; ++k)
+            CHECK_NEAR(product[k / 4][k % 4], k / 4 == k % 4 ? 1.0 : 0.0, 1e-5);
+    }
+    CHECK(m->bytes > sizeof *m);
+    model_free(m);
+}
+
+static void test_bind_positions_and_influences(void)
+{
+    diag err = {0};
+    diag_list warnings = {0};
+    model *m = parse(two_joint_mesh, &err, &warnings);
+    if (!m)
+        return;
+    CHECK(warnings.total == 0);
+    const skin_mesh *mesh = &m->meshes[0];
+    CHECK(mesh->vertex_count == 3 && mesh->triangle_count == 1 && mesh->weight_count == 4);
+    CHECK(strcmp(mesh->shader, "missing_texture") == 0 && mesh->texture_path == NULL);
+    CHECK(mesh->uvs[0][0] == 0.25f && mesh->uvs[0][1] == 0.75f);
+    CHECK(mesh->triangles[0][0] == 0 && mesh->triangles[0][1] == 2 && mesh->triangles[0][2] == 1);
+    /* vertex 0: root + (2, 0, 0). vertex 1: the arm at (1, 0, 0); with w = -0.707107 its rotation is -90
+     * degrees about z, so its local y is object +x: (2, 0, 0). */
+    CHECK_NEAR(mesh->positions[0][0], 2.0, 1e-5);
+    CHECK_NEAR(mesh->positions[1][0], 2.0, 1e-5);
+    CHECK_NEAR(mesh->positions[1][1], 0.0, 1e-5);
+    /* vertex 2: 0.25 * (0, 2, 0) + 0.75 * (1, 0, 0). */
+    CHECK_NEAR(mesh->positions[2][0], 0.75, 1e-5);
+    CHECK_NEAR(mesh->positions[2][1], 0.5, 1e-5);
+    /* Largest first; unused slots joint 0 weight 0. */
+    CHECK(mesh->joints[2][0] == 1 && mesh->joints[2][1] == 0);
+    CHECK_NEAR(mesh->weights[2][0], 0.75, 1e-6);
+    CHECK_NEAR(mesh->weights[2][1], 0.25, 1e-6);
+    CHECK(mesh->weights[2][2] == 0.0f && mesh->joints[2][3] == 0);
+    CHECK(mesh->max_influences == 2 && mesh->vertices_cut == 0);
+    /* All in the z = 0 plane: normals along z, unit length. */
+    for (int v = 0; v < 3; ++v) {
+        CHECK_NEAR(fabs(mesh->normals[v][2]), 1.0, 1e-6);
+    }
+    diag_list_free(&warnings);
+    model_free(m);
+}
+
+/* The Maya cube from assimp-testmodels: every normal must point away from the centre with the winding
+ * as written (that is the front-face convention build_normals assumes). */
+static void test_cube_normals_point_outward(void)
+{
+    model *m = NULL;
+    diag err = {0};
+    CHECK(md5_load_model(MARIONETTE_ASSIMP_MODELS "/MD5/SimpleCube.md5mesh", &m, &err, NULL));
+    if (!m)
+        return;
+    const skin_mesh *mesh = &m->meshes[0];
+    CHECK(mesh->vertex_count == 24 && mesh->triangle_count == 12);
+    float centre[3] = {0, 0, 0};
+    for (int v = 0; v < mesh->vertex_count; ++v)
+        for (int k = 0; k < 3; ++k)
+            centre[k] += mesh->positions[v][k] / (float)mesh->vertex_count;
+    for (int v = 0; v < mesh->vertex_count; ++v) {
+        float outward = 0, length = 0;
+        for (int k = 0; k < 3; ++k) {
+            outward += (mesh->positions[v][k] - centre[k]) * mesh->normals[v][k];
+            length += mesh->normals[v][k] * mesh->normals[v][k];
+        }
+        CHECK(outward > 0.0f);
+        CHECK_NEAR(length, 1.0, 1e-5);
+    }
+    /* Its corners are at +-32 in every axis. */
+    for (int v = 0; v < mesh->vertex_count; ++v)
+        for (int k = 0; k < 3; ++k)
+            CHECK_NEAR(fabs(mesh->positions[v][k]), 32.0, 1e-3);
+    model_free(m);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static void test_texture_resolution(void)
+{
+    const char *folder = MARIONETTE_BUILD_DIR "/md5_texture_test";
+    char command[1024];
+    snprintf(command, sizeof command, "mkdir -p '%s/sub'", folder);
+    CHECK(system(command) == 0);
+    char model_path[512], image[512], out[512];
+    snprintf(model_path, sizeof model_path, "%s/guard.md5mesh", folder);
+    snprintf(image, sizeof image, "%s/guard.tga", folder);
+    write_file(image, "not really an image");
+    snprintf(image, sizeof image, "%s/sub/skin.png", folder);
+    write_file(image, "not really an image");
+
+    CHECK(md5_resolve_texture(model_path, "C:\\models\\guard.tga", out, sizeof out));
+    CHECK_STR_CONTAINS(out, "md5_texture_test/guard.tga");
+    CHECK(md5_resolve_texture(model_path, "/home/artist/guard.tga", out, sizeof out));
+    CHECK_STR_CONTAINS(out, "md5_texture_test/guard.tga");
+    CHECK(md5_resolve_texture(model_path, "models/characters/guard", out, sizeof out)); /* no extension */
+    CHECK_STR_CONTAINS(out, "md5_texture_test/guard.tga");
+    CHECK(md5_resolve_texture(model_path, "sub/skin.dds", out, sizeof out)); /* extension swapped */
+    CHECK_STR_CONTAINS(out, "md5_texture_test/sub/skin.png");
+    CHECK(md5_resolve_texture(model_path, "sub\\skin", out, sizeof out));
+    CHECK(!md5_resolve_texture(model_path, "", out, sizeof out));
+    CHECK(!md5_resolve_texture(model_path, "nothing_here", out, sizeof out));
+    CHECK(!md5_resolve_texture(model_path, "sub/", out, sizeof out));
+    char tiny[8];
+    CHECK(!md5_resolve_texture(model_path, "guard.tga", tiny, sizeof tiny));
+    /* A relative shader path never resolves against the working directory. */
+    write_file("only_in_working_directory.tga", "not really an image");
+    CHECK(!md5_resolve_texture(model_path, "only_in_working_directory.tga", out, sizeof out));
+    remove("only_in_working_directory.tga");
+
+    /* And through the loader: texture_path is filled in. */
+    write_file(model_path, two_joint_mesh);
+    model *m = NULL;
+    diag err;
+    char text[4096];
+    snprintf(text, sizeof text, "%s", two_joint_mesh);
+    char *shader = strstr(text, "missing_texture\"");
+    memcpy(shader, "sub\\skin.jpg\"   ", 16);
+    write_file(model_path, text);
+    CHECK(md5_load_model(model_path, &m, &err, NULL));
+    CHECK(m && m->meshes[0].texture_path);
+    CHECK_STR_CONTAINS(m ? m->meshes[0].texture_path : NULL, "sub/skin.png");
+    model_free(m);
+}
+
+static void test_refusals(void)
+{
+    diag err = {0};
+    model *m = NULL;
+    CHECK(!md5_parse_model("", 0, "x.md5mesh", &m, &err, NULL));
+    CHECK_STR_CONTAINS(err.message, "empty file");
+    CHECK(err.line == 0);
+    CHECK(!md5_load_model(MARIONETTE_TEST_DATA "/no/such/file.md5mesh", &m, &err, NULL));
+    CHECK_STR_CONTAINS(err.file, "file.md5mesh");
+    const char *anim = "MD5Version 10\ncommandline \"\"\nnumFrames 1\n";
+    CHECK(!md5_parse_model(anim, strlen(anim), "x.md5mesh", &m, &err, NULL));
+    CHECK_STR_CONTAINS(err.message, "not an .md5mesh");
+    CHECK(err.line == 3);
+    /* Every prefix of a valid mesh is refused cleanly, or accepted whole, or (cut exactly between the
+     * joints and the mesh blocks: indistinguishable from a lying numMeshes) accepted with a warning. */
+    size_t length = strlen(two_joint_mesh);
+    for (size_t n = 0; n < length; ++n) {
+        char *prefix = malloc(n ? n : 1);
+        memcpy(prefix, two_joint_mesh, n);
+        diag_list warnings = {0};
+        bool ok = md5_parse_model(prefix, n, "prefix.md5mesh", &m, &err, &warnings);
+        CHECK(!ok || n >= length - 1 || (warnings.total == 1 && strstr(warnings.items[0].message, "numMeshes 1 but only 0")));
+        if (!ok)
+            CHECK(err.line >= (n ? 1 : 0) && err.message[0] != 0);
+        model_free(ok ? m : NULL);
+        diag_list_free(&warnings);
+        free(prefix);
+    }
+}
+
+int main(void)
+{
+    RUN(test_skeleton_and_inverse_bind);
+    RUN(test_bind_positions_and_influences);
+    RUN(test_cube_normals_point_outward);
+    RUN(test_texture_resolution);
+    RUN(test_refusals);
+    return check_report();
+}

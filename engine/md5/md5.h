@@ -24,8 +24,9 @@ bool md5_parse_clip(const char *text, size_t size, const char *name, clip **out,
 bool md5_load_model(const char *path, model **out, diag *err, diag_list *warnings);
 bool md5_load_clip(const char *path, clip **out, diag *err, diag_list *warnings);
 
-/* Find the image a mesh's shader names: the path as written, then relative to the model's folder, then
- * just its file name in the model's folder, each also with .tga .png .jpg .bmp appended or swapped in.
+/* Find the image a mesh's shader names: an absolute path as written or a relative one against the
+ * model's folder, then just its file name in the model's folder, each also with .tga .png .jpg .bmp
+ * appended or swapped in. Backslashes are read as folder separators.
  * Returns true and writes the path to out if a readable file is found. */
 bool md5_resolve_texture(const char *model_path, const char *shader, char *out, size_t out_size);
 

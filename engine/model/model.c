@@ -1,2 +1,30 @@
-/* not written yet */
-typedef int placeholder_model;
+#include "model.h"
+
+#include <stdlib.h>
+
+void model_free(model *m)
+{
+    if (!m)
+        return;
+    skeleton *s = &m->skeleton;
+    if (s->names)
+        for (int i = 0; i < s->joint_count; ++i)
+            free(s->names[i]);
+    free(s->names);
+    free(s->parents);
+    free(s->bind_object);
+    free(s->inverse_bind);
+    for (int i = 0; i < m->mesh_count && m->meshes; ++i) {
+        skin_mesh *mesh = &m->meshes[i];
+        free(mesh->shader);
+        free(mesh->texture_path);
+        free(mesh->positions);
+        free(mesh->normals);
+        free(mesh->uvs);
+        free(mesh->triangles);
+        free(mesh->joints);
+        free(mesh->weights);
+    }
+    free(m->meshes);
+    free(m);
+}
