@@ -1,2 +1,362 @@
-#include <stdio.h>
-int main(void) { fprintf(stderr, "test_cache: not written yet\n"); return 1; }
+/* cache: one copy per file however it is spelled, refcounts that free at zero, handles that go stale
+ * safely, clips shared between bodies of one hierarchy and refused for another, errors instead of
+ * crashes. Inputs are written by the synthetic generator into a fresh temporary folder. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cache/cache.h"
+#include "check.h"
+#include "synth.h"
+
+static char folder[256];
+
+/* Paths of the files the tests write into `folder`. */
+enum { PATH_SIZE = 512 };
+static char body_a[PATH_SIZE], body_b[PATH_SIZE], walk[PATH_SIZE], small_clip[PATH_SIZE];
+static char renamed_clip[PATH_SIZE], broken[PATH_SIZE], link_to_a[PATH_SIZE], subfolder[PATH_SIZE];
+static char fifo[PATH_SIZE];
+
+static const synth_params body_a_params = {.joints = 33, .vertices = 200, .triangles = 300, .frames = 10,
+                                           .seed = 1};
+
+static bool write_text(const char *path, const char *text, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return false;
+    bool ok = fwrite(text, 1, size, f) == size;
+    return fclose(f) == 0 && ok;
+}
+
+static bool write_synth(const char *path, const synth_params *p, bool anim)
+{
+    size_t size = 0;
+    char *text = anim ? synth_anim_text(p, &size) : synth_mesh_text(p, &size);
+    bool ok = text && write_text(path, text, size);
+    free(text);
+    return ok;
+}
+
+static bool setup(void)
+{
+    snprintf(folder, sizeof folder, "%s/test_cache_XXXXXX", MARIONETTE_BUILD_DIR);
+    if (!mkdtemp(folder))
+        return false;
+    snprintf(body_a, sizeof body_a, "%s/body_a.md5mesh", folder);
+    snprintf(body_b, sizeof body_b, "%s/body_b.md5mesh", folder);
+    snprintf(walk, sizeof walk, "%s/walk.md5anim", folder);
+    snprintf(small_clip, sizeof small_clip, "%s/small.md5anim", folder);
+    snprintf(renamed_clip, sizeof renamed_clip, "%s/renamed.md5anim", folder);
+    snprintf(broken, sizeof broken, "%s/broken.md5mesh", folder);
+    snprintf(link_to_a, sizeof link_to_a, "%s/link.md5mesh", folder);
+    snprintf(subfolder, sizeof subfolder, "%s/sub", folder);
+    snprintf(fifo, sizeof fifo, "%s/fifo.md5mesh", folder);
+
+    /* Same hierarchy, different bind pose: another seed gives other joint orientations and weights. */
+    synth_params body_b_params = body_a_params;
+    body_b_params.seed = 2;
+    synth_params small_params = body_a_params;
+    small_params.joints = 12;
+    bool ok = write_synth(body_a, &body_a_params, false) && write_synth(body_b, &body_b_params, false) &&
+              write_synth(walk, &body_a_params, true) && write_synth(small_clip, &small_params, true);
+
+    /* Same joint count and parents as body_a, one joint renamed. */
+    size_t size = 0;
+    char *text = synth_anim_text(&body_a_params, &size);
+    char *neck = text ? strstr(text, "\"neck\"") : NULL;
+    if (neck)
+        memcpy(neck, "\"nape\"", 6);
+    ok = ok && neck && write_text(renamed_clip, text, size);
+    free(text);
+
+    const char garbage[] = "MD5Version 10\nnumJoints banana\n";
+    ok = ok && write_text(broken, garbage, sizeof garbage - 1);
+    ok = ok && symlink("body_a.md5mesh", link_to_a) == 0 && mkdir(subfolder, 0700) == 0 && mkfifo(fifo, 0600) == 0;
+    return ok;
+}
+
+static void teardown(void)
+{
+    const char *files[] = {body_a, body_b, walk, small_clip, renamed_clip, broken, link_to_a, fifo};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i)
+        unlink(files[i]);
+    rmdir(subfolder);
+    rmdir(folder);
+}
+
+static void test_same_file_is_one_entry(void)
+{
+    cache *c = cache_create();
+    diag err = {0};
+    char dotted[PATH_SIZE + 8], up_and_down[PATH_SIZE + 16];
+    snprintf(dotted, sizeof dotted, "%s/./body_a.md5mesh", folder);
+    snprintf(up_and_down, sizeof up_and_down, "%s/sub/../body_a.md5mesh", folder);
+
+    cache_model_handle first = cache_load_model(c, body_a, &err, NULL);
+    CHECK(first.id != 0);
+    cache_model_handle again = cache_load_model(c, body_a, &err, NULL);
+    cache_model_handle spelled_dotted = cache_load_model(c, dotted, &err, NULL);
+    cache_model_handle spelled_up = cache_load_model(c, up_and_down, &err, NULL);
+    cache_model_handle through_link = cache_load_model(c, link_to_a, &err, NULL);
+    CHECK(again.id == first.id);
+    CHECK(spelled_dotted.id == first.id);
+    CHECK(spelled_up.id == first.id);
+    CHECK(through_link.id == first.id);
+
+    cache_stats stats = cache_get_stats(c);
+    CHECK(stats.entries == 1);
+    CHECK(stats.models == 1);
+    CHECK(stats.clips == 0);
+    CHECK(stats.users == 5);
+    const model *m = cache_model(c, first);
+    CHECK(m != NULL);
+    CHECK(m && stats.shared_bytes == m->bytes && m->bytes > 0);
+    cache_destroy(c);
+}
+
+static void test_last_release_frees(void)
+{
+    cache *c = cache_create();
+    diag err = {0};
+    cache_model_handle a = cache_load_model(c, body_a, &err, NULL);
+    cache_model_handle b = cache_load_model(c, body_a, &err, NULL);
+    CHECK(cache_get_stats(c).users == 2);
+
+    cache_release_model(c, a);
+    cache_stats stats = cache_get_stats(c);
+    CHECK(stats.entries == 1 && stats.users == 1);
+    CHECK(cache_model(c, b) != NULL);
+
+    cache_release_model(c, b);
+    stats = cache_get_stats(c);
+    CHECK(stats.entries == 0);
+    CHECK(stats.models == 0);
+    CHECK(stats.users == 0);
+    CHECK(stats.shared_bytes == 0);
+    CHECK(cache_model(c, a) == NULL);
+
+    /* Releasing again, or releasing nothing, does nothing. */
+    cache_release_model(c, b);
+    cache_release_model(c, (cache_model_handle){0});
+    CHECK(cache_get_stats(c).users == 0);
+    cache_destroy(c);
+}
+
+static void test_stale_handle_resolves_to_null(void)
+{
+    cache *c = cache_create();
+    diag err = {0};
+    cache_model_handle old = cache_load_model(c, body_a, &err, NULL);
+    cache_release_model(c, old);
+    /* The freed slot is reused by the next load; the old handle must not see the new occupant. */
+    cache_model_handle fresh = cache_load_model(c, body_b, &err, NULL);
+    CHECK(fresh.id != 0);
+    CHECK(fresh.id != old.id);
+    CHECK((fresh.id & 0xffffu) == (old.id & 0xffffu)); /* same slot, new generation */
+    CHECK(cache_model(c, old) == NULL);
+    CHECK(cache_model(c, fresh) != NULL);
+
+    /* Releasing the stale handle must not take a user from the new occupant. */
+    cache_release_model(c, old);
+    CHECK(cache_get_stats(c).users == 1);
+
+    /* A model handle is not a clip handle, and made-up ids resolve to nothing. */
+    CHECK(cache_clip(c, (cache_clip_handle){fresh.id}) == NULL);
+    CHECK(cache_model(c, (cache_model_handle){0xffffffffu}) == NULL);
+    CHECK(cache_model(c, (cache_model_handle){0}) == NULL);
+
+    diag clip_err = {0};
+    cache_clip_handle for_stale = cache_load_clip(c, walk, old, &clip_err, NULL);
+    CHECK(for_stale.id == 0);
+    CHECK_STR_CONTAINS(clip_err.message, "stale");
+    cache_destroy(c);
+}
+
+static void test_bodies_share_clips(void)
+{
+    cache *c = cache_create();
+    diag err = {0};
+    cache_model_handle a = cache_load_model(c, body_a, &err, NULL);
+    cache_model_handle b = cache_load_model(c, body_b, &err, NULL);
+    CHECK(a.id && b.id && a.id != b.id);
+    const model *model_a = cache_model(c, a), *model_b = cache_model(c, b);
+    CHECK(model_a && model_b && model_a != model_b);
+    if (model_a && model_b) {
+        /* Different bodies: their bind poses (and so inverse binds) differ. */
+        CHECK(memcmp(model_a->skeleton.bind_object, model_b->skeleton.bind_object,
+                     sizeof(joint_pose) * (size_t)model_a->skeleton.joint_count) != 0);
+    }
+
+    cache_clip_handle for_a = cache_load_clip(c, walk, a, &err, NULL);
+    if (!for_a.id)
+        fprintf(stderr, "%s:%d: %s\n", err.file, err.line, err.message);
+    cache_clip_handle for_b = cache_load_clip(c, walk, b, &err, NULL);
+    CHECK(for_a.id != 0);
+    CHECK(for_b.id == for_a.id);
+    CHECK(cache_clip(c, for_a) == cache_clip(c, for_b));
+
+    cache_stats stats = cache_get_stats(c);
+    CHECK(stats.entries == 3);
+    CHECK(stats.models == 2);
+    CHECK(stats.clips == 1);
+    CHECK(stats.users == 4);
+    const clip *shared = cache_clip(c, for_a);
+    CHECK(shared && model_a && model_b &&
+          stats.shared_bytes == model_a->bytes + model_b->bytes + shared->bytes);
+
+    /* The clip outlives one of its users. */
+    cache_release_clip(c, for_a);
+    CHECK(cache_clip(c, for_b) != NULL);
+    CHECK(cache_get_stats(c).clips == 1);
+    cache_release_clip(c, for_b);
+    CHECK(cache_get_stats(c).clips == 0);
+    cache_release_model(c, a);
+    cache_release_model(c, b);
+    CHECK(cache_get_stats(c).entries == 0);
+    cache_destroy(c);
+}
+
+static void test_mismatching_clip_is_refused(void)
+{
+    cache *c = cache_create();
+    diag err = {0};
+    cache_model_handle a = cache_load_model(c, body_a, &err, NULL);
+    cache_stats before = cache_get_stats(c);
+
+    /* Fewer joints: refused, nothing kept. */
+    cache_clip_handle small = cache_load_clip(c, small_clip, a, &err, NULL);
+    CHECK(small.id == 0);
+    CHECK_STR_CONTAINS(err.file, "small.md5anim");
+    CHECK(err.message[0] != '\0');
+    cache_stats after = cache_get_stats(c);
+    CHECK(after.entries == before.entries && after.users == before.users &&
+          after.shared_bytes == before.shared_bytes);
+
+    /* A renamed joint: the message names it. */
+    err = (diag){0};
+    cache_clip_handle renamed = cache_load_clip(c, renamed_clip, a, &err, NULL);
+    CHECK(renamed.id == 0);
+    CHECK(strstr(err.message, "nape") || strstr(err.message, "neck"));
+    CHECK(cache_get_stats(c).entries == before.entries);
+
+    /* A clip already held for one model, asked for by a model of another hierarchy: refused without
+     * adding (and so leaking) a user. */
+    synth_params small_body = body_a_params;
+    small_body.joints = 12;
+    char small_mesh[PATH_SIZE + 16];
+    snprintf(small_mesh, sizeof small_mesh, "%s/small.md5mesh", folder);
+    CHECK(write_synth(small_mesh, &small_body, false));
+    cache_model_handle little = cache_load_model(c, small_mesh, &err, NULL);
+    cache_clip_handle walk_for_a = cache_load_clip(c, walk, a, &err, NULL);
+    CHECK(little.id && walk_for_a.id);
+    int users = cache_get_stats(c).users;
+    err = (diag){0};
+    cache_clip_handle walk_for_little = cache_load_clip(c, walk, little, &err, NULL);
+    CHECK(walk_for_little.id == 0);
+    CHECK_STR_CONTAINS(err.file, "walk.md5anim");
+    CHECK(cache_get_stats(c).users == users);
+    cache_release_clip(c, walk_for_a);
+    CHECK(cache_get_stats(c).clips == 0);
+    unlink(small_mesh);
+    cache_destroy(c);
+}
+
+static void test_missing_and_broken_files(void)
+{
+    cache *c = cache_create();
+    diag err = {0};
+    char missing[PATH_SIZE + 32];
+    snprintf(missing, sizeof missing, "%s/no_such_body.md5mesh", folder);
+    cache_model_handle h = cache_load_model(c, missing, &err, NULL);
+    CHECK(h.id == 0);
+    CHECK_STR_CONTAINS(err.file, "no_such_body.md5mesh");
+    char text[DIAG_TEXT_MAX];
+    diag_format(&err, text, sizeof text);
+    CHECK_STR_CONTAINS(text, missing);
+
+    err = (diag){0};
+    CHECK(cache_load_model(c, broken, &err, NULL).id == 0);
+    CHECK_STR_CONTAINS(err.file, "broken.md5mesh");
+
+    err = (diag){0};
+    CHECK(cache_load_model(c, folder, &err, NULL).id == 0);
+    CHECK(err.message[0] != '\0');
+
+    /* A FIFO named like a mesh: refused without opening it (opening would wait for a writer forever). */
+    err = (diag){0};
+    CHECK(cache_load_model(c, fifo, &err, NULL).id == 0);
+    CHECK_STR_CONTAINS(err.message, "not a regular file");
+
+    err = (diag){0};
+    CHECK(cache_load_model(c, MARIONETTE_ASSIMP_MODELS "/invalid/empty.md5mesh", &err, NULL).id == 0);
+    CHECK_STR_CONTAINS(err.file, "empty.md5mesh");
+
+    err = (diag){0};
+    CHECK(cache_load_model(c, "", &err, NULL).id == 0);
+    CHECK(cache_load_model(c, NULL, &err, NULL).id == 0);
+
+    /* A missing clip for a valid model. */
+    cache_model_handle a = cache_load_model(c, body_a, &err, NULL);
+    err = (diag){0};
+    char missing_clip[PATH_SIZE + 32];
+    snprintf(missing_clip, sizeof missing_clip, "%s/no_such_clip.md5anim", folder);
+    CHECK(cache_load_clip(c, missing_clip, a, &err, NULL).id == 0);
+    CHECK_STR_CONTAINS(err.file, "no_such_clip.md5anim");
+
+    cache_stats stats = cache_get_stats(c);
+    CHECK(stats.entries == 1 && stats.users == 1);
+    cache_destroy(c);
+
+    /* A NULL cache is an error, not a crash. */
+    CHECK(cache_load_model(NULL, body_a, &err, NULL).id == 0);
+    CHECK(cache_model(NULL, a) == NULL);
+    CHECK(cache_get_stats(NULL).entries == 0);
+}
+
+static void test_real_files(void)
+{
+    static const char *clips[] = {"attack", "dead", "dying", "idle", "pain", "running"};
+    cache *c = cache_create();
+    diag err = {0};
+    cache_model_handle boneman =
+        cache_load_model(c, MARIONETTE_SHARED_DIR "/real-md5/boneman/boneman.md5mesh", &err, NULL);
+    CHECK(boneman.id != 0);
+    for (size_t i = 0; i < sizeof clips / sizeof clips[0]; ++i) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/real-md5/boneman/boneman_%s.md5anim", MARIONETTE_SHARED_DIR, clips[i]);
+        cache_clip_handle h = cache_load_clip(c, path, boneman, &err, NULL);
+        if (!h.id)
+            fprintf(stderr, "%s:%d: %s\n", err.file, err.line, err.message);
+        CHECK(h.id != 0);
+    }
+    cache_stats stats = cache_get_stats(c);
+    CHECK(stats.models == 1);
+    CHECK(stats.clips == 6);
+    /* A boneman clip does not fit the synthetic 33-joint body. */
+    cache_model_handle synthetic = cache_load_model(c, body_a, &err, NULL);
+    CHECK(cache_load_clip(c, MARIONETTE_SHARED_DIR "/real-md5/boneman/boneman_idle.md5anim", synthetic, &err,
+                          NULL).id == 0);
+    CHECK(cache_get_stats(c).users == stats.users + 1);
+    /* Destroying with users left frees everything (the sanitizer build checks for leaks). */
+    cache_destroy(c);
+}
+
+int main(void)
+{
+    if (!setup()) {
+        fprintf(stderr, "test_cache: cannot write test files under %s\n", MARIONETTE_BUILD_DIR);
+        teardown();
+        return 1;
+    }
+    RUN(test_same_file_is_one_entry);
+    RUN(test_last_release_frees);
+    RUN(test_stale_handle_resolves_to_null);
+    RUN(test_bodies_share_clips);
+    RUN(test_mismatching_clip_is_refused);
+    RUN(test_missing_and_broken_files);
+    RUN(test_real_files);
+    teardown();
+    return check_report();
+}

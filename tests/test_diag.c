@@ -3,6 +3,7 @@
 #include "check.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 
 static void test_set_and_format(void)
 {
@@ -71,6 +72,14 @@ static void test_file_read_all(void)
 
     CHECK(!file_read_all(MARIONETTE_TEST_DATA, &data, &size, &err));
     CHECK_STR_CONTAINS(err.message, "not a regular file");
+
+    /* A FIFO with no writer: opening it would block forever. */
+    const char *fifo = MARIONETTE_BUILD_DIR "/test_diag.fifo";
+    remove(fifo);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    CHECK(!file_read_all(fifo, &data, &size, &err));
+    CHECK_STR_CONTAINS(err.message, "not a regular file");
+    remove(fifo);
 }
 
 int main(void)

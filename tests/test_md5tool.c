@@ -1,2 +1,887 @@
-#include <stdio.h>
-int main(void) { fprintf(stderr, "test_md5tool: not written yet\n"); return 1; }
+/* md5tool: runs the built tool (MARIONETTE_MD5TOOL) as a user would, on real and synthetic files, and
+ * checks its answers against values this test reads from the files itself with sscanf, not through the
+ * engine's parser, so a parser bug cannot hide behind a tool that agrees with it. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "json.h"
+#include "synth.h"
+
+#define BONEMAN MARIONETTE_SHARED_DIR "/real-md5/boneman/"
+#define CUBE MARIONETTE_ASSIMP_MODELS "/MD5/SimpleCube.md5mesh"
+#define EMPTY MARIONETTE_ASSIMP_MODELS "/invalid/empty.md5mesh"
+
+static const char *boneman_clips[] = {"attack", "dead", "dying", "idle", "pain", "running"};
+enum { CLIP_COUNT = sizeof boneman_clips / sizeof boneman_clips[0], PATH_SIZE = 512 };
+
+static char folder[256];
+
+/* ---- running the tool ------------------------------------------------------------------------------ */
+
+typedef struct tool_result {
+    char *output; /* stdout (and stderr when asked for) */
+    size_t size;
+    int status;   /* exit status, or -1 if it did not exit normally */
+} tool_result;
+
+/* Runs `md5tool ARGUMENTS`; merge_stderr appends 2>&1 so messages can be checked too. */
+static tool_result run_tool(const char *arguments, bool merge_stderr)
+{
+    tool_result result = {0};
+    char command[4096];
+    snprintf(command, sizeof command, "'%s' %s%s", MARIONETTE_MD5TOOL, arguments,
+             merge_stderr ? " 2>&1" : " 2>/dev/null");
+    FILE *pipe = popen(command, "r");
+    if (!pipe) {
+        result.status = -1;
+        return result;
+    }
+    size_t capacity = 0;
+    for (;;) {
+        if (result.size + 4096 + 1 > capacity) {
+            capacity = capacity ? capacity * 2 : 65536;
+            char *grown = realloc(result.output, capacity);
+            if (!grown)
+                break;
+            result.output = grown;
+        }
+        size_t got = fread(result.output + result.size, 1, capacity - result.size - 1, pipe);
+        if (got == 0)
+            break;
+        result.size += got;
+    }
+    if (result.output)
+        result.output[result.size] = '\0';
+    else
+        result.output = calloc(1, 1);
+    int status = pclose(pipe);
+    result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return result;
+}
+
+static void tool_result_free(tool_result *r)
+{
+    free(r->output);
+    *r = (tool_result){0};
+}
+
+/* ---- reading JSON fields (flat objects, which is what md5tool prints) ------------------------------ */
+
+static const char *field(const char *json, const char *key)
+{
+    char pattern[64];
+    snprintf(pattern, sizeof pattern, "\"%s\":", key);
+    const char *at = json ? strstr(json, pattern) : NULL;
+    return at ? at + strlen(pattern) : NULL;
+}
+
+static double number_field(const char *json, const char *key)
+{
+    const char *at = field(json, key);
+    return at ? strtod(at, NULL) : NAN;
+}
+
+static bool bool_field(const char *json, const char *key, bool *value)
+{
+    const char *at = field(json, key);
+    if (!at)
+        return false;
+    *value = strncmp(at, "true", 4) == 0;
+    return *value || strncmp(at, "false", 5) == 0;
+}
+
+/* Reads `count` numbers of a JSON array starting at `at` ('[' expected); returns the text after it. */
+static const char *read_numbers(const char *at, double *out, int count)
+{
+    if (!at || *at != '[')
+        return NULL;
+    ++at;
+    for (int i = 0; i < count; ++i) {
+        char *end = NULL;
+        out[i] = strtod(at, &end);
+        if (end == at)
+            return NULL;
+        at = end;
+        if (*at == ',' || *at == ']')
+            ++at;
+    }
+    return at;
+}
+
+/* ---- independent readers of the MD5 text ----------------------------------------------------------- */
+
+typedef struct file_facts {
+    int joints, header_joints, meshes, vertices, triangles, weights, max_weights;
+    int frames, frame_blocks, frame_rate;
+} file_facts;
+
+static file_facts read_facts(const char *path)
+{
+    file_facts facts = {0};
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return facts;
+    char line[1024];
+    bool in_joints = false;
+    while (fgets(line, sizeof line, f)) {
+        int index, start, count, value;
+        char c;
+        if (sscanf(line, " joints %c", &c) == 1 && c == '{')
+            in_joints = true;
+        else if (in_joints && sscanf(line, " %c", &c) == 1 && c == '}')
+            in_joints = false;
+        else if (in_joints && sscanf(line, " %c", &c) == 1 && c == '"')
+            facts.joints++;
+        else if (sscanf(line, " vert %d ( %*f %*f ) %d %d", &index, &start, &count) == 3) {
+            facts.vertices++;
+            if (count > facts.max_weights)
+                facts.max_weights = count;
+        } else if (sscanf(line, " tri %d", &index) == 1)
+            facts.triangles++;
+        else if (sscanf(line, " weight %d", &index) == 1)
+            facts.weights++;
+        else if (sscanf(line, " mesh %c", &c) == 1 && c == '{')
+            facts.meshes++;
+        else if (sscanf(line, " numFrames %d", &value) == 1)
+            facts.frames = value;
+        else if (sscanf(line, " frameRate %d", &value) == 1)
+            facts.frame_rate = value;
+        else if (sscanf(line, " numJoints %d", &value) == 1)
+            facts.header_joints = value;
+        else if (sscanf(line, " frame %d %c", &index, &c) == 2 && c == '{')
+            facts.frame_blocks++;
+    }
+    fclose(f);
+    /* A mesh's joints are counted line by line; an animation's hierarchy is checked by the tool's pose. */
+    if (facts.joints == 0)
+        facts.joints = facts.header_joints;
+    return facts;
+}
+
+/* w from xyz as md5-format.md says: negative root, clamped radicand. */
+static void quaternion_from_xyz(double x, double y, double z, double q[4])
+{
+    double radicand = 1.0 - x * x - y * y - z * z;
+    q[0] = x;
+    q[1] = y;
+    q[2] = z;
+    q[3] = radicand > 0.0 ? -sqrt(radicand) : 0.0;
+}
+
+static void quaternion_multiply(const double a[4], const double b[4], double out[4])
+{
+    double r[4] = {
+        a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+        a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+        a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+        a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
+    };
+    memcpy(out, r, sizeof r);
+}
+
+static void quaternion_rotate(const double q[4], const double v[3], double out[3])
+{
+    double p[4] = {v[0], v[1], v[2], 0.0}, conjugate[4] = {-q[0], -q[1], -q[2], q[3]}, t[4], r[4];
+    quaternion_multiply(q, p, t);
+    quaternion_multiply(t, conjugate, r);
+    memcpy(out, r, 3 * sizeof *out);
+}
+
+enum { MAX_JOINTS = 128 };
+
+typedef struct joint_facts {
+    int count;
+    int parents[MAX_JOINTS];
+    double position[MAX_JOINTS][3];
+    double rotation[MAX_JOINTS][4];
+} joint_facts;
+
+/* Frame `frame` of an .md5anim in object space: baseframe, overridden by the frame's components as the
+ * flags say, then parent to child. */
+static bool read_anim_pose(const char *path, int frame, joint_facts *out)
+{
+    *out = (joint_facts){0};
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    int flags[MAX_JOINTS], starts[MAX_JOINTS];
+    double base[MAX_JOINTS][6];
+    double *values = NULL;
+    int value_count = 0, base_count = 0;
+    enum { NONE, HIERARCHY, BASEFRAME, FRAME } section = NONE;
+    char line[1024], frame_header[32];
+    snprintf(frame_header, sizeof frame_header, "frame %d {", frame);
+    while (fgets(line, sizeof line, f)) {
+        char name[128];
+        int parent, flag, start, total;
+        if (sscanf(line, " numAnimatedComponents %d", &total) == 1) {
+            values = calloc((size_t)total + 1, sizeof *values);
+        } else if (strncmp(line, "hierarchy {", 11) == 0) {
+            section = HIERARCHY;
+        } else if (strncmp(line, "baseframe {", 11) == 0) {
+            section = BASEFRAME;
+        } else if (strncmp(line, frame_header, strlen(frame_header)) == 0) {
+            section = FRAME;
+        } else if (line[0] == '}') {
+            section = NONE;
+        } else if (section == HIERARCHY && out->count < MAX_JOINTS &&
+                   sscanf(line, " \"%127[^\"]\" %d %d %d", name, &parent, &flag, &start) == 4) {
+            out->parents[out->count] = parent;
+            flags[out->count] = flag;
+            starts[out->count] = start;
+            out->count++;
+        } else if (section == BASEFRAME && base_count < MAX_JOINTS) {
+            double *b = base[base_count];
+            if (sscanf(line, " ( %lf %lf %lf ) ( %lf %lf %lf )", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5]) == 6)
+                base_count++;
+        } else if (section == FRAME && values) {
+            const char *at = line;
+            char *end = NULL;
+            for (double v = strtod(at, &end); end != at; v = strtod(at, &end)) {
+                values[value_count++] = v;
+                at = end;
+            }
+        }
+    }
+    fclose(f);
+    bool ok = values && base_count == out->count && out->count > 0;
+    for (int j = 0; ok && j < out->count; ++j) {
+        double local[6];
+        memcpy(local, base[j], sizeof local);
+        int next = starts[j];
+        for (int k = 0; k < 6; ++k)
+            if (flags[j] & (1 << k))
+                local[k] = values[next++];
+        double rotation[4];
+        quaternion_from_xyz(local[3], local[4], local[5], rotation);
+        int p = out->parents[j];
+        if (p < 0) {
+            memcpy(out->position[j], local, 3 * sizeof(double));
+            memcpy(out->rotation[j], rotation, sizeof rotation);
+        } else {
+            double rotated[3];
+            quaternion_rotate(out->rotation[p], local, rotated);
+            for (int k = 0; k < 3; ++k)
+                out->position[j][k] = out->position[p][k] + rotated[k];
+            quaternion_multiply(out->rotation[p], rotation, out->rotation[j]);
+        }
+    }
+    free(values);
+    return ok;
+}
+
+/* Vertex positions of every mesh from joints, verts and weights (md5-format.md's formula), concatenated
+ * over meshes: in bind pose (posed NULL), or with the joints of `posed` in its place, which is what
+ * skinning with palette = object * inverse(bind) must reproduce. Returns the vertex count, or -1. */
+static int read_positions(const char *path, const joint_facts *posed, double (*positions)[3], int capacity)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    joint_facts joints = {0};
+    enum { MAX_WEIGHTS = 8192, MAX_MESH_VERTICES = 4096 };
+    static int starts[MAX_MESH_VERTICES], counts[MAX_MESH_VERTICES];
+    static int weight_joint[MAX_WEIGHTS];
+    static double weight_bias[MAX_WEIGHTS], weight_position[MAX_WEIGHTS][3];
+    int total = 0, mesh_vertices = 0, mesh_weights = 0;
+    bool in_joints = false;
+    char line[1024];
+    /* Each mesh's vertices are finished when its closing brace is read. */
+    while (fgets(line, sizeof line, f)) {
+        char name[128], c;
+        int parent, index, start, count, joint;
+        double x, y, z, qx, qy, qz, bias;
+        if (sscanf(line, " joints %c", &c) == 1 && c == '{') {
+            in_joints = true;
+        } else if (in_joints && sscanf(line, " \"%127[^\"]\" %d ( %lf %lf %lf ) ( %lf %lf %lf )", name, &parent, &x,
+                                       &y, &z, &qx, &qy, &qz) == 8 && joints.count < MAX_JOINTS) {
+            joints.parents[joints.count] = parent;
+            joints.position[joints.count][0] = x;
+            joints.position[joints.count][1] = y;
+            joints.position[joints.count][2] = z;
+            quaternion_from_xyz(qx, qy, qz, joints.rotation[joints.count]);
+            joints.count++;
+        } else if (sscanf(line, " vert %d ( %*f %*f ) %d %d", &index, &start, &count) == 3 &&
+                   mesh_vertices < MAX_MESH_VERTICES) {
+            starts[mesh_vertices] = start;
+            counts[mesh_vertices] = count;
+            mesh_vertices++;
+        } else if (sscanf(line, " weight %d %d %lf ( %lf %lf %lf )", &index, &joint, &bias, &x, &y, &z) == 6 &&
+                   mesh_weights < MAX_WEIGHTS) {
+            weight_joint[mesh_weights] = joint;
+            weight_bias[mesh_weights] = bias;
+            weight_position[mesh_weights][0] = x;
+            weight_position[mesh_weights][1] = y;
+            weight_position[mesh_weights][2] = z;
+            mesh_weights++;
+        } else if (sscanf(line, " %c", &c) == 1 && c == '}') {
+            in_joints = false;
+            for (int v = 0; v < mesh_vertices && total < capacity; ++v, ++total) {
+                double *p = positions[total];
+                p[0] = p[1] = p[2] = 0.0;
+                const joint_facts *used = posed ? posed : &joints;
+                for (int w = starts[v]; w < starts[v] + counts[v] && w < mesh_weights; ++w) {
+                    double rotated[3];
+                    int j = weight_joint[w];
+                    if (j < 0 || j >= used->count)
+                        continue;
+                    quaternion_rotate(used->rotation[j], weight_position[w], rotated);
+                    for (int k = 0; k < 3; ++k)
+                        p[k] += weight_bias[w] * (used->position[j][k] + rotated[k]);
+                }
+            }
+            mesh_vertices = mesh_weights = 0;
+        }
+    }
+    fclose(f);
+    return total;
+}
+
+/* ---- test files ------------------------------------------------------------------------------------ */
+
+static char synth_mesh[PATH_SIZE], synth_anim[PATH_SIZE], renamed_anim[PATH_SIZE], image[PATH_SIZE];
+static char camera[PATH_SIZE], swapped[PATH_SIZE], tiny_mesh[PATH_SIZE], tiny_anim[PATH_SIZE];
+static char synth_folder[PATH_SIZE], fifo[PATH_SIZE];
+
+static bool write_text(const char *path, const char *text, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return false;
+    bool ok = fwrite(text, 1, size, f) == size;
+    return fclose(f) == 0 && ok;
+}
+
+/* Two joints; the root is not animated (flags 0), so its pose at any frame is its baseframe. Vertex 2's
+ * two weights agree on one bind point, (2 2 3), as exporters write them: skinning with
+ * palette = object * inverse(bind) equals the per-weight formula only then. */
+static const char tiny_mesh_text[] =
+    "MD5Version 10\ncommandline \"\"\nnumJoints 2\nnumMeshes 1\n"
+    "joints {\n\t\"root\" -1 ( 1 2 3 ) ( 0 0 0 )\n\t\"tip\" 0 ( 1 2 4 ) ( 0.5 0.5 0.5 )\n}\n"
+    "mesh {\n\tshader \"\"\n\tnumverts 3\n\tvert 0 ( 0 0 ) 0 1\n\tvert 1 ( 1 0 ) 1 1\n\tvert 2 ( 0 1 ) 2 2\n"
+    "\tnumtris 1\n\ttri 0 0 1 2\n\tnumweights 4\n\tweight 0 0 1 ( 0 0 0 )\n\tweight 1 1 1 ( 0 0 1 )\n"
+    "\tweight 2 0 0.5 ( 1 0 0 )\n\tweight 3 1 0.5 ( -1 1 0 )\n}\n";
+static const char tiny_anim_text[] =
+    "MD5Version 10\ncommandline \"\"\nnumFrames 2\nnumJoints 2\nframeRate 10\nnumAnimatedComponents 6\n"
+    "hierarchy {\n\t\"root\" -1 0 0\n\t\"tip\" 0 63 0\n}\n"
+    "bounds {\n\t( 0 0 0 ) ( 1 1 1 )\n\t( 0 0 0 ) ( 1 1 1 )\n}\n"
+    "baseframe {\n\t( 0.25 -0.5 0.75 ) ( 0.1 0.2 0.3 )\n\t( 0 0 1 ) ( 0 0 0 )\n}\n"
+    "frame 0 {\n\t0 0 1 0 0 0\n}\nframe 1 {\n\t0 0 2 0 0.6 0\n}\n";
+
+static bool setup(void)
+{
+    snprintf(folder, sizeof folder, "%s/test_md5tool_XXXXXX", MARIONETTE_BUILD_DIR);
+    if (!mkdtemp(folder))
+        return false;
+    snprintf(synth_mesh, sizeof synth_mesh, "%s/body.md5mesh", folder);
+    snprintf(synth_anim, sizeof synth_anim, "%s/walk.md5anim", folder);
+    snprintf(renamed_anim, sizeof renamed_anim, "%s/renamed.md5anim", folder);
+    snprintf(image, sizeof image, "%s/skin.png", folder);
+    snprintf(camera, sizeof camera, "%s/intro.md5camera", folder);
+    snprintf(swapped, sizeof swapped, "%s/swapped.md5mesh", folder);
+    snprintf(tiny_mesh, sizeof tiny_mesh, "%s/tiny.md5mesh", folder);
+    snprintf(tiny_anim, sizeof tiny_anim, "%s/tiny.md5anim", folder);
+    snprintf(synth_folder, sizeof synth_folder, "%s/generated", folder);
+    snprintf(fifo, sizeof fifo, "%s/pipe.md5anim", folder);
+
+    synth_params p = {.joints = 20, .vertices = 400, .triangles = 700, .frames = 12, .frame_rate = 30, .seed = 5};
+    size_t mesh_size = 0, anim_size = 0;
+    char *mesh = synth_mesh_text(&p, &mesh_size);
+    char *anim = synth_anim_text(&p, &anim_size);
+    bool ok = mesh && anim && write_text(synth_mesh, mesh, mesh_size) && write_text(synth_anim, anim, anim_size);
+    /* An animation saved under a mesh's extension. */
+    ok = ok && write_text(swapped, anim, anim_size);
+    char *neck = anim ? strstr(anim, "\"neck\"") : NULL;
+    if (neck)
+        memcpy(neck, "\"nape\"", 6);
+    ok = ok && neck && write_text(renamed_anim, anim, anim_size);
+    free(mesh);
+    free(anim);
+
+    static const char png_signature[] = "\x89PNG\r\n\x1a\n";
+    static const char camera_text[] = "MD5Version 10\ncommandline \"\"\nnumFrames 1\nframeRate 24\nnumCuts 0\n";
+    ok = ok && write_text(image, png_signature, sizeof png_signature - 1) &&
+         write_text(camera, camera_text, sizeof camera_text - 1) &&
+         write_text(tiny_mesh, tiny_mesh_text, sizeof tiny_mesh_text - 1) &&
+         write_text(tiny_anim, tiny_anim_text, sizeof tiny_anim_text - 1) && mkfifo(fifo, 0600) == 0;
+    return ok;
+}
+
+static void teardown(void)
+{
+    const char *files[] = {synth_mesh, synth_anim, renamed_anim, image, camera, swapped, tiny_mesh, tiny_anim, fifo};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i)
+        unlink(files[i]);
+    char generated[PATH_SIZE + 32];
+    snprintf(generated, sizeof generated, "%s/synth.md5mesh", synth_folder);
+    unlink(generated);
+    snprintf(generated, sizeof generated, "%s/synth.md5anim", synth_folder);
+    unlink(generated);
+    rmdir(synth_folder);
+    rmdir(folder);
+}
+
+/* ---- tests ----------------------------------------------------------------------------------------- */
+
+static void check_mesh_info(const char *path, const char *json)
+{
+    file_facts facts = read_facts(path);
+    bool ok = false;
+    CHECK(bool_field(json, "ok", &ok) && ok);
+    CHECK_STR_CONTAINS(json, "\"type\":\"mesh\"");
+    CHECK(facts.joints > 0);
+    CHECK(number_field(json, "joints") == facts.joints);
+    CHECK(number_field(json, "meshes") == facts.meshes);
+    CHECK(number_field(json, "vertices") == facts.vertices);
+    CHECK(number_field(json, "triangles") == facts.triangles);
+    CHECK(number_field(json, "weights") == facts.weights);
+    CHECK(number_field(json, "max_weights") == facts.max_weights);
+    CHECK(field(json, "frames") == NULL);
+}
+
+static void test_info_real_mesh(void)
+{
+    tool_result r = run_tool("info --json '" BONEMAN "boneman.md5mesh'", false);
+    CHECK(r.status == 0);
+    check_mesh_info(BONEMAN "boneman.md5mesh", r.output);
+    CHECK(number_field(r.output, "joints") == 40);
+    CHECK_STR_CONTAINS(r.output, "\"file\":\"" BONEMAN "boneman.md5mesh\"");
+    tool_result_free(&r);
+
+    r = run_tool("info --json '" CUBE "'", false);
+    CHECK(r.status == 0);
+    check_mesh_info(CUBE, r.output);
+    CHECK(number_field(r.output, "joints") == 3);
+    tool_result_free(&r);
+
+    /* Without --json: a readable summary naming the counts. */
+    r = run_tool("info '" BONEMAN "boneman.md5mesh'", false);
+    CHECK(r.status == 0);
+    CHECK_STR_CONTAINS(r.output, "40 joints");
+    CHECK_STR_CONTAINS(r.output, "2203 vertices");
+    tool_result_free(&r);
+}
+
+static void test_info_real_clips(void)
+{
+    char arguments[4096] = "info --json";
+    for (int i = 0; i < CLIP_COUNT; ++i) {
+        size_t used = strlen(arguments);
+        snprintf(arguments + used, sizeof arguments - used, " '%sboneman_%s.md5anim'", BONEMAN, boneman_clips[i]);
+    }
+    tool_result r = run_tool(arguments, false);
+    CHECK(r.status == 0);
+    /* One JSON object per line, in the order given. */
+    char *line = r.output;
+    for (int i = 0; i < CLIP_COUNT; ++i) {
+        char path[PATH_SIZE];
+        snprintf(path, sizeof path, "%sboneman_%s.md5anim", BONEMAN, boneman_clips[i]);
+        file_facts facts = read_facts(path);
+        char *end = line ? strchr(line, '\n') : NULL;
+        CHECK(end != NULL);
+        if (!end)
+            break;
+        *end = '\0';
+        CHECK_STR_CONTAINS(line, boneman_clips[i]);
+        CHECK_STR_CONTAINS(line, "\"type\":\"anim\"");
+        bool ok = false;
+        CHECK(bool_field(line, "ok", &ok) && ok);
+        CHECK(facts.frames > 0 && facts.frames == facts.frame_blocks);
+        CHECK(number_field(line, "frames") == facts.frames);
+        CHECK(number_field(line, "frame_rate") == facts.frame_rate);
+        CHECK(number_field(line, "frame_rate") == 24);
+        CHECK(number_field(line, "joints") == 40);
+        CHECK(field(line, "vertices") == NULL);
+        line = end + 1;
+    }
+    tool_result_free(&r);
+}
+
+static void test_info_refuses_other_files(void)
+{
+    tool_result r = run_tool("info --json '" EMPTY "'", false);
+    CHECK(r.status == 1);
+    bool ok = true;
+    CHECK(bool_field(r.output, "ok", &ok) && !ok);
+    const char *error = field(r.output, "error");
+    CHECK_STR_CONTAINS(error, "empty.md5mesh");
+    tool_result_free(&r);
+
+    const char *others[] = {folder, image, camera};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; ++i) {
+        char arguments[PATH_SIZE + 32];
+        snprintf(arguments, sizeof arguments, "info --json '%s'", others[i]);
+        r = run_tool(arguments, false);
+        CHECK(r.status == 1);
+        ok = true;
+        CHECK(bool_field(r.output, "ok", &ok) && !ok);
+        CHECK(field(r.output, "error") != NULL);
+        CHECK(field(r.output, "type") == NULL); /* refused, not guessed at */
+        tool_result_free(&r);
+
+        /* The plain summary says so too, with the file's name. */
+        snprintf(arguments, sizeof arguments, "info '%s'", others[i]);
+        r = run_tool(arguments, false);
+        CHECK(r.status == 1);
+        CHECK_STR_CONTAINS(r.output, others[i]);
+        tool_result_free(&r);
+    }
+
+    /* A FIFO named like a clip is refused before it is opened: opening it would wait for a writer
+     * forever. */
+    char arguments[PATH_SIZE + 32];
+    snprintf(arguments, sizeof arguments, "info --json '%s'", fifo);
+    r = run_tool(arguments, false);
+    CHECK(r.status == 1);
+    CHECK_STR_CONTAINS(field(r.output, "error"), "not a regular file");
+    tool_result_free(&r);
+
+    /* An animation under a mesh extension: the extension decides, the parser disagrees, it is an error. */
+    snprintf(arguments, sizeof arguments, "info --json '%s'", swapped);
+    r = run_tool(arguments, false);
+    CHECK(r.status == 1);
+    CHECK_STR_CONTAINS(r.output, "\"type\":\"mesh\"");
+    CHECK_STR_CONTAINS(field(r.output, "error"), "swapped.md5mesh");
+    tool_result_free(&r);
+
+    /* One bad file among good ones: every file reported, exit 1. */
+    r = run_tool("info --json '" CUBE "' '" EMPTY "'", false);
+    CHECK(r.status == 1);
+    int lines = 0;
+    for (const char *c = r.output; *c; ++c)
+        lines += *c == '\n';
+    CHECK(lines == 2);
+    tool_result_free(&r);
+}
+
+static void test_usage_errors(void)
+{
+    const char *wrong[] = {"", "info", "frobnicate", "info --yaml x.md5mesh", "check only.md5mesh",
+                           "pose '" BONEMAN "boneman.md5mesh' '" BONEMAN "boneman_idle.md5anim'",
+                           "pose a.md5mesh b.md5anim --frame 1 --time 2", "skin a.md5mesh --frame 1",
+                           "pose a.md5mesh b.md5anim --frame nan", "synth", "bench", "bench teleport"};
+    for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; ++i) {
+        tool_result r = run_tool(wrong[i], true);
+        if (r.status != 2)
+            fprintf(stderr, "md5tool %s: exit %d\n", wrong[i], r.status);
+        CHECK(r.status == 2);
+        /* One line. */
+        CHECK(r.size > 0 && strchr(r.output, '\n') == r.output + r.size - 1);
+        tool_result_free(&r);
+    }
+    tool_result r = run_tool("--help", false);
+    CHECK(r.status == 0);
+    CHECK_STR_CONTAINS(r.output, "md5tool info");
+    CHECK_STR_CONTAINS(r.output, "md5tool bench parse");
+    tool_result_free(&r);
+}
+
+static void test_check(void)
+{
+    char arguments[4096] = "check '" BONEMAN "boneman.md5mesh'";
+    for (int i = 0; i < CLIP_COUNT; ++i) {
+        size_t used = strlen(arguments);
+        snprintf(arguments + used, sizeof arguments - used, " '%sboneman_%s.md5anim'", BONEMAN, boneman_clips[i]);
+    }
+    tool_result r = run_tool(arguments, true);
+    CHECK(r.status == 0);
+    tool_result_free(&r);
+
+    snprintf(arguments, sizeof arguments, "check '%s' '%s' '%s'", synth_mesh, synth_anim, renamed_anim);
+    r = run_tool(arguments, true);
+    CHECK(r.status == 1);
+    CHECK_STR_CONTAINS(r.output, "renamed.md5anim");
+    CHECK_STR_CONTAINS(r.output, "nape");
+    tool_result_free(&r);
+
+    /* A clip of another skeleton: the message names the first differing joint. */
+    snprintf(arguments, sizeof arguments, "check '" BONEMAN "boneman.md5mesh' '%s'", synth_anim);
+    r = run_tool(arguments, true);
+    CHECK(r.status == 1);
+    CHECK_STR_CONTAINS(r.output, "walk.md5anim");
+    tool_result_free(&r);
+}
+
+/* Compares md5tool's pose --json with the pose this test computes from the file's text. */
+static void check_pose(const char *mesh, const char *anim, int frame, const char *time_argument)
+{
+    static joint_facts expected; /* static: a few kilobytes, and read_anim_pose always fills it */
+    CHECK(read_anim_pose(anim, frame, &expected));
+    char arguments[2 * PATH_SIZE + 64];
+    snprintf(arguments, sizeof arguments, "pose --json '%s' '%s' %s", mesh, anim, time_argument);
+    tool_result r = run_tool(arguments, false);
+    CHECK(r.status == 0);
+    const char *at = r.output;
+    int joints = 0;
+    for (int j = 0; j < expected.count; ++j) {
+        at = field(at, "parent");
+        if (!at)
+            break;
+        CHECK(strtol(at, NULL, 10) == expected.parents[j]);
+        double position[3], rotation[4];
+        at = read_numbers(field(at, "pos"), position, 3);
+        at = read_numbers(field(at, "orient"), rotation, 4);
+        if (!at)
+            break;
+        joints++;
+        for (int k = 0; k < 3; ++k)
+            CHECK_NEAR(position[k], expected.position[j][k], 1e-4 * (1.0 + fabs(expected.position[j][k])));
+        /* q and -q are one rotation. */
+        double dot = 0.0;
+        for (int k = 0; k < 4; ++k)
+            dot += rotation[k] * expected.rotation[j][k];
+        CHECK_NEAR(fabs(dot), 1.0, 1e-5);
+    }
+    CHECK(joints == expected.count);
+    tool_result_free(&r);
+}
+
+static void test_pose(void)
+{
+    /* Root not animated: at frame 0 it is exactly its baseframe values. */
+    tool_result r;
+    char arguments[2 * PATH_SIZE + 64];
+    snprintf(arguments, sizeof arguments, "pose --json '%s' '%s' --frame 0", tiny_mesh, tiny_anim);
+    r = run_tool(arguments, false);
+    CHECK(r.status == 0);
+    double position[3], rotation[4];
+    CHECK(read_numbers(field(r.output, "pos"), position, 3) != NULL);
+    CHECK(read_numbers(field(r.output, "orient"), rotation, 4) != NULL);
+    CHECK_NEAR(position[0], 0.25, 1e-6);
+    CHECK_NEAR(position[1], -0.5, 1e-6);
+    CHECK_NEAR(position[2], 0.75, 1e-6);
+    double sign = rotation[3] <= 0.0 ? 1.0 : -1.0;
+    CHECK_NEAR(sign * rotation[0], 0.1, 1e-6);
+    CHECK_NEAR(sign * rotation[1], 0.2, 1e-6);
+    CHECK_NEAR(sign * rotation[2], 0.3, 1e-6);
+    CHECK_NEAR(sign * rotation[3], -sqrt(1.0 - 0.01 - 0.04 - 0.09), 1e-6);
+    tool_result_free(&r);
+    check_pose(tiny_mesh, tiny_anim, 1, "--time 0.1");
+
+    /* Real clips: every joint, at frame 0 (roots: baseframe overridden by frame 0, as the flags say)
+     * and at a later frame given as a time. */
+    for (int i = 0; i < CLIP_COUNT; ++i) {
+        char anim[PATH_SIZE];
+        snprintf(anim, sizeof anim, "%sboneman_%s.md5anim", BONEMAN, boneman_clips[i]);
+        check_pose(BONEMAN "boneman.md5mesh", anim, 0, "--frame 0");
+        check_pose(BONEMAN "boneman.md5mesh", anim, 1, "--time 0.041666667");
+    }
+    check_pose(synth_mesh, synth_anim, 7, "--frame 7");
+
+    /* Plain text names the joints. */
+    r = run_tool("pose '" BONEMAN "boneman.md5mesh' '" BONEMAN "boneman_idle.md5anim' --frame 3", false);
+    CHECK(r.status == 0);
+    CHECK_STR_CONTAINS(r.output, "LeftFingersTip");
+    tool_result_free(&r);
+
+    /* A clip that does not fit is refused, naming the joint. */
+    snprintf(arguments, sizeof arguments, "pose --json '%s' '%s' --frame 0", synth_mesh, renamed_anim);
+    r = run_tool(arguments, true);
+    CHECK(r.status == 1);
+    CHECK_STR_CONTAINS(r.output, "nape");
+    tool_result_free(&r);
+}
+
+/* md5tool skin --json MESH [ANIM --frame F] against positions this test computes from the text. */
+static void check_skin(const char *mesh, const char *anim, int frame)
+{
+    enum { CAPACITY = 20000 };
+    static double expected[CAPACITY][3];
+    static joint_facts posed;
+    if (anim)
+        CHECK(read_anim_pose(anim, frame, &posed));
+    int count = read_positions(mesh, anim ? &posed : NULL, expected, CAPACITY);
+    CHECK(count > 0);
+    char arguments[2 * PATH_SIZE + 64];
+    if (anim)
+        snprintf(arguments, sizeof arguments, "skin --json '%s' '%s' --frame %d", mesh, anim, frame);
+    else
+        snprintf(arguments, sizeof arguments, "skin --json '%s'", mesh);
+    tool_result r = run_tool(arguments, false);
+    CHECK(r.status == 0);
+    const char *at = field(r.output, "positions");
+    int seen = 0, far = 0;
+    while (at && seen < count) {
+        at = strchr(at, '[');
+        if (at && at[1] == '[')
+            ++at; /* the array of positions opens: step into its first position */
+        double position[3];
+        at = read_numbers(at, position, 3);
+        if (!at)
+            break;
+        for (int k = 0; k < 3; ++k)
+            far += !(fabs(position[k] - expected[seen][k]) <= 1e-4 * (1.0 + fabs(expected[seen][k])));
+        seen++;
+    }
+    CHECK(seen == count);
+    CHECK(far == 0);
+    if (far)
+        fprintf(stderr, "  %d coordinates differ: md5tool %s\n", far, arguments);
+    tool_result_free(&r);
+}
+
+static void test_skin(void)
+{
+    check_skin(BONEMAN "boneman.md5mesh", NULL, 0);
+    check_skin(CUBE, NULL, 0);
+    check_skin(tiny_mesh, NULL, 0);
+    check_skin(BONEMAN "boneman.md5mesh", BONEMAN "boneman_idle.md5anim", 0);
+    check_skin(BONEMAN "boneman.md5mesh", BONEMAN "boneman_running.md5anim", 17);
+    check_skin(synth_mesh, synth_anim, 4);
+    check_skin(tiny_mesh, tiny_anim, 1);
+
+    /* With a clip: one position per vertex, all finite. */
+    tool_result r = run_tool("skin --json '" BONEMAN "boneman.md5mesh' '" BONEMAN "boneman_running.md5anim' --time 0.3",
+                             false);
+    CHECK(r.status == 0);
+    int numbers = 0, finite = 0;
+    const char *at = field(r.output, "positions");
+    while (at && (at = strpbrk(at, "-0123456789n")) != NULL) {
+        char *end = NULL;
+        double value = strtod(at, &end);
+        if (end == at)
+            break;
+        numbers++;
+        finite += isfinite(value) != 0;
+        at = end;
+    }
+    CHECK(numbers == 3 * 2203);
+    CHECK(finite == numbers);
+    CHECK(strstr(r.output, "null") == NULL);
+    tool_result_free(&r);
+}
+
+static void test_synth_command(void)
+{
+    char arguments[3 * PATH_SIZE];
+    snprintf(arguments, sizeof arguments,
+             "synth '%s' --joints 40 --vertices 500 --triangles 900 --frames 9 --rate 60 --seed 11", synth_folder);
+    tool_result r = run_tool(arguments, true);
+    CHECK(r.status == 0);
+    tool_result_free(&r);
+
+    snprintf(arguments, sizeof arguments, "info --json '%s/synth.md5mesh' '%s/synth.md5anim'", synth_folder,
+             synth_folder);
+    r = run_tool(arguments, false);
+    CHECK(r.status == 0);
+    CHECK(number_field(r.output, "joints") == 40);
+    CHECK(number_field(r.output, "vertices") == 500);
+    CHECK(number_field(r.output, "triangles") == 900);
+    CHECK(number_field(r.output, "weights") == 2000);
+    CHECK(number_field(r.output, "max_weights") == 4);
+    const char *anim_line = r.output ? strchr(r.output, '\n') : NULL;
+    CHECK(anim_line && number_field(anim_line, "frames") == 9);
+    CHECK(anim_line && number_field(anim_line, "frame_rate") == 60);
+    tool_result_free(&r);
+
+    /* Mesh and clip from one generator call fit each other. */
+    snprintf(arguments, sizeof arguments, "check '%s/synth.md5mesh' '%s/synth.md5anim'", synth_folder, synth_folder);
+    r = run_tool(arguments, true);
+    CHECK(r.status == 0);
+    tool_result_free(&r);
+}
+
+static void test_bench_parse_summary(void)
+{
+    char arguments[PATH_SIZE + 32];
+    snprintf(arguments, sizeof arguments, "bench parse '%s'", synth_anim);
+    tool_result r = run_tool(arguments, false);
+    CHECK(r.status == 0);
+    /* The last line is the summary, in exactly this shape. */
+    const char *last = r.output;
+    for (const char *c = r.output; c && *c; ++c)
+        if (*c == '\n' && c[1])
+            last = c + 1;
+    double speed = 0.0, size = 0.0;
+    int runs = 0;
+    CHECK(last && sscanf(last, "parse: %lf MB/s (%lf MB, median of %d)", &speed, &size, &runs) == 3);
+    CHECK(speed > 0.0);
+    CHECK(runs == 15);
+    struct stat info;
+    CHECK(stat(synth_anim, &info) == 0);
+    CHECK_NEAR(size, (double)info.st_size / 1e6, 0.006);
+    tool_result_free(&r);
+}
+
+/* json.h, the writer behind every --json: escaping, commas, numbers that read back exactly, no NaN. */
+static void test_json_writer(void)
+{
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    json_writer w = json_writer_start(f);
+    json_object_begin(&w);
+    json_key(&w, "text");
+    json_string(&w, "a\"b\\c\n\t\x01\x1f/\x7f");
+    json_key(&w, "list");
+    json_array_begin(&w);
+    json_number(&w, 0.1f);
+    json_number(&w, NAN);
+    json_number(&w, -INFINITY);
+    json_integer(&w, -42);
+    json_bool(&w, true);
+    json_null(&w);
+    json_array_begin(&w);
+    json_array_end(&w);
+    json_object_begin(&w);
+    json_object_end(&w);
+    json_string(&w, NULL);
+    json_array_end(&w);
+    json_key(&w, "last");
+    json_number(&w, 16777217.0);
+    json_object_end(&w);
+    char text[512] = "";
+    rewind(f);
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    text[got] = '\0';
+    fclose(f);
+    CHECK(strcmp(text, "{\"text\":\"a\\\"b\\\\c\\n\\t\\u0001\\u001f/\\u007f\","
+                       "\"list\":[0.100000001,null,null,-42,true,null,[],{},null],\"last\":16777217}") == 0);
+
+    /* Numbers as written give every float back bit for bit. */
+    const float samples[] = {0.1f, 1.0f / 3.0f, -123456.789f, 1e-30f, 3.4e38f, 1.17549435e-38f, -0.0f};
+    f = tmpfile();
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    w = json_writer_start(f);
+    json_array_begin(&w);
+    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; ++i)
+        json_number(&w, samples[i]);
+    json_array_end(&w);
+    rewind(f);
+    got = fread(text, 1, sizeof text - 1, f);
+    text[got] = '\0';
+    fclose(f);
+    double read_back[sizeof samples / sizeof samples[0]];
+    CHECK(read_numbers(text, read_back, (int)(sizeof samples / sizeof samples[0])) != NULL);
+    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; ++i)
+        CHECK((float)read_back[i] == samples[i]);
+}
+
+int main(void)
+{
+    RUN(test_json_writer);
+    if (!setup()) {
+        fprintf(stderr, "test_md5tool: cannot write test files under %s\n", MARIONETTE_BUILD_DIR);
+        teardown();
+        return 1;
+    }
+    RUN(test_info_real_mesh);
+    RUN(test_info_real_clips);
+    RUN(test_info_refuses_other_files);
+    RUN(test_usage_errors);
+    RUN(test_check);
+    RUN(test_pose);
+    RUN(test_skin);
+    RUN(test_synth_command);
+    RUN(test_bench_parse_summary);
+    teardown();
+    return check_report();
+}

@@ -1,3 +1,728 @@
-/* not written yet */
+/* md5tool: the command-line inspector for MD5 files. It summarizes or validates .md5mesh/.md5anim files,
+ * checks that clips fit a mesh, prints sampled poses and CPU-skinned vertices (as text or JSON, in the
+ * file's own Z-up space), runs the benchmarks and writes synthetic assets. Everything it knows about the
+ * format comes from the engine; this file only reads arguments and prints.
+ * Exit codes: 0 success, 1 a file is invalid or a check failed, 2 the command line is wrong. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
-int main(void) { puts("md5tool: not written yet"); return 1; }
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "base/diag.h"
+#include "base/file.h"
+#include "bench.h"
+#include "json.h"
+#include "md5/md5.h"
+#include "pose/pose.h"
+#include "synth.h"
+
+enum { EXIT_INVALID = 1, EXIT_USAGE = 2 };
+
+static const char help_text[] =
+    "md5tool: inspect, validate and measure Doom 3 MD5 files (.md5mesh, .md5anim)\n"
+    "\n"
+    "usage:\n"
+    "  md5tool info [--json] FILE...           summary of each file, or its error (file:line: message)\n"
+    "  md5tool check MESH ANIM...              does each clip's hierarchy fit the mesh's skeleton?\n"
+    "  md5tool pose [--json] MESH ANIM (--frame F | --time T)\n"
+    "                                          object-space joints of the clip played once, at frame F\n"
+    "                                          (may be fractional) or T seconds; Z up, as in the file\n"
+    "  md5tool skin [--json] MESH [ANIM (--frame F | --time T)]\n"
+    "                                          CPU-skinned vertex positions per mesh; bind pose without ANIM\n"
+    "  md5tool bench parse [FILE...]           parse speed; no files: the synthetic workload\n"
+    "  md5tool bench pose [MESH ANIM ANIM] [--characters N] [--threads T]\n"
+    "                                          per-character pose cost (sample, blend, object, palette)\n"
+    "  md5tool synth OUTDIR [--joints N] [--vertices N] [--triangles N] [--weights N] [--frames N]\n"
+    "                       [--rate N] [--meshes N] [--seed N] [--doom3-loop]\n"
+    "                                          write OUTDIR/synth.md5mesh and OUTDIR/synth.md5anim\n"
+    "  md5tool --help\n"
+    "\n"
+    "The file type is decided by the extension (.md5mesh or .md5anim) and the parser must agree; any other\n"
+    "file is refused. --json prints one JSON object per file (info) or per command (pose, skin).\n"
+    "Exit status: 0 all valid, 1 a file is invalid or a clip does not fit, 2 command-line error.\n";
+
+/* One line on stderr and exit status 2, as for every command-line mistake. */
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fputs("md5tool: ", stderr);
+    vfprintf(stderr, format, args);
+    fputs(" (md5tool --help for usage)\n", stderr);
+    va_end(args);
+    return EXIT_USAGE;
+}
+
+/* ---- loading files by extension ---------------------------------------------------------------------- */
+
+typedef enum file_type { FILE_TYPE_OTHER, FILE_TYPE_MESH, FILE_TYPE_ANIM } file_type;
+
+static const char *file_type_name(file_type type)
+{
+    return type == FILE_TYPE_MESH ? "mesh" : type == FILE_TYPE_ANIM ? "anim" : "other";
+}
+
+static bool has_extension(const char *path, const char *extension)
+{
+    size_t length = strlen(path), extension_length = strlen(extension);
+    return length > extension_length && strcasecmp(path + length - extension_length, extension) == 0;
+}
+
+static file_type file_type_of(const char *path)
+{
+    if (has_extension(path, ".md5mesh"))
+        return FILE_TYPE_MESH;
+    if (has_extension(path, ".md5anim"))
+        return FILE_TYPE_ANIM;
+    return FILE_TYPE_OTHER;
+}
+
+/* A file as md5tool read it: the model or the clip, or the reason it was refused. */
+typedef struct loaded_file {
+    const char *path;
+    file_type type;
+    model *model;
+    clip *clip;
+    bool ok;
+    char error[DIAG_TEXT_MAX]; /* "file:line: message" */
+    diag_list warnings;
+} loaded_file;
+
+static void loaded_file_free(loaded_file *f)
+{
+    model_free(f->model);
+    clip_free(f->clip);
+    diag_list_free(&f->warnings);
+    f->model = NULL;
+    f->clip = NULL;
+}
+
+static bool refuse(loaded_file *f, const char *reason)
+{
+    snprintf(f->error, sizeof f->error, "%s: %s", f->path, reason);
+    f->ok = false;
+    return false;
+}
+
+/* Read and parse path as the type its extension names; `expected` (if not FILE_TYPE_OTHER) is the type
+ * the command needs there. Fills f; returns f->ok. */
+static bool load_file(const char *path, file_type expected, loaded_file *f)
+{
+    *f = (loaded_file){.path = path, .type = file_type_of(path)};
+    struct stat info;
+    if (!*path)
+        return refuse(f, "empty file name");
+    if (stat(path, &info) != 0) {
+        char reason[128];
+        snprintf(reason, sizeof reason, "cannot open: %s", strerror(errno));
+        return refuse(f, reason);
+    }
+    if (S_ISDIR(info.st_mode))
+        return refuse(f, "is a folder; md5tool reads .md5mesh and .md5anim files");
+    /* Checked before opening: opening a FIFO would wait for a writer forever. */
+    if (!S_ISREG(info.st_mode))
+        return refuse(f, "not a regular file");
+    if (f->type == FILE_TYPE_OTHER) {
+        if (has_extension(path, ".md5camera"))
+            return refuse(f, "an .md5camera file; md5tool reads .md5mesh and .md5anim files only");
+        return refuse(f, "not an .md5mesh or .md5anim file (md5tool goes by the extension)");
+    }
+    if (expected != FILE_TYPE_OTHER && f->type != expected)
+        return refuse(f, expected == FILE_TYPE_MESH ? "expected an .md5mesh here" : "expected an .md5anim here");
+
+    char *text = NULL;
+    size_t size = 0;
+    diag err = {0};
+    if (file_read_all(path, &text, &size, &err)) {
+        if (f->type == FILE_TYPE_MESH)
+            f->ok = md5_parse_model(text, size, path, &f->model, &err, &f->warnings);
+        else
+            f->ok = md5_parse_clip(text, size, path, &f->clip, &err, &f->warnings);
+    }
+    /* The parser has the last word: a clip saved as .md5mesh fails here, and its message says so. */
+    if (!f->ok)
+        diag_format(&err, f->error, sizeof f->error);
+    free(text);
+    return f->ok;
+}
+
+/* ---- info ------------------------------------------------------------------------------------------- */
+
+typedef struct mesh_totals {
+    int vertices, triangles, weights, max_weights, vertices_cut;
+} mesh_totals;
+
+static mesh_totals totals_of(const model *m)
+{
+    mesh_totals t = {0};
+    for (int i = 0; i < m->mesh_count; ++i) {
+        const skin_mesh *mesh = &m->meshes[i];
+        t.vertices += mesh->vertex_count;
+        t.triangles += mesh->triangle_count;
+        t.weights += mesh->weight_count;
+        t.vertices_cut += mesh->vertices_cut;
+        if (mesh->max_influences > t.max_weights)
+            t.max_weights = mesh->max_influences;
+    }
+    return t;
+}
+
+static void info_json(const loaded_file *f)
+{
+    json_writer w = json_writer_start(stdout);
+    json_object_begin(&w);
+    json_key(&w, "file");
+    json_string(&w, f->path);
+    json_key(&w, "ok");
+    json_bool(&w, f->ok);
+    if (f->type != FILE_TYPE_OTHER) {
+        json_key(&w, "type");
+        json_string(&w, file_type_name(f->type));
+    }
+    if (!f->ok) {
+        json_key(&w, "error");
+        json_string(&w, f->error);
+    }
+    json_key(&w, "warnings");
+    json_array_begin(&w);
+    for (int i = 0; i < f->warnings.count; ++i) {
+        char text[DIAG_TEXT_MAX];
+        diag_format(&f->warnings.items[i], text, sizeof text);
+        json_string(&w, text);
+    }
+    json_array_end(&w);
+    if (f->warnings.total > f->warnings.count) {
+        json_key(&w, "warnings_total");
+        json_integer(&w, f->warnings.total);
+    }
+    if (f->model) {
+        mesh_totals t = totals_of(f->model);
+        json_key(&w, "joints");
+        json_integer(&w, f->model->skeleton.joint_count);
+        json_key(&w, "meshes");
+        json_integer(&w, f->model->mesh_count);
+        json_key(&w, "vertices");
+        json_integer(&w, t.vertices);
+        json_key(&w, "triangles");
+        json_integer(&w, t.triangles);
+        json_key(&w, "weights");
+        json_integer(&w, t.weights);
+        json_key(&w, "max_weights");
+        json_integer(&w, t.max_weights);
+    }
+    if (f->clip) {
+        json_key(&w, "joints");
+        json_integer(&w, f->clip->joint_count);
+        json_key(&w, "frames");
+        json_integer(&w, f->clip->frame_count);
+        json_key(&w, "frame_rate");
+        json_number(&w, f->clip->frame_rate);
+    }
+    json_object_end(&w);
+    putchar('\n');
+}
+
+static void info_text(const loaded_file *f)
+{
+    if (!f->ok) {
+        printf("%s\n", f->error);
+    } else if (f->model) {
+        const model *m = f->model;
+        mesh_totals t = totals_of(m);
+        printf("%s: md5mesh, %d joints, %d mesh%s, %d vertices, %d triangles, %d weights (at most %d per vertex)\n",
+               f->path, m->skeleton.joint_count, m->mesh_count, m->mesh_count == 1 ? "" : "es", t.vertices,
+               t.triangles, t.weights, t.max_weights);
+        for (int i = 0; i < m->mesh_count; ++i) {
+            const skin_mesh *mesh = &m->meshes[i];
+            printf("  mesh %d: shader \"%s\", %d vertices, %d triangles, %d weights, texture %s\n", i,
+                   mesh->shader ? mesh->shader : "", mesh->vertex_count, mesh->triangle_count, mesh->weight_count,
+                   mesh->texture_path ? mesh->texture_path : "not found (placeholder)");
+            if (mesh->vertices_cut > 0)
+                printf("    %d vertices have more than %d weights; the GPU path keeps the %d largest "
+                       "(at most %.1f%% of a vertex's weight dropped)\n",
+                       mesh->vertices_cut, SKIN_MAX_INFLUENCES, SKIN_MAX_INFLUENCES,
+                       100.0 * mesh->largest_weight_lost);
+        }
+    } else if (f->clip) {
+        const clip *c = f->clip;
+        printf("%s: md5anim, %d joints, %d frames at %g fps, %.3f s played once, %.3f s per loop (%s)\n",
+               f->path, c->joint_count, c->frame_count, (double)c->frame_rate, (double)c->once_duration,
+               (double)c->loop_duration,
+               c->last_frame_is_first ? "last frame repeats the first: Doom 3 loop" : "loop wraps from the last frame to the first");
+    }
+    for (int i = 0; i < f->warnings.count; ++i) {
+        char text[DIAG_TEXT_MAX];
+        diag_format(&f->warnings.items[i], text, sizeof text);
+        printf("  warning: %s\n", text);
+    }
+    if (f->warnings.total > f->warnings.count)
+        printf("  ... and %d more warnings\n", f->warnings.total - f->warnings.count);
+}
+
+static int command_info(int argc, char **argv)
+{
+    bool json = false;
+    int files = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = true;
+        else if (argv[i][0] == '-' && argv[i][1] == '-')
+            return usage_error("info: unknown option '%s'", argv[i]);
+        else
+            files++;
+    }
+    if (files == 0)
+        return usage_error("%s", "info needs at least one FILE: md5tool info [--json] FILE...");
+
+    bool all_valid = true;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--json") == 0)
+            continue;
+        loaded_file f;
+        all_valid = load_file(argv[i], FILE_TYPE_OTHER, &f) && all_valid;
+        if (json)
+            info_json(&f);
+        else
+            info_text(&f);
+        loaded_file_free(&f);
+    }
+    return all_valid ? EXIT_SUCCESS : EXIT_INVALID;
+}
+
+/* ---- check ------------------------------------------------------------------------------------------ */
+
+static int command_check(int argc, char **argv)
+{
+    if (argc < 3)
+        return usage_error("%s", "check needs a mesh and at least one clip: md5tool check MESH ANIM...");
+    for (int i = 1; i < argc; ++i)
+        if (argv[i][0] == '-' && argv[i][1] == '-')
+            return usage_error("check: unknown option '%s'", argv[i]);
+
+    loaded_file mesh;
+    if (!load_file(argv[1], FILE_TYPE_MESH, &mesh)) {
+        printf("%s\n", mesh.error);
+        loaded_file_free(&mesh);
+        return EXIT_INVALID;
+    }
+    bool all_fit = true;
+    for (int i = 2; i < argc; ++i) {
+        loaded_file anim;
+        diag err = {0};
+        if (!load_file(argv[i], FILE_TYPE_ANIM, &anim)) {
+            printf("%s\n", anim.error);
+            all_fit = false;
+        } else if (!clip_fits_skeleton(anim.clip, &mesh.model->skeleton, argv[i], &err)) {
+            char text[DIAG_TEXT_MAX];
+            diag_format(&err, text, sizeof text);
+            printf("%s (does not fit %s)\n", text, argv[1]);
+            all_fit = false;
+        } else {
+            printf("%s: fits %s (%d joints)\n", argv[i], argv[1], anim.clip->joint_count);
+        }
+        loaded_file_free(&anim);
+    }
+    loaded_file_free(&mesh);
+    return all_fit ? EXIT_SUCCESS : EXIT_INVALID;
+}
+
+/* ---- pose and skin ---------------------------------------------------------------------------------- */
+
+/* Arguments shared by pose and skin: [--json] MESH [ANIM] [--frame F | --time T]. */
+typedef struct pose_arguments {
+    bool json;
+    const char *mesh_path;
+    const char *anim_path;
+    bool has_frame, has_time;
+    double frame, time;
+} pose_arguments;
+
+static bool parse_finite(const char *text, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double value = strtod(text, &end);
+    if (end == text || *end != '\0' || errno == ERANGE || value != value || value > 1e30 || value < -1e30)
+        return false;
+    *out = value;
+    return true;
+}
+
+/* Returns 0 on success, otherwise the exit status of the usage error it printed. */
+static int parse_pose_arguments(const char *command, int argc, char **argv, pose_arguments *a)
+{
+    *a = (pose_arguments){0};
+    for (int i = 1; i < argc; ++i) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--json") == 0) {
+            a->json = true;
+        } else if (strcmp(arg, "--frame") == 0 || strcmp(arg, "--time") == 0) {
+            bool is_frame = arg[2] == 'f';
+            if (i + 1 >= argc)
+                return usage_error("%s needs a number after it", arg);
+            if (!parse_finite(argv[++i], is_frame ? &a->frame : &a->time))
+                return usage_error("'%s' is not a number md5tool can use (finite, at most 1e30)", argv[i]);
+            if (is_frame)
+                a->has_frame = true;
+            else
+                a->has_time = true;
+        } else if (arg[0] == '-' && arg[1] == '-') {
+            return usage_error("unknown option '%s'", arg);
+        } else if (!a->mesh_path) {
+            a->mesh_path = arg;
+        } else if (!a->anim_path) {
+            a->anim_path = arg;
+        } else {
+            return usage_error("unexpected argument '%s'", arg);
+        }
+    }
+    if (!a->mesh_path)
+        return usage_error("%s needs a MESH", command);
+    if (a->has_frame && a->has_time)
+        return usage_error("%s", "give --frame or --time, not both");
+    if (a->anim_path && !a->has_frame && !a->has_time)
+        return usage_error("%s needs --frame F or --time T with an ANIM", command);
+    if (!a->anim_path && (a->has_frame || a->has_time))
+        return usage_error("%s", "--frame and --time need an ANIM");
+    return 0;
+}
+
+/* A mesh, and when a clip was given, the clip's object-space pose at the requested time. */
+typedef struct posed {
+    loaded_file mesh;
+    loaded_file anim;
+    joint_pose *local;
+    joint_pose *object;
+    float time;
+} posed;
+
+static void posed_free(posed *p)
+{
+    loaded_file_free(&p->mesh);
+    loaded_file_free(&p->anim);
+    free(p->local);
+    free(p->object);
+}
+
+/* Loads the mesh and (if given) the clip, checks the fit, and samples the clip played once at the
+ * requested time into object space. Prints the reason and returns false on failure; p is always safe to
+ * posed_free. */
+static bool pose_from_arguments(const pose_arguments *a, posed *p)
+{
+    *p = (posed){0};
+    if (!load_file(a->mesh_path, FILE_TYPE_MESH, &p->mesh)) {
+        fprintf(stderr, "%s\n", p->mesh.error);
+        return false;
+    }
+    if (!a->anim_path)
+        return true;
+    if (!load_file(a->anim_path, FILE_TYPE_ANIM, &p->anim)) {
+        fprintf(stderr, "%s\n", p->anim.error);
+        return false;
+    }
+    diag err = {0};
+    const skeleton *s = &p->mesh.model->skeleton;
+    if (!clip_fits_skeleton(p->anim.clip, s, a->anim_path, &err)) {
+        char text[DIAG_TEXT_MAX];
+        diag_format(&err, text, sizeof text);
+        fprintf(stderr, "%s (does not fit %s)\n", text, a->mesh_path);
+        return false;
+    }
+    const clip *c = p->anim.clip;
+    p->time = a->has_frame ? (float)(a->frame / (double)c->frame_rate) : (float)a->time;
+    size_t count = (size_t)s->joint_count;
+    p->local = malloc((count ? count : 1) * sizeof *p->local);
+    p->object = malloc((count ? count : 1) * sizeof *p->object);
+    if (!p->local || !p->object) {
+        fprintf(stderr, "md5tool: out of memory\n");
+        return false;
+    }
+    if (!pose_sample(c, p->time, false, p->local) ||
+        !pose_to_object(s->parents, s->joint_count, p->local, p->object)) {
+        fprintf(stderr, "%s: the pose stages refused this clip at %g s\n", a->anim_path, (double)p->time);
+        return false;
+    }
+    return true;
+}
+
+static void json_floats(json_writer *w, const float *values, int count)
+{
+    json_array_begin(w);
+    for (int i = 0; i < count; ++i)
+        json_number(w, values[i]);
+    json_array_end(w);
+}
+
+static int command_pose(int argc, char **argv)
+{
+    pose_arguments a;
+    int status = parse_pose_arguments("pose", argc, argv, &a);
+    if (status)
+        return status;
+    if (!a.anim_path)
+        return usage_error("%s", "pose needs MESH ANIM and --frame F or --time T");
+    posed p;
+    if (!pose_from_arguments(&a, &p)) {
+        posed_free(&p);
+        return EXIT_INVALID;
+    }
+    const skeleton *s = &p.mesh.model->skeleton;
+    if (a.json) {
+        json_writer w = json_writer_start(stdout);
+        json_object_begin(&w);
+        json_key(&w, "joints");
+        json_array_begin(&w);
+        for (int j = 0; j < s->joint_count; ++j) {
+            json_object_begin(&w);
+            json_key(&w, "name");
+            json_string(&w, s->names[j]);
+            json_key(&w, "parent");
+            json_integer(&w, s->parents[j]);
+            json_key(&w, "pos");
+            json_floats(&w, p.object[j].position, 3);
+            json_key(&w, "orient");
+            json_floats(&w, p.object[j].rotation, 4);
+            json_object_end(&w);
+        }
+        json_array_end(&w);
+        json_object_end(&w);
+        putchar('\n');
+    } else {
+        const clip *c = p.anim.clip;
+        printf("%s at %.4f s (frame %.3f of %d, %g fps, played once), object space, Z up\n", a.anim_path,
+               (double)p.time, (double)(p.time * c->frame_rate), c->frame_count, (double)c->frame_rate);
+        for (int j = 0; j < s->joint_count; ++j) {
+            const joint_pose *o = &p.object[j];
+            printf("  %3d %-24s parent %3d  pos ( %10.6f %10.6f %10.6f )  orient ( %9.6f %9.6f %9.6f %9.6f )\n", j,
+                   s->names[j], s->parents[j], (double)o->position[0], (double)o->position[1],
+                   (double)o->position[2], (double)o->rotation[0], (double)o->rotation[1], (double)o->rotation[2],
+                   (double)o->rotation[3]);
+        }
+    }
+    posed_free(&p);
+    return EXIT_SUCCESS;
+}
+
+/* Skinned positions of every mesh, or NULL after printing why. Bind pose without a clip. */
+static float (**skin_meshes(const posed *p))[3]
+{
+    const model *m = p->mesh.model;
+    const skeleton *s = &m->skeleton;
+    float (**positions)[3] = calloc((size_t)(m->mesh_count ? m->mesh_count : 1), sizeof *positions);
+    mat4 *palette = NULL;
+    float (*normals)[3] = NULL;
+    bool ok = positions != NULL;
+    if (ok && p->object) {
+        palette = malloc((size_t)(s->joint_count ? s->joint_count : 1) * sizeof *palette);
+        /* The casts add const to arrays of arrays, which C before C23 does not do implicitly. */
+        ok = palette && pose_palette(p->object, (const mat4 *)s->inverse_bind, s->joint_count, palette);
+    }
+    for (int i = 0; ok && i < m->mesh_count; ++i) {
+        const skin_mesh *mesh = &m->meshes[i];
+        size_t count = (size_t)(mesh->vertex_count ? mesh->vertex_count : 1);
+        positions[i] = malloc(count * sizeof *positions[i]);
+        ok = positions[i] != NULL;
+        if (!ok)
+            break;
+        if (!p->object) {
+            memcpy(positions[i], mesh->positions, (size_t)mesh->vertex_count * sizeof *positions[i]);
+            continue;
+        }
+        float (*grown)[3] = realloc(normals, count * sizeof *normals);
+        ok = grown != NULL;
+        if (ok) {
+            normals = grown;
+            ok = pose_skin_cpu(mesh, (const mat4 *)palette, s->joint_count, positions[i], normals);
+        }
+    }
+    free(palette);
+    free(normals);
+    if (!ok) {
+        fprintf(stderr, "%s: skinning failed (out of memory or refused by the pose stages)\n", p->mesh.path);
+        for (int i = 0; positions && i < m->mesh_count; ++i)
+            free(positions[i]);
+        free(positions);
+        return NULL;
+    }
+    return positions;
+}
+
+static int command_skin(int argc, char **argv)
+{
+    pose_arguments a;
+    int status = parse_pose_arguments("skin", argc, argv, &a);
+    if (status)
+        return status;
+    posed p;
+    float (**positions)[3] = NULL;
+    if (!pose_from_arguments(&a, &p) || !(positions = skin_meshes(&p))) {
+        posed_free(&p);
+        return EXIT_INVALID;
+    }
+    const model *m = p.mesh.model;
+    if (a.json) {
+        json_writer w = json_writer_start(stdout);
+        json_object_begin(&w);
+        json_key(&w, "meshes");
+        json_array_begin(&w);
+        for (int i = 0; i < m->mesh_count; ++i) {
+            json_object_begin(&w);
+            json_key(&w, "positions");
+            json_array_begin(&w);
+            for (int v = 0; v < m->meshes[i].vertex_count; ++v)
+                json_floats(&w, positions[i][v], 3);
+            json_array_end(&w);
+            json_object_end(&w);
+        }
+        json_array_end(&w);
+        json_object_end(&w);
+        putchar('\n');
+    } else {
+        if (a.anim_path)
+            printf("%s skinned with %s at %.4f s (played once), object space, Z up\n", a.mesh_path, a.anim_path,
+                   (double)p.time);
+        else
+            printf("%s in bind pose, object space, Z up\n", a.mesh_path);
+        for (int i = 0; i < m->mesh_count; ++i) {
+            printf("mesh %d (%d vertices)\n", i, m->meshes[i].vertex_count);
+            for (int v = 0; v < m->meshes[i].vertex_count; ++v)
+                printf("  %5d ( %10.6f %10.6f %10.6f )\n", v, (double)positions[i][v][0], (double)positions[i][v][1],
+                       (double)positions[i][v][2]);
+        }
+    }
+    for (int i = 0; i < m->mesh_count; ++i)
+        free(positions[i]);
+    free(positions);
+    posed_free(&p);
+    return EXIT_SUCCESS;
+}
+
+/* ---- synth ------------------------------------------------------------------------------------------ */
+
+static bool parse_count(const char *text, long long minimum, long long maximum, long long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long value = strtoll(text, &end, 10);
+    if (end == text || *end != '\0' || errno == ERANGE || value < minimum || value > maximum)
+        return false;
+    *out = value;
+    return true;
+}
+
+static int command_synth(int argc, char **argv)
+{
+    static const struct {
+        const char *option;
+        size_t offset;
+    } counts[] = {
+        {"--joints", offsetof(synth_params, joints)},
+        {"--vertices", offsetof(synth_params, vertices)},
+        {"--triangles", offsetof(synth_params, triangles)},
+        {"--weights", offsetof(synth_params, weights_per_vertex)},
+        {"--frames", offsetof(synth_params, frames)},
+        {"--rate", offsetof(synth_params, frame_rate)},
+        {"--meshes", offsetof(synth_params, meshes)},
+    };
+    synth_params params = {0};
+    const char *directory = NULL;
+    for (int i = 1; i < argc; ++i) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--doom3-loop") == 0) {
+            params.last_frame_is_first = true;
+            continue;
+        }
+        if (strcmp(arg, "--seed") == 0) {
+            char *end = NULL;
+            if (i + 1 >= argc || argv[i + 1][0] == '-')
+                return usage_error("%s", "--seed needs a non-negative integer");
+            errno = 0;
+            params.seed = strtoull(argv[++i], &end, 10);
+            if (*end != '\0' || errno == ERANGE)
+                return usage_error("--seed: '%s' is not a non-negative integer", argv[i]);
+            continue;
+        }
+        bool matched = false;
+        for (size_t k = 0; k < sizeof counts / sizeof counts[0] && !matched; ++k) {
+            if (strcmp(arg, counts[k].option) != 0)
+                continue;
+            long long value;
+            if (i + 1 >= argc || !parse_count(argv[i + 1], 1, 10000000, &value))
+                return usage_error("%s needs a whole number from 1 to 10000000", arg);
+            *(int *)((char *)&params + counts[k].offset) = (int)value;
+            ++i;
+            matched = true;
+        }
+        if (matched)
+            continue;
+        if (arg[0] == '-' && arg[1] == '-')
+            return usage_error("synth: unknown option '%s'", arg);
+        if (directory)
+            return usage_error("synth: unexpected argument '%s' (one OUTDIR)", arg);
+        directory = arg;
+    }
+    if (!directory)
+        return usage_error("%s", "synth needs an OUTDIR: md5tool synth OUTDIR [--joints N ...]");
+    if (mkdir(directory, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: cannot create folder: %s\n", directory, strerror(errno));
+        return EXIT_INVALID;
+    }
+    char error[512];
+    if (!synth_write_files(directory, &params, error, sizeof error)) {
+        fprintf(stderr, "%s\n", error);
+        return EXIT_INVALID;
+    }
+    synth_params resolved = synth_resolve(&params);
+    printf("wrote %s/synth.md5mesh (%d joints, %d mesh%s, %d vertices, %d triangles, %d weights per vertex) and "
+           "%s/synth.md5anim (%d frames at %d fps, seed %llu)\n",
+           directory, resolved.joints, resolved.meshes, resolved.meshes == 1 ? "" : "es", resolved.vertices,
+           resolved.triangles, resolved.weights_per_vertex, directory, resolved.frames, resolved.frame_rate,
+           (unsigned long long)resolved.seed);
+    return EXIT_SUCCESS;
+}
+
+/* ---- dispatch --------------------------------------------------------------------------------------- */
+
+static int command_bench(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage_error("%s", "bench needs a benchmark: md5tool bench parse|pose ...");
+    if (strcmp(argv[1], "parse") == 0)
+        return bench_parse_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "pose") == 0)
+        return bench_pose_main(argc - 1, argv + 1);
+    return usage_error("bench: unknown benchmark '%s' (parse or pose)", argv[1]);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage_error("%s", "no command given");
+    const char *command = argv[1];
+    if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 || strcmp(command, "help") == 0) {
+        fputs(help_text, stdout);
+        return EXIT_SUCCESS;
+    }
+    /* Each command sees its own name as argv[0], like a program of its own. */
+    int command_argc = argc - 1;
+    char **command_argv = argv + 1;
+    if (strcmp(command, "info") == 0)
+        return command_info(command_argc, command_argv);
+    if (strcmp(command, "check") == 0)
+        return command_check(command_argc, command_argv);
+    if (strcmp(command, "pose") == 0)
+        return command_pose(command_argc, command_argv);
+    if (strcmp(command, "skin") == 0)
+        return command_skin(command_argc, command_argv);
+    if (strcmp(command, "bench") == 0)
+        return command_bench(command_argc, command_argv);
+    if (strcmp(command, "synth") == 0)
+        return command_synth(command_argc, command_argv);
+    return usage_error("unknown command '%s'", command);
+}

@@ -10,10 +10,16 @@ bool file_read_all(const char *path, char **data, size_t *size, diag *err)
 {
     *data = NULL;
     *size = 0;
+    /* Refuse folders, FIFOs and devices before opening: opening a FIFO blocks until a writer comes. */
+    struct stat info;
+    if (stat(path, &info) != 0)
+        return diag_set(err, path, 0, "cannot open: %s", strerror(errno));
+    if (!S_ISREG(info.st_mode))
+        return diag_set(err, path, 0, "not a regular file");
     FILE *f = fopen(path, "rb");
     if (!f)
         return diag_set(err, path, 0, "cannot open: %s", strerror(errno));
-    struct stat info;
+    /* The file may have been replaced between stat and open: size it from what was opened. */
     if (fstat(fileno(f), &info) != 0 || !S_ISREG(info.st_mode)) {
         fclose(f);
         return diag_set(err, path, 0, "not a regular file");
