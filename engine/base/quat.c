@@ -42,29 +42,49 @@ void quat_normalize(float q[4])
         q[i] *= inverse;
 }
 
+/* Copy q scaled to unit length, so the interpolations below weigh both ends equally whatever their
+ * magnitude (non-unit input is a caller's rounding, not a request for a bias towards one end). */
+static void unit_copy(const float q[4], float out[4])
+{
+    for (int i = 0; i < 4; ++i)
+        out[i] = q[i];
+    quat_normalize(out);
+}
+
+static float dot4(const float a[4], const float b[4])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+}
+
 void quat_nlerp(const float a[4], const float b[4], float t, float out[4])
 {
-    float dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+    float ua[4], ub[4];
+    unit_copy(a, ua);
+    unit_copy(b, ub);
     /* Shortest arc: q and -q are the same rotation, so go towards whichever of b, -b is nearer a. With
-     * that sign the sum cannot cancel: |(1-t)a + tb|^2 >= 1/2 for unit a, b. */
-    float tb = dot < 0.0f ? -t : t;
+     * that sign the sum cannot cancel: |(1-t)a + tb|^2 >= 1/2 for unit a, b and t in [0, 1]. */
+    float tb = dot4(ua, ub) < 0.0f ? -t : t;
     float ta = 1.0f - t;
     for (int i = 0; i < 4; ++i)
-        out[i] = ta * a[i] + tb * b[i];
+        out[i] = ta * ua[i] + tb * ub[i];
     quat_normalize(out);
 }
 
 void quat_slerp(const float a[4], const float b[4], float t, float out[4])
 {
-    float dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+    float ua[4], ub[4];
+    unit_copy(a, ua);
+    unit_copy(b, ub);
+    float dot = dot4(ua, ub);
     float sign = 1.0f;
     if (dot < 0.0f) {
         dot = -dot;
         sign = -1.0f;
     }
-    /* Near dot = 1 the angle is tiny and sin(angle) loses all precision: nlerp is exact enough there. */
+    /* Near dot = 1 the angle is tiny and sin(angle) loses all precision. Above 0.9995 (half-angles under
+     * 0.032 radians) nlerp strays from slerp's constant speed by at most 5e-7 radians: use it there. */
     if (dot > 0.9995f) {
-        quat_nlerp(a, b, t, out);
+        quat_nlerp(ua, ub, t, out);
         return;
     }
     float angle = acosf(dot);
@@ -72,6 +92,6 @@ void quat_slerp(const float a[4], const float b[4], float t, float out[4])
     float wa = sinf((1.0f - t) * angle) * inverse_sin;
     float wb = sign * sinf(t * angle) * inverse_sin;
     for (int i = 0; i < 4; ++i)
-        out[i] = wa * a[i] + wb * b[i];
+        out[i] = wa * ua[i] + wb * ub[i];
     quat_normalize(out);
 }

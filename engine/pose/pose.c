@@ -1,2 +1,551 @@
-/* not written yet */
-typedef int placeholder_pose;
+#include "pose.h"
+
+#include <math.h>
+#include <stddef.h>
+
+/* How this file is laid out, and why.
+ * The stages run for every joint of every character every frame (a crowd of a thousand is 33,000 joints
+ * per stage), so they are written for speed as well as clarity:
+ * - Everything that can be checked or decided once per call (counts, parents, weights, which two frames
+ *   to read) is, before the joint loop.
+ * - The per-joint arithmetic lives in the "joint kernels" below, in two versions: plain scalar code, the
+ *   reference that says what is computed, and where SSE2 is available (every x86_64) the same arithmetic
+ *   on whole 16-byte lanes: a rotation, or a position with its zero padding. The SSE2 kernels make the
+ *   whole frame about twice as fast (md5tool bench pose). Define POSE_SCALAR_ONLY to build the reference.
+ * - pose_to_object keeps the work each child waits for on its parent short (see there).
+ * cglm's types are used throughout (vec4, mat4, versor) but not its functions in the loops: its scalar
+ *   and SIMD paths mixed on one value mean building a vector from scalar stores, and the CPU stalls until
+ *   those stores land, which cost more than the arithmetic. The SSE2 kernels follow glm_quat_mul_sse2 and
+ *   glm_mul_sse2. */
+
+_Static_assert(offsetof(joint_pose, position) == 16, "position and unused form the second 16-byte lane");
+
+#if defined(__SSE2__) && !defined(POSE_SCALAR_ONLY)
+#define POSE_USE_SSE2 1
+#include <emmintrin.h>
+#endif
+
+/* Below this squared length a rotation is treated as no rotation: only a blend of three or more
+ * opposing poses, or broken data, gets there, and identity is better than NaN. */
+#define POSE_TINY_LENGTH2 1e-30f
+
+#ifndef POSE_USE_SSE2
+
+/* ---- joint kernels: scalar reference ---- */
+
+static inline void normalize_rotation(float q[4])
+{
+    float length2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (!(length2 > POSE_TINY_LENGTH2)) {
+        q[0] = q[1] = q[2] = 0.0f;
+        q[3] = 1.0f;
+        return;
+    }
+    float inverse = 1.0f / sqrtf(length2);
+    for (int k = 0; k < 4; ++k)
+        q[k] *= inverse;
+}
+
+/* count joints between two frames: positions linearly, rotations by nlerp along the shortest arc (q and -q
+ * are the same rotation; going towards the nearer of b, -b also keeps |(1-t)a + tb| >= 1/sqrt(2), so the
+ * normalization never divides by a small number). */
+static void sample_joints(const joint_pose *a, const joint_pose *b, float t, int count, joint_pose *out)
+{
+    for (int i = 0; i < count; ++i) {
+        const float *ra = a[i].rotation, *rb = b[i].rotation;
+        float dot = ra[0] * rb[0] + ra[1] * rb[1] + ra[2] * rb[2] + ra[3] * rb[3];
+        float b_weight = dot < 0.0f ? -t : t;
+        float rotation[4];
+        for (int k = 0; k < 4; ++k)
+            rotation[k] = (1.0f - t) * ra[k] + b_weight * rb[k];
+        normalize_rotation(rotation);
+        for (int k = 0; k < 4; ++k)
+            out[i].rotation[k] = rotation[k];
+        for (int k = 0; k < 3; ++k)
+            out[i].position[k] = a[i].position[k] + t * (b[i].position[k] - a[i].position[k]);
+        out[i].unused = 0.0f;
+    }
+}
+
+/* Joint i of out = normalized sum over poses of weights[k] * poses[k][i], rotations sign-aligned to
+ * poses[reference][i], the first pose with a weight. Weights are scaled by inverse_total so they sum to
+ * 1; zero weights are skipped (a pose that does not count is not read). Each joint reads all its inputs
+ * before writing, so out may be one of the poses. */
+static void blend_joints(const joint_pose *const *poses, const float *weights, int pose_count, int reference,
+                         float inverse_total, int joint_count, joint_pose *out)
+{
+    for (int i = 0; i < joint_count; ++i) {
+        const float *reference_rotation = poses[reference][i].rotation;
+        float rotation[4] = {0.0f, 0.0f, 0.0f, 0.0f}, position[3] = {0.0f, 0.0f, 0.0f};
+        for (int k = reference; k < pose_count; ++k) {
+            if (weights[k] == 0.0f)
+                continue;
+            float weight = weights[k] * inverse_total;
+            const joint_pose *joint = &poses[k][i];
+            const float *q = joint->rotation;
+            float dot = reference_rotation[0] * q[0] + reference_rotation[1] * q[1] +
+                        reference_rotation[2] * q[2] + reference_rotation[3] * q[3];
+            float rotation_weight = dot < 0.0f ? -weight : weight;
+            for (int j = 0; j < 4; ++j)
+                rotation[j] += rotation_weight * q[j];
+            for (int j = 0; j < 3; ++j)
+                position[j] += weight * joint->position[j];
+        }
+        normalize_rotation(rotation);
+        for (int j = 0; j < 4; ++j)
+            out[i].rotation[j] = rotation[j];
+        for (int j = 0; j < 3; ++j)
+            out[i].position[j] = position[j];
+        out[i].unused = 0.0f;
+    }
+}
+
+/* First pass of pose_to_object: object rotation = parent's object rotation * local rotation (Hamilton
+ * product, x y z w order), not yet renormalized; roots copied whole. Writes only rotations of non-roots,
+ * so local[i].position survives when object == local. */
+static void chain_rotations(const int *parents, int joint_count, const joint_pose *local, joint_pose *object)
+{
+    for (int i = 0; i < joint_count; ++i) {
+        if (parents[i] < 0) {
+            object[i] = local[i];
+            continue;
+        }
+        const float *p = object[parents[i]].rotation, *l = local[i].rotation;
+        float x = p[3] * l[0] + p[0] * l[3] + p[1] * l[2] - p[2] * l[1];
+        float y = p[3] * l[1] - p[0] * l[2] + p[1] * l[3] + p[2] * l[0];
+        float z = p[3] * l[2] + p[0] * l[1] - p[1] * l[0] + p[2] * l[3];
+        float w = p[3] * l[3] - p[0] * l[0] - p[1] * l[1] - p[2] * l[2];
+        object[i].rotation[0] = x;
+        object[i].rotation[1] = y;
+        object[i].rotation[2] = z;
+        object[i].rotation[3] = w;
+    }
+}
+
+/* Second pass: renormalize o's rotation and place it: position = parent position + rotate(parent
+ * rotation, local position). p is final; o may be l.
+ * The product of unit rotations is unit but for rounding (about 1e-7 per level); one Newton step towards
+ * 1/sqrt(length2), 1.5 - 0.5 * length2, leaves an error of about (length2 - 1)^2, below float precision,
+ * without a sqrt and a divide.
+ * The rotation uses v + w*t + u x t with t = 2 (u x v): two cross products instead of q v q*. */
+static inline void place_joint(const joint_pose *p, const joint_pose *l, joint_pose *o)
+{
+    float x = o->rotation[0], y = o->rotation[1], z = o->rotation[2], w = o->rotation[3];
+    float inverse_length = 1.5f - 0.5f * (x * x + y * y + z * z + w * w);
+
+    float px = p->rotation[0], py = p->rotation[1], pz = p->rotation[2], pw = p->rotation[3];
+    float vx = l->position[0], vy = l->position[1], vz = l->position[2];
+    float tx = 2.0f * (py * vz - pz * vy);
+    float ty = 2.0f * (pz * vx - px * vz);
+    float tz = 2.0f * (px * vy - py * vx);
+    float ox = p->position[0] + vx + pw * tx + (py * tz - pz * ty);
+    float oy = p->position[1] + vy + pw * ty + (pz * tx - px * tz);
+    float oz = p->position[2] + vz + pw * tz + (px * ty - py * tx);
+
+    o->rotation[0] = x * inverse_length;
+    o->rotation[1] = y * inverse_length;
+    o->rotation[2] = z * inverse_length;
+    o->rotation[3] = w * inverse_length;
+    o->position[0] = ox;
+    o->position[1] = oy;
+    o->position[2] = oz;
+    o->unused = 0.0f;
+}
+
+/* palette = [R t] * B for one joint. R is the joint's unit rotation as a matrix (glm_quat_mat4's terms
+ * without its normalization: pose_to_object's rotations are unit), B the inverse bind matrix, affine (last
+ * row 0 0 0 1): column c of the product is R * B[c].xyz, plus t for the last one. cglm is column-major:
+ * m[column][row]. Written out, a 3x3 by 3x4 product is 36 multiplies where glm_mat4_mul does 64. */
+static inline void palette_joint(const joint_pose *joint, const vec4 *b, vec4 *m)
+{
+    float x = joint->rotation[0], y = joint->rotation[1], z = joint->rotation[2], w = joint->rotation[3];
+    float xx = 2.0f * x * x, yy = 2.0f * y * y, zz = 2.0f * z * z;
+    float xy = 2.0f * x * y, yz = 2.0f * y * z, xz = 2.0f * x * z;
+    float wx = 2.0f * w * x, wy = 2.0f * w * y, wz = 2.0f * w * z;
+    float r00 = 1.0f - yy - zz, r01 = xy + wz, r02 = xz - wy; /* column x */
+    float r10 = xy - wz, r11 = 1.0f - xx - zz, r12 = yz + wx; /* column y */
+    float r20 = xz + wy, r21 = yz - wx, r22 = 1.0f - xx - yy; /* column z */
+    float tx = joint->position[0], ty = joint->position[1], tz = joint->position[2];
+
+    /* Read all of B before writing: the compiler cannot know m does not alias it and would otherwise
+     * reload B after every store. */
+    float b00 = b[0][0], b01 = b[0][1], b02 = b[0][2];
+    float b10 = b[1][0], b11 = b[1][1], b12 = b[1][2];
+    float b20 = b[2][0], b21 = b[2][1], b22 = b[2][2];
+    float b30 = b[3][0], b31 = b[3][1], b32 = b[3][2];
+
+    m[0][0] = r00 * b00 + r10 * b01 + r20 * b02;
+    m[0][1] = r01 * b00 + r11 * b01 + r21 * b02;
+    m[0][2] = r02 * b00 + r12 * b01 + r22 * b02;
+    m[0][3] = 0.0f;
+    m[1][0] = r00 * b10 + r10 * b11 + r20 * b12;
+    m[1][1] = r01 * b10 + r11 * b11 + r21 * b12;
+    m[1][2] = r02 * b10 + r12 * b11 + r22 * b12;
+    m[1][3] = 0.0f;
+    m[2][0] = r00 * b20 + r10 * b21 + r20 * b22;
+    m[2][1] = r01 * b20 + r11 * b21 + r21 * b22;
+    m[2][2] = r02 * b20 + r12 * b21 + r22 * b22;
+    m[2][3] = 0.0f;
+    m[3][0] = r00 * b30 + r10 * b31 + r20 * b32 + tx;
+    m[3][1] = r01 * b30 + r11 * b31 + r21 * b32 + ty;
+    m[3][2] = r02 * b30 + r12 * b31 + r22 * b32 + tz;
+    m[3][3] = 1.0f;
+}
+
+#else /* POSE_USE_SSE2 */
+
+/* ---- joint kernels: SSE2, the same arithmetic four lanes at a time ---- */
+
+/* Lane permutation, written in x y z w order (the reverse of _MM_SHUFFLE's). */
+#define LANES(v, x, y, z, w) _mm_shuffle_ps((v), (v), _MM_SHUFFLE(w, z, y, x))
+
+/* Flip the sign of the lanes whose mask entry is -0.0f. */
+static inline __m128 flip_signs(__m128 v, float x, float y, float z, float w)
+{
+    return _mm_xor_ps(v, _mm_set_ps(w, z, y, x));
+}
+
+/* a x b in lanes x y z; lane w becomes aw * bw - aw * bw = 0. */
+static inline __m128 cross(__m128 a, __m128 b)
+{
+    __m128 a_yzx = LANES(a, 1, 2, 0, 3), b_yzx = LANES(b, 1, 2, 0, 3);
+    __m128 c_zxy = _mm_sub_ps(_mm_mul_ps(a, b_yzx), _mm_mul_ps(a_yzx, b));
+    return LANES(c_zxy, 1, 2, 0, 3);
+}
+
+/* Dot product of a and b in every lane. */
+static inline __m128 dot_all_lanes(__m128 a, __m128 b)
+{
+    __m128 products = _mm_mul_ps(a, b);
+    __m128 pairs = _mm_add_ps(products, LANES(products, 1, 0, 3, 2));
+    return _mm_add_ps(pairs, LANES(pairs, 2, 3, 0, 1));
+}
+
+/* The position lane (x, y, z, unused): addressed from the start of the struct, so the 16 bytes read are
+ * the struct's own bytes rather than past the end of the 3-float array. */
+static inline __m128 load_position_lane(const joint_pose *joint)
+{
+    return _mm_load_ps((const float *)((const char *)joint + offsetof(joint_pose, position)));
+}
+
+static inline void store_position_lane(joint_pose *joint, __m128 lane)
+{
+    _mm_store_ps((float *)((char *)joint + offsetof(joint_pose, position)), lane);
+}
+
+/* The sign bit of dot(a, b) in every lane: xor it into (a multiple of) b to take the shortest arc from a
+ * without leaving the vector registers. */
+static inline __m128 shortest_arc_sign(__m128 a, __m128 b)
+{
+    return _mm_and_ps(dot_all_lanes(a, b), _mm_set1_ps(-0.0f));
+}
+
+/* See the scalar version. The sum's length is at least 1/sqrt(2) for unit frames, so no zero check.
+ * The two weighted frames are computed while the dot product that picks b's sign is still on its way,
+ * and the sign is applied last: that keeps each joint's chain of dependent steps short, which is what
+ * limits this loop. */
+static void sample_joints(const joint_pose *a, const joint_pose *b, float t, int count, joint_pose *out)
+{
+    __m128 t4 = _mm_set1_ps(t), one_minus_t4 = _mm_set1_ps(1.0f - t);
+    for (int i = 0; i < count; ++i) {
+        __m128 ra = _mm_load_ps(a[i].rotation), rb = _mm_load_ps(b[i].rotation);
+        __m128 rotation = _mm_add_ps(_mm_mul_ps(one_minus_t4, ra),
+                                     _mm_xor_ps(_mm_mul_ps(t4, rb), shortest_arc_sign(ra, rb)));
+        rotation = _mm_div_ps(rotation, _mm_sqrt_ps(dot_all_lanes(rotation, rotation)));
+        __m128 pa = load_position_lane(&a[i]);
+        __m128 position = _mm_add_ps(pa, _mm_mul_ps(t4, _mm_sub_ps(load_position_lane(&b[i]), pa)));
+        _mm_store_ps(out[i].rotation, rotation);
+        store_position_lane(&out[i], position);
+    }
+}
+
+/* See the scalar version. */
+static void blend_joints(const joint_pose *const *poses, const float *weights, int pose_count, int reference,
+                         float inverse_total, int joint_count, joint_pose *out)
+{
+    __m128 reference_weight = _mm_set1_ps(weights[reference] * inverse_total);
+    for (int i = 0; i < joint_count; ++i) {
+        const joint_pose *first = &poses[reference][i];
+        __m128 reference_rotation = _mm_load_ps(first->rotation);
+        __m128 rotation = _mm_mul_ps(reference_weight, reference_rotation);
+        __m128 position = _mm_mul_ps(reference_weight, load_position_lane(first));
+        for (int k = reference + 1; k < pose_count; ++k) {
+            if (weights[k] == 0.0f)
+                continue;
+            __m128 weight = _mm_set1_ps(weights[k] * inverse_total);
+            const joint_pose *joint = &poses[k][i];
+            __m128 q = _mm_load_ps(joint->rotation);
+            __m128 sign = shortest_arc_sign(reference_rotation, q);
+            rotation = _mm_add_ps(rotation, _mm_xor_ps(_mm_mul_ps(weight, q), sign));
+            position = _mm_add_ps(position, _mm_mul_ps(weight, load_position_lane(joint)));
+        }
+        __m128 length2 = dot_all_lanes(rotation, rotation);
+        if (_mm_cvtss_f32(length2) > POSE_TINY_LENGTH2)
+            rotation = _mm_div_ps(rotation, _mm_sqrt_ps(length2));
+        else
+            rotation = _mm_set_ps(1.0f, 0.0f, 0.0f, 0.0f);
+        _mm_store_ps(out[i].rotation, rotation);
+        store_position_lane(&out[i], position);
+    }
+}
+
+/* parent * local, as glm_quat_mul_sse2: pw * l + px * (lw, -lz, ly, -lx) + py * (lz, lw, -lx, -ly)
+ * + pz * (-ly, lx, lw, -lz), summed as a tree to keep the chain from parent to child short. */
+static inline __m128 multiply_rotations(__m128 parent, __m128 local)
+{
+    __m128 w_terms = _mm_mul_ps(LANES(parent, 3, 3, 3, 3), local);
+    __m128 x_terms = _mm_mul_ps(LANES(parent, 0, 0, 0, 0),
+                                flip_signs(LANES(local, 3, 2, 1, 0), 0.0f, -0.0f, 0.0f, -0.0f));
+    __m128 y_terms = _mm_mul_ps(LANES(parent, 1, 1, 1, 1),
+                                flip_signs(LANES(local, 2, 3, 0, 1), 0.0f, 0.0f, -0.0f, -0.0f));
+    __m128 z_terms = _mm_mul_ps(LANES(parent, 2, 2, 2, 2),
+                                flip_signs(LANES(local, 1, 0, 3, 2), -0.0f, 0.0f, 0.0f, -0.0f));
+    return _mm_add_ps(_mm_add_ps(w_terms, x_terms), _mm_add_ps(y_terms, z_terms));
+}
+
+/* See the scalar version. Most joints come right after their parent (spine, limbs, fingers): the previous
+ * joint's rotation is kept in a register for them, so the chain from parent to child does not go through
+ * a store and a load. */
+static void chain_rotations(const int *parents, int joint_count, const joint_pose *local, joint_pose *object)
+{
+    __m128 previous = _mm_setzero_ps();
+    for (int i = 0; i < joint_count; ++i) {
+        int parent = parents[i];
+        __m128 rotation = _mm_load_ps(local[i].rotation);
+        if (parent < 0) {
+            store_position_lane(&object[i], load_position_lane(&local[i]));
+        } else {
+            __m128 parent_rotation = parent == i - 1 ? previous : _mm_load_ps(object[parent].rotation);
+            rotation = multiply_rotations(parent_rotation, rotation);
+        }
+        _mm_store_ps(object[i].rotation, rotation);
+        previous = rotation;
+    }
+}
+
+/* See the scalar version. */
+static inline void place_joint(const joint_pose *p, const joint_pose *l, joint_pose *o)
+{
+    __m128 rotation = _mm_load_ps(o->rotation);
+    __m128 length2 = dot_all_lanes(rotation, rotation);
+    rotation = _mm_mul_ps(rotation, _mm_sub_ps(_mm_set1_ps(1.5f), _mm_mul_ps(_mm_set1_ps(0.5f), length2)));
+
+    /* The local position lane has w = 0 (unused), so every term keeps lane w at 0 and the parent's
+     * unused 0 passes through. */
+    __m128 parent_rotation = _mm_load_ps(p->rotation);
+    __m128 parent_position = load_position_lane(p);
+    __m128 local_position = load_position_lane(l);
+    __m128 t = cross(parent_rotation, local_position);
+    t = _mm_add_ps(t, t);
+    __m128 rotated = _mm_add_ps(local_position, _mm_mul_ps(LANES(parent_rotation, 3, 3, 3, 3), t));
+    rotated = _mm_add_ps(rotated, cross(parent_rotation, t));
+
+    _mm_store_ps(o->rotation, rotation);
+    store_position_lane(o, _mm_add_ps(parent_position, rotated));
+}
+
+/* See the scalar version. */
+static inline void palette_joint(const joint_pose *joint, const vec4 *b, vec4 *m)
+{
+    __m128 q = _mm_load_ps(joint->rotation);
+    __m128 translation = load_position_lane(joint);
+    translation = _mm_add_ps(translation, _mm_set_ps(1.0f, 0.0f, 0.0f, 0.0f)); /* unused 0 -> w 1 */
+
+    /* Rotation matrix columns. With q2 = 2q, x2 = x * q2 = (2xx, 2xy, 2xz, 2xw) and so on, and for unit q
+     * 1 - 2yy - 2zz = 2xx + 2ww - 1:
+     *   column x = x2 + (2ww, 2wz, -2wy, -2wx) - (1, 0, 0, 0)
+     *   column y = y2 + (-2wz, 2ww, 2wx, -2wy) - (0, 1, 0, 0)
+     *   column z = z2 + (2wy, -2wx, 2ww, -2wz) - (0, 0, 1, 0)
+     * Lane w cancels exactly (2xw - 2wx), giving the 0 the matrix needs there. */
+    __m128 q2 = _mm_add_ps(q, q);
+    __m128 x2 = _mm_mul_ps(LANES(q, 0, 0, 0, 0), q2);
+    __m128 y2 = _mm_mul_ps(LANES(q, 1, 1, 1, 1), q2);
+    __m128 z2 = _mm_mul_ps(LANES(q, 2, 2, 2, 2), q2);
+    __m128 w2 = _mm_mul_ps(LANES(q, 3, 3, 3, 3), q2);
+    __m128 column_x = _mm_add_ps(x2, flip_signs(LANES(w2, 3, 2, 1, 0), 0.0f, 0.0f, -0.0f, -0.0f));
+    __m128 column_y = _mm_add_ps(y2, flip_signs(LANES(w2, 2, 3, 0, 1), -0.0f, 0.0f, 0.0f, -0.0f));
+    __m128 column_z = _mm_add_ps(z2, flip_signs(LANES(w2, 1, 0, 3, 2), 0.0f, -0.0f, 0.0f, -0.0f));
+    column_x = _mm_sub_ps(column_x, _mm_set_ps(0.0f, 0.0f, 0.0f, 1.0f));
+    column_y = _mm_sub_ps(column_y, _mm_set_ps(0.0f, 0.0f, 1.0f, 0.0f));
+    column_z = _mm_sub_ps(column_z, _mm_set_ps(0.0f, 1.0f, 0.0f, 0.0f));
+
+    /* Column c of the product: R * B[c].xyz (+ t for the last), as glm_mul_sse2 does it. */
+    for (int c = 0; c < 4; ++c) {
+        __m128 bc = _mm_load_ps(b[c]);
+        __m128 column = _mm_mul_ps(column_x, LANES(bc, 0, 0, 0, 0));
+        column = _mm_add_ps(column, _mm_mul_ps(column_y, LANES(bc, 1, 1, 1, 1)));
+        column = _mm_add_ps(column, _mm_mul_ps(column_z, LANES(bc, 2, 2, 2, 2)));
+        if (c == 3)
+            column = _mm_add_ps(column, translation);
+        _mm_store_ps(m[c], column);
+    }
+}
+
+#undef LANES
+#endif /* POSE_USE_SSE2 */
+
+/* ---- sample ---- */
+
+/* Which two stored frames surround `time`, and how far between them it lies. Both loop conventions and
+ * the one-shot clamp reduce to this; the joint loop then never looks at time again. */
+typedef struct frame_pair {
+    int first;
+    int second;
+    float alpha; /* 0 at first, 1 at second */
+} frame_pair;
+
+static frame_pair find_frames(const clip *c, float time, bool loop)
+{
+    frame_pair pair = {0, 0, 0.0f};
+    int last = c->frame_count - 1;
+    if (last == 0)
+        return pair; /* one frame: a still pose whatever the time */
+
+    float frame = time * c->frame_rate;
+    if (loop) {
+        /* Doom 3 rule: frame `last` repeats frame 0, so the cycle has `last` steps and wraps onto frame 0
+         * when it reaches it. Tutorials' rule: `last + 1` steps, the final one from frame `last` back to 0. */
+        int steps = c->last_frame_is_first ? last : last + 1;
+        frame = fmodf(frame, (float)steps); /* exact, keeps the sign of time */
+        if (frame < 0.0f)
+            frame += (float)steps;
+        /* -tiny + steps rounds to steps itself; that is the start of the next cycle. */
+        if (!(frame < (float)steps))
+            frame = 0.0f;
+        pair.first = (int)frame;
+        pair.alpha = frame - (float)pair.first;
+        pair.second = pair.first + 1 > last ? 0 : pair.first + 1;
+        return pair;
+    }
+
+    if (!(frame > 0.0f))
+        return pair; /* before the start: hold frame 0 */
+    if (!(frame < (float)last)) {
+        pair.first = pair.second = last; /* played once: hold the last frame */
+        return pair;
+    }
+    pair.first = (int)frame;
+    pair.second = pair.first + 1;
+    pair.alpha = frame - (float)pair.first;
+    return pair;
+}
+
+bool pose_sample(const clip *c, float time, bool loop, joint_pose *out)
+{
+    if (!c || !out || !c->frames || c->joint_count <= 0 || c->frame_count <= 0 ||
+        !(c->frame_rate > 0.0f) || !isfinite(c->frame_rate) || !isfinite(time))
+        return false;
+    frame_pair pair = find_frames(c, time, loop);
+    int joint_count = c->joint_count;
+    sample_joints(c->frames + (ptrdiff_t)pair.first * joint_count, c->frames + (ptrdiff_t)pair.second * joint_count,
+                  pair.alpha, joint_count, out);
+    return true;
+}
+
+/* ---- blend ---- */
+
+bool pose_blend(const joint_pose *const *poses, const float *weights, int pose_count, int joint_count,
+                joint_pose *out)
+{
+    if (!poses || !weights || !out || pose_count <= 0 || joint_count <= 0)
+        return false;
+    float total = 0.0f;
+    int reference = -1; /* first pose with a weight: the others are sign-aligned to it */
+    for (int k = 0; k < pose_count; ++k) {
+        if (!poses[k] || !(weights[k] >= 0.0f) || !isfinite(weights[k]))
+            return false;
+        if (weights[k] > 0.0f && reference < 0)
+            reference = k;
+        total += weights[k];
+    }
+    if (reference < 0 || !(total > 0.0f) || !isfinite(total))
+        return false;
+    blend_joints(poses, weights, pose_count, reference, 1.0f / total, joint_count, out);
+    return true;
+}
+
+/* ---- local to object ---- */
+
+bool pose_to_object(const int *parents, int joint_count, const joint_pose *local, joint_pose *object)
+{
+    if (!parents || !local || !object || joint_count <= 0)
+        return false;
+    /* Parents before children is what lets each pass below walk the list once, front to back; check it
+     * all before writing anything. */
+    for (int i = 0; i < joint_count; ++i)
+        if (parents[i] < -1 || parents[i] >= i)
+            return false;
+
+    /* Two passes, so that what each child waits for is short. The first chains rotations down the tree
+     * with nothing but a quaternion product per joint; the second, whose joints no longer wait on each
+     * other, renormalizes them and places each joint with its parent's final rotation.
+     * object[i] reads only object[parent] (done) and local[i] (not yet overwritten, and pass one writes
+     * only rotations, so local[i].position survives it), so local == object works in place. */
+    chain_rotations(parents, joint_count, local, object);
+    for (int i = 0; i < joint_count; ++i)
+        if (parents[i] >= 0)
+            place_joint(&object[parents[i]], &local[i], &object[i]);
+    return true;
+}
+
+/* ---- palette ---- */
+
+bool pose_palette(const joint_pose *object, const mat4 *inverse_bind, int joint_count, mat4 *palette)
+{
+    if (!object || !inverse_bind || !palette || joint_count <= 0)
+        return false;
+    for (int i = 0; i < joint_count; ++i)
+        palette_joint(&object[i], inverse_bind[i], palette[i]);
+    return true;
+}
+
+/* ---- CPU skinning ---- */
+
+bool pose_skin_cpu(const skin_mesh *mesh, const mat4 *palette, int joint_count, float (*positions)[3],
+                   float (*normals)[3])
+{
+    if (!mesh || !palette || !positions || !normals || joint_count <= 0 || mesh->vertex_count < 0)
+        return false;
+    int vertex_count = mesh->vertex_count;
+    if (vertex_count > 0 && (!mesh->positions || !mesh->normals || !mesh->joints || !mesh->weights))
+        return false;
+    /* A joint index the palette does not have would read out of bounds: refuse before writing. */
+    for (int v = 0; v < vertex_count; ++v)
+        for (int k = 0; k < SKIN_MAX_INFLUENCES; ++k)
+            if (mesh->weights[v][k] != 0.0f && mesh->joints[v][k] >= joint_count)
+                return false;
+
+    for (int v = 0; v < vertex_count; ++v) {
+        /* Linear blend skinning: blend the matrices, then transform once. The palette matrices are rigid,
+         * so their 3x3 part is a rotation and transforms normals directly (no inverse transpose). */
+        float blended[4][3] = {{0.0f}};
+        for (int k = 0; k < SKIN_MAX_INFLUENCES; ++k) {
+            float weight = mesh->weights[v][k];
+            if (weight == 0.0f)
+                continue;
+            const vec4 *m = palette[mesh->joints[v][k]];
+            for (int column = 0; column < 4; ++column)
+                for (int row = 0; row < 3; ++row)
+                    blended[column][row] += weight * m[column][row];
+        }
+        const float *p = mesh->positions[v];
+        const float *n = mesh->normals[v];
+        float normal[3];
+        for (int row = 0; row < 3; ++row) {
+            positions[v][row] = blended[0][row] * p[0] + blended[1][row] * p[1] + blended[2][row] * p[2] +
+                                blended[3][row];
+            normal[row] = blended[0][row] * n[0] + blended[1][row] * n[1] + blended[2][row] * n[2];
+        }
+        float length2 = normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2];
+        if (length2 > 1e-20f) {
+            float inverse = 1.0f / sqrtf(length2);
+            for (int row = 0; row < 3; ++row)
+                normals[v][row] = normal[row] * inverse;
+        } else {
+            /* Opposing influences can cancel a normal out; the bind normal is the least surprising. */
+            for (int row = 0; row < 3; ++row)
+                normals[v][row] = n[row];
+        }
+    }
+    return true;
+}

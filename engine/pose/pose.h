@@ -2,6 +2,9 @@
  * inputs: caller-owned output buffers, no allocation, no globals, arguments validated (false on misuse,
  * outputs untouched). A character's frame is
  *   sample (per clip) -> blend -> to_object -> palette -> (GPU or skin_cpu).
+ * Buffers must be aligned as their types say (joint_pose and mat4: 16 bytes; malloc does that).
+ * C11 does not convert mat4 * to const mat4 * by itself: pass a mutable palette or inverse-bind array as
+ * (const mat4 *)array.
  * Knows nothing of files, GL, the cache or the animation controller. */
 #ifndef MARIONETTE_POSE_H
 #define MARIONETTE_POSE_H
@@ -21,19 +24,25 @@ bool pose_sample(const clip *c, float time, bool loop, joint_pose *out);
 
 /* Weighted blend of pose_count local poses of joint_count joints. Weights need not sum to 1 (they are
  * normalized) but must be >= 0 with a positive sum. Rotations are sign-aligned to the first pose with
- * non-zero weight, summed and renormalized. */
+ * non-zero weight, summed and renormalized. Poses with weight 0 are not read. out may be one of the
+ * poses. */
 bool pose_blend(const joint_pose *const *poses, const float *weights, int pose_count, int joint_count,
                 joint_pose *out);
 
 /* Local to object space: roots as they are; otherwise pos = parent.pos + rotate(parent.rot, local.pos),
- * rot = normalize(parent.rot * local.rot). parents[i] < i is required (checked). */
+ * rot = normalize(parent.rot * local.rot). parents[i] < i is required (checked). Local rotations must be
+ * unit, as pose_sample and pose_blend write them: the normalization only removes rounding. object may be
+ * local (in place). */
 bool pose_to_object(const int *parents, int joint_count, const joint_pose *local, joint_pose *object);
 
-/* Skin matrices: palette[i] = matrix(object[i]) * inverse_bind[i]. */
+/* Skin matrices: palette[i] = matrix(object[i]) * inverse_bind[i], for unit object rotations (as
+ * pose_to_object writes them) and affine inverse bind matrices (last row 0 0 0 1). */
 bool pose_palette(const joint_pose *object, const mat4 *inverse_bind, int joint_count, mat4 *palette);
 
 /* CPU skinning of one mesh with a palette of joint_count matrices: positions and unit normals, the
- * reference the GPU path is tested against. */
+ * reference the GPU path is tested against. Linear blend skinning: each vertex's weighted sum of its
+ * palette matrices transforms it; influences with weight 0 are ignored whatever joint they name; any
+ * other joint index >= joint_count is refused. */
 bool pose_skin_cpu(const skin_mesh *mesh, const mat4 *palette, int joint_count, float (*positions)[3],
                    float (*normals)[3]);
 
