@@ -11,4 +11,9 @@ int bench_parse_main(int argc, char **argv);
  * Summary: "pose: 0.612 us/character (1000 characters, 33 joints, 2 clips, 1 thread)" */
 int bench_pose_main(int argc, char **argv);
 
+/* Shared by both: a monotonic clock in seconds, and the median of n values (sorts them in place; the
+ * median of an even count is the mean of the middle two). */
+double bench_seconds_now(void);
+double bench_median(double *values, int count);
+
 #endif

@@ -33,19 +33,6 @@ typedef struct bench_input {
     size_t size;
 } bench_input;
 
-static double bench_parse_seconds(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
-}
-
-static int bench_parse_compare(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static bool bench_parse_has_extension(const char *path, const char *extension)
 {
     size_t length = strlen(path), extension_length = strlen(extension);
@@ -61,11 +48,11 @@ static double bench_parse_run(const bench_input *inputs, int count, diag_list *w
         model *m = NULL;
         clip *c = NULL;
         diag err = {0};
-        double start = bench_parse_seconds();
+        double start = bench_seconds_now();
         bool ok = inputs[i].is_mesh
                       ? md5_parse_model(inputs[i].text, inputs[i].size, inputs[i].name, &m, &err, warnings)
                       : md5_parse_clip(inputs[i].text, inputs[i].size, inputs[i].name, &c, &err, warnings);
-        elapsed += bench_parse_seconds() - start;
+        elapsed += bench_seconds_now() - start;
         model_free(m);
         clip_free(c);
         if (!ok) {
@@ -187,9 +174,7 @@ int bench_parse_main(int argc, char **argv)
         if (warnings.total > 0)
             printf("  (the parser reported %d warning%s per run)\n", warnings.total,
                    warnings.total == 1 ? "" : "s");
-        qsort(seconds, (size_t)runs, sizeof *seconds, bench_parse_compare);
-        /* The median of an even count is the mean of the middle two. */
-        double median = runs % 2 ? seconds[runs / 2] : 0.5 * (seconds[runs / 2 - 1] + seconds[runs / 2]);
+        double median = bench_median(seconds, runs);
         printf("parse: %.1f MB/s (%.3g MB, median of %d)\n", median > 0.0 ? megabytes / median : 0.0, megabytes,
                runs);
     }

@@ -224,24 +224,11 @@ static void *worker_main(void *argument)
     return NULL;
 }
 
-static double seconds_now(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* One run: every thread animates its share of the crowd for `frames` frames. Returns wall seconds, or a
  * negative number if a stage refused its arguments or a thread could not start. */
 static double run_once(worker *workers, int thread_count)
 {
-    double start = seconds_now();
+    double start = bench_seconds_now();
     if (thread_count == 1) {
         animate_characters(&workers[0]);
     } else {
@@ -255,7 +242,7 @@ static double run_once(worker *workers, int thread_count)
         if (started < thread_count)
             return -1.0;
     }
-    double elapsed = seconds_now() - start;
+    double elapsed = bench_seconds_now() - start;
     for (int t = 0; t < thread_count; ++t)
         if (!workers[t].ok)
             return -1.0;
@@ -286,9 +273,8 @@ static int time_runs(worker *workers, int thread_count, int frames, int characte
         per_character[run] = seconds * 1e6 / ((double)frames * (double)character_count);
         printf("run %2d: %.3f us/character\n", run + 1, per_character[run]);
     }
-    qsort(per_character, BENCH_RUNS, sizeof per_character[0], compare_doubles);
     printf("pose: %.3f us/character (%d character%s, %d joints, 2 clips, %d thread%s)\n",
-           per_character[BENCH_RUNS / 2], character_count, character_count == 1 ? "" : "s", joint_count,
+           bench_median(per_character, BENCH_RUNS), character_count, character_count == 1 ? "" : "s", joint_count,
            thread_count, thread_count == 1 ? "" : "s");
     return 0;
 }
