@@ -107,6 +107,38 @@ static void test_loop_ignores_quaternion_sign(void)
     clip_free(c);
 }
 
+/* A root-motion cycle: the root travels +X through the clip (pos.x, flag 1) while the arm (quat.z, flag 32)
+ * comes back to where it started. The last frame repeats the first but for the root's travel: that is the
+ * Doom 3 rule, and the root must not hide it. With the arm's last frame different it is the tutorials'
+ * rule again. */
+static clip *parse_root_motion_clip(const char *last_arm)
+{
+    char text[2048];
+    int length = snprintf(text, sizeof text,
+                          "MD5Version 10\nnumFrames 3\nnumJoints 2\nframeRate 24\nnumAnimatedComponents 2\n"
+                          "hierarchy {\n\"root\" -1 1 0\n\"arm\" 0 32 1\n}\nbounds {\n"
+                          "( 0 0 0 ) ( 1 1 1 )\n( 0 0 0 ) ( 1 1 1 )\n( 0 0 0 ) ( 1 1 1 )\n}\n"
+                          "baseframe {\n( 0 0 0 ) ( 0 0 0 )\n( 0 1 0 ) ( 0 0 0 )\n}\n"
+                          "frame 0 {\n0 0\n}\nframe 1 {\n0.7 0.3\n}\nframe 2 {\n1.4 %s\n}\n",
+                          last_arm);
+    clip *c = NULL;
+    diag err = {0};
+    CHECK(md5_parse_clip(text, (size_t)length, "root_motion.md5anim", &c, &err, NULL));
+    return c;
+}
+
+static void test_loop_ignores_root_travel(void)
+{
+    clip *c = parse_root_motion_clip("0");
+    CHECK(c && c->last_frame_is_first);
+    if (c)
+        CHECK_NEAR(c->loop_duration, 2.0 / 24.0, 1e-7);
+    clip_free(c);
+    c = parse_root_motion_clip("0.3");
+    CHECK(c && !c->last_frame_is_first);
+    clip_free(c);
+}
+
 static void test_fits_skeleton(void)
 {
     static const char mesh_text[] =
@@ -163,6 +195,7 @@ int main(void)
     RUN(test_frames_are_baked);
     RUN(test_loop_conventions);
     RUN(test_loop_ignores_quaternion_sign);
+    RUN(test_loop_ignores_root_travel);
     RUN(test_fits_skeleton);
     RUN(test_refusals);
     return check_report();

@@ -194,14 +194,20 @@ static bool same_pose(const joint_pose *a, const joint_pose *b)
     return position <= CLIP_LOOP_TOLERANCE && fminf(same_sign, opposite_sign) <= CLIP_LOOP_TOLERANCE;
 }
 
-/* Loop convention (clip.h): the Doom 3 rule when the last frame repeats the first. */
+/* Loop convention (clip.h): the Doom 3 rule when the last frame repeats the first. Root joints are left
+ * out of the comparison when there are other joints: they carry the character's travel, and a root-motion
+ * cycle ends one stride further on (and, in a turn, facing elsewhere) than it started. */
 static void set_durations(clip *c)
 {
     const joint_pose *first = c->frames;
     const joint_pose *last = &c->frames[(size_t)(c->frame_count - 1) * (size_t)c->joint_count];
+    bool only_roots = true;
+    for (int j = 0; j < c->joint_count; ++j)
+        only_roots = only_roots && c->parents[j] < 0;
     c->last_frame_is_first = true;
     for (int j = 0; j < c->joint_count && c->last_frame_is_first; ++j)
-        c->last_frame_is_first = same_pose(&first[j], &last[j]);
+        if (only_roots || c->parents[j] >= 0)
+            c->last_frame_is_first = same_pose(&first[j], &last[j]);
     float cycle_frames = (float)(c->last_frame_is_first ? c->frame_count - 1 : c->frame_count);
     if (c->frame_count == 1)
         cycle_frames = 0.0f; /* nothing to cycle through: a pose held forever */

@@ -4,7 +4,8 @@
  * contiguous blocks.
  *
  * Loop convention (see md5-format.md): if the last frame equals the first within CLIP_LOOP_TOLERANCE
- * (positions and rotations, sign of a quaternion ignored) the clip follows the Doom 3 rule, its last frame
+ * (positions and rotations, sign of a quaternion ignored; root joints are not compared unless the clip has
+ * nothing else, since a root-motion cycle ends where it travelled to) the clip follows the Doom 3 rule, its last frame
  * is a copy of the first and a cycle lasts (frame_count - 1) / frame_rate. Otherwise it follows the
  * tutorials' rule: a cycle lasts frame_count / frame_rate and interpolates from the last frame back to the
  * first. Played once, a clip lasts (frame_count - 1) / frame_rate and holds its last frame.
