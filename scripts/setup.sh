@@ -5,8 +5,9 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-# Toolchain and libraries. assimp-testmodels ships the public MD5 files the tests read.
-packages="gcc libc6-dev make cmake pkg-config libcglm-dev assimp-testmodels"
+# Toolchain and libraries: cglm (math), libinih (config files), zlib (PNG output).
+# assimp-testmodels ships the public MD5 files the tests read.
+packages="gcc libc6-dev make cmake pkg-config libcglm-dev libinih-dev zlib1g-dev assimp-testmodels"
 
 missing=""
 for package in $packages; do
