@@ -12,14 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "md5_text.h"
 #include "rig.h"
+#include "shape_math.h"
 #include "texture.h"
-
-#define BODY_PI 3.14159265358979323846
 
 enum {
     MAX_INFLUENCES = 4,        /* what the engine skins with; more would be cut with a warning */
-    BIAS_UNITS = 1000000,      /* biases are written with 6 decimals: sums are exact in these units */
+    BIAS_UNITS = 1000000,      /* biases are millionths, written with 6 decimals: sums are exact in these units */
     MAX_PROFILE_KEYS = 8,
     MAX_CHAIN_JOINTS = 6,
     MAX_SEGMENTS = 32,
@@ -58,41 +58,9 @@ static const chain chains[CHAIN_COUNT] = {
     [CHAIN_FOOT] = {RIG_FOOT_L, RIG_TOE_L, {RIG_FOOT_L, RIG_TOE_L}, {0.0, 0.025}, 2},
 };
 
-/* The right-side twin of a left-side joint; middle joints are their own twin. */
-static int mirrored_joint(int joint)
-{
-    if (joint >= RIG_CLAVICLE_L && joint < RIG_CLAVICLE_R)
-        return joint + RIG_RIGHT_ARM_OFFSET;
-    if (joint >= RIG_THIGH_L && joint < RIG_THIGH_R)
-        return joint + RIG_RIGHT_LEG_OFFSET;
-    return joint;
-}
-
 static int chain_joint(int joint, bool right)
 {
-    return right ? mirrored_joint(joint) : joint;
-}
-
-/* ---- Small double-precision vector helpers --------------------------------------------------------- */
-
-static double dot3(const double a[3], const double b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void cross3(const double a[3], const double b[3], double out[3])
-{
-    double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
-    out[0] = x;
-    out[1] = y;
-    out[2] = z;
-}
-
-static void normalize3(double v[3])
-{
-    double length = sqrt(dot3(v, v));
-    for (int k = 0; k < 3; ++k)
-        v[k] /= length;
+    return right ? rig_mirror(joint) : joint;
 }
 
 static const double *joint_position(int joint)
@@ -107,7 +75,7 @@ static void chain_direction(const chain *c, bool right, double out[3])
     const double *to = joint_position(chain_joint(c->toward, right));
     for (int k = 0; k < 3; ++k)
         out[k] = to[k] - from[k];
-    normalize3(out);
+    shape_normalize(out, shape_axis_z, out);
 }
 
 /* Where a point projects onto a chain's line, in metres from its origin. */
@@ -115,17 +83,7 @@ static double chain_distance(const chain *c, bool right, const double direction[
 {
     const double *origin = joint_position(chain_joint(c->origin, right));
     double offset[3] = {point[0] - origin[0], point[1] - origin[1], point[2] - origin[2]};
-    return dot3(offset, direction);
-}
-
-static double smoothstep(double edge0, double edge1, double x)
-{
-    if (x <= edge0)
-        return 0.0;
-    if (x >= edge1)
-        return 1.0;
-    double t = (x - edge0) / (edge1 - edge0);
-    return t * t * (3.0 - 2.0 * t);
+    return shape_dot(offset, direction);
 }
 
 /* ---- The mesh being built -------------------------------------------------------------------------- */
@@ -175,7 +133,7 @@ static void assign_weights(body_vertex *v, chain_id id, bool right)
     past[0] = 1.0;
     for (int k = 1; k < c->joint_count; ++k) {
         double at = chain_distance(c, right, direction, joint_position(chain_joint(c->joints[k], right)));
-        past[k] = smoothstep(at - c->blend[k], at + c->blend[k], along);
+        past[k] = shape_smoothstep(at - c->blend[k], at + c->blend[k], along);
     }
     past[c->joint_count] = 0.0;
 
@@ -241,40 +199,77 @@ typedef struct profile_key {
     double along, half_side, half_facing, lift;
 } profile_key;
 
-/* A closed surface around the straight axis start -> end. Cross-sections are ellipses (squareness 0)
- * that turn into rounded rectangles as squareness goes toward 1. The ends are rounded over start_cap
- * and end_cap metres (half the length each gives an ellipsoid) and closed by a single vertex. Geometry
- * is given for the left side or the middle; limbs are mirrored to the right by add_mirrored_part. */
-typedef struct part {
+/* Where a part sits: the straight axis start -> end, the two directions across it, and the chain that
+ * weights it. Given for the left side or the middle; limbs are mirrored to the right by
+ * add_mirrored_part. The *_line helpers below build the usual ones. */
+typedef struct part_line {
     double start[3], end[3];
     double facing[3]; /* across the axis: the texture's mirror line (the front, for most parts) */
     double side[3];   /* across the axis and facing */
+    chain_id chain;
+} part_line;
+
+/* A closed surface around its line. Cross-sections are ellipses (squareness 0) that turn into rounded
+ * rectangles as squareness goes toward 1. The ends are rounded over start_cap and end_cap metres (half
+ * the length each gives an ellipsoid) and closed by a single vertex. Written as a designated
+ * initializer in which zero means the default (with_defaults): the profile ends at the first key of
+ * zero size; end_cap 0 is start_cap; cap_rings 0 is 2; segments 0 is 12. body_rings has no default. */
+typedef struct part {
+    part_line line;
     profile_key keys[MAX_PROFILE_KEYS];
-    int key_count;
     double squareness;
     double start_cap, end_cap;
     int cap_rings;  /* rings in each rounded end, besides the pole */
     int body_rings; /* evenly spaced rings between the rounded ends */
     int segments;   /* vertices per ring; a multiple of 8 puts one on each corner of a square section */
     texture_region region;
-    chain_id chain;
 } part;
+
+enum { DEFAULT_CAP_RINGS = 2, DEFAULT_SEGMENTS = 12 };
+
+static part with_defaults(const part *description)
+{
+    part p = *description;
+    if (p.end_cap == 0.0)
+        p.end_cap = p.start_cap;
+    if (p.cap_rings == 0)
+        p.cap_rings = DEFAULT_CAP_RINGS;
+    if (p.segments == 0)
+        p.segments = DEFAULT_SEGMENTS;
+    return p;
+}
+
+static int profile_key_count(const part *p)
+{
+    int count = 0;
+    while (count < MAX_PROFILE_KEYS && p->keys[count].half_side > 0.0)
+        ++count;
+    return count;
+}
+
+/* start -> end, not normalized. */
+static void line_vector(const part_line *line, double out[3])
+{
+    for (int k = 0; k < 3; ++k)
+        out[k] = line->end[k] - line->start[k];
+}
 
 static profile_key profile_at(const part *p, double along)
 {
+    int key_count = profile_key_count(p);
     if (along <= p->keys[0].along)
         return p->keys[0];
-    for (int k = 1; k < p->key_count; ++k) {
+    for (int k = 1; k < key_count; ++k) {
         const profile_key *a = &p->keys[k - 1], *b = &p->keys[k];
         if (along <= b->along) {
             /* Smoothstep, not linear: the outline has no kinks at the keys, so smooth shading stays smooth. */
-            double t = smoothstep(a->along, b->along, along);
+            double t = shape_smoothstep(a->along, b->along, along);
             return (profile_key){along, a->half_side + (b->half_side - a->half_side) * t,
                                  a->half_facing + (b->half_facing - a->half_facing) * t,
                                  a->lift + (b->lift - a->lift) * t};
         }
     }
-    return p->keys[p->key_count - 1];
+    return p->keys[key_count - 1];
 }
 
 /* A part that runs along its chain (a limb tube) gets a ring exactly through each joint it bends at: the
@@ -283,18 +278,19 @@ static profile_key profile_at(const part *p, double along)
  * and last body rings stay where they are: the rounded ends start there. */
 static void snap_rings_to_joints(const part *p, bool right, double *body_along)
 {
-    const chain *c = &chains[p->chain];
-    double axis[3] = {p->end[0] - p->start[0], p->end[1] - p->start[1], p->end[2] - p->start[2]};
-    normalize3(axis);
+    const chain *c = &chains[p->line.chain];
+    double axis[3];
+    line_vector(&p->line, axis);
+    shape_normalize(axis, shape_axis_z, axis);
     double direction[3];
     chain_direction(c, right, direction);
-    if (p->body_rings < 3 || fabs(dot3(axis, direction)) < 0.99)
+    if (p->body_rings < 3 || fabs(shape_dot(axis, direction)) < 0.99)
         return;
     double spacing = body_along[1] - body_along[0];
     for (int k = 1; k < c->joint_count; ++k) {
         const double *joint = joint_position(chain_joint(c->joints[k], right));
-        double offset[3] = {joint[0] - p->start[0], joint[1] - p->start[1], joint[2] - p->start[2]};
-        double at = dot3(offset, axis);
+        double offset[3] = {joint[0] - p->line.start[0], joint[1] - p->line.start[1], joint[2] - p->line.start[2]};
+        double at = shape_dot(offset, axis);
         int nearest = (int)floor((at - body_along[0]) / spacing + 0.5);
         if (nearest >= 1 && nearest <= p->body_rings - 2)
             body_along[nearest] = at;
@@ -307,7 +303,7 @@ static int ring_stations(const part *p, bool right, double length, double along[
 {
     int count = 0;
     for (int j = p->cap_rings; j >= 1; --j) {
-        double angle = j * (BODY_PI / 2.0) / (p->cap_rings + 1);
+        double angle = j * (SHAPE_PI / 2.0) / (p->cap_rings + 1);
         along[count] = p->start_cap * (1.0 - sin(angle));
         scale[count++] = cos(angle);
     }
@@ -318,7 +314,7 @@ static int ring_stations(const part *p, bool right, double length, double along[
     }
     snap_rings_to_joints(p, right, along + count - p->body_rings);
     for (int j = 1; j <= p->cap_rings; ++j) {
-        double angle = j * (BODY_PI / 2.0) / (p->cap_rings + 1);
+        double angle = j * (SHAPE_PI / 2.0) / (p->cap_rings + 1);
         along[count] = length - p->end_cap * (1.0 - sin(angle));
         scale[count++] = cos(angle);
     }
@@ -329,21 +325,25 @@ static void point_on_part(const part *p, const double axis[3], double along, dou
                           double across_side, double out[3])
 {
     for (int k = 0; k < 3; ++k)
-        out[k] = p->start[k] + axis[k] * along + p->facing[k] * (lift + across_facing) + p->side[k] * across_side;
+        out[k] = p->line.start[k] + axis[k] * along + p->line.facing[k] * (lift + across_facing) +
+                 p->line.side[k] * across_side;
 }
 
 /* Append one part: a pole, the rings, a pole; two triangles between neighbouring rings for each segment
  * and a fan at each pole. `right` picks the right-side chain for the weights. */
-static void add_part(mesh_builder *mesh, const part *p, bool right)
+static void add_part(mesh_builder *mesh, const part *description, bool right)
 {
-    if (p->key_count < 1 || p->key_count > MAX_PROFILE_KEYS || p->segments < 3 || p->segments > MAX_SEGMENTS ||
+    part resolved = with_defaults(description);
+    const part *p = &resolved;
+    if (profile_key_count(p) < 1 || p->segments < 3 || p->segments > MAX_SEGMENTS ||
         p->body_rings < 1 || p->cap_rings < 0 || 2 * p->cap_rings + p->body_rings > MAX_RINGS) {
         mesh->failed = true;
         return;
     }
-    double axis[3] = {p->end[0] - p->start[0], p->end[1] - p->start[1], p->end[2] - p->start[2]};
-    double length = sqrt(dot3(axis, axis));
-    normalize3(axis);
+    double axis[3];
+    line_vector(&p->line, axis);
+    double length = shape_length(axis);
+    shape_normalize(axis, shape_axis_z, axis);
     double along[MAX_RINGS], scale[MAX_RINGS];
     int ring_count = ring_stations(p, right, length, along, scale);
     int segments = p->segments;
@@ -351,7 +351,7 @@ static void add_part(mesh_builder *mesh, const part *p, bool right)
     /* One unit cross-section shared by every ring: a circle pulled toward its bounding square. */
     double facing_unit[MAX_SEGMENTS], side_unit[MAX_SEGMENTS], around[MAX_SEGMENTS];
     for (int s = 0; s < segments; ++s) {
-        double angle = 2.0 * BODY_PI * s / segments;
+        double angle = 2.0 * SHAPE_PI * s / segments;
         double c = cos(angle), d = sin(angle);
         double on_square = 1.0 / fmax(fabs(c), fabs(d));
         facing_unit[s] = c * (1.0 - p->squareness + p->squareness * on_square);
@@ -362,7 +362,7 @@ static void add_part(mesh_builder *mesh, const part *p, bool right)
     double pole_position[3];
     profile_key start_profile = profile_at(p, 0.0);
     point_on_part(p, axis, 0.0, start_profile.lift, 0.0, 0.0, pole_position);
-    int first_pole = add_vertex(mesh, pole_position, 0.5, 0.0, p->region, p->chain, right);
+    int first_pole = add_vertex(mesh, pole_position, 0.5, 0.0, p->region, p->line.chain, right);
 
     int first_ring = mesh->vertex_count;
     for (int r = 0; r < ring_count; ++r) {
@@ -371,18 +371,18 @@ static void add_part(mesh_builder *mesh, const part *p, bool right)
             double position[3];
             point_on_part(p, axis, along[r], section.lift, scale[r] * section.half_facing * facing_unit[s],
                           scale[r] * section.half_side * side_unit[s], position);
-            add_vertex(mesh, position, around[s], along[r] / length, p->region, p->chain, right);
+            add_vertex(mesh, position, around[s], along[r] / length, p->region, p->line.chain, right);
         }
     }
     profile_key end_profile = profile_at(p, length);
     point_on_part(p, axis, length, end_profile.lift, 0.0, 0.0, pole_position);
-    int last_pole = add_vertex(mesh, pole_position, 0.5, 1.0, p->region, p->chain, right);
+    int last_pole = add_vertex(mesh, pole_position, 0.5, 1.0, p->region, p->line.chain, right);
 
     /* Rings run counter-clockwise around the axis when facing x side points along it; otherwise (a
      * mirrored part) every triangle is listed the other way round to keep it facing out. */
     double turn[3];
-    cross3(p->facing, p->side, turn);
-    bool counter_clockwise = dot3(turn, axis) > 0.0;
+    shape_cross(p->line.facing, p->line.side, turn);
+    bool counter_clockwise = shape_dot(turn, axis) > 0.0;
     for (int s = 0; s < segments; ++s) {
         int next = (s + 1) % segments;
         int here_index = counter_clockwise ? s : next, next_index = counter_clockwise ? next : s;
@@ -409,10 +409,10 @@ static void add_mirrored_part(mesh_builder *mesh, const part *left)
 {
     add_part(mesh, left, false);
     part right = *left;
-    right.start[1] = -right.start[1];
-    right.end[1] = -right.end[1];
-    right.facing[1] = -right.facing[1];
-    right.side[1] = -right.side[1];
+    right.line.start[1] = -right.line.start[1];
+    right.line.end[1] = -right.line.end[1];
+    right.line.facing[1] = -right.line.facing[1];
+    right.line.side[1] = -right.line.side[1];
     add_part(mesh, &right, true);
 }
 
@@ -427,75 +427,93 @@ static void add_mirrored_part(mesh_builder *mesh, const part *left)
 #define UP {0.0, 0.0, 1.0}
 #define ARM_SIDE_L {0.0, 0.70710678118654752, 0.70710678118654752}
 
-/* A vertical part on the middle line, from height `bottom` to `top` at depth x, facing forward. */
-static part middle_part(double x, double bottom, double top)
+/* A vertical line on the middle, from height `bottom` to `top` at depth x, facing forward. */
+static part_line middle_line(double x, double bottom, double top)
 {
-    return (part){.start = {x, 0.0, bottom}, .end = {x, 0.0, top}, .facing = FORWARD, .side = LEFT,
-                  .chain = CHAIN_TORSO};
+    return (part_line){.start = {x, 0.0, bottom}, .end = {x, 0.0, top}, .facing = FORWARD, .side = LEFT,
+                       .chain = CHAIN_TORSO};
 }
 
-/* A part along the left arm's line, from `from` to `to` metres past the shoulder joint. */
-static part arm_part(double from, double to)
+/* Along the left arm, from `from` to `to` metres past the shoulder joint. */
+static part_line arm_line(double from, double to)
 {
-    part p = {.facing = FORWARD, .side = ARM_SIDE_L, .chain = CHAIN_ARM};
+    part_line line = {.facing = FORWARD, .side = ARM_SIDE_L, .chain = CHAIN_ARM};
     double direction[3];
     chain_direction(&chains[CHAIN_ARM], false, direction);
     for (int k = 0; k < 3; ++k) {
-        p.start[k] = joint_position(RIG_UPPERARM_L)[k] + direction[k] * from;
-        p.end[k] = joint_position(RIG_UPPERARM_L)[k] + direction[k] * to;
+        line.start[k] = joint_position(RIG_UPPERARM_L)[k] + direction[k] * from;
+        line.end[k] = joint_position(RIG_UPPERARM_L)[k] + direction[k] * to;
     }
-    return p;
+    return line;
 }
 
-/* A part along the left thumb's line, from `before` metres behind thumb.01 to `after` past thumb.02. */
-static part thumb_part(double before, double after)
+/* Along the left thumb, from `before` metres behind thumb.01 to `after` past thumb.02. */
+static part_line thumb_line(double before, double after)
 {
-    part p = {.facing = FORWARD, .side = ARM_SIDE_L, .chain = CHAIN_THUMB};
+    part_line line = {.facing = FORWARD, .side = ARM_SIDE_L, .chain = CHAIN_THUMB};
     double direction[3];
     chain_direction(&chains[CHAIN_THUMB], false, direction);
     for (int k = 0; k < 3; ++k) {
-        p.start[k] = joint_position(RIG_THUMB_1_L)[k] - direction[k] * before;
-        p.end[k] = joint_position(RIG_THUMB_2_L)[k] + direction[k] * after;
+        line.start[k] = joint_position(RIG_THUMB_1_L)[k] - direction[k] * before;
+        line.end[k] = joint_position(RIG_THUMB_2_L)[k] + direction[k] * after;
     }
-    return p;
+    return line;
 }
 
-/* A part down the left leg's line, from `from` to `to` metres below the hip joint. */
-static part leg_part(double from, double to)
+/* Down the left leg, from `from` to `to` metres below the hip joint. */
+static part_line leg_line(double from, double to)
 {
     const double *hip = joint_position(RIG_THIGH_L);
-    return (part){.start = {hip[0], hip[1], hip[2] - from}, .end = {hip[0], hip[1], hip[2] - to},
-                  .facing = FORWARD, .side = LEFT, .chain = CHAIN_LEG};
+    return (part_line){.start = {hip[0], hip[1], hip[2] - from}, .end = {hip[0], hip[1], hip[2] - to},
+                       .facing = FORWARD, .side = LEFT, .chain = CHAIN_LEG};
 }
 
-/* A part along the left foot, from `heel` to `tip` on X, its axis `height` above the floor. */
-static part foot_part(double heel, double tip, double height)
+/* Along the left foot, from `heel` to `tip` on X, `height` above the floor. */
+static part_line foot_line(double heel, double tip, double height)
 {
     const double *ankle = joint_position(RIG_FOOT_L);
-    return (part){.start = {heel, ankle[1], height}, .end = {tip, ankle[1], height}, .facing = UP, .side = LEFT,
-                  .chain = CHAIN_FOOT};
+    return (part_line){.start = {heel, ankle[1], height}, .end = {tip, ankle[1], height}, .facing = UP,
+                       .side = LEFT, .chain = CHAIN_FOOT};
+}
+
+/* The line moved `metres` forward (+X). */
+static part_line shifted_forward(part_line line, double metres)
+{
+    line.start[0] += metres;
+    line.end[0] += metres;
+    return line;
+}
+
+/* The line moved `metres` along its side direction (for an arm line: up and out). */
+static part_line shifted_sideways(part_line line, double metres)
+{
+    for (int k = 0; k < 3; ++k) {
+        line.start[k] += metres * line.side[k];
+        line.end[k] += metres * line.side[k];
+    }
+    return line;
+}
+
+/* A forward-facing line turned to face backward (-X), for parts worn on the back. */
+static part_line facing_backward(part_line line)
+{
+    line.facing[0] = -1.0;
+    return line;
 }
 
 /* A sphere of `radius` around the point `distance` along a limb part's axis, on the limb's chain: a ball
  * joint that bends exactly as the limb around it does. */
 static part ball_on(const part *limb, double distance, double radius, int segments)
 {
-    part ball = *limb;
-    double axis[3] = {limb->end[0] - limb->start[0], limb->end[1] - limb->start[1], limb->end[2] - limb->start[2]};
-    normalize3(axis);
+    part ball = {.line = limb->line, .keys = {{0.0, radius, radius, 0.0}}, .start_cap = radius, .end_cap = radius,
+                 .cap_rings = 3, .body_rings = 1, .segments = segments, .region = TEXTURE_REGION_JOINT};
+    double axis[3];
+    line_vector(&limb->line, axis);
+    shape_normalize(axis, shape_axis_z, axis);
     for (int k = 0; k < 3; ++k) {
-        ball.start[k] = limb->start[k] + axis[k] * (distance - radius);
-        ball.end[k] = limb->start[k] + axis[k] * (distance + radius);
+        ball.line.start[k] = limb->line.start[k] + axis[k] * (distance - radius);
+        ball.line.end[k] = limb->line.start[k] + axis[k] * (distance + radius);
     }
-    ball.keys[0] = (profile_key){0.0, radius, radius, 0.0};
-    ball.key_count = 1;
-    ball.squareness = 0.0;
-    ball.start_cap = radius;
-    ball.end_cap = radius;
-    ball.cap_rings = 3;
-    ball.body_rings = 1;
-    ball.segments = segments;
-    ball.region = TEXTURE_REGION_JOINT;
     return ball;
 }
 
@@ -503,359 +521,227 @@ static part ball_on(const part *limb, double distance, double radius, int segmen
 static void build_mannequin(mesh_builder *mesh)
 {
     /* Head: an egg with its long, narrow end at the chin, a little deeper than wide, widest at the eyes. */
-    part head = middle_part(0.005, 1.585, 1.80);
-    head.keys[0] = (profile_key){0.0, 0.060, 0.070, 0.006};
-    head.keys[1] = (profile_key){0.12, 0.074, 0.088, 0.0};
-    head.keys[2] = (profile_key){0.215, 0.072, 0.084, -0.004};
-    head.key_count = 3;
-    head.start_cap = 0.12;
-    head.end_cap = 0.095;
-    head.cap_rings = 5;
-    head.body_rings = 1;
-    head.segments = 16;
-    head.region = TEXTURE_REGION_HEAD;
+    const part head = {
+        .line = middle_line(0.005, 1.585, 1.80),
+        .keys = {{0.0, 0.060, 0.070, 0.006}, {0.12, 0.074, 0.088, 0.0}, {0.215, 0.072, 0.084, -0.004}},
+        .start_cap = 0.12, .end_cap = 0.095, .cap_rings = 5, .body_rings = 1, .segments = 16,
+        .region = TEXTURE_REGION_HEAD,
+    };
     add_middle_part(mesh, &head);
 
-    part neck = middle_part(0.0, 1.44, 1.63);
-    neck.keys[0] = (profile_key){0.0, 0.04, 0.04, 0.0};
-    neck.keys[1] = (profile_key){0.19, 0.033, 0.036, 0.004};
-    neck.key_count = 2;
-    neck.start_cap = neck.end_cap = 0.02;
-    neck.cap_rings = 2;
-    neck.body_rings = 5;
-    neck.segments = 12;
-    neck.region = TEXTURE_REGION_NECK;
+    const part neck = {
+        .line = middle_line(0.0, 1.44, 1.63),
+        .keys = {{0.0, 0.04, 0.04, 0.0}, {0.19, 0.033, 0.036, 0.004}},
+        .start_cap = 0.02, .body_rings = 5, .region = TEXTURE_REGION_NECK,
+    };
     add_middle_part(mesh, &neck);
 
     /* Chest, waist and pelvis: three blocks, as on a wooden mannequin; the chest egg is widest at the
      * shoulders and sits a little forward. */
-    part chest = middle_part(0.0, 1.15, 1.52);
-    chest.keys[0] = (profile_key){0.0, 0.10, 0.075, 0.0};
-    chest.keys[1] = (profile_key){0.22, 0.15, 0.10, 0.012};
-    chest.keys[2] = (profile_key){0.37, 0.13, 0.085, 0.0};
-    chest.key_count = 3;
-    chest.start_cap = 0.10;
-    chest.end_cap = 0.09;
-    chest.cap_rings = 3;
-    chest.body_rings = 6;
-    chest.segments = 16;
-    chest.region = TEXTURE_REGION_TORSO;
+    const part chest = {
+        .line = middle_line(0.0, 1.15, 1.52),
+        .keys = {{0.0, 0.10, 0.075, 0.0}, {0.22, 0.15, 0.10, 0.012}, {0.37, 0.13, 0.085, 0.0}},
+        .start_cap = 0.10, .end_cap = 0.09, .cap_rings = 3, .body_rings = 6, .segments = 16,
+        .region = TEXTURE_REGION_TORSO,
+    };
     add_middle_part(mesh, &chest);
 
-    part waist = middle_part(0.0, 1.0, 1.22);
-    waist.keys[0] = (profile_key){0.0, 0.09, 0.065, 0.0};
-    waist.keys[1] = (profile_key){0.22, 0.085, 0.065, 0.0};
-    waist.key_count = 2;
-    waist.start_cap = waist.end_cap = 0.03;
-    waist.cap_rings = 2;
-    waist.body_rings = 4;
-    waist.segments = 12;
-    waist.region = TEXTURE_REGION_PELVIS;
+    const part waist = {
+        .line = middle_line(0.0, 1.0, 1.22),
+        .keys = {{0.0, 0.09, 0.065, 0.0}, {0.22, 0.085, 0.065, 0.0}},
+        .start_cap = 0.03, .body_rings = 4, .region = TEXTURE_REGION_PELVIS,
+    };
     add_middle_part(mesh, &waist);
 
-    part pelvis = middle_part(0.0, 0.84, 1.08);
-    pelvis.keys[0] = (profile_key){0.0, 0.12, 0.08, 0.0};
-    pelvis.keys[1] = (profile_key){0.12, 0.155, 0.10, 0.0};
-    pelvis.keys[2] = (profile_key){0.24, 0.13, 0.085, 0.0};
-    pelvis.key_count = 3;
-    pelvis.start_cap = 0.08;
-    pelvis.end_cap = 0.06;
-    pelvis.cap_rings = 3;
-    pelvis.body_rings = 4;
-    pelvis.segments = 16;
-    pelvis.region = TEXTURE_REGION_PELVIS;
+    const part pelvis = {
+        .line = middle_line(0.0, 0.84, 1.08),
+        .keys = {{0.0, 0.12, 0.08, 0.0}, {0.12, 0.155, 0.10, 0.0}, {0.24, 0.13, 0.085, 0.0}},
+        .start_cap = 0.08, .end_cap = 0.06, .cap_rings = 3, .body_rings = 4, .segments = 16,
+        .region = TEXTURE_REGION_PELVIS,
+    };
     add_middle_part(mesh, &pelvis);
 
     /* Arm: one tube from inside the shoulder to the wrist, swelling in the upper arm and the forearm and
      * narrowing at the elbow; balls at the shoulder and the elbow. */
-    part arm = arm_part(-0.03, 0.56);
-    arm.keys[0] = (profile_key){0.0, 0.040, 0.040, 0.0};
-    arm.keys[1] = (profile_key){0.13, 0.043, 0.046, 0.0};
-    arm.keys[2] = (profile_key){0.28, 0.029, 0.031, 0.0};
-    arm.keys[3] = (profile_key){0.33, 0.030, 0.031, 0.0};
-    arm.keys[4] = (profile_key){0.38, 0.036, 0.039, 0.0};
-    arm.keys[5] = (profile_key){0.54, 0.022, 0.026, 0.0};
-    arm.keys[6] = (profile_key){0.59, 0.021, 0.025, 0.0};
-    arm.key_count = 7;
-    arm.start_cap = 0.03;
-    arm.end_cap = 0.025;
-    arm.cap_rings = 2;
-    arm.body_rings = 14;
-    arm.segments = 12;
-    arm.region = TEXTURE_REGION_ARM;
+    const part arm = {
+        .line = arm_line(-0.03, 0.56),
+        .keys = {
+            {0.0, 0.040, 0.040, 0.0}, {0.13, 0.043, 0.046, 0.0}, {0.28, 0.029, 0.031, 0.0},
+            {0.33, 0.030, 0.031, 0.0}, {0.38, 0.036, 0.039, 0.0}, {0.54, 0.022, 0.026, 0.0},
+            {0.59, 0.021, 0.025, 0.0},
+        },
+        .start_cap = 0.03, .end_cap = 0.025, .body_rings = 14, .region = TEXTURE_REGION_ARM,
+    };
     add_mirrored_part(mesh, &arm);
-    part shoulder_ball = ball_on(&arm, 0.03, 0.047, 10), elbow_ball = ball_on(&arm, 0.32, 0.034, 10);
+    const part shoulder_ball = ball_on(&arm, 0.03, 0.047, 10), elbow_ball = ball_on(&arm, 0.32, 0.034, 10);
     add_mirrored_part(mesh, &shoulder_ball);
     add_mirrored_part(mesh, &elbow_ball);
 
     /* Hand: a mitten, wide forward and back, thin across; a thumb in front of it. */
-    part hand = arm_part(0.54, 0.745);
-    hand.keys[0] = (profile_key){0.0, 0.020, 0.030, 0.0};
-    hand.keys[1] = (profile_key){0.08, 0.018, 0.042, 0.0};
-    hand.keys[2] = (profile_key){0.2, 0.011, 0.030, 0.0};
-    hand.key_count = 3;
-    hand.squareness = 0.2;
-    hand.start_cap = 0.03;
-    hand.end_cap = 0.05;
-    hand.cap_rings = 2;
-    hand.body_rings = 6; /* a ring every 2.5 cm: at least one lies between the two finger joints, 5 cm apart */
-    hand.segments = 12;
-    hand.region = TEXTURE_REGION_HAND;
+    const part hand = {
+        .line = arm_line(0.54, 0.745),
+        .keys = {{0.0, 0.020, 0.030, 0.0}, {0.08, 0.018, 0.042, 0.0}, {0.2, 0.011, 0.030, 0.0}},
+        .squareness = 0.2, .start_cap = 0.03, .end_cap = 0.05, .region = TEXTURE_REGION_HAND,
+        .body_rings = 6, /* a ring every 2.5 cm: at least one lies between the two finger joints, 5 cm apart */
+    };
     add_mirrored_part(mesh, &hand);
 
-    part thumb = thumb_part(0.01, 0.03);
-    thumb.keys[0] = (profile_key){0.0, 0.011, 0.011, 0.0};
-    thumb.key_count = 1;
-    thumb.start_cap = thumb.end_cap = 0.011;
-    thumb.cap_rings = 2;
-    thumb.body_rings = 3;
-    thumb.segments = 8;
-    thumb.region = TEXTURE_REGION_HAND;
+    const part thumb = {
+        .line = thumb_line(0.01, 0.03),
+        .keys = {{0.0, 0.011, 0.011, 0.0}},
+        .start_cap = 0.011, .body_rings = 3, .segments = 8, .region = TEXTURE_REGION_HAND,
+    };
     add_mirrored_part(mesh, &thumb);
 
     /* Leg: one tube from inside the pelvis to the ankle: a full thigh, a slim knee with a ball over it,
      * a calf that swells toward the back (negative lift). */
-    part leg = leg_part(-0.06, 0.87);
-    leg.keys[0] = (profile_key){0.0, 0.068, 0.068, 0.0};
-    leg.keys[1] = (profile_key){0.12, 0.074, 0.078, 0.0};
-    leg.keys[2] = (profile_key){0.32, 0.062, 0.066, 0.0};
-    leg.keys[3] = (profile_key){0.46, 0.044, 0.047, 0.0};
-    leg.keys[4] = (profile_key){0.50, 0.045, 0.047, 0.0};
-    leg.keys[5] = (profile_key){0.62, 0.050, 0.056, -0.008};
-    leg.keys[6] = (profile_key){0.86, 0.031, 0.032, 0.0};
-    leg.keys[7] = (profile_key){0.93, 0.030, 0.030, 0.0};
-    leg.key_count = 8;
-    leg.start_cap = 0.04;
-    leg.end_cap = 0.03;
-    leg.cap_rings = 2;
-    leg.body_rings = 15;
-    leg.segments = 12;
-    leg.region = TEXTURE_REGION_LEG;
+    const part leg = {
+        .line = leg_line(-0.06, 0.87),
+        .keys = {
+            {0.0, 0.068, 0.068, 0.0}, {0.12, 0.074, 0.078, 0.0}, {0.32, 0.062, 0.066, 0.0},
+            {0.46, 0.044, 0.047, 0.0}, {0.50, 0.045, 0.047, 0.0}, {0.62, 0.050, 0.056, -0.008},
+            {0.86, 0.031, 0.032, 0.0}, {0.93, 0.030, 0.030, 0.0},
+        },
+        .start_cap = 0.04, .end_cap = 0.03, .body_rings = 15, .region = TEXTURE_REGION_LEG,
+    };
     add_mirrored_part(mesh, &leg);
-    part knee_ball = ball_on(&leg, 0.48, 0.047, 10);
+    const part knee_ball = ball_on(&leg, 0.48, 0.047, 10);
     add_mirrored_part(mesh, &knee_ball);
 
     /* Foot: a wooden wedge, heel behind the ankle, tip at the toe; its lower half is pressed flat onto
      * the floor, which makes the sole. */
-    part foot = foot_part(-RIG_HEEL_BACK - 0.005, RIG_TOE_TIP_FRONT, 0.045);
-    foot.keys[0] = (profile_key){0.0, 0.034, 0.050, 0.0};
-    foot.keys[1] = (profile_key){0.09, 0.040, 0.055, 0.004};
-    foot.keys[2] = (profile_key){0.19, 0.043, 0.036, -0.008};
-    foot.keys[3] = (profile_key){0.265, 0.036, 0.028, -0.012};
-    foot.key_count = 4;
-    foot.start_cap = foot.end_cap = 0.05;
-    foot.cap_rings = 3;
-    foot.body_rings = 5;
-    foot.segments = 12;
-    foot.region = TEXTURE_REGION_FOOT;
+    const part foot = {
+        .line = foot_line(-RIG_HEEL_BACK - 0.005, RIG_TOE_TIP_FRONT, 0.045),
+        .keys = {
+            {0.0, 0.034, 0.050, 0.0}, {0.09, 0.040, 0.055, 0.004}, {0.19, 0.043, 0.036, -0.008},
+            {0.265, 0.036, 0.028, -0.012},
+        },
+        .start_cap = 0.05, .cap_rings = 3, .body_rings = 5, .region = TEXTURE_REGION_FOOT,
+    };
     add_mirrored_part(mesh, &foot);
 }
 
 static void build_robot(mesh_builder *mesh)
 {
     /* Head: a small rounded box with a visor bar across its front. */
-    part head = middle_part(0.0, 1.615, 1.80);
-    head.keys[0] = (profile_key){0.0, 0.070, 0.080, 0.0};
-    head.keys[1] = (profile_key){0.185, 0.065, 0.078, 0.0};
-    head.key_count = 2;
-    head.squareness = 0.7;
-    head.start_cap = 0.03;
-    head.end_cap = 0.035;
-    head.cap_rings = 2;
-    head.body_rings = 4;
-    head.segments = 16;
-    head.region = TEXTURE_REGION_HEAD;
+    const part head = {
+        .line = middle_line(0.0, 1.615, 1.80),
+        .keys = {{0.0, 0.070, 0.080, 0.0}, {0.185, 0.065, 0.078, 0.0}},
+        .squareness = 0.7, .start_cap = 0.03, .end_cap = 0.035, .body_rings = 4, .segments = 16,
+        .region = TEXTURE_REGION_HEAD,
+    };
     add_middle_part(mesh, &head);
 
     /* The visor runs across the face, right to left; its facing stays forward, so the glowing band
      * painted along its facing line is the part that looks out. */
-    part visor = {.start = {0.07, -0.064, 1.705}, .end = {0.07, 0.064, 1.705}, .facing = FORWARD, .side = UP,
-                  .chain = CHAIN_TORSO};
-    visor.keys[0] = (profile_key){0.0, 0.024, 0.026, 0.0};
-    visor.key_count = 1;
-    visor.squareness = 0.6;
-    visor.start_cap = visor.end_cap = 0.015;
-    visor.cap_rings = 2;
-    visor.body_rings = 2;
-    visor.segments = 8;
-    visor.region = TEXTURE_REGION_VISOR;
+    const part visor = {
+        .line = {.start = {0.07, -0.064, 1.705}, .end = {0.07, 0.064, 1.705},
+                  .facing = FORWARD, .side = UP, .chain = CHAIN_TORSO},
+        .keys = {{0.0, 0.024, 0.026, 0.0}},
+        .squareness = 0.6, .start_cap = 0.015, .body_rings = 2, .segments = 8, .region = TEXTURE_REGION_VISOR,
+    };
     add_middle_part(mesh, &visor);
 
-    part neck = middle_part(0.0, 1.46, 1.66);
-    neck.keys[0] = (profile_key){0.0, 0.058, 0.058, 0.0};
-    neck.key_count = 1;
-    neck.squareness = 0.3;
-    neck.start_cap = neck.end_cap = 0.02;
-    neck.cap_rings = 2;
-    neck.body_rings = 4;
-    neck.segments = 12;
-    neck.region = TEXTURE_REGION_NECK;
+    const part neck = {
+        .line = middle_line(0.0, 1.46, 1.66),
+        .keys = {{0.0, 0.058, 0.058, 0.0}},
+        .squareness = 0.3, .start_cap = 0.02, .body_rings = 4, .region = TEXTURE_REGION_NECK,
+    };
     add_middle_part(mesh, &neck);
 
     /* Torso: one armoured shell, a narrow waist under a barrel chest that is wider than the shoulder
      * joints (the arms start inside it) and pushed a little forward. */
-    part torso = middle_part(0.0, 0.84, 1.57);
-    torso.keys[0] = (profile_key){0.0, 0.16, 0.12, 0.0};
-    torso.keys[1] = (profile_key){0.14, 0.175, 0.125, 0.0};
-    torso.keys[2] = (profile_key){0.30, 0.14, 0.11, 0.0};
-    torso.keys[3] = (profile_key){0.50, 0.25, 0.16, 0.02};
-    torso.keys[4] = (profile_key){0.62, 0.26, 0.15, 0.01};
-    torso.keys[5] = (profile_key){0.73, 0.19, 0.12, 0.0};
-    torso.key_count = 6;
-    torso.squareness = 0.65;
-    torso.start_cap = 0.05;
-    torso.end_cap = 0.06;
-    torso.cap_rings = 3;
-    torso.body_rings = 14;
-    torso.segments = 16;
-    torso.region = TEXTURE_REGION_TORSO;
+    const part torso = {
+        .line = middle_line(0.0, 0.84, 1.57),
+        .keys = {
+            {0.0, 0.16, 0.12, 0.0}, {0.14, 0.175, 0.125, 0.0}, {0.30, 0.14, 0.11, 0.0}, {0.50, 0.25, 0.16, 0.02},
+            {0.62, 0.26, 0.15, 0.01}, {0.73, 0.19, 0.12, 0.0},
+        },
+        .squareness = 0.65, .start_cap = 0.05, .end_cap = 0.06, .cap_rings = 3, .body_rings = 14, .segments = 16,
+        .region = TEXTURE_REGION_TORSO,
+    };
     add_middle_part(mesh, &torso);
 
     /* Power pack on the back, facing backward: the back reads differently from the front even without
      * the texture. */
-    part pack = middle_part(-0.13, 1.10, 1.46);
-    pack.facing[0] = -1.0; /* backward */
-    pack.keys[0] = (profile_key){0.0, 0.12, 0.07, -0.02};
-    pack.keys[1] = (profile_key){0.36, 0.14, 0.08, 0.0};
-    pack.key_count = 2;
-    pack.squareness = 0.8;
-    pack.start_cap = pack.end_cap = 0.03;
-    pack.cap_rings = 2;
-    pack.body_rings = 3;
-    pack.segments = 16;
-    pack.region = TEXTURE_REGION_BACKPACK;
+    const part pack = {
+        .line = facing_backward(middle_line(-0.13, 1.10, 1.46)),
+        .keys = {{0.0, 0.12, 0.07, -0.02}, {0.36, 0.14, 0.08, 0.0}},
+        .squareness = 0.8, .start_cap = 0.03, .body_rings = 3, .segments = 16, .region = TEXTURE_REGION_BACKPACK,
+    };
     add_middle_part(mesh, &pack);
 
     /* Shoulder armour: a rounded box over the shoulder joint, shifted up and out. */
-    part shoulder = arm_part(-0.09, 0.12);
-    for (int k = 0; k < 3; ++k) {
-        shoulder.start[k] += 0.035 * shoulder.side[k];
-        shoulder.end[k] += 0.035 * shoulder.side[k];
-    }
-    shoulder.keys[0] = (profile_key){0.0, 0.10, 0.10, 0.0};
-    shoulder.key_count = 1;
-    shoulder.squareness = 0.5;
-    shoulder.start_cap = shoulder.end_cap = 0.07;
-    shoulder.cap_rings = 3;
-    shoulder.body_rings = 2;
-    shoulder.segments = 16;
-    shoulder.region = TEXTURE_REGION_JOINT;
+    const part shoulder = {
+        .line = shifted_sideways(arm_line(-0.09, 0.12), 0.035),
+        .keys = {{0.0, 0.10, 0.10, 0.0}},
+        .squareness = 0.5, .start_cap = 0.07, .cap_rings = 3, .body_rings = 2, .segments = 16,
+        .region = TEXTURE_REGION_JOINT,
+    };
     add_mirrored_part(mesh, &shoulder);
 
     /* Arm: thick and square, with a heavy gauntlet on the forearm. */
-    part arm = arm_part(-0.03, 0.56);
-    arm.keys[0] = (profile_key){0.0, 0.065, 0.065, 0.0};
-    arm.keys[1] = (profile_key){0.16, 0.068, 0.068, 0.0};
-    arm.keys[2] = (profile_key){0.27, 0.055, 0.055, 0.0};
-    arm.keys[3] = (profile_key){0.33, 0.056, 0.056, 0.0};
-    arm.keys[4] = (profile_key){0.40, 0.080, 0.080, 0.0};
-    arm.keys[5] = (profile_key){0.53, 0.074, 0.074, 0.0};
-    arm.keys[6] = (profile_key){0.59, 0.050, 0.050, 0.0};
-    arm.key_count = 7;
-    arm.squareness = 0.6;
-    arm.start_cap = 0.03;
-    arm.end_cap = 0.02;
-    arm.cap_rings = 2;
-    arm.body_rings = 16;
-    arm.segments = 12;
-    arm.region = TEXTURE_REGION_ARM;
+    const part arm = {
+        .line = arm_line(-0.03, 0.56),
+        .keys = {
+            {0.0, 0.065, 0.065, 0.0}, {0.16, 0.068, 0.068, 0.0}, {0.27, 0.055, 0.055, 0.0},
+            {0.33, 0.056, 0.056, 0.0}, {0.40, 0.080, 0.080, 0.0}, {0.53, 0.074, 0.074, 0.0},
+            {0.59, 0.050, 0.050, 0.0},
+        },
+        .squareness = 0.6, .start_cap = 0.03, .end_cap = 0.02, .body_rings = 16, .region = TEXTURE_REGION_ARM,
+    };
     add_mirrored_part(mesh, &arm);
 
-    part hand = arm_part(0.54, 0.75);
-    hand.keys[0] = (profile_key){0.0, 0.035, 0.045, 0.0};
-    hand.keys[1] = (profile_key){0.10, 0.036, 0.052, 0.0};
-    hand.keys[2] = (profile_key){0.2, 0.030, 0.045, 0.0};
-    hand.key_count = 3;
-    hand.squareness = 0.7;
-    hand.start_cap = 0.02;
-    hand.end_cap = 0.03;
-    hand.cap_rings = 2;
-    hand.body_rings = 8; /* rings close enough that one falls between the knuckles (see the mannequin) */
-    hand.segments = 12;
-    hand.region = TEXTURE_REGION_HAND;
+    const part hand = {
+        .line = arm_line(0.54, 0.75),
+        .keys = {{0.0, 0.035, 0.045, 0.0}, {0.10, 0.036, 0.052, 0.0}, {0.2, 0.030, 0.045, 0.0}},
+        .squareness = 0.7, .start_cap = 0.02, .end_cap = 0.03, .region = TEXTURE_REGION_HAND,
+        .body_rings = 8, /* rings close enough that one falls between the knuckles (see the mannequin) */
+    };
     add_mirrored_part(mesh, &hand);
 
     /* The thumb sits 2 cm further forward than the rig's thumb line: the robot's hand is thicker. */
-    part thumb = thumb_part(0.0, 0.035);
-    thumb.start[0] += 0.02;
-    thumb.end[0] += 0.02;
-    thumb.keys[0] = (profile_key){0.0, 0.017, 0.017, 0.0};
-    thumb.key_count = 1;
-    thumb.squareness = 0.7;
-    thumb.start_cap = thumb.end_cap = 0.01;
-    thumb.cap_rings = 2;
-    thumb.body_rings = 3;
-    thumb.segments = 8;
-    thumb.region = TEXTURE_REGION_HAND;
+    const part thumb = {
+        .line = shifted_forward(thumb_line(0.0, 0.035), 0.02),
+        .keys = {{0.0, 0.017, 0.017, 0.0}},
+        .squareness = 0.7, .start_cap = 0.01, .body_rings = 3, .segments = 8, .region = TEXTURE_REGION_HAND,
+    };
     add_mirrored_part(mesh, &thumb);
 
     /* Leg: a massive thigh and an armoured shin, with a pad over the knee. */
-    part leg = leg_part(-0.08, 0.87);
-    leg.keys[0] = (profile_key){0.0, 0.095, 0.095, 0.0};
-    leg.keys[1] = (profile_key){0.20, 0.100, 0.105, 0.0};
-    leg.keys[2] = (profile_key){0.44, 0.080, 0.080, 0.0};
-    leg.keys[3] = (profile_key){0.52, 0.078, 0.082, 0.0};
-    leg.keys[4] = (profile_key){0.62, 0.090, 0.095, 0.0};
-    leg.keys[5] = (profile_key){0.82, 0.082, 0.088, 0.0};
-    leg.keys[6] = (profile_key){0.95, 0.062, 0.062, 0.0};
-    leg.key_count = 7;
-    leg.squareness = 0.55;
-    leg.start_cap = 0.04;
-    leg.end_cap = 0.02;
-    leg.cap_rings = 2;
-    leg.body_rings = 18;
-    leg.segments = 12;
-    leg.region = TEXTURE_REGION_LEG;
+    const part leg = {
+        .line = leg_line(-0.08, 0.87),
+        .keys = {
+            {0.0, 0.095, 0.095, 0.0}, {0.20, 0.100, 0.105, 0.0}, {0.44, 0.080, 0.080, 0.0},
+            {0.52, 0.078, 0.082, 0.0}, {0.62, 0.090, 0.095, 0.0}, {0.82, 0.082, 0.088, 0.0},
+            {0.95, 0.062, 0.062, 0.0},
+        },
+        .squareness = 0.55, .start_cap = 0.04, .end_cap = 0.02, .body_rings = 18, .region = TEXTURE_REGION_LEG,
+    };
     add_mirrored_part(mesh, &leg);
 
-    part knee = leg_part(0.35, 0.50);
-    knee.start[0] += 0.07;
-    knee.end[0] += 0.07;
-    knee.keys[0] = (profile_key){0.0, 0.06, 0.035, 0.0};
-    knee.key_count = 1;
-    knee.squareness = 0.7;
-    knee.start_cap = knee.end_cap = 0.025;
-    knee.cap_rings = 2;
-    knee.body_rings = 2;
-    knee.segments = 8;
-    knee.region = TEXTURE_REGION_JOINT;
+    const part knee = {
+        .line = shifted_forward(leg_line(0.35, 0.50), 0.07),
+        .keys = {{0.0, 0.06, 0.035, 0.0}},
+        .squareness = 0.7, .start_cap = 0.025, .body_rings = 2, .segments = 8, .region = TEXTURE_REGION_JOINT,
+    };
     add_mirrored_part(mesh, &knee);
 
     /* Boot: a heavy block, longer than the rig's foot, flat sole on the floor. */
-    part boot = foot_part(-RIG_HEEL_BACK - 0.015, RIG_TOE_TIP_FRONT + 0.01, 0.05);
-    boot.keys[0] = (profile_key){0.0, 0.060, 0.055, 0.0};
-    boot.keys[1] = (profile_key){0.10, 0.065, 0.060, 0.01};
-    boot.keys[2] = (profile_key){0.20, 0.065, 0.042, -0.01};
-    boot.keys[3] = (profile_key){0.285, 0.060, 0.036, -0.012};
-    boot.key_count = 4;
-    boot.squareness = 0.7;
-    boot.start_cap = boot.end_cap = 0.03;
-    boot.cap_rings = 2;
-    boot.body_rings = 6;
-    boot.segments = 12;
-    boot.region = TEXTURE_REGION_FOOT;
+    const part boot = {
+        .line = foot_line(-RIG_HEEL_BACK - 0.015, RIG_TOE_TIP_FRONT + 0.01, 0.05),
+        .keys = {
+            {0.0, 0.060, 0.055, 0.0}, {0.10, 0.065, 0.060, 0.01}, {0.20, 0.065, 0.042, -0.01},
+            {0.285, 0.060, 0.036, -0.012},
+        },
+        .squareness = 0.7, .start_cap = 0.03, .body_rings = 6, .region = TEXTURE_REGION_FOOT,
+    };
     add_mirrored_part(mesh, &boot);
 }
 
+
+
 /* ---- Writing ---------------------------------------------------------------------------------------- */
-
-/* %.6f, but never "-0.000000": values that print as zero are written as zero. */
-static void print_number(FILE *out, double value)
-{
-    if (fabs(value) < 0.0000005)
-        value = 0.0;
-    fprintf(out, "%.6f", value);
-}
-
-static void print_vector(FILE *out, const double v[3])
-{
-    fputs("( ", out);
-    for (int k = 0; k < 3; ++k) {
-        print_number(out, v[k]);
-        fputc(' ', out);
-    }
-    fputc(')', out);
-}
 
 static void write_mesh(FILE *out, const mesh_builder *mesh, const char *shader)
 {
@@ -864,9 +750,9 @@ static void write_mesh(FILE *out, const mesh_builder *mesh, const char *shader)
     for (int i = 0; i < mesh->vertex_count; ++i) {
         const body_vertex *v = &mesh->vertices[i];
         fprintf(out, "\tvert %d ( ", i);
-        print_number(out, v->uv[0]);
+        md5_text_print_number(out, v->uv[0]);
         fputc(' ', out);
-        print_number(out, v->uv[1]);
+        md5_text_print_number(out, v->uv[1]);
         fprintf(out, " ) %d %d\n", weight_index, v->influence_count);
         weight_index += v->influence_count;
     }
@@ -881,9 +767,10 @@ static void write_mesh(FILE *out, const mesh_builder *mesh, const char *shader)
             /* Bind orientations are identity, so a weight's offset in joint space is just a difference. */
             const double *joint = joint_position(v->joints[w]);
             double offset[3] = {v->position[0] - joint[0], v->position[1] - joint[1], v->position[2] - joint[2]};
-            fprintf(out, "\tweight %d %d %d.%06d ", weight_index++, v->joints[w], v->biases[w] / BIAS_UNITS,
-                    v->biases[w] % BIAS_UNITS);
-            print_vector(out, offset);
+            fprintf(out, "\tweight %d %d ", weight_index++, v->joints[w]);
+            md5_text_print_millionths(out, v->biases[w]);
+            fputc(' ', out);
+            md5_text_print_vector(out, offset);
             fputc('\n', out);
         }
     }
@@ -906,12 +793,12 @@ bool body_write_mesh(FILE *out, body_kind kind, const char *shader)
         build_robot(&mesh);
     bool ok = !mesh.failed;
     if (ok) {
-        fprintf(out, "MD5Version 10\ncommandline \"generated by marionette assetgen\"\n\n");
+        md5_text_print_header(out);
         fprintf(out, "numJoints %d\nnumMeshes 1\n\njoints {\n", RIG_JOINT_COUNT);
         for (int j = 0; j < RIG_JOINT_COUNT; ++j) {
             const rig_joint *joint = &rig_joints[j];
             fprintf(out, "\t\"%s\"\t%d ", joint->name, joint->parent);
-            print_vector(out, joint->position);
+            md5_text_print_vector(out, joint->position);
             /* Exporters name the parent in a trailing comment; the root's stays empty. */
             fprintf(out, " ( 0 0 0 )\t\t//%s%s\n", joint->parent >= 0 ? " " : "",
                     joint->parent >= 0 ? rig_joints[joint->parent].name : "");

@@ -58,3 +58,16 @@ void rig_local_offset(int joint, double out[3])
     for (int k = 0; k < 3; ++k)
         out[k] = rig_joints[joint].position[k] - (parent >= 0 ? rig_joints[parent].position[k] : 0.0);
 }
+
+int rig_mirror(int joint)
+{
+    if (joint >= RIG_CLAVICLE_L && joint < RIG_CLAVICLE_R)
+        return joint + RIG_RIGHT_ARM_OFFSET;
+    if (joint >= RIG_CLAVICLE_R && joint < RIG_THIGH_L)
+        return joint - RIG_RIGHT_ARM_OFFSET;
+    if (joint >= RIG_THIGH_L && joint < RIG_THIGH_R)
+        return joint + RIG_RIGHT_LEG_OFFSET;
+    if (joint >= RIG_THIGH_R)
+        return joint - RIG_RIGHT_LEG_OFFSET;
+    return joint;
+}

@@ -67,4 +67,8 @@ int rig_find(const char *name);
 /* Local (parent-relative) bind translation of joint i: position[i] - position[parent]. */
 void rig_local_offset(int joint, double out[3]);
 
+/* The same joint on the other side: left arm and leg joints map to the right ones and back; the root,
+ * spine, neck and head map to themselves. */
+int rig_mirror(int joint);
+
 #endif

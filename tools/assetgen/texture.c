@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "shape_math.h"
+
 /* Regions in pixels, top-left origin: x, y, width, height. Every pixel belongs to exactly one region. */
 static const int atlas[TEXTURE_REGION_COUNT][4] = {
     [TEXTURE_REGION_TORSO] = {0, 0, 128, 128},     [TEXTURE_REGION_HEAD] = {128, 0, 128, 64},
@@ -20,16 +22,11 @@ static const int atlas[TEXTURE_REGION_COUNT][4] = {
 /* UVs stay this many pixels inside their region, so filtering never mixes in a neighbour's colours. */
 enum { ATLAS_MARGIN = 2 };
 
-static double clamp01(double x)
-{
-    return x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x;
-}
-
 void texture_atlas_uv(texture_region region, double around, double along, double uv[2])
 {
     const int *r = atlas[region];
-    uv[0] = (r[0] + ATLAS_MARGIN + clamp01(around) * (r[2] - 2 * ATLAS_MARGIN)) / TEXTURE_SIZE;
-    uv[1] = (r[1] + ATLAS_MARGIN + (1.0 - clamp01(along)) * (r[3] - 2 * ATLAS_MARGIN)) / TEXTURE_SIZE;
+    uv[0] = (r[0] + ATLAS_MARGIN + shape_clamp01(around) * (r[2] - 2 * ATLAS_MARGIN)) / TEXTURE_SIZE;
+    uv[1] = (r[1] + ATLAS_MARGIN + (1.0 - shape_clamp01(along)) * (r[3] - 2 * ATLAS_MARGIN)) / TEXTURE_SIZE;
 }
 
 /* ---- Noise ----------------------------------------------------------------------------------------- */
@@ -87,7 +84,7 @@ static double in_ellipse(double around, double along, double centre_around, doub
     double du = (around - centre_around) / radius_around, dv = (along - centre_along) / radius_along;
     double distance = sqrt(du * du + dv * dv);
     double edge = pixel / (radius_around < radius_along ? radius_around : radius_along);
-    return clamp01((1.0 - distance) / edge + 0.5);
+    return shape_clamp01((1.0 - distance) / edge + 0.5);
 }
 
 /* What a pixel of one region is, in that region's part coordinates and in pixels for the noise. */
@@ -122,18 +119,18 @@ static color paint_mannequin(const texel *t)
         double mouth = in_ellipse(t->around, t->along, 0.0, 0.30, 0.07, 0.012, t->pixel);
         double brow = in_ellipse(t->around, t->along, 0.13, 0.66, 0.06, 0.012, t->pixel);
         c = mix(c, ink, eye > mouth ? (eye > brow ? eye : brow) : (mouth > brow ? mouth : brow));
-        c = scale(c, 1.0 - 0.2 * smooth(clamp01((t->around - 0.5) / 0.3)));
+        c = scale(c, 1.0 - 0.2 * smooth(shape_clamp01((t->around - 0.5) / 0.3)));
         break;
     }
     case TEXTURE_REGION_TORSO: {
         double diamond = (t->around / 0.09 + fabs(t->along - 0.64) / 0.12);
-        c = mix(c, (color){150, 62, 40}, clamp01((1.0 - diamond) / 0.08));
-        c = scale(c, 1.0 - 0.22 * smooth(clamp01((t->around - 0.45) / 0.35)));
+        c = mix(c, (color){150, 62, 40}, shape_clamp01((1.0 - diamond) / 0.08));
+        c = scale(c, 1.0 - 0.22 * smooth(shape_clamp01((t->around - 0.45) / 0.35)));
         c = mix(c, scale(c, 0.6), in_ellipse(t->around, t->along, 1.0, 0.5, 0.035, 0.42, t->pixel));
         break;
     }
     case TEXTURE_REGION_PELVIS:
-        c = scale(c, 1.0 - 0.22 * smooth(clamp01((t->around - 0.45) / 0.35)));
+        c = scale(c, 1.0 - 0.22 * smooth(shape_clamp01((t->around - 0.45) / 0.35)));
         break;
     default:
         break;
@@ -164,7 +161,7 @@ static color paint_robot(const texel *t)
             c = seam;
         break;
     case TEXTURE_REGION_VISOR:
-        c = t->around < 0.22 ? mix((color){255, 170, 60}, (color){255, 236, 160}, clamp01(1.0 - t->around * 6.0))
+        c = t->around < 0.22 ? mix((color){255, 170, 60}, (color){255, 236, 160}, shape_clamp01(1.0 - t->around * 6.0))
                              : glass;
         break;
     case TEXTURE_REGION_TORSO: {
@@ -230,8 +227,8 @@ bool texture_write_tga(FILE *out, body_kind kind)
             texel t = {.region = region_at(x, y), .x = x + 0.5, .y = y + 0.5};
             const int *r = atlas[t.region];
             /* The inverse of texture_atlas_uv. */
-            t.around = clamp01((t.x - r[0] - ATLAS_MARGIN) / (r[2] - 2 * ATLAS_MARGIN));
-            t.along = 1.0 - clamp01((t.y - r[1] - ATLAS_MARGIN) / (r[3] - 2 * ATLAS_MARGIN));
+            t.around = shape_clamp01((t.x - r[0] - ATLAS_MARGIN) / (r[2] - 2 * ATLAS_MARGIN));
+            t.along = 1.0 - shape_clamp01((t.y - r[1] - ATLAS_MARGIN) / (r[3] - 2 * ATLAS_MARGIN));
             t.pixel = 1.0 / (r[2] - 2 * ATLAS_MARGIN);
             color c = kind == BODY_MANNEQUIN ? paint_mannequin(&t) : paint_robot(&t);
             /* TGA stores blue, green, red, and the bottom row first. */
