@@ -444,6 +444,82 @@ static void test_blend_rejects_bad_arguments(void)
     CHECK(untouched(&out, 0xAB));
 }
 
+/* ---- masked blend ---- */
+
+static void test_blend_masked_weights_per_joint(void)
+{
+    /* Joint 0 outside the mask keeps the base bit for bit, joint 1 inside takes the layer bit for bit,
+     * joint 2 on the mask's soft edge goes half way (and the channel weight scales all of it). */
+    joint_pose base[3] = {make_joint(10.0f, 1.0f, 2.0f, 3.0f), make_joint(20.0f, 0.0f, 0.0f, 0.0f),
+                          make_joint(0.0f, 0.0f, 0.0f, 0.0f)};
+    joint_pose layer[3] = {make_joint(80.0f, 9.0f, 9.0f, 9.0f), make_joint(-30.0f, 4.0f, 5.0f, 6.0f),
+                           make_joint(60.0f, 2.0f, 0.0f, 0.0f)};
+    float mask[3] = {0.0f, 1.0f, 0.5f};
+    joint_pose out[3];
+    CHECK(pose_blend_masked(base, layer, mask, 1.0f, 3, out));
+    CHECK(memcmp(&out[0], &base[0], sizeof out[0]) == 0);
+    CHECK(memcmp(&out[1], &layer[1], sizeof out[1]) == 0);
+    check_rotation_about_z(&out[2], 30.0f);
+    check_position(&out[2], 1.0f, 0.0f, 0.0f);
+
+    CHECK(pose_blend_masked(base, layer, mask, 0.5f, 3, out));
+    CHECK(memcmp(&out[0], &base[0], sizeof out[0]) == 0);
+    check_rotation_about_z(&out[1], -5.0f);
+    check_position(&out[1], 2.0f, 2.5f, 3.0f);
+    /* A quarter of the way is nlerp's, not quite a quarter of the angle. */
+    float a[4], b[4], expected[4], length = 0.0f;
+    about_z(0.0f, a);
+    about_z(60.0f, b);
+    for (int k = 0; k < 4; ++k) {
+        expected[k] = 0.75f * a[k] + 0.25f * b[k];
+        length += expected[k] * expected[k];
+    }
+    for (int k = 0; k < 4; ++k)
+        CHECK_NEAR(out[2].rotation[k], expected[k] / sqrtf(length), 1e-6);
+
+    /* Weight 0 is the base everywhere, and out may be the base itself. */
+    joint_pose copy[3];
+    memcpy(copy, base, sizeof copy);
+    CHECK(pose_blend_masked(copy, layer, mask, 0.0f, 3, copy));
+    CHECK(memcmp(copy, base, sizeof copy) == 0);
+}
+
+static void test_blend_masked_shortest_arc_in_place(void)
+{
+    /* The layer stored with the opposite sign is the same rotation: half way stays a small turn. */
+    joint_pose base = make_joint(0.0f, 0.0f, 0.0f, 0.0f);
+    joint_pose layer = make_joint(40.0f, 0.0f, 0.0f, 0.0f);
+    for (int k = 0; k < 4; ++k)
+        layer.rotation[k] = -layer.rotation[k];
+    float mask[1] = {0.5f};
+    CHECK(pose_blend_masked(&base, &layer, mask, 1.0f, 1, &layer));
+    float q[4];
+    about_z(20.0f, q);
+    float dot = 0.0f;
+    for (int k = 0; k < 4; ++k)
+        dot += q[k] * layer.rotation[k];
+    CHECK_NEAR(fabsf(dot), 1.0f, 1e-6);
+}
+
+static void test_blend_masked_rejects_bad_arguments(void)
+{
+    joint_pose a = make_joint(0.0f, 0.0f, 0.0f, 0.0f), b = make_joint(10.0f, 0.0f, 0.0f, 0.0f);
+    joint_pose out;
+    memset(&out, 0xAB, sizeof out);
+    float good[1] = {1.0f}, above[1] = {1.5f}, negative[1] = {-0.1f}, not_a_number[1] = {NAN};
+    CHECK(!pose_blend_masked(NULL, &b, good, 1.0f, 1, &out));
+    CHECK(!pose_blend_masked(&a, NULL, good, 1.0f, 1, &out));
+    CHECK(!pose_blend_masked(&a, &b, NULL, 1.0f, 1, &out));
+    CHECK(!pose_blend_masked(&a, &b, good, 1.0f, 1, NULL));
+    CHECK(!pose_blend_masked(&a, &b, good, 1.0f, 0, &out));
+    CHECK(!pose_blend_masked(&a, &b, good, 1.5f, 1, &out));
+    CHECK(!pose_blend_masked(&a, &b, good, NAN, 1, &out));
+    CHECK(!pose_blend_masked(&a, &b, above, 1.0f, 1, &out));
+    CHECK(!pose_blend_masked(&a, &b, negative, 1.0f, 1, &out));
+    CHECK(!pose_blend_masked(&a, &b, not_a_number, 1.0f, 1, &out));
+    CHECK(untouched(&out, 0xAB));
+}
+
 /* ---- local to object ---- */
 
 /* A 3-joint chain: the root at (1, 0, 0) turned 90 degrees about z; each child one unit along its
@@ -867,6 +943,9 @@ int main(void)
     RUN(test_blend_cancelling_poses_give_identity);
     RUN(test_blend_does_not_read_zero_weight_poses);
     RUN(test_blend_rejects_bad_arguments);
+    RUN(test_blend_masked_weights_per_joint);
+    RUN(test_blend_masked_shortest_arc_in_place);
+    RUN(test_blend_masked_rejects_bad_arguments);
     RUN(test_to_object_chain);
     RUN(test_to_object_general_rotation);
     RUN(test_to_object_matches_cglm);

@@ -11,7 +11,11 @@ int bench_parse_main(int argc, char **argv);
  * Summary: "pose: 0.612 us/character (1000 characters, 33 joints, 2 clips, 1 thread)" */
 int bench_pose_main(int argc, char **argv);
 
-/* Shared by both: a monotonic clock in seconds, and the median of n values (sorts them in place; the
+/* md5tool bench anim [MESH WALK RUN WAVE] [--characters N]
+ * Summary: "anim: 1.234 us/entity (1000 entities, 31 joints, 3 layers)" */
+int bench_anim_main(int argc, char **argv);
+
+/* Shared by all: a monotonic clock in seconds, and the median of n values (sorts them in place; the
  * median of an even count is the mean of the middle two). */
 double bench_seconds_now(void);
 double bench_median(double *values, int count);

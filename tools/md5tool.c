@@ -48,6 +48,7 @@ static const char help_text[] =
     "                                          in cells of W x H (default 160 x 200)\n"
     "  md5tool bench parse [FILE...]           parse speed; no files: the synthetic workload\n"
     "  md5tool bench pose [MESH ANIM ANIM] [--characters N] [--threads T]\n"
+    "  md5tool bench anim [MESH WALK RUN WAVE] [--characters N]\n"
     "                                          per-character pose cost (sample, blend, object, palette)\n"
     "  md5tool synth OUTDIR [--joints N] [--vertices N] [--triangles N] [--weights N] [--frames N]\n"
     "                       [--rate N] [--meshes N] [--seed N] [--doom3-loop]\n"
@@ -477,12 +478,14 @@ static int command_synth(int argc, char **argv)
 static int command_bench(int argc, char **argv)
 {
     if (argc < 2)
-        return usage_error("%s", "bench needs a benchmark: md5tool bench parse|pose ...");
+        return usage_error("%s", "bench needs a benchmark: md5tool bench parse|pose|anim ...");
     if (strcmp(argv[1], "parse") == 0)
         return bench_parse_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "pose") == 0)
         return bench_pose_main(argc - 1, argv + 1);
-    return usage_error("bench: unknown benchmark '%s' (parse or pose)", argv[1]);
+    if (strcmp(argv[1], "anim") == 0)
+        return bench_anim_main(argc - 1, argv + 1);
+    return usage_error("bench: unknown benchmark '%s' (parse, pose or anim)", argv[1]);
 }
 
 int main(int argc, char **argv)

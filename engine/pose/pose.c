@@ -464,6 +464,34 @@ bool pose_blend(const joint_pose *const *poses, const float *weights, int pose_c
     return true;
 }
 
+/* ---- masked blend ---- */
+
+bool pose_blend_masked(const joint_pose *base, const joint_pose *layer, const float *joint_weights, float weight,
+                       int joint_count, joint_pose *out)
+{
+    if (!base || !layer || !joint_weights || !out || joint_count <= 0 || !(weight >= 0.0f && weight <= 1.0f))
+        return false;
+    for (int i = 0; i < joint_count; ++i)
+        if (!(joint_weights[i] >= 0.0f && joint_weights[i] <= 1.0f))
+            return false; /* also refuses NaN */
+
+    /* Overlays usually cover part of the body: most joints take one of the two exact copies, and only the
+     * mask's soft edge and a fading channel pay for the interpolation. */
+    for (int i = 0; i < joint_count; ++i) {
+        float t = weight * joint_weights[i];
+        if (t == 0.0f) {
+            out[i] = base[i];
+            continue;
+        }
+        if (t == 1.0f) {
+            out[i] = layer[i];
+            continue;
+        }
+        sample_joints(&base[i], &layer[i], t, 1, &out[i]);
+    }
+    return true;
+}
+
 /* ---- local to object ---- */
 
 bool pose_to_object(const int *parents, int joint_count, const joint_pose *local, joint_pose *object)

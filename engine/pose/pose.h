@@ -29,6 +29,14 @@ bool pose_sample(const clip *c, float time, bool loop, joint_pose *out);
 bool pose_blend(const joint_pose *const *poses, const float *weights, int pose_count, int joint_count,
                 joint_pose *out);
 
+/* Masked blend for overlay layers (an upper-body wave over a walk): joint i of out moves from base
+ * towards layer by t = weight * joint_weights[i], positions by lerp and rotations by nlerp along the
+ * shortest arc. t = 0 copies base's joint and t = 1 layer's, bit for bit, so joints outside a mask keep the
+ * base pose exactly. weight and every joint weight must be finite and in [0, 1]. out may be base or
+ * layer. */
+bool pose_blend_masked(const joint_pose *base, const joint_pose *layer, const float *joint_weights, float weight,
+                       int joint_count, joint_pose *out);
+
 /* Local to object space: roots as they are; otherwise pos = parent.pos + rotate(parent.rot, local.pos),
  * rot = normalize(parent.rot * local.rot). parents[i] < i is required (checked). Local rotations must be
  * unit, as pose_sample and pose_blend write them: the normalization only removes rounding. object may be

@@ -1,0 +1,746 @@
+#include "anim_controller.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/quat.h"
+#include "../pose/pose.h"
+
+/* How time is kept, and why.
+ * A layer's position is `cycles`, a double: loops completed plus the phase within the current one (a
+ * one-shot runs from 0 to 1 and stops). Sync groups lock phases, events are found by which whole cycles
+ * a step crossed, and root motion adds whole strides for whole loops: all three read cycles directly.
+ * Doubles keep a phase exact to about 1e-12 after a day of play, where float seconds would drift by
+ * frames within minutes.
+ *
+ * Within one update everything moves linearly (fades rise at a constant rate, a layer's cycles at a
+ * constant rate), so "where in the step" something happened is one number, step_fraction, comparable
+ * across layers: events are ordered by it, and a layer faded out part way through a step stops firing
+ * at that fraction. That is what makes the event sequence independent of the step size. */
+
+/* A step over more whole loops than this adds no further strides of root motion: it only bounds the
+ * work a nonsensical dt can cause. */
+#define ANIM_MAX_LOOPS_PER_STEP 4096
+
+typedef struct anim_layer {
+    const anim_clip *clip; /* NULL: the channel's frozen snapshot */
+    double cycles;
+    float speed;
+    float fade;       /* 0..1; the bottom layer of a channel counts as 1 whatever it holds */
+    float fade_rate;  /* fade per second */
+} anim_layer;
+
+typedef struct anim_channel {
+    anim_layer layers[ANIM_CHANNEL_LAYERS];
+    int layer_count;
+    float weight;        /* overlay channels fade as a whole; channel 0 is always 1 */
+    float weight_target; /* 0 or 1 */
+    float weight_rate;   /* weight per second */
+    joint_pose *snapshot;
+    float *mask;         /* overlays only */
+} anim_channel;
+
+struct anim_controller {
+    const skeleton *skeleton;
+    int joint_count;
+    float time_scale;
+    anim_channel channels[ANIM_CHANNEL_COUNT];
+    joint_pose *local;
+    joint_pose *object;
+    joint_pose *bind_local;
+    joint_pose *scratch[ANIM_CHANNEL_LAYERS]; /* one sampled pose per layer of the channel being blended */
+    size_t bytes;
+};
+
+/* ---- small helpers ---- */
+
+static bool valid_channel(const anim_controller *controller, int channel)
+{
+    return controller && channel >= 0 && channel < ANIM_CHANNEL_COUNT;
+}
+
+static bool valid_fade(float seconds)
+{
+    return seconds >= 0.0f && isfinite(seconds);
+}
+
+/* Seconds per cycle: a loop's cycle, or a one-shot's run to its last frame. */
+static double clip_duration(const anim_clip *clip)
+{
+    return clip->loop ? clip->clip->loop_duration : clip->clip->once_duration;
+}
+
+static bool layer_finished(const anim_layer *layer)
+{
+    return layer->clip && !layer->clip->loop && layer->cycles >= 1.0;
+}
+
+/* Seconds into the current cycle (one-shots: into the clip). */
+static double layer_time(const anim_layer *layer)
+{
+    double phase = layer->clip->loop ? layer->cycles - floor(layer->cycles) : fmin(layer->cycles, 1.0);
+    return phase * clip_duration(layer->clip);
+}
+
+/* Weight of each layer in its channel, given each layer's fade: the top layer has its fade, and each
+ * layer below shares what the layers above leave, so the weights sum to 1 by construction. */
+static void stack_weights(const float *fades, int layer_count, float *weights)
+{
+    float remaining = 1.0f;
+    for (int i = layer_count - 1; i >= 0; --i) {
+        float fade = i == 0 ? 1.0f : fades[i];
+        weights[i] = remaining * fade;
+        remaining *= 1.0f - fade;
+    }
+}
+
+static void current_weights(const anim_channel *channel, float *weights)
+{
+    float fades[ANIM_CHANNEL_LAYERS];
+    for (int i = 0; i < channel->layer_count; ++i)
+        fades[i] = channel->layers[i].fade;
+    stack_weights(fades, channel->layer_count, weights);
+}
+
+/* ---- root motion ---- */
+
+/* Where the root stands on the floor: its horizontal position and its heading (yaw about Z). Root
+ * motion moves the entity by how this changes; what is left in the pose is the root's height and tilt. */
+typedef struct root_frame {
+    double x, y, yaw;
+} root_frame;
+
+static double wrap_angle(double angle)
+{
+    while (angle > GLM_PI)
+        angle -= 2.0 * GLM_PI;
+    while (angle <= -GLM_PI)
+        angle += 2.0 * GLM_PI;
+    return angle;
+}
+
+/* The heading of a rotation: where it turns the +X axis (the way the character faces), seen from above. */
+static double heading_of(const float q[4])
+{
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    return atan2(2.0 * (x * y + w * z), 1.0 - 2.0 * (y * y + z * z));
+}
+
+/* The root frame at `seconds` into the clip, interpolated as pose_sample does but without wrapping:
+ * the end of a cycle is the last frame itself, a stride further on than the first. (A clip in the
+ * tutorials' loop convention has no frame for the end of its cycle; its last step holds still.) */
+static root_frame root_frame_at(const clip *c, double seconds)
+{
+    int last = c->frame_count - 1;
+    double frame = seconds * c->frame_rate;
+    frame = frame < 0.0 ? 0.0 : frame > last ? last : frame;
+    int first = (int)frame;
+    int second = first < last ? first + 1 : last;
+    float alpha = (float)(frame - first);
+    const joint_pose *a = &c->frames[(ptrdiff_t)first * c->joint_count];
+    const joint_pose *b = &c->frames[(ptrdiff_t)second * c->joint_count];
+    float rotation[4];
+    quat_nlerp(a->rotation, b->rotation, alpha, rotation);
+    root_frame out = {
+        .x = a->position[0] + alpha * (b->position[0] - a->position[0]),
+        .y = a->position[1] + alpha * (b->position[1] - a->position[1]),
+        .yaw = heading_of(rotation),
+    };
+    return out;
+}
+
+/* from^-1 * to: the move from `from` to `to` seen from `from` (its forward is +X). */
+static root_frame root_relative(root_frame from, root_frame to)
+{
+    double dx = to.x - from.x, dy = to.y - from.y, c = cos(from.yaw), s = sin(from.yaw);
+    root_frame out = {.x = c * dx + s * dy, .y = -s * dx + c * dy, .yaw = wrap_angle(to.yaw - from.yaw)};
+    return out;
+}
+
+/* first, then second seen from where first ends. */
+static root_frame root_compose(root_frame first, root_frame second)
+{
+    double c = cos(first.yaw), s = sin(first.yaw);
+    root_frame out = {
+        .x = first.x + c * second.x - s * second.y,
+        .y = first.y + s * second.x + c * second.y,
+        .yaw = first.yaw + second.yaw,
+    };
+    return out;
+}
+
+/* The root's motion while a layer moves from cycles `from` to `to`, across any loop boundaries: the rest
+ * of the first cycle, a whole stride per loop in between, and the start of the last. */
+static root_frame layer_root_motion(const anim_layer *layer, double from, double to)
+{
+    const clip *c = layer->clip->clip;
+    double duration = clip_duration(layer->clip);
+    if (!layer->clip->loop || !(to > from))
+        return root_relative(root_frame_at(c, fmin(from, 1.0) * duration), root_frame_at(c, fmin(to, 1.0) * duration));
+
+    double first_cycle = floor(from), last_cycle = floor(to);
+    root_frame start = root_frame_at(c, (from - first_cycle) * duration);
+    root_frame end = root_frame_at(c, (to - last_cycle) * duration);
+    if (first_cycle == last_cycle)
+        return root_relative(start, end);
+
+    root_frame cycle_start = root_frame_at(c, 0.0), cycle_end = root_frame_at(c, duration);
+    root_frame stride = root_relative(cycle_start, cycle_end);
+    root_frame motion = root_relative(start, cycle_end);
+    double whole_loops = fmin(last_cycle - first_cycle - 1.0, ANIM_MAX_LOOPS_PER_STEP);
+    for (int k = 0; k < (int)whole_loops; ++k)
+        motion = root_compose(motion, stride);
+    motion = root_compose(motion, root_relative(cycle_start, end));
+    return motion;
+}
+
+/* What the clip's root mode leaves of the root in a sampled pose: in place, its height and turn; root
+ * motion, its height and tilt, since the entity carries the travel and the heading. */
+static void strip_root(const anim_clip *clip, joint_pose *pose)
+{
+    joint_pose *root = &pose[0];
+    root->position[0] = 0.0f;
+    root->position[1] = 0.0f;
+    if (clip->root_mode != ANIM_ROOT_MOTION)
+        return;
+    float half = (float)(-0.5 * heading_of(root->rotation));
+    versor unturn = {0.0f, 0.0f, sinf(half), cosf(half)};
+    versor rotation;
+    glm_quat_mul(unturn, root->rotation, rotation);
+    glm_quat_normalize(rotation);
+    glm_vec4_copy(rotation, root->rotation);
+}
+
+/* ---- creation ---- */
+
+anim_controller *anim_controller_create(const anim_controller_desc *desc)
+{
+    if (!desc || !desc->skeleton)
+        return NULL;
+    const skeleton *s = desc->skeleton;
+    int joint_count = s->joint_count;
+    if (joint_count <= 0 || !s->parents || !s->names || !s->bind_object)
+        return NULL;
+    for (int i = 0; i < joint_count; ++i)
+        if (s->parents[i] < -1 || s->parents[i] >= i)
+            return NULL;
+    if (s->parents[0] != -1)
+        return NULL;
+
+    /* One block: the controller, then its poses (32-byte aligned for the pose stages), then the masks. */
+    size_t header = (sizeof(anim_controller) + 31) / 32 * 32;
+    size_t pose_bytes = sizeof(joint_pose) * (size_t)joint_count;
+    int pose_count = 3 + ANIM_CHANNEL_COUNT + ANIM_CHANNEL_LAYERS;
+    size_t mask_bytes = sizeof(float) * (size_t)joint_count * (ANIM_CHANNEL_COUNT - 1);
+    size_t total = header + pose_bytes * (size_t)pose_count + mask_bytes;
+    total = (total + 31) / 32 * 32;
+    char *block = aligned_alloc(32, total);
+    if (!block)
+        return NULL;
+    memset(block, 0, total);
+
+    anim_controller *controller = (anim_controller *)block;
+    controller->skeleton = s;
+    controller->joint_count = joint_count;
+    controller->time_scale = 1.0f;
+    controller->bytes = total;
+    char *cursor = block + header;
+    joint_pose **poses[] = {&controller->local, &controller->object, &controller->bind_local};
+    for (int k = 0; k < 3; ++k, cursor += pose_bytes)
+        *poses[k] = (joint_pose *)cursor;
+    for (int k = 0; k < ANIM_CHANNEL_LAYERS; ++k, cursor += pose_bytes)
+        controller->scratch[k] = (joint_pose *)cursor;
+    for (int k = 0; k < ANIM_CHANNEL_COUNT; ++k, cursor += pose_bytes) {
+        controller->channels[k].snapshot = (joint_pose *)cursor;
+        controller->channels[k].weight = k == 0 ? 1.0f : 0.0f;
+        controller->channels[k].weight_target = controller->channels[k].weight;
+    }
+    for (int k = 1; k < ANIM_CHANNEL_COUNT; ++k, cursor += sizeof(float) * (size_t)joint_count)
+        controller->channels[k].mask = (float *)cursor;
+
+    /* Bind pose in local space, shown until a clip plays: each joint relative to its parent. */
+    for (int i = 0; i < joint_count; ++i) {
+        joint_pose *local = &controller->bind_local[i];
+        const joint_pose *object = &s->bind_object[i];
+        int parent = s->parents[i];
+        if (parent < 0) {
+            *local = *object;
+            continue;
+        }
+        versor parent_inverse;
+        glm_quat_inv((float *)s->bind_object[parent].rotation, parent_inverse);
+        glm_quat_mul(parent_inverse, (float *)object->rotation, local->rotation);
+        glm_quat_normalize(local->rotation);
+        vec3 offset;
+        glm_vec3_sub((float *)object->position, (float *)s->bind_object[parent].position, offset);
+        glm_quat_rotatev(parent_inverse, offset, local->position);
+        local->unused = 0.0f;
+    }
+    memcpy(controller->local, controller->bind_local, pose_bytes);
+    pose_to_object(s->parents, joint_count, controller->local, controller->object);
+    return controller;
+}
+
+void anim_controller_destroy(anim_controller *controller)
+{
+    free(controller);
+}
+
+size_t anim_controller_bytes(const anim_controller *controller)
+{
+    return controller ? controller->bytes : 0;
+}
+
+/* ---- evaluation ---- */
+
+/* The channel's pose now: each layer with a weight sampled, its root handled, all blended. out may be the
+ * channel's snapshot or one of the scratch poses. */
+static void evaluate_channel(anim_controller *controller, const anim_channel *channel, joint_pose *out)
+{
+    float weights[ANIM_CHANNEL_LAYERS];
+    const joint_pose *poses[ANIM_CHANNEL_LAYERS];
+    current_weights(channel, weights);
+    /* Most of the time one layer has it all: sample it straight into out, which also keeps it bit for
+     * bit what the clip says. */
+    for (int k = 0; k < channel->layer_count; ++k) {
+        const anim_layer *layer = &channel->layers[k];
+        if (weights[k] != 1.0f)
+            continue;
+        if (!layer->clip) {
+            if (out != channel->snapshot)
+                memcpy(out, channel->snapshot, sizeof(joint_pose) * (size_t)controller->joint_count);
+            return;
+        }
+        pose_sample(layer->clip->clip, (float)layer_time(layer), layer->clip->loop, out);
+        strip_root(layer->clip, out);
+        return;
+    }
+    for (int k = 0; k < channel->layer_count; ++k) {
+        const anim_layer *layer = &channel->layers[k];
+        poses[k] = layer->clip ? controller->scratch[k] : channel->snapshot;
+        if (weights[k] == 0.0f || !layer->clip)
+            continue; /* pose_blend does not read poses without weight */
+        pose_sample(layer->clip->clip, (float)layer_time(layer), layer->clip->loop, controller->scratch[k]);
+        strip_root(layer->clip, controller->scratch[k]);
+    }
+    pose_blend(poses, weights, channel->layer_count, controller->joint_count, out);
+}
+
+/* ---- playing ---- */
+
+static bool clip_fits(const anim_controller *controller, const anim_clip *playable)
+{
+    const clip *c = playable->clip;
+    if (!c || c->joint_count != controller->joint_count || !c->frames || c->frame_count <= 0 ||
+        !(c->frame_rate > 0.0f) || !c->parents)
+        return false;
+    for (int i = 0; i < c->joint_count; ++i)
+        if (c->parents[i] != controller->skeleton->parents[i])
+            return false;
+    return true;
+}
+
+/* A looping clip in a sync group starts at the phase of the heaviest layer of its group in the channel. */
+static double inherited_phase(const anim_channel *channel, const anim_clip *clip)
+{
+    if (!clip->loop || clip->sync_group < 0)
+        return 0.0;
+    float weights[ANIM_CHANNEL_LAYERS];
+    current_weights(channel, weights);
+    int leader = -1;
+    for (int k = 0; k < channel->layer_count; ++k) {
+        const anim_clip *other = channel->layers[k].clip;
+        if (other && other->loop && other->sync_group == clip->sync_group &&
+            (leader < 0 || weights[k] > weights[leader]))
+            leader = k;
+    }
+    if (leader < 0)
+        return 0.0;
+    double cycles = channel->layers[leader].cycles;
+    return cycles - floor(cycles);
+}
+
+bool anim_controller_play(anim_controller *controller, int channel_index, const anim_clip *clip, float fade_seconds,
+                          const anim_play_options *options)
+{
+    if (!valid_channel(controller, channel_index) || !clip || !valid_fade(fade_seconds) || !clip_fits(controller, clip))
+        return false;
+    float speed = options && options->speed != 0.0f ? options->speed : 1.0f;
+    if (!(speed >= 0.0f) || !isfinite(speed))
+        return false;
+    anim_channel *channel = &controller->channels[channel_index];
+    bool overlay = channel_index > 0;
+    float rate = fade_seconds > 0.0f ? 1.0f / fade_seconds : 0.0f;
+
+    /* An overlay asked to play again fades back in from wherever its weight is. */
+    if (overlay) {
+        channel->weight_target = 1.0f;
+        channel->weight_rate = rate;
+        if (fade_seconds == 0.0f)
+            channel->weight = 1.0f;
+    }
+    int count = channel->layer_count;
+    const anim_layer *top = count > 0 ? &channel->layers[count - 1] : NULL;
+    if (top && top->clip == clip && !layer_finished(top) && !(options && options->restart))
+        return true;
+
+    anim_layer layer = {
+        .clip = clip,
+        .cycles = inherited_phase(channel, clip),
+        .speed = speed,
+        .fade = fade_seconds > 0.0f ? 0.0f : 1.0f,
+        .fade_rate = rate,
+    };
+    /* Nothing on screen to fade from: a body with no clip yet, or an overlay at weight 0 (which fades
+     * in as a whole instead). */
+    if (count == 0 || (overlay && channel->weight == 0.0f) || layer.fade == 1.0f) {
+        layer.fade = 1.0f;
+        channel->layers[0] = layer;
+        channel->layer_count = 1;
+        return true;
+    }
+    if (count == ANIM_CHANNEL_LAYERS) {
+        /* Full: freeze what the channel shows into its snapshot and fade from that. */
+        evaluate_channel(controller, channel, channel->snapshot);
+        channel->layers[0] = (anim_layer){.clip = NULL, .fade = 1.0f};
+        count = 1;
+    }
+    channel->layers[count] = layer;
+    channel->layer_count = count + 1;
+    return true;
+}
+
+bool anim_controller_stop(anim_controller *controller, int channel, float fade_seconds)
+{
+    if (!valid_channel(controller, channel) || channel == 0 || !valid_fade(fade_seconds))
+        return false;
+    anim_channel *c = &controller->channels[channel];
+    c->weight_target = 0.0f;
+    c->weight_rate = fade_seconds > 0.0f ? 1.0f / fade_seconds : 0.0f;
+    if (fade_seconds == 0.0f) {
+        c->weight = 0.0f;
+        c->layer_count = 0;
+    }
+    return true;
+}
+
+bool anim_controller_set_mask(anim_controller *controller, int channel, const float *joint_weights)
+{
+    if (!valid_channel(controller, channel) || channel == 0 || !joint_weights)
+        return false;
+    for (int i = 0; i < controller->joint_count; ++i)
+        if (!(joint_weights[i] >= 0.0f && joint_weights[i] <= 1.0f))
+            return false;
+    memcpy(controller->channels[channel].mask, joint_weights, sizeof(float) * (size_t)controller->joint_count);
+    return true;
+}
+
+bool anim_controller_mask_branch(anim_controller *controller, int channel, const char *joint_name, float weight)
+{
+    if (!valid_channel(controller, channel) || channel == 0 || !joint_name || !(weight >= 0.0f && weight <= 1.0f))
+        return false;
+    const skeleton *s = controller->skeleton;
+    int branch = -1;
+    for (int i = 0; i < s->joint_count && branch < 0; ++i)
+        if (s->names[i] && strcmp(s->names[i], joint_name) == 0)
+            branch = i;
+    if (branch < 0)
+        return false;
+    /* Parents come before children, so a descendant has a larger index and its parent chain meets the
+     * branch's joint before going below it. */
+    for (int i = branch; i < s->joint_count; ++i) {
+        int ancestor = i;
+        while (ancestor > branch)
+            ancestor = s->parents[ancestor];
+        if (ancestor == branch)
+            controller->channels[channel].mask[i] = weight;
+    }
+    return true;
+}
+
+bool anim_controller_set_speed(anim_controller *controller, int channel, float speed)
+{
+    if (!valid_channel(controller, channel) || !(speed >= 0.0f) || !isfinite(speed))
+        return false;
+    anim_channel *c = &controller->channels[channel];
+    for (int k = 0; k < c->layer_count; ++k)
+        c->layers[k].speed = speed;
+    return true;
+}
+
+bool anim_controller_set_ground_speed(anim_controller *controller, int channel, float meters_per_second)
+{
+    if (!valid_channel(controller, channel) || !(meters_per_second >= 0.0f) || !isfinite(meters_per_second))
+        return false;
+    anim_channel *c = &controller->channels[channel];
+    for (int k = 0; k < c->layer_count; ++k)
+        if (c->layers[k].clip && c->layers[k].clip->ground_speed > 0.0f)
+            c->layers[k].speed = meters_per_second / c->layers[k].clip->ground_speed;
+    return true;
+}
+
+void anim_controller_set_time_scale(anim_controller *controller, float time_scale)
+{
+    if (controller && time_scale >= 0.0f && isfinite(time_scale))
+        controller->time_scale = time_scale;
+}
+
+/* ---- update ---- */
+
+/* Keep the earliest ANIM_EVENTS_MAX events of the step, in the order they happened (ties: the order
+ * they were found, channel by channel and layer by layer, so the same input always gives the same
+ * order). */
+static void add_event(anim_update_result *result, anim_event event)
+{
+    int count = result->event_count;
+    if (count == ANIM_EVENTS_MAX) {
+        ++result->events_dropped;
+        if (!(event.step_fraction < result->events[count - 1].step_fraction))
+            return;
+        --count;
+    }
+    int at = count;
+    while (at > 0 && result->events[at - 1].step_fraction > event.step_fraction) {
+        result->events[at] = result->events[at - 1];
+        --at;
+    }
+    result->events[at] = event;
+    result->event_count = count + 1;
+}
+
+/* The layer's marks crossed while it moved from cycles `from` to `to`, stopping at `until` (where it
+ * faded out, if it did during the step). A crossing is a mark at from <= time < until; a one-shot that
+ * reaches its end also fires the marks on its last frame. */
+static void fire_events(const anim_layer *layer, int channel, double from, double to, double until,
+                        float weight_before, float weight_after, anim_update_result *result)
+{
+    const anim_clip *clip = layer->clip;
+    if (!(until > from) || clip->event_count <= 0 || !clip->events)
+        return;
+    double duration = clip_duration(clip);
+    bool reaches_end = !clip->loop && until >= 1.0;
+    for (int e = 0; e < clip->event_count; ++e) {
+        double at = duration > 0.0 ? (double)clip->events[e].frame / clip->clip->frame_rate / duration : 0.0;
+        long long first = 0, last = 0;
+        if (clip->loop) {
+            at -= floor(at); /* a mark on the last frame of a Doom 3 cycle is the next cycle's first */
+            first = (long long)ceil(from - at);
+            last = (long long)ceil(until - at) - 1;
+        } else {
+            at = fmin(fmax(at, 0.0), 1.0);
+            bool crossed = at >= from && (at < until || reaches_end);
+            last = crossed ? 0 : -1;
+        }
+        for (long long k = first; k <= last; ++k) {
+            if (k - first >= ANIM_EVENTS_MAX) {
+                result->events_dropped += (int)fmin((double)(last - k + 1), (double)INT32_MAX / 2);
+                break;
+            }
+            float fraction = (float)((k + at - from) / (to - from));
+            anim_event event = {
+                .name = clip->events[e].name,
+                .clip = clip,
+                .channel = channel,
+                .cycle = k,
+                .weight = weight_before + fraction * (weight_after - weight_before),
+                .step_fraction = fraction,
+            };
+            add_event(result, event);
+        }
+    }
+}
+
+/* Advance one channel by dt: fades, the channel's weight, each layer's cycles (sync groups together),
+ * its events and (channel 0) root motion; then drop the layers nothing is left of. */
+static void advance_channel(anim_channel *channel, int channel_index, double dt, anim_update_result *result,
+                            root_frame *root_motion)
+{
+    int count = channel->layer_count;
+    float fades_before[ANIM_CHANNEL_LAYERS], fades_after[ANIM_CHANNEL_LAYERS];
+    double life[ANIM_CHANNEL_LAYERS]; /* fraction of the step each layer is still visible */
+    for (int k = 0; k < count; ++k) {
+        const anim_layer *layer = &channel->layers[k];
+        fades_before[k] = layer->fade;
+        fades_after[k] = fminf(1.0f, (float)(layer->fade + layer->fade_rate * dt));
+        life[k] = 1.0;
+    }
+    /* A layer that completes its fade-in hides everything below it from that moment on. */
+    for (int k = 1; k < count; ++k) {
+        if (fades_before[k] >= 1.0f || !(fades_after[k] >= 1.0f))
+            continue;
+        double moment = (1.0 - fades_before[k]) / (channel->layers[k].fade_rate * dt);
+        for (int below = 0; below < k; ++below)
+            life[below] = fmin(life[below], moment);
+    }
+    float channel_before = channel->weight, channel_after = channel->weight;
+    if (channel->weight < channel->weight_target)
+        channel_after = fminf(channel->weight_target, (float)(channel->weight + channel->weight_rate * dt));
+    else if (channel->weight > channel->weight_target)
+        channel_after = fmaxf(channel->weight_target, (float)(channel->weight - channel->weight_rate * dt));
+    if (channel_after == 0.0f && channel_before > 0.0f) {
+        double moment = channel_before / (channel->weight_rate * dt);
+        for (int k = 0; k < count; ++k)
+            life[k] = fmin(life[k], moment);
+    }
+    channel->weight = channel_after;
+
+    float weights_before[ANIM_CHANNEL_LAYERS], weights_after[ANIM_CHANNEL_LAYERS], average[ANIM_CHANNEL_LAYERS];
+    stack_weights(fades_before, count, weights_before);
+    stack_weights(fades_after, count, weights_after);
+    for (int k = 0; k < count; ++k) {
+        weights_before[k] *= channel_before;
+        weights_after[k] *= channel_after;
+        average[k] = 0.5f * (weights_before[k] + weights_after[k]);
+    }
+
+    /* Cycles per second of each layer. The layers of a sync group share one rate, their weighted mean,
+     * so their phases, equal when they started, stay equal. */
+    double own_rates[ANIM_CHANNEL_LAYERS], rates[ANIM_CHANNEL_LAYERS];
+    for (int k = 0; k < count; ++k) {
+        const anim_layer *layer = &channel->layers[k];
+        double duration = layer->clip ? clip_duration(layer->clip) : 0.0;
+        own_rates[k] = rates[k] = duration > 0.0 ? layer->speed / duration : layer->clip ? INFINITY : 0.0;
+    }
+    for (int k = 0; k < count; ++k) {
+        const anim_clip *clip = channel->layers[k].clip;
+        if (!clip || !clip->loop || clip->sync_group < 0)
+            continue;
+        double weighted = 0.0, weight_sum = 0.0, plain = 0.0;
+        int members = 0;
+        for (int other = 0; other < count; ++other) {
+            const anim_clip *o = channel->layers[other].clip;
+            if (!o || !o->loop || o->sync_group != clip->sync_group)
+                continue;
+            weighted += average[other] * own_rates[other];
+            weight_sum += average[other];
+            plain += own_rates[other];
+            ++members;
+        }
+        rates[k] = weight_sum > 0.0 ? weighted / weight_sum : plain / members;
+    }
+
+    for (int k = 0; k < count; ++k) {
+        anim_layer *layer = &channel->layers[k];
+        layer->fade = fades_after[k];
+        if (!layer->clip)
+            continue;
+        double from = layer->cycles;
+        double to = isinf(rates[k]) ? 1.0 : from + rates[k] * dt;
+        if (!layer->clip->loop)
+            to = fmin(to, 1.0);
+        if (result && to > from)
+            fire_events(layer, channel_index, from, to, from + life[k] * (to - from), weights_before[k],
+                        weights_after[k], result);
+        if (root_motion && layer->clip->root_mode == ANIM_ROOT_MOTION && average[k] > 0.0f && to > from) {
+            root_frame motion = layer_root_motion(layer, from, to);
+            root_motion->x += average[k] * motion.x;
+            root_motion->y += average[k] * motion.y;
+            root_motion->yaw += average[k] * motion.yaw;
+        }
+        layer->cycles = to;
+    }
+
+    /* Drop what no longer shows: everything under the highest fully faded-in layer, or the whole
+     * overlay once it has faded out. */
+    int lowest_visible = 0;
+    for (int k = count - 1; k > 0 && lowest_visible == 0; --k)
+        if (channel->layers[k].fade >= 1.0f)
+            lowest_visible = k;
+    if (lowest_visible > 0) {
+        memmove(channel->layers, channel->layers + lowest_visible, sizeof(anim_layer) * (size_t)(count - lowest_visible));
+        channel->layer_count = count - lowest_visible;
+    }
+    if (channel_index > 0 && channel->weight == 0.0f && channel->weight_target == 0.0f)
+        channel->layer_count = 0;
+}
+
+bool anim_controller_update(anim_controller *controller, double dt, anim_update_result *result)
+{
+    if (!controller || !(dt >= 0.0) || !isfinite(dt))
+        return false;
+    if (result)
+        memset(result, 0, sizeof *result);
+    dt *= controller->time_scale;
+
+    root_frame root_motion = {0.0, 0.0, 0.0};
+    if (dt > 0.0)
+        for (int c = 0; c < ANIM_CHANNEL_COUNT; ++c)
+            advance_channel(&controller->channels[c], c, dt, result, c == 0 ? &root_motion : NULL);
+    if (result) {
+        result->translation[0] = (float)root_motion.x;
+        result->translation[1] = (float)root_motion.y;
+        result->yaw = (float)root_motion.yaw;
+        for (int c = 0; c < ANIM_CHANNEL_COUNT; ++c)
+            result->finished[c] = anim_controller_finished(controller, c);
+    }
+
+    /* The body, then each overlay over it through its mask. */
+    int joint_count = controller->joint_count;
+    const anim_channel *body = &controller->channels[0];
+    if (body->layer_count > 0)
+        evaluate_channel(controller, body, controller->local);
+    else
+        memcpy(controller->local, controller->bind_local, sizeof(joint_pose) * (size_t)joint_count);
+    for (int c = 1; c < ANIM_CHANNEL_COUNT; ++c) {
+        const anim_channel *overlay = &controller->channels[c];
+        if (overlay->layer_count == 0 || overlay->weight == 0.0f)
+            continue;
+        evaluate_channel(controller, overlay, controller->scratch[0]);
+        pose_blend_masked(controller->local, controller->scratch[0], overlay->mask, overlay->weight, joint_count,
+                          controller->local);
+    }
+    return pose_to_object(controller->skeleton->parents, joint_count, controller->local, controller->object);
+}
+
+/* ---- inspection ---- */
+
+const joint_pose *anim_controller_local_pose(const anim_controller *controller)
+{
+    return controller ? controller->local : NULL;
+}
+
+const joint_pose *anim_controller_object_pose(const anim_controller *controller)
+{
+    return controller ? controller->object : NULL;
+}
+
+int anim_controller_layer_count(const anim_controller *controller, int channel)
+{
+    return valid_channel(controller, channel) ? controller->channels[channel].layer_count : 0;
+}
+
+bool anim_controller_layer(const anim_controller *controller, int channel, int index, anim_layer_info *out)
+{
+    if (!valid_channel(controller, channel) || !out || index < 0 ||
+        index >= controller->channels[channel].layer_count)
+        return false;
+    const anim_channel *c = &controller->channels[channel];
+    const anim_layer *layer = &c->layers[index];
+    float weights[ANIM_CHANNEL_LAYERS];
+    current_weights(c, weights);
+    *out = (anim_layer_info){
+        .clip = layer->clip,
+        .time = layer->clip ? layer_time(layer) : 0.0,
+        .cycles = layer->cycles,
+        .speed = layer->speed,
+        .fade = layer->fade,
+        .weight = weights[index],
+        .finished = layer_finished(layer),
+    };
+    return true;
+}
+
+float anim_controller_channel_weight(const anim_controller *controller, int channel)
+{
+    return valid_channel(controller, channel) ? controller->channels[channel].weight : 0.0f;
+}
+
+bool anim_controller_finished(const anim_controller *controller, int channel)
+{
+    if (!valid_channel(controller, channel) || controller->channels[channel].layer_count == 0)
+        return false;
+    const anim_channel *c = &controller->channels[channel];
+    return layer_finished(&c->layers[c->layer_count - 1]);
+}

@@ -1,0 +1,137 @@
+/* anim_controller: one entity's animation playback, in the shape of id Tech 4's animator. Per entity it
+ * holds only playback state (which clips play, their times, speeds and fade weights) and its output
+ * poses; the clips, their settings and the skeleton are shared and never written.
+ * Knows nothing of SDL, GL, ini files or the state machine that drives it.
+ *
+ * Channels. Channel 0 is the full body: a stack of crossfading layers. Channels 1.. are overlays (an
+ * upper-body wave over a walk): a stack of their own, blended over what is below with a per-joint mask,
+ * the whole channel fading in and out with one weight.
+ *
+ * Crossfades never pop. play() puts the new clip on top of its channel's stack with fade 0, rising to 1
+ * over the fade time; everything below keeps playing and is faded out as a group, so the channel is
+ *   pose = lerp(... lerp(lerp(layer 0, layer 1, fade 1), layer 2, fade 2) ..., top, fade top)
+ * and a play() that interrupts a fade still in flight starts from exactly the pose on screen. A layer
+ * whose weight reaches 0 is dropped. If a channel's stack is full, what it shows is captured into a frozen
+ * snapshot layer first (its clips then stop moving and stop giving root motion and events, but the pose
+ * stays continuous).
+ *
+ * Frame: anim_controller_update(dt) advances every layer (sync groups share one normalized phase),
+ * fires events crossed during the step, extracts root motion, samples and blends in local space, applies
+ * overlays, and writes the object pose. No allocation after anim_controller_create. */
+#ifndef MARIONETTE_ANIM_CONTROLLER_H
+#define MARIONETTE_ANIM_CONTROLLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../model/joint_pose.h"
+#include "../model/model.h"
+#include "anim_clip.h"
+
+enum {
+    ANIM_CHANNEL_COUNT = 3,   /* 0: full body; 1 and 2: masked overlays */
+    ANIM_CHANNEL_LAYERS = 4,  /* layers crossfading in one channel at once (a snapshot counts as one) */
+    ANIM_EVENTS_MAX = 16,     /* events one update reports; more are counted in events_dropped */
+};
+
+typedef struct anim_controller anim_controller;
+
+/* Zero means default everywhere. */
+typedef struct anim_controller_desc {
+    const skeleton *skeleton; /* required; shared and must outlive the controller */
+} anim_controller_desc;
+
+/* Memory per entity, all allocated here in one block: about 328 bytes per joint (ten local poses of 32
+ * bytes: the output local and object poses, the bind pose, a frozen snapshot per channel, and four
+ * sampling buffers; and one mask weight per joint per overlay channel) plus about 1 KB of layer state.
+ * 31 joints: about 11 KB. NULL when desc or its skeleton is invalid or memory runs out. */
+anim_controller *anim_controller_create(const anim_controller_desc *desc);
+void anim_controller_destroy(anim_controller *controller);
+size_t anim_controller_bytes(const anim_controller *controller);
+
+typedef struct anim_play_options {
+    float speed;  /* playback speed scale, >= 0 (0 means 1; use anim_controller_set_speed for a stop) */
+    bool restart; /* play even when this clip is already on top of the channel and not finished */
+} anim_play_options;
+
+/* Start `clip` on `channel` with a crossfade of fade_seconds (0: cut). options may be NULL.
+ * A clip already on top of the channel and still playing is left alone unless options->restart.
+ * A looping clip in a sync group takes the normalized phase of the heaviest layer of its group in the
+ * channel, so feet stay in step. On an overlay channel that is faded out, the channel fades in instead.
+ * False (nothing changes) on bad arguments or a clip whose hierarchy differs from the skeleton. */
+bool anim_controller_play(anim_controller *controller, int channel, const anim_clip *clip, float fade_seconds,
+                          const anim_play_options *options);
+
+/* Fade an overlay channel out over fade_seconds; its layers are dropped when it reaches 0. Channel 0 is
+ * the body and cannot be stopped (false). */
+bool anim_controller_stop(anim_controller *controller, int channel, float fade_seconds);
+
+/* Per-joint weights in [0, 1] of an overlay channel; all 0 at creation (an overlay shows nothing until
+ * it is given a mask). */
+bool anim_controller_set_mask(anim_controller *controller, int channel, const float *joint_weights);
+
+/* Set mask weight `weight` on the joint named joint_name and all its descendants ("spine.02": the upper
+ * body; "clavicle.R": the right arm), leaving other joints as they are. False if there is no such joint. */
+bool anim_controller_mask_branch(anim_controller *controller, int channel, const char *joint_name, float weight);
+
+/* Speed scale of every layer of a channel (>= 0). */
+bool anim_controller_set_speed(anim_controller *controller, int channel, float speed);
+
+/* For locomotion: each layer of the channel whose clip travels (ground_speed > 0) plays at
+ * meters_per_second / ground_speed, so its feet do not slide at that speed; other layers keep theirs. */
+bool anim_controller_set_ground_speed(anim_controller *controller, int channel, float meters_per_second);
+
+/* Scales every update's dt: 1 normal, 0.25 slow motion, 0 paused (times, fades, events and root motion all
+ * stop). Single-stepping is anim_controller_update with the step's dt. */
+void anim_controller_set_time_scale(anim_controller *controller, float time_scale);
+
+typedef struct anim_event {
+    const char *name;       /* the mark's name, owned by the clip */
+    const anim_clip *clip;
+    int channel;
+    long long cycle;        /* loops completed by the layer when the mark was crossed (0 for one-shots) */
+    float weight;           /* the layer's weight in the final pose then (channel weight included) */
+    float step_fraction;    /* where in this update it happened: 0 start, 1 end (for timing sounds) */
+} anim_event;
+
+typedef struct anim_update_result {
+    /* Root motion of this step in the entity's own space (its +X forward, Z up): move the entity by
+     * translation turned by its current facing, then turn it by yaw (radians, about Z, positive left).
+     * The weighted sum over channel 0's layers; in-place clips count with zero motion. */
+    float translation[3];
+    float yaw;
+    /* Every event crossed during the step, in the order they happened, once per crossing: a step over a
+     * loop boundary, or over several whole loops, fires each. All layers fire, fading ones too, with
+     * their weight, so a caller can skip faint ones (a footstep sound at weight < 0.5, say). */
+    int event_count;
+    int events_dropped;     /* events past ANIM_EVENTS_MAX (the latest ones are dropped) */
+    anim_event events[ANIM_EVENTS_MAX];
+    /* The top layer of each channel is a one-shot holding its last frame. */
+    bool finished[ANIM_CHANNEL_COUNT];
+} anim_update_result;
+
+/* Advance by dt seconds (>= 0, scaled by the time scale) and write the poses. result may be NULL. */
+bool anim_controller_update(anim_controller *controller, double dt, anim_update_result *result);
+
+/* The poses written by the last update (the bind pose before the first): local (parent-relative) for
+ * blending further, object space for pose_palette. joint_count entries, owned by the controller. */
+const joint_pose *anim_controller_local_pose(const anim_controller *controller);
+const joint_pose *anim_controller_object_pose(const anim_controller *controller);
+
+/* Inspection, for state machines, HUDs and tests. Layers are listed bottom (oldest) to top (newest). */
+typedef struct anim_layer_info {
+    const anim_clip *clip;  /* NULL for a frozen snapshot */
+    double time;            /* seconds into the current cycle (one-shots: into the clip) */
+    double cycles;          /* normalized position: loops completed + phase; one-shots 0..1 */
+    float speed;
+    float fade;             /* its own fade-in, 0..1 */
+    float weight;           /* its share of the channel; a channel's weights sum to 1 */
+    bool finished;          /* a one-shot holding its last frame */
+} anim_layer_info;
+
+int anim_controller_layer_count(const anim_controller *controller, int channel);
+bool anim_controller_layer(const anim_controller *controller, int channel, int index, anim_layer_info *out);
+float anim_controller_channel_weight(const anim_controller *controller, int channel);
+bool anim_controller_finished(const anim_controller *controller, int channel);
+
+#endif

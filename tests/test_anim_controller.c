@@ -1,0 +1,707 @@
+/* test_anim_controller: the per-entity controller against the generated mannequin and its clips (played
+ * with the settings config/clips.ini gives them) and against small clips built in memory:
+ *   - weights sum to 1 through fades; a crossfade's ends are the pure clips;
+ *   - interrupting a fade in flight does not pop, at 30, 60 and 144 Hz: no joint turns in one step by
+ *     more than the fastest of the clips involved does on its own, plus 1 degree;
+ *   - walk and run in one sync group strike with the left foot together;
+ *   - a wave masked to the right arm leaves the legs as the walk has them and the arm as the wave;
+ *   - events: the same timeline at 30, 60 and 144 Hz (with one big step over several loops) fires the
+ *     same sequence; each crossing of several whole loops fires;
+ *   - root motion: the walk travels 1.4 m per cycle with planted feet still in the world, the turn turns
+ *     90 degrees; in place strips the travel;
+ *   - time scale 0 freezes everything; a one-shot holds its last frame and says it finished. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim/anim_controller.h"
+#include "check.h"
+#include "md5/md5.h"
+#include "pose/pose.h"
+
+#define ASSETS MARIONETTE_SOURCE_DIR "/assets/"
+#define DEGREES(radians) ((radians) * 180.0 / GLM_PI)
+
+static const double step_rates[] = {30.0, 60.0, 144.0};
+enum { STEP_RATE_COUNT = sizeof step_rates / sizeof step_rates[0] };
+
+/* ---- the generated clips, set up as config/clips.ini does ---- */
+
+enum { IDLE, WALK, RUN, WALK_ROOT_MOTION, JUMP, WAVE, TURN_LEFT, CLIP_COUNT };
+
+static const char *const clip_files[CLIP_COUNT] = {"idle", "walk", "run", "walk_root_motion", "jump", "wave",
+                                                   "turn_left"};
+static const anim_event_mark walk_marks[] = {{0.0f, "footstep.L"}, {15.0f, "footstep.R"}};
+static const anim_event_mark run_marks[] = {{0.0f, "footstep.L"}, {10.5f, "footstep.R"}};
+
+static model *mannequin;
+static clip *clips[CLIP_COUNT];
+static anim_clip library[CLIP_COUNT];
+
+static bool load_assets(void)
+{
+    diag err;
+    if (!md5_load_model(ASSETS "models/mannequin.md5mesh", &mannequin, &err, NULL))
+        return false;
+    for (int i = 0; i < CLIP_COUNT; ++i) {
+        char path[512];
+        snprintf(path, sizeof path, ASSETS "clips/%s.md5anim", clip_files[i]);
+        if (!md5_load_clip(path, &clips[i], &err, NULL))
+            return false;
+        anim_clip *a = &library[i];
+        snprintf(a->name, sizeof a->name, "%s", clip_files[i]);
+        a->clip = clips[i];
+        a->loop = i == IDLE || i == WALK || i == RUN || i == WALK_ROOT_MOTION;
+        a->sync_group = i == WALK || i == RUN || i == WALK_ROOT_MOTION ? 0 : -1;
+        a->ground_speed = i == RUN ? 3.5f : i == WALK || i == WALK_ROOT_MOTION ? 1.4f : 0.0f;
+        a->root_mode = i == WALK_ROOT_MOTION || i == TURN_LEFT ? ANIM_ROOT_MOTION : ANIM_ROOT_IN_PLACE;
+        if (i == WALK || i == WALK_ROOT_MOTION) {
+            a->events = walk_marks;
+            a->event_count = 2;
+        } else if (i == RUN) {
+            a->events = run_marks;
+            a->event_count = 2;
+        }
+    }
+    return true;
+}
+
+static anim_controller *new_controller(void)
+{
+    return anim_controller_create(&(anim_controller_desc){.skeleton = &mannequin->skeleton});
+}
+
+static int joint_count(void)
+{
+    return mannequin->skeleton.joint_count;
+}
+
+static int joint_named(const char *name)
+{
+    for (int i = 0; i < joint_count(); ++i)
+        if (strcmp(mannequin->skeleton.names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* Degrees between two rotations (q and -q the same). From the chord |a - b| = 2 sin(angle / 4) rather
+ * than acos(dot), which is not 0 for equal inputs whose length rounds below 1. */
+static double angle_between(const float a[4], const float b[4])
+{
+    double dot = (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2] + (double)a[3] * b[3];
+    double sign = dot < 0.0 ? -1.0 : 1.0, chord2 = 0.0;
+    for (int k = 0; k < 4; ++k)
+        chord2 += (a[k] - sign * b[k]) * (a[k] - sign * b[k]);
+    return DEGREES(4.0 * asin(fmin(1.0, sqrt(chord2) / 2.0)));
+}
+
+static double largest_difference(const joint_pose *a, const joint_pose *b, int first, int last)
+{
+    double largest = 0.0;
+    for (int i = first; i <= last; ++i) {
+        largest = fmax(largest, angle_between(a[i].rotation, b[i].rotation));
+        for (int k = 0; k < 3; ++k)
+            largest = fmax(largest, fabs((double)a[i].position[k] - b[i].position[k]));
+    }
+    return largest;
+}
+
+static float total_weight(const anim_controller *controller, int channel)
+{
+    float total = 0.0f;
+    for (int k = 0; k < anim_controller_layer_count(controller, channel); ++k) {
+        anim_layer_info info;
+        anim_controller_layer(controller, channel, k, &info);
+        total += info.weight;
+    }
+    return total;
+}
+
+/* ---- creation ---- */
+
+static void test_create_and_memory(void)
+{
+    CHECK(anim_controller_create(NULL) == NULL);
+    CHECK(anim_controller_create(&(anim_controller_desc){0}) == NULL);
+    anim_controller *controller = new_controller();
+    CHECK(controller != NULL);
+    size_t bytes = anim_controller_bytes(controller);
+    printf("  memory per entity: %zu bytes for %d joints\n", bytes, joint_count());
+    CHECK(bytes < 12 * 1024);
+    /* Before any clip: the bind pose, in object space as the mesh stores it. */
+    const joint_pose *object = anim_controller_object_pose(controller);
+    for (int i = 0; i < joint_count(); ++i)
+        for (int k = 0; k < 3; ++k)
+            CHECK_NEAR(object[i].position[k], mannequin->skeleton.bind_object[i].position[k], 1e-5);
+    CHECK(!anim_controller_play(controller, 0, NULL, 0.0f, NULL));
+    CHECK(!anim_controller_play(controller, ANIM_CHANNEL_COUNT, &library[WALK], 0.0f, NULL));
+    CHECK(!anim_controller_play(controller, 0, &library[WALK], -1.0f, NULL));
+    CHECK(!anim_controller_play(controller, 0, &library[WALK], 0.0f, &(anim_play_options){.speed = -1.0f}));
+    CHECK(!anim_controller_stop(controller, 0, 0.2f));
+    CHECK(!anim_controller_update(controller, -0.1, NULL));
+    CHECK(!anim_controller_update(controller, NAN, NULL));
+    CHECK(!anim_controller_mask_branch(controller, 1, "no such joint", 1.0f));
+    anim_controller_destroy(controller);
+}
+
+/* ---- crossfades ---- */
+
+static void test_weights_sum_to_one_through_fades(void)
+{
+    anim_controller *controller = new_controller();
+    anim_controller_play(controller, 0, &library[IDLE], 0.0f, NULL);
+    const struct {
+        int step;
+        int clip;
+        float fade;
+    } plays[] = {{10, WALK, 0.5f}, {25, RUN, 0.4f}, {32, IDLE, 0.3f}, {36, WALK, 0.3f}, {38, JUMP, 0.2f}};
+    int next = 0, most_layers = 0;
+    for (int step = 0; step < 120; ++step) {
+        if (next < 5 && plays[next].step == step) {
+            CHECK(anim_controller_play(controller, 0, &library[plays[next].clip], plays[next].fade, NULL));
+            ++next;
+        }
+        CHECK(anim_controller_update(controller, 1.0 / 60.0, NULL));
+        CHECK_NEAR(total_weight(controller, 0), 1.0f, 1e-6);
+        if (anim_controller_layer_count(controller, 0) > most_layers)
+            most_layers = anim_controller_layer_count(controller, 0);
+    }
+    CHECK(most_layers == ANIM_CHANNEL_LAYERS); /* the fifth play went through the snapshot */
+    CHECK(anim_controller_layer_count(controller, 0) == 1);
+    anim_controller_destroy(controller);
+}
+
+static void test_crossfade_ends_are_the_pure_clips(void)
+{
+    anim_controller *controller = new_controller();
+    joint_pose *expected = malloc(sizeof(joint_pose) * (size_t)joint_count());
+    anim_controller_play(controller, 0, &library[IDLE], 0.0f, NULL);
+    for (int step = 0; step < 20; ++step)
+        anim_controller_update(controller, 1.0 / 60.0, NULL);
+    anim_layer_info info;
+    anim_controller_layer(controller, 0, 0, &info);
+    pose_sample(clips[IDLE], (float)info.time, true, expected);
+    CHECK(memcmp(expected, anim_controller_local_pose(controller), sizeof(joint_pose) * (size_t)joint_count()) == 0);
+
+    /* Just started, the new clip has no weight: still exactly the idle. */
+    anim_controller_play(controller, 0, &library[WALK], 0.25f, NULL);
+    anim_controller_update(controller, 0.0, NULL);
+    CHECK(memcmp(expected, anim_controller_local_pose(controller), sizeof(joint_pose) * (size_t)joint_count()) == 0);
+    anim_controller_update(controller, 0.1, NULL);
+    CHECK(anim_controller_layer_count(controller, 0) == 2);
+
+    /* Faded in: idle is dropped and the pose is exactly the walk. */
+    anim_controller_update(controller, 0.2, NULL);
+    CHECK(anim_controller_layer_count(controller, 0) == 1);
+    anim_controller_layer(controller, 0, 0, &info);
+    CHECK(info.clip == &library[WALK] && info.weight == 1.0f);
+    pose_sample(clips[WALK], (float)info.time, true, expected);
+    CHECK(memcmp(expected, anim_controller_local_pose(controller), sizeof(joint_pose) * (size_t)joint_count()) == 0);
+
+    /* Playing the clip already on top changes nothing; restart starts it over. */
+    CHECK(anim_controller_play(controller, 0, &library[WALK], 0.25f, NULL));
+    CHECK(anim_controller_layer_count(controller, 0) == 1);
+    CHECK(anim_controller_play(controller, 0, &library[WALK], 0.25f, &(anim_play_options){.restart = true}));
+    CHECK(anim_controller_layer_count(controller, 0) == 2);
+    free(expected);
+    anim_controller_destroy(controller);
+}
+
+/* Each joint's largest per-step turn when the clip plays alone at this step rate, folded into largest[]. */
+static void clip_own_largest_steps(int which, double dt, double *largest)
+{
+    joint_pose *a = malloc(sizeof(joint_pose) * (size_t)joint_count());
+    joint_pose *b = malloc(sizeof(joint_pose) * (size_t)joint_count());
+    const anim_clip *playable = &library[which];
+    double duration = playable->loop ? clips[which]->loop_duration : clips[which]->once_duration;
+    for (double t = 0.0; t < duration; t += dt / 4.0) {
+        pose_sample(clips[which], (float)t, playable->loop, a);
+        pose_sample(clips[which], (float)(t + dt), playable->loop, b);
+        for (int i = 0; i < joint_count(); ++i)
+            largest[i] = fmax(largest[i], angle_between(a[i].rotation, b[i].rotation));
+    }
+    free(a);
+    free(b);
+}
+
+/* Interrupts at every step rate: walk->run interrupted by idle mid-fade, idle->walk interrupted by run
+ * and then by walk again, and a burst of plays that overflows the stack into the snapshot. */
+static void test_interrupts_do_not_pop(void)
+{
+    const struct {
+        double at;
+        int clip;
+        float fade;
+    } timeline[] = {
+        {0.0, IDLE, 0.0f},  {1.0, WALK, 0.4f}, {2.5, RUN, 0.4f},  {2.7, IDLE, 0.5f}, {4.0, WALK, 0.5f},
+        {4.25, RUN, 0.5f},  {4.5, WALK, 0.5f}, {6.0, RUN, 0.5f},  {6.1, WALK, 0.5f}, {6.2, IDLE, 0.6f},
+        {6.3, RUN, 0.6f},   {6.4, IDLE, 0.6f},
+    };
+    int timeline_count = sizeof timeline / sizeof timeline[0];
+    joint_pose *previous = malloc(sizeof(joint_pose) * (size_t)joint_count());
+    double own[64], largest[64];
+    for (int r = 0; r < STEP_RATE_COUNT; ++r) {
+        double dt = 1.0 / step_rates[r];
+        for (int i = 0; i < joint_count(); ++i)
+            own[i] = largest[i] = 0.0;
+        clip_own_largest_steps(IDLE, dt, own);
+        clip_own_largest_steps(WALK, dt, own);
+        clip_own_largest_steps(RUN, dt, own);
+        anim_controller *controller = new_controller();
+        int next = 0, steps = (int)lround(8.0 * step_rates[r]);
+        for (int step = 0; step < steps; ++step) {
+            double now = step * dt;
+            bool fading = anim_controller_layer_count(controller, 0) > 1;
+            while (next < timeline_count && timeline[next].at <= now + 1e-9) {
+                anim_controller_play(controller, 0, &library[timeline[next].clip], timeline[next].fade, NULL);
+                ++next;
+                fading = true;
+            }
+            memcpy(previous, anim_controller_local_pose(controller), sizeof(joint_pose) * (size_t)joint_count());
+            anim_controller_update(controller, dt, NULL);
+            const joint_pose *now_pose = anim_controller_local_pose(controller);
+            for (int i = 0; step > 0 && fading && i < joint_count(); ++i)
+                largest[i] = fmax(largest[i], angle_between(previous[i].rotation, now_pose[i].rotation));
+        }
+        /* The brief's measure: the largest joint step against the fastest joint of the clips alone. Per
+         * joint the fade itself can exceed a slow joint's own motion by a little (a spine crossing from
+         * idle to walk in 0.4 s), which is a crossfade, not a pop; printed for reference. */
+        double worst = 0.0, fastest_alone = 0.0, worst_joint_excess = -INFINITY;
+        for (int i = 0; i < joint_count(); ++i) {
+            worst = fmax(worst, largest[i]);
+            fastest_alone = fmax(fastest_alone, own[i]);
+            worst_joint_excess = fmax(worst_joint_excess, largest[i] - own[i]);
+        }
+        CHECK(worst <= fastest_alone + 1.0);
+        printf("  %3.0f Hz: largest joint step in a fade %.2f degrees, clips alone %.2f (margin %.2f); "
+               "per joint at most %.2f degrees over its own\n",
+               step_rates[r], worst, fastest_alone, fastest_alone + 1.0 - worst, worst_joint_excess);
+        anim_controller_destroy(controller);
+    }
+    free(previous);
+}
+
+/* ---- sync groups ---- */
+
+static void test_sync_keeps_feet_in_step(void)
+{
+    anim_controller *controller = new_controller();
+    anim_controller_play(controller, 0, &library[WALK], 0.0f, NULL);
+    for (int step = 0; step < 23; ++step)
+        anim_controller_update(controller, 1.0 / 60.0, NULL);
+    anim_controller_play(controller, 0, &library[RUN], 2.0f, NULL);
+    anim_controller_set_ground_speed(controller, 0, 2.4f);
+    int strikes_together = 0, strikes_alone = 0;
+    for (int step = 0; step < 110; ++step) {
+        anim_update_result result;
+        anim_controller_update(controller, 1.0 / 60.0, &result);
+        anim_layer_info walk, run;
+        CHECK(anim_controller_layer_count(controller, 0) == 2);
+        anim_controller_layer(controller, 0, 0, &walk);
+        anim_controller_layer(controller, 0, 1, &run);
+        CHECK_NEAR(walk.cycles - floor(walk.cycles), run.cycles - floor(run.cycles), 1e-9);
+        /* Left heel strikes: both clips' footstep.L in the same step at the same moment. */
+        float walk_strike = -1.0f, run_strike = -1.0f;
+        for (int e = 0; e < result.event_count; ++e)
+            if (strcmp(result.events[e].name, "footstep.L") == 0)
+                *(result.events[e].clip == &library[WALK] ? &walk_strike : &run_strike) = result.events[e].step_fraction;
+        if (walk_strike >= 0.0f && run_strike >= 0.0f && fabsf(walk_strike - run_strike) < 1e-4f)
+            ++strikes_together;
+        else if (walk_strike >= 0.0f || run_strike >= 0.0f)
+            ++strikes_alone;
+    }
+    CHECK(strikes_together >= 2);
+    CHECK(strikes_alone == 0);
+    anim_controller_destroy(controller);
+}
+
+/* ---- masks ---- */
+
+static void test_wave_over_walk_through_a_mask(void)
+{
+    anim_controller *controller = new_controller();
+    CHECK(anim_controller_mask_branch(controller, 1, "clavicle.R", 1.0f));
+    anim_controller_play(controller, 0, &library[WALK], 0.0f, NULL);
+    anim_controller_update(controller, 0.3, NULL);
+    anim_controller_play(controller, 1, &library[WAVE], 0.2f, NULL);
+    joint_pose *walk = malloc(sizeof(joint_pose) * (size_t)joint_count());
+    joint_pose *wave = malloc(sizeof(joint_pose) * (size_t)joint_count());
+    int clavicle = joint_named("clavicle.R"), fingers = joint_named("fingers.02.R");
+    int thigh = joint_named("thigh.L"), toe = joint_named("toe.R");
+    for (int step = 0; step < 60; ++step) {
+        anim_controller_update(controller, 1.0 / 30.0, NULL);
+        anim_layer_info walk_info, wave_info;
+        anim_controller_layer(controller, 0, 0, &walk_info);
+        anim_controller_layer(controller, 1, 0, &wave_info);
+        pose_sample(clips[WALK], (float)walk_info.time, true, walk);
+        pose_sample(clips[WAVE], (float)wave_info.time, false, wave);
+        const joint_pose *local = anim_controller_local_pose(controller);
+        CHECK(largest_difference(local, walk, thigh, toe) == 0.0); /* legs: the walk's, bit for bit */
+        CHECK(largest_difference(local, walk, 0, clavicle - 1) == 0.0);
+        float weight = anim_controller_channel_weight(controller, 1);
+        CHECK(weight > 0.0f && weight <= 1.0f);
+        if (weight == 1.0f)
+            CHECK(largest_difference(local, wave, clavicle, fingers) == 0.0);
+    }
+    CHECK(anim_controller_channel_weight(controller, 1) == 1.0f);
+    /* Stopped, the overlay fades out and the arm goes back to the walk. */
+    anim_controller_stop(controller, 1, 0.25f);
+    for (int step = 0; step < 10; ++step)
+        anim_controller_update(controller, 1.0 / 30.0, NULL);
+    CHECK(anim_controller_layer_count(controller, 1) == 0);
+    anim_layer_info walk_info;
+    anim_controller_layer(controller, 0, 0, &walk_info);
+    pose_sample(clips[WALK], (float)walk_info.time, true, walk);
+    CHECK(largest_difference(anim_controller_local_pose(controller), walk, 0, joint_count() - 1) == 0.0);
+    free(walk);
+    free(wave);
+    anim_controller_destroy(controller);
+}
+
+/* ---- events ---- */
+
+typedef struct recorded_event {
+    const char *name;
+    const anim_clip *clip;
+    long long cycle;
+} recorded_event;
+
+enum { MAX_RECORDED = 256 };
+
+/* One timeline played at `rate`: plays at times every rate lands on (multiples of 1/6 s, away from the
+ * marks), and at 5 s one 2.5 s step over several loops. */
+static int record_timeline(double rate, recorded_event *out)
+{
+    anim_controller *controller = new_controller();
+    const struct {
+        double at;
+        int clip;
+        float fade;
+    } plays[] = {{0.0, WALK, 0.0f}, {7.0 / 6.0, RUN, 0.5f}, {17.0 / 6.0, IDLE, 0.5f}, {19.0 / 6.0, WALK, 0.5f},
+                 {25.0 / 6.0, RUN, 0.3f}};
+    int count = 0, next = 0, steps_per_second = (int)rate;
+    long long step = 0;
+    for (;;) {
+        double now = (double)step / steps_per_second;
+        if (now > 9.0)
+            break;
+        while (next < 5 && plays[next].at * steps_per_second <= (double)step + 1e-6) {
+            anim_controller_play(controller, 0, &library[plays[next].clip], plays[next].fade, NULL);
+            ++next;
+        }
+        bool big = step == 5 * steps_per_second;
+        anim_update_result result;
+        anim_controller_update(controller, big ? 2.5 : 1.0 / rate, &result);
+        CHECK(result.events_dropped == 0);
+        for (int e = 0; e < result.event_count && count < MAX_RECORDED; ++e)
+            out[count++] = (recorded_event){result.events[e].name, result.events[e].clip, result.events[e].cycle};
+        step += big ? (long long)(2.5 * steps_per_second) : 1;
+    }
+    anim_controller_destroy(controller);
+    return count;
+}
+
+static void test_events_do_not_depend_on_the_step_rate(void)
+{
+    static recorded_event sequences[STEP_RATE_COUNT][MAX_RECORDED];
+    int counts[STEP_RATE_COUNT];
+    for (int r = 0; r < STEP_RATE_COUNT; ++r)
+        counts[r] = record_timeline(step_rates[r], sequences[r]);
+    printf("  %d events at each rate\n", counts[0]);
+    CHECK(counts[0] > 20);
+    for (int r = 1; r < STEP_RATE_COUNT; ++r) {
+        CHECK(counts[r] == counts[0]);
+        for (int e = 0; e < counts[0] && e < counts[r]; ++e) {
+            CHECK(strcmp(sequences[r][e].name, sequences[0][e].name) == 0);
+            CHECK(sequences[r][e].clip == sequences[0][e].clip);
+            CHECK(sequences[r][e].cycle == sequences[0][e].cycle);
+        }
+    }
+}
+
+/* A one-joint clip built in memory: 11 frames at 10 fps, Doom 3 convention (a 1 s cycle). */
+typedef struct tiny_clip {
+    clip clip;
+    joint_pose frames[11];
+    int parents[1];
+    char *names[1];
+    anim_clip playable;
+} tiny_clip;
+
+static void make_tiny_clip(tiny_clip *t, bool loop, const anim_event_mark *marks, int mark_count)
+{
+    memset(t, 0, sizeof *t);
+    t->parents[0] = -1;
+    t->names[0] = "root";
+    for (int f = 0; f < 11; ++f) {
+        glm_quatv(t->frames[f].rotation, 0.1f * (float)(f % 10), (vec3){0.0f, 1.0f, 0.0f});
+        t->frames[f].position[2] = 1.0f;
+    }
+    t->clip = (clip){.joint_count = 1, .frame_count = 11, .frame_rate = 10.0f, .last_frame_is_first = true,
+                     .loop_duration = 1.0f, .once_duration = 1.0f, .names = t->names, .parents = t->parents,
+                     .frames = t->frames};
+    t->playable = (anim_clip){.name = "tiny", .clip = &t->clip, .loop = loop, .sync_group = -1,
+                              .event_count = mark_count, .events = marks};
+}
+
+static void test_big_steps_fire_every_crossing(void)
+{
+    static const anim_event_mark marks[] = {{0.0f, "start"}, {2.5f, "quarter"}, {10.0f, "end"}};
+    tiny_clip tiny;
+    make_tiny_clip(&tiny, true, marks, 3);
+    skeleton s = {.joint_count = 1, .names = tiny.names, .parents = tiny.parents, .bind_object = tiny.frames};
+    anim_controller *controller = anim_controller_create(&(anim_controller_desc){.skeleton = &s});
+    anim_controller_play(controller, 0, &tiny.playable, 0.0f, NULL);
+    anim_update_result result;
+    /* [0, 3.3): "start" and "end" (frame 10 is the next cycle's frame 0) at 0, 1, 2, 3; "quarter" at
+     * 0.25 .. 3.25, in time order. */
+    anim_controller_update(controller, 3.3, &result);
+    static const char *const expected[] = {"start", "end", "quarter", "start", "end", "quarter", "start", "end",
+                                           "quarter", "start", "end", "quarter"};
+    static const int expected_cycles[] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3};
+    CHECK(result.event_count == 12);
+    for (int e = 0; e < result.event_count && e < 12; ++e) {
+        CHECK(strcmp(result.events[e].name, expected[e]) == 0);
+        CHECK(result.events[e].cycle == expected_cycles[e]);
+    }
+    CHECK(result.events_dropped == 0);
+    /* More than fit: the earliest are kept, the rest counted. */
+    anim_controller_update(controller, 100.0, &result);
+    CHECK(result.event_count == ANIM_EVENTS_MAX);
+    CHECK(result.events_dropped == 300 - ANIM_EVENTS_MAX);
+    CHECK(result.events[0].cycle == 4 && strcmp(result.events[0].name, "start") == 0);
+    anim_controller_destroy(controller);
+
+    /* A one-shot fires its last frame's mark once, on arriving there. */
+    make_tiny_clip(&tiny, false, marks, 3);
+    controller = anim_controller_create(&(anim_controller_desc){.skeleton = &s});
+    anim_controller_play(controller, 0, &tiny.playable, 0.0f, NULL);
+    int fired = 0;
+    for (int step = 0; step < 40; ++step) {
+        anim_controller_update(controller, 1.0 / 30.0, &result);
+        fired += result.event_count;
+    }
+    CHECK(fired == 3);
+    anim_controller_destroy(controller);
+}
+
+/* ---- root motion ---- */
+
+/* The entity: where it stands and which way it faces, moved by each update's root motion. */
+typedef struct entity {
+    double x, y, yaw;
+} entity;
+
+static void move_entity(entity *e, const anim_update_result *result)
+{
+    double c = cos(e->yaw), s = sin(e->yaw);
+    e->x += c * result->translation[0] - s * result->translation[1];
+    e->y += s * result->translation[0] + c * result->translation[1];
+    e->yaw += result->yaw;
+}
+
+static void to_world(const entity *e, const float p[3], double out[2])
+{
+    double c = cos(e->yaw), s = sin(e->yaw);
+    out[0] = e->x + c * p[0] - s * p[1];
+    out[1] = e->y + s * p[0] + c * p[1];
+}
+
+/* Frames of the root-motion walk where a foot is planted, found from the data: its ankle within 5 mm of
+ * its lowest, and moving less than 2 cm/s in the clip's world (the root travels in this clip). */
+static void find_plants(int ankle, bool *planted)
+{
+    const clip *c = clips[WALK_ROOT_MOTION];
+    joint_pose *object = malloc(sizeof(joint_pose) * (size_t)c->joint_count * (size_t)c->frame_count);
+    float lowest = INFINITY;
+    for (int f = 0; f < c->frame_count; ++f) {
+        pose_to_object(c->parents, c->joint_count, &c->frames[f * c->joint_count], &object[f * c->joint_count]);
+        lowest = fminf(lowest, object[f * c->joint_count + ankle].position[2]);
+    }
+    for (int f = 0; f + 1 < c->frame_count; ++f) {
+        const float *p = object[f * c->joint_count + ankle].position, *q = object[(f + 1) * c->joint_count + ankle].position;
+        double speed = hypot(q[0] - p[0], q[1] - p[1]) * c->frame_rate;
+        planted[f] = p[2] < lowest + 0.005f && q[2] < lowest + 0.005f && speed < 0.02;
+    }
+    planted[c->frame_count - 1] = false;
+    free(object);
+}
+
+static void test_root_motion_walk_travels_with_planted_feet(void)
+{
+    const int ankles[2] = {joint_named("foot.L"), joint_named("foot.R")};
+    bool planted[2][64];
+    int planted_frames = 0;
+    for (int side = 0; side < 2; ++side) {
+        find_plants(ankles[side], planted[side]);
+        for (int f = 0; f < clips[WALK_ROOT_MOTION]->frame_count; ++f)
+            planted_frames += planted[side][f];
+    }
+    CHECK(planted_frames >= 10);
+    for (int r = 0; r < STEP_RATE_COUNT; ++r) {
+        anim_controller *controller = new_controller();
+        anim_controller_play(controller, 0, &library[WALK_ROOT_MOTION], 0.0f, NULL);
+        entity e = {0.0, 0.0, 0.0};
+        double plant_start[2][2] = {{0}}, worst_drift = 0.0;
+        bool in_plant[2] = {false, false};
+        int steps = (int)lround(3.0 * step_rates[r]);
+        anim_update_result result;
+        anim_controller_update(controller, 0.0, &result);
+        for (int step = 0; step <= steps; ++step) {
+            anim_layer_info info;
+            anim_controller_layer(controller, 0, 0, &info);
+            int frame = (int)floor(info.time * 30.0);
+            for (int side = 0; side < 2; ++side) {
+                double world[2];
+                to_world(&e, anim_controller_object_pose(controller)[ankles[side]].position, world);
+                bool now = planted[side][frame];
+                if (now && !in_plant[side])
+                    memcpy(plant_start[side], world, sizeof world);
+                else if (now)
+                    worst_drift = fmax(worst_drift, hypot(world[0] - plant_start[side][0], world[1] - plant_start[side][1]));
+                in_plant[side] = now;
+            }
+            if (step < steps) {
+                anim_controller_update(controller, 1.0 / step_rates[r], &result);
+                move_entity(&e, &result);
+            }
+        }
+        printf("  %3.0f Hz: 3 cycles travel %.5f m (expected 4.2), planted feet drift up to %.2f mm\n",
+               step_rates[r], hypot(e.x, e.y), worst_drift * 1000.0);
+        CHECK_NEAR(e.x, 4.2, 1e-3);
+        CHECK_NEAR(e.y, 0.0, 1e-3);
+        CHECK(worst_drift <= 0.01);
+        /* The pose keeps the root on the entity: no travel left in it. */
+        CHECK(anim_controller_local_pose(controller)[0].position[0] == 0.0f);
+        anim_controller_destroy(controller);
+    }
+}
+
+static void test_root_motion_turn_turns_ninety_degrees(void)
+{
+    for (int r = 0; r < STEP_RATE_COUNT; ++r) {
+        anim_controller *controller = new_controller();
+        anim_controller_play(controller, 0, &library[TURN_LEFT], 0.0f, NULL);
+        entity e = {0.0, 0.0, 0.0};
+        anim_update_result result;
+        for (int step = 0; step < (int)lround(1.5 * step_rates[r]); ++step) {
+            anim_controller_update(controller, 1.0 / step_rates[r], &result);
+            move_entity(&e, &result);
+        }
+        printf("  %3.0f Hz: turned %.4f degrees, moved %.5f m\n", step_rates[r], DEGREES(e.yaw), hypot(e.x, e.y));
+        CHECK_NEAR(DEGREES(e.yaw), 90.0, 0.05);
+        CHECK(hypot(e.x, e.y) < 0.01);
+        CHECK(result.finished[0]);
+        /* The pose faces the entity's forward: the root's heading went to the entity. */
+        const float *q = anim_controller_local_pose(controller)[0].rotation;
+        CHECK_NEAR(2.0 * (q[0] * q[1] + q[3] * q[2]), 0.0, 1e-5);
+        anim_controller_destroy(controller);
+    }
+}
+
+static void test_in_place_strips_travel(void)
+{
+    anim_clip in_place = library[WALK_ROOT_MOTION];
+    in_place.root_mode = ANIM_ROOT_IN_PLACE;
+    anim_controller *controller = new_controller();
+    anim_controller_play(controller, 0, &in_place, 0.0f, NULL);
+    joint_pose *expected = malloc(sizeof(joint_pose) * (size_t)joint_count());
+    for (int step = 0; step < 100; ++step) {
+        anim_update_result result;
+        anim_controller_update(controller, 1.0 / 60.0, &result);
+        CHECK(result.translation[0] == 0.0f && result.translation[1] == 0.0f && result.yaw == 0.0f);
+        const joint_pose *root = &anim_controller_local_pose(controller)[0];
+        anim_layer_info info;
+        anim_controller_layer(controller, 0, 0, &info);
+        pose_sample(clips[WALK_ROOT_MOTION], (float)info.time, true, expected);
+        CHECK(root->position[0] == 0.0f && root->position[1] == 0.0f);
+        CHECK(root->position[2] == expected[0].position[2]); /* height kept */
+    }
+    free(expected);
+    anim_controller_destroy(controller);
+}
+
+/* ---- time ---- */
+
+static void test_time_scale_zero_freezes_everything(void)
+{
+    anim_controller *controller = new_controller();
+    anim_controller_mask_branch(controller, 1, "spine.02", 1.0f);
+    anim_controller_play(controller, 0, &library[WALK_ROOT_MOTION], 0.0f, NULL);
+    anim_controller_update(controller, 0.5, NULL);
+    anim_controller_play(controller, 0, &library[RUN], 0.5f, NULL);
+    anim_controller_play(controller, 1, &library[WAVE], 0.5f, NULL);
+    anim_controller_update(controller, 0.1, NULL);
+    joint_pose *frozen = malloc(sizeof(joint_pose) * (size_t)joint_count());
+    memcpy(frozen, anim_controller_object_pose(controller), sizeof(joint_pose) * (size_t)joint_count());
+    anim_layer_info before, after;
+    anim_controller_layer(controller, 0, 1, &before);
+    anim_controller_set_time_scale(controller, 0.0f);
+    for (int step = 0; step < 30; ++step) {
+        anim_update_result result;
+        anim_controller_update(controller, 1.0 / 30.0, &result);
+        CHECK(result.event_count == 0 && result.translation[0] == 0.0f && result.yaw == 0.0f);
+    }
+    CHECK(memcmp(frozen, anim_controller_object_pose(controller), sizeof(joint_pose) * (size_t)joint_count()) == 0);
+    anim_controller_layer(controller, 0, 1, &after);
+    CHECK(after.cycles == before.cycles && after.weight == before.weight);
+    /* Slow motion: half the time scale, half the progress. */
+    anim_controller_set_time_scale(controller, 0.5f);
+    anim_controller_update(controller, 0.1, NULL);
+    anim_controller_layer(controller, 0, 1, &after);
+    CHECK_NEAR(after.fade - before.fade, 0.05 / 0.5, 1e-6);
+    free(frozen);
+    anim_controller_destroy(controller);
+}
+
+static void test_one_shot_holds_its_last_frame(void)
+{
+    anim_controller *controller = new_controller();
+    anim_controller_play(controller, 0, &library[JUMP], 0.0f, NULL);
+    joint_pose *last = malloc(sizeof(joint_pose) * (size_t)joint_count());
+    pose_sample(clips[JUMP], clips[JUMP]->once_duration, false, last);
+    last[0].position[0] = last[0].position[1] = 0.0f;
+    anim_update_result result;
+    bool finished_early = false;
+    for (int step = 0; step < 59; ++step) {
+        anim_controller_update(controller, 1.0 / 30.0, &result);
+        finished_early |= result.finished[0];
+    }
+    CHECK(!finished_early);
+    for (int step = 0; step < 30; ++step) {
+        anim_controller_update(controller, 1.0 / 30.0, &result);
+        CHECK(result.finished[0] && anim_controller_finished(controller, 0));
+        CHECK(largest_difference(anim_controller_local_pose(controller), last, 0, joint_count() - 1) < 1e-6);
+    }
+    /* Played again after it finished, it starts over. */
+    CHECK(anim_controller_play(controller, 0, &library[JUMP], 0.2f, NULL));
+    CHECK(anim_controller_layer_count(controller, 0) == 2);
+    free(last);
+    anim_controller_destroy(controller);
+}
+
+int main(void)
+{
+    if (!load_assets()) {
+        fprintf(stderr, "test_anim_controller: could not load the generated assets\n");
+        return 1;
+    }
+    RUN(test_create_and_memory);
+    RUN(test_weights_sum_to_one_through_fades);
+    RUN(test_crossfade_ends_are_the_pure_clips);
+    RUN(test_interrupts_do_not_pop);
+    RUN(test_sync_keeps_feet_in_step);
+    RUN(test_wave_over_walk_through_a_mask);
+    RUN(test_events_do_not_depend_on_the_step_rate);
+    RUN(test_big_steps_fire_every_crossing);
+    RUN(test_root_motion_walk_travels_with_planted_feet);
+    RUN(test_root_motion_turn_turns_ninety_degrees);
+    RUN(test_in_place_strips_travel);
+    RUN(test_time_scale_zero_freezes_everything);
+    RUN(test_one_shot_holds_its_last_frame);
+    for (int i = 0; i < CLIP_COUNT; ++i)
+        clip_free(clips[i]);
+    model_free(mannequin);
+    return check_report();
+}
