@@ -1,0 +1,65 @@
+/* anim_config: reads the animation configuration a user edits by hand (config/characters.ini, the clip
+ * library clips.ini and the state machine states.ini) into one immutable anim_config: per character type,
+ * its model, its clips (anim_clip) and its state machine definition. Every mistake is reported as
+ * `file:line: message`, all of them in one go; a load gives a complete config or nothing, so a bad edit
+ * can never leave a half-applied config running. It also remembers every file it read, for hot reload.
+ * Knows nothing of SDL, GL or the per-entity animation controller; the formats are documented at the top
+ * of the files in config/. */
+#ifndef MARIONETTE_ANIM_CONFIG_H
+#define MARIONETTE_ANIM_CONFIG_H
+
+#include <stdbool.h>
+
+#include "../base/diag.h"
+#include "../cache/cache.h"
+#include "anim_clip.h"
+#include "state_machine.h"
+
+/* One character type: everything its entities share. */
+typedef struct anim_character {
+    char name[ANIM_NAME_MAX];          /* the section in characters.ini: "mannequin" */
+    cache_model_handle model_handle;
+    const model *model;
+    int clip_count;
+    const anim_clip *clips;            /* the clip library, in the order of clips.ini */
+    int sync_group_count;
+    const char (*sync_group_names)[ANIM_NAME_MAX]; /* anim_clip.sync_group indexes these */
+    state_machine_definition machine;  /* state_count 0 when loaded without a states file */
+} anim_character;
+
+typedef struct anim_config anim_config;
+
+/* Load every character of a characters.ini (paths in it are relative to its folder). Problems go to errors
+ * (may be NULL), each with its file and line. Returns NULL when there was any problem. */
+anim_config *anim_config_load(const char *characters_path, cache *cache, diag_list *errors);
+
+/* Load one character from explicit files, as a characters.ini section would; states_path may be NULL for a
+ * clip library alone. */
+anim_config *anim_config_load_character(const char *name, const char *mesh_path, const char *clips_path,
+                                        const char *states_path, cache *cache, diag_list *errors);
+
+/* Releases the config's models and clips in the cache it was loaded with. NULL is fine. */
+void anim_config_free(anim_config *config);
+
+int anim_config_character_count(const anim_config *config);
+const anim_character *anim_config_character(const anim_config *config, int index);
+const anim_character *anim_config_find_character(const anim_config *config, const char *name);
+/* Index into character->clips, or -1. */
+int anim_config_find_clip(const anim_character *character, const char *name);
+
+/* Hot reload. True when any file the config (or its last failed reload) read has changed, appeared or
+ * disappeared since: ini files, meshes and clips. Cheap enough to call a few times a second (one stat per
+ * file). */
+bool anim_config_reload_due(const anim_config *config);
+
+/* Load the same files again. Returns a complete new config for the caller to swap in (the old one stays
+ * valid until the caller frees it), or NULL with the problems in errors: then the caller keeps the old one,
+ * which from now on watches the files this attempt read, so reload_due says false until the next edit.
+ * Entities move over with state_machine_instance_remap. */
+anim_config *anim_config_reload(anim_config *old, diag_list *errors);
+
+/* The files the config watches, for a HUD or a log. */
+int anim_config_watched_file_count(const anim_config *config);
+const char *anim_config_watched_file(const anim_config *config, int index);
+
+#endif

@@ -1,0 +1,232 @@
+#include "state_machine.h"
+
+#include <math.h>
+#include <string.h>
+
+void state_machine_instance_init(const state_machine_definition *definition, state_machine_instance *instance)
+{
+    *instance = (state_machine_instance){0};
+    if (!definition)
+        return;
+    instance->state = definition->start_state;
+    for (int i = 0; i < definition->parameter_count; ++i)
+        instance->values[i] = definition->parameters[i].type == STATE_MACHINE_TRIGGER
+                                  ? 0.0f
+                                  : definition->parameters[i].default_value;
+}
+
+int state_machine_find_state(const state_machine_definition *definition, const char *name)
+{
+    for (int i = 0; definition && name && i < definition->state_count; ++i)
+        if (strcmp(definition->states[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int state_machine_find_parameter(const state_machine_definition *definition, const char *name)
+{
+    for (int i = 0; definition && name && i < definition->parameter_count; ++i)
+        if (strcmp(definition->parameters[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* The index of the named parameter if it has the wanted type, else -1. */
+static int state_machine_typed_parameter(const state_machine_definition *definition, const char *name,
+                                         state_machine_parameter_type type)
+{
+    int index = state_machine_find_parameter(definition, name);
+    return index >= 0 && definition->parameters[index].type == type ? index : -1;
+}
+
+bool state_machine_set_number(const state_machine_definition *definition, state_machine_instance *instance,
+                              const char *name, float value)
+{
+    int index = state_machine_typed_parameter(definition, name, STATE_MACHINE_NUMBER);
+    if (index < 0 || !instance || !isfinite(value))
+        return false;
+    instance->values[index] = value;
+    return true;
+}
+
+bool state_machine_set_bool(const state_machine_definition *definition, state_machine_instance *instance,
+                            const char *name, bool value)
+{
+    int index = state_machine_typed_parameter(definition, name, STATE_MACHINE_BOOL);
+    if (index < 0 || !instance)
+        return false;
+    instance->values[index] = value ? 1.0f : 0.0f;
+    return true;
+}
+
+bool state_machine_set_trigger(const state_machine_definition *definition, state_machine_instance *instance,
+                               const char *name)
+{
+    int index = state_machine_typed_parameter(definition, name, STATE_MACHINE_TRIGGER);
+    if (index < 0 || !instance)
+        return false;
+    /* Setting it again restarts its wait: the player pressed the key again. */
+    instance->values[index] = 1.0f;
+    instance->trigger_age[index] = 0.0f;
+    return true;
+}
+
+bool state_machine_get(const state_machine_definition *definition, const state_machine_instance *instance,
+                       const char *name, float *value)
+{
+    int index = state_machine_find_parameter(definition, name);
+    if (index < 0 || !instance)
+        return false;
+    if (value)
+        *value = instance->values[index];
+    return true;
+}
+
+static bool state_machine_compare(float left, state_machine_comparison comparison, float right)
+{
+    switch (comparison) {
+    case STATE_MACHINE_LESS: return left < right;
+    case STATE_MACHINE_LESS_EQUAL: return left <= right;
+    case STATE_MACHINE_GREATER: return left > right;
+    case STATE_MACHINE_GREATER_EQUAL: return left >= right;
+    case STATE_MACHINE_EQUAL: return left == right;
+    case STATE_MACHINE_NOT_EQUAL: return left != right;
+    }
+    return false;
+}
+
+static bool state_machine_term_holds(const state_machine_definition *definition,
+                                     const state_machine_instance *instance, const state_machine_term *term,
+                                     state_machine_clip_status status)
+{
+    bool parameter_valid = term->parameter >= 0 && term->parameter < definition->parameter_count;
+    switch (term->kind) {
+    case STATE_MACHINE_TERM_ALWAYS: return true;
+    case STATE_MACHINE_TERM_COMPARE_PARAMETER:
+        return parameter_valid &&
+               state_machine_compare(instance->values[term->parameter], term->comparison, term->value);
+    case STATE_MACHINE_TERM_COMPARE_TIME:
+        return state_machine_compare(instance->time_in_state, term->comparison, term->value);
+    case STATE_MACHINE_TERM_TRIGGER: return parameter_valid && instance->values[term->parameter] != 0.0f;
+    case STATE_MACHINE_TERM_CLIP_END: return status.clip_finished;
+    case STATE_MACHINE_TERM_OVERLAY_END: return status.overlay_finished;
+    }
+    return false;
+}
+
+static bool state_machine_transition_applies(const state_machine_definition *definition,
+                                             const state_machine_instance *instance,
+                                             const state_machine_transition *transition,
+                                             state_machine_clip_status status)
+{
+    if (transition->to < 0 || transition->to >= definition->state_count)
+        return false;
+    if (transition->from == STATE_MACHINE_ANY) {
+        /* Without this an `any -> jump` would restart the jump every step while its trigger is held. */
+        if (transition->to == instance->state && !transition->restart)
+            return false;
+    } else if (transition->from != instance->state) {
+        return false;
+    }
+    if (transition->term_count <= 0)
+        return false;
+    for (int i = 0; i < transition->term_count && i < STATE_MACHINE_MAX_TERMS; ++i)
+        if (!state_machine_term_holds(definition, instance, &transition->terms[i], status))
+            return false;
+    return true;
+}
+
+static float state_machine_speed_scale(const state_machine_definition *definition,
+                                       const state_machine_instance *instance, const state_machine_state *state)
+{
+    float scale = state->rate;
+    if (state->rate_parameter >= 0 && state->rate_parameter < definition->parameter_count &&
+        state->rate_reference > 0.0f)
+        scale *= instance->values[state->rate_parameter] / state->rate_reference;
+    if (!(scale >= state->rate_min)) /* also catches NaN */
+        scale = state->rate_min;
+    if (scale > state->rate_max)
+        scale = state->rate_max;
+    return scale;
+}
+
+/* Triggers wait a little for a transition that can use them, so a jump pressed just before landing still
+ * happens; after trigger_hold seconds they are dropped so they cannot fire long after the key press. */
+static void state_machine_age_triggers(const state_machine_definition *definition,
+                                       state_machine_instance *instance, float dt)
+{
+    for (int i = 0; i < definition->parameter_count; ++i) {
+        if (definition->parameters[i].type != STATE_MACHINE_TRIGGER || instance->values[i] == 0.0f)
+            continue;
+        instance->trigger_age[i] += dt;
+        if (instance->trigger_age[i] > definition->trigger_hold)
+            instance->values[i] = 0.0f; /* a paused step (dt 0) drops nothing */
+    }
+}
+
+bool state_machine_step(const state_machine_definition *definition, state_machine_instance *instance, float dt,
+                        state_machine_clip_status status, state_machine_result *result)
+{
+    state_machine_result none = {.transition = -1, .from = -1, .to = -1, .clip = -1, .overlay_clip = -1,
+                                 .overlay_root_joint = -1};
+    if (result)
+        *result = none;
+    if (!definition || !instance || !result || instance->state < 0 || instance->state >= definition->state_count ||
+        definition->parameter_count > STATE_MACHINE_MAX_PARAMETERS)
+        return false;
+    if (!(dt >= 0.0f) || !isfinite(dt))
+        dt = 0.0f;
+
+    instance->time_in_state += dt;
+    result->from = result->to = instance->state;
+    for (int i = 0; i < definition->transition_count; ++i) {
+        const state_machine_transition *transition = &definition->transitions[i];
+        if (!state_machine_transition_applies(definition, instance, transition, status))
+            continue;
+        for (int t = 0; t < transition->term_count; ++t)
+            if (transition->terms[t].kind == STATE_MACHINE_TERM_TRIGGER)
+                instance->values[transition->terms[t].parameter] = 0.0f;
+        result->fired = true;
+        result->transition = i;
+        result->to = transition->to;
+        result->fade = transition->fade;
+        instance->state = transition->to;
+        instance->time_in_state = 0.0f;
+        break;
+    }
+    state_machine_age_triggers(definition, instance, dt);
+
+    const state_machine_state *state = &definition->states[instance->state];
+    result->clip = state->clip;
+    result->loop = state->loop;
+    result->speed_scale = state_machine_speed_scale(definition, instance, state);
+    result->overlay_clip = state->overlay_clip;
+    result->overlay_root_joint = state->overlay_root_joint;
+    return result->fired;
+}
+
+bool state_machine_instance_remap(const state_machine_definition *old_definition,
+                                  const state_machine_instance *old_instance,
+                                  const state_machine_definition *new_definition,
+                                  state_machine_instance *new_instance)
+{
+    state_machine_instance_init(new_definition, new_instance);
+    if (!old_definition || !old_instance || !new_definition)
+        return false;
+    for (int i = 0; i < new_definition->parameter_count; ++i) {
+        const state_machine_parameter *parameter = &new_definition->parameters[i];
+        int old_index = state_machine_find_parameter(old_definition, parameter->name);
+        if (old_index < 0 || old_definition->parameters[old_index].type != parameter->type)
+            continue;
+        new_instance->values[i] = old_instance->values[old_index];
+        new_instance->trigger_age[i] = old_instance->trigger_age[old_index];
+    }
+    if (old_instance->state < 0 || old_instance->state >= old_definition->state_count)
+        return false;
+    int state = state_machine_find_state(new_definition, old_definition->states[old_instance->state].name);
+    if (state < 0)
+        return false;
+    new_instance->state = state;
+    new_instance->time_in_state = old_instance->time_in_state;
+    return true;
+}

@@ -1,0 +1,156 @@
+/* state_machine: decides which animation state an entity is in. The definition (parameters, states,
+ * transitions with conditions, crossfade times, priorities, the start state) is shared and immutable; each
+ * entity keeps a small instance (current state, time in it, parameter values). A step is a pure decision:
+ * given the definition, the instance, the time step and whether the playing clips have finished, it says
+ * which transition fires and what to play. It allocates nothing and never touches clip data.
+ * Knows nothing of ini files (anim_config fills definitions), the animation controller, SDL or GL. */
+#ifndef MARIONETTE_STATE_MACHINE_H
+#define MARIONETTE_STATE_MACHINE_H
+
+#include <stdbool.h>
+
+#include "anim_clip.h"
+
+enum {
+    STATE_MACHINE_MAX_PARAMETERS = 16, /* per-entity values live in a fixed array: no allocation per entity */
+    STATE_MACHINE_MAX_TERMS = 8,       /* conditions joined by `and` in one transition */
+    STATE_MACHINE_ANY = -1,            /* a transition's `from` that matches every state */
+};
+
+typedef enum state_machine_parameter_type {
+    STATE_MACHINE_NUMBER,  /* a float the game sets every frame: speed in m/s, turn angle in degrees */
+    STATE_MACHINE_BOOL,    /* stored as 0 or 1 */
+    STATE_MACHINE_TRIGGER, /* set once by the game, cleared when a transition uses it or when it gets old */
+} state_machine_parameter_type;
+
+typedef struct state_machine_parameter {
+    char name[ANIM_NAME_MAX];
+    state_machine_parameter_type type;
+    float default_value;
+} state_machine_parameter;
+
+typedef enum state_machine_term_kind {
+    STATE_MACHINE_TERM_ALWAYS,            /* `true` */
+    STATE_MACHINE_TERM_COMPARE_PARAMETER, /* number or bool parameter compared with a value */
+    STATE_MACHINE_TERM_COMPARE_TIME,      /* seconds spent in the current state compared with a value */
+    STATE_MACHINE_TERM_TRIGGER,           /* the trigger is set; consumed when the transition fires */
+    STATE_MACHINE_TERM_CLIP_END,          /* the state's one-shot clip has reached its end */
+    STATE_MACHINE_TERM_OVERLAY_END,       /* the state's one-shot overlay clip has reached its end */
+} state_machine_term_kind;
+
+typedef enum state_machine_comparison {
+    STATE_MACHINE_LESS,
+    STATE_MACHINE_LESS_EQUAL,
+    STATE_MACHINE_GREATER,
+    STATE_MACHINE_GREATER_EQUAL,
+    STATE_MACHINE_EQUAL,
+    STATE_MACHINE_NOT_EQUAL,
+} state_machine_comparison;
+
+typedef struct state_machine_term {
+    state_machine_term_kind kind;
+    int parameter;                       /* for COMPARE_PARAMETER and TRIGGER; -1 otherwise */
+    state_machine_comparison comparison; /* for the COMPARE kinds */
+    float value;                         /* bools compare with 0 or 1 */
+} state_machine_term;
+
+typedef struct state_machine_transition {
+    int from;       /* state index, or STATE_MACHINE_ANY */
+    int to;         /* state index */
+    float fade;     /* crossfade seconds */
+    int priority;   /* higher is tried first */
+    bool restart;   /* an `any` transition may fire while already in its target state */
+    int term_count; /* all terms must hold; 0 terms never happens (`true` is a term) */
+    state_machine_term terms[STATE_MACHINE_MAX_TERMS];
+} state_machine_transition;
+
+typedef struct state_machine_state {
+    char name[ANIM_NAME_MAX];
+    int clip;           /* index into the character's clip library */
+    bool loop;
+    /* Playback rate: rate, times (parameter value / rate_reference) when rate_parameter >= 0, clamped to
+     * [rate_min, rate_max]. With rate_reference the clip's ground speed this keeps feet from sliding. */
+    float rate;
+    int rate_parameter; /* number parameter index, or -1 */
+    float rate_reference;
+    float rate_min, rate_max;
+    int overlay_clip;       /* clip layered over the upper body (or any branch); -1 for none */
+    int overlay_root_joint; /* the overlay plays on this joint and its descendants; -1 for none */
+} state_machine_state;
+
+typedef struct state_machine_definition {
+    int parameter_count;
+    state_machine_parameter parameters[STATE_MACHINE_MAX_PARAMETERS];
+    int state_count;
+    const state_machine_state *states;
+    /* Sorted by priority, highest first; equal priorities keep the order they were written in. A step takes
+     * the first one that applies, so no sorting or searching happens per step. */
+    int transition_count;
+    const state_machine_transition *transitions;
+    int start_state;
+    float trigger_hold; /* seconds an unused trigger stays set; 0: only the next step sees it */
+} state_machine_definition;
+
+/* Per entity: about 140 bytes, no pointers, so entities can be stored in plain arrays and copied. */
+typedef struct state_machine_instance {
+    int state;
+    float time_in_state; /* seconds since the state was entered */
+    float values[STATE_MACHINE_MAX_PARAMETERS];
+    float trigger_age[STATE_MACHINE_MAX_PARAMETERS]; /* seconds a set trigger has waited */
+} state_machine_instance;
+
+/* What the animation controller reports back about the clips of the current state. */
+typedef struct state_machine_clip_status {
+    bool clip_finished;    /* the state's one-shot clip reached its last frame */
+    bool overlay_finished; /* the state's one-shot overlay reached its last frame */
+} state_machine_clip_status;
+
+typedef struct state_machine_result {
+    bool fired;
+    int from, to;       /* state indices; both the current state when nothing fired */
+    int transition;     /* index into the definition's transitions, -1 when nothing fired */
+    float fade;         /* crossfade seconds when fired */
+    /* The (new) current state's playback, filled every step so the caller can follow parameter changes. */
+    int clip;
+    bool loop;
+    float speed_scale;
+    int overlay_clip;
+    int overlay_root_joint;
+} state_machine_result;
+
+/* Start state, time 0, every parameter at its default, no trigger set. */
+void state_machine_instance_init(const state_machine_definition *definition, state_machine_instance *instance);
+
+/* -1 when there is no such name. */
+int state_machine_find_state(const state_machine_definition *definition, const char *name);
+int state_machine_find_parameter(const state_machine_definition *definition, const char *name);
+
+/* Set a parameter by name. False (and nothing changes) for an unknown name or a parameter of another type,
+ * so a typo in game code shows up instead of silently doing nothing. Non-finite numbers are refused too. */
+bool state_machine_set_number(const state_machine_definition *definition, state_machine_instance *instance,
+                              const char *name, float value);
+bool state_machine_set_bool(const state_machine_definition *definition, state_machine_instance *instance,
+                            const char *name, bool value);
+bool state_machine_set_trigger(const state_machine_definition *definition, state_machine_instance *instance,
+                               const char *name);
+/* The parameter's current value (bools and triggers: 0 or 1); false for an unknown name. */
+bool state_machine_get(const state_machine_definition *definition, const state_machine_instance *instance,
+                       const char *name, float *value);
+
+/* Advance time in the state by dt, then fire the first transition (highest priority) whose conditions all
+ * hold: a transition from the current state, or from `any` unless it leads to the current state and does
+ * not allow a restart. At most one transition fires per step. Triggers the fired transition used are
+ * cleared; other triggers age and are cleared after trigger_hold seconds. Returns result->fired.
+ * Allocates nothing; a bad definition or instance fires nothing. */
+bool state_machine_step(const state_machine_definition *definition, state_machine_instance *instance, float dt,
+                        state_machine_clip_status status, state_machine_result *result);
+
+/* Hot reload: carry an entity over to a new definition. The same-named state is kept with its time in state
+ * (so the clip keeps its phase) and parameters keep their values where the new definition has the same
+ * name and type; anything else starts fresh. Returns true when the state was found. */
+bool state_machine_instance_remap(const state_machine_definition *old_definition,
+                                  const state_machine_instance *old_instance,
+                                  const state_machine_definition *new_definition,
+                                  state_machine_instance *new_instance);
+
+#endif

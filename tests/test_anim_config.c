@@ -1,0 +1,558 @@
+/* The animation configuration: the real config/ files load cleanly, a clip can be remapped, every kind of
+ * mistake is reported at its file and line with nothing half-applied, hot reload swaps good edits and
+ * keeps the old config on bad ones, and the state machine takes the transitions the files describe. */
+#define _GNU_SOURCE /* mkdtemp and utimensat */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "anim/anim_config.h"
+#include "anim/state_machine.h"
+#include "check.h"
+
+#define CONFIG MARIONETTE_SOURCE_DIR "/config"
+#define FIXTURES MARIONETTE_TEST_DATA "/config"
+#define MANNEQUIN MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh"
+
+static void print_errors(const diag_list *errors)
+{
+    for (int i = 0; i < errors->count; ++i) {
+        char text[DIAG_TEXT_MAX];
+        diag_format(&errors->items[i], text, sizeof text);
+        fprintf(stderr, "  %s\n", text);
+    }
+}
+
+static anim_config *load_real_config(cache *cache)
+{
+    diag_list errors = {0};
+    anim_config *config = anim_config_load(CONFIG "/characters.ini", cache, &errors);
+    print_errors(&errors);
+    CHECK(config != NULL);
+    CHECK(errors.total == 0);
+    diag_list_free(&errors);
+    return config;
+}
+
+static void test_real_config_loads_cleanly(void)
+{
+    cache *cache = cache_create();
+    anim_config *config = load_real_config(cache);
+    if (!config) {
+        cache_destroy(cache);
+        return;
+    }
+    CHECK(anim_config_character_count(config) == 2);
+    const anim_character *mannequin = anim_config_find_character(config, "mannequin");
+    const anim_character *robot = anim_config_find_character(config, "robot");
+    CHECK(mannequin && robot && mannequin != robot);
+    CHECK(anim_config_find_character(config, "nobody") == NULL);
+    if (!mannequin || !robot) {
+        anim_config_free(config);
+        cache_destroy(cache);
+        return;
+    }
+    CHECK(mannequin->model && robot->model && mannequin->model != robot->model);
+    CHECK(mannequin->clip_count == 9 && robot->clip_count == 9);
+    /* Both bodies share the one copy of each clip. */
+    for (int i = 0; i < mannequin->clip_count; ++i)
+        CHECK(mannequin->clips[i].clip != NULL && mannequin->clips[i].clip == robot->clips[i].clip);
+
+    const anim_clip *walk = &mannequin->clips[anim_config_find_clip(mannequin, "walk")];
+    const anim_clip *run = &mannequin->clips[anim_config_find_clip(mannequin, "run")];
+    const anim_clip *idle = &mannequin->clips[anim_config_find_clip(mannequin, "idle")];
+    const anim_clip *turn = &mannequin->clips[anim_config_find_clip(mannequin, "turn_left")];
+    CHECK(strcmp(walk->name, "walk") == 0 && walk->loop && !mannequin->clips[anim_config_find_clip(mannequin, "jump")].loop);
+    CHECK_NEAR(walk->ground_speed, 1.4, 1e-6);
+    CHECK_NEAR(run->ground_speed, 3.5, 1e-6);
+    CHECK(walk->sync_group >= 0 && walk->sync_group == run->sync_group && idle->sync_group == -1);
+    CHECK(mannequin->sync_group_count == 1 && strcmp(mannequin->sync_group_names[0], "locomotion") == 0);
+    CHECK(turn->root_mode == ANIM_ROOT_MOTION && walk->root_mode == ANIM_ROOT_IN_PLACE);
+    CHECK(run->event_count == 2 && run->events[0].frame < run->events[1].frame);
+    CHECK(strcmp(run->events[1].name, "footstep.R") == 0);
+    CHECK_NEAR(run->events[1].frame, 10.5, 1e-6);
+    CHECK(anim_config_find_clip(mannequin, "nothing") == -1);
+
+    const state_machine_definition *machine = &mannequin->machine;
+    CHECK(machine->state_count == 9);
+    CHECK(machine->start_state == state_machine_find_state(machine, "idle"));
+    CHECK(machine->parameter_count == 6);
+    int wave = state_machine_find_state(machine, "wave");
+    CHECK(wave >= 0 && machine->states[wave].overlay_clip == anim_config_find_clip(mannequin, "wave"));
+    CHECK(wave >= 0 && machine->states[wave].overlay_root_joint >= 0 &&
+          strcmp(mannequin->model->skeleton.names[machine->states[wave].overlay_root_joint], "clavicle.R") == 0);
+    for (int i = 1; i < machine->transition_count; ++i)
+        CHECK(machine->transitions[i - 1].priority >= machine->transitions[i].priority);
+
+    /* 3 ini files, 2 meshes, 9 clips. */
+    CHECK(anim_config_watched_file_count(config) == 14);
+    CHECK(!anim_config_reload_due(config));
+    anim_config_free(config);
+    CHECK(cache_get_stats(cache).users == 0);
+    cache_destroy(cache);
+}
+
+static void test_remapping_a_clip(void)
+{
+    cache *cache = cache_create();
+    diag_list errors = {0};
+    anim_config *config = anim_config_load_character("mannequin", MANNEQUIN, FIXTURES "/remap_clips.ini",
+                                                     CONFIG "/states.ini", cache, &errors);
+    print_errors(&errors);
+    CHECK(config != NULL);
+    const anim_character *character = anim_config_character(config, 0);
+    if (character) {
+        const anim_clip *run = &character->clips[anim_config_find_clip(character, "run")];
+        const anim_clip *walk = &character->clips[anim_config_find_clip(character, "walk")];
+        /* "run" now plays the walk's file: the cache gives the very same clip. */
+        CHECK(run->clip == walk->clip && run->clip->frame_count == 31);
+        CHECK_NEAR(run->ground_speed, 3.5, 1e-6); /* the settings stay the run's */
+        int run_state = state_machine_find_state(&character->machine, "run");
+        CHECK(character->machine.states[run_state].clip == anim_config_find_clip(character, "run"));
+    }
+    anim_config_free(config);
+    diag_list_free(&errors);
+    cache_destroy(cache);
+}
+
+typedef enum fixture_kind { FIXTURE_CLIPS, FIXTURE_STATES, FIXTURE_CHARACTERS } fixture_kind;
+
+typedef struct bad_fixture {
+    fixture_kind kind;
+    const char *file;
+    int line;
+    const char *message; /* a part of the message */
+} bad_fixture;
+
+static const bad_fixture bad_fixtures[] = {
+    {FIXTURE_CLIPS, "clips_unknown_key.ini", 4, "unknown key 'lop' in [walk]"},
+    {FIXTURE_CLIPS, "clips_duplicate_key.ini", 5, "duplicate key 'loop' in [walk]; the first is at line 4"},
+    {FIXTURE_CLIPS, "clips_duplicate_section.ini", 5, "duplicate section [walk]; the first is at line 2"},
+    {FIXTURE_CLIPS, "clips_missing_file.ini", 3, "rn.md5anim: cannot open"},
+    {FIXTURE_CLIPS, "clips_no_file.ini", 2, "clip [walk] has no 'file'"},
+    {FIXTURE_CLIPS, "clips_bad_number.ini", 4, "'speed' must be a number, not 'fast'"},
+    {FIXTURE_CLIPS, "clips_bad_bool.ini", 4, "'loop' must be true or false, not 'yes'"},
+    {FIXTURE_CLIPS, "clips_event_past_end.ini", 4, "event 'footstep.R' at frame 45 is past the clip's last frame 30"},
+    {FIXTURE_CLIPS, "clips_event_syntax.ini", 4, "event 'footstep.L' must be NAME@FRAME"},
+    {FIXTURE_CLIPS, "clips_wrong_skeleton.ini", 3, "clip [odd]: "},
+    {FIXTURE_CLIPS, "clips_outside_section.ini", 2, "'loop' is outside any [section]"},
+    {FIXTURE_STATES, "states_unknown_clip.ini", 12, "unknown clip 'wlak' (the clip library has: idle, walk"},
+    {FIXTURE_STATES, "states_unknown_state.ini", 14, "unknown state 'wlak' in [idle -> wlak]"},
+    {FIXTURE_STATES, "states_unknown_start.ini", 3, "unknown start state 'iddle'"},
+    {FIXTURE_STATES, "states_unreachable.ini", 20, "state 'run' cannot be reached from the start state 'idle'"},
+    {FIXTURE_STATES, "states_condition_unknown_parameter.ini", 15, "unknown parameter 'sped' (declared: speed)"},
+    {FIXTURE_STATES, "states_condition_number_alone.ini", 15, "'speed' is a number: compare it"},
+    {FIXTURE_STATES, "states_condition_missing_number.ini", 15, "expected a number after 'speed'"},
+    {FIXTURE_STATES, "states_condition_single_equals.ini", 15, "'=' is not a comparison: write '=='"},
+    {FIXTURE_STATES, "states_condition_trigger_compared.ini", 16, "'jump' is a trigger: write just 'jump'"},
+    {FIXTURE_STATES, "states_end_on_loop.ini", 18, "'end' never happens: state 'walk' loops"},
+    {FIXTURE_STATES, "states_bad_fade.ini", 16, "'fade' must be a number, not 'quick'"},
+    {FIXTURE_STATES, "states_unknown_key.ini", 10, "unknown key 'clipp' in [state idle]"},
+    {FIXTURE_STATES, "states_duplicate_state.ini", 20, "duplicate section [state walk]; the first is at line 11"},
+    {FIXTURE_STATES, "states_unknown_section.ini", 11, "unknown section [states walk]"},
+    {FIXTURE_STATES, "states_unknown_joint.ini", 11, "the model has no joint 'Clavicle.R'"},
+    {FIXTURE_STATES, "states_rate_from_still_clip.ini", 10, "rate_from needs a clip that travels; clip 'idle'"},
+    {FIXTURE_STATES, "states_bad_parameter.ini", 6, "parameter 'speed' must be 'number [DEFAULT]'"},
+    {FIXTURE_STATES, "states_reserved_parameter.ini", 7, "'end' cannot name a parameter"},
+    {FIXTURE_STATES, "states_restart_not_any.ini", 19, "restart only applies to [any -> ...]"},
+    {FIXTURE_STATES, "states_no_machine.ini", 0, "no [machine] section"},
+    {FIXTURE_CHARACTERS, "characters_missing_mesh.ini", 3, "mesh of 'mannequin': "},
+    {FIXTURE_CHARACTERS, "characters_missing_states.ini", 5, "cannot read states file"},
+    {FIXTURE_CHARACTERS, "characters_no_clips.ini", 2, "character [mannequin] has no 'clips'"},
+    {FIXTURE_CHARACTERS, "characters_unknown_key.ini", 6, "unknown key 'skin' in [mannequin]"},
+};
+
+static anim_config *load_fixture(fixture_kind kind, const char *path, cache *cache, diag_list *errors)
+{
+    switch (kind) {
+    case FIXTURE_CLIPS: return anim_config_load_character("mannequin", MANNEQUIN, path, NULL, cache, errors);
+    case FIXTURE_STATES:
+        return anim_config_load_character("mannequin", MANNEQUIN, CONFIG "/clips.ini", path, cache, errors);
+    case FIXTURE_CHARACTERS: return anim_config_load(path, cache, errors);
+    }
+    return NULL;
+}
+
+/* Each fixture has one mistake: it is reported at its file and line, and the load gives nothing, holding
+ * nothing in the cache. */
+static void test_every_mistake_is_reported_at_its_line(void)
+{
+    cache *cache = cache_create();
+    for (size_t i = 0; i < sizeof bad_fixtures / sizeof bad_fixtures[0]; ++i) {
+        const bad_fixture *fixture = &bad_fixtures[i];
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", FIXTURES, fixture->file);
+        diag_list errors = {0};
+        int users_before = cache_get_stats(cache).users;
+        anim_config *config = load_fixture(fixture->kind, path, cache, &errors);
+        CHECK(config == NULL);
+        CHECK(errors.total >= 1);
+        CHECK(cache_get_stats(cache).users == users_before);
+        bool found = false;
+        for (int e = 0; e < errors.count; ++e)
+            found = found || (errors.items[e].line == fixture->line && strcmp(errors.items[e].file, path) == 0 &&
+                              strstr(errors.items[e].message, fixture->message) != NULL);
+        if (!found) {
+            fprintf(stderr, "%s: expected line %d: %s; got:\n", fixture->file, fixture->line, fixture->message);
+            print_errors(&errors);
+        }
+        CHECK(found);
+        anim_config_free(config);
+        diag_list_free(&errors);
+    }
+    cache_destroy(cache);
+}
+
+static void test_all_mistakes_in_a_file_are_reported(void)
+{
+    cache *cache = cache_create();
+    diag_list errors = {0};
+    anim_config *config = load_fixture(FIXTURE_CLIPS, FIXTURES "/clips_several_mistakes.ini", cache, &errors);
+    CHECK(config == NULL);
+    CHECK(errors.total == 3);
+    if (errors.count == 3) {
+        CHECK(errors.items[0].line == 4);
+        CHECK_STR_CONTAINS(errors.items[0].message, "indented line would continue 'file' from line 3");
+        CHECK(errors.items[1].line == 5);
+        CHECK_STR_CONTAINS(errors.items[1].message, "expected 'key = value' or '[section]', not 'speed 1.4'");
+        CHECK(errors.items[2].line == 6);
+        CHECK_STR_CONTAINS(errors.items[2].message, "section header has no closing ']'");
+    }
+    print_errors(&errors);
+    diag_list_free(&errors);
+    cache_destroy(cache);
+}
+
+/* ---- hot reload ---------------------------------------------------------------------------------- */
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *file = fopen(path, "w");
+    CHECK(file != NULL);
+    if (!file)
+        return;
+    fputs(text, file);
+    fclose(file);
+}
+
+/* Editors and fast tests can write twice within one timestamp tick: move the time clearly forward. */
+static void touch_forward(const char *path, int seconds)
+{
+    struct stat status;
+    CHECK(stat(path, &status) == 0);
+    struct timespec times[2] = {status.st_atim, status.st_mtim};
+    times[1].tv_sec += seconds;
+    CHECK(utimensat(AT_FDCWD, path, times, 0) == 0);
+}
+
+static const char reload_states[] = "[machine]\n"
+                                    "start = idle\n"
+                                    "[parameters]\n"
+                                    "speed = number\n"
+                                    "[state idle]\n"
+                                    "clip = idle\n"
+                                    "[state walk]\n"
+                                    "clip = walk\n"
+                                    "[idle -> walk]\n"
+                                    "when = speed > 0.2\n"
+                                    "fade = %s\n" /* line 11 */
+                                    "[walk -> idle]\n"
+                                    "when = speed < 0.15\n";
+
+static void write_states(const char *path, const char *fade)
+{
+    char text[1024];
+    snprintf(text, sizeof text, reload_states, fade);
+    write_file(path, text);
+}
+
+static void test_hot_reload(void)
+{
+    char folder[512];
+    snprintf(folder, sizeof folder, "%s/test_anim_config_XXXXXX", MARIONETTE_BUILD_DIR);
+    CHECK(mkdtemp(folder) != NULL);
+    char characters[600], clips[600], states[600], text[2048];
+    snprintf(characters, sizeof characters, "%s/characters.ini", folder);
+    snprintf(clips, sizeof clips, "%s/clips.ini", folder);
+    snprintf(states, sizeof states, "%s/states.ini", folder);
+    snprintf(text, sizeof text, "[mannequin]\nmesh = %s\nclips = clips.ini\nstates = states.ini\n", MANNEQUIN);
+    write_file(characters, text);
+    snprintf(text, sizeof text,
+             "[idle]\nfile = %s/assets/clips/idle.md5anim\nloop = true\n"
+             "[walk]\nfile = %s/assets/clips/walk.md5anim\nloop = true\nspeed = 1.4\n",
+             MARIONETTE_SOURCE_DIR, MARIONETTE_SOURCE_DIR);
+    write_file(clips, text);
+    write_states(states, "0.25");
+
+    cache *cache = cache_create();
+    diag_list errors = {0};
+    anim_config *config = anim_config_load(characters, cache, &errors);
+    print_errors(&errors);
+    CHECK(config != NULL);
+    if (!config) {
+        cache_destroy(cache);
+        return;
+    }
+    CHECK(anim_config_watched_file_count(config) == 6);
+    CHECK(!anim_config_reload_due(config));
+    const state_machine_definition *machine = &anim_config_character(config, 0)->machine;
+    CHECK_NEAR(machine->transitions[0].fade, 0.25, 1e-6);
+    state_machine_instance entity;
+    state_machine_instance_init(machine, &entity);
+    state_machine_set_number(machine, &entity, "speed", 1.0f);
+    state_machine_result result;
+    state_machine_step(machine, &entity, 0.1f, (state_machine_clip_status){0}, &result);
+    state_machine_step(machine, &entity, 0.4f, (state_machine_clip_status){0}, &result);
+    CHECK(entity.state == state_machine_find_state(machine, "walk"));
+
+    /* A good edit: due, reloaded, swapped; the entity keeps its state and its time in it. */
+    write_states(states, "0.5");
+    touch_forward(states, 10);
+    CHECK(anim_config_reload_due(config));
+    anim_config *reloaded = anim_config_reload(config, &errors);
+    CHECK(reloaded != NULL && errors.total == 0);
+    if (reloaded) {
+        const state_machine_definition *new_machine = &anim_config_character(reloaded, 0)->machine;
+        CHECK_NEAR(new_machine->transitions[0].fade, 0.5, 1e-6);
+        state_machine_instance moved;
+        CHECK(state_machine_instance_remap(machine, &entity, new_machine, &moved));
+        CHECK(moved.state == state_machine_find_state(new_machine, "walk"));
+        CHECK_NEAR(moved.time_in_state, 0.4, 1e-6);
+        CHECK_NEAR(moved.values[state_machine_find_parameter(new_machine, "speed")], 1.0, 1e-6);
+        anim_config_free(config);
+        config = reloaded;
+        machine = new_machine;
+        entity = moved;
+    }
+    CHECK(!anim_config_reload_due(config));
+
+    /* A bad edit: due, reported at its line, the old config kept and still whole; not due again until the
+     * next edit. */
+    write_states(states, "slow");
+    touch_forward(states, 20);
+    CHECK(anim_config_reload_due(config));
+    reloaded = anim_config_reload(config, &errors);
+    CHECK(reloaded == NULL);
+    CHECK(errors.count == 1 && errors.items[0].line == 11 && strcmp(errors.items[0].file, states) == 0);
+    CHECK(errors.count == 1 && strstr(errors.items[0].message, "'fade' must be a number, not 'slow'"));
+    CHECK(!anim_config_reload_due(config));
+    CHECK_NEAR(anim_config_character(config, 0)->machine.transitions[0].fade, 0.5, 1e-6);
+    CHECK(anim_config_character(config, 0)->clips[0].clip != NULL);
+
+    /* Removing a state: an entity in it falls back to the start state. Also edits of the clip library. */
+    diag_list_clear(&errors);
+    snprintf(text, sizeof text,
+             "[idle]\nfile = %s/assets/clips/idle.md5anim\nloop = true\n"
+             "[walk]\nfile = %s/assets/clips/run.md5anim\nloop = true\nspeed = 3.5\n",
+             MARIONETTE_SOURCE_DIR, MARIONETTE_SOURCE_DIR);
+    write_file(clips, text);
+    write_file(states, "[machine]\nstart = idle\n[state idle]\nclip = idle\n");
+    touch_forward(clips, 30);
+    touch_forward(states, 30);
+    CHECK(anim_config_reload_due(config));
+    reloaded = anim_config_reload(config, &errors);
+    print_errors(&errors);
+    CHECK(reloaded != NULL);
+    if (reloaded) {
+        const anim_character *character = anim_config_character(reloaded, 0);
+        CHECK_NEAR(character->clips[1].ground_speed, 3.5, 1e-6);
+        CHECK(character->clips[1].clip->frame_count == 22);
+        state_machine_instance moved;
+        CHECK(!state_machine_instance_remap(machine, &entity, &character->machine, &moved));
+        CHECK(moved.state == character->machine.start_state && moved.time_in_state == 0.0f);
+        anim_config_free(reloaded);
+    }
+    anim_config_free(config);
+    CHECK(cache_get_stats(cache).users == 0);
+    cache_destroy(cache);
+    diag_list_free(&errors);
+    snprintf(text, sizeof text, "rm -rf '%s'", folder);
+    CHECK(system(text) == 0);
+}
+
+/* ---- the state machine, driven by the real config/states.ini -------------------------------------- */
+
+static const state_machine_clip_status playing = {false, false};
+static const state_machine_clip_status clip_ended = {true, false};
+static const state_machine_clip_status overlay_ended = {false, true};
+
+static int state_of(const state_machine_definition *machine, const char *name)
+{
+    int state = state_machine_find_state(machine, name);
+    CHECK(state >= 0);
+    return state;
+}
+
+static void test_state_machine_locomotion_and_rates(const anim_character *character)
+{
+    const state_machine_definition *machine = &character->machine;
+    state_machine_instance entity;
+    state_machine_instance_init(machine, &entity);
+    state_machine_result result;
+    CHECK(entity.state == state_of(machine, "idle"));
+    CHECK(!state_machine_step(machine, &entity, 0.016f, playing, &result));
+    CHECK(result.clip == anim_config_find_clip(character, "idle") && result.loop && result.speed_scale == 1.0f);
+
+    CHECK(state_machine_set_number(machine, &entity, "speed", 1.0f));
+    CHECK(state_machine_step(machine, &entity, 0.016f, playing, &result));
+    CHECK(result.from == state_of(machine, "idle") && result.to == state_of(machine, "walk"));
+    CHECK_NEAR(result.fade, 0.25, 1e-6);
+    CHECK(result.clip == anim_config_find_clip(character, "walk"));
+    CHECK_NEAR(result.speed_scale, 1.0 / 1.4, 1e-5); /* rate = speed / the walk's 1.4 m/s */
+    CHECK(entity.time_in_state == 0.0f);
+
+    /* Hysteresis: 0.18 m/s is below idle -> walk's 0.2 but above walk -> idle's 0.15. */
+    state_machine_set_number(machine, &entity, "speed", 0.18f);
+    CHECK(!state_machine_step(machine, &entity, 0.016f, playing, &result));
+    CHECK_NEAR(result.speed_scale, 0.5, 1e-6); /* clamped to rate_min */
+    state_machine_set_number(machine, &entity, "speed", 3.0f);
+    CHECK(state_machine_step(machine, &entity, 0.016f, playing, &result) && result.to == state_of(machine, "run"));
+    CHECK_NEAR(result.speed_scale, 3.0 / 3.5, 1e-5);
+    state_machine_set_number(machine, &entity, "speed", 0.0f);
+    CHECK(state_machine_step(machine, &entity, 0.016f, playing, &result) && result.to == state_of(machine, "idle"));
+    CHECK_NEAR(result.fade, 0.35, 1e-6);
+}
+
+static void test_state_machine_triggers_and_one_shots(const anim_character *character)
+{
+    const state_machine_definition *machine = &character->machine;
+    state_machine_instance entity;
+    state_machine_instance_init(machine, &entity);
+    state_machine_result result;
+    float value = -1.0f;
+
+    /* A trigger is consumed by the transition that uses it: one press, one jump. */
+    CHECK(state_machine_set_trigger(machine, &entity, "jump"));
+    CHECK(state_machine_get(machine, &entity, "jump", &value) && value == 1.0f);
+    CHECK(state_machine_step(machine, &entity, 0.016f, playing, &result) && result.to == state_of(machine, "jump"));
+    CHECK_NEAR(result.fade, 0.1, 1e-6);
+    CHECK(result.clip == anim_config_find_clip(character, "jump") && !result.loop);
+    CHECK(state_machine_get(machine, &entity, "jump", &value) && value == 0.0f);
+    /* Pressed again mid-air: `any -> jump` does not restart the state it is in. */
+    state_machine_set_trigger(machine, &entity, "jump");
+    CHECK(!state_machine_step(machine, &entity, 0.016f, playing, &result));
+    /* Still set, but only for trigger_hold (0.2 s): then dropped, unused. */
+    CHECK(state_machine_get(machine, &entity, "jump", &value) && value == 1.0f);
+    CHECK(!state_machine_step(machine, &entity, 0.3f, playing, &result));
+    CHECK(state_machine_get(machine, &entity, "jump", &value) && value == 0.0f);
+
+    /* At the end of the one-shot, priorities pick the landing: run (2) over walk (1) over idle (0). */
+    state_machine_set_number(machine, &entity, "speed", 3.0f);
+    CHECK(!state_machine_step(machine, &entity, 0.5f, playing, &result));
+    CHECK(state_machine_step(machine, &entity, 0.5f, clip_ended, &result) && result.to == state_of(machine, "run"));
+    CHECK(!state_machine_step(machine, &entity, 0.016f, playing, &result)); /* no second jump */
+
+    /* A bool in a condition: no jump while airborne, and the unused trigger expires. */
+    CHECK(state_machine_set_bool(machine, &entity, "grounded", false));
+    state_machine_set_trigger(machine, &entity, "jump");
+    CHECK(!state_machine_step(machine, &entity, 0.1f, playing, &result));
+    CHECK(!state_machine_step(machine, &entity, 0.15f, playing, &result));
+    CHECK(state_machine_set_bool(machine, &entity, "grounded", true));
+    CHECK(!state_machine_step(machine, &entity, 0.016f, playing, &result) && result.to == state_of(machine, "run"));
+
+    /* Celebrate from idle; its end returns to idle. */
+    state_machine_set_number(machine, &entity, "speed", 0.0f);
+    CHECK(state_machine_step(machine, &entity, 0.016f, playing, &result) && result.to == state_of(machine, "idle"));
+    state_machine_set_trigger(machine, &entity, "celebrate");
+    CHECK(state_machine_step(machine, &entity, 0.016f, playing, &result) && result.to == state_of(machine, "celebrate"));
+    CHECK(!state_machine_step(machine, &entity, 1.0f, playing, &result));
+    CHECK(state_machine_step(machine, &entity, 1.0f, clip_ended, &result) && result.to == state_of(machine, "idle"));
+
+    /* Turning: a number threshold, then `time` keeps a started turn going for 0.3 s before walking. */
+    state_machine_set_number(machine, &entity, "turn", -90.0f);
+    CHECK(state_machine_step(machine, &entity, 0.016f, playing, &result) && result.to == state_of(machine, "turn_left"));
+    state_machine_set_number(machine, &entity, "turn", 0.0f);
+    state_machine_set_number(machine, &entity, "speed", 1.0f);
+    CHECK(!state_machine_step(machine, &entity, 0.1f, playing, &result));
+    CHECK(state_machine_step(machine, &entity, 0.25f, playing, &result) && result.to == state_of(machine, "walk"));
+
+    /* The wave overlay over the walk, and back when the overlay ends. */
+    state_machine_set_trigger(machine, &entity, "wave");
+    CHECK(state_machine_step(machine, &entity, 0.016f, playing, &result) && result.to == state_of(machine, "walk_wave"));
+    CHECK(result.clip == anim_config_find_clip(character, "walk"));
+    CHECK(result.overlay_clip == anim_config_find_clip(character, "wave") && result.overlay_root_joint >= 0);
+    CHECK(!state_machine_step(machine, &entity, 0.5f, clip_ended, &result)); /* the walk loops: not its end */
+    CHECK(state_machine_step(machine, &entity, 0.5f, overlay_ended, &result) && result.to == state_of(machine, "walk"));
+    CHECK(result.overlay_clip == -1);
+}
+
+static void test_state_machine_parameters_by_name(const anim_character *character)
+{
+    const state_machine_definition *machine = &character->machine;
+    state_machine_instance entity;
+    state_machine_instance_init(machine, &entity);
+    float value = -1.0f;
+    CHECK(!state_machine_set_number(machine, &entity, "sped", 1.0f));
+    CHECK(!state_machine_set_number(machine, &entity, "jump", 1.0f)); /* a trigger, not a number */
+    CHECK(!state_machine_set_bool(machine, &entity, "speed", true));
+    CHECK(!state_machine_set_trigger(machine, &entity, "grounded"));
+    CHECK(!state_machine_set_number(machine, &entity, "speed", NAN));
+    CHECK(!state_machine_get(machine, &entity, "nothing", &value));
+    CHECK(state_machine_get(machine, &entity, "grounded", &value) && value == 1.0f); /* its default */
+    /* A broken instance fires nothing and reads nothing out of bounds. */
+    entity.state = 99;
+    state_machine_result result;
+    CHECK(!state_machine_step(machine, &entity, 0.016f, playing, &result) && result.clip == -1);
+}
+
+static void test_state_machine(void)
+{
+    cache *cache = cache_create();
+    anim_config *config = load_real_config(cache);
+    const anim_character *character = anim_config_find_character(config, "mannequin");
+    if (character) {
+        test_state_machine_locomotion_and_rates(character);
+        test_state_machine_triggers_and_one_shots(character);
+        test_state_machine_parameters_by_name(character);
+    }
+    anim_config_free(config);
+    cache_destroy(cache);
+}
+
+static void test_state_machine_priority_and_restart(void)
+{
+    cache *cache = cache_create();
+    diag_list errors = {0};
+    anim_config *config = anim_config_load_character("mannequin", MANNEQUIN, CONFIG "/clips.ini",
+                                                     FIXTURES "/states_priority.ini", cache, &errors);
+    print_errors(&errors);
+    CHECK(config != NULL);
+    const anim_character *character = anim_config_character(config, 0);
+    if (character) {
+        const state_machine_definition *machine = &character->machine;
+        /* `go or fast` became two transitions; the `any` one, priority -1, sorts last. */
+        CHECK(machine->transition_count == 5);
+        CHECK(machine->transitions[4].from == STATE_MACHINE_ANY);
+        state_machine_instance entity;
+        state_machine_instance_init(machine, &entity);
+        state_machine_result result;
+        /* Both [idle -> walk] and [idle -> run] hold at priority 0: the first written wins. */
+        state_machine_set_bool(machine, &entity, "go", true);
+        CHECK(state_machine_step(machine, &entity, 0.016f, playing, &result) && result.to == state_of(machine, "walk"));
+        CHECK_NEAR(result.fade, 0.2, 1e-6); /* the [machine] default when a transition gives none */
+        /* `any` with restart fires even into the state the entity is in. */
+        state_machine_instance_init(machine, &entity);
+        state_machine_set_trigger(machine, &entity, "reset");
+        entity.time_in_state = 5.0f;
+        CHECK(state_machine_step(machine, &entity, 0.016f, playing, &result));
+        CHECK(result.from == state_of(machine, "idle") && result.to == state_of(machine, "idle"));
+        CHECK(entity.time_in_state == 0.0f);
+    }
+    anim_config_free(config);
+    diag_list_free(&errors);
+    cache_destroy(cache);
+}
+
+int main(void)
+{
+    RUN(test_real_config_loads_cleanly);
+    RUN(test_remapping_a_clip);
+    RUN(test_every_mistake_is_reported_at_its_line);
+    RUN(test_all_mistakes_in_a_file_are_reported);
+    RUN(test_hot_reload);
+    RUN(test_state_machine);
+    RUN(test_state_machine_priority_and_restart);
+    return check_report();
+}
