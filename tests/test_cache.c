@@ -116,6 +116,52 @@ static void test_same_file_is_one_entry(void)
     cache_destroy(c);
 }
 
+/* Hot reload: a clip rewritten in place (same inode) is a new version. Asking again loads the new data
+ * into a new entry; whoever holds the old handle keeps the old data until they release it. */
+static void test_file_edited_in_place_is_a_new_version(void)
+{
+    char edited[PATH_SIZE + 16];
+    snprintf(edited, sizeof edited, "%s/edited.md5anim", folder);
+    CHECK(write_synth(edited, &body_a_params, true));
+    cache *c = cache_create();
+    diag err = {0};
+    cache_model_handle body = cache_load_model(c, body_a, &err, NULL);
+    cache_clip_handle before = cache_load_clip(c, edited, body, &err, NULL);
+    CHECK(before.id != 0);
+    const clip *old_clip = cache_clip(c, before);
+    int old_frames = old_clip ? old_clip->frame_count : 0;
+
+    struct stat original;
+    CHECK(stat(edited, &original) == 0);
+    synth_params longer = body_a_params;
+    longer.frames = 14;
+    FILE *f = fopen(edited, "r+b"); /* rewrite through the same inode, as an editor saving in place */
+    CHECK(f != NULL);
+    if (f) {
+        size_t size = 0;
+        char *text = synth_anim_text(&longer, &size);
+        CHECK(text && fwrite(text, 1, size, f) == size);
+        free(text);
+        fclose(f);
+    }
+    struct stat rewritten;
+    CHECK(stat(edited, &rewritten) == 0);
+    CHECK(rewritten.st_ino == original.st_ino);
+
+    cache_clip_handle after = cache_load_clip(c, edited, body, &err, NULL);
+    CHECK(after.id != 0 && after.id != before.id);
+    const clip *new_clip = cache_clip(c, after);
+    CHECK(new_clip && new_clip->frame_count == 14);
+    CHECK(cache_clip(c, before) == old_clip && old_frames == 10); /* the old data stays for its user */
+    CHECK(cache_get_stats(c).clips == 2);
+    cache_release_clip(c, before);
+    CHECK(cache_get_stats(c).clips == 1);
+    cache_release_clip(c, after);
+    cache_release_model(c, body);
+    cache_destroy(c);
+    unlink(edited);
+}
+
 static void test_last_release_frees(void)
 {
     cache *c = cache_create();
@@ -351,6 +397,7 @@ int main(void)
         return 1;
     }
     RUN(test_same_file_is_one_entry);
+    RUN(test_file_edited_in_place_is_a_new_version);
     RUN(test_last_release_frees);
     RUN(test_stale_handle_resolves_to_null);
     RUN(test_bodies_share_clips);

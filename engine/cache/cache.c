@@ -21,6 +21,10 @@ typedef struct cache_entry {
     int users;
     dev_t device; /* file identity: two spellings of one path give the same device and inode */
     ino_t inode;
+    /* File version: a file edited in place keeps its inode, so a changed modification time or size
+     * makes it a new entry (hot reload sees the new data) while users of the old one keep theirs. */
+    struct timespec modified;
+    off_t size;
     union {
         model *model;
         clip *clip;
@@ -86,7 +90,9 @@ static cache_entry *cache_find(cache *c, cache_kind kind, const struct stat *ide
 {
     for (int i = 0; i < c->count; ++i) {
         cache_entry *e = &c->entries[i];
-        if (e->kind == kind && e->device == identity->st_dev && e->inode == identity->st_ino)
+        if (e->kind == kind && e->device == identity->st_dev && e->inode == identity->st_ino &&
+            e->size == identity->st_size && e->modified.tv_sec == identity->st_mtim.tv_sec &&
+            e->modified.tv_nsec == identity->st_mtim.tv_nsec)
             return e;
     }
     return NULL;
@@ -117,6 +123,17 @@ static cache_entry *cache_new_entry(cache *c, const char *path, diag *err)
     cache_entry *e = &c->entries[c->count++];
     *e = (cache_entry){.generation = 1};
     return e;
+}
+
+/* A new entry's first user and the identity and version of the file it was loaded from. */
+static void cache_entry_claim(cache_entry *e, cache_kind kind, const struct stat *identity)
+{
+    e->kind = kind;
+    e->users = 1;
+    e->device = identity->st_dev;
+    e->inode = identity->st_ino;
+    e->modified = identity->st_mtim;
+    e->size = identity->st_size;
 }
 
 /* stat() before loading: the identity decides whether the file is already held, and a missing file or
@@ -157,10 +174,7 @@ cache_model_handle cache_load_model(cache *c, const char *path, diag *err, diag_
         model_free(loaded);
         return (cache_model_handle){0};
     }
-    e->kind = CACHE_MODEL;
-    e->users = 1;
-    e->device = identity.st_dev;
-    e->inode = identity.st_ino;
+    cache_entry_claim(e, CACHE_MODEL, &identity);
     e->data.model = loaded;
     return (cache_model_handle){cache_handle_id(c, e)};
 }
@@ -204,10 +218,7 @@ cache_clip_handle cache_load_clip(cache *c, const char *path, cache_model_handle
         clip_free(loaded);
         return (cache_clip_handle){0};
     }
-    e->kind = CACHE_CLIP;
-    e->users = 1;
-    e->device = identity.st_dev;
-    e->inode = identity.st_ino;
+    cache_entry_claim(e, CACHE_CLIP, &identity);
     e->data.clip = loaded;
     return (cache_clip_handle){cache_handle_id(c, e)};
 }

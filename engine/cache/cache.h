@@ -1,6 +1,7 @@
 /* cache: loads models and clips by path once and shares them. Entries are deduplicated by the file's
- * identity (device + inode, so "a/../b.md5mesh" and "b.md5mesh" are one entry), refcounted, and freed
- * when the last user releases them. A clip is stored once however many models use it; each request
+ * identity (device + inode, so "a/../b.md5mesh" and "b.md5mesh" are one entry) and version
+ * (modification time + size: a file edited in place loads again as a new entry, for hot reload, while
+ * users of the old version keep it), refcounted, and freed when the last user releases them. A clip is stored once however many models use it; each request
  * checks the clip's hierarchy against the requesting model's skeleton.
  * Handles are small typed values (sokol style); a released or stale handle resolves to NULL.
  * Knows nothing of GL; the renderer keeps its own buffers per model. */
