@@ -1,0 +1,144 @@
+/* clips.ini: one character's clip library, a [NAME] section per clip. The clips are loaded through the
+ * cache against the character's model, so a clip made for another skeleton is reported where it is named. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim_config_internal.h"
+
+static const char *const anim_config_clip_keys[] = {"file", "loop", "speed", "root_motion", "sync", "events", NULL};
+
+static int anim_config_sync_group(anim_character *character, anim_character_storage *storage, const char *name)
+{
+    for (int i = 0; i < character->sync_group_count; ++i)
+        if (strcmp(storage->sync_group_names[i], name) == 0)
+            return i;
+    snprintf(storage->sync_group_names[character->sync_group_count], ANIM_NAME_MAX, "%s", name);
+    return character->sync_group_count++;
+}
+
+/* "footstep.L@0 footstep.R@15" into sorted marks; frames checked against the clip when it loaded. */
+static void anim_config_parse_events(anim_config_loader *loader, const char *path, const ini_entry *entry,
+                                     anim_clip *clip, anim_event_mark **events_out)
+{
+    char *text = strdup(entry->value);
+    if (!text)
+        return;
+    int capacity = 0;
+    for (char *c = text; *c; ++c)
+        capacity += *c == '@';
+    anim_event_mark *events = calloc((size_t)(capacity > 0 ? capacity : 1), sizeof *events);
+    int count = 0;
+    char *save = NULL;
+    for (char *token = strtok_r(text, " \t", &save); token && events; token = strtok_r(NULL, " \t", &save)) {
+        char *at = strrchr(token, '@');
+        if (!at || at == token || at[1] == '\0') {
+            anim_config_report(loader, path, entry->line, "event '%s' must be NAME@FRAME, e.g. footstep.L@12", token);
+            continue;
+        }
+        *at = '\0';
+        char *end = NULL;
+        float frame = strtof(at + 1, &end);
+        if (*end != '\0' || !isfinite(frame) || frame < 0.0f) {
+            anim_config_report(loader, path, entry->line, "event '%s': frame '%s' must be a number >= 0", token,
+                               at + 1);
+            continue;
+        }
+        if (!anim_config_check_name(loader, path, entry->line, "event", token))
+            continue;
+        if (clip->clip && frame > (float)(clip->clip->frame_count - 1)) {
+            anim_config_report(loader, path, entry->line, "event '%s' at frame %g is past the clip's last frame %d",
+                               token, (double)frame, clip->clip->frame_count - 1);
+            continue;
+        }
+        /* Insertion keeps marks sorted by frame, equal frames in the order written. */
+        int slot = count++;
+        while (slot > 0 && events[slot - 1].frame > frame) {
+            events[slot] = events[slot - 1];
+            --slot;
+        }
+        events[slot].frame = frame;
+        snprintf(events[slot].name, sizeof events[slot].name, "%s", token);
+    }
+    free(text);
+    *events_out = events;
+    clip->events = events;
+    clip->event_count = count;
+}
+
+void anim_config_load_clips(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
+                            const char *path, const char *referrer, int referrer_line)
+{
+    ini_document document;
+    if (!anim_config_read_document(loader, path, referrer, referrer_line, "clips file", &document))
+        return;
+    int count = document.section_count;
+    storage->clips = calloc((size_t)(count ? count : 1), sizeof *storage->clips);
+    storage->events = calloc((size_t)(count ? count : 1), sizeof *storage->events);
+    storage->clip_handles = calloc((size_t)(count ? count : 1), sizeof *storage->clip_handles);
+    storage->sync_group_names = calloc((size_t)(count ? count : 1), sizeof *storage->sync_group_names);
+    if (!storage->clips || !storage->events || !storage->clip_handles || !storage->sync_group_names) {
+        anim_config_report(loader, path, 0, "out of memory");
+        ini_document_free(&document);
+        return;
+    }
+    if (count == 0)
+        anim_config_report(loader, path, 0, "no clips: expected a [NAME] section per clip");
+    character->clips = storage->clips;
+    character->sync_group_names = (const char(*)[ANIM_NAME_MAX])storage->sync_group_names;
+
+    for (int s = 0; s < count; ++s) {
+        const ini_section *section = &document.sections[s];
+        anim_clip *clip = &storage->clips[s];
+        *clip = (anim_clip){.sync_group = -1, .root_mode = ANIM_ROOT_IN_PLACE};
+        character->clip_count = s + 1;
+        anim_config_check_name(loader, path, section->line, "clip", section->name);
+        snprintf(clip->name, sizeof clip->name, "%s", section->name);
+        anim_config_check_keys(loader, path, section, anim_config_clip_keys);
+
+        const ini_entry *file = ini_find_entry(section, "file");
+        char clip_path[ANIM_CONFIG_PATH_MAX];
+        if (!file) {
+            anim_config_report(loader, path, section->line, "clip [%s] has no 'file'", section->name);
+        } else if (!anim_config_resolve_path(path, file->value, clip_path, sizeof clip_path)) {
+            anim_config_report(loader, path, file->line, "path is too long");
+        } else {
+            anim_config_watch(loader->config, clip_path);
+            if (character->model_handle.id != 0) { /* without a model there is no hierarchy to check against */
+                diag error;
+                storage->clip_handles[s] =
+                    cache_load_clip(loader->cache, clip_path, character->model_handle, &error, NULL);
+                if (storage->clip_handles[s].id == 0) {
+                    char inner[DIAG_TEXT_MAX];
+                    diag_format(&error, inner, sizeof inner);
+                    anim_config_report(loader, path, file->line, "clip [%s]: %s", section->name, inner);
+                }
+                clip->clip = cache_clip(loader->cache, storage->clip_handles[s]);
+            }
+        }
+        const ini_entry *entry;
+        bool flag = false;
+        if ((entry = ini_find_entry(section, "loop")) && anim_config_parse_bool(loader, path, entry, &flag))
+            clip->loop = flag;
+        if ((entry = ini_find_entry(section, "speed")))
+            anim_config_parse_number(loader, path, entry, 0.0f, &clip->ground_speed);
+        if ((entry = ini_find_entry(section, "root_motion")) &&
+            anim_config_parse_bool(loader, path, entry, &flag))
+            clip->root_mode = flag ? ANIM_ROOT_MOTION : ANIM_ROOT_IN_PLACE;
+        if ((entry = ini_find_entry(section, "sync")) &&
+            anim_config_check_name(loader, path, entry->line, "sync group", entry->value))
+            clip->sync_group = anim_config_sync_group(character, storage, entry->value);
+        if ((entry = ini_find_entry(section, "events")))
+            anim_config_parse_events(loader, path, entry, clip, &storage->events[s]);
+    }
+    ini_document_free(&document);
+}
+
+int anim_config_find_clip(const anim_character *character, const char *name)
+{
+    for (int i = 0; character && name && i < character->clip_count; ++i)
+        if (strcmp(character->clips[i].name, name) == 0)
+            return i;
+    return -1;
+}

@@ -1,0 +1,84 @@
+/* anim_config_internal: what the files of the anim_config module share; nothing outside them includes it.
+ *   anim_config.c         characters.ini, the config and its lifetime, watched files, hot reload
+ *   anim_config_values.c  reporting problems at their line, reading values out of entries
+ *   anim_config_clips.c   clips.ini: one character's clip library
+ *   anim_config_states.c  states.ini: one character's state machine definition, conditions included
+ * The text of every ini file goes through ini_document first. */
+#ifndef MARIONETTE_ANIM_CONFIG_INTERNAL_H
+#define MARIONETTE_ANIM_CONFIG_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "anim_config.h"
+#include "ini_document.h"
+
+enum { ANIM_CONFIG_PATH_MAX = 1024 };
+
+/* What one character owns, kept apart from the const view in anim_character. */
+typedef struct anim_character_storage {
+    anim_clip *clips;
+    anim_event_mark **events; /* per clip */
+    cache_clip_handle *clip_handles;
+    char (*sync_group_names)[ANIM_NAME_MAX];
+    state_machine_state *states;
+    state_machine_transition *transitions;
+    int transition_capacity;
+} anim_character_storage;
+
+/* One load or reload in progress. */
+typedef struct anim_config_loader {
+    cache *cache;
+    anim_config *config;
+    diag_list *errors;
+    int errors_before; /* errors->count when this load started: only this load's diags are deduplicated */
+    int error_count;
+} anim_config_loader;
+
+/* anim_config_values.c ------------------------------------------------------------------------------- */
+
+/* Count a problem and add it to loader->errors unless this load already reported the same one. */
+void anim_config_report(anim_config_loader *loader, const char *file, int line, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* anim_config_report for a finished message; context is the loader. An ini_reporter's function. */
+void anim_config_report_message(void *context, const char *file, int line, const char *message);
+
+/* "a, b, c" from the name fields of an array of structs (stride apart), cut to fit out; "(none)" for none. */
+const char *anim_config_join_names(char *out, size_t size, const char *first_name, size_t stride, int count);
+
+/* Report every key of section that is not in known (NULL-terminated). */
+void anim_config_check_keys(anim_config_loader *loader, const char *path, const ini_section *section,
+                            const char *const *known);
+
+/* Each reports a bad value at the entry's line and returns false, leaving out alone. */
+bool anim_config_parse_bool(anim_config_loader *loader, const char *path, const ini_entry *entry, bool *out);
+bool anim_config_parse_number(anim_config_loader *loader, const char *path, const ini_entry *entry, float minimum,
+                              float *out);
+bool anim_config_parse_integer(anim_config_loader *loader, const char *path, const ini_entry *entry, int *out);
+
+/* Names of clips, states, parameters, characters and sync groups; `what` says which in the report. */
+bool anim_config_check_name(anim_config_loader *loader, const char *path, int line, const char *what,
+                            const char *name);
+
+/* A path written in an ini file is relative to that file's folder, unless absolute. False when too long. */
+bool anim_config_resolve_path(const char *ini_path, const char *written, char *out, size_t size);
+
+/* anim_config.c -------------------------------------------------------------------------------------- */
+
+/* Remember a file the load read (or tried to read: a missing file that appears is an edit too). */
+void anim_config_watch(anim_config *config, const char *path);
+
+/* Watch and read path into document. A file that cannot be read is reported where it was named (referrer,
+ * line), or against the path itself when referrer is NULL; then it returns false with document empty. */
+bool anim_config_read_document(anim_config_loader *loader, const char *path, const char *referrer,
+                               int referrer_line, const char *what, ini_document *document);
+
+/* anim_config_clips.c and anim_config_states.c: fill one character from a clips.ini, then a states.ini (which
+ * refers to the clips). Problems are reported, at (referrer, referrer_line) when the file cannot be read. */
+void anim_config_load_clips(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
+                            const char *path, const char *referrer, int referrer_line);
+void anim_config_load_states(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
+                             const char *path, const char *referrer, int referrer_line);
+
+#endif

@@ -1,0 +1,656 @@
+/* states.ini: one character's state machine definition. [parameters], [state NAME] and [FROM -> TO]
+ * sections may come in any order and refer to each other; a transition's `when` is a condition such as
+ * "speed > 0.2 and grounded or jump", one state machine transition per alternative. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim_config_internal.h"
+
+enum { ANIM_CONFIG_MAX_OR = 8 };
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* Conditions: "speed > 0.2 and grounded or jump"                                                        */
+
+typedef enum condition_token_kind {
+    CONDITION_END,
+    CONDITION_NAME,
+    CONDITION_NUMBER,
+    CONDITION_OPERATOR,
+    CONDITION_BAD,
+} condition_token_kind;
+
+typedef struct condition_token {
+    condition_token_kind kind;
+    char text[ANIM_NAME_MAX];
+    float number;
+    state_machine_comparison comparison;
+} condition_token;
+
+static bool anim_config_is_name_character(char c, bool first)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+           (!first && ((c >= '0' && c <= '9') || c == '.'));
+}
+
+static const char *anim_config_next_token(const char *cursor, condition_token *token)
+{
+    while (*cursor == ' ' || *cursor == '\t')
+        ++cursor;
+    *token = (condition_token){.kind = CONDITION_END};
+    if (*cursor == '\0')
+        return cursor;
+    const char *start = cursor;
+    static const struct {
+        const char *text;
+        state_machine_comparison comparison;
+    } operators[] = {{"<=", STATE_MACHINE_LESS_EQUAL}, {">=", STATE_MACHINE_GREATER_EQUAL},
+                     {"==", STATE_MACHINE_EQUAL},      {"!=", STATE_MACHINE_NOT_EQUAL},
+                     {"<", STATE_MACHINE_LESS},        {">", STATE_MACHINE_GREATER}};
+    for (size_t i = 0; i < sizeof operators / sizeof operators[0]; ++i) {
+        size_t length = strlen(operators[i].text);
+        if (strncmp(cursor, operators[i].text, length) == 0) {
+            token->kind = CONDITION_OPERATOR;
+            token->comparison = operators[i].comparison;
+            snprintf(token->text, sizeof token->text, "%s", operators[i].text);
+            return cursor + length;
+        }
+    }
+    if (anim_config_is_name_character(*cursor, true)) {
+        while (anim_config_is_name_character(*cursor, false))
+            ++cursor;
+        token->kind = (size_t)(cursor - start) < sizeof token->text ? CONDITION_NAME : CONDITION_BAD;
+        snprintf(token->text, sizeof token->text, "%.*s", (int)(cursor - start), start);
+        return cursor;
+    }
+    char *end = NULL;
+    float number = strtof(cursor, &end);
+    if (end != cursor && isfinite(number)) {
+        token->kind = CONDITION_NUMBER;
+        token->number = number;
+        snprintf(token->text, sizeof token->text, "%.*s", (int)(end - cursor), cursor);
+        return end;
+    }
+    token->kind = CONDITION_BAD;
+    snprintf(token->text, sizeof token->text, "%c", *cursor);
+    return cursor + 1;
+}
+
+static bool anim_config_is_reserved(const char *name)
+{
+    static const char *const reserved[] = {"and", "or", "not", "true", "false", "end", "overlay_end", "time", "any"};
+    for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; ++i)
+        if (strcmp(name, reserved[i]) == 0)
+            return true;
+    return false;
+}
+
+typedef struct condition_parse {
+    const state_machine_definition *machine;
+    const char *cursor;
+    condition_token token; /* the current, not yet used token */
+    char error[DIAG_MESSAGE_MAX];
+} condition_parse;
+
+static void anim_config_advance(condition_parse *parse)
+{
+    parse->cursor = anim_config_next_token(parse->cursor, &parse->token);
+}
+
+static bool anim_config_condition_error(condition_parse *parse, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static bool anim_config_condition_error(condition_parse *parse, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vsnprintf(parse->error, sizeof parse->error, format, args);
+    va_end(args);
+    return false;
+}
+
+static const char *anim_config_token_text(const condition_token *token)
+{
+    return token->kind == CONDITION_END ? "the end" : token->text;
+}
+
+/* The comparison and number after a number parameter or `time`. */
+static bool anim_config_parse_comparison(condition_parse *parse, const char *subject, state_machine_term *term)
+{
+    if (parse->token.kind == CONDITION_BAD && strcmp(parse->token.text, "=") == 0)
+        return anim_config_condition_error(parse, "'=' is not a comparison: write '=='");
+    if (parse->token.kind != CONDITION_OPERATOR)
+        return anim_config_condition_error(parse, "'%s' is a number: compare it, e.g. '%s > 0.5' (found %s)", subject,
+                                           subject, anim_config_token_text(&parse->token));
+    term->comparison = parse->token.comparison;
+    anim_config_advance(parse);
+    if (parse->token.kind != CONDITION_NUMBER)
+        return anim_config_condition_error(parse, "expected a number after '%s', found %s", subject,
+                                           anim_config_token_text(&parse->token));
+    term->value = parse->token.number;
+    anim_config_advance(parse);
+    return true;
+}
+
+static bool anim_config_parse_term(condition_parse *parse, state_machine_term *term)
+{
+    *term = (state_machine_term){.parameter = -1};
+    if (parse->token.kind != CONDITION_NAME)
+        return anim_config_condition_error(parse, "expected a parameter, 'end', 'time' or 'true', found %s",
+                                           anim_config_token_text(&parse->token));
+    char name[ANIM_NAME_MAX];
+    snprintf(name, sizeof name, "%s", parse->token.text);
+    anim_config_advance(parse);
+    if (strcmp(name, "true") == 0) {
+        term->kind = STATE_MACHINE_TERM_ALWAYS;
+        return true;
+    }
+    if (strcmp(name, "end") == 0) {
+        term->kind = STATE_MACHINE_TERM_CLIP_END;
+        return true;
+    }
+    if (strcmp(name, "overlay_end") == 0) {
+        term->kind = STATE_MACHINE_TERM_OVERLAY_END;
+        return true;
+    }
+    if (strcmp(name, "time") == 0) {
+        term->kind = STATE_MACHINE_TERM_COMPARE_TIME;
+        return anim_config_parse_comparison(parse, "time", term);
+    }
+    bool negated = strcmp(name, "not") == 0;
+    if (negated) {
+        if (parse->token.kind != CONDITION_NAME)
+            return anim_config_condition_error(parse, "expected a bool parameter after 'not', found %s",
+                                               anim_config_token_text(&parse->token));
+        snprintf(name, sizeof name, "%s", parse->token.text);
+        anim_config_advance(parse);
+    }
+    const state_machine_definition *machine = parse->machine;
+    int index = state_machine_find_parameter(machine, name);
+    if (index < 0) {
+        char list[DIAG_MESSAGE_MAX / 2];
+        return anim_config_condition_error(
+            parse, "unknown parameter '%s' (declared: %s)", name,
+            anim_config_join_names(list, sizeof list, machine->parameters[0].name, sizeof machine->parameters[0],
+                                   machine->parameter_count));
+    }
+    term->parameter = index;
+    state_machine_parameter_type type = machine->parameters[index].type;
+    if (type == STATE_MACHINE_NUMBER) {
+        if (negated)
+            return anim_config_condition_error(parse, "'not' needs a bool; '%s' is a number", name);
+        term->kind = STATE_MACHINE_TERM_COMPARE_PARAMETER;
+        return anim_config_parse_comparison(parse, name, term);
+    }
+    if (type == STATE_MACHINE_TRIGGER) {
+        if (negated || parse->token.kind == CONDITION_OPERATOR)
+            return anim_config_condition_error(parse, "'%s' is a trigger: write just '%s' (it is set or not)", name,
+                                               name);
+        term->kind = STATE_MACHINE_TERM_TRIGGER;
+        return true;
+    }
+    /* A bool: "grounded", "not grounded", "grounded == false". */
+    term->kind = STATE_MACHINE_TERM_COMPARE_PARAMETER;
+    term->comparison = negated ? STATE_MACHINE_EQUAL : STATE_MACHINE_NOT_EQUAL;
+    term->value = 0.0f;
+    if (negated || parse->token.kind != CONDITION_OPERATOR)
+        return true;
+    state_machine_comparison comparison = parse->token.comparison;
+    if (comparison != STATE_MACHINE_EQUAL && comparison != STATE_MACHINE_NOT_EQUAL)
+        return anim_config_condition_error(parse, "'%s' is a bool: compare it with == or != only", name);
+    anim_config_advance(parse);
+    bool is_true = parse->token.kind == CONDITION_NAME && strcmp(parse->token.text, "true") == 0;
+    bool is_false = parse->token.kind == CONDITION_NAME && strcmp(parse->token.text, "false") == 0;
+    if (!is_true && !is_false)
+        return anim_config_condition_error(parse, "'%s' is a bool: compare it with true or false, found %s", name,
+                                           anim_config_token_text(&parse->token));
+    term->comparison = comparison;
+    term->value = is_true ? 1.0f : 0.0f;
+    anim_config_advance(parse);
+    return true;
+}
+
+/* Fill clauses (each a conjunction) from "a and b or c". Returns the clause count, 0 on error. */
+static int anim_config_parse_condition(condition_parse *parse, state_machine_transition clauses[ANIM_CONFIG_MAX_OR])
+{
+    int clause_count = 0;
+    anim_config_advance(parse);
+    for (;;) {
+        if (clause_count == ANIM_CONFIG_MAX_OR)
+            return anim_config_condition_error(parse, "more than %d alternatives joined by 'or'", ANIM_CONFIG_MAX_OR);
+        state_machine_transition *clause = &clauses[clause_count++];
+        clause->term_count = 0;
+        for (;;) {
+            if (clause->term_count == STATE_MACHINE_MAX_TERMS)
+                return anim_config_condition_error(parse, "more than %d conditions joined by 'and'",
+                                                   STATE_MACHINE_MAX_TERMS);
+            if (!anim_config_parse_term(parse, &clause->terms[clause->term_count++]))
+                return 0;
+            if (parse->token.kind == CONDITION_NAME && strcmp(parse->token.text, "and") == 0) {
+                anim_config_advance(parse);
+                continue;
+            }
+            break;
+        }
+        if (parse->token.kind == CONDITION_NAME && strcmp(parse->token.text, "or") == 0) {
+            anim_config_advance(parse);
+            continue;
+        }
+        if (parse->token.kind == CONDITION_END)
+            return clause_count;
+        if (parse->token.kind == CONDITION_BAD && strcmp(parse->token.text, "=") == 0)
+            return anim_config_condition_error(parse, "'=' is not a comparison: write '=='");
+        return anim_config_condition_error(parse, "expected 'and', 'or' or the end, found '%s'", parse->token.text);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* states.ini                                                                                            */
+
+static const char *const anim_config_machine_keys[] = {"start", "fade", "trigger_hold", NULL};
+static const char *const anim_config_state_keys[] = {"clip",     "loop",    "rate",         "rate_from", "rate_min",
+                                                     "rate_max", "overlay", "overlay_root", NULL};
+static const char *const anim_config_transition_keys[] = {"when", "fade", "priority", "restart", NULL};
+
+typedef enum states_section_kind {
+    STATES_SECTION_UNKNOWN,
+    STATES_SECTION_MACHINE,
+    STATES_SECTION_PARAMETERS,
+    STATES_SECTION_STATE,
+    STATES_SECTION_TRANSITION,
+} states_section_kind;
+
+/* "[state walk]" -> walk; "[idle -> walk]" -> idle, walk. */
+static states_section_kind anim_config_states_section(const char *section_name, char *first, char *second)
+{
+    first[0] = second[0] = '\0';
+    if (strcmp(section_name, "machine") == 0)
+        return STATES_SECTION_MACHINE;
+    if (strcmp(section_name, "parameters") == 0)
+        return STATES_SECTION_PARAMETERS;
+    char copy[ANIM_CONFIG_PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", section_name);
+    if (strncmp(copy, "state ", 6) == 0 || strncmp(copy, "state\t", 6) == 0) {
+        snprintf(first, ANIM_CONFIG_PATH_MAX, "%s", ini_trim(copy + 6));
+        return STATES_SECTION_STATE;
+    }
+    char *arrow = strstr(copy, "->");
+    if (arrow) {
+        *arrow = '\0';
+        snprintf(first, ANIM_CONFIG_PATH_MAX, "%s", ini_trim(copy));
+        snprintf(second, ANIM_CONFIG_PATH_MAX, "%s", ini_trim(arrow + 2));
+        return STATES_SECTION_TRANSITION;
+    }
+    return STATES_SECTION_UNKNOWN;
+}
+
+static void anim_config_read_parameters(anim_config_loader *loader, const char *path, const ini_section *section,
+                                        state_machine_definition *machine)
+{
+    for (int e = 0; e < section->entry_count; ++e) {
+        const ini_entry *entry = &section->entries[e];
+        if (!anim_config_check_name(loader, path, entry->line, "parameter", entry->key))
+            continue;
+        if (anim_config_is_reserved(entry->key) || strchr(entry->key, '.') || strchr(entry->key, '-') ||
+            (entry->key[0] >= '0' && entry->key[0] <= '9')) {
+            anim_config_report(loader, path, entry->line,
+                               "'%s' cannot name a parameter (reserved word, or not usable in a condition)",
+                               entry->key);
+            continue;
+        }
+        if (machine->parameter_count == STATE_MACHINE_MAX_PARAMETERS) {
+            anim_config_report(loader, path, entry->line, "too many parameters (at most %d)",
+                               STATE_MACHINE_MAX_PARAMETERS);
+            return;
+        }
+        char type[ANIM_NAME_MAX] = "", value[ANIM_NAME_MAX] = "", extra[2] = "";
+        int fields = sscanf(entry->value, "%63s %63s %1s", type, value, extra);
+        state_machine_parameter parameter = {0};
+        snprintf(parameter.name, sizeof parameter.name, "%s", entry->key);
+        ini_entry default_entry = {.key = entry->key, .value = value, .line = entry->line};
+        bool ok = fields >= 1 && fields <= 2;
+        bool flag = false;
+        if (ok && strcmp(type, "number") == 0) {
+            parameter.type = STATE_MACHINE_NUMBER;
+            ok = fields == 1 ||
+                 anim_config_parse_number(loader, path, &default_entry, -INFINITY, &parameter.default_value);
+            if (!ok)
+                continue;
+        } else if (ok && strcmp(type, "bool") == 0) {
+            parameter.type = STATE_MACHINE_BOOL;
+            ok = fields == 1 || anim_config_parse_bool(loader, path, &default_entry, &flag);
+            if (!ok)
+                continue;
+            parameter.default_value = flag ? 1.0f : 0.0f;
+        } else if (ok && strcmp(type, "trigger") == 0 && fields == 1) {
+            parameter.type = STATE_MACHINE_TRIGGER;
+        } else {
+            ok = false;
+        }
+        if (!ok) {
+            anim_config_report(loader, path, entry->line,
+                               "parameter '%s' must be 'number [DEFAULT]', 'bool [true|false]' or 'trigger', not '%s'",
+                               entry->key, entry->value);
+            continue;
+        }
+        machine->parameters[machine->parameter_count++] = parameter;
+    }
+}
+
+static int anim_config_find_joint(const model *model, const char *name)
+{
+    for (int i = 0; model && i < model->skeleton.joint_count; ++i)
+        if (strcmp(model->skeleton.names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* The clip named by entry, or -1 after saying which clips exist. */
+static int anim_config_state_clip(anim_config_loader *loader, const char *path, const ini_entry *entry,
+                                  const anim_character *character)
+{
+    int clip = anim_config_find_clip(character, entry->value);
+    if (clip < 0) {
+        char list[DIAG_MESSAGE_MAX / 2];
+        anim_config_report(loader, path, entry->line, "unknown clip '%s' (the clip library has: %s)", entry->value,
+                           anim_config_join_names(list, sizeof list, character->clips ? character->clips[0].name : "",
+                                                  sizeof character->clips[0], character->clip_count));
+    }
+    return clip;
+}
+
+static void anim_config_read_state(anim_config_loader *loader, const char *path, const ini_section *section,
+                                   const anim_character *character, const state_machine_definition *machine,
+                                   state_machine_state *state)
+{
+    anim_config_check_keys(loader, path, section, anim_config_state_keys);
+    state->clip = state->rate_parameter = state->overlay_clip = state->overlay_root_joint = -1;
+    state->rate = 1.0f;
+    state->rate_min = 0.0f;
+    state->rate_max = INFINITY;
+    const ini_entry *entry = ini_find_entry(section, "clip");
+    if (!entry)
+        anim_config_report(loader, path, section->line, "state '%s' has no 'clip'", state->name);
+    else if ((state->clip = anim_config_state_clip(loader, path, entry, character)) >= 0)
+        state->loop = character->clips[state->clip].loop;
+    bool flag;
+    if ((entry = ini_find_entry(section, "loop")) && anim_config_parse_bool(loader, path, entry, &flag))
+        state->loop = flag;
+    if ((entry = ini_find_entry(section, "rate")))
+        anim_config_parse_number(loader, path, entry, 0.0f, &state->rate);
+
+    const ini_entry *rate_from = ini_find_entry(section, "rate_from");
+    if (rate_from) {
+        state->rate_parameter = state_machine_find_parameter(machine, rate_from->value);
+        state->rate_min = 0.0f;
+        state->rate_max = 4.0f;
+        if (state->rate_parameter < 0 || machine->parameters[state->rate_parameter].type != STATE_MACHINE_NUMBER) {
+            anim_config_report(loader, path, rate_from->line, "rate_from needs a number parameter; '%s' is not one",
+                               rate_from->value);
+        } else if (state->clip >= 0 && !(character->clips[state->clip].ground_speed > 0.0f)) {
+            anim_config_report(loader, path, rate_from->line,
+                               "rate_from needs a clip that travels; clip '%s' has no speed in the clip library",
+                               character->clips[state->clip].name);
+        } else if (state->clip >= 0) {
+            state->rate_reference = character->clips[state->clip].ground_speed;
+        }
+    }
+    const char *limits[] = {"rate_min", "rate_max"};
+    float *limit_values[] = {&state->rate_min, &state->rate_max};
+    for (int i = 0; i < 2; ++i) {
+        if (!(entry = ini_find_entry(section, limits[i])))
+            continue;
+        if (!rate_from)
+            anim_config_report(loader, path, entry->line, "%s only applies with rate_from", limits[i]);
+        else
+            anim_config_parse_number(loader, path, entry, 0.0f, limit_values[i]);
+    }
+    if (state->rate_min > state->rate_max)
+        anim_config_report(loader, path, section->line, "state '%s': rate_min %g is above rate_max %g", state->name,
+                           (double)state->rate_min, (double)state->rate_max);
+
+    const ini_entry *overlay = ini_find_entry(section, "overlay");
+    const ini_entry *overlay_root = ini_find_entry(section, "overlay_root");
+    if (overlay)
+        state->overlay_clip = anim_config_state_clip(loader, path, overlay, character);
+    if (overlay && !overlay_root)
+        anim_config_report(loader, path, overlay->line,
+                           "an overlay needs 'overlay_root': the joint whose branch it plays on, e.g. spine.01");
+    if (overlay_root && !overlay)
+        anim_config_report(loader, path, overlay_root->line, "overlay_root without an overlay clip");
+    if (overlay_root && character->model) {
+        state->overlay_root_joint = anim_config_find_joint(character->model, overlay_root->value);
+        if (state->overlay_root_joint < 0)
+            anim_config_report(loader, path, overlay_root->line,
+                               "the model has no joint '%s' (names are case-sensitive, e.g. spine.01, clavicle.R)",
+                               overlay_root->value);
+    }
+}
+
+/* The state index a transition section names, or STATE_MACHINE_ANY for `any` (only allowed as from). */
+static int anim_config_transition_end(anim_config_loader *loader, const char *path, const ini_section *section,
+                                      const state_machine_definition *machine, const char *name, bool from)
+{
+    if (from && strcmp(name, "any") == 0)
+        return STATE_MACHINE_ANY;
+    int state = state_machine_find_state(machine, name);
+    if (state < 0) {
+        char list[DIAG_MESSAGE_MAX / 2];
+        const char *first_name = machine->state_count ? machine->states[0].name : "";
+        anim_config_report(loader, path, section->line, "unknown state '%s' in [%s] (states: %s%s)", name,
+                           section->name, from ? "any, " : "",
+                           anim_config_join_names(list, sizeof list, first_name, sizeof machine->states[0],
+                                                  machine->state_count));
+    }
+    return state;
+}
+
+static bool anim_config_push_transition(anim_character_storage *storage, state_machine_definition *machine,
+                                        const state_machine_transition *transition)
+{
+    if (machine->transition_count == storage->transition_capacity) {
+        int capacity = storage->transition_capacity ? storage->transition_capacity * 2 : 16;
+        state_machine_transition *grown = realloc(storage->transitions, (size_t)capacity * sizeof *grown);
+        if (!grown)
+            return false;
+        storage->transitions = grown;
+        storage->transition_capacity = capacity;
+        machine->transitions = grown;
+    }
+    storage->transitions[machine->transition_count++] = *transition;
+    return true;
+}
+
+static void anim_config_read_transition(anim_config_loader *loader, const char *path, const ini_section *section,
+                                        const char *from_name, const char *to_name, float default_fade,
+                                        anim_character_storage *storage, state_machine_definition *machine)
+{
+    anim_config_check_keys(loader, path, section, anim_config_transition_keys);
+    state_machine_transition transition = {.fade = default_fade};
+    transition.from = anim_config_transition_end(loader, path, section, machine, from_name, true);
+    transition.to = anim_config_transition_end(loader, path, section, machine, to_name, false);
+    const ini_entry *entry;
+    if ((entry = ini_find_entry(section, "fade")))
+        anim_config_parse_number(loader, path, entry, 0.0f, &transition.fade);
+    if ((entry = ini_find_entry(section, "priority")))
+        anim_config_parse_integer(loader, path, entry, &transition.priority);
+    if ((entry = ini_find_entry(section, "restart")) &&
+        anim_config_parse_bool(loader, path, entry, &transition.restart) && transition.from != STATE_MACHINE_ANY)
+        anim_config_report(loader, path, entry->line,
+                           "restart only applies to [any -> ...]; a [%s -> %s] transition always restarts when from "
+                           "and to are the same", from_name, to_name);
+
+    const ini_entry *when = ini_find_entry(section, "when");
+    if (!when) {
+        anim_config_report(loader, path, section->line, "transition [%s] has no 'when' (write 'when = true' to "
+                           "always take it)", section->name);
+        return;
+    }
+    state_machine_transition clauses[ANIM_CONFIG_MAX_OR];
+    condition_parse parse = {.machine = machine, .cursor = when->value};
+    int clause_count = anim_config_parse_condition(&parse, clauses);
+    if (clause_count == 0) {
+        anim_config_report(loader, path, when->line, "bad condition '%s': %s", when->value, parse.error);
+        return;
+    }
+    if (transition.from < 0 && transition.from != STATE_MACHINE_ANY)
+        return;
+    for (int c = 0; c < clause_count; ++c) {
+        for (int t = 0; t < clauses[c].term_count; ++t) {
+            state_machine_term_kind kind = clauses[c].terms[t].kind;
+            if (transition.from == STATE_MACHINE_ANY)
+                continue;
+            const state_machine_state *from = &machine->states[transition.from];
+            /* A condition that can never hold is a mistake worth a message, not a silent dead transition. */
+            if (kind == STATE_MACHINE_TERM_CLIP_END && from->loop)
+                anim_config_report(loader, path, when->line,
+                                   "'end' never happens: state '%s' loops (set loop = false on it for a one-shot)",
+                                   from->name);
+            if (kind == STATE_MACHINE_TERM_OVERLAY_END && from->overlay_clip < 0)
+                anim_config_report(loader, path, when->line, "'overlay_end' never happens: state '%s' has no overlay",
+                                   from->name);
+        }
+        if (transition.to < 0)
+            continue;
+        state_machine_transition expanded = transition;
+        expanded.term_count = clauses[c].term_count;
+        memcpy(expanded.terms, clauses[c].terms, sizeof expanded.terms);
+        if (!anim_config_push_transition(storage, machine, &expanded))
+            anim_config_report(loader, path, section->line, "out of memory");
+    }
+}
+
+/* Every state must be reachable from the start, or the user made a mistake (a typo in a transition's
+ * section name, a forgotten transition). An `any` transition leads to its target from everywhere. */
+static void anim_config_check_reachable(anim_config_loader *loader, const char *path,
+                                        const state_machine_definition *machine, const int *state_lines)
+{
+    bool reached[256] = {false};
+    if (machine->start_state < 0 || machine->state_count > 256)
+        return;
+    reached[machine->start_state] = true;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int i = 0; i < machine->transition_count; ++i) {
+            const state_machine_transition *transition = &machine->transitions[i];
+            bool from_reached = transition->from == STATE_MACHINE_ANY || reached[transition->from];
+            if (from_reached && !reached[transition->to]) {
+                reached[transition->to] = true;
+                changed = true;
+            }
+        }
+    }
+    for (int s = 0; s < machine->state_count; ++s)
+        if (!reached[s])
+            anim_config_report(loader, path, state_lines[s],
+                               "state '%s' cannot be reached from the start state '%s': no transition leads to it",
+                               machine->states[s].name, machine->states[machine->start_state].name);
+}
+
+/* Highest priority first; a stable insertion sort keeps the written order among equals. */
+static void anim_config_sort_transitions(anim_character_storage *storage, int count)
+{
+    for (int i = 1; i < count; ++i) {
+        state_machine_transition moving = storage->transitions[i];
+        int slot = i;
+        while (slot > 0 && storage->transitions[slot - 1].priority < moving.priority) {
+            storage->transitions[slot] = storage->transitions[slot - 1];
+            --slot;
+        }
+        storage->transitions[slot] = moving;
+    }
+}
+
+void anim_config_load_states(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
+                             const char *path, const char *referrer, int referrer_line)
+{
+    ini_document document;
+    if (!anim_config_read_document(loader, path, referrer, referrer_line, "states file", &document))
+        return;
+    int errors_before = loader->error_count;
+    state_machine_definition *machine = &character->machine;
+    *machine = (state_machine_definition){.start_state = -1, .trigger_hold = 0.2f};
+    int section_count = document.section_count;
+    states_section_kind *kinds = calloc((size_t)(section_count ? section_count : 1), sizeof *kinds);
+    int *state_lines = calloc((size_t)(section_count ? section_count : 1), sizeof *state_lines);
+    storage->states = calloc((size_t)(section_count ? section_count : 1), sizeof *storage->states);
+    if (!kinds || !state_lines || !storage->states) {
+        anim_config_report(loader, path, 0, "out of memory");
+        goto done;
+    }
+    machine->states = storage->states;
+
+    /* Parameters and state names first: sections may come in any order and refer to each other. */
+    const ini_section *machine_section = NULL;
+    char first[ANIM_CONFIG_PATH_MAX], second[ANIM_CONFIG_PATH_MAX];
+    for (int s = 0; s < section_count; ++s) {
+        const ini_section *section = &document.sections[s];
+        kinds[s] = anim_config_states_section(section->name, first, second);
+        if (kinds[s] == STATES_SECTION_MACHINE) {
+            machine_section = section;
+            anim_config_check_keys(loader, path, section, anim_config_machine_keys);
+        } else if (kinds[s] == STATES_SECTION_PARAMETERS) {
+            anim_config_read_parameters(loader, path, section, machine);
+        } else if (kinds[s] == STATES_SECTION_STATE) {
+            if (!anim_config_check_name(loader, path, section->line, "state", first))
+                continue;
+            if (strcmp(first, "any") == 0) {
+                anim_config_report(loader, path, section->line, "'any' cannot name a state: it means every state");
+                continue;
+            }
+            if (state_machine_find_state(machine, first) >= 0) {
+                anim_config_report(loader, path, section->line, "duplicate state '%s'", first);
+                continue;
+            }
+            snprintf(storage->states[machine->state_count].name, ANIM_NAME_MAX, "%.*s", ANIM_NAME_MAX - 1, first);
+            state_lines[machine->state_count++] = section->line;
+        } else if (kinds[s] == STATES_SECTION_UNKNOWN) {
+            anim_config_report(loader, path, section->line,
+                               "unknown section [%s]: expected [machine], [parameters], [state NAME] or [FROM -> TO]",
+                               section->name);
+        }
+    }
+    for (int s = 0, state = 0; s < section_count; ++s) {
+        const ini_section *section = &document.sections[s];
+        if (kinds[s] != STATES_SECTION_STATE)
+            continue;
+        anim_config_states_section(section->name, first, second);
+        if (state < machine->state_count && strcmp(storage->states[state].name, first) == 0)
+            anim_config_read_state(loader, path, section, character, machine, &storage->states[state++]);
+    }
+
+    float default_fade = 0.2f;
+    const ini_entry *entry;
+    if (!machine_section) {
+        anim_config_report(loader, path, 0, "no [machine] section: it names the start state ('start = idle')");
+    } else {
+        if ((entry = ini_find_entry(machine_section, "fade")))
+            anim_config_parse_number(loader, path, entry, 0.0f, &default_fade);
+        if ((entry = ini_find_entry(machine_section, "trigger_hold")))
+            anim_config_parse_number(loader, path, entry, 0.0f, &machine->trigger_hold);
+        if (!(entry = ini_find_entry(machine_section, "start")))
+            anim_config_report(loader, path, machine_section->line, "[machine] has no 'start' state");
+        else if ((machine->start_state = state_machine_find_state(machine, entry->value)) < 0)
+            anim_config_report(loader, path, entry->line, "unknown start state '%s'", entry->value);
+    }
+    if (machine->state_count == 0)
+        anim_config_report(loader, path, 0, "no states: expected [state NAME] sections");
+
+    for (int s = 0; s < section_count; ++s) {
+        if (kinds[s] != STATES_SECTION_TRANSITION)
+            continue;
+        anim_config_states_section(document.sections[s].name, first, second);
+        anim_config_read_transition(loader, path, &document.sections[s], first, second, default_fade, storage,
+                                    machine);
+    }
+    anim_config_sort_transitions(storage, machine->transition_count);
+    /* Only a machine without other mistakes: a misspelt transition would make every later state unreachable. */
+    if (loader->error_count == errors_before)
+        anim_config_check_reachable(loader, path, machine, state_lines);
+done:
+    free(kinds);
+    free(state_lines);
+    ini_document_free(&document);
+}

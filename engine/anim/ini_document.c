@@ -1,0 +1,251 @@
+#include "ini_document.h"
+
+#include <ini.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/diag.h"
+
+/* Debian's libinih does not pass line numbers to the handler, so the reader callback counts the lines it
+ * hands over, and the handler, called right after, takes the count as its key's line. */
+
+enum { INI_NO_SECTION = -1, INI_IGNORED_SECTION = -2, INI_SECTION_NAME_MAX = 1024 };
+
+typedef struct ini_reading {
+    ini_reporter reporter;
+    int report_count;
+    ini_document *document;
+    const char *cursor, *end;
+    int line;
+    int section; /* index into document->sections, or INI_NO_SECTION / INI_IGNORED_SECTION */
+} ini_reading;
+
+static void ini_report(ini_reading *reading, int line, const char *format, ...) __attribute__((format(printf, 3, 4)));
+
+static void ini_report(ini_reading *reading, int line, const char *format, ...)
+{
+    char message[DIAG_MESSAGE_MAX];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, sizeof message, format, args);
+    va_end(args);
+    reading->report_count++;
+    reading->reporter.report(reading->reporter.context, reading->document->path, line, message);
+}
+
+char *ini_trim(char *text)
+{
+    while (*text == ' ' || *text == '\t')
+        ++text;
+    size_t length = strlen(text);
+    while (length > 0 && (text[length - 1] == ' ' || text[length - 1] == '\t'))
+        text[--length] = '\0';
+    return text;
+}
+
+static void ini_begin_section(ini_reading *reading, char *name)
+{
+    ini_document *document = reading->document;
+    for (int i = 0; i < document->section_count; ++i) {
+        if (strcmp(document->sections[i].name, name) == 0) {
+            ini_report(reading, reading->line, "duplicate section [%s]; the first is at line %d", name,
+                       document->sections[i].line);
+            reading->section = INI_IGNORED_SECTION; /* its keys would otherwise be reported as duplicates too */
+            return;
+        }
+    }
+    if (document->section_count == document->section_capacity) {
+        int capacity = document->section_capacity ? document->section_capacity * 2 : 16;
+        ini_section *sections = realloc(document->sections, (size_t)capacity * sizeof *sections);
+        if (!sections) {
+            ini_report(reading, reading->line, "out of memory");
+            reading->section = INI_IGNORED_SECTION;
+            return;
+        }
+        document->sections = sections;
+        document->section_capacity = capacity;
+    }
+    document->sections[document->section_count] = (ini_section){.name = strdup(name), .line = reading->line};
+    reading->section = document->section_count++;
+}
+
+/* Is there a '=' or ':' (libinih's separators) before an inline comment? */
+static bool ini_has_separator(const char *text)
+{
+    for (const char *c = text; *c; ++c) {
+        if (*c == '=' || *c == ':')
+            return true;
+        if (*c == ';' && c > text && (c[-1] == ' ' || c[-1] == '\t'))
+            return false;
+    }
+    return false;
+}
+
+/* Look at a line before libinih does, to keep the count and to catch what libinih would either reject
+ * without a line number reaching us, or accept in a way nobody editing by hand expects. A line reported
+ * here is handed on blank. */
+static void ini_inspect_line(ini_reading *reading, char *buffer)
+{
+    char *text = buffer;
+    if (reading->line == 1 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
+        (unsigned char)text[2] == 0xBF)
+        text += 3;
+    const char *line_start = text;
+    while (*text == ' ' || *text == '\t')
+        ++text;
+    if (*text == '\0' || *text == ';' || *text == '#')
+        return;
+    if (*text == '[') {
+        char *close = strchr(text, ']');
+        if (!close) {
+            ini_report(reading, reading->line, "section header has no closing ']'");
+            reading->section = INI_IGNORED_SECTION;
+            buffer[0] = '\0';
+            return;
+        }
+        *close = '\0';
+        char name[INI_SECTION_NAME_MAX];
+        snprintf(name, sizeof name, "%s", text + 1);
+        *close = ']';
+        ini_begin_section(reading, ini_trim(name));
+        return;
+    }
+    /* libinih reads an indented line after a key as more of that key's value: "  loop = true" under
+     * "file = x" would silently make the file "x loop = true". */
+    if (text > line_start && reading->section >= 0) {
+        const ini_section *section = &reading->document->sections[reading->section];
+        if (section->entry_count > 0) {
+            const ini_entry *previous = &section->entries[section->entry_count - 1];
+            ini_report(reading, reading->line,
+                       "indented line would continue '%s' from line %d; remove the indentation "
+                       "(values cannot span lines)",
+                       previous->key, previous->line);
+            buffer[0] = '\0';
+            return;
+        }
+    }
+    if (!ini_has_separator(text)) {
+        ini_report(reading, reading->line, "expected 'key = value' or '[section]', not '%s'", ini_trim(text));
+        buffer[0] = '\0';
+    }
+}
+
+/* libinih's reader callback: one line from memory per call, counted. */
+static char *ini_read_line(char *buffer, int size, void *stream)
+{
+    ini_reading *reading = stream;
+    if (reading->cursor >= reading->end)
+        return NULL;
+    const char *start = reading->cursor;
+    const char *newline = memchr(start, '\n', (size_t)(reading->end - start));
+    const char *stop = newline ? newline : reading->end;
+    reading->cursor = newline ? newline + 1 : reading->end;
+    reading->line++;
+    size_t length = (size_t)(stop - start);
+    if (length > 0 && start[length - 1] == '\r')
+        --length;
+    buffer[0] = '\0';
+    if (size < 2)
+        return buffer;
+    if (length >= (size_t)size - 1) {
+        /* Cut lines would be read as two: say so instead. (-1: libinih wants room for its newline.) */
+        ini_report(reading, reading->line, "line is longer than %d characters", size - 2);
+        return buffer;
+    }
+    if (memchr(start, '\0', length)) {
+        ini_report(reading, reading->line, "line contains a NUL byte");
+        return buffer;
+    }
+    memcpy(buffer, start, length);
+    buffer[length] = '\0';
+    ini_inspect_line(reading, buffer);
+    return buffer;
+}
+
+static bool ini_add_entry(ini_section *section, const char *key, const char *value, int line)
+{
+    if (section->entry_count == section->entry_capacity) {
+        int capacity = section->entry_capacity ? section->entry_capacity * 2 : 8;
+        ini_entry *entries = realloc(section->entries, (size_t)capacity * sizeof *entries);
+        if (!entries)
+            return false;
+        section->entries = entries;
+        section->entry_capacity = capacity;
+    }
+    ini_entry *entry = &section->entries[section->entry_count];
+    *entry = (ini_entry){.key = strdup(key), .value = strdup(value), .line = line};
+    if (!entry->key || !entry->value) {
+        free(entry->key);
+        free(entry->value);
+        return false;
+    }
+    section->entry_count++;
+    return true;
+}
+
+/* libinih's handler: called right after the line was read, so reading->line is this key's line. */
+static int ini_take_key(void *user, const char *section_name, const char *key, const char *value)
+{
+    (void)section_name; /* the reader tracks sections itself, empty ones included */
+    ini_reading *reading = user;
+    if (reading->section == INI_IGNORED_SECTION)
+        return 1;
+    if (key[0] == '\0') {
+        ini_report(reading, reading->line, "a key name is missing before '='");
+        return 1;
+    }
+    if (reading->section == INI_NO_SECTION) {
+        ini_report(reading, reading->line, "'%s' is outside any [section]", key);
+        return 1;
+    }
+    ini_section *section = &reading->document->sections[reading->section];
+    for (int i = 0; i < section->entry_count; ++i) {
+        if (strcmp(section->entries[i].key, key) == 0) {
+            ini_report(reading, reading->line, "duplicate key '%s' in [%s]; the first is at line %d", key,
+                       section->name, section->entries[i].line);
+            return 1;
+        }
+    }
+    if (!ini_add_entry(section, key, value, reading->line))
+        ini_report(reading, reading->line, "out of memory");
+    return 1; /* go on: every mistake in the file is reported, not just the first */
+}
+
+void ini_document_parse(ini_document *document, const char *path, const char *text, size_t size,
+                        ini_reporter reporter)
+{
+    *document = (ini_document){.path = path};
+    ini_reading reading = {.reporter = reporter, .document = document, .cursor = text, .end = text + size,
+                           .section = INI_NO_SECTION};
+    int result = ini_parse_stream(ini_read_line, &reading, ini_take_key, &reading);
+    if (result < 0)
+        ini_report(&reading, 0, "out of memory while reading");
+    else if (result > 0 && reading.report_count == 0)
+        ini_report(&reading, result, "cannot read this line"); /* a case ini_inspect_line missed */
+}
+
+void ini_document_free(ini_document *document)
+{
+    for (int s = 0; s < document->section_count; ++s) {
+        ini_section *section = &document->sections[s];
+        for (int e = 0; e < section->entry_count; ++e) {
+            free(section->entries[e].key);
+            free(section->entries[e].value);
+        }
+        free(section->entries);
+        free(section->name);
+    }
+    free(document->sections);
+    *document = (ini_document){0};
+}
+
+const ini_entry *ini_find_entry(const ini_section *section, const char *key)
+{
+    for (int i = 0; i < section->entry_count; ++i)
+        if (strcmp(section->entries[i].key, key) == 0)
+            return &section->entries[i];
+    return NULL;
+}
