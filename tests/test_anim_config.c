@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "anim/anim_config.h"
+#include "base/file.h"
 #include "anim/state_machine.h"
 #include "check.h"
 
@@ -372,6 +374,75 @@ static void test_hot_reload(void)
     CHECK(system(text) == 0);
 }
 
+/* A clip file saved over in place (same inode, as editors and exporters do) is read again on reload:
+ * the new configuration plays the new data while the old one, still in use until swapped, keeps its own. */
+static void copy_file(const char *from, const char *to)
+{
+    char *data = NULL;
+    size_t size = 0;
+    diag err;
+    CHECK(file_read_all(from, &data, &size, &err));
+    FILE *file = fopen(to, "r+b"); /* through the existing inode when there is one */
+    if (!file)
+        file = fopen(to, "wb");
+    CHECK(file != NULL);
+    if (file && data) {
+        CHECK(fwrite(data, 1, size, file) == size);
+        CHECK(ftruncate(fileno(file), (off_t)size) == 0);
+    }
+    if (file)
+        fclose(file);
+    free(data);
+}
+
+static void test_hot_reload_of_an_edited_clip(void)
+{
+    char folder[512];
+    snprintf(folder, sizeof folder, "%s/test_anim_config_XXXXXX", MARIONETTE_BUILD_DIR);
+    CHECK(mkdtemp(folder) != NULL);
+    char characters[600], clips[600], states[600], walk[600], text[2048];
+    snprintf(characters, sizeof characters, "%s/characters.ini", folder);
+    snprintf(clips, sizeof clips, "%s/clips.ini", folder);
+    snprintf(states, sizeof states, "%s/states.ini", folder);
+    snprintf(walk, sizeof walk, "%s/walk.md5anim", folder);
+    snprintf(text, sizeof text, "[mannequin]\nmesh = %s\nclips = clips.ini\nstates = states.ini\n", MANNEQUIN);
+    write_file(characters, text);
+    write_file(clips, "[walk]\nfile = walk.md5anim\nloop = true\n");
+    write_file(states, "[machine]\nstart = walk\n[state walk]\nclip = walk\n");
+    copy_file(MARIONETTE_SOURCE_DIR "/assets/clips/walk.md5anim", walk);
+
+    cache *cache = cache_create();
+    diag_list errors = {0};
+    anim_config *config = anim_config_load(characters, cache, &errors);
+    print_errors(&errors);
+    CHECK(config != NULL);
+    if (config) {
+        const clip *before = anim_config_character(config, 0)->clips[0].clip;
+        CHECK(before && before->frame_count == 31);
+        struct stat original, edited;
+        CHECK(stat(walk, &original) == 0);
+        copy_file(MARIONETTE_SOURCE_DIR "/assets/clips/run.md5anim", walk);
+        touch_forward(walk, 10);
+        CHECK(stat(walk, &edited) == 0 && edited.st_ino == original.st_ino);
+        CHECK(anim_config_reload_due(config));
+        anim_config *reloaded = anim_config_reload(config, &errors);
+        print_errors(&errors);
+        CHECK(reloaded != NULL);
+        if (reloaded) {
+            const clip *after = anim_config_character(reloaded, 0)->clips[0].clip;
+            CHECK(after && after != before && after->frame_count == 22);
+            CHECK(before->frame_count == 31); /* the old config's data is untouched */
+            anim_config_free(reloaded);
+        }
+        anim_config_free(config);
+    }
+    CHECK(cache_get_stats(cache).users == 0);
+    cache_destroy(cache);
+    diag_list_free(&errors);
+    snprintf(text, sizeof text, "rm -rf '%s'", folder);
+    CHECK(system(text) == 0);
+}
+
 /* ---- the state machine, driven by the real config/states.ini -------------------------------------- */
 
 static const state_machine_clip_status playing = {false, false};
@@ -552,6 +623,7 @@ int main(void)
     RUN(test_every_mistake_is_reported_at_its_line);
     RUN(test_all_mistakes_in_a_file_are_reported);
     RUN(test_hot_reload);
+    RUN(test_hot_reload_of_an_edited_clip);
     RUN(test_state_machine);
     RUN(test_state_machine_priority_and_restart);
     return check_report();
