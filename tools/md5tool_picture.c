@@ -330,6 +330,29 @@ static bool parse_size(int argc, char **argv, int *i, int *width, int *height)
     return true;
 }
 
+/* The options render and sheet share: --out FILE.png and --view V. Returns true when argv[*i] was one
+ * of them (moving *i past its value); *status is then 0, or the exit status of the usage error printed. */
+static bool picture_option(int argc, char **argv, int *i, const char **out_path, view_kind *view, int *status)
+{
+    const char *arg = argv[*i];
+    *status = 0;
+    if (strcmp(arg, "--out") == 0) {
+        if (*i + 1 >= argc)
+            *status = usage_error("%s", "--out needs a FILE.png");
+        else
+            *out_path = argv[++*i];
+        return true;
+    }
+    if (strcmp(arg, "--view") == 0) {
+        if (*i + 1 >= argc || !parse_view(argv[*i + 1], view))
+            *status = usage_error("%s", "--view needs front, side, back or three-quarter");
+        else
+            ++*i;
+        return true;
+    }
+    return false;
+}
+
 /* ---- render ----------------------------------------------------------------------------------------- */
 
 int command_render(int argc, char **argv)
@@ -341,14 +364,10 @@ int command_render(int argc, char **argv)
     bool with_skeleton = false;
     for (int i = 1; i < argc; ++i) {
         const char *arg = argv[i];
-        if (strcmp(arg, "--out") == 0) {
-            if (i + 1 >= argc)
-                return usage_error("%s", "--out needs a FILE.png");
-            out_path = argv[++i];
-        } else if (strcmp(arg, "--view") == 0) {
-            if (i + 1 >= argc || !parse_view(argv[i + 1], &view))
-                return usage_error("%s", "--view needs front, side, back or three-quarter");
-            ++i;
+        int status = 0;
+        if (picture_option(argc, argv, &i, &out_path, &view, &status)) {
+            if (status)
+                return status;
         } else if (strcmp(arg, "--size") == 0) {
             if (!parse_size(argc, argv, &i, &width, &height))
                 return usage_error("%s", "--size needs a width and a height, each from 16 to 8192");
@@ -442,20 +461,16 @@ int command_sheet(int argc, char **argv)
     int first_mesh = 0, mesh_count = 0, first_anim = 0, anim_count = 0;
     bool after_separator = false;
     for (int i = 1; i < argc; ++i) {
+        int status = 0;
         const char *arg = argv[i];
         if (strcmp(arg, "--") == 0 && !after_separator) {
             after_separator = true;
             first_anim = i + 1;
         } else if (after_separator) {
             ++anim_count;
-        } else if (strcmp(arg, "--out") == 0) {
-            if (i + 1 >= argc)
-                return usage_error("%s", "--out needs a FILE.png");
-            out_path = argv[++i];
-        } else if (strcmp(arg, "--view") == 0) {
-            if (i + 1 >= argc || !parse_view(argv[i + 1], &view))
-                return usage_error("%s", "--view needs front, side, back or three-quarter");
-            ++i;
+        } else if (picture_option(argc, argv, &i, &out_path, &view, &status)) {
+            if (status)
+                return status;
         } else if (strcmp(arg, "--cell") == 0) {
             if (!parse_size(argc, argv, &i, &cell_width, &cell_height))
                 return usage_error("%s", "--cell needs a width and a height, each from 16 to 8192");
