@@ -28,6 +28,7 @@
 #include "tga.h"
 
 #include "md5tool_common.h"
+#include "md5tool_trace.h"
 
 static const char help_text[] =
     "md5tool: inspect, validate and measure Doom 3 MD5 files (.md5mesh, .md5anim)\n"
@@ -55,6 +56,9 @@ static const char help_text[] =
     "  md5tool synth OUTDIR [--joints N] [--vertices N] [--triangles N] [--weights N] [--frames N]\n"
     "                       [--rate N] [--meshes N] [--seed N] [--doom3-loop]\n"
     "                                          write OUTDIR/synth.md5mesh and OUTDIR/synth.md5anim\n"
+    "  md5tool trace CONFIG_DIR --script FILE [--json] [--character NAME] [--rate HZ]\n"
+    "                                          step a character's state machine through a script of parameter\n"
+    "                                          changes (default: first character, 60 Hz); a line per step\n"
     "  md5tool --help\n"
     "\n"
     "The file type is decided by the extension (.md5mesh or .md5anim) and the parser must agree; any other\n"
@@ -518,5 +522,7 @@ int main(int argc, char **argv)
         return command_bench(command_argc, command_argv);
     if (strcmp(command, "synth") == 0)
         return command_synth(command_argc, command_argv);
+    if (strcmp(command, "trace") == 0)
+        return command_trace(command_argc, command_argv);
     return usage_error("unknown command '%s'", command);
 }

@@ -1,0 +1,94 @@
+/* animator: one animated entity, the glue between its state machine and its animation controller. Each
+ * update steps the state machine (telling it whether the playing clips have finished), turns a fired
+ * transition into crossfades on the controller, then advances the controller. It also moves an entity
+ * over to a reloaded configuration. The character (model, clips, state machine) is shared and immutable;
+ * per entity there is only the state machine instance, the controller and a few bytes of bookkeeping.
+ * Knows nothing of SDL, GL or ini files: anim_config reads the files, the game sets the parameters. */
+#ifndef MARIONETTE_ANIMATOR_H
+#define MARIONETTE_ANIMATOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "anim_config.h"
+#include "anim_controller.h"
+#include "state_machine.h"
+
+/* How a state's clips map onto the controller's channels:
+ *   channel 0                 the state's clip (full body); a transition crossfades to the new state's clip
+ *                             with the transition's fade and the state's speed scale. A state whose rate
+ *                             follows a parameter (rate_from) has its speed refreshed every update; the
+ *                             speed applies to every layer of the body channel, so a walk fading out under
+ *                             a run plays at the run's rate (the sync group keeps their feet in step).
+ *   channel 1 or 2            the state's overlay, masked to overlay_root's branch. A transition between two
+ *                             states with the same overlay clip and root leaves it playing (a wave carries on
+ *                             from standing to walking); any other overlay change fades the old one out on
+ *                             its channel while the new one fades in on the other, so masks never switch
+ *                             under a visible overlay.
+ * A one-shot overlay that has finished is faded out by the animator (the controller holds its last frame
+ * for ever), over the transition's fade if the state machine leaves the state on overlay_end, otherwise
+ * over the fade it came in with (ANIMATOR_OVERLAY_FADE_OUT_SECONDS if it came in with a cut). The state
+ * machine keeps seeing overlay_end while the state lasts. */
+enum { ANIMATOR_BODY_CHANNEL = 0 };
+#define ANIMATOR_OVERLAY_FADE_OUT_SECONDS 0.2f
+
+typedef struct animator animator;
+
+/* A new entity of the character, in its machine's start state with every parameter at its default, the
+ * start state's clip (and overlay) already playing at time 0. The character must outlive the animator,
+ * or until animator_rebind moves it to another one. NULL when the character has no state machine, its
+ * clips do not fit its skeleton, or memory runs out. Allocates here, never in animator_update. */
+animator *animator_create(const anim_character *character);
+void animator_destroy(animator *animator);
+/* Per-entity memory: the animator and its controller. */
+size_t animator_bytes(const animator *animator);
+
+/* Parameters by name, as state_machine_set_*: false (nothing changes) for an unknown name, a parameter
+ * of another type, or a non-finite number, so a typo shows up instead of silently doing nothing. */
+bool animator_set_number(animator *animator, const char *name, float value);
+bool animator_set_bool(animator *animator, const char *name, bool value);
+bool animator_set_trigger(animator *animator, const char *name);
+bool animator_get(const animator *animator, const char *name, float *value);
+
+/* Scales every update's dt, for the state machine (time in state, trigger ages) and the controller alike:
+ * 1 normal, 0.25 slow motion, 0 paused. Negative or non-finite values are ignored. */
+void animator_set_time_scale(animator *animator, float time_scale);
+
+typedef struct animator_update_result {
+    /* What the state machine decided this step: fired, from, to, transition, fade, and the current
+     * state's clip, speed scale and overlay. */
+    state_machine_result decision;
+    /* What the controller did: root motion, events (in order), finished flags. */
+    anim_update_result animation;
+} animator_update_result;
+
+/* Advance by dt seconds (>= 0): step the state machine, apply a fired transition, advance the controller
+ * and write its poses. result may be NULL. False on bad arguments (nothing changes). Allocates nothing. */
+bool animator_update(animator *animator, double dt, animator_update_result *result);
+
+/* Inspection, for the game, a HUD, the trace tool and tests. */
+const anim_character *animator_character(const animator *animator);
+const anim_controller *animator_controller(const animator *animator); /* poses, layers, weights */
+const state_machine_instance *animator_instance(const animator *animator); /* state, time in it, values */
+int animator_state(const animator *animator);                              /* index into machine.states */
+const char *animator_state_name(const animator *animator);
+int animator_overlay_channel(const animator *animator); /* the channel the current overlay uses (1 or 2) */
+
+/* Hot reload: move the entity to `character`, usually the same-named character of a reloaded config,
+ * before the old config is freed. The entity gets a new controller on the new character's skeleton and
+ * clips (allocated here, a reload is rare), and:
+ *   - when its state still exists (by name), it stays in it with its time in state, and the state's clip
+ *     goes on from the same normalized phase it had (half-way through the old walk is half-way through the
+ *     new one, even if the state now names another clip or the clip got longer); so does the overlay,
+ *     when the state still has one with the same clip name; a finished overlay stays finished;
+ *   - when the state is gone, it starts over in the new start state at time 0, as animator_create does;
+ *   - parameters keep their values where the new machine has one of the same name and type;
+ *   - a crossfade in flight completes at once: only the top layer of each channel (what the current state
+ *     plays) is carried over, since the controller offers no way to rebuild a layer stack part way through
+ *     a fade. The layers below were on their way out within a fade time anyway;
+ *   - the time scale is kept; loops completed restart from 0 (event cycle numbers count from the reload).
+ * *kept_state (may be NULL) says whether the state was kept. False when the new character has no state
+ * machine or memory runs out: then nothing changes and the animator still uses the old character. */
+bool animator_rebind(animator *animator, const anim_character *character, bool *kept_state);
+
+#endif

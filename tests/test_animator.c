@@ -1,0 +1,665 @@
+/* The animator: the real config/ state machine driving the controller. Locomotion transitions crossfade
+ * (weights visible in the controller) and keep walk and run in step; bool, trigger and one-shot `end`
+ * conditions; `any` transitions; the wave overlay leaves the legs exactly on the walk; root motion moves
+ * the entity; hot reload keeps state and phase on a good edit, keeps running on a bad one and falls back
+ * to the start state when the state is gone. */
+#define _GNU_SOURCE /* mkdtemp and utimensat */
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "anim/animator.h"
+#include "base/file.h"
+#include "check.h"
+#include "pose/pose.h"
+
+#define CONFIG MARIONETTE_SOURCE_DIR "/config"
+#define MANNEQUIN MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh"
+#define STEP (1.0 / 60.0)
+
+typedef struct fixture {
+    cache *cache;
+    anim_config *config;
+    const anim_character *character;
+    animator *animator;
+} fixture;
+
+static void print_errors(const diag_list *errors)
+{
+    for (int i = 0; i < errors->count; ++i) {
+        char text[DIAG_TEXT_MAX];
+        diag_format(&errors->items[i], text, sizeof text);
+        fprintf(stderr, "  %s\n", text);
+    }
+}
+
+static bool fixture_open(fixture *f, const char *characters_path)
+{
+    *f = (fixture){.cache = cache_create()};
+    diag_list errors = {0};
+    f->config = anim_config_load(characters_path, f->cache, &errors);
+    print_errors(&errors);
+    diag_list_free(&errors);
+    CHECK(f->config != NULL);
+    f->character = f->config ? anim_config_find_character(f->config, "mannequin") : NULL;
+    CHECK(f->character != NULL);
+    f->animator = f->character ? animator_create(f->character) : NULL;
+    CHECK(f->animator != NULL);
+    return f->animator != NULL;
+}
+
+static void fixture_close(fixture *f)
+{
+    animator_destroy(f->animator);
+    anim_config_free(f->config);
+    if (f->cache)
+        CHECK(cache_get_stats(f->cache).users == 0);
+    cache_destroy(f->cache);
+}
+
+/* Step at 60 Hz for `seconds`; returns how many transitions fired. */
+static int run_for(animator *animator, double seconds)
+{
+    int fired = 0;
+    animator_update_result result;
+    for (int i = 0; i < (int)lround(seconds / STEP); ++i) {
+        CHECK(animator_update(animator, STEP, &result));
+        fired += result.decision.fired;
+    }
+    return fired;
+}
+
+/* Step until the animator is in `state` (at most `seconds`); true if it got there. */
+static bool run_until_state(animator *animator, const char *state, double seconds)
+{
+    for (int i = 0; i < (int)lround(seconds / STEP); ++i) {
+        if (strcmp(animator_state_name(animator), state) == 0)
+            return true;
+        CHECK(animator_update(animator, STEP, NULL));
+    }
+    return strcmp(animator_state_name(animator), state) == 0;
+}
+
+static anim_layer_info layer(const animator *animator, int channel, int index)
+{
+    anim_layer_info info = {0};
+    CHECK(anim_controller_layer(animator_controller(animator), channel, index, &info));
+    return info;
+}
+
+static int layer_count(const animator *animator, int channel)
+{
+    return anim_controller_layer_count(animator_controller(animator), channel);
+}
+
+static const char *top_clip(const animator *animator, int channel)
+{
+    int count = layer_count(animator, channel);
+    anim_layer_info info = count > 0 ? layer(animator, channel, count - 1) : (anim_layer_info){0};
+    return info.clip ? info.clip->name : "";
+}
+
+static double phase(const anim_layer_info *info)
+{
+    return info->cycles - floor(info->cycles);
+}
+
+/* ---- locomotion ---- */
+
+static void test_starts_in_idle(void)
+{
+    fixture f;
+    if (fixture_open(&f, CONFIG "/characters.ini")) {
+        CHECK(strcmp(animator_state_name(f.animator), "idle") == 0);
+        CHECK(layer_count(f.animator, 0) == 1 && strcmp(top_clip(f.animator, 0), "idle") == 0);
+        CHECK(layer_count(f.animator, 1) == 0 && layer_count(f.animator, 2) == 0);
+        float speed = -1.0f;
+        CHECK(animator_get(f.animator, "speed", &speed) && speed == 0.0f);
+        CHECK(!animator_set_number(f.animator, "sped", 1.0f));   /* a typo is refused */
+        CHECK(!animator_set_number(f.animator, "jump", 1.0f));   /* a trigger is not a number */
+        CHECK(!animator_set_bool(f.animator, "speed", true));
+        CHECK(!animator_set_number(f.animator, "speed", NAN));
+        /* The pose is the idle's first frame, not the bind pose. */
+        joint_pose expected[64];
+        const clip *idle = f.character->clips[anim_config_find_clip(f.character, "idle")].clip;
+        CHECK(idle->joint_count <= 64);
+        pose_sample(idle, 0.0f, true, expected);
+        const joint_pose *local = anim_controller_local_pose(animator_controller(f.animator));
+        for (int j = 1; j < idle->joint_count; ++j)
+            CHECK_NEAR(local[j].rotation[3], expected[j].rotation[3], 1e-6);
+        CHECK(animator_bytes(f.animator) > 0 && animator_bytes(f.animator) < 16 * 1024);
+    }
+    fixture_close(&f);
+}
+
+static void test_locomotion_crossfades(void)
+{
+    fixture f;
+    if (!fixture_open(&f, CONFIG "/characters.ini")) {
+        fixture_close(&f);
+        return;
+    }
+    animator *a = f.animator;
+    animator_update_result result;
+    CHECK(run_for(a, 0.5) == 0);
+
+    /* idle -> walk: fade 0.25, the walk's weight rising by 1/15 per 60 Hz step. */
+    animator_set_number(a, "speed", 1.4f);
+    CHECK(animator_update(a, STEP, &result));
+    CHECK(result.decision.fired && strcmp(animator_state_name(a), "walk") == 0);
+    CHECK_NEAR(result.decision.fade, 0.25, 1e-6);
+    CHECK(layer_count(a, 0) == 2);
+    CHECK(strcmp(layer(a, 0, 0).clip->name, "idle") == 0 && strcmp(layer(a, 0, 1).clip->name, "walk") == 0);
+    CHECK_NEAR(layer(a, 0, 1).weight, STEP / 0.25, 1e-4);
+    run_for(a, 5 * STEP);
+    CHECK_NEAR(layer(a, 0, 1).weight, 6 * STEP / 0.25, 1e-4);
+    CHECK_NEAR(layer(a, 0, 0).weight + layer(a, 0, 1).weight, 1.0, 1e-6);
+    /* At 1.4 m/s the walk plays as authored. */
+    CHECK_NEAR(layer(a, 0, 1).speed, 1.0, 1e-6);
+    run_for(a, 0.25);
+    CHECK(layer_count(a, 0) == 1 && strcmp(top_clip(a, 0), "walk") == 0);
+
+    /* rate_from: the speed scale follows the parameter every step, within rate_min/rate_max. */
+    animator_set_number(a, "speed", 2.1f);
+    run_for(a, STEP);
+    CHECK(strcmp(animator_state_name(a), "walk") == 0);
+    CHECK_NEAR(layer(a, 0, 0).speed, 1.5, 1e-6);
+    animator_set_number(a, "speed", 2.5f); /* 1.79, clamped to 1.6; and not yet a run (> 2.6) */
+    run_for(a, STEP);
+    CHECK(strcmp(animator_state_name(a), "walk") == 0);
+    CHECK_NEAR(layer(a, 0, 0).speed, 1.6, 1e-6);
+
+    /* walk -> run: synced, the run starts at the walk's normalized phase. */
+    run_for(a, 0.3);
+    double walk_phase = phase(&(anim_layer_info){.cycles = layer(a, 0, 0).cycles});
+    animator_set_number(a, "speed", 3.5f);
+    CHECK(animator_update(a, STEP, &result));
+    CHECK(result.decision.fired && strcmp(animator_state_name(a), "run") == 0);
+    CHECK(layer_count(a, 0) == 2);
+    anim_layer_info walk = layer(a, 0, 0), run = layer(a, 0, 1);
+    CHECK(strcmp(walk.clip->name, "walk") == 0 && strcmp(run.clip->name, "run") == 0);
+    CHECK_NEAR(phase(&walk), phase(&run), 1e-6);
+    CHECK(phase(&walk) > walk_phase); /* it moved on by one step, and did not restart */
+    for (int i = 0; i < 17; ++i) {
+        run_for(a, STEP);
+        if (layer_count(a, 0) == 2) {
+            walk = layer(a, 0, 0);
+            run = layer(a, 0, 1);
+            CHECK_NEAR(phase(&walk), phase(&run), 1e-6);
+        }
+    }
+    CHECK(layer_count(a, 0) == 1 && strcmp(top_clip(a, 0), "run") == 0);
+
+    /* run -> walk, also in step; then walk -> idle. */
+    run_for(a, 0.4);
+    animator_set_number(a, "speed", 1.4f);
+    CHECK(animator_update(a, STEP, &result) && result.decision.fired);
+    CHECK(strcmp(animator_state_name(a), "walk") == 0 && layer_count(a, 0) == 2);
+    run = layer(a, 0, 0);
+    walk = layer(a, 0, 1);
+    CHECK_NEAR(phase(&walk), phase(&run), 1e-6);
+    run_for(a, 0.5);
+    animator_set_number(a, "speed", 0.0f);
+    CHECK(animator_update(a, STEP, &result) && result.decision.fired);
+    CHECK(strcmp(animator_state_name(a), "idle") == 0);
+    CHECK_NEAR(result.decision.fade, 0.3, 1e-6);
+    run_for(a, 0.3);
+    CHECK(layer_count(a, 0) == 1 && strcmp(top_clip(a, 0), "idle") == 0);
+
+    /* A sudden stop from a run goes straight to idle (priority 1 over run -> walk). */
+    animator_set_number(a, "speed", 3.5f);
+    CHECK(run_until_state(a, "run", 1.0));
+    run_for(a, 0.5);
+    animator_set_number(a, "speed", 0.0f);
+    CHECK(animator_update(a, STEP, &result) && result.decision.fired);
+    CHECK(strcmp(animator_state_name(a), "idle") == 0);
+    CHECK_NEAR(result.decision.fade, 0.35, 1e-6);
+    fixture_close(&f);
+}
+
+/* ---- conditions, any, one-shots ---- */
+
+static void test_jump_conditions(void)
+{
+    fixture f;
+    if (!fixture_open(&f, CONFIG "/characters.ini")) {
+        fixture_close(&f);
+        return;
+    }
+    animator *a = f.animator;
+    float value;
+
+    /* A bool: not grounded, no jump; the trigger is dropped after trigger_hold (0.2 s). */
+    animator_set_bool(a, "grounded", false);
+    animator_set_trigger(a, "jump");
+    CHECK(run_for(a, 0.5) == 0);
+    CHECK(animator_get(a, "jump", &value) && value == 0.0f);
+    animator_set_bool(a, "grounded", true);
+    CHECK(run_for(a, 0.2) == 0);
+
+    /* A trigger fires once and is consumed. */
+    animator_set_trigger(a, "jump");
+    animator_update_result result;
+    CHECK(animator_update(a, STEP, &result) && result.decision.fired);
+    CHECK(strcmp(animator_state_name(a), "jump") == 0);
+    CHECK(animator_get(a, "jump", &value) && value == 0.0f);
+    CHECK_NEAR(result.decision.fade, 0.1, 1e-6);
+
+    /* The one-shot plays to its end (2.0 s), holds, and `end` lands into idle at speed 0. */
+    int transitions = 0;
+    int steps = 0;
+    while (strcmp(animator_state_name(a), "jump") == 0 && steps < 300) {
+        CHECK(animator_update(a, STEP, &result));
+        transitions += result.decision.fired;
+        ++steps;
+    }
+    CHECK(transitions == 1 && strcmp(animator_state_name(a), "idle") == 0);
+    /* `end` is seen on the step after the clip reached it: 2.0 s = 120 steps, minus the first. */
+    CHECK(steps >= 119 && steps <= 121);
+    CHECK_NEAR(result.decision.fade, 0.25, 1e-6);
+
+    /* Landing into a walk when the speed asks for it. */
+    animator_set_number(a, "speed", 1.0f);
+    CHECK(run_until_state(a, "walk", 1.0));
+    run_for(a, 0.5);
+    animator_set_trigger(a, "jump"); /* from walk, by the `any` transition */
+    run_for(a, STEP);
+    CHECK(strcmp(animator_state_name(a), "jump") == 0);
+    CHECK(run_until_state(a, "walk", 2.5));
+    CHECK(strcmp(top_clip(a, 0), "walk") == 0);
+
+    /* From a run too, and a run at landing. */
+    animator_set_number(a, "speed", 3.5f);
+    CHECK(run_until_state(a, "run", 1.0));
+    animator_set_trigger(a, "jump");
+    run_for(a, STEP);
+    CHECK(strcmp(animator_state_name(a), "jump") == 0);
+    CHECK(run_until_state(a, "run", 2.5));
+
+    /* A one-shot in place: celebrate from idle ends back in idle; a turn ends too. */
+    animator_set_number(a, "speed", 0.0f);
+    CHECK(run_until_state(a, "idle", 1.0));
+    animator_set_trigger(a, "celebrate");
+    run_for(a, STEP);
+    CHECK(strcmp(animator_state_name(a), "celebrate") == 0);
+    CHECK(run_until_state(a, "idle", 3.0));
+    fixture_close(&f);
+}
+
+static void test_root_motion_turns(void)
+{
+    fixture f;
+    if (!fixture_open(&f, CONFIG "/characters.ini")) {
+        fixture_close(&f);
+        return;
+    }
+    animator *a = f.animator;
+    animator_set_number(a, "turn", -90.0f);
+    animator_update_result result;
+    double yaw = 0.0, travel = 0.0;
+    bool turned = false;
+    for (int i = 0; i < 120; ++i) {
+        CHECK(animator_update(a, STEP, &result));
+        if (result.decision.fired && strcmp(animator_state_name(a), "turn_left") == 0) {
+            turned = true;
+            animator_set_number(a, "turn", 0.0f); /* the game resets it once the turn started */
+        }
+        yaw += result.animation.yaw;
+        travel += hypot(result.animation.translation[0], result.animation.translation[1]);
+    }
+    CHECK(turned);
+    /* 1.2 s clip + fade: finished within 2 s; a quarter turn to the left (positive yaw), in place. */
+    CHECK(strcmp(animator_state_name(a), "idle") == 0);
+    printf("  turn_left: yaw %.3f degrees, travel %.4f m\n", yaw * 180.0 / GLM_PI, travel);
+    CHECK_NEAR(yaw * 180.0 / GLM_PI, 90.0, 1.0);
+    CHECK(travel < 0.05);
+    fixture_close(&f);
+}
+
+/* The walk state remapped to the root-motion walk (a fixture clip library): the entity travels at the
+ * walk's 1.4 m/s while the pose stays in place. */
+static void test_root_motion_travels(void)
+{
+    fixture f;
+    if (!fixture_open(&f, MARIONETTE_TEST_DATA "/trace/root_motion/characters.ini")) {
+        fixture_close(&f);
+        return;
+    }
+    animator *a = f.animator;
+    animator_set_number(a, "speed", 1.4f);
+    CHECK(run_until_state(a, "walk", 0.1));
+    run_for(a, 0.5); /* past the fade */
+    animator_update_result result;
+    double forward = 0.0, sideways = 0.0;
+    for (int i = 0; i < 120; ++i) {
+        CHECK(animator_update(a, STEP, &result));
+        forward += result.animation.translation[0];
+        sideways += result.animation.translation[1];
+    }
+    printf("  walk_root_motion: %.4f m forward, %.4f m sideways in 2 s\n", forward, sideways);
+    CHECK_NEAR(forward, 2.8, 0.05);
+    CHECK(fabs(sideways) < 0.05);
+    /* The pose itself stays over the entity's origin: the root's travel went to the entity. */
+    const joint_pose *local = anim_controller_local_pose(animator_controller(a));
+    CHECK(local[0].position[0] == 0.0f && local[0].position[1] == 0.0f);
+    fixture_close(&f);
+}
+
+/* ---- overlays ---- */
+
+/* Is joint in the branch under root (root included)? */
+static bool in_branch(const skeleton *skeleton, int joint, int root)
+{
+    while (joint > root)
+        joint = skeleton->parents[joint];
+    return joint == root;
+}
+
+static void test_wave_over_walk(void)
+{
+    fixture f;
+    if (!fixture_open(&f, CONFIG "/characters.ini")) {
+        fixture_close(&f);
+        return;
+    }
+    animator *a = f.animator;
+    const skeleton *skeleton = &f.character->model->skeleton;
+    int clavicle = -1;
+    for (int j = 0; j < skeleton->joint_count; ++j)
+        if (strcmp(skeleton->names[j], "clavicle.R") == 0)
+            clavicle = j;
+    CHECK(clavicle > 0);
+
+    animator_set_number(a, "speed", 1.4f);
+    CHECK(run_until_state(a, "walk", 0.1));
+    run_for(a, 0.5);
+    animator_set_trigger(a, "wave");
+    run_for(a, STEP);
+    CHECK(strcmp(animator_state_name(a), "walk_wave") == 0);
+    int channel = animator_overlay_channel(a);
+    CHECK(channel == 1 || channel == 2);
+    CHECK(strcmp(top_clip(a, channel), "wave") == 0);
+    run_for(a, 0.5);
+    CHECK_NEAR(anim_controller_channel_weight(animator_controller(a), channel), 1.0, 1e-6);
+
+    /* Legs (and everything outside the right arm) are exactly the walk at the walk layer's time. */
+    const clip *walk = f.character->clips[anim_config_find_clip(f.character, "walk")].clip;
+    joint_pose expected[64];
+    CHECK(skeleton->joint_count <= 64);
+    anim_layer_info body = layer(a, 0, 0);
+    CHECK(layer_count(a, 0) == 1 && strcmp(body.clip->name, "walk") == 0);
+    pose_sample(walk, (float)body.time, true, expected);
+    const joint_pose *local = anim_controller_local_pose(animator_controller(a));
+    double largest_leg_difference = 0.0, largest_arm_difference = 0.0;
+    for (int j = 1; j < skeleton->joint_count; ++j) {
+        double difference = 0.0;
+        for (int k = 0; k < 4; ++k)
+            difference = fmax(difference, fabs(local[j].rotation[k] - expected[j].rotation[k]));
+        if (in_branch(skeleton, j, clavicle))
+            largest_arm_difference = fmax(largest_arm_difference, difference);
+        else
+            largest_leg_difference = fmax(largest_leg_difference, difference);
+    }
+    printf("  wave over walk: body differs from the walk by %.3g, the right arm by %.3g\n", largest_leg_difference,
+           largest_arm_difference);
+    CHECK(largest_leg_difference < 1e-6);
+    CHECK(largest_arm_difference > 0.05);
+
+    /* Stopping keeps the wave going over the idle (walk_wave -> wave, same overlay, not restarted). */
+    double wave_cycles = layer(a, channel, layer_count(a, channel) - 1).cycles;
+    animator_set_number(a, "speed", 0.0f);
+    run_for(a, STEP);
+    CHECK(strcmp(animator_state_name(a), "wave") == 0);
+    CHECK(animator_overlay_channel(a) == channel);
+    CHECK(layer(a, channel, layer_count(a, channel) - 1).cycles > wave_cycles);
+
+    /* The one-shot wave ends; the state machine leaves on overlay_end and the overlay fades out. */
+    CHECK(run_until_state(a, "idle", 3.0));
+    run_for(a, 0.35);
+    CHECK(anim_controller_channel_weight(animator_controller(a), channel) == 0.0f);
+    CHECK(layer_count(a, channel) == 0);
+    fixture_close(&f);
+}
+
+/* ---- hot reload ---- */
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *file = fopen(path, "w");
+    CHECK(file != NULL);
+    if (!file)
+        return;
+    fputs(text, file);
+    fclose(file);
+}
+
+static char *read_text(const char *path)
+{
+    char *text = NULL;
+    size_t size = 0;
+    diag error;
+    CHECK(file_read_all(path, &text, &size, &error));
+    return text;
+}
+
+/* Editors and fast tests can write twice within one timestamp tick: move the time clearly forward. */
+static void touch_forward(const char *path, int seconds)
+{
+    struct stat status;
+    CHECK(stat(path, &status) == 0);
+    struct timespec times[2] = {status.st_atim, status.st_mtim};
+    times[1].tv_sec += seconds;
+    CHECK(utimensat(AT_FDCWD, path, times, 0) == 0);
+}
+
+/* `text` with `from` replaced by `to` once, in a new buffer. */
+static char *replace_once(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    CHECK(at != NULL);
+    if (!at)
+        return NULL;
+    size_t size = strlen(text) - strlen(from) + strlen(to) + 1;
+    char *out = malloc(size);
+    snprintf(out, size, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    return out;
+}
+
+static void test_hot_reload(void)
+{
+    char folder[512], characters[600], states[600], text[2048];
+    snprintf(folder, sizeof folder, "%s/test_animator_XXXXXX", MARIONETTE_BUILD_DIR);
+    CHECK(mkdtemp(folder) != NULL);
+    snprintf(characters, sizeof characters, "%s/characters.ini", folder);
+    snprintf(states, sizeof states, "%s/states.ini", folder);
+    snprintf(text, sizeof text,
+             "[mannequin]\nmesh = %s\nclips = %s/config/clips.ini\nstates = states.ini\n", MANNEQUIN,
+             MARIONETTE_SOURCE_DIR);
+    write_file(characters, text);
+    char *original_states = read_text(CONFIG "/states.ini");
+    if (!original_states)
+        return;
+    write_file(states, original_states);
+
+    fixture f;
+    if (!fixture_open(&f, characters)) {
+        fixture_close(&f);
+        free(original_states);
+        return;
+    }
+    animator *a = f.animator;
+    animator_set_number(a, "speed", 1.4f);
+    run_for(a, 0.1);
+    animator_set_trigger(a, "wave");
+    run_for(a, 0.9);
+    CHECK(strcmp(animator_state_name(a), "walk_wave") == 0);
+    int channel = animator_overlay_channel(a);
+    double time_in_state = animator_instance(a)->time_in_state;
+    anim_layer_info walk = layer(a, 0, 0), wave = layer(a, channel, 0);
+    CHECK(layer_count(a, 0) == 1 && layer_count(a, channel) == 1);
+
+    /* A good edit (a fade changed): same state, time in state, walk and wave phases. */
+    char *edited = replace_once(original_states, "when = speed < 0.15\nfade = 0.3", "when = speed < 0.15\nfade = 0.5");
+    write_file(states, edited);
+    touch_forward(states, 10);
+    CHECK(anim_config_reload_due(f.config));
+    diag_list errors = {0};
+    anim_config *reloaded = anim_config_reload(f.config, &errors);
+    print_errors(&errors);
+    CHECK(reloaded != NULL);
+    if (reloaded) {
+        bool kept = false;
+        const anim_character *character = anim_config_find_character(reloaded, "mannequin");
+        CHECK(animator_rebind(a, character, &kept) && kept);
+        anim_config_free(f.config);
+        f.config = reloaded;
+        f.character = character;
+        CHECK(animator_character(a) == character);
+        CHECK(strcmp(animator_state_name(a), "walk_wave") == 0);
+        CHECK_NEAR(animator_instance(a)->time_in_state, time_in_state, 1e-6);
+        float speed = 0.0f;
+        CHECK(animator_get(a, "speed", &speed) && speed == 1.4f);
+        channel = animator_overlay_channel(a);
+        CHECK(layer_count(a, 0) == 1 && layer_count(a, channel) == 1);
+        anim_layer_info new_walk = layer(a, 0, 0), new_wave = layer(a, channel, 0);
+        CHECK(new_walk.clip == &character->clips[anim_config_find_clip(character, "walk")]);
+        CHECK_NEAR(phase(&new_walk), phase(&walk), 1e-5);
+        CHECK_NEAR(new_wave.cycles, wave.cycles, 1e-5);
+        CHECK_NEAR(new_walk.speed, walk.speed, 1e-6);
+        /* It goes on from there, and the edit is in force: walk -> idle now fades over 0.5 s. */
+        run_for(a, 0.1);
+        CHECK_NEAR(phase(&(anim_layer_info){.cycles = layer(a, 0, 0).cycles}), phase(&walk) + 0.1, 1e-4);
+        CHECK(run_until_state(a, "walk", 3.0)); /* the wave ended */
+        animator_set_number(a, "speed", 0.0f);
+        animator_update_result result;
+        CHECK(animator_update(a, STEP, &result) && result.decision.fired);
+        CHECK_NEAR(result.decision.fade, 0.5, 1e-6);
+    }
+
+    /* A bad edit: the reload fails with file:line and the entity keeps running on the old config. */
+    diag_list_clear(&errors);
+    char *broken = replace_once(original_states, "fade = 0.25", "fade = slow");
+    write_file(states, broken);
+    touch_forward(states, 20);
+    CHECK(anim_config_reload_due(f.config));
+    CHECK(anim_config_reload(f.config, &errors) == NULL);
+    CHECK(errors.count >= 1 && errors.items[0].line > 0 && strstr(errors.items[0].file, "states.ini"));
+    animator_set_number(a, "speed", 1.4f);
+    CHECK(run_until_state(a, "walk", 1.0));
+    CHECK(animator_character(a) == f.character);
+
+    /* The state the entity is in is gone: it starts over in the start state; parameters keep their values. */
+    diag_list_clear(&errors);
+    write_file(states, "[machine]\nstart = idle\n[parameters]\nspeed = number\n[state idle]\nclip = idle\n");
+    touch_forward(states, 30);
+    reloaded = anim_config_reload(f.config, &errors);
+    print_errors(&errors);
+    CHECK(reloaded != NULL);
+    if (reloaded) {
+        bool kept = true;
+        const anim_character *character = anim_config_find_character(reloaded, "mannequin");
+        CHECK(animator_rebind(a, character, &kept) && !kept);
+        anim_config_free(f.config);
+        f.config = reloaded;
+        f.character = character;
+        CHECK(strcmp(animator_state_name(a), "idle") == 0);
+        CHECK(animator_instance(a)->time_in_state == 0.0f);
+        CHECK(layer_count(a, 0) == 1 && strcmp(top_clip(a, 0), "idle") == 0);
+        CHECK(layer(a, 0, 0).cycles == 0.0);
+        float speed = 0.0f;
+        CHECK(animator_get(a, "speed", &speed) && speed == 1.4f);
+        CHECK(!animator_set_trigger(a, "wave")); /* gone with the old machine */
+        CHECK(run_for(a, 0.5) == 0);
+    }
+    free(edited);
+    free(broken);
+    free(original_states);
+    diag_list_free(&errors);
+    fixture_close(&f);
+    snprintf(text, sizeof text, "rm -rf '%s'", folder);
+    CHECK(system(text) == 0);
+}
+
+/* A state with an overlay and no transition on overlay_end: the animator fades the finished one-shot out
+ * itself, over the fade it came in with, and the state machine keeps seeing overlay_end. */
+static void test_finished_overlay_fades_out(void)
+{
+    char folder[512], states[600];
+    snprintf(folder, sizeof folder, "%s/test_animator_XXXXXX", MARIONETTE_BUILD_DIR);
+    CHECK(mkdtemp(folder) != NULL);
+    snprintf(states, sizeof states, "%s/states.ini", folder);
+    write_file(states, "[machine]\nstart = idle\n[parameters]\nwave = trigger\n[state idle]\nclip = idle\n"
+                       "[state wave]\nclip = idle\noverlay = wave\noverlay_root = clavicle.R\n"
+                       "[idle -> wave]\nwhen = wave\nfade = 0.4\n");
+    cache *cache = cache_create();
+    diag_list errors = {0};
+    anim_config *config = anim_config_load_character("mannequin", MANNEQUIN, CONFIG "/clips.ini", states, cache,
+                                                     &errors);
+    print_errors(&errors);
+    animator *a = config ? animator_create(anim_config_character(config, 0)) : NULL;
+    CHECK(a != NULL);
+    if (a) {
+        animator_set_trigger(a, "wave");
+        run_for(a, STEP);
+        int channel = animator_overlay_channel(a);
+        CHECK(strcmp(animator_state_name(a), "wave") == 0 && strcmp(top_clip(a, channel), "wave") == 0);
+        run_for(a, 3.0 - STEP); /* the 3 s wave has just ended, holding its last frame */
+        CHECK_NEAR(anim_controller_channel_weight(animator_controller(a), channel), 1.0, 1e-6);
+        run_for(a, 0.2);
+        float weight = anim_controller_channel_weight(animator_controller(a), channel);
+        CHECK(weight > 0.4f && weight < 0.6f); /* half way through its 0.4 s fade out */
+        run_for(a, 0.25);
+        CHECK(anim_controller_channel_weight(animator_controller(a), channel) == 0.0f);
+        CHECK(layer_count(a, channel) == 0 && strcmp(animator_state_name(a), "wave") == 0);
+    }
+    animator_destroy(a);
+    anim_config_free(config);
+    cache_destroy(cache);
+    diag_list_free(&errors);
+    remove(states);
+    remove(folder);
+}
+
+static void test_bad_arguments(void)
+{
+    CHECK(animator_create(NULL) == NULL);
+    CHECK(!animator_update(NULL, STEP, NULL));
+    CHECK(animator_state_name(NULL) == NULL);
+    animator_destroy(NULL);
+    fixture f;
+    if (fixture_open(&f, CONFIG "/characters.ini")) {
+        CHECK(!animator_update(f.animator, -1.0, NULL));
+        CHECK(!animator_update(f.animator, NAN, NULL));
+        CHECK(!animator_rebind(f.animator, NULL, NULL));
+        CHECK(strcmp(animator_state_name(f.animator), "idle") == 0);
+        /* Paused: nothing moves, no transition fires... until the time scale is back. */
+        animator_set_time_scale(f.animator, 0.0f);
+        animator_set_number(f.animator, "speed", 1.4f);
+        double before = layer(f.animator, 0, 0).cycles;
+        run_for(f.animator, 0.5);
+        CHECK(layer(f.animator, 0, 0).cycles == before);
+        CHECK(strcmp(animator_state_name(f.animator), "walk") == 0); /* conditions are checked, time stands */
+        CHECK(animator_instance(f.animator)->time_in_state == 0.0f);
+        animator_set_time_scale(f.animator, 1.0f);
+        run_for(f.animator, 0.5);
+        CHECK(layer_count(f.animator, 0) == 1 && strcmp(top_clip(f.animator, 0), "walk") == 0);
+    }
+    fixture_close(&f);
+}
+
+int main(void)
+{
+    RUN(test_starts_in_idle);
+    RUN(test_locomotion_crossfades);
+    RUN(test_jump_conditions);
+    RUN(test_root_motion_turns);
+    RUN(test_root_motion_travels);
+    RUN(test_wave_over_walk);
+    RUN(test_hot_reload);
+    RUN(test_finished_overlay_fades_out);
+    RUN(test_bad_arguments);
+    return check_report();
+}

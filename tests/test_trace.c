@@ -1,0 +1,452 @@
+/* md5tool trace and the stepping code under it: the command's text and JSON shapes, errors with file:line
+ * and exit codes; through the state machine, events come out in the same order at 30, 60 and 144 Hz; and
+ * crossfades, including ones that interrupt fades still in flight, never pop: during a fade the largest
+ * per-step joint rotation change stays within 1 degree of what the faded clips themselves do in that step. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "base/file.h"
+#include "check.h"
+#include "md5tool_trace.h"
+#include "pose/pose.h"
+
+#define CONFIG MARIONETTE_SOURCE_DIR "/config"
+#define SCRIPTS MARIONETTE_TEST_DATA "/trace"
+
+/* ---- the command ---- */
+
+typedef struct command_output {
+    int status; /* exit status, -1 when it did not exit normally */
+    char *out;
+    char *err;
+} command_output;
+
+static command_output run_md5tool(const char *arguments)
+{
+    char command[2048];
+    const char *out_path = MARIONETTE_BUILD_DIR "/test_trace.out", *err_path = MARIONETTE_BUILD_DIR "/test_trace.err";
+    snprintf(command, sizeof command, "'%s' trace %s > '%s' 2> '%s'", MARIONETTE_MD5TOOL, arguments, out_path,
+             err_path);
+    int raw = system(command);
+    command_output output = {.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1};
+    size_t size;
+    diag error;
+    if (!file_read_all(out_path, &output.out, &size, &error) || !file_read_all(err_path, &output.err, &size, &error))
+        output.status = -1;
+    remove(out_path);
+    remove(err_path);
+    return output;
+}
+
+static void command_output_free(command_output *output)
+{
+    free(output->out);
+    free(output->err);
+}
+
+static int count_lines(const char *text)
+{
+    int lines = 0;
+    for (; text && *text; ++text)
+        lines += *text == '\n';
+    return lines;
+}
+
+static void test_text_output(void)
+{
+    command_output output = run_md5tool("'" CONFIG "' --script '" SCRIPTS "/locomotion.txt'");
+    CHECK(output.status == 0);
+    CHECK(output.err && output.err[0] == '\0');
+    /* 10.5 s at 60 Hz: a line per step. */
+    CHECK(count_lines(output.out) == 630);
+    CHECK_STR_CONTAINS(output.out, "t=0.0167 state=idle ch0=idle@0.017*1.000 root=0.0000,0.0000,0.000");
+    CHECK_STR_CONTAINS(output.out, "t=0.5167 state=walk set=speed:1.4 ch0=idle@0.517*0.933,walk@0.017*0.067 "
+                                   "transition=idle->walk/0.25 events=walk:footstep.L");
+    CHECK_STR_CONTAINS(output.out, "transition=walk->run/0.3");
+    CHECK_STR_CONTAINS(output.out, "set=jump! ");
+    CHECK_STR_CONTAINS(output.out, "transition=jump->walk/0.2");
+    int transitions = 0, footsteps = 0;
+    for (char *line = output.out; line && *line;) {
+        char *end = strchr(line, '\n');
+        *end = '\0';
+        CHECK(strncmp(line, "t=", 2) == 0 && strstr(line, " state=") && strstr(line, " ch0=") &&
+              strstr(line, " root=") && strstr(line, " rotation="));
+        transitions += strstr(line, " transition=") != NULL;
+        for (const char *at = line; (at = strstr(at, "footstep")); ++at)
+            ++footsteps;
+        line = end + 1;
+    }
+    /* idle->walk, walk->run, run->walk, walk->idle, idle->walk, walk->jump, jump->walk, walk->idle */
+    CHECK(transitions == 8);
+    printf("  locomotion.txt at 60 Hz: %d transitions, %d footsteps\n", transitions, footsteps);
+    command_output_free(&output);
+}
+
+static void test_json_output(void)
+{
+    command_output output = run_md5tool("'" CONFIG "' --script '" SCRIPTS "/wave.txt' --json --rate 30 "
+                                        "--character robot");
+    CHECK(output.status == 0);
+    CHECK(count_lines(output.out) == 150); /* 5 s at 30 Hz */
+    CHECK_STR_CONTAINS(output.out, "\"applied\":[{\"line\":2,\"command\":\"trigger\",\"name\":\"wave\"}]");
+    CHECK_STR_CONTAINS(output.out, "\"transition\":{\"from\":\"idle\",\"to\":\"wave\",\"fade\":0.200000003}");
+    CHECK_STR_CONTAINS(output.out, "\"transition\":{\"from\":\"wave\",\"to\":\"walk_wave\"");
+    CHECK_STR_CONTAINS(output.out, "{\"clip\":\"wave\",\"time\":");
+    CHECK_STR_CONTAINS(output.out, "\"transition\":null");
+    static const char *const keys[] = {"{\"time\":", "\"state\":", "\"time_in_state\":", "\"applied\":[",
+                                       "\"transition\":", "\"channels\":[{\"channel\":0,\"weight\":1,\"layers\":[",
+                                       "\"events\":[", "\"events_dropped\":0", "\"root\":{\"translation\":[",
+                                       "\"yaw_degrees\":", "\"largest_rotation_change_degrees\":"};
+    for (char *line = output.out; line && *line;) {
+        char *end = strchr(line, '\n');
+        *end = '\0';
+        CHECK(line[0] == '{' && end[-1] == '}');
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; ++k)
+            CHECK_STR_CONTAINS(line, keys[k]);
+        line = end + 1;
+    }
+    command_output_free(&output);
+}
+
+static void test_errors_and_exit_codes(void)
+{
+    static const struct {
+        const char *arguments;
+        int status;
+        const char *message;
+    } cases[] = {
+        {"'" CONFIG "' --script '" SCRIPTS "/bad_parameter.txt'", 1,
+         "bad_parameter.txt:3: the state machine has no parameter 'sped'"},
+        {"'" CONFIG "' --script '" SCRIPTS "/bad_order.txt'", 1,
+         "bad_order.txt:2: time 0.5 comes before the previous command's 1: times never go back"},
+        {"'" CONFIG "' --script '" SCRIPTS "/no_end.txt'", 1, "no_end.txt:1: the script has no 'end' line"},
+        {"'" CONFIG "' --script '" SCRIPTS "/missing.txt'", 1, "missing.txt"},
+        {"'" SCRIPTS "/bad_config' --script '" SCRIPTS "/locomotion.txt'", 1,
+         "bad_config/characters.ini:5: unknown key 'state' in [mannequin]"},
+        {"'" CONFIG "' --script '" SCRIPTS "/locomotion.txt' --character nobody", 1, "no character 'nobody'"},
+        {"'" CONFIG "'", 2, "trace needs a config folder and a script"},
+        {"'" CONFIG "' --script '" SCRIPTS "/locomotion.txt' --rate 0", 2, "--rate needs a number"},
+        {"'" CONFIG "' --script '" SCRIPTS "/locomotion.txt' --loud", 2, "unknown option '--loud'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        command_output output = run_md5tool(cases[i].arguments);
+        CHECK(output.status == cases[i].status);
+        CHECK(output.out && output.out[0] == '\0');
+        CHECK_STR_CONTAINS(output.err, cases[i].message);
+        command_output_free(&output);
+    }
+}
+
+/* The script reader on its own: every kind of mistake at its line. */
+static void test_script_mistakes(void)
+{
+    cache *cache = cache_create();
+    diag_list errors = {0};
+    anim_config *config = anim_config_load(CONFIG "/characters.ini", cache, &errors);
+    CHECK(config != NULL);
+    const state_machine_definition *machine = config ? &anim_config_character(config, 0)->machine : NULL;
+    static const struct {
+        const char *text;
+        const char *message;
+    } cases[] = {
+        {"# fine\n\n0 set speed 1 # comment\n0.5 set grounded false\n1 trigger jump\n2 end\n", NULL},
+        {"0.5 set speed fast\n1 end\n", ":1: 'speed' is a number: 'fast' is not a finite number"},
+        {"0.5 set speed nan\n1 end\n", ":1: 'speed' is a number: 'nan' is not a finite number"},
+        {"0.5 set grounded yes\n1 end\n", ":1: 'grounded' is a bool: its value is true or false, not 'yes'"},
+        {"0.5 set jump 1\n1 end\n", ":1: 'jump' is a trigger: use 'trigger jump'"},
+        {"0.5 trigger speed\n1 end\n", ":1: 'speed' is not a trigger"},
+        {"\n-1 trigger jump\n1 end\n", ":2: '-1' is not a time in seconds"},
+        {"0.5 jump\n1 end\n", ":1: expected 'set', 'trigger' or 'end' after the time, not 'jump'"},
+        {"0.5 set speed\n1 end\n", ":1: expected 'TIME set NAME VALUE'"},
+        {"0.5 set speed 1 2\n1 end\n", ":1: too many words"},
+        {"1 end\n2 set speed 1\n", ":2: nothing may follow 'end'"},
+        {"1 end now\n", ":1: 'end' takes nothing after it"},
+    };
+    char path[600];
+    snprintf(path, sizeof path, "%s/test_trace_script.txt", MARIONETTE_BUILD_DIR);
+    for (size_t i = 0; machine && i < sizeof cases / sizeof cases[0]; ++i) {
+        FILE *file = fopen(path, "w");
+        CHECK(file != NULL);
+        if (!file)
+            break;
+        fputs(cases[i].text, file);
+        fclose(file);
+        trace_script script;
+        diag error = {0};
+        bool loaded = trace_script_load(path, machine, &script, &error);
+        char text[DIAG_TEXT_MAX];
+        diag_format(&error, text, sizeof text);
+        CHECK(loaded == (cases[i].message == NULL));
+        if (cases[i].message) {
+            CHECK_STR_CONTAINS(text, cases[i].message);
+            CHECK(strncmp(text, path, strlen(path)) == 0);
+        } else {
+            CHECK(script.count == 4 && script.end_time == 2.0 && script.commands[1].kind == TRACE_SET_BOOL);
+        }
+        trace_script_free(&script);
+    }
+    remove(path);
+    anim_config_free(config);
+    cache_destroy(cache);
+    diag_list_free(&errors);
+}
+
+/* ---- through the state machine, in process ---- */
+
+typedef struct traced {
+    cache *cache;
+    anim_config *config;
+    trace_script script;
+    animator *animator;
+    trace_run run;
+} traced;
+
+static bool traced_open(traced *t, const char *characters_path, const char *script_path, double rate)
+{
+    *t = (traced){.cache = cache_create()};
+    diag_list errors = {0};
+    t->config = anim_config_load(characters_path, t->cache, &errors);
+    diag_list_free(&errors);
+    CHECK(t->config != NULL);
+    const anim_character *character = t->config ? anim_config_character(t->config, 0) : NULL;
+    diag error;
+    bool ok = character && trace_script_load(script_path, &character->machine, &t->script, &error) &&
+              (t->animator = animator_create(character)) && trace_run_start(&t->run, t->animator, &t->script, rate);
+    CHECK(ok);
+    return ok;
+}
+
+static void traced_close(traced *t)
+{
+    trace_run_finish(&t->run);
+    animator_destroy(t->animator);
+    trace_script_free(&t->script);
+    anim_config_free(t->config);
+    cache_destroy(t->cache);
+}
+
+enum { MAX_EVENTS = 256 };
+
+typedef struct event_record {
+    char text[160]; /* "walk:footstep.L#3" */
+    double time;
+} event_record;
+
+/* The events (clip, name, loop number) the script produces at `rate`, in order. */
+static int record_events(const char *script, double rate, event_record *records, int *transitions)
+{
+    traced t;
+    int count = 0;
+    *transitions = 0;
+    if (traced_open(&t, CONFIG "/characters.ini", script, rate)) {
+        trace_step step;
+        while (trace_run_step(&t.run, &step)) {
+            const anim_update_result *animation = &step.update.animation;
+            *transitions += step.update.decision.fired;
+            CHECK(animation->events_dropped == 0);
+            for (int i = 0; i < animation->event_count && count < MAX_EVENTS; ++i, ++count) {
+                const anim_event *event = &animation->events[i];
+                snprintf(records[count].text, sizeof records[count].text, "%s:%s#%lld", event->clip->name,
+                         event->name, event->cycle);
+                records[count].time = step.time - (1.0 - event->step_fraction) / rate;
+            }
+        }
+    }
+    traced_close(&t);
+    return count;
+}
+
+static void test_events_independent_of_rate(void)
+{
+    static const double rates[] = {30.0, 60.0, 144.0};
+    static event_record records[3][MAX_EVENTS];
+    int counts[3], transitions[3];
+    for (int r = 0; r < 3; ++r)
+        counts[r] = record_events(SCRIPTS "/locomotion.txt", rates[r], records[r], &transitions[r]);
+    printf("  locomotion.txt: %d / %d / %d events and %d / %d / %d transitions at 30 / 60 / 144 Hz\n", counts[0],
+           counts[1], counts[2], transitions[0], transitions[1], transitions[2]);
+    CHECK(counts[0] >= 15 && counts[0] == counts[1] && counts[1] == counts[2]);
+    CHECK(transitions[0] == 8 && transitions[1] == 8 && transitions[2] == 8);
+    double largest_time_difference = 0.0;
+    for (int i = 0; i < counts[0] && counts[0] == counts[1] && counts[1] == counts[2]; ++i) {
+        CHECK(strcmp(records[0][i].text, records[1][i].text) == 0);
+        CHECK(strcmp(records[1][i].text, records[2][i].text) == 0);
+        for (int r = 1; r < 3; ++r)
+            largest_time_difference = fmax(largest_time_difference, fabs(records[r][i].time - records[0][i].time));
+    }
+    /* Transitions on `end` are seen a step late, so times may differ by a 30 Hz step at most. */
+    printf("  events differ in time by at most %.4f s between rates\n", largest_time_difference);
+    CHECK(largest_time_difference <= 1.0 / 30.0 + 1e-6);
+}
+
+/* ---- no pops ---- */
+
+/* Object pose of a clip alone at `cycles` (normalized), as a layer shows it. */
+static void clip_object_pose(const anim_clip *clip, const skeleton *skeleton, double cycles, joint_pose *local,
+                             joint_pose *object)
+{
+    double duration = clip->loop ? clip->clip->loop_duration : clip->clip->once_duration;
+    double phase = clip->loop ? cycles - floor(cycles) : fmin(fmax(cycles, 0.0), 1.0);
+    pose_sample(clip->clip, (float)(phase * duration), clip->loop, local);
+    pose_to_object(skeleton->parents, skeleton->joint_count, local, object);
+}
+
+enum { MAX_VISIBLE = ANIM_CHANNEL_COUNT * ANIM_CHANNEL_LAYERS };
+
+/* A layer as the fade measure sees it: its clip, where it is, and its weight in the final pose (the
+ * channel's weight included). */
+typedef struct visible_layer {
+    const anim_clip *clip;
+    int channel;
+    double cycles;
+    float weight;
+} visible_layer;
+
+static int visible_layers(const anim_controller *controller, visible_layer *out)
+{
+    int count = 0;
+    for (int c = 0; c < ANIM_CHANNEL_COUNT; ++c) {
+        float channel_weight = c == 0 ? 1.0f : anim_controller_channel_weight(controller, c);
+        for (int k = 0; k < anim_controller_layer_count(controller, c); ++k) {
+            anim_layer_info info;
+            anim_controller_layer(controller, c, k, &info);
+            if (info.clip)
+                out[count++] = (visible_layer){info.clip, c, info.cycles, info.weight * channel_weight};
+        }
+    }
+    return count;
+}
+
+static const visible_layer *find_layer(const visible_layer *layers, int count, const visible_layer *wanted)
+{
+    for (int i = 0; i < count; ++i)
+        if (layers[i].clip == wanted->clip && layers[i].channel == wanted->channel)
+            return &layers[i];
+    return NULL;
+}
+
+typedef struct pop_figures {
+    int fade_steps;
+    double strict_margin;  /* smallest of: largest change of a clip alone + 1 - measured */
+    double strict_time;
+    int strict_failures;   /* fade steps where that is negative */
+    double bound_margin;   /* smallest of: the bound below + 1 - measured */
+    double bound_time;
+} pop_figures;
+
+/* Runs a script at 60 Hz and measures every step with a fade in flight (a channel with more than one
+ * layer, or an overlay whose weight is strictly between 0 and 1) or a transition firing, two ways:
+ *   strict: the step's largest joint rotation change against the largest change any visible clip makes on
+ *           its own over the same step, plus 1 degree. A fade between two distant poses (a raised waving arm
+ *           and a jump's arms, 0.1 s apart) moves faster than either clip, so this is a figure, not a test;
+ *   bound:  a blend can move no further in a step than its fastest clip plus what the weights moved: the
+ *           sum over layers of |weight change| times the largest angle between any two visible clips'
+ *           poses. More than that (plus 1 degree) is a pop: the pose jumped where nothing asked it to. */
+static pop_figures measure_fades(const char *characters_path, const char *script)
+{
+    pop_figures figures = {.strict_margin = INFINITY, .bound_margin = INFINITY};
+    traced t;
+    if (!traced_open(&t, characters_path, script, 60.0)) {
+        traced_close(&t);
+        figures.bound_margin = -1.0;
+        return figures;
+    }
+    const skeleton *skeleton = &animator_character(t.animator)->model->skeleton;
+    int joint_count = skeleton->joint_count;
+    /* Scratch poses: a local one, a layer's clip before the step, and each visible clip after it. */
+    joint_pose *local = malloc(sizeof(joint_pose) * (size_t)joint_count * (2 + MAX_VISIBLE));
+    joint_pose *before = local + joint_count, *clip_poses = local + 2 * joint_count;
+    const anim_controller *controller = animator_controller(t.animator);
+    trace_step step;
+    for (;;) {
+        visible_layer was[MAX_VISIBLE], now[MAX_VISIBLE];
+        int was_count = visible_layers(controller, was);
+        if (!trace_run_step(&t.run, &step))
+            break;
+        int now_count = visible_layers(controller, now);
+        bool fading = false;
+        for (int c = 0; c < ANIM_CHANNEL_COUNT; ++c) {
+            float weight = anim_controller_channel_weight(controller, c);
+            fading = fading || anim_controller_layer_count(controller, c) > 1 ||
+                     (c > 0 && weight > 0.0f && weight < 1.0f);
+        }
+        /* The step a transition fires in counts too: a cut there is the pop this is looking for. */
+        if (!fading && !step.update.decision.fired)
+            continue;
+
+        double own_largest = 0.0, weight_moved = 0.0, farthest_apart = 0.0;
+        for (int i = 0; i < now_count; ++i) {
+            const visible_layer *earlier = find_layer(was, was_count, &now[i]);
+            /* A layer the step started began where play() put it: a step of its own speed back. */
+            double cycles_before = earlier ? earlier->cycles : now[i].cycles;
+            if (!earlier) {
+                anim_layer_info info;
+                int top = anim_controller_layer_count(controller, now[i].channel) - 1;
+                anim_controller_layer(controller, now[i].channel, top, &info);
+                const clip *clip = now[i].clip->clip;
+                double duration = now[i].clip->loop ? clip->loop_duration : clip->once_duration;
+                cycles_before = fmax(0.0, now[i].cycles - info.speed / 60.0 / duration);
+            }
+            joint_pose *pose_now = clip_poses + (size_t)i * (size_t)joint_count;
+            clip_object_pose(now[i].clip, skeleton, cycles_before, local, before);
+            clip_object_pose(now[i].clip, skeleton, now[i].cycles, local, pose_now);
+            own_largest = fmax(own_largest, trace_largest_rotation_change(before, pose_now, joint_count));
+            weight_moved += fabs(now[i].weight - (earlier ? earlier->weight : 0.0f));
+            for (int k = 0; k < i; ++k)
+                farthest_apart = fmax(farthest_apart, trace_largest_rotation_change(
+                                                          clip_poses + (size_t)k * (size_t)joint_count, pose_now,
+                                                          joint_count));
+        }
+        for (int i = 0; i < was_count; ++i)
+            if (!find_layer(now, now_count, &was[i]))
+                weight_moved += was[i].weight; /* dropped: its weight went to 0 */
+
+        ++figures.fade_steps;
+        double measured = step.largest_rotation_change;
+        double strict = own_largest + 1.0 - measured;
+        double bound = own_largest + weight_moved * farthest_apart + 1.0 - measured;
+        figures.strict_failures += strict < 0.0;
+        if (strict < figures.strict_margin) {
+            figures.strict_margin = strict;
+            figures.strict_time = step.time;
+        }
+        if (bound < figures.bound_margin) {
+            figures.bound_margin = bound;
+            figures.bound_time = step.time;
+        }
+        if (bound < 0.0)
+            printf("  POP %s t=%.4f state %s: %.2f degrees in one step, allowed %.2f\n", script, step.time,
+                   animator_state_name(t.animator), measured, measured + bound - 1.0);
+    }
+    free(local);
+    traced_close(&t);
+    return figures;
+}
+
+static void test_no_pops(void)
+{
+    static const char *const scripts[] = {SCRIPTS "/locomotion.txt", SCRIPTS "/interrupts.txt", SCRIPTS "/wave.txt"};
+    for (size_t i = 0; i < sizeof scripts / sizeof scripts[0]; ++i) {
+        pop_figures figures = measure_fades(CONFIG "/characters.ini", scripts[i]);
+        printf("  %s: %d fade steps; bound margin >= %.2f degrees (t=%.4f); strict: %d steps over, "
+               "smallest margin %.2f (t=%.4f)\n",
+               strrchr(scripts[i], '/') + 1, figures.fade_steps, figures.bound_margin, figures.bound_time,
+               figures.strict_failures, figures.strict_margin, figures.strict_time);
+        CHECK(figures.fade_steps > 20);
+        CHECK(figures.bound_margin >= 0.0);
+    }
+}
+
+int main(void)
+{
+    RUN(test_text_output);
+    RUN(test_json_output);
+    RUN(test_errors_and_exit_codes);
+    RUN(test_script_mistakes);
+    RUN(test_events_independent_of_rate);
+    RUN(test_no_pops);
+    return check_report();
+}
