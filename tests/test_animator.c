@@ -468,6 +468,62 @@ static char *replace_once(const char *text, const char *from, const char *to)
     return out;
 }
 
+/* A reload in the middle of a crossfade carries the fade on: the reloaded entity shows exactly what an
+ * entity that never reloaded shows, step after step. */
+static void test_hot_reload_keeps_a_fade_in_flight(void)
+{
+    fixture reloading, control;
+    bool opened = fixture_open(&reloading, CONFIG "/characters.ini");
+    opened = fixture_open(&control, CONFIG "/characters.ini") && opened;
+    if (opened) {
+        animator *entities[2] = {reloading.animator, control.animator};
+        for (int e = 0; e < 2; ++e) {
+            animator_set_number(entities[e], "speed", 1.4f);
+            run_for(entities[e], 1.0);
+            animator_set_number(entities[e], "speed", 3.5f);
+            run_for(entities[e], 0.1); /* walk -> run is 0.3 s: a third of the way */
+        }
+        CHECK(layer_count(reloading.animator, 0) == 2);
+        anim_layer_info walk = layer(reloading.animator, 0, 0), run = layer(reloading.animator, 0, 1);
+
+        /* The same files loaded again: a new config, new clip descriptions, the same clip data. */
+        diag_list errors = {0};
+        anim_config *again = anim_config_load(CONFIG "/characters.ini", reloading.cache, &errors);
+        print_errors(&errors);
+        CHECK(again != NULL);
+        if (again) {
+            const anim_character *character = anim_config_find_character(again, "mannequin");
+            bool kept = false;
+            CHECK(animator_rebind(reloading.animator, character, &kept) && kept);
+            anim_config_free(reloading.config);
+            reloading.config = again;
+            reloading.character = character;
+            CHECK(layer_count(reloading.animator, 0) == 2);
+            anim_layer_info new_walk = layer(reloading.animator, 0, 0), new_run = layer(reloading.animator, 0, 1);
+            CHECK(new_walk.clip == &character->clips[anim_config_find_clip(character, "walk")]);
+            CHECK(new_run.clip == &character->clips[anim_config_find_clip(character, "run")]);
+            CHECK(new_walk.weight == walk.weight && new_run.weight == run.weight);
+            CHECK(new_walk.cycles == walk.cycles && new_run.cycles == run.cycles);
+            float worst = 0.0f;
+            for (int step = 0; step < 30; ++step) {
+                animator_update_result result;
+                animator_update(reloading.animator, 1.0 / 60.0, &result);
+                animator_update(control.animator, 1.0 / 60.0, &result);
+                const joint_pose *a = anim_controller_local_pose(animator_controller(reloading.animator));
+                const joint_pose *b = anim_controller_local_pose(animator_controller(control.animator));
+                for (int j = 0; j < character->model->skeleton.joint_count; ++j)
+                    for (int k = 0; k < 4; ++k)
+                        worst = fmaxf(worst, fabsf(a[j].rotation[k] - b[j].rotation[k]));
+            }
+            CHECK(worst == 0.0f);
+            CHECK(layer_count(reloading.animator, 0) == 1); /* the fade finished on time */
+        }
+        diag_list_free(&errors);
+    }
+    fixture_close(&reloading);
+    fixture_close(&control);
+}
+
 static void test_hot_reload(void)
 {
     char folder[512], characters[600], states[600], text[2048];
@@ -659,6 +715,7 @@ int main(void)
     RUN(test_root_motion_travels);
     RUN(test_wave_over_walk);
     RUN(test_hot_reload);
+    RUN(test_hot_reload_keeps_a_fade_in_flight);
     RUN(test_finished_overlay_fades_out);
     RUN(test_bad_arguments);
     return check_report();

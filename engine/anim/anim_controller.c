@@ -215,6 +215,28 @@ static void strip_root(const anim_clip *clip, joint_pose *pose)
 
 /* ---- creation ---- */
 
+/* The skeleton's bind pose in local space, shown until a clip plays: each joint relative to its parent. */
+static void set_bind_local(anim_controller *controller, const skeleton *s)
+{
+    for (int i = 0; i < s->joint_count; ++i) {
+        joint_pose *local = &controller->bind_local[i];
+        const joint_pose *object = &s->bind_object[i];
+        int parent = s->parents[i];
+        if (parent < 0) {
+            *local = *object;
+            continue;
+        }
+        versor parent_inverse;
+        glm_quat_inv((float *)s->bind_object[parent].rotation, parent_inverse);
+        glm_quat_mul(parent_inverse, (float *)object->rotation, local->rotation);
+        glm_quat_normalize(local->rotation);
+        vec3 offset;
+        glm_vec3_sub((float *)object->position, (float *)s->bind_object[parent].position, offset);
+        glm_quat_rotatev(parent_inverse, offset, local->position);
+        local->unused = 0.0f;
+    }
+}
+
 anim_controller *anim_controller_create(const anim_controller_desc *desc)
 {
     if (!desc || !desc->skeleton)
@@ -260,27 +282,42 @@ anim_controller *anim_controller_create(const anim_controller_desc *desc)
     for (int k = 1; k < ANIM_CHANNEL_COUNT; ++k, cursor += sizeof(float) * (size_t)joint_count)
         controller->channels[k].mask = (float *)cursor;
 
-    /* Bind pose in local space, shown until a clip plays: each joint relative to its parent. */
-    for (int i = 0; i < joint_count; ++i) {
-        joint_pose *local = &controller->bind_local[i];
-        const joint_pose *object = &s->bind_object[i];
-        int parent = s->parents[i];
-        if (parent < 0) {
-            *local = *object;
-            continue;
-        }
-        versor parent_inverse;
-        glm_quat_inv((float *)s->bind_object[parent].rotation, parent_inverse);
-        glm_quat_mul(parent_inverse, (float *)object->rotation, local->rotation);
-        glm_quat_normalize(local->rotation);
-        vec3 offset;
-        glm_vec3_sub((float *)object->position, (float *)s->bind_object[parent].position, offset);
-        glm_quat_rotatev(parent_inverse, offset, local->position);
-        local->unused = 0.0f;
-    }
+    set_bind_local(controller, s);
     memcpy(controller->local, controller->bind_local, pose_bytes);
     pose_to_object(s->parents, joint_count, controller->local, controller->object);
     return controller;
+}
+
+bool anim_controller_retarget(anim_controller *controller, const skeleton *s, anim_clip_lookup lookup, void *user)
+{
+    if (!controller || !s || !lookup || s->joint_count != controller->joint_count)
+        return false;
+    for (int i = 0; i < s->joint_count; ++i)
+        if (s->parents[i] != controller->skeleton->parents[i])
+            return false;
+    /* Look every clip up before changing anything: all or nothing. */
+    const anim_clip *replacement[ANIM_CHANNEL_COUNT][ANIM_CHANNEL_LAYERS] = {{NULL}};
+    for (int c = 0; c < ANIM_CHANNEL_COUNT; ++c) {
+        const anim_channel *channel = &controller->channels[c];
+        for (int k = 0; k < channel->layer_count; ++k) {
+            const anim_clip *old_clip = channel->layers[k].clip;
+            if (!old_clip)
+                continue; /* a snapshot holds a pose, not a clip */
+            const anim_clip *new_clip = lookup(user, old_clip);
+            if (!new_clip || !new_clip->clip || new_clip->clip->joint_count != s->joint_count)
+                return false;
+            replacement[c][k] = new_clip;
+        }
+    }
+    for (int c = 0; c < ANIM_CHANNEL_COUNT; ++c) {
+        anim_channel *channel = &controller->channels[c];
+        for (int k = 0; k < channel->layer_count; ++k)
+            if (channel->layers[k].clip)
+                channel->layers[k].clip = replacement[c][k];
+    }
+    controller->skeleton = s;
+    set_bind_local(controller, s);
+    return true;
 }
 
 void anim_controller_destroy(anim_controller *controller)

@@ -46,6 +46,14 @@ typedef struct anim_controller_desc {
  * sampling buffers; and one mask weight per joint per overlay channel) plus about 1 KB of layer state.
  * 31 joints: about 11 KB. NULL when desc or its skeleton is invalid or memory runs out. */
 anim_controller *anim_controller_create(const anim_controller_desc *desc);
+/* Hot reload: point every layer at the clip `lookup` returns for it (the same name in a newly loaded
+ * library), keeping layer times (as loops and phase), fades, channel weights, masks and snapshots, so a
+ * reload in the middle of a crossfade carries on without a jump. `s` is the new skeleton and must have
+ * the old one's hierarchy (joint count, parents). Returns false and changes nothing when it does not, or
+ * when a playing clip has no counterpart. */
+typedef const anim_clip *(*anim_clip_lookup)(void *user, const anim_clip *old_clip);
+bool anim_controller_retarget(anim_controller *controller, const skeleton *s, anim_clip_lookup lookup, void *user);
+
 void anim_controller_destroy(anim_controller *controller);
 size_t anim_controller_bytes(const anim_controller *controller);
 

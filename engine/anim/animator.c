@@ -331,12 +331,54 @@ static const anim_clip *find_clip(const anim_character *character, const anim_cl
     return index >= 0 ? &character->clips[index] : NULL;
 }
 
+static const anim_clip *lookup_clip_by_name(void *character, const anim_clip *old_clip)
+{
+    return find_clip(character, old_clip);
+}
+
+/* The reload that changes nothing on screen: the state survives with the same clip and overlay (by name
+ * and branch), the skeleton's hierarchy is the same, and every clip the controller is playing (fading
+ * ones included) is still in the library. The controller then keeps all its layers, times and fades
+ * and only points them at the new library's clips. */
+static bool rebind_in_place(animator *animator, const anim_character *character, const state_machine_instance *instance)
+{
+    const anim_character *old_character = animator->character;
+    const state_machine_state *old_state = current_state(animator);
+    const state_machine_state *new_state = &character->machine.states[instance->state];
+    const anim_clip *old_overlay = old_state->overlay_clip >= 0 ? &old_character->clips[old_state->overlay_clip] : NULL;
+    const anim_clip *new_overlay = new_state->overlay_clip >= 0 ? &character->clips[new_state->overlay_clip] : NULL;
+    bool same_clip = find_clip(character, &old_character->clips[old_state->clip]) == &character->clips[new_state->clip];
+    bool same_overlay = old_overlay ? find_clip(character, old_overlay) == new_overlay &&
+                                          old_state->overlay_root_joint == new_state->overlay_root_joint
+                                    : new_overlay == NULL;
+    if (!same_clip || !same_overlay ||
+        !anim_controller_retarget(animator->controller, &character->model->skeleton, lookup_clip_by_name,
+                                  (void *)character))
+        return false;
+    animator->character = character;
+    animator->instance = *instance;
+    if (animator->overlay.clip >= 0) {
+        const anim_clip *overlay = find_clip(character, &old_character->clips[animator->overlay.clip]);
+        animator->overlay.clip = overlay ? (int)(overlay - character->clips) : -1;
+    }
+    anim_controller_set_speed(animator->controller, ANIMATOR_BODY_CHANNEL, current_speed_scale(animator));
+    return true;
+}
+
 bool animator_rebind(animator *animator, const anim_character *character, bool *kept_state)
 {
     if (kept_state)
         *kept_state = false;
     if (!animator || !character_usable(character))
         return false;
+    state_machine_instance remapped;
+    if (state_machine_instance_remap(&animator->character->machine, &animator->instance, &character->machine,
+                                     &remapped) &&
+        rebind_in_place(animator, character, &remapped)) {
+        if (kept_state)
+            *kept_state = true;
+        return true;
+    }
     anim_controller *controller = create_controller(character);
     if (!controller)
         return false;

@@ -75,18 +75,20 @@ const char *animator_state_name(const animator *animator);
 int animator_overlay_channel(const animator *animator); /* the channel the current overlay uses (1 or 2) */
 
 /* Hot reload: move the entity to `character`, usually the same-named character of a reloaded config,
- * before the old config is freed. The entity gets a new controller on the new character's skeleton and
- * clips (allocated here, a reload is rare), and:
- *   - when its state still exists (by name), it stays in it with its time in state, and the state's clip
- *     goes on from the same normalized phase it had (half-way through the old walk is half-way through the
- *     new one, even if the state now names another clip or the clip got longer); so does the overlay,
- *     when the state still has one with the same clip name; a finished overlay stays finished;
- *   - when the state is gone, it starts over in the new start state at time 0, as animator_create does;
- *   - parameters keep their values where the new machine has one of the same name and type;
- *   - a crossfade in flight completes at once: only the top layer of each channel (what the current state
- *     plays) is carried over, since the controller offers no way to rebuild a layer stack part way through
- *     a fade. The layers below were on their way out within a fade time anyway;
- *   - the time scale is kept; loops completed restart from 0 (event cycle numbers count from the reload).
+ * before the old config is freed.
+ *   - The common case changes nothing on screen: when the state still exists with the same clip and
+ *     overlay (by name, and the overlay's branch), the skeleton's hierarchy is unchanged and every clip
+ *     the entity is playing is still in the library, the controller keeps all its layers, times and fades
+ *     (a crossfade in flight carries on) and is only pointed at the new library's clips.
+ *   - Otherwise the entity gets a new controller (allocated here; a reload is rare). When its state still
+ *     exists (by name) it stays in it with its time in state, and the state's clip goes on from the same
+ *     normalized phase (half-way through the old walk is half-way through the new one, even if the state
+ *     now names another clip); so does the overlay when the state still has one with the same clip name;
+ *     a finished overlay stays finished. Only the top layer of each channel is carried over: a crossfade
+ *     in flight completes at once. Loops completed restart from 0 (event cycle numbers count from there).
+ *   - When the state is gone, it starts over in the new start state at time 0, as animator_create does.
+ *   - Parameters keep their values where the new machine has one of the same name and type; the time
+ *     scale is kept.
  * *kept_state (may be NULL) says whether the state was kept. False when the new character has no state
  * machine or memory runs out: then nothing changes and the animator still uses the old character. */
 bool animator_rebind(animator *animator, const anim_character *character, bool *kept_state);
