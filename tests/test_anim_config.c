@@ -1,8 +1,6 @@
 /* The animation configuration: the real config/ files load cleanly, a clip can be remapped, every kind of
  * mistake is reported at its file and line with nothing half-applied, hot reload swaps good edits and
  * keeps the old config on bad ones, and the state machine takes the transitions the files describe. */
-#define _GNU_SOURCE /* mkdtemp and utimensat */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +11,7 @@
 #include "base/file.h"
 #include "anim/state_machine.h"
 #include "check.h"
+#include "test_files.h"
 
 #define CONFIG MARIONETTE_SOURCE_DIR "/config"
 #define FIXTURES MARIONETTE_TEST_DATA "/config"
@@ -229,26 +228,6 @@ static void test_all_mistakes_in_a_file_are_reported(void)
 
 /* ---- hot reload ---------------------------------------------------------------------------------- */
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *file = fopen(path, "w");
-    CHECK(file != NULL);
-    if (!file)
-        return;
-    fputs(text, file);
-    fclose(file);
-}
-
-/* Editors and fast tests can write twice within one timestamp tick: move the time clearly forward. */
-static void touch_forward(const char *path, int seconds)
-{
-    struct stat status;
-    CHECK(stat(path, &status) == 0);
-    struct timespec times[2] = {status.st_atim, status.st_mtim};
-    times[1].tv_sec += seconds;
-    CHECK(utimensat(AT_FDCWD, path, times, 0) == 0);
-}
-
 static const char reload_states[] = "[machine]\n"
                                     "start = idle\n"
                                     "[parameters]\n"
@@ -267,25 +246,24 @@ static void write_states(const char *path, const char *fade)
 {
     char text[1024];
     snprintf(text, sizeof text, reload_states, fade);
-    write_file(path, text);
+    test_write_file(path, text);
 }
 
 static void test_hot_reload(void)
 {
     char folder[512];
-    snprintf(folder, sizeof folder, "%s/test_anim_config_XXXXXX", MARIONETTE_BUILD_DIR);
-    CHECK(mkdtemp(folder) != NULL);
+    CHECK(test_make_temp_folder(folder, sizeof folder, "test_anim_config"));
     char characters[600], clips[600], states[600], text[2048];
     snprintf(characters, sizeof characters, "%s/characters.ini", folder);
     snprintf(clips, sizeof clips, "%s/clips.ini", folder);
     snprintf(states, sizeof states, "%s/states.ini", folder);
     snprintf(text, sizeof text, "[mannequin]\nmesh = %s\nclips = clips.ini\nstates = states.ini\n", MANNEQUIN);
-    write_file(characters, text);
+    test_write_file(characters, text);
     snprintf(text, sizeof text,
              "[idle]\nfile = %s/assets/clips/idle.md5anim\nloop = true\n"
              "[walk]\nfile = %s/assets/clips/walk.md5anim\nloop = true\nspeed = 1.4\n",
              MARIONETTE_SOURCE_DIR, MARIONETTE_SOURCE_DIR);
-    write_file(clips, text);
+    test_write_file(clips, text);
     write_states(states, "0.25");
 
     cache *cache = cache_create();
@@ -311,7 +289,7 @@ static void test_hot_reload(void)
 
     /* A good edit: due, reloaded, swapped; the entity keeps its state and its time in it. */
     write_states(states, "0.5");
-    touch_forward(states, 10);
+    test_touch_forward(states, 10);
     CHECK(anim_config_reload_due(config));
     anim_config *reloaded = anim_config_reload(config, &errors);
     CHECK(reloaded != NULL && errors.total == 0);
@@ -333,7 +311,7 @@ static void test_hot_reload(void)
     /* A bad edit: due, reported at its line, the old config kept and still whole; not due again until the
      * next edit. */
     write_states(states, "slow");
-    touch_forward(states, 20);
+    test_touch_forward(states, 20);
     CHECK(anim_config_reload_due(config));
     reloaded = anim_config_reload(config, &errors);
     CHECK(reloaded == NULL);
@@ -349,10 +327,10 @@ static void test_hot_reload(void)
              "[idle]\nfile = %s/assets/clips/idle.md5anim\nloop = true\n"
              "[walk]\nfile = %s/assets/clips/run.md5anim\nloop = true\nspeed = 3.5\n",
              MARIONETTE_SOURCE_DIR, MARIONETTE_SOURCE_DIR);
-    write_file(clips, text);
-    write_file(states, "[machine]\nstart = idle\n[state idle]\nclip = idle\n");
-    touch_forward(clips, 30);
-    touch_forward(states, 30);
+    test_write_file(clips, text);
+    test_write_file(states, "[machine]\nstart = idle\n[state idle]\nclip = idle\n");
+    test_touch_forward(clips, 30);
+    test_touch_forward(states, 30);
     CHECK(anim_config_reload_due(config));
     reloaded = anim_config_reload(config, &errors);
     print_errors(&errors);
@@ -398,17 +376,16 @@ static void copy_file(const char *from, const char *to)
 static void test_hot_reload_of_an_edited_clip(void)
 {
     char folder[512];
-    snprintf(folder, sizeof folder, "%s/test_anim_config_XXXXXX", MARIONETTE_BUILD_DIR);
-    CHECK(mkdtemp(folder) != NULL);
+    CHECK(test_make_temp_folder(folder, sizeof folder, "test_anim_config"));
     char characters[600], clips[600], states[600], walk[600], text[2048];
     snprintf(characters, sizeof characters, "%s/characters.ini", folder);
     snprintf(clips, sizeof clips, "%s/clips.ini", folder);
     snprintf(states, sizeof states, "%s/states.ini", folder);
     snprintf(walk, sizeof walk, "%s/walk.md5anim", folder);
     snprintf(text, sizeof text, "[mannequin]\nmesh = %s\nclips = clips.ini\nstates = states.ini\n", MANNEQUIN);
-    write_file(characters, text);
-    write_file(clips, "[walk]\nfile = walk.md5anim\nloop = true\n");
-    write_file(states, "[machine]\nstart = walk\n[state walk]\nclip = walk\n");
+    test_write_file(characters, text);
+    test_write_file(clips, "[walk]\nfile = walk.md5anim\nloop = true\n");
+    test_write_file(states, "[machine]\nstart = walk\n[state walk]\nclip = walk\n");
     copy_file(MARIONETTE_SOURCE_DIR "/assets/clips/walk.md5anim", walk);
 
     cache *cache = cache_create();
@@ -422,7 +399,7 @@ static void test_hot_reload_of_an_edited_clip(void)
         struct stat original, edited;
         CHECK(stat(walk, &original) == 0);
         copy_file(MARIONETTE_SOURCE_DIR "/assets/clips/run.md5anim", walk);
-        touch_forward(walk, 10);
+        test_touch_forward(walk, 10);
         CHECK(stat(walk, &edited) == 0 && edited.st_ino == original.st_ino);
         CHECK(anim_config_reload_due(config));
         anim_config *reloaded = anim_config_reload(config, &errors);

@@ -3,18 +3,15 @@
  * conditions; `any` transitions; the wave overlay leaves the legs exactly on the walk; root motion moves
  * the entity; hot reload keeps state and phase on a good edit, keeps running on a bad one and falls back
  * to the start state when the state is gone. */
-#define _GNU_SOURCE /* mkdtemp and utimensat */
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "anim/animator.h"
-#include "base/file.h"
 #include "check.h"
 #include "pose/pose.h"
+#include "test_files.h"
 
 #define CONFIG MARIONETTE_SOURCE_DIR "/config"
 #define MANNEQUIN MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh"
@@ -426,35 +423,6 @@ static void test_wave_over_walk(void)
 
 /* ---- hot reload ---- */
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *file = fopen(path, "w");
-    CHECK(file != NULL);
-    if (!file)
-        return;
-    fputs(text, file);
-    fclose(file);
-}
-
-static char *read_text(const char *path)
-{
-    char *text = NULL;
-    size_t size = 0;
-    diag error;
-    CHECK(file_read_all(path, &text, &size, &error));
-    return text;
-}
-
-/* Editors and fast tests can write twice within one timestamp tick: move the time clearly forward. */
-static void touch_forward(const char *path, int seconds)
-{
-    struct stat status;
-    CHECK(stat(path, &status) == 0);
-    struct timespec times[2] = {status.st_atim, status.st_mtim};
-    times[1].tv_sec += seconds;
-    CHECK(utimensat(AT_FDCWD, path, times, 0) == 0);
-}
-
 /* `text` with `from` replaced by `to` once, in a new buffer. */
 static char *replace_once(const char *text, const char *from, const char *to)
 {
@@ -527,18 +495,18 @@ static void test_hot_reload_keeps_a_fade_in_flight(void)
 static void test_hot_reload(void)
 {
     char folder[512], characters[600], states[600], text[2048];
-    snprintf(folder, sizeof folder, "%s/test_animator_XXXXXX", MARIONETTE_BUILD_DIR);
-    CHECK(mkdtemp(folder) != NULL);
+    CHECK(test_make_temp_folder(folder, sizeof folder, "test_animator"));
     snprintf(characters, sizeof characters, "%s/characters.ini", folder);
     snprintf(states, sizeof states, "%s/states.ini", folder);
     snprintf(text, sizeof text,
              "[mannequin]\nmesh = %s\nclips = %s/config/clips.ini\nstates = states.ini\n", MANNEQUIN,
              MARIONETTE_SOURCE_DIR);
-    write_file(characters, text);
-    char *original_states = read_text(CONFIG "/states.ini");
+    test_write_file(characters, text);
+    char *original_states = test_read_file(CONFIG "/states.ini", NULL);
+    CHECK(original_states != NULL);
     if (!original_states)
         return;
-    write_file(states, original_states);
+    test_write_file(states, original_states);
 
     fixture f;
     if (!fixture_open(&f, characters)) {
@@ -559,8 +527,8 @@ static void test_hot_reload(void)
 
     /* A good edit (a fade changed): same state, time in state, walk and wave phases. */
     char *edited = replace_once(original_states, "when = speed < 0.15\nfade = 0.3", "when = speed < 0.15\nfade = 0.5");
-    write_file(states, edited);
-    touch_forward(states, 10);
+    test_write_file(states, edited);
+    test_touch_forward(states, 10);
     CHECK(anim_config_reload_due(f.config));
     diag_list errors = {0};
     anim_config *reloaded = anim_config_reload(f.config, &errors);
@@ -598,8 +566,8 @@ static void test_hot_reload(void)
     /* A bad edit: the reload fails with file:line and the entity keeps running on the old config. */
     diag_list_clear(&errors);
     char *broken = replace_once(original_states, "fade = 0.25", "fade = slow");
-    write_file(states, broken);
-    touch_forward(states, 20);
+    test_write_file(states, broken);
+    test_touch_forward(states, 20);
     CHECK(anim_config_reload_due(f.config));
     CHECK(anim_config_reload(f.config, &errors) == NULL);
     CHECK(errors.count >= 1 && errors.items[0].line > 0 && strstr(errors.items[0].file, "states.ini"));
@@ -609,8 +577,8 @@ static void test_hot_reload(void)
 
     /* The state the entity is in is gone: it starts over in the start state; parameters keep their values. */
     diag_list_clear(&errors);
-    write_file(states, "[machine]\nstart = idle\n[parameters]\nspeed = number\n[state idle]\nclip = idle\n");
-    touch_forward(states, 30);
+    test_write_file(states, "[machine]\nstart = idle\n[parameters]\nspeed = number\n[state idle]\nclip = idle\n");
+    test_touch_forward(states, 30);
     reloaded = anim_config_reload(f.config, &errors);
     print_errors(&errors);
     CHECK(reloaded != NULL);
@@ -644,10 +612,9 @@ static void test_hot_reload(void)
 static void test_finished_overlay_fades_out(void)
 {
     char folder[512], states[600];
-    snprintf(folder, sizeof folder, "%s/test_animator_XXXXXX", MARIONETTE_BUILD_DIR);
-    CHECK(mkdtemp(folder) != NULL);
+    CHECK(test_make_temp_folder(folder, sizeof folder, "test_animator"));
     snprintf(states, sizeof states, "%s/states.ini", folder);
-    write_file(states, "[machine]\nstart = idle\n[parameters]\nwave = trigger\n[state idle]\nclip = idle\n"
+    test_write_file(states, "[machine]\nstart = idle\n[parameters]\nwave = trigger\n[state idle]\nclip = idle\n"
                        "[state wave]\nclip = idle\noverlay = wave\noverlay_root = clavicle.R\n"
                        "[idle -> wave]\nwhen = wave\nfade = 0.4\n");
     cache *cache = cache_create();

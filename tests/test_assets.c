@@ -10,6 +10,7 @@
 #include "base/file.h"
 #include "check.h"
 #include "md5/md5.h"
+#include "test_files.h"
 
 #define ASSETS MARIONETTE_SOURCE_DIR "/assets"
 
@@ -55,8 +56,7 @@ static int compare_folder(const char *from, const char *to)
 static void test_regenerating_gives_the_same_bytes(void)
 {
     char folder[512];
-    snprintf(folder, sizeof folder, "%s/test_assets_XXXXXX", MARIONETTE_BUILD_DIR);
-    CHECK(mkdtemp(folder) != NULL);
+    CHECK(test_make_temp_folder(folder, sizeof folder, "test_assets"));
     char command[1024];
     snprintf(command, sizeof command, "'%s' '%s'", MARIONETTE_ASSETGEN, folder);
     CHECK(system(command) == 0);

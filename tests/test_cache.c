@@ -9,6 +9,7 @@
 #include "cache/cache.h"
 #include "check.h"
 #include "synth.h"
+#include "test_files.h"
 
 static char folder[256];
 
@@ -21,38 +22,22 @@ static char fifo[PATH_SIZE];
 static const synth_params body_a_params = {.joints = 33, .vertices = 200, .triangles = 300, .frames = 10,
                                            .seed = 1};
 
-static bool write_text(const char *path, const char *text, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return false;
-    bool ok = fwrite(text, 1, size, f) == size;
-    return fclose(f) == 0 && ok;
-}
-
 static bool write_synth(const char *path, const synth_params *p, bool anim)
 {
     size_t size = 0;
     char *text = anim ? synth_anim_text(p, &size) : synth_mesh_text(p, &size);
-    bool ok = text && write_text(path, text, size);
+    bool ok = text && test_write_bytes(path, text, size);
     free(text);
     return ok;
 }
 
 static bool setup(void)
 {
-    snprintf(folder, sizeof folder, "%s/test_cache_XXXXXX", MARIONETTE_BUILD_DIR);
-    if (!mkdtemp(folder))
+    if (!test_make_temp_folder(folder, sizeof folder, "test_cache") ||
+        !test_paths_in(folder, PATH_SIZE, body_a, "body_a.md5mesh", body_b, "body_b.md5mesh", walk, "walk.md5anim",
+                       small_clip, "small.md5anim", renamed_clip, "renamed.md5anim", broken, "broken.md5mesh",
+                       link_to_a, "link.md5mesh", subfolder, "sub", fifo, "fifo.md5mesh", NULL))
         return false;
-    snprintf(body_a, sizeof body_a, "%s/body_a.md5mesh", folder);
-    snprintf(body_b, sizeof body_b, "%s/body_b.md5mesh", folder);
-    snprintf(walk, sizeof walk, "%s/walk.md5anim", folder);
-    snprintf(small_clip, sizeof small_clip, "%s/small.md5anim", folder);
-    snprintf(renamed_clip, sizeof renamed_clip, "%s/renamed.md5anim", folder);
-    snprintf(broken, sizeof broken, "%s/broken.md5mesh", folder);
-    snprintf(link_to_a, sizeof link_to_a, "%s/link.md5mesh", folder);
-    snprintf(subfolder, sizeof subfolder, "%s/sub", folder);
-    snprintf(fifo, sizeof fifo, "%s/fifo.md5mesh", folder);
 
     /* Same hierarchy, different bind pose: another seed gives other joint orientations and weights. */
     synth_params body_b_params = body_a_params;
@@ -68,11 +53,11 @@ static bool setup(void)
     char *neck = text ? strstr(text, "\"neck\"") : NULL;
     if (neck)
         memcpy(neck, "\"nape\"", 6);
-    ok = ok && neck && write_text(renamed_clip, text, size);
+    ok = ok && neck && test_write_bytes(renamed_clip, text, size);
     free(text);
 
     const char garbage[] = "MD5Version 10\nnumJoints banana\n";
-    ok = ok && write_text(broken, garbage, sizeof garbage - 1);
+    ok = ok && test_write_bytes(broken, garbage, sizeof garbage - 1);
     ok = ok && symlink("body_a.md5mesh", link_to_a) == 0 && mkdir(subfolder, 0700) == 0 && mkfifo(fifo, 0600) == 0;
     return ok;
 }

@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "md5/md5.h"
+#include "test_files.h"
 
 /* Two joints: a root at the origin and "arm" at (1, 0, 0) turned 90 degrees about z. Vertex 0 hangs off
  * the root, vertex 1 off the arm at its local (0, 1, 0) = object (0, 0, 0), vertex 2 splits two
@@ -133,16 +134,6 @@ static void test_cube_normals_point_outward(void)
     model_free(m);
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL);
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 static void test_texture_resolution(void)
 {
     const char *folder = MARIONETTE_BUILD_DIR "/md5_texture_test";
@@ -152,9 +143,9 @@ static void test_texture_resolution(void)
     char model_path[512], image[512], out[512];
     snprintf(model_path, sizeof model_path, "%s/guard.md5mesh", folder);
     snprintf(image, sizeof image, "%s/guard.tga", folder);
-    write_file(image, "not really an image");
+    test_write_file(image, "not really an image");
     snprintf(image, sizeof image, "%s/sub/skin.png", folder);
-    write_file(image, "not really an image");
+    test_write_file(image, "not really an image");
 
     CHECK(md5_resolve_texture(model_path, "C:\\models\\guard.tga", out, sizeof out));
     CHECK_STR_CONTAINS(out, "md5_texture_test/guard.tga");
@@ -171,19 +162,19 @@ static void test_texture_resolution(void)
     char tiny[8];
     CHECK(!md5_resolve_texture(model_path, "guard.tga", tiny, sizeof tiny));
     /* A relative shader path never resolves against the working directory. */
-    write_file("only_in_working_directory.tga", "not really an image");
+    test_write_file("only_in_working_directory.tga", "not really an image");
     CHECK(!md5_resolve_texture(model_path, "only_in_working_directory.tga", out, sizeof out));
     remove("only_in_working_directory.tga");
 
     /* And through the loader: texture_path is filled in. */
-    write_file(model_path, two_joint_mesh);
+    test_write_file(model_path, two_joint_mesh);
     model *m = NULL;
     diag err;
     char text[4096];
     snprintf(text, sizeof text, "%s", two_joint_mesh);
     char *shader = strstr(text, "missing_texture\"");
     memcpy(shader, "sub\\skin.jpg\"   ", 16);
-    write_file(model_path, text);
+    test_write_file(model_path, text);
     CHECK(md5_load_model(model_path, &m, &err, NULL));
     CHECK(m && m->meshes[0].texture_path);
     CHECK_STR_CONTAINS(m ? m->meshes[0].texture_path : NULL, "sub/skin.png");

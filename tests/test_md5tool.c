@@ -11,6 +11,7 @@
 #include "check.h"
 #include "json.h"
 #include "synth.h"
+#include "test_files.h"
 
 #define BONEMAN MARIONETTE_SHARED_DIR "/real-md5/boneman/"
 #define CUBE MARIONETTE_ASSIMP_MODELS "/MD5/SimpleCube.md5mesh"
@@ -348,15 +349,6 @@ static char synth_mesh[PATH_SIZE], synth_anim[PATH_SIZE], renamed_anim[PATH_SIZE
 static char camera[PATH_SIZE], swapped[PATH_SIZE], tiny_mesh[PATH_SIZE], tiny_anim[PATH_SIZE];
 static char synth_folder[PATH_SIZE], fifo[PATH_SIZE];
 
-static bool write_text(const char *path, const char *text, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return false;
-    bool ok = fwrite(text, 1, size, f) == size;
-    return fclose(f) == 0 && ok;
-}
-
 /* Two joints; the root is not animated (flags 0), so its pose at any frame is its baseframe. Vertex 2's
  * two weights agree on one bind point, (2 2 3), as exporters write them: skinning with
  * palette = object * inverse(bind) equals the per-weight formula only then. */
@@ -375,40 +367,34 @@ static const char tiny_anim_text[] =
 
 static bool setup(void)
 {
-    snprintf(folder, sizeof folder, "%s/test_md5tool_XXXXXX", MARIONETTE_BUILD_DIR);
-    if (!mkdtemp(folder))
+    if (!test_make_temp_folder(folder, sizeof folder, "test_md5tool") ||
+        !test_paths_in(folder, PATH_SIZE, synth_mesh, "body.md5mesh", synth_anim, "walk.md5anim",
+                       renamed_anim, "renamed.md5anim", image, "skin.png", camera, "intro.md5camera",
+                       swapped, "swapped.md5mesh", tiny_mesh, "tiny.md5mesh", tiny_anim, "tiny.md5anim",
+                       synth_folder, "generated", fifo, "pipe.md5anim", NULL))
         return false;
-    snprintf(synth_mesh, sizeof synth_mesh, "%s/body.md5mesh", folder);
-    snprintf(synth_anim, sizeof synth_anim, "%s/walk.md5anim", folder);
-    snprintf(renamed_anim, sizeof renamed_anim, "%s/renamed.md5anim", folder);
-    snprintf(image, sizeof image, "%s/skin.png", folder);
-    snprintf(camera, sizeof camera, "%s/intro.md5camera", folder);
-    snprintf(swapped, sizeof swapped, "%s/swapped.md5mesh", folder);
-    snprintf(tiny_mesh, sizeof tiny_mesh, "%s/tiny.md5mesh", folder);
-    snprintf(tiny_anim, sizeof tiny_anim, "%s/tiny.md5anim", folder);
-    snprintf(synth_folder, sizeof synth_folder, "%s/generated", folder);
-    snprintf(fifo, sizeof fifo, "%s/pipe.md5anim", folder);
 
     synth_params p = {.joints = 20, .vertices = 400, .triangles = 700, .frames = 12, .frame_rate = 30, .seed = 5};
     size_t mesh_size = 0, anim_size = 0;
     char *mesh = synth_mesh_text(&p, &mesh_size);
     char *anim = synth_anim_text(&p, &anim_size);
-    bool ok = mesh && anim && write_text(synth_mesh, mesh, mesh_size) && write_text(synth_anim, anim, anim_size);
+    bool ok = mesh && anim && test_write_bytes(synth_mesh, mesh, mesh_size) &&
+              test_write_bytes(synth_anim, anim, anim_size);
     /* An animation saved under a mesh's extension. */
-    ok = ok && write_text(swapped, anim, anim_size);
+    ok = ok && test_write_bytes(swapped, anim, anim_size);
     char *neck = anim ? strstr(anim, "\"neck\"") : NULL;
     if (neck)
         memcpy(neck, "\"nape\"", 6);
-    ok = ok && neck && write_text(renamed_anim, anim, anim_size);
+    ok = ok && neck && test_write_bytes(renamed_anim, anim, anim_size);
     free(mesh);
     free(anim);
 
     static const char png_signature[] = "\x89PNG\r\n\x1a\n";
     static const char camera_text[] = "MD5Version 10\ncommandline \"\"\nnumFrames 1\nframeRate 24\nnumCuts 0\n";
-    ok = ok && write_text(image, png_signature, sizeof png_signature - 1) &&
-         write_text(camera, camera_text, sizeof camera_text - 1) &&
-         write_text(tiny_mesh, tiny_mesh_text, sizeof tiny_mesh_text - 1) &&
-         write_text(tiny_anim, tiny_anim_text, sizeof tiny_anim_text - 1) && mkfifo(fifo, 0600) == 0;
+    ok = ok && test_write_bytes(image, png_signature, sizeof png_signature - 1) &&
+         test_write_bytes(camera, camera_text, sizeof camera_text - 1) &&
+         test_write_bytes(tiny_mesh, tiny_mesh_text, sizeof tiny_mesh_text - 1) &&
+         test_write_bytes(tiny_anim, tiny_anim_text, sizeof tiny_anim_text - 1) && mkfifo(fifo, 0600) == 0;
     return ok;
 }
 
