@@ -655,6 +655,82 @@ static void test_time_scale_zero_freezes_everything(void)
     anim_controller_destroy(controller);
 }
 
+/* Culling bounds, grown by the body's skin_reach, hold the whole skinned body for both generated bodies, through
+ * crossfades, an overlay, root motion travel and turn, and a jump; and stay tight (a box that held
+ * everything by being huge would cull nothing). */
+static void test_bounds_hold_the_skinned_bodies(void)
+{
+    model *robot = NULL;
+    diag err;
+    CHECK(md5_load_model(ASSETS "models/robot.md5mesh", &robot, &err, NULL));
+    if (!robot)
+        return;
+    model *bodies[2] = {mannequin, robot};
+    int count = joint_count();
+    mat4 *palette = aligned_alloc(32, sizeof(mat4) * (size_t)count);
+    size_t most_vertices = 0;
+    for (int b = 0; b < 2; ++b)
+        for (int m = 0; m < bodies[b]->mesh_count; ++m)
+            most_vertices = fmax(most_vertices, (size_t)bodies[b]->meshes[m].vertex_count);
+    float(*positions)[3] = malloc(sizeof *positions * most_vertices);
+    float(*normals)[3] = malloc(sizeof *normals * most_vertices);
+
+    anim_controller *c = new_controller();
+    int wave_channel = 1;
+    anim_controller_mask_branch(c, wave_channel, "clavicle.R", 1.0f);
+    float worst_outside = 0.0f, widest = 0.0f;
+    int checked = 0;
+    for (int step = 0; step < 60 * 12; ++step) {
+        double t = step / 60.0;
+        if (step == 0)
+            anim_controller_play(c, 0, &library[IDLE], 0.0f, NULL);
+        if (step == 60)
+            anim_controller_play(c, 0, &library[WALK], 0.3f, NULL);
+        if (step == 120)
+            anim_controller_play(c, wave_channel, &library[WAVE], 0.2f, NULL);
+        if (step == 150)
+            anim_controller_play(c, 0, &library[RUN], 0.3f, NULL);
+        if (step == 165) /* interrupts the walk -> run fade */
+            anim_controller_play(c, 0, &library[WALK_ROOT_MOTION], 0.3f, NULL);
+        if (step == 60 * 5)
+            anim_controller_play(c, 0, &library[JUMP], 0.2f, NULL);
+        if (step == 60 * 8)
+            anim_controller_play(c, 0, &library[TURN_LEFT], 0.2f, NULL);
+        CHECK(anim_controller_update(c, step == 0 ? 0.0 : 1.0 / 60.0, NULL));
+        float box[2][3];
+        CHECK(anim_controller_bounds(c, box));
+        widest = fmaxf(widest, fmaxf(box[1][0] - box[0][0], box[1][1] - box[0][1]));
+        if (step % 5 != 0)
+            continue;
+        for (int b = 0; b < 2; ++b) {
+            CHECK(pose_palette(anim_controller_object_pose(c), (const mat4 *)bodies[b]->skeleton.inverse_bind,
+                               count, palette));
+            for (int m = 0; m < bodies[b]->mesh_count; ++m) {
+                const skin_mesh *mesh = &bodies[b]->meshes[m];
+                CHECK(pose_skin_cpu(mesh, (const mat4 *)palette, count, positions, normals));
+                float reach = bodies[b]->skin_reach;
+                for (int v = 0; v < mesh->vertex_count; ++v)
+                    for (int k = 0; k < 3; ++k) {
+                        worst_outside = fmaxf(worst_outside, box[0][k] - reach - positions[v][k]);
+                        worst_outside = fmaxf(worst_outside, positions[v][k] - box[1][k] - reach);
+                    }
+                ++checked;
+            }
+        }
+        (void)t;
+    }
+    printf("  bounds: worst vertex outside %.4f m, widest box %.2f m, skin reach %.3f / %.3f m, %d meshes checked\n",
+           (double)worst_outside, (double)widest, (double)mannequin->skin_reach, (double)robot->skin_reach, checked);
+    CHECK(checked > 200);
+    CHECK(worst_outside <= 0.0f);
+    CHECK(widest < 3.0f);
+    anim_controller_destroy(c);
+    free(positions);
+    free(normals);
+    free(palette);
+    model_free(robot);
+}
+
 static void test_one_shot_holds_its_last_frame(void)
 {
     anim_controller *controller = new_controller();
@@ -700,6 +776,7 @@ int main(void)
     RUN(test_in_place_strips_travel);
     RUN(test_time_scale_zero_freezes_everything);
     RUN(test_one_shot_holds_its_last_frame);
+    RUN(test_bounds_hold_the_skinned_bodies);
     for (int i = 0; i < CLIP_COUNT; ++i)
         clip_free(clips[i]);
     model_free(mannequin);

@@ -896,6 +896,56 @@ static void test_whole_frame_moves_a_vertex(void)
     CHECK_NEAR(normals[0][1], sinf(45.0f * PI_F / 180.0f), 1e-5);
 }
 
+/* Bounds are interpolated like the pose (wrapping at the loop, holding at the end of a one-shot), and one
+ * sampled joint is exactly that joint of the whole sample. */
+static void test_sample_bounds_and_one_joint(void)
+{
+    test_clip t;
+    make_turning_clip(&t);
+    float bounds[4][2][3];
+    for (int f = 0; f < 4; ++f)
+        for (int k = 0; k < 3; ++k) {
+            bounds[f][0][k] = -(float)f - 1.0f;
+            bounds[f][1][k] = 2.0f * (float)f + 1.0f;
+        }
+    t.clip.bounds = bounds;
+    float box[2][3];
+    CHECK(pose_sample_bounds(&t.clip, 0.1f, true, box));
+    CHECK(box[0][0] == -2.0f && box[1][2] == 3.0f);
+    CHECK(pose_sample_bounds(&t.clip, 0.15f, false, box)); /* halfway from frame 1 to frame 2 */
+    CHECK_NEAR(box[0][1], -2.5, 1e-6);
+    CHECK_NEAR(box[1][1], 4.0, 1e-6);
+    CHECK(pose_sample_bounds(&t.clip, 0.35f, true, box)); /* looping: halfway from frame 3 back to frame 0 */
+    CHECK_NEAR(box[0][0], -2.5, 1e-6);
+    CHECK_NEAR(box[1][0], 4.0, 1e-6);
+    CHECK(pose_sample_bounds(&t.clip, 9.0f, false, box)); /* one-shot: holds the last frame */
+    CHECK(box[0][0] == -4.0f && box[1][0] == 7.0f);
+    t.clip.bounds = NULL;
+    CHECK(!pose_sample_bounds(&t.clip, 0.1f, true, box));
+
+    test_clip chain;
+    init_clip(&chain, 3, 3, 24.0f, false);
+    for (int i = 0; i < 9; ++i) {
+        versor q;
+        glm_quatv(q, 0.3f * (float)i, (vec3){0.0f, 0.6f, 0.8f});
+        glm_vec4_copy(q, chain.frames[i].rotation);
+        chain.frames[i].position[0] = (float)i;
+    }
+    const float times[] = {0.0f, 0.01f, 0.05f, 0.1f, 0.2f, -0.3f};
+    for (size_t n = 0; n < sizeof times / sizeof times[0]; ++n)
+        for (int loop = 0; loop < 2; ++loop) {
+            joint_pose all[3], one;
+            CHECK(pose_sample(&chain.clip, times[n], loop, all));
+            for (int j = 0; j < 3; ++j) {
+                CHECK(pose_sample_joint(&chain.clip, times[n], loop, j, &one));
+                CHECK(memcmp(&one, &all[j], sizeof one) == 0);
+            }
+        }
+    joint_pose one;
+    CHECK(!pose_sample_joint(&chain.clip, 0.0f, true, 3, &one));
+    CHECK(!pose_sample_joint(&chain.clip, 0.0f, true, -1, &one));
+}
+
 static void test_skin_rejects_bad_arguments(void)
 {
     test_mesh t;
@@ -959,5 +1009,6 @@ int main(void)
     RUN(test_skin_rotated_joint);
     RUN(test_whole_frame_moves_a_vertex);
     RUN(test_skin_rejects_bad_arguments);
+    RUN(test_sample_bounds_and_one_joint);
     return check_report();
 }

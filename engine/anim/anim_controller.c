@@ -743,6 +743,80 @@ const joint_pose *anim_controller_object_pose(const anim_controller *controller)
     return controller ? controller->object : NULL;
 }
 
+/* Grow box (min xyz, max xyz) to hold another. */
+static void bounds_add(float box[2][3], float other[2][3])
+{
+    for (int k = 0; k < 3; ++k) {
+        box[0][k] = fminf(box[0][k], other[0][k]);
+        box[1][k] = fmaxf(box[1][k], other[1][k]);
+    }
+}
+
+/* One visible layer's bounds where the pose shows it: the clip's box at the layer's time, moved by the
+ * root travel the controller strips (the entity carries that instead). When root motion also strips the
+ * turn, the box is made square around the root, wide enough for any heading. */
+static void layer_bounds(const anim_layer *layer, float out[2][3])
+{
+    const clip *c = layer->clip->clip;
+    float time = (float)layer_time(layer);
+    pose_sample_bounds(c, time, layer->clip->loop, out);
+    joint_pose root;
+    pose_sample_joint(c, time, layer->clip->loop, 0, &root);
+    for (int corner = 0; corner < 2; ++corner)
+        for (int k = 0; k < 2; ++k)
+            out[corner][k] -= root.position[k];
+    if (layer->clip->root_mode == ANIM_ROOT_MOTION) {
+        float reach = 0.0f;
+        for (int corner = 0; corner < 2; ++corner)
+            for (int k = 0; k < 2; ++k)
+                reach = fmaxf(reach, fabsf(out[corner][k]));
+        reach *= sqrtf(2.0f); /* a corner of the box can swing onto an axis */
+        out[0][0] = out[0][1] = -reach;
+        out[1][0] = out[1][1] = reach;
+    }
+}
+
+bool anim_controller_bounds(const anim_controller *controller, float out[2][3])
+{
+    if (!controller || !out)
+        return false;
+    float box[2][3] = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+    bool snapshot_visible = false;
+    for (int c = 0; c < ANIM_CHANNEL_COUNT; ++c) {
+        const anim_channel *channel = &controller->channels[c];
+        if (!(channel->weight > 0.0f))
+            continue;
+        float weights[ANIM_CHANNEL_LAYERS];
+        current_weights(channel, weights);
+        for (int k = 0; k < channel->layer_count; ++k) {
+            if (!(weights[k] > 0.0f))
+                continue;
+            if (!channel->layers[k].clip) {
+                snapshot_visible = true;
+                continue;
+            }
+            float layer_box[2][3];
+            layer_bounds(&channel->layers[k], layer_box);
+            bounds_add(box, layer_box);
+        }
+    }
+    /* A frozen snapshot (or the bind pose before any clip) has no clip bounds: use its joints, padded for
+     * the flesh around them. */
+    if (snapshot_visible || box[0][0] > box[1][0]) {
+        for (int i = 0; i < controller->joint_count; ++i) {
+            const float *p = controller->object[i].position;
+            float joint_box[2][3];
+            for (int k = 0; k < 3; ++k) {
+                joint_box[0][k] = p[k] - ANIM_JOINT_BOUNDS_PADDING;
+                joint_box[1][k] = p[k] + ANIM_JOINT_BOUNDS_PADDING;
+            }
+            bounds_add(box, joint_box);
+        }
+    }
+    memcpy(out, box, sizeof box);
+    return true;
+}
+
 int anim_controller_layer_count(const anim_controller *controller, int channel)
 {
     return valid_channel(controller, channel) ? controller->channels[channel].layer_count : 0;

@@ -126,6 +126,14 @@ bool anim_controller_update(anim_controller *controller, double dt, anim_update_
 const joint_pose *anim_controller_local_pose(const anim_controller *controller);
 const joint_pose *anim_controller_object_pose(const anim_controller *controller);
 
+/* The box (min xyz, max xyz, object space of the pose as shown) that holds the entity's current pose, for
+ * culling: each visible layer's clip bounds (md5anim `bounds`, interpolated like the pose) moved by the
+ * root travel the controller strips, all unioned. A root-motion layer's box is squared around the root so
+ * any stripped turn stays inside. A visible frozen snapshot, or the bind pose before any clip, adds its
+ * joints padded by ANIM_JOINT_BOUNDS_PADDING. */
+#define ANIM_JOINT_BOUNDS_PADDING 0.3f
+bool anim_controller_bounds(const anim_controller *controller, float out[2][3]);
+
 /* Inspection, for state machines, HUDs and tests. Layers are listed bottom (oldest) to top (newest). */
 typedef struct anim_layer_info {
     const anim_clip *clip;  /* NULL for a frozen snapshot */

@@ -223,7 +223,7 @@ static bool parse_mesh_text(md5_lexer *lex, mesh_text *t, skin_mesh *mesh, int j
  * rotate(joint.orient, weight.pos)) over all of a vertex's weights, renormalized; the 4 largest weights go
  * to the GPU. */
 static bool build_vertices(md5_lexer *lex, const mesh_text *t, const skeleton *s, int mesh_index,
-                           skin_mesh *mesh, size_t *bytes)
+                           skin_mesh *mesh, size_t *bytes, float *skin_reach)
 {
     size_t vertices = (size_t)t->vertex_count;
     mesh->positions = allocate(vertices, sizeof *mesh->positions, bytes);
@@ -300,6 +300,12 @@ static bool build_vertices(md5_lexer *lex, const mesh_text *t, const skeleton *s
             mesh->positions[v][k] = (float)(position[k] / sum);
             if (!isfinite(mesh->positions[v][k]))
                 return md5_lexer_fail(lex, vertex_line(lex, t, v), "vert %d: bind position is too large", v);
+        }
+        for (int k = 0; k < kept; ++k) {
+            const float *joint = s->bind_object[t->weights[kept_index[k]].joint].position;
+            float reach = sqrtf(glm_vec3_distance2(mesh->positions[v], (float *)joint));
+            if (reach > *skin_reach)
+                *skin_reach = reach;
         }
     }
     if (off_sum_count > 0)
@@ -382,7 +388,7 @@ static bool parse_mesh(md5_lexer *lex, model *m, int mesh_index)
     mesh_text text = {0};
     bool ok = parse_mesh_text(lex, &text, mesh, m->skeleton.joint_count, &m->bytes) &&
               md5_lexer_punctuation(lex, '}') &&
-              build_vertices(lex, &text, &m->skeleton, mesh_index, mesh, &m->bytes) &&
+              build_vertices(lex, &text, &m->skeleton, mesh_index, mesh, &m->bytes, &m->skin_reach) &&
               build_normals(lex, mesh, &m->bytes);
     mesh->weight_count = text.weight_count;
     mesh_text_free(&text);

@@ -44,6 +44,11 @@ typedef struct model {
     int mesh_count;
     skin_mesh *meshes;
     size_t bytes;             /* heap bytes this model owns, for the cache's statistics */
+    /* How far any vertex sits from a joint that moves it (bind pose, the 4 kept influences). Skinning
+     * blends rigid copies of a vertex around those joints, so however the skeleton is posed every vertex
+     * stays within this distance of the box of its joints: a clip's joint bounds grown by skin_reach hold
+     * this body, whichever body the clip was made for. */
+    float skin_reach;
 } model;
 
 void model_free(model *m);

@@ -442,6 +442,31 @@ bool pose_sample(const clip *c, float time, bool loop, joint_pose *out)
     return true;
 }
 
+bool pose_sample_joint(const clip *c, float time, bool loop, int joint, joint_pose *out)
+{
+    if (!c || !out || !c->frames || joint < 0 || joint >= c->joint_count || c->frame_count <= 0 ||
+        !(c->frame_rate > 0.0f) || !isfinite(c->frame_rate) || !isfinite(time))
+        return false;
+    frame_pair pair = find_frames(c, time, loop);
+    sample_joints(c->frames + (ptrdiff_t)pair.first * c->joint_count + joint,
+                  c->frames + (ptrdiff_t)pair.second * c->joint_count + joint, pair.alpha, 1, out);
+    return true;
+}
+
+bool pose_sample_bounds(const clip *c, float time, bool loop, float out[2][3])
+{
+    if (!c || !out || !c->bounds || c->frame_count <= 0 || !(c->frame_rate > 0.0f) || !isfinite(c->frame_rate) ||
+        !isfinite(time))
+        return false;
+    frame_pair pair = find_frames(c, time, loop);
+    for (int corner = 0; corner < 2; ++corner)
+        for (int k = 0; k < 3; ++k) {
+            float a = c->bounds[pair.first][corner][k], b = c->bounds[pair.second][corner][k];
+            out[corner][k] = a + pair.alpha * (b - a);
+        }
+    return true;
+}
+
 /* ---- blend ---- */
 
 bool pose_blend(const joint_pose *const *poses, const float *weights, int pose_count, int joint_count,

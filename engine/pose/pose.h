@@ -22,6 +22,13 @@
  * to [0, once_duration] and hold the last frame. out has c->joint_count entries. */
 bool pose_sample(const clip *c, float time, bool loop, joint_pose *out);
 
+/* One joint of pose_sample's result (the same numbers), without sampling the others. */
+bool pose_sample_joint(const clip *c, float time, bool loop, int joint, joint_pose *out);
+
+/* The clip's object-space bounding box at `time` (min xyz, max xyz), interpolated between the two frames
+ * around it exactly as pose_sample interpolates the pose: for culling without sampling joints. */
+bool pose_sample_bounds(const clip *c, float time, bool loop, float out[2][3]);
+
 /* Weighted blend of pose_count local poses of joint_count joints. Weights need not sum to 1 (they are
  * normalized) but must be >= 0 with a positive sum. Rotations are sign-aligned to the first pose with
  * non-zero weight, summed and renormalized. Poses with weight 0 are not read. out may be one of the
