@@ -1,0 +1,120 @@
+/* gfx: the OpenGL 3.3 core renderer for skinned characters, in the shape of sokol_gfx: one setup/shutdown
+ * pair, descriptors filled with designated initializers (zero means "default"), small typed handles, and
+ * misuse reported in words. A mesh's geometry is uploaded once; per frame only skin matrices and instance
+ * data change: every palette of the frame goes to one texture buffer in one upload, and each mesh is drawn
+ * with one instanced draw call for all its instances, skinned in the vertex shader.
+ * Knows nothing of windows, input or SDL (platform owns those; SDL_image is used only to load textures),
+ * nor of files, clips or the animation controller: it takes models and palettes. Needs a current GL 3.3
+ * core context with its entry points loaded (platform_setup does that). */
+#ifndef MARIONETTE_GFX_H
+#define MARIONETTE_GFX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cglm/cglm.h>
+
+#include "../base/diag.h"
+#include "../model/model.h"
+
+/* ---- Setup ---------------------------------------------------------------------------------------------- */
+
+typedef struct gfx_desc {
+    int mesh_capacity;      /* meshes alive at once; 0: 64. Fixed: gfx_make_mesh fails beyond it. */
+    int instance_capacity;  /* instances per frame before the buffers grow; 0: 256 */
+    int palette_capacity;   /* skin matrices per frame before the buffers grow; 0: instance_capacity * 64 */
+} gfx_desc;
+
+bool gfx_setup(const gfx_desc *desc, diag *err);
+void gfx_shutdown(void);
+
+/* ---- Meshes --------------------------------------------------------------------------------------------- */
+
+/* A model's skinned meshes on the GPU: static vertex buffers (bind positions, normals, uvs, 4 joint
+ * indices, 4 weights), an index buffer and a texture per skin_mesh. id 0 is never a valid mesh. */
+typedef struct gfx_mesh {
+    uint32_t id;
+} gfx_mesh;
+
+typedef struct gfx_mesh_desc {
+    const model *model;  /* read during gfx_make_mesh only; gfx keeps no pointer into it */
+    const char *label;   /* for messages; NULL: "mesh" */
+} gfx_mesh_desc;
+
+/* Upload the model's meshes. A texture that cannot be loaded is replaced by a checker placeholder and
+ * reported in `warnings` (may be NULL), never an error. Returns {0} with err filled in on failure. */
+gfx_mesh gfx_make_mesh(const gfx_mesh_desc *desc, diag *err, diag_list *warnings);
+void gfx_destroy_mesh(gfx_mesh mesh);
+/* Joints a palette for this mesh must have; 0 for an invalid handle. */
+int gfx_mesh_joint_count(gfx_mesh mesh);
+
+/* ---- Frames --------------------------------------------------------------------------------------------- */
+
+typedef enum gfx_culling {
+    GFX_CULLING_BACK_FACES = 0, /* default: the MD5 winding (clockwise seen from the front) is front-facing */
+    GFX_CULLING_NONE,           /* both sides drawn */
+    GFX_CULLING_FRONT_FACES,    /* debug: cull what should be seen, so a model looks inside-out */
+} gfx_culling;
+
+/* World space is GL's: Y up, metres. */
+typedef struct gfx_frame_desc {
+    int width, height;            /* viewport in pixels (required) */
+    mat4 view, projection;        /* camera */
+    vec3 camera_position;         /* world space, for specular highlights */
+    vec3 light_direction;         /* direction the light travels, world space; zero: down and forward */
+    vec3 light_color;             /* zero: white */
+    vec3 ambient_color;           /* zero: a dim blue-grey */
+    vec4 clear_color;             /* zero alpha: a light sky grey */
+    bool hide_ground;             /* the ground plane and its 1 m grid are drawn unless this is set */
+    gfx_culling culling;
+} gfx_frame_desc;
+
+/* One character to draw this frame. The palette is copied at submit, so it may change right after. */
+typedef struct gfx_instance {
+    gfx_mesh mesh;
+    mat4 world;            /* placement in the Y-up world, rigid with optional uniform scale; the Z-up to
+                            * Y-up turn of MD5 data is applied after it by gfx, so identity stands the
+                            * character on the origin facing +X */
+    const mat4 *palette;   /* gfx_mesh_joint_count(mesh) skin matrices, as pose_palette writes them */
+    int joint_count;       /* must equal gfx_mesh_joint_count(mesh) */
+    vec4 tint;             /* multiplies the texture; zero: white (no tint) */
+} gfx_instance;
+
+void gfx_begin_frame(const gfx_frame_desc *desc);
+/* Queue an instance. false with a message (see gfx_last_error) on misuse: invalid mesh, wrong joint count,
+ * no palette, or outside a frame. Over capacity the CPU and GPU buffers grow (doubling, counted in
+ * gfx_stats.buffer_grows); otherwise a frame allocates nothing. */
+bool gfx_submit(const gfx_instance *instance);
+/* Draw everything queued into the currently bound framebuffer: clear, ground, one upload of all
+ * palettes and instance data, one instanced draw call per skin_mesh with instances. */
+void gfx_end_frame(void);
+
+typedef struct gfx_stats {
+    int draw_calls;         /* GL draw calls of the last frame, ground included */
+    int instances;          /* instances drawn in the last frame */
+    int palette_matrices;   /* skin matrices uploaded in the last frame */
+    int buffer_grows;       /* times the per-frame buffers grew since setup */
+} gfx_stats;
+
+gfx_stats gfx_frame_stats(void);
+
+/* NULL when GL reports no error since the last call; otherwise every pending GL error in words (the
+ * text stays valid until the next call). Tests and debug builds call it after each frame. */
+const char *gfx_check_errors(void);
+
+/* The last misuse reported by gfx_submit or gfx_begin_frame, or "" . */
+const char *gfx_last_error(void);
+
+/* ---- Checks ------------------------------------------------------------------------------------------ */
+
+/* Run the frame's own skinning vertex shader on one skin_mesh (index within the model) with a palette
+ * and capture its object-space output (MD5 space, before any world transform) by transform feedback:
+ * the reference check of GPU skinning against pose_skin_cpu. positions and normals hold the mesh's
+ * vertex_count entries; normals may be NULL. Outside a frame only. */
+bool gfx_capture_skinning(gfx_mesh mesh, int mesh_index, const mat4 *palette, int joint_count,
+                          float (*positions)[3], float (*normals)[3], diag *err);
+
+/* The turn from MD5 space (Z up) to GL world space (Y up): -90 degrees about X, (x, y, z) -> (x, z, -y). */
+void gfx_z_up_to_y_up(mat4 out);
+
+#endif

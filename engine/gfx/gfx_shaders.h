@@ -1,0 +1,30 @@
+/* gfx_shaders: the GLSL 330 core sources of the renderer, kept apart from the C that drives them so each
+ * reads top to bottom. Private to engine/gfx. Knows nothing of the C side beyond the names gfx.c binds:
+ * attribute locations, uniform names and the texel layouts described below. */
+#ifndef MARIONETTE_GFX_SHADERS_H
+#define MARIONETTE_GFX_SHADERS_H
+
+/* Attribute locations of the skinned vertex shader, shared with the vertex array setup in gfx.c. */
+enum {
+    GFX_ATTRIBUTE_POSITION = 0,
+    GFX_ATTRIBUTE_NORMAL = 1,
+    GFX_ATTRIBUTE_UV = 2,
+    GFX_ATTRIBUTE_JOINTS = 3,
+    GFX_ATTRIBUTE_WEIGHTS = 4,
+};
+
+/* Texels (RGBA32F) per instance in the instance texture buffer: the world matrix's four columns, the tint,
+ * then (first palette matrix, unused, unused, unused). */
+enum { GFX_INSTANCE_TEXELS = 6 };
+
+/* The skinning vertex shader also writes its object-space result to these outputs, which the fragment
+ * shader ignores; gfx_capture_skinning records them by transform feedback. */
+#define GFX_CAPTURED_POSITION "skinned_object_position"
+#define GFX_CAPTURED_NORMAL "skinned_object_normal"
+
+extern const char gfx_skinned_vertex_source[];
+extern const char gfx_skinned_fragment_source[];
+extern const char gfx_ground_vertex_source[];
+extern const char gfx_ground_fragment_source[];
+
+#endif

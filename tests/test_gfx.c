@@ -1,0 +1,530 @@
+/* test_gfx: the GL renderer, headless (SDL offscreen driver, EGL, Mesa llvmpipe without a GPU).
+ * GPU skinning captured from the real vertex shader matches pose_skin_cpu; a posed character stands where
+ * the camera says, upright, not inside-out (culling with the MD5 winding changes nothing that faces the
+ * camera, flipping the front face does); 1 and 200 instances cost the same draw calls; no GL errors.
+ * Every picture is saved under the build folder as gfx_*.png to be looked at. No GL context is a failure:
+ * the project's setup installs Mesa, whose llvmpipe driver renders without a GPU. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "gfx/gfx.h"
+#include "md5/md5.h"
+#include "platform/platform.h"
+#include "pose/pose.h"
+
+enum { IMAGE_WIDTH = 512, IMAGE_HEIGHT = 512 };
+
+#define MODEL_HEIGHT 1.8f
+
+static const float BACKGROUND[4] = {0.2f, 0.4f, 0.6f, 1.0f};
+
+/* ---- Assets and poses ---------------------------------------------------------------------------------- */
+
+static model *load_model(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/assets/models/%s.md5mesh", MARIONETTE_SOURCE_DIR, name);
+    model *m = NULL;
+    diag err;
+    if (!md5_load_model(path, &m, &err, NULL)) {
+        char message[DIAG_TEXT_MAX];
+        diag_format(&err, message, sizeof message);
+        fprintf(stderr, "%s\n", message);
+        return NULL;
+    }
+    return m;
+}
+
+static clip *load_clip(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/assets/clips/%s.md5anim", MARIONETTE_SOURCE_DIR, name);
+    clip *c = NULL;
+    diag err;
+    if (!md5_load_clip(path, &c, &err, NULL)) {
+        char message[DIAG_TEXT_MAX];
+        diag_format(&err, message, sizeof message);
+        fprintf(stderr, "%s\n", message);
+        return NULL;
+    }
+    return c;
+}
+
+/* The clip at `time` on the model's skeleton: object-space joints and skin matrices. */
+static bool pose_at(const model *m, const clip *c, float time, joint_pose *object, mat4 *palette)
+{
+    return pose_sample(c, time, true, object) &&
+           pose_to_object(m->skeleton.parents, m->skeleton.joint_count, object, object) &&
+           pose_palette(object, (const mat4 *)m->skeleton.inverse_bind, m->skeleton.joint_count, palette);
+}
+
+static int find_joint(const model *m, const char *name)
+{
+    for (int i = 0; i < m->skeleton.joint_count; ++i)
+        if (strcmp(m->skeleton.names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* ---- Shared state -------------------------------------------------------------------------------------- */
+
+static model *mannequin, *robot;
+static clip *walk, *run, *idle, *wave, *celebrate, *jump;
+static gfx_mesh mannequin_mesh, robot_mesh;
+enum { MAX_JOINTS = 64 };
+
+static void save_picture(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", MARIONETTE_BUILD_DIR, name);
+    diag err;
+    bool saved = platform_save_png(path, &err);
+    CHECK(saved);
+    if (saved)
+        printf("  picture: %s\n", path);
+    else
+        fprintf(stderr, "%s: %s\n", err.file, err.message);
+}
+
+/* A camera at eye looking at target; the frame desc everything here uses. */
+static gfx_frame_desc camera_frame(vec3 eye, vec3 target, float field_of_view_degrees)
+{
+    gfx_frame_desc frame = {.width = IMAGE_WIDTH, .height = IMAGE_HEIGHT};
+    glm_lookat(eye, target, (vec3){0.0f, 1.0f, 0.0f}, frame.view);
+    glm_perspective(glm_rad(field_of_view_degrees), (float)IMAGE_WIDTH / (float)IMAGE_HEIGHT, 0.1f, 100.0f,
+                    frame.projection);
+    glm_vec3_copy(eye, frame.camera_position);
+    glm_vec4_copy((float *)BACKGROUND, frame.clear_color);
+    return frame;
+}
+
+static void end_frame_checked(void)
+{
+    platform_begin_frame();
+    gfx_end_frame();
+    const char *errors = gfx_check_errors();
+    CHECK(errors == NULL);
+    if (errors)
+        fprintf(stderr, "GL errors after a frame: %s\n", errors);
+}
+
+/* Draw one character at the origin (identity world: standing, facing +X). */
+static void draw_one(const gfx_frame_desc *frame, gfx_mesh mesh, const mat4 *palette, int joint_count)
+{
+    gfx_begin_frame(frame);
+    gfx_instance instance = {.mesh = mesh, .palette = palette, .joint_count = joint_count};
+    glm_mat4_identity(instance.world);
+    bool submitted = gfx_submit(&instance);
+    CHECK(submitted);
+    if (!submitted)
+        fprintf(stderr, "%s\n", gfx_last_error());
+    end_frame_checked();
+}
+
+/* World point -> pixel (top row 0), as the frame's camera sees it. */
+static void project(const gfx_frame_desc *frame, const vec3 world, float pixel[2])
+{
+    mat4 view_projection;
+    glm_mat4_mul((vec4 *)frame->projection, (vec4 *)frame->view, view_projection);
+    vec4 clip_space;
+    glm_mat4_mulv(view_projection, (vec4){world[0], world[1], world[2], 1.0f}, clip_space);
+    pixel[0] = (clip_space[0] / clip_space[3] * 0.5f + 0.5f) * (float)frame->width;
+    pixel[1] = (1.0f - (clip_space[1] / clip_space[3] * 0.5f + 0.5f)) * (float)frame->height;
+}
+
+/* MD5-space point of a model placed with an identity world -> GL world, the way gfx places it. */
+static void md5_to_world(const float md5[3], vec3 world)
+{
+    mat4 turn;
+    gfx_z_up_to_y_up(turn);
+    glm_mat4_mulv3(turn, (float *)md5, 1.0f, world);
+}
+
+static bool is_background(const uint8_t *rgba, int x, int y)
+{
+    const uint8_t *p = rgba + 4 * ((size_t)y * IMAGE_WIDTH + (size_t)x);
+    for (int c = 0; c < 3; ++c)
+        if (abs((int)p[c] - (int)lroundf(BACKGROUND[c] * 255.0f)) > 2)
+            return false;
+    return true;
+}
+
+/* ---- (1) GPU skinning against the CPU reference -------------------------------------------------------- */
+
+static void check_skinning(const model *m, gfx_mesh mesh, const clip *c, float time)
+{
+    joint_pose object[MAX_JOINTS];
+    mat4 palette[MAX_JOINTS];
+    CHECK(m->skeleton.joint_count <= MAX_JOINTS);
+    CHECK(pose_at(m, c, time, object, palette));
+    for (int part = 0; part < m->mesh_count; ++part) {
+        const skin_mesh *s = &m->meshes[part];
+        float(*cpu_positions)[3] = malloc((size_t)s->vertex_count * sizeof *cpu_positions);
+        float(*cpu_normals)[3] = malloc((size_t)s->vertex_count * sizeof *cpu_normals);
+        float(*gpu_positions)[3] = malloc((size_t)s->vertex_count * sizeof *gpu_positions);
+        float(*gpu_normals)[3] = malloc((size_t)s->vertex_count * sizeof *gpu_normals);
+        CHECK(pose_skin_cpu(s, (const mat4 *)palette, m->skeleton.joint_count, cpu_positions, cpu_normals));
+        diag err;
+        bool captured = gfx_capture_skinning(mesh, part, (const mat4 *)palette, m->skeleton.joint_count,
+                                             gpu_positions, gpu_normals, &err);
+        CHECK(captured);
+        if (!captured)
+            fprintf(stderr, "%s: %s\n", err.file, err.message);
+        double largest = 0.0, largest_normal = 0.0, largest_moved = 0.0;
+        for (int v = 0; captured && v < s->vertex_count; ++v) {
+            for (int k = 0; k < 3; ++k) {
+                largest = fmax(largest, fabs((double)gpu_positions[v][k] - cpu_positions[v][k]));
+                largest_normal = fmax(largest_normal, fabs((double)gpu_normals[v][k] - cpu_normals[v][k]));
+                largest_moved = fmax(largest_moved, fabs((double)cpu_positions[v][k] - s->positions[v][k]));
+            }
+        }
+        printf("  GPU vs CPU skinning at %.2f s: %d vertices, largest difference %.3g m (normals %.3g); "
+               "the pose moves vertices up to %.3g m from bind\n",
+               (double)time, s->vertex_count, largest, largest_normal, largest_moved);
+        CHECK(largest <= 1e-4 * MODEL_HEIGHT);
+        CHECK(largest_normal <= 1e-4);
+        /* A capture of the bind pose would pass too: the pose must really move the mesh. */
+        CHECK(largest_moved > 0.05);
+        free(cpu_positions);
+        free(cpu_normals);
+        free(gpu_positions);
+        free(gpu_normals);
+    }
+}
+
+static void test_gpu_skinning_matches_cpu(void)
+{
+    check_skinning(mannequin, mannequin_mesh, walk, 0.3f);
+    check_skinning(mannequin, mannequin_mesh, celebrate, 1.1f);
+    check_skinning(robot, robot_mesh, run, 0.2f);
+    CHECK(gfx_check_errors() == NULL);
+}
+
+/* ---- (2) A posed character stands where the camera expects it ------------------------------------------ */
+
+static void test_character_placement(void)
+{
+    joint_pose object[MAX_JOINTS];
+    mat4 palette[MAX_JOINTS];
+    const float time = 0.3f;
+    CHECK(pose_at(mannequin, walk, time, object, palette));
+
+    /* In front of the character (it faces +X), at chest height. */
+    gfx_frame_desc frame = camera_frame((vec3){3.6f, 1.0f, 0.0f}, (vec3){0.0f, 0.9f, 0.0f}, 40.0f);
+    frame.hide_ground = true;
+    draw_one(&frame, mannequin_mesh, (const mat4 *)palette, mannequin->skeleton.joint_count);
+    save_picture("gfx_placement_front.png");
+    uint8_t *rgba = malloc((size_t)IMAGE_WIDTH * IMAGE_HEIGHT * 4);
+    CHECK(platform_read_pixels(rgba));
+
+    int head = find_joint(mannequin, "head"), left_foot = find_joint(mannequin, "foot.L"),
+        right_foot = find_joint(mannequin, "foot.R"), hips = find_joint(mannequin, "hips");
+    CHECK(head >= 0 && left_foot >= 0 && right_foot >= 0 && hips >= 0);
+    const int joints[4] = {head, hips, left_foot, right_foot};
+    float pixels[4][2];
+    for (int i = 0; i < 4; ++i) {
+        vec3 world;
+        md5_to_world(object[joints[i]].position, world);
+        project(&frame, world, pixels[i]);
+        int x = (int)pixels[i][0], y = (int)pixels[i][1];
+        printf("  joint %s at world (%.2f %.2f %.2f), pixel (%d, %d)\n", mannequin->skeleton.names[joints[i]],
+               (double)world[0], (double)world[1], (double)world[2], x, y);
+        CHECK(x >= 0 && x < IMAGE_WIDTH && y >= 0 && y < IMAGE_HEIGHT);
+        if (x >= 0 && x < IMAGE_WIDTH && y >= 0 && y < IMAGE_HEIGHT)
+            CHECK(!is_background(rgba, x, y));
+        if (i == 0)
+            CHECK(world[1] > 1.4f && world[1] < 1.9f); /* upright in Y-up world: the head is high */
+        if (i >= 2)
+            CHECK(world[1] < 0.3f);                   /* and the feet are low */
+    }
+    /* Upright in the picture too: the head above the hips above the feet (rows count down). */
+    CHECK(pixels[0][1] < pixels[1][1] && pixels[1][1] < pixels[2][1] && pixels[1][1] < pixels[3][1]);
+    /* The corners and the space above the head are background. */
+    CHECK(is_background(rgba, 0, 0));
+    CHECK(is_background(rgba, IMAGE_WIDTH - 1, 0));
+    CHECK(is_background(rgba, 0, IMAGE_HEIGHT - 1));
+    CHECK(is_background(rgba, IMAGE_WIDTH - 1, IMAGE_HEIGHT - 1));
+    vec3 above_head = {0.0f, 2.2f, 0.0f};
+    float above[2];
+    project(&frame, above_head, above);
+    CHECK(is_background(rgba, (int)above[0], (int)above[1]));
+
+    /* The same with the ground, and from the side and the back, to look at. */
+    frame.hide_ground = false;
+    draw_one(&frame, mannequin_mesh, (const mat4 *)palette, mannequin->skeleton.joint_count);
+    save_picture("gfx_walk_front.png");
+    gfx_frame_desc side = camera_frame((vec3){0.6f, 1.3f, 3.6f}, (vec3){0.0f, 0.9f, 0.0f}, 40.0f);
+    draw_one(&side, mannequin_mesh, (const mat4 *)palette, mannequin->skeleton.joint_count);
+    save_picture("gfx_walk_side.png");
+    gfx_frame_desc back = camera_frame((vec3){-3.6f, 1.2f, 0.4f}, (vec3){0.0f, 0.9f, 0.0f}, 40.0f);
+    CHECK(pose_at(robot, walk, time, object, palette));
+    draw_one(&back, robot_mesh, (const mat4 *)palette, robot->skeleton.joint_count);
+    save_picture("gfx_robot_back.png");
+    gfx_frame_desc robot_front = camera_frame((vec3){3.0f, 1.4f, 1.2f}, (vec3){0.0f, 0.9f, 0.0f}, 40.0f);
+    draw_one(&robot_front, robot_mesh, (const mat4 *)palette, robot->skeleton.joint_count);
+    save_picture("gfx_robot_front.png");
+    free(rgba);
+}
+
+/* ---- (3) Winding and culling --------------------------------------------------------------------------- */
+
+typedef struct culled_picture {
+    float *depth;
+    uint8_t *rgba;
+} culled_picture;
+
+static culled_picture draw_with_culling(gfx_culling culling, const mat4 *palette, const char *picture)
+{
+    gfx_frame_desc frame = camera_frame((vec3){3.0f, 1.5f, 1.5f}, (vec3){0.0f, 0.9f, 0.0f}, 40.0f);
+    frame.hide_ground = true;
+    frame.culling = culling;
+    /* The light comes from behind the camera, so what faces the camera is lit and inner sides are not. */
+    glm_vec3_copy((vec3){-3.0f, -1.5f, -1.5f}, frame.light_direction);
+    draw_one(&frame, mannequin_mesh, palette, mannequin->skeleton.joint_count);
+    save_picture(picture);
+    culled_picture out = {malloc((size_t)IMAGE_WIDTH * IMAGE_HEIGHT * sizeof(float)),
+                          malloc((size_t)IMAGE_WIDTH * IMAGE_HEIGHT * 4)};
+    CHECK(platform_read_depth(out.depth));
+    CHECK(platform_read_pixels(out.rgba));
+    return out;
+}
+
+static double brightness(const uint8_t *rgba, size_t pixel)
+{
+    const uint8_t *p = rgba + 4 * pixel;
+    return (p[0] + p[1] + p[2]) / (3.0 * 255.0);
+}
+
+static void test_winding_and_culling(void)
+{
+    joint_pose object[MAX_JOINTS];
+    mat4 palette[MAX_JOINTS];
+    CHECK(pose_at(mannequin, walk, 0.55f, object, palette));
+    culled_picture none = draw_with_culling(GFX_CULLING_NONE, (const mat4 *)palette, "gfx_culling_none.png");
+    culled_picture back = draw_with_culling(GFX_CULLING_BACK_FACES, (const mat4 *)palette,
+                                            "gfx_culling_back_faces.png");
+    culled_picture front = draw_with_culling(GFX_CULLING_FRONT_FACES, (const mat4 *)palette,
+                                             "gfx_culling_front_faces_inside_out.png");
+    size_t covered = 0, back_differs = 0, front_differs = 0, front_farther = 0;
+    double lit_back = 0.0, lit_front = 0.0;
+    for (size_t i = 0; i < (size_t)IMAGE_WIDTH * IMAGE_HEIGHT; ++i) {
+        if (none.depth[i] >= 1.0f)
+            continue;
+        ++covered;
+        back_differs += back.depth[i] != none.depth[i];
+        front_differs += front.depth[i] != none.depth[i];
+        front_farther += front.depth[i] > none.depth[i];
+        lit_back += brightness(back.rgba, i);
+        lit_front += brightness(front.rgba, i);
+    }
+    printf("  %zu character pixels; culling back faces changes %zu depths, culling front faces %zu (%zu "
+           "farther); mean brightness %.3f vs inside-out %.3f\n",
+           covered, back_differs, front_differs, front_farther, lit_back / (double)covered,
+           lit_front / (double)covered);
+    CHECK(covered > 5000);
+    /* Culling the faces that point away changes nothing the camera sees (closed parts). */
+    CHECK(back_differs <= covered / 1000);
+    /* Culling the wrong side shows the far, inner walls: most depths grow, and they are unlit. */
+    CHECK(front_farther > covered * 8 / 10);
+    CHECK(lit_back > 1.3 * lit_front);
+    free(none.depth), free(none.rgba), free(back.depth), free(back.rgba), free(front.depth), free(front.rgba);
+}
+
+/* ---- (4) Batching: draw calls do not grow with instances ----------------------------------------------- */
+
+static void draw_grid(int count, const mat4 *palette, int joint_count)
+{
+    gfx_frame_desc frame = camera_frame((vec3){14.0f, 9.0f, 10.0f}, (vec3){-4.0f, 0.5f, -4.0f}, 45.0f);
+    gfx_begin_frame(&frame);
+    int side = (int)ceil(sqrt((double)count));
+    for (int i = 0; i < count; ++i) {
+        gfx_instance instance = {.mesh = mannequin_mesh, .palette = palette, .joint_count = joint_count,
+                                 .tint = {0.6f + 0.4f * (float)(i % 3) / 2.0f, 0.8f, 1.0f - 0.1f * (float)(i % 4), 1.0f}};
+        glm_translate_make(instance.world, (vec3){-1.0f * (float)(i % side), 0.0f, -1.0f * (float)(i / side)});
+        CHECK(gfx_submit(&instance));
+    }
+    end_frame_checked();
+}
+
+static void test_draw_calls_do_not_grow_with_instances(void)
+{
+    joint_pose object[MAX_JOINTS];
+    mat4 palette[MAX_JOINTS];
+    CHECK(pose_at(mannequin, idle, 1.0f, object, palette));
+    int joints = mannequin->skeleton.joint_count;
+
+    draw_grid(1, (const mat4 *)palette, joints);
+    gfx_stats one = gfx_frame_stats();
+    draw_grid(200, (const mat4 *)palette, joints);
+    gfx_stats many = gfx_frame_stats();
+    save_picture("gfx_200_instances.png");
+    printf("  1 instance: %d draw calls; 200 instances: %d draw calls, %d matrices, %d buffer grows\n",
+           one.draw_calls, many.draw_calls, many.palette_matrices, many.buffer_grows);
+    CHECK(one.draw_calls == 2); /* the ground and the mannequin */
+    CHECK(many.draw_calls == one.draw_calls);
+    CHECK(many.instances == 200);
+    CHECK(many.palette_matrices == 200 * joints);
+    CHECK(many.buffer_grows == 0); /* within the default capacity of 256: nothing allocated */
+
+    /* A second mesh costs one more draw call, however many instances of it. */
+    gfx_frame_desc frame = camera_frame((vec3){4.0f, 1.5f, 0.0f}, (vec3){0.0f, 0.9f, 0.0f}, 50.0f);
+    gfx_begin_frame(&frame);
+    for (int i = 0; i < 6; ++i) {
+        bool is_robot = i % 2 == 1;
+        gfx_instance instance = {.mesh = is_robot ? robot_mesh : mannequin_mesh, .palette = (const mat4 *)palette,
+                                 .joint_count = joints};
+        glm_translate_make(instance.world, (vec3){-1.5f * (float)(i / 2), 0.0f, is_robot ? 0.7f : -0.7f});
+        CHECK(gfx_submit(&instance));
+    }
+    end_frame_checked();
+    CHECK(gfx_frame_stats().draw_calls == 3);
+}
+
+/* Past the capacity given at setup the buffers grow (and say so in the stats), and the picture is the
+ * same as within capacity. */
+static void test_buffers_grow_past_capacity(void)
+{
+    gfx_destroy_mesh(mannequin_mesh);
+    gfx_destroy_mesh(robot_mesh);
+    gfx_shutdown();
+    diag err;
+    CHECK(gfx_setup(&(gfx_desc){.instance_capacity = 16, .palette_capacity = 100}, &err));
+    mannequin_mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = mannequin, .label = "mannequin"}, &err, NULL);
+    robot_mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = robot, .label = "robot"}, &err, NULL);
+    CHECK(mannequin_mesh.id != 0 && robot_mesh.id != 0);
+
+    joint_pose object[MAX_JOINTS];
+    mat4 palette[MAX_JOINTS];
+    CHECK(pose_at(mannequin, idle, 1.0f, object, palette));
+    draw_grid(200, (const mat4 *)palette, mannequin->skeleton.joint_count);
+    gfx_stats grown = gfx_frame_stats();
+    save_picture("gfx_200_instances_grown.png");
+    printf("  from capacity 16 instances / 100 matrices: %d buffer grows, %d draw calls\n", grown.buffer_grows,
+           grown.draw_calls);
+    CHECK(grown.buffer_grows > 0);
+    CHECK(grown.draw_calls == 2);
+    draw_grid(200, (const mat4 *)palette, mannequin->skeleton.joint_count);
+    CHECK(gfx_frame_stats().buffer_grows == grown.buffer_grows); /* grown once, then steady */
+}
+
+/* ---- Misuse is refused in words ------------------------------------------------------------------------ */
+
+static void test_misuse_is_reported(void)
+{
+    mat4 palette[MAX_JOINTS];
+    gfx_instance instance = {.mesh = mannequin_mesh, .palette = (const mat4 *)palette, .joint_count = 3};
+    glm_mat4_identity(instance.world);
+    CHECK(!gfx_submit(&instance));
+    CHECK_STR_CONTAINS(gfx_last_error(), "outside");
+    gfx_frame_desc frame = camera_frame((vec3){3.0f, 1.0f, 0.0f}, (vec3){0.0f, 0.9f, 0.0f}, 40.0f);
+    gfx_begin_frame(&frame);
+    CHECK(!gfx_submit(&instance));
+    CHECK_STR_CONTAINS(gfx_last_error(), "palette has 3 joints");
+    instance.mesh = (gfx_mesh){12345};
+    CHECK(!gfx_submit(&instance));
+    CHECK_STR_CONTAINS(gfx_last_error(), "not alive");
+    end_frame_checked();
+
+    /* A missing texture gives the placeholder and a warning, not an error. */
+    char saved_path_marker = 0;
+    char *texture_path = mannequin->meshes[0].texture_path;
+    mannequin->meshes[0].texture_path = &saved_path_marker; /* "" cannot be loaded */
+    diag err;
+    diag_list warnings = {0};
+    gfx_mesh placeholder = gfx_make_mesh(&(gfx_mesh_desc){.model = mannequin, .label = "no texture"}, &err,
+                                         &warnings);
+    mannequin->meshes[0].texture_path = texture_path;
+    CHECK(placeholder.id != 0);
+    CHECK(warnings.total == 1);
+    if (warnings.count > 0)
+        CHECK_STR_CONTAINS(warnings.items[0].message, "placeholder");
+    diag_list_free(&warnings);
+    joint_pose object[MAX_JOINTS];
+    CHECK(pose_at(mannequin, wave, 1.2f, object, palette));
+    gfx_frame_desc look = camera_frame((vec3){3.0f, 1.4f, 1.0f}, (vec3){0.0f, 0.9f, 0.0f}, 40.0f);
+    draw_one(&look, placeholder, (const mat4 *)palette, mannequin->skeleton.joint_count);
+    save_picture("gfx_placeholder_texture.png");
+    gfx_destroy_mesh(placeholder);
+    CHECK(gfx_mesh_joint_count(placeholder) == 0); /* the stale handle is refused */
+}
+
+/* ---- A crowd to look at -------------------------------------------------------------------------------- */
+
+static void test_crowd(void)
+{
+    const clip *clips[6] = {walk, run, idle, wave, celebrate, jump};
+    enum { SIDE = 5, COUNT = SIDE * SIDE };
+    static mat4 palettes[COUNT][MAX_JOINTS];
+    joint_pose object[MAX_JOINTS];
+    gfx_frame_desc frame = camera_frame((vec3){9.0f, 4.5f, 6.5f}, (vec3){0.0f, 0.6f, 0.0f}, 45.0f);
+    gfx_begin_frame(&frame);
+    for (int i = 0; i < COUNT; ++i) {
+        bool is_robot = (i + i / SIDE) % 2 == 1;
+        const model *m = is_robot ? robot : mannequin;
+        const clip *c = clips[i % 6];
+        CHECK(pose_at(m, c, 0.37f * (float)i, object, palettes[i]));
+        gfx_instance instance = {.mesh = is_robot ? robot_mesh : mannequin_mesh,
+                                 .palette = (const mat4 *)palettes[i],
+                                 .joint_count = m->skeleton.joint_count};
+        if (i % 7 == 3)
+            glm_vec4_copy((vec4){1.0f, 0.7f, 0.6f, 1.0f}, instance.tint);
+        glm_translate_make(instance.world,
+                           (vec3){1.6f * (float)(i % SIDE - SIDE / 2), 0.0f, 1.6f * (float)(i / SIDE - SIDE / 2)});
+        /* Most face the camera's side (+X, a little +Z); a few turn away to show their backs. */
+        glm_rotate_y(instance.world, glm_rad(i % 5 == 4 ? 180.0f : 10.0f * (float)(i % 4)), instance.world);
+        CHECK(gfx_submit(&instance));
+    }
+    end_frame_checked();
+    save_picture("gfx_crowd.png");
+    gfx_stats stats = gfx_frame_stats();
+    printf("  crowd: %d instances, %d draw calls\n", stats.instances, stats.draw_calls);
+    CHECK(stats.instances == COUNT && stats.draw_calls == 3);
+}
+
+int main(void)
+{
+    diag err;
+    if (!platform_setup(&(platform_desc){.width = IMAGE_WIDTH, .height = IMAGE_HEIGHT, .headless = true}, &err)) {
+        fprintf(stderr, "test_gfx: no OpenGL 3.3 context: %s\n", err.message);
+        return 1;
+    }
+    mannequin = load_model("mannequin");
+    robot = load_model("robot");
+    walk = load_clip("walk");
+    run = load_clip("run");
+    idle = load_clip("idle");
+    wave = load_clip("wave");
+    celebrate = load_clip("celebrate");
+    jump = load_clip("jump");
+    CHECK(mannequin && robot && walk && run && idle && wave && celebrate && jump);
+    bool ready = mannequin && robot && walk && run && idle && wave && celebrate && jump &&
+                 gfx_setup(&(gfx_desc){0}, &err);
+    CHECK(ready);
+    if (ready) {
+        diag_list warnings = {0};
+        mannequin_mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = mannequin, .label = "mannequin"}, &err, &warnings);
+        robot_mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = robot, .label = "robot"}, &err, &warnings);
+        CHECK(mannequin_mesh.id != 0 && robot_mesh.id != 0);
+        CHECK(warnings.total == 0); /* both real textures load */
+        diag_list_free(&warnings);
+        CHECK(gfx_mesh_joint_count(mannequin_mesh) == mannequin->skeleton.joint_count);
+
+        RUN(test_gpu_skinning_matches_cpu);
+        RUN(test_character_placement);
+        RUN(test_winding_and_culling);
+        RUN(test_draw_calls_do_not_grow_with_instances);
+        RUN(test_misuse_is_reported);
+        RUN(test_crowd);
+        RUN(test_buffers_grow_past_capacity);
+        CHECK(gfx_check_errors() == NULL);
+        gfx_shutdown();
+    }
+    platform_shutdown();
+    model_free(mannequin), model_free(robot);
+    clip_free(walk), clip_free(run), clip_free(idle), clip_free(wave), clip_free(celebrate), clip_free(jump);
+    return check_report();
+}
