@@ -164,7 +164,19 @@ static void test_fits_skeleton(void)
     CHECK_STR_CONTAINS(err.message, "joint 1: clip has 'Arm', skeleton has 'arm'");
     c->joint_count = 1;
     CHECK(!clip_fits_skeleton(c, &m->skeleton, "clip.md5anim", &err));
-    CHECK_STR_CONTAINS(err.message, "clip has 1 joints, skeleton has 2");
+    CHECK_STR_CONTAINS(err.message, "clip has 1 joints, skeleton has 2; joint 1 'arm' of the skeleton is missing");
+    c->joint_count = 2;
+    /* The other way round: a clip with a joint more names it. */
+    m->skeleton.joint_count = 1;
+    CHECK(!clip_fits_skeleton(c, &m->skeleton, "clip.md5anim", &err));
+    CHECK_STR_CONTAINS(err.message, "joint 1 'Arm' of the clip is not in the skeleton");
+    m->skeleton.joint_count = 2;
+    /* Different counts and a differing name before the end: the name is what to look at first. */
+    c->joint_count = 1;
+    c->names[0][0] = 'R';
+    CHECK(!clip_fits_skeleton(c, &m->skeleton, "clip.md5anim", &err));
+    CHECK_STR_CONTAINS(err.message, "clip has 1 joints, skeleton has 2; joint 0: clip has 'Root', skeleton has 'root'");
+    c->names[0][0] = 'r';
     c->joint_count = 2;
     model_free(m);
     clip_free(c);

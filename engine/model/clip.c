@@ -32,10 +32,12 @@ bool clip_fits_skeleton(const clip *c, const skeleton *s, const char *clip_name,
 {
     if (!c || !s)
         return diag_set(err, clip_name, 0, "no clip or no skeleton to match");
+    /* With different counts, still name the first joint that differs: that is where to look. */
+    char counts[64] = "";
     if (c->joint_count != s->joint_count)
-        return diag_set(err, clip_name, 0, "clip has %d joints, skeleton has %d", c->joint_count,
-                        s->joint_count);
-    for (int i = 0; i < c->joint_count; ++i) {
+        snprintf(counts, sizeof counts, "clip has %d joints, skeleton has %d; ", c->joint_count, s->joint_count);
+    int shared = c->joint_count < s->joint_count ? c->joint_count : s->joint_count;
+    for (int i = 0; i < shared; ++i) {
         bool same_name = strcmp(c->names[i], s->names[i]) == 0;
         if (same_name && c->parents[i] == s->parents[i])
             continue;
@@ -44,11 +46,17 @@ bool clip_fits_skeleton(const clip *c, const skeleton *s, const char *clip_name,
             char note[48] = "";
             if (duplicate >= 0)
                 snprintf(note, sizeof note, " (a duplicate of joint %d)", duplicate);
-            return diag_set(err, clip_name, 0, "joint %d: clip has '%s'%s, skeleton has '%s'", i, c->names[i],
-                            note, s->names[i]);
+            return diag_set(err, clip_name, 0, "%sjoint %d: clip has '%s'%s, skeleton has '%s'", counts, i,
+                            c->names[i], note, s->names[i]);
         }
-        return diag_set(err, clip_name, 0, "joint %d '%s': clip's parent is %d, skeleton's is %d", i,
+        return diag_set(err, clip_name, 0, "%sjoint %d '%s': clip's parent is %d, skeleton's is %d", counts, i,
                         c->names[i], c->parents[i], s->parents[i]);
     }
+    if (c->joint_count < s->joint_count)
+        return diag_set(err, clip_name, 0, "%sjoint %d '%s' of the skeleton is missing from the clip", counts,
+                        shared, s->names[shared]);
+    if (c->joint_count > s->joint_count)
+        return diag_set(err, clip_name, 0, "%sjoint %d '%s' of the clip is not in the skeleton", counts, shared,
+                        c->names[shared]);
     return true;
 }
