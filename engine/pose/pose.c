@@ -394,7 +394,7 @@ typedef struct frame_pair {
     float alpha; /* 0 at first, 1 at second */
 } frame_pair;
 
-static frame_pair find_frames(const clip *c, float time, bool loop)
+static inline frame_pair find_frames(const clip *c, float time, bool loop)
 {
     frame_pair pair = {0, 0, 0.0f};
     int last = c->frame_count - 1;
