@@ -485,6 +485,83 @@ static void test_crowd(void)
     CHECK(stats.instances == COUNT && stats.draw_calls == 3);
 }
 
+/* ---- The naive baseline (render_bench): same picture, a draw call per entity ----------------------------- */
+
+/* A few posed, tinted, overlapping characters of both meshes, drawn the default or the naive way. */
+static void draw_small_scene(bool naive, int count, const mat4 (*palettes)[MAX_JOINTS])
+{
+    gfx_frame_desc frame = camera_frame((vec3){7.0f, 3.0f, 4.0f}, (vec3){0.0f, 0.8f, 0.0f}, 45.0f);
+    frame.naive = naive;
+    gfx_begin_frame(&frame);
+    for (int i = 0; i < count; ++i) {
+        bool is_robot = i % 2 == 1;
+        gfx_instance instance = {.mesh = is_robot ? robot_mesh : mannequin_mesh, .palette = palettes[i % 6],
+                                 .joint_count = (is_robot ? robot : mannequin)->skeleton.joint_count};
+        if (i % 3 == 2)
+            glm_vec4_copy((vec4){1.0f, 0.7f, 0.6f, 1.0f}, instance.tint);
+        glm_translate_make(instance.world, (vec3){-1.2f * (float)(i % 4), 0.0f, 0.9f * (float)(i / 4) - 1.5f});
+        glm_rotate_y(instance.world, glm_rad(25.0f * (float)i), instance.world);
+        CHECK(gfx_submit(&instance));
+    }
+    end_frame_checked();
+}
+
+static void test_naive_path_matches_instanced(void)
+{
+    const clip *clips[6] = {walk, run, idle, wave, celebrate, jump};
+    static mat4 palettes[6][MAX_JOINTS];
+    joint_pose object[MAX_JOINTS];
+    for (int i = 0; i < 6; ++i)
+        CHECK(pose_at(i % 2 ? robot : mannequin, clips[i], 0.41f * (float)(i + 1), object, palettes[i]));
+    size_t bytes = (size_t)IMAGE_WIDTH * IMAGE_HEIGHT * 4;
+    uint8_t *instanced = malloc(bytes), *naive = malloc(bytes);
+
+    draw_small_scene(false, 8, (const mat4(*)[MAX_JOINTS])palettes);
+    gfx_stats instanced_stats = gfx_frame_stats();
+    CHECK(platform_read_pixels(instanced));
+    draw_small_scene(true, 8, (const mat4(*)[MAX_JOINTS])palettes);
+    gfx_stats naive_stats = gfx_frame_stats();
+    CHECK(platform_read_pixels(naive));
+    save_picture("gfx_naive_path.png");
+
+    size_t differing = 0, foreground = 0;
+    int largest = 0;
+    for (size_t i = 0; i < (size_t)IMAGE_WIDTH * IMAGE_HEIGHT; ++i) {
+        int worst = 0;
+        for (int c = 0; c < 4; ++c)
+            worst = abs((int)instanced[4 * i + c] - (int)naive[4 * i + c]) > worst
+                        ? abs((int)instanced[4 * i + c] - (int)naive[4 * i + c])
+                        : worst;
+        differing += worst > 2;
+        largest = worst > largest ? worst : largest;
+        foreground += !is_background(instanced, (int)(i % IMAGE_WIDTH), (int)(i / IMAGE_WIDTH));
+    }
+    printf("  naive vs instanced, 8 characters: %zu of %zu pixels differ by more than 2 (largest %d); draw calls "
+           "%d vs %d, palette uploads %d vs %d\n",
+           differing, foreground, largest, naive_stats.draw_calls, instanced_stats.draw_calls,
+           naive_stats.palette_uploads, instanced_stats.palette_uploads);
+    CHECK(foreground > 20000);                          /* there is a picture to compare */
+    CHECK(differing <= (size_t)IMAGE_WIDTH * IMAGE_HEIGHT / 2000);
+    CHECK(instanced_stats.draw_calls == 3 && instanced_stats.palette_uploads == 1);
+    CHECK(naive_stats.draw_calls == 1 + 8 && naive_stats.palette_uploads == 8);
+    CHECK(naive_stats.instances == 8 && naive_stats.palette_matrices == instanced_stats.palette_matrices);
+
+    /* The naive path's draw calls and uploads grow with entities; the default path's do not. */
+    draw_small_scene(true, 1, (const mat4(*)[MAX_JOINTS])palettes);
+    gfx_stats naive_one = gfx_frame_stats();
+    draw_small_scene(true, 50, (const mat4(*)[MAX_JOINTS])palettes);
+    gfx_stats naive_fifty = gfx_frame_stats();
+    draw_small_scene(false, 50, (const mat4(*)[MAX_JOINTS])palettes);
+    gfx_stats instanced_fifty = gfx_frame_stats();
+    printf("  naive: 1 entity %d draw calls, 50 entities %d (%d uploads); instanced 50 entities: %d\n",
+           naive_one.draw_calls, naive_fifty.draw_calls, naive_fifty.palette_uploads, instanced_fifty.draw_calls);
+    CHECK(naive_one.draw_calls == 2 && naive_one.palette_uploads == 1);
+    CHECK(naive_fifty.draw_calls == 51 && naive_fifty.palette_uploads == 50);
+    CHECK(instanced_fifty.draw_calls == 3 && instanced_fifty.palette_uploads == 1);
+    free(instanced);
+    free(naive);
+}
+
 int main(void)
 {
     diag err;
@@ -519,6 +596,7 @@ int main(void)
         RUN(test_draw_calls_do_not_grow_with_instances);
         RUN(test_misuse_is_reported);
         RUN(test_crowd);
+        RUN(test_naive_path_matches_instanced);
         RUN(test_buffers_grow_past_capacity);
         CHECK(gfx_check_errors() == NULL);
         gfx_shutdown();

@@ -26,6 +26,49 @@ enum {
     GFX_LABEL_MAX = 64,
 };
 
+/* The naive path's vertex shader (gfx_frame_desc.naive), the classic tutorial skinning: the palette,
+ * world matrix and tint are uniforms set per instance before its own draw call. The skinning and lighting
+ * arithmetic is the default shader's (gfx_shaders.c), in the same order, so both draw the same picture;
+ * the fragment shader is shared. */
+#define GFX_NAIVE_STRINGIFY_(x) #x
+#define GFX_NAIVE_STRINGIFY(x) GFX_NAIVE_STRINGIFY_(x)
+#define GFX_NAIVE_MAX_JOINTS_TEXT 128 /* GFX_NAIVE_MAX_JOINTS, as text for the shader */
+_Static_assert(GFX_NAIVE_MAX_JOINTS == GFX_NAIVE_MAX_JOINTS_TEXT, "naive shader array size");
+static const char gfx_naive_vertex_source[] =
+    "#version 330 core\n"
+    "layout(location = 0) in vec3 bind_position;\n"
+    "layout(location = 1) in vec3 bind_normal;\n"
+    "layout(location = 2) in vec2 uv;\n"
+    "layout(location = 3) in ivec4 joints;\n"
+    "layout(location = 4) in vec4 weights;\n"
+    "\n"
+    "uniform mat4 bones[" GFX_NAIVE_STRINGIFY(GFX_NAIVE_MAX_JOINTS_TEXT) "];\n"
+    "uniform mat4 world;\n"
+    "uniform vec4 instance_tint;\n"
+    "uniform mat4 view_projection;\n"
+    "\n"
+    "out vec3 world_position;\n"
+    "out vec3 world_normal;\n"
+    "out vec2 texture_uv;\n"
+    "out vec4 tint;\n"
+    "\n"
+    "void main()\n"
+    "{\n"
+    "    tint = instance_tint;\n"
+    "    mat4 skin = weights.x * bones[joints.x]\n"
+    "              + weights.y * bones[joints.y]\n"
+    "              + weights.z * bones[joints.z]\n"
+    "              + weights.w * bones[joints.w];\n"
+    "    vec3 skinned_position = (skin * vec4(bind_position, 1.0)).xyz;\n"
+    "    vec3 normal = mat3(skin) * bind_normal;\n"
+    "    vec3 skinned_normal = dot(normal, normal) > 1e-12 ? normalize(normal) : bind_normal;\n"
+    "    vec4 world_point = world * vec4(skinned_position, 1.0);\n"
+    "    world_position = world_point.xyz;\n"
+    "    world_normal = normalize(mat3(world) * skinned_normal);\n"
+    "    texture_uv = uv;\n"
+    "    gl_Position = view_projection * world_point;\n"
+    "}\n";
+
 /* Half the side of the ground square, metres: larger than any scene the demo shows; the grid fades out
  * well before its edge. */
 static const float GFX_GROUND_HALF_SIZE = 60.0f;
@@ -62,6 +105,7 @@ typedef struct gfx_program {
     GLuint program;
     GLint view_projection, camera_position, light_direction, light_color, ambient_color;
     GLint first_instance, clear_color;
+    GLint bones, world, instance_tint; /* the naive program's per-instance uniforms; -1 elsewhere */
 } gfx_program;
 
 static struct {
@@ -71,7 +115,7 @@ static struct {
     gfx_mesh_slot *meshes;
     int mesh_capacity;
 
-    gfx_program skinned, ground;
+    gfx_program skinned, ground, naive;
     GLuint placeholder_texture;
     GLuint ground_vertex_array, ground_vertex_buffer;
 
@@ -198,6 +242,9 @@ static bool link_program(gfx_program *out, const char *vertex_source, const char
         .ambient_color = glGetUniformLocation(program, "ambient_color"),
         .first_instance = glGetUniformLocation(program, "first_instance"),
         .clear_color = glGetUniformLocation(program, "clear_color"),
+        .bones = glGetUniformLocation(program, "bones"),
+        .world = glGetUniformLocation(program, "world"),
+        .instance_tint = glGetUniformLocation(program, "instance_tint"),
     };
     /* Samplers name fixed texture units once; draws only bind textures to those units. */
     glUseProgram(program);
@@ -385,7 +432,9 @@ bool gfx_setup(const gfx_desc *desc, diag *err)
     if (!link_program(&gfx.skinned, gfx_skinned_vertex_source, gfx_skinned_fragment_source, captured, 2,
                       "gfx skinned shader", err) ||
         !link_program(&gfx.ground, gfx_ground_vertex_source, gfx_ground_fragment_source, NULL, 0,
-                      "gfx ground shader", err)) {
+                      "gfx ground shader", err) ||
+        !link_program(&gfx.naive, gfx_naive_vertex_source, gfx_skinned_fragment_source, NULL, 0,
+                      "gfx naive shader", err)) {
         gfx.ready = true;
         gfx_shutdown();
         return false;
@@ -437,6 +486,7 @@ void gfx_shutdown(void)
     /* Deleting name 0 is a no-op in GL, so a half-finished setup is released the same way. */
     glDeleteProgram(gfx.skinned.program);
     glDeleteProgram(gfx.ground.program);
+    glDeleteProgram(gfx.naive.program);
     glDeleteTextures(1, &gfx.placeholder_texture);
     glDeleteVertexArrays(1, &gfx.ground_vertex_array);
     glDeleteBuffers(1, &gfx.ground_vertex_buffer);
@@ -658,6 +708,9 @@ bool gfx_submit(const gfx_instance *instance)
     if (instance->joint_count != slot->joint_count)
         return misuse("gfx_submit: %s: palette has %d joints, the mesh's skeleton %d", slot->label,
                       instance->joint_count, slot->joint_count);
+    if (gfx.frame.naive && slot->joint_count > GFX_NAIVE_MAX_JOINTS)
+        return misuse("gfx_submit: %s: %d joints, more than the naive path's %d", slot->label,
+                      slot->joint_count, GFX_NAIVE_MAX_JOINTS);
     if (gfx.instance_count == gfx.instance_capacity && !grow_instances(gfx.instance_count + 1))
         return misuse("gfx_submit: out of memory growing the instance buffer past %d", gfx.instance_capacity);
     if (gfx.palette_count + slot->joint_count > gfx.palette_capacity &&
@@ -738,6 +791,35 @@ static void bind_frame_texture_buffers(void)
     glActiveTexture(GL_TEXTURE0 + GFX_TEXTURE_UNIT_ALBEDO);
 }
 
+/* The naive path: per instance, in submit order, its own uniform uploads and one draw per skin_mesh. */
+static void draw_naive(gfx_stats *stats)
+{
+    if (gfx.instance_count == 0)
+        return;
+    set_culling(gfx.frame.culling);
+    glUseProgram(gfx.naive.program);
+    set_lighting_uniforms(&gfx.naive);
+    glActiveTexture(GL_TEXTURE0 + GFX_TEXTURE_UNIT_ALBEDO);
+    for (int i = 0; i < gfx.instance_count; ++i) {
+        const gfx_queued_instance *q = &gfx.queued[i];
+        const gfx_mesh_slot *slot = &gfx.meshes[q->mesh_slot];
+        glUniformMatrix4fv(gfx.naive.bones, slot->joint_count, GL_FALSE,
+                           gfx.palette_staging + (size_t)q->first_matrix * GFX_FLOATS_PER_MATRIX);
+        glUniformMatrix4fv(gfx.naive.world, 1, GL_FALSE, (const float *)q->world);
+        glUniform4fv(gfx.naive.instance_tint, 1, q->tint);
+        ++stats->palette_uploads;
+        for (int p = 0; p < slot->part_count; ++p) {
+            const gfx_part *part = &slot->parts[p];
+            if (part->index_count == 0)
+                continue;
+            glBindVertexArray(part->vertex_array);
+            glBindTexture(GL_TEXTURE_2D, part->texture);
+            glDrawElements(GL_TRIANGLES, part->index_count, GL_UNSIGNED_INT, NULL);
+            ++stats->draw_calls;
+        }
+    }
+}
+
 void gfx_end_frame(void)
 {
     if (!gfx.in_frame) {
@@ -749,11 +831,14 @@ void gfx_end_frame(void)
                        .instances = gfx.instance_count,
                        .palette_matrices = gfx.palette_count};
 
-    sort_instances_by_mesh();
-    upload_stream(gfx.palette_buffer, &gfx.palette_buffer_matrices, gfx.palette_capacity,
-                  GFX_FLOATS_PER_MATRIX * sizeof(float), gfx.palette_staging, gfx.palette_count);
-    upload_stream(gfx.instance_buffer, &gfx.instance_buffer_instances, gfx.instance_capacity,
-                  GFX_FLOATS_PER_INSTANCE * sizeof(float), gfx.instance_staging, gfx.instance_count);
+    if (!gfx.frame.naive) {
+        sort_instances_by_mesh();
+        upload_stream(gfx.palette_buffer, &gfx.palette_buffer_matrices, gfx.palette_capacity,
+                      GFX_FLOATS_PER_MATRIX * sizeof(float), gfx.palette_staging, gfx.palette_count);
+        upload_stream(gfx.instance_buffer, &gfx.instance_buffer_instances, gfx.instance_capacity,
+                      GFX_FLOATS_PER_INSTANCE * sizeof(float), gfx.instance_staging, gfx.instance_count);
+        stats.palette_uploads = gfx.instance_count > 0 ? 1 : 0;
+    }
 
     glViewport(0, 0, gfx.frame.width, gfx.frame.height);
     glEnable(GL_DEPTH_TEST);
@@ -775,7 +860,9 @@ void gfx_end_frame(void)
         ++stats.draw_calls;
     }
 
-    if (gfx.instance_count > 0) {
+    if (gfx.frame.naive)
+        draw_naive(&stats);
+    else if (gfx.instance_count > 0) {
         set_culling(gfx.frame.culling);
         glUseProgram(gfx.skinned.program);
         set_lighting_uniforms(&gfx.skinned);

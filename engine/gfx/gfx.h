@@ -67,7 +67,15 @@ typedef struct gfx_frame_desc {
     vec4 clear_color;             /* zero alpha: a light sky grey */
     bool hide_ground;             /* the ground plane and its 1 m grid are drawn unless this is set */
     gfx_culling culling;
+    bool naive;                   /* benchmark baseline, the classic tutorial way: per instance, its palette,
+                                   * world matrix and tint uploaded on their own as uniforms
+                                   * (glUniformMatrix4fv) and one non-instanced draw per instance per
+                                   * skin_mesh, in submit order. Same lighting and picture; meshes of more
+                                   * than GFX_NAIVE_MAX_JOINTS joints are refused at submit. */
 } gfx_frame_desc;
+
+/* Largest palette the naive path's uniform array holds (as tutorials size theirs). */
+enum { GFX_NAIVE_MAX_JOINTS = 128 };
 
 /* One character to draw this frame. The palette is copied at submit, so it may change right after. */
 typedef struct gfx_instance {
@@ -94,6 +102,8 @@ typedef struct gfx_stats {
     int instances;          /* instances drawn in the last frame */
     int palette_matrices;   /* skin matrices uploaded in the last frame */
     int buffer_grows;       /* times the per-frame buffers grew since setup */
+    int palette_uploads;    /* separate palette uploads in the last frame: 1 when instances were drawn the
+                             * default way (every palette in one upload), one per instance naive */
 } gfx_stats;
 
 gfx_stats gfx_frame_stats(void);
