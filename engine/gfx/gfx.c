@@ -26,48 +26,7 @@ enum {
     GFX_LABEL_MAX = 64,
 };
 
-/* The naive path's vertex shader (gfx_frame_desc.naive), the classic tutorial skinning: the palette,
- * world matrix and tint are uniforms set per instance before its own draw call. The skinning and lighting
- * arithmetic is the default shader's (gfx_shaders.c), in the same order, so both draw the same picture;
- * the fragment shader is shared. */
-#define GFX_NAIVE_STRINGIFY_(x) #x
-#define GFX_NAIVE_STRINGIFY(x) GFX_NAIVE_STRINGIFY_(x)
-#define GFX_NAIVE_MAX_JOINTS_TEXT 128 /* GFX_NAIVE_MAX_JOINTS, as text for the shader */
-_Static_assert(GFX_NAIVE_MAX_JOINTS == GFX_NAIVE_MAX_JOINTS_TEXT, "naive shader array size");
-static const char gfx_naive_vertex_source[] =
-    "#version 330 core\n"
-    "layout(location = 0) in vec3 bind_position;\n"
-    "layout(location = 1) in vec3 bind_normal;\n"
-    "layout(location = 2) in vec2 uv;\n"
-    "layout(location = 3) in ivec4 joints;\n"
-    "layout(location = 4) in vec4 weights;\n"
-    "\n"
-    "uniform mat4 bones[" GFX_NAIVE_STRINGIFY(GFX_NAIVE_MAX_JOINTS_TEXT) "];\n"
-    "uniform mat4 world;\n"
-    "uniform vec4 instance_tint;\n"
-    "uniform mat4 view_projection;\n"
-    "\n"
-    "out vec3 world_position;\n"
-    "out vec3 world_normal;\n"
-    "out vec2 texture_uv;\n"
-    "out vec4 tint;\n"
-    "\n"
-    "void main()\n"
-    "{\n"
-    "    tint = instance_tint;\n"
-    "    mat4 skin = weights.x * bones[joints.x]\n"
-    "              + weights.y * bones[joints.y]\n"
-    "              + weights.z * bones[joints.z]\n"
-    "              + weights.w * bones[joints.w];\n"
-    "    vec3 skinned_position = (skin * vec4(bind_position, 1.0)).xyz;\n"
-    "    vec3 normal = mat3(skin) * bind_normal;\n"
-    "    vec3 skinned_normal = dot(normal, normal) > 1e-12 ? normalize(normal) : bind_normal;\n"
-    "    vec4 world_point = world * vec4(skinned_position, 1.0);\n"
-    "    world_position = world_point.xyz;\n"
-    "    world_normal = normalize(mat3(world) * skinned_normal);\n"
-    "    texture_uv = uv;\n"
-    "    gl_Position = view_projection * world_point;\n"
-    "}\n";
+_Static_assert(GFX_NAIVE_MAX_JOINTS == GFX_NAIVE_MAX_JOINTS_TEXT, "the naive shader's palette array size");
 
 /* Half the side of the ground square, metres: larger than any scene the demo shows; the grid fades out
  * well before its edge. */
@@ -353,11 +312,17 @@ static void upload_stream(GLuint buffer, int *gpu_items, int cpu_items, size_t i
     glBindBuffer(GL_TEXTURE_BUFFER, 0);
 }
 
-static bool grow_instances(int needed)
+/* Capacity doubled until it holds `needed`: growth is rare and amortized. */
+static int doubled_until(int capacity, int needed)
 {
-    int capacity = gfx.instance_capacity;
     while (capacity < needed)
         capacity *= 2;
+    return capacity;
+}
+
+static bool grow_instances(int needed)
+{
+    int capacity = doubled_until(gfx.instance_capacity, needed);
     gfx_queued_instance *queued = realloc(gfx.queued, (size_t)capacity * sizeof *queued);
     if (!queued)
         return false;
@@ -373,9 +338,7 @@ static bool grow_instances(int needed)
 
 static bool grow_palettes(int needed)
 {
-    int capacity = gfx.palette_capacity;
-    while (capacity < needed)
-        capacity *= 2;
+    int capacity = doubled_until(gfx.palette_capacity, needed);
     float *staging = realloc(gfx.palette_staging, (size_t)capacity * GFX_FLOATS_PER_MATRIX * sizeof(float));
     if (!staging)
         return false;

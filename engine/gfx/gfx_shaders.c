@@ -5,12 +5,7 @@
  * palette of the frame (4 texels, the matrix's columns, per joint), so any number of instances with any
  * joint count share one draw call and no per-program uniform limit applies. */
 const char gfx_skinned_vertex_source[] =
-    "#version 330 core\n"
-    "layout(location = 0) in vec3 bind_position;\n"
-    "layout(location = 1) in vec3 bind_normal;\n"
-    "layout(location = 2) in vec2 uv;\n"
-    "layout(location = 3) in ivec4 joints;\n"
-    "layout(location = 4) in vec4 weights;\n"
+    GFX_SKINNED_VERTEX_INPUTS
     "\n"
     "uniform samplerBuffer palettes;\n"
     "uniform samplerBuffer instances;\n"
@@ -124,4 +119,40 @@ const char gfx_ground_fragment_source[] =
     "    color = mix(color, vec3(0.15, 0.15, 0.18), axis);\n"
     "    float fade = clamp(length(world_position - camera_position) / 40.0, 0.0, 1.0);\n"
     "    fragment_color = vec4(mix(color, clear_color.rgb, fade * fade), 1.0);\n"
+    "}\n";
+
+/* The naive path's vertex shader (gfx_frame_desc.naive), the classic tutorial skinning: the palette,
+ * world matrix and tint are uniforms set per instance before its own draw call. The skinning and lighting
+ * arithmetic is the default shader's above, in the same order, so both draw the same picture;
+ * the fragment shader is shared. */
+#define GFX_NAIVE_STRINGIFY_(x) #x
+#define GFX_NAIVE_STRINGIFY(x) GFX_NAIVE_STRINGIFY_(x)
+const char gfx_naive_vertex_source[] =
+    GFX_SKINNED_VERTEX_INPUTS
+    "\n"
+    "uniform mat4 bones[" GFX_NAIVE_STRINGIFY(GFX_NAIVE_MAX_JOINTS_TEXT) "];\n"
+    "uniform mat4 world;\n"
+    "uniform vec4 instance_tint;\n"
+    "uniform mat4 view_projection;\n"
+    "\n"
+    "out vec3 world_position;\n"
+    "out vec3 world_normal;\n"
+    "out vec2 texture_uv;\n"
+    "out vec4 tint;\n"
+    "\n"
+    "void main()\n"
+    "{\n"
+    "    tint = instance_tint;\n"
+    "    mat4 skin = weights.x * bones[joints.x]\n"
+    "              + weights.y * bones[joints.y]\n"
+    "              + weights.z * bones[joints.z]\n"
+    "              + weights.w * bones[joints.w];\n"
+    "    vec3 skinned_position = (skin * vec4(bind_position, 1.0)).xyz;\n"
+    "    vec3 normal = mat3(skin) * bind_normal;\n"
+    "    vec3 skinned_normal = dot(normal, normal) > 1e-12 ? normalize(normal) : bind_normal;\n"
+    "    vec4 world_point = world * vec4(skinned_position, 1.0);\n"
+    "    world_position = world_point.xyz;\n"
+    "    world_normal = normalize(mat3(world) * skinned_normal);\n"
+    "    texture_uv = uv;\n"
+    "    gl_Position = view_projection * world_point;\n"
     "}\n";

@@ -22,7 +22,20 @@ enum { GFX_INSTANCE_TEXELS = 6 };
 #define GFX_CAPTURED_POSITION "skinned_object_position"
 #define GFX_CAPTURED_NORMAL "skinned_object_normal"
 
+/* The header and vertex inputs every skinned vertex shader starts with (locations as above). */
+#define GFX_SKINNED_VERTEX_INPUTS                          \
+    "#version 330 core\n"                                  \
+    "layout(location = 0) in vec3 bind_position;\n"        \
+    "layout(location = 1) in vec3 bind_normal;\n"          \
+    "layout(location = 2) in vec2 uv;\n"                   \
+    "layout(location = 3) in ivec4 joints;\n"              \
+    "layout(location = 4) in vec4 weights;\n"
+
 extern const char gfx_skinned_vertex_source[];
+/* GFX_NAIVE_MAX_JOINTS (gfx.h) as a literal the shader text can hold; gfx.c asserts they agree. */
+#define GFX_NAIVE_MAX_JOINTS_TEXT 128
+/* The naive path's shader (gfx_frame_desc.naive): palette, world and tint as per-instance uniforms. */
+extern const char gfx_naive_vertex_source[];
 extern const char gfx_skinned_fragment_source[];
 extern const char gfx_ground_vertex_source[];
 extern const char gfx_ground_fragment_source[];
