@@ -1,0 +1,69 @@
+/* mover: see mover.h. */
+#include "mover.h"
+
+#include <math.h>
+
+mover_params mover_default_params(void)
+{
+    return (mover_params){
+        .acceleration = 6.0f,
+        .deceleration = 9.0f,
+        .turn_rate = 2.0f * GLM_PIf, /* a full turn in one second: a U-turn takes half a second */
+        .turn_slowdown = 0.8f,
+    };
+}
+
+static float wrap_angle(float angle)
+{
+    angle = fmodf(angle + GLM_PIf, 2.0f * GLM_PIf);
+    if (angle <= 0.0f)
+        angle += 2.0f * GLM_PIf;
+    return angle - GLM_PIf;
+}
+
+float mover_heading_of(float x, float z)
+{
+    return atan2f(-z, x);
+}
+
+float mover_turn_between(float a, float b)
+{
+    return wrap_angle(b - a);
+}
+
+static float approach(float value, float target, float step)
+{
+    if (value < target)
+        return fminf(value + step, target);
+    return fmaxf(value - step, target);
+}
+
+void mover_step(mover *m, const mover_params *params, float wanted_x, float wanted_z, float dt)
+{
+    if (!(dt > 0.0f))
+        return;
+    float wanted_speed = sqrtf(wanted_x * wanted_x + wanted_z * wanted_z);
+    if (!isfinite(wanted_speed))
+        wanted_speed = 0.0f;
+    if (wanted_speed > 1e-4f) {
+        float turn = mover_turn_between(m->heading, mover_heading_of(wanted_x, wanted_z));
+        float most = params->turn_rate * dt;
+        m->heading = wrap_angle(m->heading + fmaxf(-most, fminf(most, turn)));
+        /* Facing away from where it wants to go, a character slows down to turn rather than
+         * gaining speed sideways: full speed within 60 degrees, less beyond. */
+        float remaining = fabsf(mover_turn_between(m->heading, mover_heading_of(wanted_x, wanted_z)));
+        float facing = glm_clamp((remaining - GLM_PIf / 3.0f) / (GLM_PIf - GLM_PIf / 3.0f), 0.0f, 1.0f);
+        wanted_speed *= 1.0f - params->turn_slowdown * facing;
+    }
+    float rate = wanted_speed > m->speed ? params->acceleration : params->deceleration;
+    m->speed = approach(m->speed, wanted_speed, rate * dt);
+    m->x += cosf(m->heading) * m->speed * dt;
+    m->z -= sinf(m->heading) * m->speed * dt;
+}
+
+void mover_world(const mover *m, mat4 out)
+{
+    glm_mat4_identity(out);
+    glm_translate(out, (vec3){m->x, 0.0f, m->z});
+    glm_rotate_y(out, m->heading, out);
+}

@@ -1,0 +1,93 @@
+/* The kinematic body the player and crowd walk with: acceleration limits, turning, heading conventions. */
+#include "check.h"
+
+#include "mover.h"
+
+static void test_heading_convention_matches_the_world_matrix(void)
+{
+    /* A mover facing heading h walks along the world matrix's +X axis (where the models face). */
+    float headings[] = {0.0f, 0.7f, -2.0f, 3.0f};
+    for (int i = 0; i < 4; ++i) {
+        mover m = {.heading = headings[i], .speed = 2.0f};
+        mover_params params = mover_default_params();
+        mat4 world;
+        mover_world(&m, world);
+        float wanted_x = 2.0f * world[0][0], wanted_z = 2.0f * world[0][2];
+        mover_step(&m, &params, wanted_x, wanted_z, 0.5f);
+        CHECK_NEAR(m.x, world[0][0] * 1.0f, 1e-5);
+        CHECK_NEAR(m.z, world[0][2] * 1.0f, 1e-5);
+        CHECK_NEAR(m.heading, headings[i], 1e-5);
+        CHECK_NEAR(mover_heading_of(world[0][0], world[0][2]), headings[i], 1e-5);
+    }
+}
+
+static void test_speed_changes_at_the_limits(void)
+{
+    mover m = {0};
+    mover_params params = mover_default_params();
+    float dt = 1.0f / 120.0f;
+    float previous = 0.0f, largest_step = 0.0f;
+    for (int i = 0; i < 240; ++i) {
+        mover_step(&m, &params, 3.5f, 0.0f, dt);
+        largest_step = fmaxf(largest_step, fabsf(m.speed - previous));
+        previous = m.speed;
+    }
+    CHECK_NEAR(m.speed, 3.5f, 1e-5);
+    CHECK(largest_step <= params.acceleration * dt + 1e-5f);
+    /* Reaching 3.5 m/s at 6 m/s^2 takes 0.583 s: after 0.25 s it is still on its way. */
+    mover slow = {0};
+    for (int i = 0; i < 30; ++i)
+        mover_step(&slow, &params, 3.5f, 0.0f, dt);
+    CHECK_NEAR(slow.speed, 0.25f * params.acceleration, 1e-3);
+    /* Braking is quicker than speeding up, and stops exactly. */
+    int steps = 0;
+    while (m.speed > 0.0f && steps < 1000) {
+        mover_step(&m, &params, 0.0f, 0.0f, dt);
+        ++steps;
+    }
+    CHECK_NEAR(steps * dt, 3.5f / params.deceleration, 2.0f * dt);
+    CHECK(m.speed == 0.0f);
+}
+
+static void test_turning_is_rate_limited_and_slows_u_turns(void)
+{
+    mover m = {.speed = 3.5f};
+    mover_params params = mover_default_params();
+    float dt = 1.0f / 120.0f;
+    /* Wanting to go -X (a U-turn): heading turns by at most turn_rate * dt per step, speed drops. */
+    float lowest = m.speed;
+    int steps = 0;
+    while (fabsf(mover_turn_between(m.heading, GLM_PIf)) > 1e-4f && steps < 1000) {
+        float before = m.heading;
+        mover_step(&m, &params, -3.5f, 0.0f, dt);
+        CHECK(fabsf(mover_turn_between(before, m.heading)) <= params.turn_rate * dt + 1e-5f);
+        lowest = fminf(lowest, m.speed);
+        ++steps;
+    }
+    CHECK_NEAR(steps * dt, GLM_PIf / params.turn_rate, 2.0f * dt);
+    CHECK(lowest < 0.8f * 3.5f); /* slowed down to turn (about 2.5 m/s with the defaults) */
+    CHECK_NEAR(fabsf(m.heading), GLM_PIf, 1e-4);
+}
+
+static void test_bad_input_changes_nothing_harmful(void)
+{
+    mover m = {.x = 1.0f, .z = 2.0f, .heading = 0.5f, .speed = 1.0f};
+    mover_params params = mover_default_params();
+    mover_step(&m, &params, NAN, 1.0f, 0.1f);
+    CHECK(isfinite(m.x) && isfinite(m.z) && isfinite(m.heading) && isfinite(m.speed));
+    mover before = m;
+    mover_step(&m, &params, 1.0f, 0.0f, -1.0f);
+    mover_step(&m, &params, 1.0f, 0.0f, NAN);
+    CHECK(memcmp(&before, &m, sizeof m) == 0);
+    CHECK_NEAR(mover_turn_between(3.0f, -3.0f), 2.0f * GLM_PIf - 6.0f, 1e-5);
+    CHECK_NEAR(mover_turn_between(-3.0f, 3.0f), -(2.0f * GLM_PIf - 6.0f), 1e-5);
+}
+
+int main(void)
+{
+    RUN(test_heading_convention_matches_the_world_matrix);
+    RUN(test_speed_changes_at_the_limits);
+    RUN(test_turning_is_rate_limited_and_slows_u_turns);
+    RUN(test_bad_input_changes_nothing_harmful);
+    return check_report();
+}
