@@ -364,7 +364,8 @@ static void test_draw_calls_do_not_grow_with_instances(void)
     save_picture("gfx_200_instances.png");
     printf("  1 instance: %d draw calls; 200 instances: %d draw calls, %d matrices, %d buffer grows\n",
            one.draw_calls, many.draw_calls, many.palette_matrices, many.buffer_grows);
-    CHECK(one.draw_calls == 2); /* the ground and the mannequin */
+    CHECK(one.draw_calls == 3); /* the ground, the mannequin and the mannequin into the shadow map */
+    CHECK(one.shadow_draw_calls == 1 && many.shadow_draw_calls == 1);
     CHECK(many.draw_calls == one.draw_calls);
     CHECK(many.instances == 200);
     CHECK(many.palette_matrices == 200 * joints);
@@ -381,7 +382,7 @@ static void test_draw_calls_do_not_grow_with_instances(void)
         CHECK(gfx_submit(&instance));
     }
     end_frame_checked();
-    CHECK(gfx_frame_stats().draw_calls == 3);
+    CHECK(gfx_frame_stats().draw_calls == 5);
 }
 
 /* Past the capacity given at setup the buffers grow (and say so in the stats), and the picture is the
@@ -406,7 +407,7 @@ static void test_buffers_grow_past_capacity(void)
     printf("  from capacity 16 instances / 100 matrices: %d buffer grows, %d draw calls\n", grown.buffer_grows,
            grown.draw_calls);
     CHECK(grown.buffer_grows > 0);
-    CHECK(grown.draw_calls == 2);
+    CHECK(grown.draw_calls == 3);
     draw_grid(200, (const mat4 *)palette, mannequin->skeleton.joint_count);
     CHECK(gfx_frame_stats().buffer_grows == grown.buffer_grows); /* grown once, then steady */
 }
@@ -482,16 +483,39 @@ static void test_crowd(void)
     save_picture("gfx_crowd.png");
     gfx_stats stats = gfx_frame_stats();
     printf("  crowd: %d instances, %d draw calls\n", stats.instances, stats.draw_calls);
-    CHECK(stats.instances == COUNT && stats.draw_calls == 3);
+    CHECK(stats.instances == COUNT && stats.draw_calls == 5);
 }
 
 /* ---- The naive baseline (render_bench): same picture, a draw call per entity ----------------------------- */
 
 /* A few posed, tinted, overlapping characters of both meshes, drawn the default or the naive way. */
-static void draw_small_scene(bool naive, int count, const mat4 (*palettes)[MAX_JOINTS])
+/* Pixels of two pictures differing by more than 2 levels in some channel; the largest difference, and the
+ * pixels of a that are not background. */
+static size_t count_differing_pixels(const uint8_t *a, const uint8_t *b, int *largest, size_t *foreground)
+{
+    size_t differing = 0;
+    *largest = 0;
+    *foreground = 0;
+    for (size_t i = 0; i < (size_t)IMAGE_WIDTH * IMAGE_HEIGHT; ++i) {
+        int worst = 0;
+        for (int c = 0; c < 4; ++c) {
+            int difference = abs((int)a[4 * i + c] - (int)b[4 * i + c]);
+            worst = difference > worst ? difference : worst;
+        }
+        differing += worst > 2;
+        *largest = worst > *largest ? worst : *largest;
+        *foreground += !is_background(a, (int)(i % IMAGE_WIDTH), (int)(i / IMAGE_WIDTH));
+    }
+    return differing;
+}
+
+typedef enum draw_path { PATH_INSTANCED, PATH_NAIVE, PATH_CPU_SKINNING } draw_path;
+
+static void draw_small_scene(draw_path path, int count, const mat4 (*palettes)[MAX_JOINTS])
 {
     gfx_frame_desc frame = camera_frame((vec3){7.0f, 3.0f, 4.0f}, (vec3){0.0f, 0.8f, 0.0f}, 45.0f);
-    frame.naive = naive;
+    frame.naive = path == PATH_NAIVE;
+    frame.cpu_skinning = path == PATH_CPU_SKINNING;
     gfx_begin_frame(&frame);
     for (int i = 0; i < count; ++i) {
         bool is_robot = i % 2 == 1;
@@ -516,50 +540,416 @@ static void test_naive_path_matches_instanced(void)
     size_t bytes = (size_t)IMAGE_WIDTH * IMAGE_HEIGHT * 4;
     uint8_t *instanced = malloc(bytes), *naive = malloc(bytes);
 
-    draw_small_scene(false, 8, (const mat4(*)[MAX_JOINTS])palettes);
+    draw_small_scene(PATH_INSTANCED, 8, (const mat4(*)[MAX_JOINTS])palettes);
     gfx_stats instanced_stats = gfx_frame_stats();
     CHECK(platform_read_pixels(instanced));
-    draw_small_scene(true, 8, (const mat4(*)[MAX_JOINTS])palettes);
+    draw_small_scene(PATH_NAIVE, 8, (const mat4(*)[MAX_JOINTS])palettes);
     gfx_stats naive_stats = gfx_frame_stats();
     CHECK(platform_read_pixels(naive));
     save_picture("gfx_naive_path.png");
 
-    size_t differing = 0, foreground = 0;
     int largest = 0;
-    for (size_t i = 0; i < (size_t)IMAGE_WIDTH * IMAGE_HEIGHT; ++i) {
-        int worst = 0;
-        for (int c = 0; c < 4; ++c)
-            worst = abs((int)instanced[4 * i + c] - (int)naive[4 * i + c]) > worst
-                        ? abs((int)instanced[4 * i + c] - (int)naive[4 * i + c])
-                        : worst;
-        differing += worst > 2;
-        largest = worst > largest ? worst : largest;
-        foreground += !is_background(instanced, (int)(i % IMAGE_WIDTH), (int)(i / IMAGE_WIDTH));
-    }
+    size_t foreground = 0, differing = count_differing_pixels(instanced, naive, &largest, &foreground);
     printf("  naive vs instanced, 8 characters: %zu of %zu pixels differ by more than 2 (largest %d); draw calls "
            "%d vs %d, palette uploads %d vs %d\n",
            differing, foreground, largest, naive_stats.draw_calls, instanced_stats.draw_calls,
            naive_stats.palette_uploads, instanced_stats.palette_uploads);
     CHECK(foreground > 20000);                          /* there is a picture to compare */
     CHECK(differing <= (size_t)IMAGE_WIDTH * IMAGE_HEIGHT / 2000);
-    CHECK(instanced_stats.draw_calls == 3 && instanced_stats.palette_uploads == 1);
-    CHECK(naive_stats.draw_calls == 1 + 8 && naive_stats.palette_uploads == 8);
+    /* The naive way draws (and uploads) each entity twice: into the shadow map, then the picture. */
+    CHECK(instanced_stats.draw_calls == 5 && instanced_stats.palette_uploads == 1);
+    CHECK(naive_stats.draw_calls == 1 + 2 * 8 && naive_stats.palette_uploads == 2 * 8);
     CHECK(naive_stats.instances == 8 && naive_stats.palette_matrices == instanced_stats.palette_matrices);
 
     /* The naive path's draw calls and uploads grow with entities; the default path's do not. */
-    draw_small_scene(true, 1, (const mat4(*)[MAX_JOINTS])palettes);
+    draw_small_scene(PATH_NAIVE, 1, (const mat4(*)[MAX_JOINTS])palettes);
     gfx_stats naive_one = gfx_frame_stats();
-    draw_small_scene(true, 50, (const mat4(*)[MAX_JOINTS])palettes);
+    draw_small_scene(PATH_NAIVE, 50, (const mat4(*)[MAX_JOINTS])palettes);
     gfx_stats naive_fifty = gfx_frame_stats();
-    draw_small_scene(false, 50, (const mat4(*)[MAX_JOINTS])palettes);
+    draw_small_scene(PATH_INSTANCED, 50, (const mat4(*)[MAX_JOINTS])palettes);
     gfx_stats instanced_fifty = gfx_frame_stats();
     printf("  naive: 1 entity %d draw calls, 50 entities %d (%d uploads); instanced 50 entities: %d\n",
            naive_one.draw_calls, naive_fifty.draw_calls, naive_fifty.palette_uploads, instanced_fifty.draw_calls);
-    CHECK(naive_one.draw_calls == 2 && naive_one.palette_uploads == 1);
-    CHECK(naive_fifty.draw_calls == 51 && naive_fifty.palette_uploads == 50);
-    CHECK(instanced_fifty.draw_calls == 3 && instanced_fifty.palette_uploads == 1);
+    CHECK(naive_one.draw_calls == 3 && naive_one.palette_uploads == 2);
+    CHECK(naive_fifty.draw_calls == 101 && naive_fifty.palette_uploads == 100);
+    CHECK(instanced_fifty.draw_calls == 5 && instanced_fifty.palette_uploads == 1);
     free(instanced);
     free(naive);
+}
+
+/* ---- The CPU skinning path: the reference, switchable per frame, the same picture ----------------------- */
+
+static void test_cpu_skinning_matches_gpu(void)
+{
+    const clip *clips[6] = {walk, run, idle, wave, celebrate, jump};
+    static mat4 palettes[6][MAX_JOINTS];
+    joint_pose object[MAX_JOINTS];
+    for (int i = 0; i < 6; ++i)
+        CHECK(pose_at(i % 2 ? robot : mannequin, clips[i], 0.53f * (float)(i + 1), object, palettes[i]));
+    size_t bytes = (size_t)IMAGE_WIDTH * IMAGE_HEIGHT * 4;
+    uint8_t *gpu = malloc(bytes), *cpu = malloc(bytes);
+
+    draw_small_scene(PATH_INSTANCED, 8, (const mat4(*)[MAX_JOINTS])palettes);
+    gfx_stats gpu_stats = gfx_frame_stats();
+    CHECK(platform_read_pixels(gpu));
+    draw_small_scene(PATH_CPU_SKINNING, 8, (const mat4(*)[MAX_JOINTS])palettes);
+    gfx_stats cpu_stats = gfx_frame_stats();
+    CHECK(platform_read_pixels(cpu));
+    save_picture("gfx_cpu_skinning.png");
+
+    int largest = 0;
+    size_t foreground = 0, differing = count_differing_pixels(gpu, cpu, &largest, &foreground);
+    int vertices = 0;
+    for (int i = 0; i < 8; ++i) {
+        const model *m = i % 2 ? robot : mannequin;
+        for (int p = 0; p < m->mesh_count; ++p)
+            vertices += m->meshes[p].vertex_count;
+    }
+    printf("  CPU vs GPU skinning, 8 characters: %zu of %zu pixels differ by more than 2 (largest %d); "
+           "%d vertices skinned on the CPU; draw calls %d vs %d\n",
+           differing, foreground, largest, cpu_stats.cpu_skinned_vertices, cpu_stats.draw_calls,
+           gpu_stats.draw_calls);
+    CHECK(foreground > 20000);
+    CHECK(differing <= (size_t)IMAGE_WIDTH * IMAGE_HEIGHT / 2000);
+    CHECK(cpu_stats.cpu_skinned_vertices == vertices);
+    CHECK(gpu_stats.cpu_skinned_vertices == 0);
+    CHECK(cpu_stats.draw_calls == gpu_stats.draw_calls); /* batched the same way */
+
+    /* Switching back and forth per frame keeps working: the next GPU frame is the GPU picture again. */
+    draw_small_scene(PATH_INSTANCED, 8, (const mat4(*)[MAX_JOINTS])palettes);
+    CHECK(platform_read_pixels(cpu));
+    CHECK(memcmp(cpu, gpu, bytes) == 0);
+    free(gpu);
+    free(cpu);
+}
+
+/* ---- Shadows: a skinned depth pass, so the shadow follows the pose and the entity ------------------------ */
+
+enum { SHADOW_PIXELS_MAX = IMAGE_WIDTH * IMAGE_HEIGHT };
+
+/* Seen from above at a slant, lit from the side so shadows fall beside the character on open ground. */
+static gfx_frame_desc shadow_frame(void)
+{
+    gfx_frame_desc frame = camera_frame((vec3){5.0f, 9.0f, 0.5f}, (vec3){0.0f, 0.0f, 0.0f}, 40.0f);
+    glm_vec3_copy((vec3){-0.2f, -1.0f, 0.9f}, frame.light_direction);
+    return frame;
+}
+
+/* Draw the character (or nothing, when c is NULL) and read colour and depth back. */
+static void draw_for_shadows(const model *m, gfx_mesh mesh, const clip *c, float time, float x, bool shadows,
+                             uint8_t *rgba, float *depth)
+{
+    gfx_frame_desc frame = shadow_frame();
+    frame.no_shadows = !shadows;
+    joint_pose object[MAX_JOINTS];
+    mat4 palette[MAX_JOINTS];
+    gfx_begin_frame(&frame);
+    if (c) {
+        CHECK(pose_at(m, c, time, object, palette));
+        gfx_instance instance = {.mesh = mesh, .palette = (const mat4 *)palette, .joint_count = m->skeleton.joint_count};
+        glm_translate_make(instance.world, (vec3){x, 0.0f, 0.0f});
+        CHECK(gfx_submit(&instance));
+    }
+    end_frame_checked();
+    CHECK(platform_read_pixels(rgba));
+    CHECK(platform_read_depth(depth));
+}
+
+typedef struct shadow_mask {
+    int count;
+    double centroid[2]; /* pixels */
+    uint8_t *inside;    /* per pixel: 1 in shadow */
+} shadow_mask;
+
+/* The pixels of open ground (the depth of the empty scene: no character in front) that the shadow
+ * darkens: shadowed picture against the same picture without shadows. */
+static shadow_mask find_shadow(const model *m, gfx_mesh mesh, const clip *c, float time, float x,
+                               const float *empty_depth, const char *picture)
+{
+    size_t pixels = (size_t)IMAGE_WIDTH * IMAGE_HEIGHT;
+    uint8_t *lit = malloc(pixels * 4), *shadowed = malloc(pixels * 4);
+    float *depth = malloc(pixels * sizeof *depth);
+    shadow_mask mask = {.inside = calloc(pixels, 1)};
+    draw_for_shadows(m, mesh, c, time, x, false, lit, depth);
+    draw_for_shadows(m, mesh, c, time, x, true, shadowed, depth);
+    if (picture)
+        save_picture(picture);
+    for (size_t i = 0; i < pixels; ++i) {
+        bool ground = fabsf(depth[i] - empty_depth[i]) < 1e-6f && empty_depth[i] < 1.0f;
+        int darker = 0;
+        for (int k = 0; k < 3; ++k)
+            darker += (int)lit[4 * i + k] - (int)shadowed[4 * i + k];
+        if (ground && darker > 30) {
+            mask.inside[i] = 1;
+            ++mask.count;
+            mask.centroid[0] += (double)(i % IMAGE_WIDTH);
+            mask.centroid[1] += (double)(i / IMAGE_WIDTH);
+        }
+    }
+    if (mask.count > 0) {
+        mask.centroid[0] /= mask.count;
+        mask.centroid[1] /= mask.count;
+    }
+    free(lit);
+    free(shadowed);
+    free(depth);
+    return mask;
+}
+
+static void test_shadows_follow_the_pose(void)
+{
+    size_t pixels = (size_t)IMAGE_WIDTH * IMAGE_HEIGHT;
+    uint8_t *rgba = malloc(pixels * 4);
+    float *empty_depth = malloc(pixels * sizeof *empty_depth);
+    draw_for_shadows(mannequin, mannequin_mesh, NULL, 0.0f, 0.0f, true, rgba, empty_depth);
+
+    shadow_mask standing = find_shadow(mannequin, mannequin_mesh, idle, 1.0f, 0.0f, empty_depth, "gfx_shadow_idle.png");
+    shadow_mask cheering = find_shadow(mannequin, mannequin_mesh, celebrate, 1.0f, 0.0f, empty_depth,
+                                       "gfx_shadow_celebrate.png");
+    shadow_mask moved = find_shadow(mannequin, mannequin_mesh, idle, 1.0f, 1.0f, empty_depth, NULL);
+    shadow_mask robot_shadow = find_shadow(robot, robot_mesh, idle, 1.0f, 0.0f, empty_depth, "gfx_shadow_robot.png");
+
+    /* The shadow lies on the side the light goes to, a character's length (light 48 degrees from vertical:
+     * the shadow of a 1.8 m body is about 1.7 m long) from the feet. */
+    gfx_frame_desc frame = shadow_frame();
+    float feet[2], shadow_way[2];
+    project(&frame, (vec3){0.0f, 0.0f, 0.0f}, feet);
+    project(&frame, (vec3){-0.2f, 0.0f, 0.9f}, shadow_way);
+    double toward[2] = {shadow_way[0] - feet[0], shadow_way[1] - feet[1]};
+    double along = ((standing.centroid[0] - feet[0]) * toward[0] + (standing.centroid[1] - feet[1]) * toward[1]) /
+                   sqrt(toward[0] * toward[0] + toward[1] * toward[1]);
+    double metre = sqrt(toward[0] * toward[0] + toward[1] * toward[1]) / sqrt(0.2 * 0.2 + 0.9 * 0.9);
+
+    /* A different pose casts a different shadow: the depth pass is skinned, not the bind pose. */
+    int changed = 0;
+    for (size_t i = 0; i < pixels; ++i)
+        changed += standing.inside[i] != cheering.inside[i];
+    /* Moving the character 1 m moves the shadow with it. */
+    float one_metre_on[2];
+    project(&frame, (vec3){1.0f, 0.0f, 0.0f}, one_metre_on);
+    double moved_by[2] = {moved.centroid[0] - standing.centroid[0], moved.centroid[1] - standing.centroid[1]};
+    double expected[2] = {one_metre_on[0] - feet[0], one_metre_on[1] - feet[1]};
+
+    printf("  shadow pixels: idle %d (centroid %.2f m from the feet toward the light's way), celebrate %d "
+           "(%d pixels changed), robot %d; 1 m to the side moves the shadow (%.1f, %.1f) px, expected "
+           "(%.1f, %.1f)\n",
+           standing.count, along / metre, cheering.count, changed, robot_shadow.count, moved_by[0], moved_by[1],
+           expected[0], expected[1]);
+    CHECK(standing.count > 1000);
+    CHECK(along / metre > 0.4 && along / metre < 1.6);
+    CHECK(changed > standing.count / 10);
+    CHECK(robot_shadow.count > standing.count); /* the robot is bulkier */
+    CHECK(fabs(moved_by[0] - expected[0]) < 0.2 * fabs(expected[0]) + 3.0);
+    CHECK(fabs(moved_by[1] - expected[1]) < 0.2 * fabs(expected[1]) + 3.0);
+    CHECK(abs(moved.count - standing.count) < standing.count / 5);
+    free(standing.inside);
+    free(cheering.inside);
+    free(moved.inside);
+    free(robot_shadow.inside);
+    free(rgba);
+    free(empty_depth);
+}
+
+/* ---- Culling with the pose's bounds --------------------------------------------------------------------- */
+
+/* The box gfx_instance.bounds wants: the clip's bounds at that time grown by the model's skin reach. */
+static void instance_bounds(const model *m, const clip *c, float time, float out[2][3])
+{
+    CHECK(pose_sample_bounds(c, time, true, out));
+    for (int k = 0; k < 3; ++k) {
+        out[0][k] -= m->skin_reach;
+        out[1][k] += m->skin_reach;
+    }
+}
+
+/* A grid of idle mannequins, with or without bounds; the camera sees part of it. */
+static gfx_stats draw_culling_grid(bool with_bounds, gfx_frame_desc frame, uint8_t *rgba)
+{
+    joint_pose object[MAX_JOINTS];
+    static mat4 palettes[4][MAX_JOINTS];
+    float bounds[4][2][3];
+    for (int k = 0; k < 4; ++k) {
+        CHECK(pose_at(mannequin, k % 2 ? walk : idle, 0.3f * (float)k, object, palettes[k]));
+        instance_bounds(mannequin, k % 2 ? walk : idle, 0.3f * (float)k, bounds[k]);
+    }
+    gfx_begin_frame(&frame);
+    for (int i = 0; i < 100; ++i) {
+        gfx_instance instance = {.mesh = mannequin_mesh, .palette = (const mat4 *)palettes[i % 4],
+                                 .joint_count = mannequin->skeleton.joint_count};
+        if (with_bounds)
+            memcpy(instance.bounds, bounds[i % 4], sizeof instance.bounds);
+        glm_translate_make(instance.world, (vec3){2.0f * (float)(i % 10) - 9.0f, 0.0f, 2.0f * (float)(i / 10) - 9.0f});
+        glm_rotate_y(instance.world, glm_rad(37.0f * (float)i), instance.world);
+        CHECK(gfx_submit(&instance));
+    }
+    end_frame_checked();
+    CHECK(platform_read_pixels(rgba));
+    return gfx_frame_stats();
+}
+
+static void test_culling_with_pose_bounds(void)
+{
+    size_t bytes = (size_t)IMAGE_WIDTH * IMAGE_HEIGHT * 4;
+    uint8_t *all = malloc(bytes), *culled = malloc(bytes);
+
+    /* Culling is conservative: the same picture with and without it, fewer instances drawn. A fixed shadow
+     * sphere keeps the shadow map the same in both (a fitted one would fit the drawn instances). */
+    gfx_frame_desc frame = camera_frame((vec3){3.0f, 2.0f, 3.0f}, (vec3){-1.0f, 0.8f, -1.0f}, 45.0f);
+    frame.shadow_radius = 16.0f;
+    gfx_stats without = draw_culling_grid(false, frame, all);
+    gfx_stats with = draw_culling_grid(true, frame, culled);
+    save_picture("gfx_culling_grid.png");
+    int largest = 0;
+    size_t foreground = 0, differing = count_differing_pixels(all, culled, &largest, &foreground);
+    printf("  culling: %d of 100 instances culled, %d drawn; %zu pixels differ from drawing all (largest %d)\n",
+           with.culled, with.instances, differing, largest);
+    CHECK(without.culled == 0 && without.instances == 100);
+    CHECK(with.culled > 50 && with.culled + with.instances == 100);
+    CHECK(differing == 0);
+    CHECK(foreground > 10000);
+
+    /* An instance beside the view is culled, unless its shadow falls into the view. */
+    joint_pose object[MAX_JOINTS];
+    mat4 palette[MAX_JOINTS];
+    CHECK(pose_at(mannequin, idle, 1.0f, object, palette));
+    gfx_instance beside = {.mesh = mannequin_mesh, .palette = (const mat4 *)palette,
+                           .joint_count = mannequin->skeleton.joint_count};
+    instance_bounds(mannequin, idle, 1.0f, beside.bounds);
+    glm_translate_make(beside.world, (vec3){0.0f, 0.0f, 4.0f});
+    gfx_frame_desc side = camera_frame((vec3){4.0f, 1.5f, 0.0f}, (vec3){0.0f, 0.9f, 0.0f}, 50.0f);
+    glm_vec3_copy((vec3){0.0f, -0.4f, -1.0f}, side.light_direction); /* low sun: long shadows toward -Z */
+    side.no_shadows = true;
+    gfx_begin_frame(&side);
+    CHECK(gfx_submit(&beside));
+    end_frame_checked();
+    gfx_stats no_shadow = gfx_frame_stats();
+    side.no_shadows = false;
+    gfx_begin_frame(&side);
+    CHECK(gfx_submit(&beside));
+    end_frame_checked();
+    gfx_stats long_shadow = gfx_frame_stats();
+    CHECK(platform_read_pixels(culled));
+    save_picture("gfx_culling_shadow_in_view.png");
+    /* Behind the camera, shadow or not: culled. */
+    glm_translate_make(beside.world, (vec3){8.0f, 0.0f, 0.0f});
+    gfx_begin_frame(&side);
+    CHECK(gfx_submit(&beside));
+    end_frame_checked();
+    gfx_stats behind = gfx_frame_stats();
+    /* The kept instance's shadow is really in the picture: it differs from the empty scene. */
+    gfx_begin_frame(&side);
+    end_frame_checked();
+    CHECK(platform_read_pixels(all));
+    size_t shadow_pixels = count_differing_pixels(all, culled, &largest, &foreground);
+    printf("  beside the view: culled %d without shadows, %d with a shadow reaching into view (%zu pixels "
+           "darkened); behind the camera: culled %d\n",
+           no_shadow.culled, long_shadow.culled, shadow_pixels, behind.culled);
+    CHECK(shadow_pixels > 500);
+    CHECK(no_shadow.culled == 1 && no_shadow.instances == 0);
+    CHECK(long_shadow.culled == 0 && long_shadow.instances == 1);
+    CHECK(behind.culled == 1);
+    free(all);
+    free(culled);
+}
+
+/* ---- Debug views --------------------------------------------------------------------------------------- */
+
+/* Whether a pixel within `radius` of (x, y) has this colour (+-40 per channel). */
+static bool colour_near(const uint8_t *rgba, float x, float y, int radius, const int colour[3])
+{
+    for (int dy = -radius; dy <= radius; ++dy) {
+        for (int dx = -radius; dx <= radius; ++dx) {
+            int px = (int)lroundf(x) + dx, py = (int)lroundf(y) + dy;
+            if (px < 0 || py < 0 || px >= IMAGE_WIDTH || py >= IMAGE_HEIGHT)
+                continue;
+            const uint8_t *p = rgba + 4 * ((size_t)py * IMAGE_WIDTH + (size_t)px);
+            if (abs(p[0] - colour[0]) <= 40 && abs(p[1] - colour[1]) <= 40 && abs(p[2] - colour[2]) <= 40)
+                return true;
+        }
+    }
+    return false;
+}
+
+static size_t count_colour(const uint8_t *rgba, const int colour[3])
+{
+    size_t count = 0;
+    for (size_t i = 0; i < (size_t)IMAGE_WIDTH * IMAGE_HEIGHT; ++i)
+        count += abs(rgba[4 * i] - colour[0]) <= 30 && abs(rgba[4 * i + 1] - colour[1]) <= 30 &&
+                 abs(rgba[4 * i + 2] - colour[2]) <= 30;
+    return count;
+}
+
+static void test_debug_views(void)
+{
+    size_t bytes = (size_t)IMAGE_WIDTH * IMAGE_HEIGHT * 4;
+    uint8_t *rgba = malloc(bytes);
+    joint_pose object[MAX_JOINTS];
+    mat4 palette[MAX_JOINTS];
+    CHECK(pose_at(mannequin, wave, 1.2f, object, palette));
+    float bounds[2][3];
+    instance_bounds(mannequin, wave, 1.2f, bounds);
+    const skeleton *s = &mannequin->skeleton;
+    int roots = 0;
+    for (int j = 0; j < s->joint_count; ++j)
+        roots += s->parents[j] < 0;
+
+    gfx_frame_desc frame = camera_frame((vec3){3.2f, 1.4f, 0.8f}, (vec3){0.0f, 0.9f, 0.0f}, 50.0f);
+    gfx_instance instance = {.mesh = mannequin_mesh, .palette = (const mat4 *)palette, .joint_count = s->joint_count};
+    glm_mat4_identity(instance.world);
+    const vec4 red = {1.0f, 0.0f, 0.0f, 1.0f}, yellow = {1.0f, 1.0f, 0.0f, 1.0f};
+    const int red_rgb[3] = {255, 0, 0}, yellow_rgb[3] = {255, 255, 0}, normal_rgb[3] = {51, 230, 255};
+
+    gfx_begin_frame(&frame);
+    CHECK(gfx_submit(&instance));
+    end_frame_checked();
+    gfx_stats plain = gfx_frame_stats();
+    CHECK(platform_read_pixels(rgba));
+    size_t cyan_before = count_colour(rgba, normal_rgb);
+
+    frame.debug_normals = true;
+    gfx_begin_frame(&frame);
+    CHECK(gfx_submit(&instance));
+    gfx_debug_skeleton(instance.world, s, object, (float *)red);
+    gfx_debug_box(instance.world, bounds, (float *)yellow);
+    end_frame_checked();
+    gfx_stats debug = gfx_frame_stats();
+    CHECK(platform_read_pixels(rgba));
+    save_picture("gfx_debug_views.png");
+
+    int expected_lines = (s->joint_count - roots) + 3 * s->joint_count + 12;
+    size_t cyan = count_colour(rgba, normal_rgb);
+    printf("  debug views: %d lines (expected %d), %d draw calls (plain %d), %zu normal-coloured pixels "
+           "(%zu without)\n",
+           debug.debug_lines, expected_lines, debug.draw_calls, plain.draw_calls, cyan, cyan_before);
+    CHECK(debug.debug_lines == expected_lines && debug.debug_lines_dropped == 0);
+    /* One draw for all lines, one per skin_mesh for the normals. */
+    CHECK(debug.draw_calls == plain.draw_calls + 1 + mannequin->mesh_count);
+    CHECK(cyan > 2000 && cyan_before < 50);
+    /* Every joint is drawn where it is, over the mesh (no depth test), and the box's corners too. */
+    int joints_seen = 0;
+    for (int j = 0; j < s->joint_count; ++j) {
+        vec3 world;
+        float pixel[2];
+        md5_to_world(object[j].position, world);
+        project(&frame, world, pixel);
+        joints_seen += colour_near(rgba, pixel[0], pixel[1], 1, red_rgb);
+    }
+    int corners_seen = 0;
+    for (int c = 0; c < 8; ++c) {
+        float corner[3] = {bounds[c & 1][0], bounds[(c >> 1) & 1][1], bounds[(c >> 2) & 1][2]};
+        vec3 world;
+        float pixel[2];
+        md5_to_world(corner, world);
+        project(&frame, world, pixel);
+        bool inside = pixel[0] >= 0 && pixel[1] >= 0 && pixel[0] < IMAGE_WIDTH && pixel[1] < IMAGE_HEIGHT;
+        corners_seen += !inside || colour_near(rgba, pixel[0], pixel[1], 1, yellow_rgb);
+    }
+    printf("  %d of %d joints and %d of 8 box corners found in the picture\n", joints_seen, s->joint_count,
+           corners_seen);
+    /* Joints hidden under another joint's cross or a box edge are the only misses allowed. */
+    CHECK(joints_seen >= s->joint_count - 3);
+    CHECK(corners_seen == 8);
+    free(rgba);
 }
 
 int main(void)
@@ -597,6 +987,10 @@ int main(void)
         RUN(test_misuse_is_reported);
         RUN(test_crowd);
         RUN(test_naive_path_matches_instanced);
+        RUN(test_cpu_skinning_matches_gpu);
+        RUN(test_shadows_follow_the_pose);
+        RUN(test_culling_with_pose_bounds);
+        RUN(test_debug_views);
         RUN(test_buffers_grow_past_capacity);
         CHECK(gfx_check_errors() == NULL);
         gfx_shutdown();

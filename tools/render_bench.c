@@ -5,7 +5,10 @@
  * timed apart from the rendering (submit, gfx_end_frame, glFinish so the GPU work is inside the timing).
  * Medians over the frames after a warm-up. The frame loop allocates nothing.
  *
- *   render_bench [--entities N ...] [--frames F] [--warmup W] [--size W H] [--assets DIR]
+ *   render_bench [--entities N ...] [--frames F] [--warmup W] [--size W H] [--no-shadows] [--assets DIR]
+ *
+ * Shadows are on by default, as the demo draws: both ways then draw every entity twice (shadow map, then
+ * the picture); --no-shadows measures the picture alone.
  *
  * Ends with one line per N:
  *   render: 1000 entities, instanced 45.2 ms/frame, naive 612.0 ms/frame, 13.5x */
@@ -64,7 +67,8 @@ static double median(double *values, int count)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: render_bench [--entities N ...] [--frames F] [--warmup W] [--size W H] [--assets DIR]\n");
+    fprintf(stderr, "usage: render_bench [--entities N ...] [--frames F] [--warmup W] [--size W H] [--no-shadows] "
+                    "[--assets DIR]\n");
     return 2;
 }
 
@@ -116,14 +120,15 @@ static gfx_frame_desc grid_camera(int side, int width, int height)
     return frame;
 }
 
-static frame_times run_mode(entity *entities, int count, bool naive, int warmup, int frames, int width,
-                            int height, double *scratch)
+static frame_times run_mode(entity *entities, int count, bool naive, bool shadows, int warmup, int frames,
+                            int width, int height, double *scratch)
 {
     joint_pose object[MAX_JOINTS];
     double *anim = scratch, *submit = scratch + frames, *end = scratch + 2 * frames,
            *finish = scratch + 3 * frames, *render = scratch + 4 * frames;
     gfx_frame_desc frame = grid_camera((int)ceil(sqrt((double)count)), width, height);
     frame.naive = naive;
+    frame.no_shadows = !shadows;
     frame_times out = {0};
     for (int f = 0; f < warmup + frames; ++f) {
         float time = (float)f / 60.0f;
@@ -181,7 +186,7 @@ int main(int argc, char **argv)
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
 
     int counts[MAX_COUNTS] = {100, 1000}, count_total = 2, frames = 60, warmup = 5, width = 1280, height = 720;
-    bool counts_given = false;
+    bool counts_given = false, shadows = true;
     const char *assets = MARIONETTE_SOURCE_DIR "/assets";
     for (int a = 1; a < argc; ++a) {
         if (strcmp(argv[a], "--entities") == 0) {
@@ -204,6 +209,8 @@ int main(int argc, char **argv)
             if (!parse_int(argv[a + 1], 1, &width) || !parse_int(argv[a + 2], 1, &height))
                 return usage();
             a += 2;
+        } else if (strcmp(argv[a], "--no-shadows") == 0) {
+            shadows = false;
         } else if (strcmp(argv[a], "--assets") == 0 && a + 1 < argc) {
             assets = argv[++a];
         } else {
@@ -260,7 +267,7 @@ int main(int argc, char **argv)
             glm_rotate_y(e->world, glm_rad((float)((i * 53) % 360)), e->world);
         }
         for (int mode = 0; mode < 2; ++mode) {
-            frame_times t = run_mode(entities, count, mode == 1, warmup, frames, width, height, scratch);
+            frame_times t = run_mode(entities, count, mode == 1, shadows, warmup, frames, width, height, scratch);
             printf("  %5d entities %-9s render %8.2f ms/frame (submit %.2f, end_frame %.2f, glFinish %.2f), "
                    "animation (CPU) %.2f ms/frame; %d draw calls, %d palette uploads, %d matrices\n",
                    count, mode ? "naive" : "instanced", t.render, t.submit, t.end_frame, t.finish, t.anim,

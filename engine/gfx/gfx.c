@@ -1,6 +1,8 @@
 /* gfx: meshes, textures, per-frame instance batching and drawing. See gfx.h. */
 #include "gfx.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,8 @@
 #include <GL/glew.h>
 #include <SDL_image.h>
 
+#include "../pose/pose.h"
+#include "gfx_internal.h"
 #include "gfx_shaders.h"
 
 enum {
@@ -20,6 +24,11 @@ enum {
     GFX_TEXTURE_UNIT_ALBEDO = 0,
     GFX_TEXTURE_UNIT_PALETTES = 1,
     GFX_TEXTURE_UNIT_INSTANCES = 2,
+    GFX_TEXTURE_UNIT_SKINNED_VERTICES = 3,
+    GFX_TEXTURE_UNIT_SHADOW_MAP = 4,
+    GFX_DEFAULT_SHADOW_MAP_SIZE = 2048,
+    GFX_DEFAULT_DEBUG_LINES = 65536,
+    GFX_FLOATS_PER_SKINNED_VERTEX = 6, /* position and normal, R32F texels (see gfx_shaders.h) */
     GFX_PLACEHOLDER_SIZE = 64,
     GFX_PLACEHOLDER_SQUARE = 8,
     GFX_ERROR_TEXT_MAX = 512,
@@ -32,6 +41,14 @@ _Static_assert(GFX_NAIVE_MAX_JOINTS == GFX_NAIVE_MAX_JOINTS_TEXT, "the naive sha
  * well before its edge. */
 static const float GFX_GROUND_HALF_SIZE = 60.0f;
 
+/* Shadows: a fitted shadow sphere reaches this far past the instances' origins (a character's height
+ * and arm span), and never wider than the largest radius (beyond it the map's texels would be too coarse
+ * to read; farther characters are lit). */
+static const float GFX_SHADOW_CHARACTER_EXTENT = 2.0f;
+static const float GFX_SHADOW_MAX_RADIUS = 40.0f;
+/* Normals view: line length in metres. */
+static const float GFX_NORMAL_LENGTH = 0.04f;
+
 /* One skin_mesh on the GPU. */
 typedef struct gfx_part {
     GLuint vertex_array;
@@ -41,6 +58,8 @@ typedef struct gfx_part {
     bool owns_texture;  /* false for the shared placeholder */
     int vertex_count;
     int index_count;
+    skin_mesh bind;     /* a copy of the bind-pose data the CPU skinning path needs (no uvs, triangles) */
+    int first_vertex;   /* of this part among its mesh's vertices, for the CPU path's skinned buffer */
 } gfx_part;
 
 typedef struct gfx_mesh_slot {
@@ -48,6 +67,7 @@ typedef struct gfx_mesh_slot {
     uint16_t generation;  /* bumped on destroy so a stale handle is refused, not silently reused */
     int joint_count;
     int part_count;
+    int vertex_count;  /* all parts together */
     gfx_part *parts;
     char label[GFX_LABEL_MAX];
 } gfx_mesh_slot;
@@ -56,6 +76,7 @@ typedef struct gfx_mesh_slot {
 typedef struct gfx_queued_instance {
     int mesh_slot;
     int first_matrix;   /* into the frame's palette staging */
+    int first_skinned_vertex; /* into the CPU path's skinned vertices */
     mat4 world;         /* already including the Z-up to Y-up turn */
     vec4 tint;
 } gfx_queued_instance;
@@ -65,7 +86,23 @@ typedef struct gfx_program {
     GLint view_projection, camera_position, light_direction, light_color, ambient_color;
     GLint first_instance, clear_color;
     GLint bones, world, instance_tint; /* the naive program's per-instance uniforms; -1 elsewhere */
+    GLint light_view_projection, shadow_texel, shadow_normal_offset, shadows_on;
+    GLint part_first_vertex, part_vertex_count, normal_length, line_color;
 } gfx_program;
+
+/* Every program: a vertex, optional geometry and a fragment shader. */
+typedef enum gfx_program_kind {
+    GFX_PROGRAM_SKINNED,      /* the default: skinning in the vertex shader, lit, shadowed */
+    GFX_PROGRAM_CPU_SKINNED,  /* the CPU path: vertices skinned by pose_skin_cpu */
+    GFX_PROGRAM_NAIVE,        /* the benchmark baseline: per-instance uniforms */
+    GFX_PROGRAM_GROUND,
+    GFX_PROGRAM_DEPTH,        /* shadow map depth passes of the three paths above */
+    GFX_PROGRAM_CPU_DEPTH,
+    GFX_PROGRAM_NAIVE_DEPTH,
+    GFX_PROGRAM_NORMALS,      /* normals view of the two batched paths */
+    GFX_PROGRAM_CPU_NORMALS,
+    GFX_PROGRAM_COUNT
+} gfx_program_kind;
 
 static struct {
     bool ready;
@@ -74,7 +111,7 @@ static struct {
     gfx_mesh_slot *meshes;
     int mesh_capacity;
 
-    gfx_program skinned, ground, naive;
+    gfx_program programs[GFX_PROGRAM_COUNT];
     GLuint placeholder_texture;
     GLuint ground_vertex_array, ground_vertex_buffer;
 
@@ -93,9 +130,24 @@ static struct {
     GLuint instance_buffer, instance_texture;
     int palette_buffer_matrices;    /* size of the GPU buffers, may lag the CPU capacity until upload */
     int instance_buffer_instances;
+    /* The CPU skinning path's output, GFX_FLOATS_PER_SKINNED_VERTEX per vertex, and its texture buffer. */
+    float *skinned_staging;
+    int skinned_capacity;            /* vertices */
+    int skinned_count;
+    GLuint skinned_buffer, skinned_texture;
+    int skinned_buffer_vertices;
+    int max_skinned_vertices;        /* what one texture buffer can hold (GL_MAX_TEXTURE_BUFFER_SIZE) */
+
+    /* The shadow map: a depth texture rendered from the light each frame. */
+    GLuint shadow_framebuffer, shadow_texture;
+    int shadow_map_size;
+    bool shadows_on;                 /* this frame */
+    mat4 light_view_projection;
+    float shadow_texel_metres;
 
     gfx_frame_desc frame;
     mat4 view_projection;
+    vec3 light_unit;                 /* the frame's light direction, normalized */
     gfx_stats stats;
     char last_error[GFX_ERROR_TEXT_MAX];
     char gl_errors[GFX_ERROR_TEXT_MAX];
@@ -166,24 +218,34 @@ static GLuint compile_shader(GLenum stage, const char *source, const char *name,
     return shader;
 }
 
-/* captured: output names recorded by transform feedback, or NULL. They must be named before linking. */
-static bool link_program(gfx_program *out, const char *vertex_source, const char *fragment_source,
-                         const char *const *captured, int captured_count, const char *name, diag *err)
+/* A program from its stages (geometry may be NULL). captured: output names recorded by transform feedback,
+ * or NULL; they must be named before linking. */
+bool gfx_link_program(GLuint *out, const char *vertex_source, const char *geometry_source,
+                      const char *fragment_source, const char *const *captured, int captured_count,
+                      const char *name, diag *err)
 {
-    GLuint vertex = compile_shader(GL_VERTEX_SHADER, vertex_source, name, err);
-    GLuint fragment = vertex ? compile_shader(GL_FRAGMENT_SHADER, fragment_source, name, err) : 0;
-    if (!fragment) {
-        glDeleteShader(vertex);
-        return false;
+    const char *sources[3] = {vertex_source, geometry_source, fragment_source};
+    const GLenum stages[3] = {GL_VERTEX_SHADER, GL_GEOMETRY_SHADER, GL_FRAGMENT_SHADER};
+    GLuint shaders[3] = {0, 0, 0};
+    for (int i = 0; i < 3; ++i) {
+        if (!sources[i])
+            continue;
+        shaders[i] = compile_shader(stages[i], sources[i], name, err);
+        if (!shaders[i]) {
+            for (int k = 0; k < i; ++k)
+                glDeleteShader(shaders[k]);
+            return false;
+        }
     }
     GLuint program = glCreateProgram();
-    glAttachShader(program, vertex);
-    glAttachShader(program, fragment);
+    for (int i = 0; i < 3; ++i)
+        if (shaders[i])
+            glAttachShader(program, shaders[i]);
     if (captured_count > 0)
         glTransformFeedbackVaryings(program, captured_count, captured, GL_INTERLEAVED_ATTRIBS);
     glLinkProgram(program);
-    glDeleteShader(vertex);
-    glDeleteShader(fragment);
+    for (int i = 0; i < 3; ++i)
+        glDeleteShader(shaders[i]);
     GLint linked = GL_FALSE;
     glGetProgramiv(program, GL_LINK_STATUS, &linked);
     if (!linked) {
@@ -192,6 +254,18 @@ static bool link_program(gfx_program *out, const char *vertex_source, const char
         glDeleteProgram(program);
         return diag_set(err, name, 0, "program does not link: %s", log);
     }
+    *out = program;
+    return true;
+}
+
+static bool link_program(gfx_program *out, const char *vertex_source, const char *geometry_source,
+                         const char *fragment_source, const char *const *captured, int captured_count,
+                         const char *name, diag *err)
+{
+    GLuint program = 0;
+    if (!gfx_link_program(&program, vertex_source, geometry_source, fragment_source, captured, captured_count,
+                          name, err))
+        return false;
     *out = (gfx_program){
         .program = program,
         .view_projection = glGetUniformLocation(program, "view_projection"),
@@ -204,13 +278,57 @@ static bool link_program(gfx_program *out, const char *vertex_source, const char
         .bones = glGetUniformLocation(program, "bones"),
         .world = glGetUniformLocation(program, "world"),
         .instance_tint = glGetUniformLocation(program, "instance_tint"),
+        .light_view_projection = glGetUniformLocation(program, "light_view_projection"),
+        .shadow_texel = glGetUniformLocation(program, "shadow_texel"),
+        .shadow_normal_offset = glGetUniformLocation(program, "shadow_normal_offset"),
+        .shadows_on = glGetUniformLocation(program, "shadows_on"),
+        .part_first_vertex = glGetUniformLocation(program, "part_first_vertex"),
+        .part_vertex_count = glGetUniformLocation(program, "part_vertex_count"),
+        .normal_length = glGetUniformLocation(program, "normal_length"),
+        .line_color = glGetUniformLocation(program, "line_color"),
     };
     /* Samplers name fixed texture units once; draws only bind textures to those units. */
     glUseProgram(program);
     glUniform1i(glGetUniformLocation(program, "albedo"), GFX_TEXTURE_UNIT_ALBEDO);
     glUniform1i(glGetUniformLocation(program, "palettes"), GFX_TEXTURE_UNIT_PALETTES);
     glUniform1i(glGetUniformLocation(program, "instances"), GFX_TEXTURE_UNIT_INSTANCES);
+    glUniform1i(glGetUniformLocation(program, "skinned_vertices"), GFX_TEXTURE_UNIT_SKINNED_VERTICES);
+    glUniform1i(glGetUniformLocation(program, "shadow_map"), GFX_TEXTURE_UNIT_SHADOW_MAP);
     glUseProgram(0);
+    return true;
+}
+
+typedef struct gfx_program_spec {
+    const char *vertex, *geometry, *fragment, *name;
+} gfx_program_spec;
+
+static bool link_programs(diag *err)
+{
+    const gfx_program_spec specs[GFX_PROGRAM_COUNT] = {
+        [GFX_PROGRAM_SKINNED] = {gfx_skinned_vertex_source, NULL, gfx_skinned_fragment_source,
+                                 "gfx skinned shader"},
+        [GFX_PROGRAM_CPU_SKINNED] = {gfx_cpu_skinned_vertex_source, NULL, gfx_skinned_fragment_source,
+                                     "gfx cpu-skinned shader"},
+        [GFX_PROGRAM_NAIVE] = {gfx_naive_vertex_source, NULL, gfx_skinned_fragment_source, "gfx naive shader"},
+        [GFX_PROGRAM_GROUND] = {gfx_ground_vertex_source, NULL, gfx_ground_fragment_source, "gfx ground shader"},
+        [GFX_PROGRAM_DEPTH] = {gfx_skinned_vertex_source, NULL, gfx_depth_fragment_source, "gfx depth shader"},
+        [GFX_PROGRAM_CPU_DEPTH] = {gfx_cpu_skinned_vertex_source, NULL, gfx_depth_fragment_source,
+                                   "gfx cpu-skinned depth shader"},
+        [GFX_PROGRAM_NAIVE_DEPTH] = {gfx_naive_vertex_source, NULL, gfx_depth_fragment_source,
+                                     "gfx naive depth shader"},
+        [GFX_PROGRAM_NORMALS] = {gfx_skinned_vertex_source, gfx_normals_geometry_source,
+                                 gfx_normals_fragment_source, "gfx normals shader"},
+        [GFX_PROGRAM_CPU_NORMALS] = {gfx_cpu_skinned_vertex_source, gfx_normals_geometry_source,
+                                     gfx_normals_fragment_source, "gfx cpu-skinned normals shader"},
+    };
+    /* Only the skinning shader's object-space outputs are captured (gfx_capture_skinning). */
+    static const char *const captured[] = {GFX_CAPTURED_POSITION, GFX_CAPTURED_NORMAL};
+    for (int k = 0; k < GFX_PROGRAM_COUNT; ++k) {
+        bool capture = k == GFX_PROGRAM_SKINNED;
+        if (!link_program(&gfx.programs[k], specs[k].vertex, specs[k].geometry, specs[k].fragment,
+                          capture ? captured : NULL, capture ? 2 : 0, specs[k].name, err))
+            return false;
+    }
     return true;
 }
 
@@ -284,13 +402,13 @@ static GLuint load_texture(const char *path, const char *label, diag_list *warni
 
 /* ---- Per-frame buffers --------------------------------------------------------------------------------- */
 
-static GLuint make_texture_buffer(GLuint buffer, GLsizeiptr bytes, GLuint *texture)
+static GLuint make_texture_buffer(GLuint buffer, GLsizeiptr bytes, GLenum format, GLuint *texture)
 {
     glBindBuffer(GL_TEXTURE_BUFFER, buffer);
     glBufferData(GL_TEXTURE_BUFFER, bytes, NULL, GL_STREAM_DRAW);
     glGenTextures(1, texture);
     glBindTexture(GL_TEXTURE_BUFFER, *texture);
-    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, buffer);
+    glTexBuffer(GL_TEXTURE_BUFFER, format, buffer);
     glBindTexture(GL_TEXTURE_BUFFER, 0);
     glBindBuffer(GL_TEXTURE_BUFFER, 0);
     return buffer;
@@ -348,6 +466,18 @@ static bool grow_palettes(int needed)
     return true;
 }
 
+static bool grow_skinned(int needed)
+{
+    int capacity = doubled_until(gfx.skinned_capacity > 0 ? gfx.skinned_capacity : 4096, needed);
+    float *staging = realloc(gfx.skinned_staging, (size_t)capacity * GFX_FLOATS_PER_SKINNED_VERTEX * sizeof(float));
+    if (!staging)
+        return false;
+    gfx.skinned_staging = staging;
+    gfx.skinned_capacity = capacity;
+    ++gfx.stats.buffer_grows;
+    return true;
+}
+
 /* ---- Setup --------------------------------------------------------------------------------------------- */
 
 static void make_ground(void)
@@ -365,18 +495,50 @@ static void make_ground(void)
     glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
 
+/* A depth texture compared in the shader (sampler2DShadow, bilinear: four hardware-compared taps per
+ * lookup) and the framebuffer that renders into it. Outside the map counts as lit. */
+static bool make_shadow_map(diag *err)
+{
+    glGenTextures(1, &gfx.shadow_texture);
+    glBindTexture(GL_TEXTURE_2D, gfx.shadow_texture);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, gfx.shadow_map_size, gfx.shadow_map_size, 0,
+                 GL_DEPTH_COMPONENT, GL_UNSIGNED_INT, NULL);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    GLint previous = 0;
+    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &previous);
+    glGenFramebuffers(1, &gfx.shadow_framebuffer);
+    glBindFramebuffer(GL_FRAMEBUFFER, gfx.shadow_framebuffer);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, gfx.shadow_texture, 0);
+    glDrawBuffer(GL_NONE);
+    glReadBuffer(GL_NONE);
+    GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)previous);
+    if (status != GL_FRAMEBUFFER_COMPLETE)
+        return diag_set(err, "gfx", 0, "the shadow map framebuffer is incomplete (0x%04x)", (unsigned)status);
+    return true;
+}
+
 bool gfx_setup(const gfx_desc *desc, diag *err)
 {
     if (gfx.ready)
         return diag_set(err, "gfx", 0, "gfx_setup called twice without gfx_shutdown");
     gfx_desc d = desc ? *desc : (gfx_desc){0};
-    if (d.mesh_capacity < 0 || d.instance_capacity < 0 || d.palette_capacity < 0)
+    if (d.mesh_capacity < 0 || d.instance_capacity < 0 || d.palette_capacity < 0 || d.debug_line_capacity < 0)
         return diag_set(err, "gfx", 0, "capacities must not be negative");
+    if (d.shadow_map_size != 0 && (d.shadow_map_size < 64 || d.shadow_map_size > 8192))
+        return diag_set(err, "gfx", 0, "shadow_map_size %d is outside 64..8192", d.shadow_map_size);
     memset(&gfx, 0, sizeof gfx);
     gfx.mesh_capacity = d.mesh_capacity ? d.mesh_capacity : GFX_DEFAULT_MESH_CAPACITY;
     gfx.instance_capacity = d.instance_capacity ? d.instance_capacity : GFX_DEFAULT_INSTANCE_CAPACITY;
     gfx.palette_capacity =
         d.palette_capacity ? d.palette_capacity : gfx.instance_capacity * GFX_DEFAULT_JOINTS_PER_INSTANCE;
+    gfx.shadow_map_size = d.shadow_map_size ? d.shadow_map_size : GFX_DEFAULT_SHADOW_MAP_SIZE;
 
     gfx.meshes = calloc((size_t)gfx.mesh_capacity, sizeof *gfx.meshes);
     gfx.mesh_instance_count = calloc((size_t)gfx.mesh_capacity, sizeof *gfx.mesh_instance_count);
@@ -391,13 +553,8 @@ bool gfx_setup(const gfx_desc *desc, diag *err)
         return diag_set(err, "gfx", 0, "out of memory for the per-frame buffers");
     }
 
-    static const char *const captured[] = {GFX_CAPTURED_POSITION, GFX_CAPTURED_NORMAL};
-    if (!link_program(&gfx.skinned, gfx_skinned_vertex_source, gfx_skinned_fragment_source, captured, 2,
-                      "gfx skinned shader", err) ||
-        !link_program(&gfx.ground, gfx_ground_vertex_source, gfx_ground_fragment_source, NULL, 0,
-                      "gfx ground shader", err) ||
-        !link_program(&gfx.naive, gfx_naive_vertex_source, gfx_skinned_fragment_source, NULL, 0,
-                      "gfx naive shader", err)) {
+    if (!link_programs(err) ||
+        !gfx_debug_setup(d.debug_line_capacity ? d.debug_line_capacity : GFX_DEFAULT_DEBUG_LINES, err)) {
         gfx.ready = true;
         gfx_shutdown();
         return false;
@@ -405,14 +562,24 @@ bool gfx_setup(const gfx_desc *desc, diag *err)
 
     gfx.placeholder_texture = make_placeholder_texture();
     make_ground();
-    GLuint buffers[2];
-    glGenBuffers(2, buffers);
+    if (!make_shadow_map(err)) {
+        gfx.ready = true;
+        gfx_shutdown();
+        return false;
+    }
+    GLuint buffers[3];
+    glGenBuffers(3, buffers);
+    /* The CPU path's buffer starts empty and grows on its first use. */
+    gfx.skinned_buffer = make_texture_buffer(buffers[2], 0, GL_R32F, &gfx.skinned_texture);
+    GLint texels = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &texels);
+    gfx.max_skinned_vertices = texels / GFX_FLOATS_PER_SKINNED_VERTEX;
     gfx.palette_buffer = make_texture_buffer(
         buffers[0], (GLsizeiptr)gfx.palette_capacity * GFX_FLOATS_PER_MATRIX * (GLsizeiptr)sizeof(float),
-        &gfx.palette_texture);
+        GL_RGBA32F, &gfx.palette_texture);
     gfx.instance_buffer = make_texture_buffer(
         buffers[1], (GLsizeiptr)gfx.instance_capacity * GFX_FLOATS_PER_INSTANCE * (GLsizeiptr)sizeof(float),
-        &gfx.instance_texture);
+        GL_RGBA32F, &gfx.instance_texture);
     gfx.palette_buffer_matrices = gfx.palette_capacity;
     gfx.instance_buffer_instances = gfx.instance_capacity;
 
@@ -428,6 +595,10 @@ bool gfx_setup(const gfx_desc *desc, diag *err)
 
 static void release_part(gfx_part *part)
 {
+    free(part->bind.positions);
+    free(part->bind.normals);
+    free(part->bind.joints);
+    free(part->bind.weights);
     glDeleteVertexArrays(1, &part->vertex_array);
     glDeleteBuffers(1, &part->vertex_buffer);
     glDeleteBuffers(1, &part->index_buffer);
@@ -447,9 +618,14 @@ void gfx_shutdown(void)
         }
     }
     /* Deleting name 0 is a no-op in GL, so a half-finished setup is released the same way. */
-    glDeleteProgram(gfx.skinned.program);
-    glDeleteProgram(gfx.ground.program);
-    glDeleteProgram(gfx.naive.program);
+    for (int k = 0; k < GFX_PROGRAM_COUNT; ++k)
+        glDeleteProgram(gfx.programs[k].program);
+    gfx_debug_shutdown();
+    glDeleteFramebuffers(1, &gfx.shadow_framebuffer);
+    glDeleteTextures(1, &gfx.shadow_texture);
+    glDeleteTextures(1, &gfx.skinned_texture);
+    glDeleteBuffers(1, &gfx.skinned_buffer);
+    free(gfx.skinned_staging);
     glDeleteTextures(1, &gfx.placeholder_texture);
     glDeleteVertexArrays(1, &gfx.ground_vertex_array);
     glDeleteBuffers(1, &gfx.ground_vertex_buffer);
@@ -503,6 +679,20 @@ static bool upload_part(const skin_mesh *source, gfx_part *part, const char *lab
 
     part->vertex_count = source->vertex_count;
     part->index_count = 3 * source->triangle_count;
+    /* What the CPU skinning path reads, kept here since gfx keeps no pointer into the model. */
+    part->bind.vertex_count = source->vertex_count;
+    if (vertices > 0) {
+        part->bind.positions = malloc(position_bytes);
+        part->bind.normals = malloc(normal_bytes);
+        part->bind.joints = malloc(joint_bytes);
+        part->bind.weights = malloc(weight_bytes);
+        if (!part->bind.positions || !part->bind.normals || !part->bind.joints || !part->bind.weights)
+            return diag_set(err, label, 0, "out of memory for %d vertices", source->vertex_count);
+        memcpy(part->bind.positions, source->positions, position_bytes);
+        memcpy(part->bind.normals, source->normals, normal_bytes);
+        memcpy(part->bind.joints, source->joints, joint_bytes);
+        memcpy(part->bind.weights, source->weights, weight_bytes);
+    }
     glGenVertexArrays(1, &part->vertex_array);
     glBindVertexArray(part->vertex_array);
     glGenBuffers(1, &part->vertex_buffer);
@@ -578,7 +768,10 @@ gfx_mesh gfx_make_mesh(const gfx_mesh_desc *desc, diag *err, diag_list *warnings
         diag_set(err, label, 0, "out of memory");
         return (gfx_mesh){0};
     }
+    int vertex_count = 0;
     for (int i = 0; i < m->mesh_count; ++i) {
+        parts[i].first_vertex = vertex_count;
+        vertex_count += m->meshes[i].vertex_count;
         if (!upload_part(&m->meshes[i], &parts[i], label, err, warnings)) {
             for (int k = 0; k <= i; ++k)
                 release_part(&parts[k]);
@@ -589,6 +782,7 @@ gfx_mesh gfx_make_mesh(const gfx_mesh_desc *desc, diag *err, diag_list *warnings
     slot->alive = true;
     slot->joint_count = m->skeleton.joint_count;
     slot->part_count = m->mesh_count;
+    slot->vertex_count = vertex_count;
     slot->parts = parts;
     snprintf(slot->label, sizeof slot->label, "%s", label);
     return (gfx_mesh){.id = ((uint32_t)slot->generation << 16) | (uint32_t)(slot_index + 1)};
@@ -650,10 +844,60 @@ void gfx_begin_frame(const gfx_frame_desc *desc)
         glm_vec3_copy((vec3){0.28f, 0.3f, 0.34f}, gfx.frame.ambient_color);
     if (gfx.frame.clear_color[3] == 0.0f)
         glm_vec4_copy((vec4){0.72f, 0.78f, 0.85f, 1.0f}, gfx.frame.clear_color);
+    if (!(gfx.frame.shadow_radius >= 0.0f))
+        gfx.frame.shadow_radius = 0.0f;
+    if (gfx.frame.naive)
+        gfx.frame.cpu_skinning = false;
+    glm_vec3_normalize_to(gfx.frame.light_direction, gfx.light_unit);
     glm_mat4_mul(gfx.frame.projection, gfx.frame.view, gfx.view_projection);
     gfx.instance_count = 0;
     gfx.palette_count = 0;
+    gfx.skinned_count = 0;
+    gfx.stats.culled = 0;
+    gfx.shadows_on = !gfx.frame.no_shadows; /* instance_visible needs to know */
+    gfx_debug_begin();
     gfx.in_frame = true;
+}
+
+/* Whether anything of an instance can be seen: its box, or (with shadows) the box's shadow on the ground,
+ * which lies within the box's corners pushed along the light down to y = 0. Culled when all of those
+ * points are outside one plane of the camera's frustum (tested in clip space). Conservative: a box
+ * straddling a frustum corner is kept. */
+static bool instance_visible(mat4 world, float bounds[2][3])
+{
+    enum { CORNERS = 8 };
+    vec4 points[2 * CORNERS];
+    int point_count = 0;
+    for (int c = 0; c < CORNERS; ++c) {
+        vec4 corner = {bounds[c & 1][0], bounds[(c >> 1) & 1][1], bounds[(c >> 2) & 1][2], 1.0f};
+        vec4 world_corner;
+        glm_mat4_mulv((vec4 *)world, corner, world_corner);
+        glm_mat4_mulv(gfx.view_projection, world_corner, points[point_count++]);
+        const float *light = gfx.light_unit;
+        if (gfx.shadows_on && light[1] < -1e-3f && world_corner[1] > 0.0f) {
+            float along = world_corner[1] / -light[1];
+            vec4 on_ground = {world_corner[0] + light[0] * along, 0.0f, world_corner[2] + light[2] * along, 1.0f};
+            glm_mat4_mulv(gfx.view_projection, on_ground, points[point_count++]);
+        }
+    }
+    for (int plane = 0; plane < 6; ++plane) {
+        int axis = plane / 2;
+        float sign = plane % 2 ? -1.0f : 1.0f;
+        bool all_outside = true;
+        for (int i = 0; i < point_count && all_outside; ++i)
+            all_outside = sign * points[i][axis] < -points[i][3];
+        if (all_outside)
+            return false;
+    }
+    return true;
+}
+
+static bool has_bounds(float bounds[2][3])
+{
+    for (int i = 0; i < 6; ++i)
+        if (bounds[i / 3][i % 3] != 0.0f)
+            return true;
+    return false;
 }
 
 bool gfx_submit(const gfx_instance *instance)
@@ -674,25 +918,44 @@ bool gfx_submit(const gfx_instance *instance)
     if (gfx.frame.naive && slot->joint_count > GFX_NAIVE_MAX_JOINTS)
         return misuse("gfx_submit: %s: %d joints, more than the naive path's %d", slot->label,
                       slot->joint_count, GFX_NAIVE_MAX_JOINTS);
+
+    mat4 turn, world;
+    gfx_z_up_to_y_up(turn);
+    glm_mat4_mul((vec4 *)instance->world, turn, world);
+    float bounds[2][3];
+    memcpy(bounds, instance->bounds, sizeof bounds);
+    if (has_bounds(bounds) && !instance_visible(world, bounds)) {
+        ++gfx.stats.culled;
+        return true;
+    }
+
     if (gfx.instance_count == gfx.instance_capacity && !grow_instances(gfx.instance_count + 1))
         return misuse("gfx_submit: out of memory growing the instance buffer past %d", gfx.instance_capacity);
     if (gfx.palette_count + slot->joint_count > gfx.palette_capacity &&
         !grow_palettes(gfx.palette_count + slot->joint_count))
         return misuse("gfx_submit: out of memory growing the palette buffer past %d matrices",
                       gfx.palette_capacity);
+    if (gfx.frame.cpu_skinning && gfx.skinned_count + slot->vertex_count > gfx.max_skinned_vertices)
+        return misuse("gfx_submit: %s: the CPU skinning path holds %d vertices a frame (this GL's texture "
+                      "buffer limit); %d are queued", slot->label, gfx.max_skinned_vertices, gfx.skinned_count);
+    if (gfx.frame.cpu_skinning && gfx.skinned_count + slot->vertex_count > gfx.skinned_capacity &&
+        !grow_skinned(gfx.skinned_count + slot->vertex_count))
+        return misuse("gfx_submit: out of memory growing the CPU skinning buffer past %d vertices",
+                      gfx.skinned_capacity);
 
     gfx_queued_instance *queued = &gfx.queued[gfx.instance_count++];
     queued->mesh_slot = (int)(slot - gfx.meshes);
     queued->first_matrix = gfx.palette_count;
-    mat4 turn;
-    gfx_z_up_to_y_up(turn);
-    glm_mat4_mul((vec4 *)instance->world, turn, queued->world);
+    queued->first_skinned_vertex = gfx.skinned_count;
+    glm_mat4_copy(world, queued->world);
     bool no_tint = instance->tint[0] == 0.0f && instance->tint[1] == 0.0f && instance->tint[2] == 0.0f &&
                    instance->tint[3] == 0.0f;
     glm_vec4_copy(no_tint ? (vec4){1.0f, 1.0f, 1.0f, 1.0f} : (float *)instance->tint, queued->tint);
     memcpy(gfx.palette_staging + (size_t)gfx.palette_count * GFX_FLOATS_PER_MATRIX, instance->palette,
            (size_t)slot->joint_count * sizeof(mat4));
     gfx.palette_count += slot->joint_count;
+    if (gfx.frame.cpu_skinning)
+        gfx.skinned_count += slot->vertex_count;
     return true;
 }
 
@@ -715,21 +978,47 @@ static void sort_instances_by_mesh(void)
         memcpy(out, q->world, sizeof(mat4));
         memcpy(out + 16, q->tint, sizeof(vec4));
         out[20] = (float)q->first_matrix; /* exact: matrices per frame stay far below 2^24 */
-        out[21] = out[22] = out[23] = 0.0f;
+        /* The vertex count can pass 2^24 in a large crowd, so it travels as int bits, not as a value. */
+        int32_t first_vertex = q->first_skinned_vertex;
+        memcpy(&out[21], &first_vertex, sizeof first_vertex);
+        out[22] = out[23] = 0.0f;
     }
     for (int m = 0; m < gfx.mesh_capacity; ++m)
         gfx.mesh_first_instance[m] -= gfx.mesh_instance_count[m];
 }
 
-static void set_lighting_uniforms(const gfx_program *program)
+/* The CPU path: every instance's vertices skinned by the reference straight into the upload staging, a
+ * block per instance and skin_mesh: its positions, then its normals (the layout the shader reads). */
+static void skin_on_cpu(void)
 {
-    glUniformMatrix4fv(program->view_projection, 1, GL_FALSE, (const float *)gfx.view_projection);
+    for (int i = 0; i < gfx.instance_count; ++i) {
+        const gfx_queued_instance *q = &gfx.queued[i];
+        const gfx_mesh_slot *slot = &gfx.meshes[q->mesh_slot];
+        const mat4 *palette = (const mat4 *)(gfx.palette_staging + (size_t)q->first_matrix * GFX_FLOATS_PER_MATRIX);
+        for (int p = 0; p < slot->part_count; ++p) {
+            const gfx_part *part = &slot->parts[p];
+            float (*positions)[3] = (float (*)[3])(gfx.skinned_staging + (size_t)(q->first_skinned_vertex +
+                                                   part->first_vertex) * GFX_FLOATS_PER_SKINNED_VERTEX);
+            pose_skin_cpu(&part->bind, palette, slot->joint_count, positions, positions + part->vertex_count);
+        }
+    }
+}
+
+static void set_lighting_uniforms(const gfx_program *program, mat4 view_projection)
+{
+    glUniformMatrix4fv(program->view_projection, 1, GL_FALSE, (const float *)view_projection);
     glUniform3fv(program->camera_position, 1, gfx.frame.camera_position);
     glUniform3fv(program->light_direction, 1, gfx.frame.light_direction);
     glUniform3fv(program->light_color, 1, gfx.frame.light_color);
     glUniform3fv(program->ambient_color, 1, gfx.frame.ambient_color);
     if (program->clear_color >= 0)
         glUniform4fv(program->clear_color, 1, gfx.frame.clear_color);
+    if (program->shadows_on >= 0) {
+        glUniform1i(program->shadows_on, gfx.shadows_on ? 1 : 0);
+        glUniformMatrix4fv(program->light_view_projection, 1, GL_FALSE, (const float *)gfx.light_view_projection);
+        glUniform1f(program->shadow_texel, 1.0f / (float)gfx.shadow_map_size);
+        glUniform1f(program->shadow_normal_offset, 1.5f * gfx.shadow_texel_metres);
+    }
 }
 
 /* MD5 triangles are clockwise seen from the front (md5-format.md); the Z-up turn and rigid world
@@ -745,32 +1034,69 @@ static void set_culling(gfx_culling culling)
     glCullFace(culling == GFX_CULLING_FRONT_FACES ? GL_FRONT : GL_BACK);
 }
 
-static void bind_frame_texture_buffers(void)
+/* shadow_map: false while the shadow map is being drawn (a texture must not be read while written). */
+static void bind_frame_textures(bool shadow_map)
 {
     glActiveTexture(GL_TEXTURE0 + GFX_TEXTURE_UNIT_PALETTES);
     glBindTexture(GL_TEXTURE_BUFFER, gfx.palette_texture);
     glActiveTexture(GL_TEXTURE0 + GFX_TEXTURE_UNIT_INSTANCES);
     glBindTexture(GL_TEXTURE_BUFFER, gfx.instance_texture);
+    glActiveTexture(GL_TEXTURE0 + GFX_TEXTURE_UNIT_SKINNED_VERTICES);
+    glBindTexture(GL_TEXTURE_BUFFER, gfx.skinned_texture);
+    glActiveTexture(GL_TEXTURE0 + GFX_TEXTURE_UNIT_SHADOW_MAP);
+    glBindTexture(GL_TEXTURE_2D, shadow_map && gfx.shadows_on ? gfx.shadow_texture : 0);
     glActiveTexture(GL_TEXTURE0 + GFX_TEXTURE_UNIT_ALBEDO);
 }
 
-/* The naive path: per instance, in submit order, its own uniform uploads and one draw per skin_mesh. */
-static void draw_naive(gfx_stats *stats)
+/* The batched paths (GPU or CPU skinning): one instanced draw per skin_mesh for all its instances.
+ * points: every vertex once as a point (the normals view) instead of the triangles. */
+static int draw_batched(const gfx_program *program, mat4 view_projection, bool points)
 {
-    if (gfx.instance_count == 0)
-        return;
-    set_culling(gfx.frame.culling);
-    glUseProgram(gfx.naive.program);
-    set_lighting_uniforms(&gfx.naive);
-    glActiveTexture(GL_TEXTURE0 + GFX_TEXTURE_UNIT_ALBEDO);
+    int draw_calls = 0;
+    glUseProgram(program->program);
+    set_lighting_uniforms(program, view_projection);
+    if (program->normal_length >= 0)
+        glUniform1f(program->normal_length, GFX_NORMAL_LENGTH);
+    if (program->line_color >= 0)
+        glUniform4f(program->line_color, 0.2f, 0.9f, 1.0f, 1.0f);
+    for (int m = 0; m < gfx.mesh_capacity; ++m) {
+        if (gfx.mesh_instance_count[m] == 0)
+            continue;
+        const gfx_mesh_slot *slot = &gfx.meshes[m];
+        glUniform1i(program->first_instance, gfx.mesh_first_instance[m]);
+        for (int p = 0; p < slot->part_count; ++p) {
+            const gfx_part *part = &slot->parts[p];
+            if (part->index_count == 0)
+                continue;
+            glUniform1i(program->part_first_vertex, part->first_vertex);
+            glUniform1i(program->part_vertex_count, part->vertex_count);
+            glBindVertexArray(part->vertex_array);
+            glBindTexture(GL_TEXTURE_2D, part->texture);
+            if (points)
+                glDrawArraysInstanced(GL_POINTS, 0, part->vertex_count, gfx.mesh_instance_count[m]);
+            else
+                glDrawElementsInstanced(GL_TRIANGLES, part->index_count, GL_UNSIGNED_INT, NULL,
+                                        gfx.mesh_instance_count[m]);
+            ++draw_calls;
+        }
+    }
+    return draw_calls;
+}
+
+/* The naive path: per instance, in submit order, its own uniform uploads and one draw per skin_mesh. */
+static int draw_naive(const gfx_program *program, mat4 view_projection, int *palette_uploads)
+{
+    int draw_calls = 0;
+    glUseProgram(program->program);
+    set_lighting_uniforms(program, view_projection);
     for (int i = 0; i < gfx.instance_count; ++i) {
         const gfx_queued_instance *q = &gfx.queued[i];
         const gfx_mesh_slot *slot = &gfx.meshes[q->mesh_slot];
-        glUniformMatrix4fv(gfx.naive.bones, slot->joint_count, GL_FALSE,
+        glUniformMatrix4fv(program->bones, slot->joint_count, GL_FALSE,
                            gfx.palette_staging + (size_t)q->first_matrix * GFX_FLOATS_PER_MATRIX);
-        glUniformMatrix4fv(gfx.naive.world, 1, GL_FALSE, (const float *)q->world);
-        glUniform4fv(gfx.naive.instance_tint, 1, q->tint);
-        ++stats->palette_uploads;
+        glUniformMatrix4fv(program->world, 1, GL_FALSE, (const float *)q->world);
+        glUniform4fv(program->instance_tint, 1, q->tint);
+        ++*palette_uploads;
         for (int p = 0; p < slot->part_count; ++p) {
             const gfx_part *part = &slot->parts[p];
             if (part->index_count == 0)
@@ -778,9 +1104,73 @@ static void draw_naive(gfx_stats *stats)
             glBindVertexArray(part->vertex_array);
             glBindTexture(GL_TEXTURE_2D, part->texture);
             glDrawElements(GL_TRIANGLES, part->index_count, GL_UNSIGNED_INT, NULL);
-            ++stats->draw_calls;
+            ++draw_calls;
         }
     }
+    return draw_calls;
+}
+
+/* The light's orthographic view of a sphere around the shadowed scene: the frame's shadow_center and
+ * shadow_radius, or one fitted around the frame's instances. The radius is rounded up to whole metres
+ * and the projection snapped to whole texels, so the shadows of a still scene do not crawl or shimmer
+ * while the crowd (and with it the fitted sphere) moves. */
+static void fit_light_view_projection(void)
+{
+    vec3 center;
+    float radius = gfx.frame.shadow_radius;
+    glm_vec3_copy(gfx.frame.shadow_center, center);
+    if (radius == 0.0f) {
+        vec3 low = {FLT_MAX, FLT_MAX, FLT_MAX}, high = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
+        for (int i = 0; i < gfx.instance_count; ++i) {
+            glm_vec3_minv(low, gfx.queued[i].world[3], low);
+            glm_vec3_maxv(high, gfx.queued[i].world[3], high);
+        }
+        glm_vec3_center(low, high, center);
+        radius = 0.5f * glm_vec3_distance(low, high) + GFX_SHADOW_CHARACTER_EXTENT;
+    }
+    radius = fminf(ceilf(radius), GFX_SHADOW_MAX_RADIUS);
+    const float *light = gfx.light_unit;
+    vec3 eye, up = {0.0f, 1.0f, 0.0f};
+    if (fabsf(light[1]) > 0.99f)
+        glm_vec3_copy((vec3){1.0f, 0.0f, 0.0f}, up);
+    glm_vec3_scale((float *)light, -2.0f * radius, eye);
+    glm_vec3_add(eye, center, eye);
+    mat4 view, projection;
+    glm_lookat(eye, center, up, view);
+    glm_ortho(-radius, radius, -radius, radius, 0.0f, 4.0f * radius, projection);
+    glm_mat4_mul(projection, view, gfx.light_view_projection);
+    vec4 origin;
+    glm_mat4_mulv(gfx.light_view_projection, (vec4){0.0f, 0.0f, 0.0f, 1.0f}, origin);
+    float half_size = 0.5f * (float)gfx.shadow_map_size;
+    projection[3][0] += (roundf(origin[0] * half_size) - origin[0] * half_size) / half_size;
+    projection[3][1] += (roundf(origin[1] * half_size) - origin[1] * half_size) / half_size;
+    glm_mat4_mul(projection, view, gfx.light_view_projection);
+    gfx.shadow_texel_metres = 2.0f * radius / (float)gfx.shadow_map_size;
+}
+
+/* The depth pass: the instances drawn from the light, skinned by the same path as the picture, into the
+ * shadow map. Returns its draw calls. */
+static int draw_shadow_map(int *palette_uploads)
+{
+    GLint target = 0;
+    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &target);
+    glBindFramebuffer(GL_FRAMEBUFFER, gfx.shadow_framebuffer);
+    glViewport(0, 0, gfx.shadow_map_size, gfx.shadow_map_size);
+    glClearDepth(1.0);
+    glClear(GL_DEPTH_BUFFER_BIT);
+    /* Slope-scaled offset on top of the shader's normal offset: grazing surfaces need the most. */
+    glEnable(GL_POLYGON_OFFSET_FILL);
+    glPolygonOffset(1.5f, 2.0f);
+    set_culling(gfx.frame.culling);
+    int draw_calls;
+    if (gfx.frame.naive)
+        draw_calls = draw_naive(&gfx.programs[GFX_PROGRAM_NAIVE_DEPTH], gfx.light_view_projection, palette_uploads);
+    else
+        draw_calls = draw_batched(&gfx.programs[gfx.frame.cpu_skinning ? GFX_PROGRAM_CPU_DEPTH : GFX_PROGRAM_DEPTH],
+                                  gfx.light_view_projection, false);
+    glDisable(GL_POLYGON_OFFSET_FILL);
+    glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)target);
+    return draw_calls;
 }
 
 void gfx_end_frame(void)
@@ -792,7 +1182,9 @@ void gfx_end_frame(void)
     gfx.in_frame = false;
     gfx_stats stats = {.buffer_grows = gfx.stats.buffer_grows,
                        .instances = gfx.instance_count,
-                       .palette_matrices = gfx.palette_count};
+                       .palette_matrices = gfx.palette_count,
+                       .culled = gfx.stats.culled};
+    gfx.shadows_on = !gfx.frame.no_shadows && gfx.instance_count > 0;
 
     if (!gfx.frame.naive) {
         sort_instances_by_mesh();
@@ -802,53 +1194,59 @@ void gfx_end_frame(void)
                       GFX_FLOATS_PER_INSTANCE * sizeof(float), gfx.instance_staging, gfx.instance_count);
         stats.palette_uploads = gfx.instance_count > 0 ? 1 : 0;
     }
+    if (gfx.frame.cpu_skinning && gfx.instance_count > 0) {
+        skin_on_cpu();
+        upload_stream(gfx.skinned_buffer, &gfx.skinned_buffer_vertices, gfx.skinned_capacity,
+                      GFX_FLOATS_PER_SKINNED_VERTEX * sizeof(float), gfx.skinned_staging, gfx.skinned_count);
+        stats.cpu_skinned_vertices = gfx.skinned_count;
+    }
 
-    glViewport(0, 0, gfx.frame.width, gfx.frame.height);
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);
+    if (gfx.shadows_on) {
+        fit_light_view_projection();
+        bind_frame_textures(false);
+        stats.shadow_draw_calls = draw_shadow_map(&stats.palette_uploads);
+        stats.draw_calls += stats.shadow_draw_calls;
+    }
+
+    glViewport(0, 0, gfx.frame.width, gfx.frame.height);
     const float *clear = gfx.frame.clear_color;
     glClearColor(clear[0], clear[1], clear[2], clear[3]);
     glClearDepth(1.0);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    bind_frame_textures(true);
 
     if (!gfx.frame.hide_ground) {
         /* Seen from above only, but a camera below the floor should still see where it is: no culling. */
         glDisable(GL_CULL_FACE);
-        glUseProgram(gfx.ground.program);
-        set_lighting_uniforms(&gfx.ground);
+        glUseProgram(gfx.programs[GFX_PROGRAM_GROUND].program);
+        set_lighting_uniforms(&gfx.programs[GFX_PROGRAM_GROUND], gfx.view_projection);
         glBindVertexArray(gfx.ground_vertex_array);
         glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
         ++stats.draw_calls;
     }
 
-    if (gfx.frame.naive)
-        draw_naive(&stats);
-    else if (gfx.instance_count > 0) {
+    if (gfx.instance_count > 0) {
         set_culling(gfx.frame.culling);
-        glUseProgram(gfx.skinned.program);
-        set_lighting_uniforms(&gfx.skinned);
-        bind_frame_texture_buffers();
-        for (int m = 0; m < gfx.mesh_capacity; ++m) {
-            if (gfx.mesh_instance_count[m] == 0)
-                continue;
-            const gfx_mesh_slot *slot = &gfx.meshes[m];
-            glUniform1i(gfx.skinned.first_instance, gfx.mesh_first_instance[m]);
-            for (int p = 0; p < slot->part_count; ++p) {
-                const gfx_part *part = &slot->parts[p];
-                if (part->index_count == 0)
-                    continue;
-                glBindVertexArray(part->vertex_array);
-                glBindTexture(GL_TEXTURE_2D, part->texture);
-                glDrawElementsInstanced(GL_TRIANGLES, part->index_count, GL_UNSIGNED_INT, NULL,
-                                        gfx.mesh_instance_count[m]);
-                ++stats.draw_calls;
-            }
-        }
+        if (gfx.frame.naive)
+            stats.draw_calls += draw_naive(&gfx.programs[GFX_PROGRAM_NAIVE], gfx.view_projection,
+                                           &stats.palette_uploads);
+        else
+            stats.draw_calls += draw_batched(
+                &gfx.programs[gfx.frame.cpu_skinning ? GFX_PROGRAM_CPU_SKINNED : GFX_PROGRAM_SKINNED],
+                gfx.view_projection, false);
+        if (gfx.frame.debug_normals && !gfx.frame.naive)
+            stats.draw_calls += draw_batched(
+                &gfx.programs[gfx.frame.cpu_skinning ? GFX_PROGRAM_CPU_NORMALS : GFX_PROGRAM_NORMALS],
+                gfx.view_projection, true);
     }
     glBindVertexArray(0);
     glUseProgram(0);
+    int debug_draw_calls = gfx_debug_draw(gfx.view_projection, &stats.debug_lines, &stats.debug_lines_dropped);
+    stats.draw_calls += debug_draw_calls;
     gfx.stats = stats;
 }
 
@@ -899,10 +1297,12 @@ bool gfx_capture_skinning(gfx_mesh mesh, int mesh_index, const mat4 *palette, in
     glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, (GLsizeiptr)bytes, NULL, GL_STATIC_READ);
     glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, feedback_buffer);
 
-    glUseProgram(gfx.skinned.program);
-    set_lighting_uniforms(&gfx.skinned);
-    glUniform1i(gfx.skinned.first_instance, 0);
-    bind_frame_texture_buffers();
+    const gfx_program *skinned = &gfx.programs[GFX_PROGRAM_SKINNED];
+    glUseProgram(skinned->program);
+    gfx.shadows_on = false;
+    set_lighting_uniforms(skinned, gfx.view_projection);
+    glUniform1i(skinned->first_instance, 0);
+    bind_frame_textures(false);
     glBindVertexArray(part->vertex_array);
     glEnable(GL_RASTERIZER_DISCARD);
     glBeginTransformFeedback(GL_POINTS);

@@ -23,6 +23,9 @@ typedef struct gfx_desc {
     int mesh_capacity;      /* meshes alive at once; 0: 64. Fixed: gfx_make_mesh fails beyond it. */
     int instance_capacity;  /* instances per frame before the buffers grow; 0: 256 */
     int palette_capacity;   /* skin matrices per frame before the buffers grow; 0: instance_capacity * 64 */
+    int shadow_map_size;    /* side of the square shadow map in texels, 64..8192; 0: 2048 */
+    int debug_line_capacity; /* debug lines per frame (skeletons, boxes); more are dropped and counted;
+                              * 0: 65536 */
 } gfx_desc;
 
 bool gfx_setup(const gfx_desc *desc, diag *err);
@@ -67,11 +70,18 @@ typedef struct gfx_frame_desc {
     vec4 clear_color;             /* zero alpha: a light sky grey */
     bool hide_ground;             /* the ground plane and its 1 m grid are drawn unless this is set */
     gfx_culling culling;
+    bool no_shadows;              /* the light casts shadows (a skinned depth pass) unless this is set */
+    vec3 shadow_center;           /* the shadow map covers a sphere of shadow_radius metres around this */
+    float shadow_radius;          /* point; radius 0: fitted to the frame's (visible) instances */
+    bool cpu_skinning;            /* skin on the CPU (pose_skin_cpu, the reference) and draw the result,
+                                   * instead of skinning in the vertex shader: same batching, same picture */
+    bool debug_normals;           /* draw each skinned vertex's normal as a short line */
     bool naive;                   /* benchmark baseline, the classic tutorial way: per instance, its palette,
                                    * world matrix and tint uploaded on their own as uniforms
                                    * (glUniformMatrix4fv) and one non-instanced draw per instance per
                                    * skin_mesh, in submit order. Same lighting and picture; meshes of more
-                                   * than GFX_NAIVE_MAX_JOINTS joints are refused at submit. */
+                                   * than GFX_NAIVE_MAX_JOINTS joints are refused at submit.
+                                   * Skins on the GPU whatever cpu_skinning says. */
 } gfx_frame_desc;
 
 /* Largest palette the naive path's uniform array holds (as tutorials size theirs). */
@@ -86,11 +96,15 @@ typedef struct gfx_instance {
     const mat4 *palette;   /* gfx_mesh_joint_count(mesh) skin matrices, as pose_palette writes them */
     int joint_count;       /* must equal gfx_mesh_joint_count(mesh) */
     vec4 tint;             /* multiplies the texture; zero: white (no tint) */
+    float bounds[2][3];    /* min and max corners of a box, in the model's MD5 space (as world places it),
+                            * that holds the skinned mesh: anim_controller_bounds grown by the model's
+                            * skin_reach. An instance is culled when neither the box nor its shadow on
+                            * the ground can be seen. All zero: never culled. */
 } gfx_instance;
 
 void gfx_begin_frame(const gfx_frame_desc *desc);
-/* Queue an instance. false with a message (see gfx_last_error) on misuse: invalid mesh, wrong joint count,
- * no palette, or outside a frame. Over capacity the CPU and GPU buffers grow (doubling, counted in
+/* Queue an instance (or cull it: then true, and counted in gfx_stats.culled). false with a message (see
+ * gfx_last_error) on misuse: invalid mesh, wrong joint count, no palette, or outside a frame. Over capacity the CPU and GPU buffers grow (doubling, counted in
  * gfx_stats.buffer_grows); otherwise a frame allocates nothing. */
 bool gfx_submit(const gfx_instance *instance);
 /* Draw everything queued into the currently bound framebuffer: clear, ground, one upload of all
@@ -104,6 +118,11 @@ typedef struct gfx_stats {
     int buffer_grows;       /* times the per-frame buffers grew since setup */
     int palette_uploads;    /* separate palette uploads in the last frame: 1 when instances were drawn the
                              * default way (every palette in one upload), one per instance naive */
+    int culled;             /* instances submitted but culled (out of view, shadow too) */
+    int shadow_draw_calls;  /* draw calls of the shadow map's depth pass (included in draw_calls) */
+    int cpu_skinned_vertices; /* vertices pose_skin_cpu skinned (cpu_skinning frames) */
+    int debug_lines;        /* debug lines drawn */
+    int debug_lines_dropped;/* debug lines over gfx_desc.debug_line_capacity, not drawn */
 } gfx_stats;
 
 gfx_stats gfx_frame_stats(void);
@@ -114,6 +133,19 @@ const char *gfx_check_errors(void);
 
 /* The last misuse reported by gfx_submit or gfx_begin_frame, or "" . */
 const char *gfx_last_error(void);
+
+/* ---- Debug views ---------------------------------------------------------------------------------------- */
+/* Lines queued between gfx_begin_frame and gfx_end_frame and drawn over the scene (no depth test, so a
+ * skeleton shows through its mesh) with one draw call. Over capacity they are dropped and counted. */
+
+/* A world-space segment. */
+void gfx_debug_line(vec3 from, vec3 to, vec4 color);
+/* A box given in a model's MD5 space (as gfx_instance.bounds) placed by a world matrix (as
+ * gfx_instance.world): 12 edges. */
+void gfx_debug_box(mat4 world, float bounds[2][3], vec4 color);
+/* A skeleton's bones from an object-space pose (pose_to_object's output) placed by a world matrix: a
+ * line from each joint to its parent and a small cross at every joint. */
+void gfx_debug_skeleton(mat4 world, const skeleton *skeleton, const joint_pose *object_pose, vec4 color);
 
 /* ---- Checks ------------------------------------------------------------------------------------------ */
 

@@ -53,9 +53,35 @@ const char gfx_skinned_vertex_source[] =
     "    gl_Position = view_projection * world_point;\n"
     "}\n";
 
-/* Blinn-Phong: one directional light plus ambient, over texture times tint. */
+/* How much of the directional light reaches a point: 1 lit, 0 in shadow. The point is pushed out along
+ * its normal by about a shadow-map texel before the lookup (normal offset), which keeps lit surfaces from
+ * shadowing themselves (acne) without detaching shadows from feet; nine hardware-compared taps soften
+ * the edge. Outside the shadow map is lit. */
+#define GFX_SHADOW_LOOKUP                                                                              \
+    "uniform sampler2DShadow shadow_map;\n"                                                            \
+    "uniform mat4 light_view_projection;\n"                                                            \
+    "uniform float shadow_texel;\n"                                                                    \
+    "uniform float shadow_normal_offset;\n"                                                            \
+    "uniform bool shadows_on;\n"                                                                       \
+    "float light_visibility(vec3 point, vec3 normal)\n"                                                \
+    "{\n"                                                                                              \
+    "    if (!shadows_on)\n"                                                                           \
+    "        return 1.0;\n"                                                                            \
+    "    vec4 light_clip = light_view_projection * vec4(point + normal * shadow_normal_offset, 1.0);\n"  \
+    "    vec3 map = light_clip.xyz / light_clip.w * 0.5 + 0.5;\n"                                      \
+    "    if (any(lessThan(map, vec3(0.0))) || any(greaterThan(map, vec3(1.0))))\n"                     \
+    "        return 1.0;\n"                                                                            \
+    "    float sum = 0.0;\n"                                                                           \
+    "    for (int y = -1; y <= 1; ++y)\n"                                                              \
+    "        for (int x = -1; x <= 1; ++x)\n"                                                          \
+    "            sum += texture(shadow_map, vec3(map.xy + vec2(x, y) * shadow_texel, map.z));\n"       \
+    "    return sum / 9.0;\n"                                                                          \
+    "}\n"
+
+/* Blinn-Phong: one directional light plus ambient, over texture times tint; the light is shadowed. */
 const char gfx_skinned_fragment_source[] =
     "#version 330 core\n"
+    GFX_SHADOW_LOOKUP
     "in vec3 world_position;\n"
     "in vec3 world_normal;\n"
     "in vec2 texture_uv;\n"
@@ -77,7 +103,9 @@ const char gfx_skinned_fragment_source[] =
     "    vec3 halfway = normalize(to_light + to_camera);\n"
     "    vec4 base = texture(albedo, texture_uv) * tint;\n"
     "    float diffuse = max(dot(normal, to_light), 0.0);\n"
-    "    float specular = diffuse > 0.0 ? 0.25 * pow(max(dot(normal, halfway), 0.0), 32.0) : 0.0;\n"
+    "    float lit = diffuse > 0.0 ? light_visibility(world_position, normal) : 0.0;\n"
+    "    diffuse *= lit;\n"
+    "    float specular = diffuse > 0.0 ? 0.25 * lit * pow(max(dot(normal, halfway), 0.0), 32.0) : 0.0;\n"
     "    fragment_color = vec4(base.rgb * (ambient_color + light_color * diffuse) + light_color * specular,\n"
     "                          base.a);\n"
     "}\n";
@@ -98,6 +126,7 @@ const char gfx_ground_vertex_source[] =
  * with distance so the horizon does not shimmer. */
 const char gfx_ground_fragment_source[] =
     "#version 330 core\n"
+    GFX_SHADOW_LOOKUP
     "in vec3 world_position;\n"
     "uniform vec3 camera_position;\n"
     "uniform vec3 light_direction;\n"
@@ -114,6 +143,7 @@ const char gfx_ground_fragment_source[] =
     "    vec2 distance_to_axis = abs(cell) / max(width, vec2(1e-6));\n"
     "    float axis = 1.0 - clamp(min(distance_to_axis.x, distance_to_axis.y) * 0.5, 0.0, 1.0);\n"
     "    float diffuse = max(-normalize(light_direction).y, 0.0);\n"
+    "    diffuse *= light_visibility(world_position, vec3(0.0, 1.0, 0.0));\n"
     "    vec3 floor_color = vec3(0.55, 0.56, 0.52) * (ambient_color + light_color * diffuse);\n"
     "    vec3 color = mix(floor_color, floor_color * 0.55, line);\n"
     "    color = mix(color, vec3(0.15, 0.15, 0.18), axis);\n"
@@ -155,4 +185,102 @@ const char gfx_naive_vertex_source[] =
     "    world_normal = normalize(mat3(world) * skinned_normal);\n"
     "    texture_uv = uv;\n"
     "    gl_Position = view_projection * world_point;\n"
+    "}\n";
+
+/* The CPU skinning path (gfx_frame_desc.cpu_skinning): pose_skin_cpu has already skinned every instance's
+ * vertices into one texture buffer, so this shader only fetches its vertex there (by gl_VertexID, the
+ * index being drawn) and places it in the world exactly as the skinning shader does after skinning. Same
+ * outputs, same fragment shader, same picture. */
+const char gfx_cpu_skinned_vertex_source[] =
+    GFX_SKINNED_VERTEX_INPUTS
+    "\n"
+    "uniform samplerBuffer skinned_vertices;\n"
+    "uniform samplerBuffer instances;\n"
+    "uniform int first_instance;\n"
+    "uniform int part_first_vertex;\n"
+    "uniform int part_vertex_count;\n"
+    "uniform mat4 view_projection;\n"
+    "\n"
+    "out vec3 world_position;\n"
+    "out vec3 world_normal;\n"
+    "out vec2 texture_uv;\n"
+    "out vec4 tint;\n"
+    "\n"
+    "vec3 fetch3(int first)\n"
+    "{\n"
+    "    return vec3(texelFetch(skinned_vertices, first).r, texelFetch(skinned_vertices, first + 1).r,\n"
+    "                texelFetch(skinned_vertices, first + 2).r);\n"
+    "}\n"
+    "\n"
+    "void main()\n"
+    "{\n"
+    "    int instance_texel = 6 * (first_instance + gl_InstanceID);\n"
+    "    mat4 world = mat4(texelFetch(instances, instance_texel), texelFetch(instances, instance_texel + 1),\n"
+    "                      texelFetch(instances, instance_texel + 2), texelFetch(instances, instance_texel + 3));\n"
+    "    tint = texelFetch(instances, instance_texel + 4);\n"
+    "    int block = 6 * (floatBitsToInt(texelFetch(instances, instance_texel + 5).y) + part_first_vertex);\n"
+    "    vec3 object_position = fetch3(block + 3 * gl_VertexID);\n"
+    "    vec3 object_normal = fetch3(block + 3 * (part_vertex_count + gl_VertexID));\n"
+    "    vec4 world_point = world * vec4(object_position, 1.0);\n"
+    "    world_position = world_point.xyz;\n"
+    "    world_normal = normalize(mat3(world) * object_normal);\n"
+    "    texture_uv = uv;\n"
+    "    gl_Position = view_projection * world_point;\n"
+    "}\n";
+
+/* The shadow map's depth pass writes depth only. */
+const char gfx_depth_fragment_source[] =
+    "#version 330 core\n"
+    "void main()\n"
+    "{\n"
+    "}\n";
+
+/* Normals view: each skinned vertex (drawn as a point by either skinning path's vertex shader) becomes a
+ * short line along its world normal. */
+const char gfx_normals_geometry_source[] =
+    "#version 330 core\n"
+    "layout(points) in;\n"
+    "layout(line_strip, max_vertices = 2) out;\n"
+    "in vec3 world_position[];\n"
+    "in vec3 world_normal[];\n"
+    "uniform mat4 view_projection;\n"
+    "uniform float normal_length;\n"
+    "void main()\n"
+    "{\n"
+    "    gl_Position = view_projection * vec4(world_position[0], 1.0);\n"
+    "    EmitVertex();\n"
+    "    gl_Position = view_projection * vec4(world_position[0] + world_normal[0] * normal_length, 1.0);\n"
+    "    EmitVertex();\n"
+    "    EndPrimitive();\n"
+    "}\n";
+
+const char gfx_normals_fragment_source[] =
+    "#version 330 core\n"
+    "uniform vec4 line_color;\n"
+    "out vec4 fragment_color;\n"
+    "void main()\n"
+    "{\n"
+    "    fragment_color = line_color;\n"
+    "}\n";
+
+/* Debug lines (skeletons, bounds boxes): world-space segments with a colour per vertex. */
+const char gfx_lines_vertex_source[] =
+    "#version 330 core\n"
+    "layout(location = 0) in vec3 position;\n"
+    "layout(location = 1) in vec4 color;\n"
+    "uniform mat4 view_projection;\n"
+    "out vec4 line_color;\n"
+    "void main()\n"
+    "{\n"
+    "    line_color = color;\n"
+    "    gl_Position = view_projection * vec4(position, 1.0);\n"
+    "}\n";
+
+const char gfx_lines_fragment_source[] =
+    "#version 330 core\n"
+    "in vec4 line_color;\n"
+    "out vec4 fragment_color;\n"
+    "void main()\n"
+    "{\n"
+    "    fragment_color = line_color;\n"
     "}\n";

@@ -14,7 +14,7 @@ enum {
 };
 
 /* Texels (RGBA32F) per instance in the instance texture buffer: the world matrix's four columns, the tint,
- * then (first palette matrix, unused, unused, unused). */
+ * then (first palette matrix, first CPU-skinned vertex as int bits, unused, unused). */
 enum { GFX_INSTANCE_TEXELS = 6 };
 
 /* The skinning vertex shader also writes its object-space result to these outputs, which the fragment
@@ -37,6 +37,16 @@ extern const char gfx_skinned_vertex_source[];
 /* The naive path's shader (gfx_frame_desc.naive): palette, world and tint as per-instance uniforms. */
 extern const char gfx_naive_vertex_source[];
 extern const char gfx_skinned_fragment_source[];
+/* The CPU skinning path's vertex shader: fetches vertices pose_skin_cpu skinned instead of skinning them.
+ * Texture buffer skinned_vertices (R32F) holds a block per instance and skin_mesh, starting at float
+ * 6 * (instance's first vertex + part_first_vertex): the part's positions (xyz each), then its normals. The instance's texel 5 holds, in .y,
+ * the first skinned vertex of the instance as int bits (floatBitsToInt: exact for any count). */
+extern const char gfx_cpu_skinned_vertex_source[];
+extern const char gfx_depth_fragment_source[];
+extern const char gfx_normals_geometry_source[];
+extern const char gfx_normals_fragment_source[];
+extern const char gfx_lines_vertex_source[];
+extern const char gfx_lines_fragment_source[];
 extern const char gfx_ground_vertex_source[];
 extern const char gfx_ground_fragment_source[];
 
