@@ -40,7 +40,7 @@ static float approach(float value, float target, float step)
 
 void mover_step(mover *m, const mover_params *params, float wanted_x, float wanted_z, float dt)
 {
-    if (!(dt > 0.0f))
+    if (!(dt > 0.0f) || !isfinite(dt))
         return;
     float wanted_speed = sqrtf(wanted_x * wanted_x + wanted_z * wanted_z);
     if (!isfinite(wanted_speed))

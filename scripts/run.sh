@@ -1,7 +1,13 @@
 #!/bin/sh
-# Installs what is missing, builds, and runs md5tool with the given arguments (the demo comes later).
-#   ./scripts/run.sh info ../shared/real-md5/boneman/boneman.md5mesh
+# Installs what is missing, builds, and plays the demo (arguments go to it: --crowd 500, --help, ...).
+#   ./scripts/run.sh
 set -eu
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/setup.sh" "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-exec "$root/build/tools/md5tool" "$@"
+if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ "${SDL_VIDEODRIVER:-}" != offscreen ]; then
+    case " $* " in
+    *" --headless "*) ;;
+    *) echo "run: no display here; the demo needs a window (or pass --headless, or use xvfb-run -a)" >&2 ;;
+    esac
+fi
+exec "$root/build/game/marionette" "$@"

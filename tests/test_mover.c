@@ -78,6 +78,7 @@ static void test_bad_input_changes_nothing_harmful(void)
     mover before = m;
     mover_step(&m, &params, 1.0f, 0.0f, -1.0f);
     mover_step(&m, &params, 1.0f, 0.0f, NAN);
+    mover_step(&m, &params, 1.0f, 0.0f, INFINITY);
     CHECK(memcmp(&before, &m, sizeof m) == 0);
     CHECK_NEAR(mover_turn_between(3.0f, -3.0f), 2.0f * GLM_PIf - 6.0f, 1e-5);
     CHECK_NEAR(mover_turn_between(-3.0f, 3.0f), -(2.0f * GLM_PIf - 6.0f), 1e-5);

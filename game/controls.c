@@ -1,0 +1,488 @@
+/* controls: see controls.h. */
+#include "controls.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <SDL_keyboard.h>
+
+#include "anim/ini_document.h"
+#include "base/file.h"
+
+_Static_assert(GAME_ACTION_COUNT <= 32, "game_input_key_down.actions holds one bit per action");
+
+typedef struct action_info {
+    const char *name;      /* as written in controls.ini */
+    const char *help;      /* label in the help text */
+    const char *keys[CONTROLS_KEYS_PER_ACTION]; /* default keys, SDL names */
+} action_info;
+
+static const action_info action_infos[GAME_ACTION_COUNT] = {
+    [GAME_ACTION_MOVE_FORWARD] = {"move_forward", "Forward", {"W", "Up"}},
+    [GAME_ACTION_MOVE_BACK] = {"move_back", "Back", {"S", "Down"}},
+    [GAME_ACTION_MOVE_LEFT] = {"move_left", "Left", {"A", "Left"}},
+    [GAME_ACTION_MOVE_RIGHT] = {"move_right", "Right", {"D", "Right"}},
+    [GAME_ACTION_RUN] = {"run", "Run", {"Left Shift", "Right Shift"}},
+    [GAME_ACTION_JUMP] = {"jump", "Jump", {"Space"}},
+    [GAME_ACTION_WAVE] = {"wave", "Wave", {"E"}},
+    [GAME_ACTION_ORBIT_LEFT] = {"orbit_left", "Orbit left", {"Q"}},
+    [GAME_ACTION_ORBIT_RIGHT] = {"orbit_right", "Orbit right", {"R"}},
+    [GAME_ACTION_HELP] = {"help", "Help", {"F1"}},
+    [GAME_ACTION_SKELETON] = {"skeleton", "Skeleton", {"F2"}},
+    [GAME_ACTION_BOUNDS] = {"bounds", "Bounds", {"F3"}},
+    [GAME_ACTION_NORMALS] = {"normals", "Normals", {"F4"}},
+    [GAME_ACTION_SKINNING] = {"skinning", "GPU/CPU skinning", {"G"}},
+    [GAME_ACTION_PAUSE] = {"pause", "Pause", {"P"}},
+    [GAME_ACTION_STEP] = {"step", "Step", {"."}},
+    [GAME_ACTION_SLOWER] = {"slower", "Slower", {"["}},
+    [GAME_ACTION_FASTER] = {"faster", "Faster", {"]"}},
+    [GAME_ACTION_RELOAD] = {"reload", "Reload config", {"F5"}},
+    [GAME_ACTION_CROWD_SPAWN] = {"crowd_spawn", "Add crowd", {"C"}},
+    [GAME_ACTION_CROWD_CLEAR] = {"crowd_clear", "Clear crowd", {"X"}},
+    [GAME_ACTION_SCREENSHOT] = {"screenshot", "Screenshot", {"F12"}},
+    [GAME_ACTION_QUIT] = {"quit", "Quit", {"Escape"}},
+};
+
+const char *game_action_name(game_action action)
+{
+    if ((int)action < 0 || action >= GAME_ACTION_COUNT)
+        return "unknown";
+    return action_infos[action].name;
+}
+
+game_action game_action_from_name(const char *name)
+{
+    for (int a = 0; a < GAME_ACTION_COUNT; ++a)
+        if (strcmp(action_infos[a].name, name) == 0)
+            return (game_action)a;
+    return GAME_ACTION_COUNT;
+}
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* Key names                                                                                             */
+
+/* Keys whose SDL name is a character the files use as a separator or a comment. */
+static const struct {
+    const char *name;
+    SDL_Keycode key;
+} key_aliases[] = {{"Comma", SDLK_COMMA}, {"Semicolon", SDLK_SEMICOLON}, {"Hash", SDLK_HASH}};
+
+SDL_Keycode controls_key_from_name(const char *name)
+{
+    if (!name || !name[0])
+        return SDLK_UNKNOWN;
+    for (size_t i = 0; i < sizeof key_aliases / sizeof key_aliases[0]; ++i)
+        if (strcasecmp(name, key_aliases[i].name) == 0)
+            return key_aliases[i].key;
+    return SDL_GetKeyFromName(name);
+}
+
+void controls_key_name(SDL_Keycode key, char *out, size_t size)
+{
+    if (size == 0)
+        return;
+    for (size_t i = 0; i < sizeof key_aliases / sizeof key_aliases[0]; ++i) {
+        if (key == key_aliases[i].key) {
+            snprintf(out, size, "%s", key_aliases[i].name);
+            return;
+        }
+    }
+    const char *name = key == SDLK_UNKNOWN ? "" : SDL_GetKeyName(key);
+    snprintf(out, size, "%s", name && name[0] ? name : "?");
+}
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* Defaults and lookup                                                                                   */
+
+controls controls_defaults(void)
+{
+    controls c = {
+        .orbit_degrees_per_pixel = 0.3f,
+        .zoom_per_wheel_step = 0.5f,
+        .invert_y = false,
+        .orbit_keys_degrees_per_second = 90.0f,
+    };
+    for (int a = 0; a < GAME_ACTION_COUNT; ++a)
+        for (int k = 0; k < CONTROLS_KEYS_PER_ACTION && action_infos[a].keys[k]; ++k)
+            c.keys[a][c.key_count[a]++] = controls_key_from_name(action_infos[a].keys[k]);
+    return c;
+}
+
+int controls_actions_for_key(const controls *c, SDL_Keycode key, game_action *actions, int max)
+{
+    int found = 0;
+    if (key == SDLK_UNKNOWN)
+        return 0;
+    for (int a = 0; a < GAME_ACTION_COUNT && found < max; ++a) {
+        for (int k = 0; k < c->key_count[a] && k < CONTROLS_KEYS_PER_ACTION; ++k) {
+            if (c->keys[a][k] == key) {
+                actions[found++] = (game_action)a;
+                break;
+            }
+        }
+    }
+    return found;
+}
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* Loading                                                                                               */
+
+typedef struct controls_loader {
+    const char *path;
+    diag_list *errors;
+    int error_count;
+} controls_loader;
+
+static void controls_report_message(void *context, const char *file, int line, const char *message)
+{
+    controls_loader *loader = context;
+    loader->error_count++;
+    diag_list_add(loader->errors, file, line, "%s", message);
+}
+
+static void controls_report(controls_loader *loader, int line, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void controls_report(controls_loader *loader, int line, const char *format, ...)
+{
+    char message[DIAG_MESSAGE_MAX];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, sizeof message, format, args);
+    va_end(args);
+    controls_report_message(loader, loader->path, line, message);
+}
+
+/* "W, Up" into the action's keys; reports at entry's line. An action written `none` has no keys. */
+static void controls_read_keys(controls_loader *loader, const ini_entry *entry, game_action action,
+                               controls *c)
+{
+    const char *name = action_infos[action].name;
+    if (strcasecmp(entry->value, "none") == 0) {
+        c->key_count[action] = 0;
+        return;
+    }
+    if (entry->value[0] == '\0') {
+        controls_report(loader, entry->line, "%s has no keys; write 'none' to leave it unbound", name);
+        return;
+    }
+    int count = 0, listed = 0;
+    SDL_Keycode keys[CONTROLS_KEYS_PER_ACTION];
+    const char *cursor = entry->value;
+    for (;;) {
+        const char *comma = strchr(cursor, ',');
+        size_t length = comma ? (size_t)(comma - cursor) : strlen(cursor);
+        char key_name[CONTROLS_KEY_NAME_MAX];
+        snprintf(key_name, sizeof key_name, "%.*s", (int)(length < sizeof key_name ? length : sizeof key_name - 1),
+                 cursor);
+        char *trimmed = ini_trim(key_name);
+        ++listed;
+        SDL_Keycode key = controls_key_from_name(trimmed);
+        if (trimmed[0] == '\0')
+            controls_report(loader, entry->line, "%s: a key name is missing between commas (the comma key is "
+                            "written Comma)", name);
+        else if (key == SDLK_UNKNOWN || length >= sizeof key_name)
+            controls_report(loader, entry->line, "%s: unknown key name '%s' (SDL key names such as W, Up, "
+                            "Left Shift, Space, F1, Escape, [; see the top of controls.ini)", name, trimmed);
+        else {
+            bool repeated = false;
+            for (int k = 0; k < count; ++k)
+                repeated = repeated || keys[k] == key;
+            if (repeated)
+                controls_report(loader, entry->line, "%s lists '%s' twice", name, trimmed);
+            else if (count < CONTROLS_KEYS_PER_ACTION)
+                keys[count++] = key;
+        }
+        if (!comma)
+            break;
+        cursor = comma + 1;
+    }
+    if (listed > CONTROLS_KEYS_PER_ACTION)
+        controls_report(loader, entry->line, "%s has %d keys; at most %d are allowed", name, listed,
+                        CONTROLS_KEYS_PER_ACTION);
+    c->key_count[action] = count;
+    memcpy(c->keys[action], keys, (size_t)count * sizeof keys[0]);
+}
+
+static void controls_read_keys_section(controls_loader *loader, const ini_section *section, controls *c,
+                                       int action_lines[GAME_ACTION_COUNT])
+{
+    for (int e = 0; e < section->entry_count; ++e) {
+        const ini_entry *entry = &section->entries[e];
+        game_action action = game_action_from_name(entry->key);
+        if (action == GAME_ACTION_COUNT) {
+            controls_report(loader, entry->line, "unknown action '%s' in [keys] (the actions are listed at the "
+                            "top of controls.ini)", entry->key);
+            continue;
+        }
+        action_lines[action] = entry->line;
+        controls_read_keys(loader, entry, action, c);
+    }
+}
+
+static void controls_read_number(controls_loader *loader, const ini_entry *entry, float *out)
+{
+    char *end = NULL;
+    float value = strtof(entry->value, &end);
+    if (entry->value[0] == '\0' || *end != '\0' || !isfinite(value) || value <= 0.0f) {
+        controls_report(loader, entry->line, "'%s' must be a number greater than 0, not '%s'", entry->key,
+                        entry->value);
+        return;
+    }
+    *out = value;
+}
+
+static void controls_read_mouse_section(controls_loader *loader, const ini_section *section, controls *c)
+{
+    for (int e = 0; e < section->entry_count; ++e) {
+        const ini_entry *entry = &section->entries[e];
+        if (strcmp(entry->key, "orbit_degrees_per_pixel") == 0)
+            controls_read_number(loader, entry, &c->orbit_degrees_per_pixel);
+        else if (strcmp(entry->key, "zoom_per_wheel_step") == 0)
+            controls_read_number(loader, entry, &c->zoom_per_wheel_step);
+        else if (strcmp(entry->key, "orbit_keys_degrees_per_second") == 0)
+            controls_read_number(loader, entry, &c->orbit_keys_degrees_per_second);
+        else if (strcmp(entry->key, "invert_y") == 0) {
+            if (strcmp(entry->value, "true") == 0 || strcmp(entry->value, "false") == 0)
+                c->invert_y = entry->value[0] == 't';
+            else
+                controls_report(loader, entry->line, "'invert_y' must be true or false, not '%s'", entry->value);
+        } else
+            controls_report(loader, entry->line, "unknown key '%s' in [mouse] (known keys: orbit_degrees_per_pixel, "
+                            "zoom_per_wheel_step, invert_y, orbit_keys_degrees_per_second)", entry->key);
+    }
+}
+
+/* One key may drive one action: report every key bound twice, at the line that bound it second (an action
+ * the file leaves out has its default, line 0). */
+static void controls_check_conflicts(controls_loader *loader, const controls *c,
+                                     const int action_lines[GAME_ACTION_COUNT])
+{
+    for (int a = 0; a < GAME_ACTION_COUNT; ++a) {
+        for (int b = a + 1; b < GAME_ACTION_COUNT; ++b) {
+            for (int ka = 0; ka < c->key_count[a]; ++ka) {
+                for (int kb = 0; kb < c->key_count[b]; ++kb) {
+                    if (c->keys[a][ka] != c->keys[b][kb])
+                        continue;
+                    int first = action_lines[a] <= action_lines[b] ? a : b;
+                    int second = first == a ? b : a;
+                    char key_name[CONTROLS_KEY_NAME_MAX];
+                    controls_key_name(c->keys[a][ka], key_name, sizeof key_name);
+                    if (action_lines[first] > 0)
+                        controls_report(loader, action_lines[second], "'%s' is bound to both %s (line %d) and %s",
+                                        key_name, action_infos[first].name, action_lines[first],
+                                        action_infos[second].name);
+                    else
+                        controls_report(loader, action_lines[second], "'%s' is bound to both %s (its default: "
+                                        "the file does not set it) and %s", key_name, action_infos[first].name,
+                                        action_infos[second].name);
+                }
+            }
+        }
+    }
+}
+
+bool controls_load(const char *path, controls *out, diag_list *errors)
+{
+    controls_loader loader = {.path = path ? path : "", .errors = errors};
+    char *text = NULL;
+    size_t size = 0;
+    diag error;
+    if (!path || !out) {
+        diag_list_add(errors, loader.path, 0, "controls_load needs a path and somewhere to put the controls");
+        return false;
+    }
+    if (!file_read_all(path, &text, &size, &error)) {
+        diag_list_add(errors, error.file, error.line, "%s", error.message);
+        return false;
+    }
+    ini_document document;
+    ini_document_parse(&document, path, text, size, (ini_reporter){controls_report_message, &loader});
+    free(text);
+
+    /* Built apart from out, which changes only when the whole file is good. */
+    controls loaded = controls_defaults();
+    int action_lines[GAME_ACTION_COUNT] = {0};
+    for (int s = 0; s < document.section_count; ++s) {
+        const ini_section *section = &document.sections[s];
+        if (strcmp(section->name, "keys") == 0)
+            controls_read_keys_section(&loader, section, &loaded, action_lines);
+        else if (strcmp(section->name, "mouse") == 0)
+            controls_read_mouse_section(&loader, section, &loaded);
+        else
+            controls_report(&loader, section->line, "unknown section [%s] (known sections: keys, mouse)",
+                            section->name);
+    }
+    controls_check_conflicts(&loader, &loaded, action_lines);
+    ini_document_free(&document);
+    if (loader.error_count > 0)
+        return false;
+    *out = loaded;
+    return true;
+}
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* Help text                                                                                             */
+
+typedef struct help_writer {
+    char *buffer;
+    size_t size, used;
+    size_t line_length; /* characters on the current line */
+} help_writer;
+
+static void help_append(help_writer *writer, const char *text, size_t length)
+{
+    if (writer->size == 0)
+        return;
+    size_t room = writer->size - 1 - writer->used;
+    if (length > room)
+        length = room;
+    memcpy(writer->buffer + writer->used, text, length);
+    writer->used += length;
+    writer->buffer[writer->used] = '\0';
+}
+
+/* Add one item ("Jump: Space"), on the current line after two spaces if it fits, else on a new line; an
+ * item longer than a line is cut to fit. */
+static void help_add_item(help_writer *writer, const char *item)
+{
+    size_t length = strlen(item);
+    if (length > CONTROLS_HELP_LINE_MAX)
+        length = CONTROLS_HELP_LINE_MAX;
+    if (writer->line_length > 0 && writer->line_length + 2 + length <= CONTROLS_HELP_LINE_MAX) {
+        help_append(writer, "  ", 2);
+        writer->line_length += 2;
+    } else if (writer->line_length > 0) {
+        help_append(writer, "\n", 1);
+        writer->line_length = 0;
+    }
+    help_append(writer, item, length);
+    writer->line_length += length;
+}
+
+/* The action's keys joined by '/', or "-" when it has none. */
+static void help_keys(const controls *c, game_action action, char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int k = 0; k < c->key_count[action] && k < CONTROLS_KEYS_PER_ACTION; ++k) {
+        char name[CONTROLS_KEY_NAME_MAX];
+        controls_key_name(c->keys[action][k], name, sizeof name);
+        int written = snprintf(out + used, size - used, "%s%s", k ? "/" : "", name);
+        if (written < 0 || used + (size_t)written >= size)
+            break;
+        used += (size_t)written;
+    }
+    if (used == 0)
+        snprintf(out, size, "-");
+}
+
+/* "Label: keys, keys" for a group of actions shown as one item, then " or extra"; a group with no keys
+ * bound shows only the extra (or nothing). */
+static void help_add_group(help_writer *writer, const controls *c, const char *label, const game_action *actions,
+                           int count, const char *extra)
+{
+    bool any = false;
+    for (int i = 0; i < count; ++i)
+        any = any || c->key_count[actions[i]] > 0;
+    if (!any && !extra)
+        return;
+    char item[4 * CONTROLS_HELP_LINE_MAX];
+    size_t used = (size_t)snprintf(item, sizeof item, "%s:", label);
+    for (int i = 0; any && i < count; ++i) {
+        char keys[CONTROLS_HELP_LINE_MAX * 2];
+        help_keys(c, actions[i], keys, sizeof keys);
+        int written = snprintf(item + used, sizeof item - used, "%s%s", i ? ", " : " ", keys);
+        if (written < 0 || used + (size_t)written >= sizeof item)
+            break;
+        used += (size_t)written;
+    }
+    if (extra && used < sizeof item)
+        snprintf(item + used, sizeof item - used, "%s%s", any ? " or " : " ", extra);
+    help_add_item(writer, item);
+}
+
+void controls_help_text(const controls *c, char *buffer, size_t size)
+{
+    if (!buffer || size == 0)
+        return;
+    buffer[0] = '\0';
+    help_writer writer = {.buffer = buffer, .size = size};
+    static const game_action moves[] = {GAME_ACTION_MOVE_FORWARD, GAME_ACTION_MOVE_LEFT, GAME_ACTION_MOVE_BACK,
+                                        GAME_ACTION_MOVE_RIGHT};
+    static const game_action orbits[] = {GAME_ACTION_ORBIT_LEFT, GAME_ACTION_ORBIT_RIGHT};
+    help_add_group(&writer, c, "Move", moves, 4, NULL);
+    for (int a = GAME_ACTION_RUN; a < GAME_ACTION_COUNT; ++a) {
+        if (a == GAME_ACTION_ORBIT_LEFT) {
+            help_add_group(&writer, c, "Orbit", orbits, 2, "drag");
+            help_add_item(&writer, "Zoom: wheel");
+            continue;
+        }
+        if (a == GAME_ACTION_ORBIT_RIGHT || c->key_count[a] == 0)
+            continue;
+        char keys[CONTROLS_HELP_LINE_MAX * 2], item[CONTROLS_HELP_LINE_MAX * 3];
+        help_keys(c, (game_action)a, keys, sizeof keys);
+        snprintf(item, sizeof item, "%s: %s", action_infos[a].help, keys);
+        help_add_item(&writer, item);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* Input state                                                                                           */
+
+static void game_input_release_actions(game_input *input, uint32_t actions)
+{
+    for (int a = 0; a < GAME_ACTION_COUNT; ++a) {
+        if (!(actions & (UINT32_C(1) << a)) || input->held[a] <= 0)
+            continue;
+        if (--input->held[a] == 0)
+            input->released[a] = true;
+    }
+}
+
+void game_input_key(game_input *input, const controls *c, SDL_Keycode key, bool down)
+{
+    int slot = -1;
+    for (int i = 0; i < input->key_down_count; ++i)
+        if (input->keys_down[i].key == key)
+            slot = i;
+    if (!down) {
+        if (slot < 0)
+            return;
+        game_input_release_actions(input, input->keys_down[slot].actions);
+        input->keys_down[slot] = input->keys_down[--input->key_down_count];
+        return;
+    }
+    if (slot >= 0 || input->key_down_count == GAME_INPUT_KEYS_DOWN_MAX)
+        return; /* a repeat, or more keys than any keyboard reports at once */
+    game_action actions[GAME_ACTION_COUNT];
+    int count = controls_actions_for_key(c, key, actions, GAME_ACTION_COUNT);
+    if (count == 0)
+        return;
+    uint32_t mask = 0;
+    for (int i = 0; i < count; ++i) {
+        mask |= UINT32_C(1) << actions[i];
+        if (input->held[actions[i]]++ == 0)
+            input->pressed[actions[i]] = true;
+    }
+    input->keys_down[input->key_down_count++] = (game_input_key_down){.key = key, .actions = mask};
+}
+
+void game_input_release_all(game_input *input)
+{
+    for (int i = 0; i < input->key_down_count; ++i)
+        game_input_release_actions(input, input->keys_down[i].actions);
+    input->key_down_count = 0;
+}
+
+void game_input_end_step(game_input *input)
+{
+    memset(input->pressed, 0, sizeof input->pressed);
+    memset(input->released, 0, sizeof input->released);
+    input->wheel_steps = 0.0f;
+    input->drag_x = input->drag_y = 0.0f;
+}

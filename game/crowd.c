@@ -1,0 +1,624 @@
+/* crowd: see crowd.h. Members live in one array of plain records (grown at spawn time, never in update);
+ * each record points at its own animator and at its shared character. */
+#include "crowd.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CROWD_CAPACITY_LIMIT = 1000000 };
+
+/* The wander behaviour's constants. */
+#define CROWD_DEFAULT_SPACING 1.6f
+#define CROWD_DEFAULT_WALK_SPEED 1.4f
+#define CROWD_DEFAULT_RUN_SPEED 3.5f
+#define CROWD_PAUSE_MIN_SECONDS 1.0f
+#define CROWD_PAUSE_MAX_SECONDS 4.0f
+/* A gesture waits until the member has stood still this long, so the state machine is back in its
+ * standing state (waves and celebrations start from there) and the gesture does not start mid-stride. */
+#define CROWD_GESTURE_DELAY_SECONDS 0.4f
+/* A pause with a gesture lasts until the gesture has played out, but never more than this beyond the
+ * pause's own length, in case the state machine went somewhere else. */
+#define CROWD_GESTURE_WAIT_MAX_SECONDS 8.0f
+/* Arriving: the wanted speed falls as sqrt(2 a d), a gentle brake of a = 2 m/s^2 (a walk slows over the
+ * last half metre, a run over the last three), and the trip ends within this distance of the target. */
+#define CROWD_ARRIVAL_DECELERATION 2.0f
+#define CROWD_ARRIVAL_RADIUS 0.2f
+/* A trip that takes this many times its straight-line time (plus a few seconds to turn and brake) is
+ * abandoned: a pause and a new target are better than circling. */
+#define CROWD_TRIP_PATIENCE 2.0f
+#define CROWD_TRIP_EXTRA_SECONDS 3.0f
+
+typedef enum crowd_activity {
+    CROWD_PAUSING,    /* standing: maybe a gesture, then a new trip */
+    CROWD_TRAVELLING, /* walking or running to target */
+} crowd_activity;
+
+typedef enum crowd_gesture {
+    CROWD_GESTURE_NONE,
+    CROWD_GESTURE_WAVE,
+    CROWD_GESTURE_CELEBRATE,
+} crowd_gesture;
+
+/* The state machine's trigger for each gesture (config/states.ini). */
+static const char *const crowd_gesture_triggers[] = {NULL, "wave", "celebrate"};
+
+/* What a member does, as its spawn's desc said. */
+typedef struct crowd_behaviour {
+    float wander_radius;
+    float wave_chance, celebrate_chance, run_chance;
+    float walk_speed, run_speed;
+} crowd_behaviour;
+
+typedef struct crowd_member {
+    animator *animator;
+    const anim_character *character;
+    mover mover;
+    float home_x, home_z;
+    float target_x, target_z;
+    float cruise_speed;        /* of the current trip, m/s */
+    float timer;               /* pausing: seconds of pause left; travelling: seconds before giving up */
+    float gesture_delay;       /* pausing: seconds of standing still before the gesture fires */
+    crowd_gesture gesture;     /* pausing: the gesture still to fire */
+    int gesture_state;         /* the state the gesture started from, while it plays; -1 otherwise */
+    crowd_activity activity;
+    crowd_behaviour behaviour;
+    uint64_t random;           /* the member's own random sequence, so members do not depend on each other */
+} crowd_member;
+
+/* A character type in use and how many members use it, for the memory figures. */
+typedef struct crowd_character_use {
+    const anim_character *character;
+    int members;
+} crowd_character_use;
+
+struct crowd {
+    int capacity;
+    int count, allocated;
+    crowd_member *members;
+    int character_count, character_allocated;
+    crowd_character_use *characters;
+    mover_params mover_params;
+    uint64_t random;
+};
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* Random numbers: splitmix64, small and good enough for behaviour, and the same on every platform.     */
+
+static uint64_t crowd_random_next(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1). */
+static float crowd_random_unit(uint64_t *state)
+{
+    return (float)(crowd_random_next(state) >> 40) * (1.0f / 16777216.0f);
+}
+
+static float crowd_random_between(uint64_t *state, float low, float high)
+{
+    return low + (high - low) * crowd_random_unit(state);
+}
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* Lifetime                                                                                              */
+
+crowd *crowd_create(int capacity, uint64_t seed)
+{
+    if (capacity < 1 || capacity > CROWD_CAPACITY_LIMIT)
+        return NULL;
+    crowd *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->capacity = capacity;
+    c->mover_params = mover_default_params();
+    c->random = seed;
+    return c;
+}
+
+void crowd_clear(crowd *crowd)
+{
+    if (!crowd)
+        return;
+    for (int i = 0; i < crowd->count; ++i)
+        animator_destroy(crowd->members[i].animator);
+    crowd->count = 0;
+    crowd->character_count = 0;
+}
+
+void crowd_destroy(crowd *crowd)
+{
+    if (!crowd)
+        return;
+    crowd_clear(crowd);
+    free(crowd->members);
+    free(crowd->characters);
+    free(crowd);
+}
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* Character uses                                                                                        */
+
+static bool crowd_use_character(crowd *crowd, const anim_character *character)
+{
+    for (int i = 0; i < crowd->character_count; ++i) {
+        if (crowd->characters[i].character == character) {
+            crowd->characters[i].members++;
+            return true;
+        }
+    }
+    if (crowd->character_count == crowd->character_allocated) {
+        int allocated = crowd->character_allocated ? crowd->character_allocated * 2 : 4;
+        crowd_character_use *characters = realloc(crowd->characters, (size_t)allocated * sizeof *characters);
+        if (!characters)
+            return false;
+        crowd->characters = characters;
+        crowd->character_allocated = allocated;
+    }
+    crowd->characters[crowd->character_count++] = (crowd_character_use){character, 1};
+    return true;
+}
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* Spawn spots                                                                                           */
+
+/* The spots already taken (living members' homes, the center, spots chosen in this spawn), bucketed by a
+ * grid of cells `spacing` wide: a spot closer than spacing to a candidate lies in the 3 x 3 cells around
+ * the candidate's, so each test looks at a handful of spots however large the crowd. Built per spawn. */
+typedef struct crowd_spot_index {
+    float cell;
+    int bucket_mask;
+    int *heads;          /* per bucket: first spot, or -1 */
+    int *next;           /* per spot: the next spot in its bucket, or -1 */
+    float (*spots)[2];
+    int count, allocated;
+} crowd_spot_index;
+
+static int crowd_spot_bucket(const crowd_spot_index *index, long long cell_x, long long cell_z)
+{
+    uint64_t key = (uint64_t)cell_x * 0x9E3779B97F4A7C15ull ^ (uint64_t)cell_z * 0xC2B2AE3D27D4EB4Full;
+    key ^= key >> 29;
+    return (int)(key & (uint64_t)index->bucket_mask);
+}
+
+static long long crowd_spot_cell(const crowd_spot_index *index, float coordinate)
+{
+    return (long long)floorf(coordinate / index->cell);
+}
+
+static bool crowd_spot_index_create(crowd_spot_index *index, float spacing, int allocated)
+{
+    int buckets = 64;
+    while (buckets < 2 * allocated && buckets < (1 << 24))
+        buckets *= 2;
+    *index = (crowd_spot_index){.cell = spacing, .bucket_mask = buckets - 1, .allocated = allocated};
+    index->heads = malloc((size_t)buckets * sizeof *index->heads);
+    index->next = malloc((size_t)allocated * sizeof *index->next);
+    index->spots = malloc((size_t)allocated * sizeof *index->spots);
+    if (!index->heads || !index->next || !index->spots)
+        return false;
+    for (int b = 0; b < buckets; ++b)
+        index->heads[b] = -1;
+    return true;
+}
+
+static void crowd_spot_index_free(crowd_spot_index *index)
+{
+    free(index->heads);
+    free(index->next);
+    free(index->spots);
+}
+
+static void crowd_spot_index_add(crowd_spot_index *index, float x, float z)
+{
+    if (index->count == index->allocated)
+        return;
+    int bucket = crowd_spot_bucket(index, crowd_spot_cell(index, x), crowd_spot_cell(index, z));
+    index->spots[index->count][0] = x;
+    index->spots[index->count][1] = z;
+    index->next[index->count] = index->heads[bucket];
+    index->heads[bucket] = index->count++;
+}
+
+/* Is any taken spot closer than spacing? (A hair less: neighbouring grid spots are exactly spacing apart.) */
+static bool crowd_spot_taken(const crowd_spot_index *index, float x, float z)
+{
+    float reach = index->cell * 0.999f;
+    long long cell_x = crowd_spot_cell(index, x), cell_z = crowd_spot_cell(index, z);
+    for (long long dx = -1; dx <= 1; ++dx) {
+        for (long long dz = -1; dz <= 1; ++dz) {
+            for (int s = index->heads[crowd_spot_bucket(index, cell_x + dx, cell_z + dz)]; s >= 0; s = index->next[s]) {
+                float ox = index->spots[s][0] - x, oz = index->spots[s][1] - z;
+                if (ox * ox + oz * oz < reach * reach)
+                    return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* The n-th cell of a square spiral: 0 is the middle, then ring r (8r cells, from its +X side
+ * counter-clockwise) for r = 1, 2, ... */
+static void crowd_spiral_cell(long long n, long long *cell_x, long long *cell_z)
+{
+    if (n == 0) {
+        *cell_x = *cell_z = 0;
+        return;
+    }
+    long long ring = (long long)ceil((sqrt((double)n + 1.0) - 1.0) / 2.0);
+    while ((2 * ring - 1) * (2 * ring - 1) > n) /* floating point at ring edges */
+        --ring;
+    while ((2 * ring + 1) * (2 * ring + 1) <= n)
+        ++ring;
+    long long along = n - (2 * ring - 1) * (2 * ring - 1); /* 0 .. 8 ring - 1 */
+    long long side = along / (2 * ring), step = along % (2 * ring) + 1;
+    switch (side) {
+    case 0: *cell_x = ring; *cell_z = -ring + step; break;
+    case 1: *cell_x = ring - step; *cell_z = ring; break;
+    case 2: *cell_x = -ring; *cell_z = ring - step; break;
+    default: *cell_x = -ring + step; *cell_z = -ring; break;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* Spawning                                                                                              */
+
+static bool crowd_chance_valid(float chance)
+{
+    return chance >= 0.0f && chance <= 1.0f;
+}
+
+static bool crowd_desc_valid(const crowd_spawn_desc *desc)
+{
+    if (desc->body_count < 1 || desc->body_count > CROWD_BODIES_MAX)
+        return false;
+    float total = 0.0f;
+    for (int b = 0; b < desc->body_count; ++b) {
+        const crowd_body *body = &desc->bodies[b];
+        if (!(body->weight >= 0.0f) || !isfinite(body->weight))
+            return false;
+        if (body->weight > 0.0f && (!body->character || body->character->machine.state_count == 0))
+            return false;
+        total += body->weight;
+    }
+    return total > 0.0f && isfinite(total) && isfinite(desc->center_x) && isfinite(desc->center_z) &&
+           desc->spacing >= 0.0f && isfinite(desc->spacing) && desc->wander_radius >= 0.0f &&
+           isfinite(desc->wander_radius) && crowd_chance_valid(desc->wave_chance) &&
+           crowd_chance_valid(desc->celebrate_chance) && crowd_chance_valid(desc->run_chance) &&
+           desc->walk_speed >= 0.0f && isfinite(desc->walk_speed) && desc->run_speed >= 0.0f &&
+           isfinite(desc->run_speed);
+}
+
+static const anim_character *crowd_draw_body(const crowd_spawn_desc *desc, uint64_t *random)
+{
+    float total = 0.0f;
+    for (int b = 0; b < desc->body_count; ++b)
+        total += desc->bodies[b].weight;
+    float pick = crowd_random_unit(random) * total;
+    const anim_character *chosen = NULL;
+    for (int b = 0; b < desc->body_count; ++b) {
+        if (desc->bodies[b].weight <= 0.0f)
+            continue;
+        chosen = desc->bodies[b].character; /* the last body with weight catches rounding at the top */
+        if (pick < desc->bodies[b].weight)
+            break;
+        pick -= desc->bodies[b].weight;
+    }
+    return chosen;
+}
+
+static void crowd_begin_pause(crowd_member *member)
+{
+    const crowd_behaviour *behaviour = &member->behaviour;
+    member->activity = CROWD_PAUSING;
+    member->timer = crowd_random_between(&member->random, CROWD_PAUSE_MIN_SECONDS, CROWD_PAUSE_MAX_SECONDS);
+    float roll = crowd_random_unit(&member->random);
+    member->gesture = roll < behaviour->wave_chance                                  ? CROWD_GESTURE_WAVE
+                      : roll < behaviour->wave_chance + behaviour->celebrate_chance ? CROWD_GESTURE_CELEBRATE
+                                                                                     : CROWD_GESTURE_NONE;
+    member->gesture_delay = CROWD_GESTURE_DELAY_SECONDS;
+    member->gesture_state = -1;
+}
+
+static void crowd_begin_trip(crowd_member *member)
+{
+    const crowd_behaviour *behaviour = &member->behaviour;
+    /* Uniform over the disk around home: the square root spreads the radius so the middle is not crowded. */
+    float angle = crowd_random_between(&member->random, -GLM_PIf, GLM_PIf);
+    float radius = behaviour->wander_radius * sqrtf(crowd_random_unit(&member->random));
+    bool run = crowd_random_unit(&member->random) < behaviour->run_chance;
+    member->target_x = member->home_x + radius * cosf(angle);
+    member->target_z = member->home_z + radius * sinf(angle);
+    member->cruise_speed = run ? behaviour->run_speed : behaviour->walk_speed;
+    float distance = hypotf(member->target_x - member->mover.x, member->target_z - member->mover.z);
+    member->timer = CROWD_TRIP_PATIENCE * distance / member->cruise_speed + CROWD_TRIP_EXTRA_SECONDS;
+    member->activity = CROWD_TRAVELLING;
+}
+
+/* Start the body channel's clip at a random point of its cycle, so a crowd spawned at once is not in step.
+ * One update of the animator does it: in the start state with no speed, no transition can fire. */
+static void crowd_random_start_phase(crowd_member *member)
+{
+    anim_layer_info layer = {0};
+    const anim_controller *controller = animator_controller(member->animator);
+    int top = anim_controller_layer_count(controller, ANIMATOR_BODY_CHANNEL) - 1;
+    if (top < 0 || !anim_controller_layer(controller, ANIMATOR_BODY_CHANNEL, top, &layer) || !layer.clip)
+        return;
+    const clip *clip = layer.clip->clip;
+    float duration = layer.clip->loop ? clip->loop_duration : clip->once_duration;
+    float offset = crowd_random_unit(&member->random) * duration;
+    if (offset > 0.0f)
+        animator_update(member->animator, offset, NULL);
+}
+
+static bool crowd_grow(crowd *crowd, int needed)
+{
+    if (needed <= crowd->allocated)
+        return true;
+    int allocated = crowd->allocated ? crowd->allocated : (crowd->capacity < 64 ? crowd->capacity : 64);
+    while (allocated < needed)
+        allocated = allocated > crowd->capacity / 2 ? crowd->capacity : allocated * 2;
+    crowd_member *members = realloc(crowd->members, (size_t)allocated * sizeof *members);
+    if (!members)
+        return false;
+    crowd->members = members;
+    crowd->allocated = allocated;
+    return true;
+}
+
+int crowd_spawn(crowd *crowd, int count, const crowd_spawn_desc *desc)
+{
+    if (!crowd || !desc || count <= 0 || !crowd_desc_valid(desc))
+        return 0;
+    if (count > crowd->capacity - crowd->count)
+        count = crowd->capacity - crowd->count;
+    if (count == 0 || !crowd_grow(crowd, crowd->count + count))
+        return 0;
+    float spacing = desc->spacing > 0.0f ? desc->spacing : CROWD_DEFAULT_SPACING;
+    crowd_behaviour behaviour = {
+        .wander_radius = desc->wander_radius,
+        .wave_chance = desc->wave_chance,
+        .celebrate_chance = desc->celebrate_chance,
+        .run_chance = desc->run_chance,
+        .walk_speed = desc->walk_speed > 0.0f ? desc->walk_speed : CROWD_DEFAULT_WALK_SPEED,
+        .run_speed = desc->run_speed > 0.0f ? desc->run_speed : CROWD_DEFAULT_RUN_SPEED,
+    };
+
+    crowd_spot_index taken;
+    if (!crowd_spot_index_create(&taken, spacing, crowd->count + 1 + count)) {
+        crowd_spot_index_free(&taken);
+        return 0;
+    }
+    crowd_spot_index_add(&taken, desc->center_x, desc->center_z); /* the player stands there */
+    for (int i = 0; i < crowd->count; ++i)
+        crowd_spot_index_add(&taken, crowd->members[i].home_x, crowd->members[i].home_z);
+
+    int added = 0;
+    long long cell = 0;
+    /* Each taken spot blocks at most a few grid spots, so the spiral always finds `count` free ones; the
+     * bound only guards against a bug turning into an endless loop. */
+    long long cell_limit = 16LL * (crowd->count + 1 + count) + 64;
+    while (added < count && cell < cell_limit) {
+        long long cell_x, cell_z;
+        crowd_spiral_cell(cell++, &cell_x, &cell_z);
+        float x = desc->center_x + (float)cell_x * spacing, z = desc->center_z + (float)cell_z * spacing;
+        if (crowd_spot_taken(&taken, x, z))
+            continue;
+        crowd_member *member = &crowd->members[crowd->count];
+        *member = (crowd_member){
+            .character = NULL,
+            .mover = {.x = x, .z = z},
+            .home_x = x,
+            .home_z = z,
+            .gesture_state = -1,
+            .behaviour = behaviour,
+            .random = crowd_random_next(&crowd->random),
+        };
+        member->character = crowd_draw_body(desc, &member->random);
+        member->mover.heading = crowd_random_between(&member->random, -GLM_PIf, GLM_PIf);
+        member->animator = animator_create(member->character);
+        if (!member->animator || !crowd_use_character(crowd, member->character)) {
+            animator_destroy(member->animator);
+            break;
+        }
+        crowd_random_start_phase(member);
+        crowd_begin_pause(member);
+        crowd_spot_index_add(&taken, x, z);
+        crowd->count++;
+        added++;
+    }
+    crowd_spot_index_free(&taken);
+    return added;
+}
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* Update                                                                                                */
+
+static void crowd_update_pause(crowd_member *member, const mover_params *params, float dt)
+{
+    member->timer -= dt;
+    mover_step(&member->mover, params, 0.0f, 0.0f, dt);
+    if (member->gesture != CROWD_GESTURE_NONE && member->mover.speed == 0.0f) {
+        member->gesture_delay -= dt;
+        if (member->gesture_delay <= 0.0f) {
+            if (animator_set_trigger(member->animator, crowd_gesture_triggers[member->gesture]))
+                member->gesture_state = animator_state(member->animator);
+            member->gesture = CROWD_GESTURE_NONE;
+        }
+    }
+    if (member->timer > 0.0f || member->gesture != CROWD_GESTURE_NONE)
+        return;
+    /* A gesture plays out: the pause goes on until the state machine is back where the gesture began. */
+    bool gesture_playing = member->gesture_state >= 0 && animator_state(member->animator) != member->gesture_state &&
+                           member->timer > -CROWD_GESTURE_WAIT_MAX_SECONDS;
+    if (!gesture_playing)
+        crowd_begin_trip(member);
+}
+
+static void crowd_update_trip(crowd_member *member, const mover_params *params, float dt)
+{
+    member->timer -= dt;
+    float to_x = member->target_x - member->mover.x, to_z = member->target_z - member->mover.z;
+    float distance = hypotf(to_x, to_z);
+    if (distance < CROWD_ARRIVAL_RADIUS || member->timer <= 0.0f) {
+        mover_step(&member->mover, params, 0.0f, 0.0f, dt);
+        crowd_begin_pause(member);
+        return;
+    }
+    float wanted = fminf(member->cruise_speed, sqrtf(2.0f * CROWD_ARRIVAL_DECELERATION * distance));
+    mover_step(&member->mover, params, to_x / distance * wanted, to_z / distance * wanted, dt);
+}
+
+void crowd_update(crowd *crowd, float dt)
+{
+    if (!crowd || !(dt > 0.0f) || !isfinite(dt))
+        return;
+    for (int i = 0; i < crowd->count; ++i) {
+        crowd_member *member = &crowd->members[i];
+        if (member->activity == CROWD_PAUSING)
+            crowd_update_pause(member, &crowd->mover_params, dt);
+        else
+            crowd_update_trip(member, &crowd->mover_params, dt);
+        animator_set_number(member->animator, "speed", member->mover.speed);
+        animator_update(member->animator, dt, NULL);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* Hot reload                                                                                            */
+
+static void crowd_remove(crowd *crowd, int index)
+{
+    animator_destroy(crowd->members[index].animator);
+    crowd->members[index] = crowd->members[--crowd->count];
+}
+
+int crowd_rebind(crowd *crowd, const anim_config *new_config)
+{
+    if (!crowd)
+        return 0;
+    int removed = 0;
+    for (int i = 0; i < crowd->count;) {
+        crowd_member *member = &crowd->members[i];
+        const anim_character *character =
+            new_config ? anim_config_find_character(new_config, member->character->name) : NULL;
+        if (!character || !animator_rebind(member->animator, character, NULL)) {
+            crowd_remove(crowd, i); /* the last member moved into i: look at i again */
+            removed++;
+            continue;
+        }
+        member->character = character;
+        ++i;
+    }
+    /* Every use now names the new config's characters (or none); count them afresh. */
+    crowd->character_count = 0;
+    for (int i = 0; i < crowd->count;) {
+        if (crowd_use_character(crowd, crowd->members[i].character)) {
+            ++i;
+        } else {
+            crowd_remove(crowd, i); /* out of memory for the list: better one member fewer than a wrong HUD */
+            removed++;
+        }
+    }
+    return removed;
+}
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* Inspection                                                                                            */
+
+int crowd_count(const crowd *crowd)
+{
+    return crowd ? crowd->count : 0;
+}
+
+int crowd_capacity(const crowd *crowd)
+{
+    return crowd ? crowd->capacity : 0;
+}
+
+static const crowd_member *crowd_member_at(const crowd *crowd, int index)
+{
+    return crowd && index >= 0 && index < crowd->count ? &crowd->members[index] : NULL;
+}
+
+void crowd_world(const crowd *crowd, int index, mat4 out)
+{
+    const crowd_member *member = crowd_member_at(crowd, index);
+    if (member)
+        mover_world(&member->mover, out);
+    else
+        glm_mat4_identity(out);
+}
+
+const animator *crowd_animator(const crowd *crowd, int index)
+{
+    const crowd_member *member = crowd_member_at(crowd, index);
+    return member ? member->animator : NULL;
+}
+
+const anim_character *crowd_character(const crowd *crowd, int index)
+{
+    const crowd_member *member = crowd_member_at(crowd, index);
+    return member ? member->character : NULL;
+}
+
+const mover *crowd_mover(const crowd *crowd, int index)
+{
+    const crowd_member *member = crowd_member_at(crowd, index);
+    return member ? &member->mover : NULL;
+}
+
+bool crowd_home(const crowd *crowd, int index, float *home_x, float *home_z)
+{
+    const crowd_member *member = crowd_member_at(crowd, index);
+    if (!member)
+        return false;
+    *home_x = member->home_x;
+    *home_z = member->home_z;
+    return true;
+}
+
+crowd_memory_figures crowd_memory(const crowd *crowd)
+{
+    crowd_memory_figures figures = {.record_bytes = sizeof(crowd_member)};
+    if (!crowd)
+        return figures;
+    figures.entity_count = crowd->count;
+    for (int i = 0; i < crowd->count; ++i)
+        figures.entity_bytes += animator_bytes(crowd->members[i].animator) + sizeof(crowd_member);
+    figures.bytes_per_entity = crowd->count ? figures.entity_bytes / (size_t)crowd->count : 0;
+
+    /* Shared data, each model and clip once: character types may share a mesh, and types sharing a clip
+     * library share its clips (the cache loads a file once). The lists are short: a few types of a few
+     * dozen clips, so comparing against everything counted before is cheap and needs no memory. */
+    figures.unique_characters = crowd->character_count;
+    for (int c = 0; c < crowd->character_count; ++c) {
+        const anim_character *character = crowd->characters[c].character;
+        bool model_seen = false;
+        for (int earlier = 0; earlier < c && !model_seen; ++earlier)
+            model_seen = crowd->characters[earlier].character->model == character->model;
+        if (!model_seen && character->model) {
+            figures.unique_models++;
+            figures.shared_bytes += character->model->bytes;
+        }
+        for (int k = 0; k < character->clip_count; ++k) {
+            const clip *clip = character->clips[k].clip;
+            bool clip_seen = false;
+            for (int earlier = 0; earlier <= c && !clip_seen; ++earlier) {
+                const anim_character *other = crowd->characters[earlier].character;
+                int other_count = earlier == c ? k : other->clip_count;
+                for (int j = 0; j < other_count && !clip_seen; ++j)
+                    clip_seen = other->clips[j].clip == clip;
+            }
+            if (!clip_seen && clip) {
+                figures.unique_clips++;
+                figures.shared_bytes += clip->bytes;
+            }
+        }
+    }
+    return figures;
+}

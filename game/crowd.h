@@ -1,0 +1,90 @@
+/* crowd: many characters wandering around the spots they were spawned on, each with its own animator and
+ * mover while all of them share their characters' models, clips and state machines (one copy however big
+ * the crowd). Memory is taken at create and spawn time only; crowd_update allocates nothing and, for a
+ * given seed and sequence of time steps, always does the same thing.
+ * Knows nothing of SDL, GL, ini files or the player: the game passes positions, bodies and settings in. */
+#ifndef MARIONETTE_CROWD_H
+#define MARIONETTE_CROWD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cglm/cglm.h>
+
+#include "anim/anim_config.h"
+#include "anim/animator.h"
+#include "mover.h"
+
+enum { CROWD_BODIES_MAX = 8 };
+
+typedef struct crowd crowd;
+
+/* One body a spawn may draw: a character (with a state machine) and its weight (>= 0). */
+typedef struct crowd_body {
+    const anim_character *character;
+    float weight;
+} crowd_body;
+
+/* How to place and drive the members one crowd_spawn adds. Zero means default where a default is named. */
+typedef struct crowd_spawn_desc {
+    int body_count;                       /* 1..CROWD_BODIES_MAX, weights not all 0 */
+    crowd_body bodies[CROWD_BODIES_MAX];
+    float center_x, center_z;             /* the spiral's middle: the player's position */
+    float spacing;                        /* metres between spots (0: 1.6) */
+    float wander_radius;                  /* metres a member strays from its home (0: stays there) */
+    float wave_chance;                    /* probability per idle pause of a wave, 0..1 */
+    float celebrate_chance;               /* probability per idle pause of a celebration instead, 0..1 */
+    float run_chance;                     /* probability that a trip is run, not walked, 0..1 */
+    float walk_speed, run_speed;          /* m/s (0: 1.4 and 3.5, the speeds the clips were made for) */
+} crowd_spawn_desc;
+
+/* A crowd of at most `capacity` members (1..1000000); seed drives every random choice. NULL when the
+ * capacity is out of range or memory runs out. */
+crowd *crowd_create(int capacity, uint64_t seed);
+void crowd_destroy(crowd *crowd);
+
+/* Add up to `count` members on the free spots of a square spiral around (center_x, center_z), `spacing`
+ * apart: a spot closer than `spacing` to a living member's home or to the center itself is skipped, so a
+ * second spawn in the same place rings the first. Each member gets a body drawn from the mix by weight, a
+ * random heading and a random start phase. Returns how many were added: fewer than count when the capacity
+ * is reached, 0 when desc is invalid (no body with weight, a character without a state machine, a chance
+ * outside 0..1, a negative or non-finite number). Allocates (members, animators) here. */
+int crowd_spawn(crowd *crowd, int count, const crowd_spawn_desc *desc);
+
+/* Destroy every member; the capacity and the random sequence go on. */
+void crowd_clear(crowd *crowd);
+
+/* Advance every member by dt seconds (> 0; anything else changes nothing): the wander behaviour, its mover
+ * and its animator (`speed` is the mover's speed each step). Allocates nothing. */
+void crowd_update(crowd *crowd, float dt);
+
+/* Hot reload, before the old config is freed: move each member to the same-named character of new_config
+ * (animator_rebind). Members whose character is gone, or whose rebind fails, are removed (the order of
+ * the others may change). Returns how many were removed. */
+int crowd_rebind(crowd *crowd, const anim_config *new_config);
+
+/* For the renderer, the HUD and tests; index in 0..crowd_count-1 (NULL, or identity / false, otherwise). */
+int crowd_count(const crowd *crowd);
+int crowd_capacity(const crowd *crowd);
+void crowd_world(const crowd *crowd, int index, mat4 out); /* mover_world of the member */
+const animator *crowd_animator(const crowd *crowd, int index);
+const anim_character *crowd_character(const crowd *crowd, int index);
+const mover *crowd_mover(const crowd *crowd, int index);
+bool crowd_home(const crowd *crowd, int index, float *home_x, float *home_z);
+
+/* Memory figures for the HUD: what each member costs, and what all of them share. */
+typedef struct crowd_memory_figures {
+    int entity_count;
+    size_t record_bytes;       /* the crowd's own record per member (mover, wander state, pointers) */
+    size_t bytes_per_entity;   /* animator_bytes + record_bytes; the mean when bodies differ in joints */
+    size_t entity_bytes;       /* the sum of that over all members */
+    size_t shared_bytes;       /* model->bytes + clip->bytes of every model and clip in use, each once */
+    int unique_characters;     /* character types in use */
+    int unique_models;         /* distinct models (two types may share a mesh) */
+    int unique_clips;          /* distinct clips (types sharing a clip library share its clips) */
+} crowd_memory_figures;
+
+crowd_memory_figures crowd_memory(const crowd *crowd);
+
+#endif

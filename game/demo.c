@@ -1,0 +1,640 @@
+/* demo: see demo.h. One frame: SDL events -> input (controls.ini) -> fixed simulation steps (script
+ * events, actions, player, crowd, trace) -> camera -> draw (player, crowd, debug views) -> HUD. */
+#include "demo.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <SDL.h>
+
+#include "anim_json.h"
+#include "gfx/gfx_text.h"
+#include "hud.h"
+#include "json.h"
+#include "platform/platform.h"
+
+static const double DEMO_HEADLESS_FRAME_SECONDS = 1.0 / 60.0; /* a headless frame shows this much time */
+static const double DEMO_MAX_FRAME_SECONDS = 0.25;            /* a stall is not caught up beyond this */
+static const double DEMO_RELOAD_POLL_SECONDS = 0.5;
+static const float DEMO_TIME_SCALE_MIN = 1.0f / 16.0f, DEMO_TIME_SCALE_MAX = 4.0f;
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* ---- Messages (HUD and stderr) ---------------------------------------------------------------------- */
+
+static void set_status(demo *d, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static void set_status(demo *d, const char *format, ...)
+{
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(d->status, sizeof d->status, format, arguments);
+    va_end(arguments);
+    fprintf(stderr, "marionette: %s\n", d->status);
+}
+
+/* Every problem to stderr; the first few stay on the HUD until the next good (re)load. */
+static void show_problems(demo *d, const diag_list *problems)
+{
+    for (int i = 0; i < problems->count; ++i) {
+        char line[DIAG_TEXT_MAX];
+        diag_format(&problems->items[i], line, sizeof line);
+        fprintf(stderr, "%s\n", line);
+        if (d->message_count < DEMO_MESSAGE_LINES)
+            snprintf(d->messages[d->message_count++], sizeof d->messages[0], "%s", line);
+    }
+    d->messages_total += problems->total;
+}
+
+static void clear_problems(demo *d)
+{
+    d->message_count = 0;
+    d->messages_total = 0;
+}
+
+/* ---- Configuration ---------------------------------------------------------------------------------- */
+
+static long modification_time(const char *path)
+{
+    struct stat info;
+    if (stat(path, &info) != 0)
+        return -1;
+    return (long)info.st_mtim.tv_sec * 1000 + info.st_mtim.tv_nsec / 1000000;
+}
+
+/* The bodies of the crowd mix, looked up in the running config; unknown names are reported. */
+static int crowd_bodies(demo *d, crowd_body *bodies, diag_list *problems)
+{
+    int count = 0;
+    for (int i = 0; i < d->settings.crowd.body_count && count < CROWD_BODIES_MAX; ++i) {
+        const demo_config_body *body = &d->settings.crowd.bodies[i];
+        const anim_character *character = anim_config_find_character(d->config, body->character);
+        if (!character) {
+            diag_list_add(problems, d->settings_path, 0, "crowd mix names \"%s\", which characters.ini does not have",
+                          body->character);
+            continue;
+        }
+        bodies[count++] = (crowd_body){.character = character, .weight = body->weight};
+    }
+    return count;
+}
+
+static const anim_character *player_character(demo *d)
+{
+    const anim_character *character = anim_config_find_character(d->config, d->settings.player.character);
+    if (!character && anim_config_character_count(d->config) > 0)
+        character = anim_config_character(d->config, 0);
+    return character;
+}
+
+/* A player for the current config, standing where the old one stood. */
+static void make_player(demo *d, diag_list *problems)
+{
+    const anim_character *character = player_character(d);
+    if (!character) {
+        diag_list_add(problems, d->characters_path, 0, "no character to play");
+        return;
+    }
+    player_params params = player_default_params();
+    params.walk_speed = d->settings.player.walk_speed;
+    params.run_speed = d->settings.player.run_speed;
+    vec3 position = {0};
+    float heading = 0.0f;
+    if (d->player) {
+        player_position(d->player, position);
+        heading = player_heading(d->player);
+        player_destroy(d->player);
+    }
+    d->player = player_create(character, &params);
+    if (!d->player) {
+        diag_list_add(problems, d->characters_path, 0, "character \"%s\" cannot be played (no state machine?)",
+                      character->name);
+        return;
+    }
+    player_place(d->player, position[0], position[2], heading);
+}
+
+/* Swap in a freshly loaded config: entities move over (keeping their state where it still exists), meshes
+ * follow the models, the old config goes. */
+static void adopt_config(demo *d, anim_config *config, diag_list *problems)
+{
+    anim_config *old = d->config;
+    d->config = config;
+    diag err = {0};
+    if (!scene_sync(&d->scene, config, &err, problems)) {
+        diag_list_add(problems, err.file, err.line, "%s", err.message);
+    }
+    if (d->player) {
+        const anim_character *character = player_character(d);
+        if (!character || strcmp(character->name, animator_character(player_animator(d->player))->name) != 0 ||
+            !player_rebind(d->player, character))
+            make_player(d, problems);
+    } else {
+        make_player(d, problems);
+    }
+    int removed = crowd_rebind(d->crowd, config);
+    if (removed > 0)
+        diag_list_add(problems, d->characters_path, 0, "%d crowd members lost their character and were removed",
+                      removed);
+    anim_config_free(old);
+}
+
+/* Load everything at start, or reload what changed (force: everything, as F5 asks). A file with problems
+ * keeps its last good version running; the problems go to the HUD and stderr. */
+static void load_configuration(demo *d, bool force)
+{
+    diag_list problems = {0};
+    bool any = false, failed = false;
+    long controls_time = modification_time(d->controls_path);
+    if (force || controls_time != d->watched_mtimes[0]) {
+        any = true;
+        d->watched_mtimes[0] = controls_time;
+        failed |= !controls_load(d->controls_path, &d->controls, &problems);
+    }
+    long settings_time = modification_time(d->settings_path);
+    if (force || settings_time != d->watched_mtimes[1]) {
+        any = true;
+        d->watched_mtimes[1] = settings_time;
+        failed |= !demo_config_load(d->settings_path, &d->settings, &problems);
+    }
+    if (!d->config || force || anim_config_reload_due(d->config)) {
+        any = true;
+        anim_config *config = d->config ? anim_config_reload(d->config, &problems)
+                                        : anim_config_load(d->characters_path, d->cache, &problems);
+        if (config)
+            adopt_config(d, config, &problems);
+        else
+            failed = true;
+    }
+    if (any) {
+        clear_problems(d);
+        show_problems(d, &problems);
+        if (failed || problems.total > 0)
+            set_status(d, "reload: %d problem%s, the last good configuration keeps running", problems.total,
+                       problems.total == 1 ? "" : "s");
+        else if (d->frame_count > 0)
+            set_status(d, "reloaded the configuration");
+    }
+    diag_list_free(&problems);
+}
+
+/* ---- Actions -------------------------------------------------------------------------------------------- */
+
+static void spawn_crowd(demo *d, int count)
+{
+    if (!d->config || count <= 0)
+        return;
+    diag_list problems = {0};
+    crowd_spawn_desc desc = {
+        .spacing = d->settings.crowd.spacing,
+        .wander_radius = d->settings.crowd.wander_radius,
+        .wave_chance = d->settings.crowd.wave_chance,
+        .celebrate_chance = d->settings.crowd.celebrate_chance,
+        .run_chance = d->settings.crowd.run_chance,
+    };
+    desc.body_count = crowd_bodies(d, desc.bodies, &problems);
+    if (d->player) {
+        vec3 position;
+        player_position(d->player, position);
+        desc.center_x = position[0];
+        desc.center_z = position[2];
+    }
+    int room = d->settings.crowd.max - crowd_count(d->crowd);
+    int added = crowd_spawn(d->crowd, count < room ? count : room, &desc);
+    if (problems.total > 0)
+        show_problems(d, &problems);
+    set_status(d, "crowd: %d added, %d in all", added, crowd_count(d->crowd));
+    diag_list_free(&problems);
+}
+
+static void take_screenshot(demo *d, const char *path)
+{
+    char name[64];
+    if (!path) {
+        snprintf(name, sizeof name, "marionette-%03d.png", ++d->screenshot_count);
+        path = name;
+    }
+    diag err;
+    if (platform_save_png(path, &err))
+        set_status(d, "screenshot: %s", path);
+    else
+        set_status(d, "screenshot failed: %s", err.message);
+}
+
+static bool pressed(const demo *d, game_action action)
+{
+    return d->input.pressed[action];
+}
+
+/* What one step's key presses ask for, besides moving the player. */
+static void apply_actions(demo *d)
+{
+    if (pressed(d, GAME_ACTION_QUIT))
+        d->quit = true;
+    if (pressed(d, GAME_ACTION_HELP))
+        d->show_help = !d->show_help;
+    if (pressed(d, GAME_ACTION_SKELETON))
+        d->views.skeleton = !d->views.skeleton;
+    if (pressed(d, GAME_ACTION_BOUNDS))
+        d->views.bounds = !d->views.bounds;
+    if (pressed(d, GAME_ACTION_NORMALS))
+        d->views.normals = !d->views.normals;
+    if (pressed(d, GAME_ACTION_SKINNING))
+        d->views.cpu_skinning = !d->views.cpu_skinning;
+    if (pressed(d, GAME_ACTION_PAUSE))
+        d->paused = !d->paused;
+    if (pressed(d, GAME_ACTION_STEP) && d->paused)
+        d->step_once = true;
+    if (pressed(d, GAME_ACTION_SLOWER))
+        d->time_scale = fmaxf(d->time_scale * 0.5f, DEMO_TIME_SCALE_MIN);
+    if (pressed(d, GAME_ACTION_FASTER))
+        d->time_scale = fminf(d->time_scale * 2.0f, DEMO_TIME_SCALE_MAX);
+    if (pressed(d, GAME_ACTION_RELOAD))
+        load_configuration(d, true);
+    if (pressed(d, GAME_ACTION_CROWD_SPAWN))
+        spawn_crowd(d, d->settings.crowd.count);
+    if (pressed(d, GAME_ACTION_CROWD_CLEAR)) {
+        crowd_clear(d->crowd);
+        set_status(d, "crowd cleared");
+    }
+    if (pressed(d, GAME_ACTION_SCREENSHOT))
+        d->screenshot_requested = true;
+}
+
+/* The camera follows what the mouse and the orbit keys ask, every step (so a script's drag is exact). */
+static void steer_camera(demo *d, float dt)
+{
+    const controls *c = &d->controls;
+    float orbit = 0.0f;
+    if (d->input.held[GAME_ACTION_ORBIT_LEFT] > 0)
+        orbit -= c->orbit_keys_degrees_per_second * dt;
+    if (d->input.held[GAME_ACTION_ORBIT_RIGHT] > 0)
+        orbit += c->orbit_keys_degrees_per_second * dt;
+    float pitch = d->input.drag_y * c->orbit_degrees_per_pixel * (c->invert_y ? -1.0f : 1.0f);
+    camera_orbit(&d->camera, orbit + d->input.drag_x * c->orbit_degrees_per_pixel, pitch);
+    if (d->input.wheel_steps != 0.0f)
+        camera_zoom(&d->camera, -d->input.wheel_steps * c->zoom_per_wheel_step);
+}
+
+/* ---- Simulation ----------------------------------------------------------------------------------------- */
+
+static void log_events(demo *d, const anim_update_result *animation)
+{
+    for (int i = 0; i < animation->event_count; ++i) {
+        if (d->event_count == DEMO_EVENT_LOG) {
+            memmove(d->events, d->events + 1, (DEMO_EVENT_LOG - 1) * sizeof d->events[0]);
+            --d->event_count;
+        }
+        demo_logged_event *logged = &d->events[d->event_count++];
+        snprintf(logged->name, sizeof logged->name, "%s", animation->events[i].name);
+        logged->time = d->simulation_time;
+    }
+}
+
+static void write_trace_step(demo *d, const input_script_event *applied, int applied_count,
+                             const animator_update_result *update)
+{
+    json_writer w = json_writer_start(d->trace);
+    fputs(d->trace_steps++ ? ",\n" : "[\n", d->trace);
+    json_object_begin(&w);
+    json_key(&w, "step");
+    json_integer(&w, d->step_count);
+    json_key(&w, "clock");
+    json_number(&w, d->clock);
+    json_key(&w, "time");
+    json_number(&w, d->simulation_time);
+    json_key(&w, "input");
+    json_array_begin(&w);
+    for (int i = 0; i < applied_count; ++i) {
+        json_object_begin(&w);
+        json_key(&w, "line");
+        json_integer(&w, applied[i].line);
+        json_key(&w, "event");
+        static const char *const kinds[] = {[INPUT_SCRIPT_KEY_DOWN] = "press", [INPUT_SCRIPT_KEY_UP] = "release",
+                                            [INPUT_SCRIPT_WHEEL] = "wheel", [INPUT_SCRIPT_DRAG] = "drag"};
+        json_string(&w, kinds[applied[i].kind]);
+        if (applied[i].kind == INPUT_SCRIPT_KEY_DOWN || applied[i].kind == INPUT_SCRIPT_KEY_UP) {
+            char name[CONTROLS_KEY_NAME_MAX];
+            controls_key_name(applied[i].key, name, sizeof name);
+            json_key(&w, "key");
+            json_string(&w, name);
+        }
+        json_object_end(&w);
+    }
+    json_array_end(&w);
+    json_key(&w, "actions");
+    json_array_begin(&w);
+    for (int a = 0; a < GAME_ACTION_COUNT; ++a)
+        if (d->input.pressed[a])
+            json_string(&w, game_action_name((game_action)a));
+    json_array_end(&w);
+    json_key(&w, "paused");
+    json_bool(&w, d->paused);
+    json_key(&w, "crowd");
+    json_integer(&w, crowd_count(d->crowd));
+    if (d->player) {
+        vec3 position;
+        player_position(d->player, position);
+        json_key(&w, "player");
+        json_object_begin(&w);
+        json_key(&w, "position");
+        json_array_begin(&w);
+        json_number(&w, position[0]);
+        json_number(&w, position[2]);
+        json_array_end(&w);
+        json_key(&w, "heading_degrees");
+        json_number(&w, player_heading(d->player) * 180.0 / GLM_PI);
+        json_key(&w, "speed");
+        json_number(&w, player_speed(d->player));
+        json_object_end(&w);
+        if (update)
+            anim_json_write_step(&w, player_animator(d->player), update);
+    }
+    json_object_end(&w);
+}
+
+static void simulate_step(demo *d, float dt)
+{
+    input_script_event applied[32];
+    int applied_count = 0;
+    if (d->script) {
+        applied_count = input_script_poll(d->script, d->clock, applied, 32);
+        for (int i = 0; i < applied_count; ++i) {
+            const input_script_event *event = &applied[i];
+            if (event->kind == INPUT_SCRIPT_KEY_DOWN || event->kind == INPUT_SCRIPT_KEY_UP)
+                game_input_key(&d->input, &d->controls, event->key, event->kind == INPUT_SCRIPT_KEY_DOWN);
+            else if (event->kind == INPUT_SCRIPT_WHEEL)
+                d->input.wheel_steps += event->wheel;
+            else if (event->kind == INPUT_SCRIPT_DRAG)
+                d->input.drag_x += event->drag_x, d->input.drag_y += event->drag_y;
+        }
+    }
+    apply_actions(d);
+    steer_camera(d, dt);
+
+    bool advance = !d->paused || d->step_once;
+    d->step_once = false;
+    animator_update_result update;
+    bool updated = false;
+    if (advance) {
+        float scaled = dt * d->time_scale;
+        if (d->player) {
+            const game_input *in = &d->input;
+            player_intent intent = {
+                .move_forward = (float)((in->held[GAME_ACTION_MOVE_FORWARD] > 0) - (in->held[GAME_ACTION_MOVE_BACK] > 0)),
+                .move_right = (float)((in->held[GAME_ACTION_MOVE_RIGHT] > 0) - (in->held[GAME_ACTION_MOVE_LEFT] > 0)),
+                .run = in->held[GAME_ACTION_RUN] > 0,
+                .jump = in->pressed[GAME_ACTION_JUMP],
+                .wave = in->pressed[GAME_ACTION_WAVE],
+            };
+            updated = player_step(d->player, &intent, camera_yaw_radians(&d->camera), scaled, &update);
+            if (updated)
+                log_events(d, &update.animation);
+        }
+        crowd_update(d->crowd, scaled);
+        d->simulation_time += scaled;
+    }
+    /* Every step goes into the trace, paused ones too, so each scripted key shows up where it was used. */
+    if (d->trace)
+        write_trace_step(d, applied, applied_count, updated ? &update : NULL);
+    ++d->step_count;
+    game_input_end_step(&d->input);
+    d->clock += dt;
+}
+
+/* ---- Events --------------------------------------------------------------------------------------------- */
+
+static void handle_events(demo *d)
+{
+    SDL_Event event;
+    while (SDL_PollEvent(&event)) {
+        switch (event.type) {
+        case SDL_QUIT:
+            d->quit = true;
+            break;
+        case SDL_KEYDOWN:
+        case SDL_KEYUP:
+            if (!event.key.repeat)
+                game_input_key(&d->input, &d->controls, event.key.keysym.sym, event.type == SDL_KEYDOWN);
+            break;
+        case SDL_MOUSEMOTION:
+            if (event.motion.state & (SDL_BUTTON_LMASK | SDL_BUTTON_RMASK)) {
+                d->input.drag_x += (float)event.motion.xrel;
+                d->input.drag_y += (float)event.motion.yrel;
+            }
+            break;
+        case SDL_MOUSEWHEEL:
+            d->input.wheel_steps += (float)event.wheel.y;
+            break;
+        case SDL_WINDOWEVENT:
+            if (event.window.event == SDL_WINDOWEVENT_FOCUS_LOST)
+                game_input_release_all(&d->input);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+/* ---- Drawing -------------------------------------------------------------------------------------------- */
+
+static void draw_frame(demo *d)
+{
+    int width = 0, height = 0;
+    platform_framebuffer_size(&width, &height);
+    if (width <= 0 || height <= 0)
+        return;
+    gfx_frame_desc frame = {
+        .width = width,
+        .height = height,
+        .cpu_skinning = d->views.cpu_skinning,
+        .debug_normals = d->views.normals,
+        /* Light from the front left of the default camera, so shadows fall where the player sees them. */
+        .light_direction = {0.55f, -1.0f, -0.45f},
+    };
+    camera_matrices(&d->camera, (float)width / (float)height, frame.view, frame.projection, frame.camera_position);
+    gfx_begin_frame(&frame);
+    d->scene.submitted = 0;
+    mat4 world;
+    if (d->player) {
+        player_world_matrix(d->player, world);
+        scene_submit(&d->scene, player_animator(d->player), world, &d->views, NULL);
+    }
+    for (int i = 0; i < crowd_count(d->crowd); ++i) {
+        crowd_world(d->crowd, i, world);
+        scene_submit(&d->scene, crowd_animator(d->crowd, i), world, &d->views, NULL);
+    }
+    platform_begin_frame();
+    gfx_end_frame();
+    d->gfx = gfx_frame_stats();
+    hud_draw(d, width, height);
+}
+
+/* Exponential smoothing: the HUD's figures settle over about a second without jumping every frame. */
+static void smooth(double *value, double sample)
+{
+    *value = *value == 0.0 ? sample : *value + 0.05 * (sample - *value);
+}
+
+/* ---- Start and end -------------------------------------------------------------------------------------- */
+
+bool demo_start(demo *d, const demo_options *options)
+{
+    memset(d, 0, sizeof *d);
+    d->options = *options;
+    d->time_scale = 1.0f;
+    d->show_help = options->show_help;
+    d->views.cpu_skinning = options->cpu_skinning;
+    const char *dir = options->config_dir;
+    snprintf(d->characters_path, sizeof d->characters_path, "%s/characters.ini", dir);
+    snprintf(d->controls_path, sizeof d->controls_path, "%s/controls.ini", dir);
+    snprintf(d->settings_path, sizeof d->settings_path, "%s/demo.ini", dir);
+    d->controls = controls_defaults();
+    d->settings = demo_config_defaults();
+    d->cache = cache_create();
+    d->watched_mtimes[0] = d->watched_mtimes[1] = -2; /* never a real time: both load at start */
+
+    /* Settings first: they say how big the window is. */
+    diag_list problems = {0};
+    demo_config_load(d->settings_path, &d->settings, &problems);
+    d->watched_mtimes[1] = modification_time(d->settings_path);
+
+    diag err;
+    platform_desc desc = {
+        .title = "marionette",
+        .width = options->width ? options->width : d->settings.window.width,
+        .height = options->height ? options->height : d->settings.window.height,
+        .headless = options->headless,
+        .vsync = d->settings.window.vsync,
+    };
+    if (!platform_setup(&desc, &err)) {
+        fprintf(stderr, "marionette: %s (for a run without a display: --headless, see README "
+                        "\"Troubleshooting\")\n", err.message);
+        diag_list_free(&problems);
+        return false;
+    }
+    if (!gfx_setup(&(gfx_desc){0}, &err) || !gfx_text_setup(&(gfx_text_desc){0}, &err)) {
+        fprintf(stderr, "marionette: %s: %s\n", err.file, err.message);
+        diag_list_free(&problems);
+        return false;
+    }
+    d->crowd = crowd_create(d->settings.crowd.max > 0 ? d->settings.crowd.max : 1, d->settings.crowd.seed);
+    camera_params camera_setup = camera_default_params();
+    camera_init(&d->camera, &camera_setup, (float[3]){0.0f, 0.0f, 0.0f});
+    d->camera.distance = d->settings.camera.distance;
+    d->camera.pitch_degrees = d->settings.camera.pitch;
+    d->camera.yaw_degrees = d->settings.camera.yaw;
+    camera_orbit(&d->camera, 0.0f, 0.0f); /* clamps what the settings asked */
+
+    show_problems(d, &problems);
+    diag_list_free(&problems);
+    load_configuration(d, false);
+
+    if (options->script) {
+        diag_list script_problems = {0};
+        d->script = input_script_load(options->script, &script_problems);
+        show_problems(d, &script_problems);
+        diag_list_free(&script_problems);
+        if (!d->script)
+            return false;
+    }
+    if (options->trace) {
+        d->trace = fopen(options->trace, "w");
+        if (!d->trace) {
+            fprintf(stderr, "marionette: %s: cannot write the trace\n", options->trace);
+            return false;
+        }
+    }
+    if (options->crowd > 0)
+        spawn_crowd(d, options->crowd);
+    return true;
+}
+
+void demo_finish(demo *d)
+{
+    if (d->trace) {
+        fputs(d->trace_steps ? "\n]\n" : "[]\n", d->trace);
+        fclose(d->trace);
+    }
+    input_script_free(d->script);
+    player_destroy(d->player);
+    crowd_destroy(d->crowd);
+    scene_free(&d->scene);
+    anim_config_free(d->config);
+    cache_destroy(d->cache);
+    gfx_text_shutdown();
+    gfx_shutdown();
+    platform_shutdown();
+}
+
+bool demo_frame(demo *d)
+{
+    if (d->quit)
+        return false;
+    const double step = 1.0 / DEMO_STEP_HZ;
+    double frame_start = now_seconds();
+    double elapsed = platform_is_headless() ? DEMO_HEADLESS_FRAME_SECONDS
+                                            : fmin(d->last_frame_start > 0.0 ? frame_start - d->last_frame_start : step,
+                                                   DEMO_MAX_FRAME_SECONDS);
+    d->last_frame_start = frame_start;
+    handle_events(d);
+    d->step_accumulator += elapsed;
+    double update_start = now_seconds();
+    while (d->step_accumulator >= step - 1e-9) {
+        simulate_step(d, (float)step);
+        d->step_accumulator -= step;
+    }
+    if (d->player) {
+        vec3 position;
+        player_position(d->player, position);
+        camera_follow(&d->camera, position, (float)elapsed);
+    }
+    double draw_start = now_seconds();
+    draw_frame(d);
+    double draw_end = now_seconds();
+    ++d->frame_count;
+    bool last_frame = d->options.frames > 0 && d->frame_count >= d->options.frames;
+    if (d->screenshot_requested) {
+        d->screenshot_requested = false;
+        take_screenshot(d, NULL);
+    }
+    if (last_frame && d->options.screenshot)
+        take_screenshot(d, d->options.screenshot);
+    const char *errors = gfx_check_errors();
+    if (errors) {
+        ++d->gl_error_frames;
+        fprintf(stderr, "marionette: GL errors: %s\n", errors);
+    }
+    platform_end_frame();
+    /* Windowed, files are looked at twice a second; headless runs (tests) look every frame so a scripted
+     * edit is picked up at a known frame. */
+    if (draw_end - d->last_reload_poll > DEMO_RELOAD_POLL_SECONDS || platform_is_headless()) {
+        d->last_reload_poll = draw_end;
+        load_configuration(d, false);
+    }
+    smooth(&d->timings.update_ms, 1000.0 * (draw_start - update_start));
+    smooth(&d->timings.draw_ms, 1000.0 * (draw_end - draw_start));
+    smooth(&d->timings.frame_ms, 1000.0 * (now_seconds() - frame_start));
+    d->timings.fps = d->timings.frame_ms > 0.0 ? 1000.0 / d->timings.frame_ms : 0.0;
+    if (last_frame)
+        d->quit = true;
+    return !d->quit;
+}
+
+int demo_run(const demo_options *options)
+{
+    static demo d; /* large; one per process */
+    bool started = demo_start(&d, options);
+    while (started && demo_frame(&d))
+        continue;
+    demo_finish(&d);
+    return started ? 0 : 1;
+}

@@ -1,0 +1,105 @@
+/* demo: the program people run first. An SDL event loop around a fixed-step simulation (120 Hz) of the
+ * player and the crowd, rendering decoupled from it; keys through config/controls.ini; hot reload of every
+ * config file; headless runs driven by an input script with a JSON trace and a screenshot, for tests.
+ * The state is a plain struct so the HUD (hud.c) can read what it shows. */
+#ifndef MARIONETTE_DEMO_H
+#define MARIONETTE_DEMO_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "anim/anim_config.h"
+#include "base/diag.h"
+#include "cache/cache.h"
+#include "camera.h"
+#include "controls.h"
+#include "crowd.h"
+#include "demo_config.h"
+#include "input_script.h"
+#include "player.h"
+#include "scene.h"
+
+enum {
+    DEMO_STEP_HZ = 120,
+    DEMO_EVENT_LOG = 6,          /* the player's last events the HUD lists */
+    DEMO_MESSAGE_LINES = 6,      /* config problems the HUD shows (the rest go to stderr) */
+    DEMO_PATH_MAX = 1024,
+};
+
+typedef struct demo_options {
+    bool headless;             /* offscreen rendering, no window (also when SDL_VIDEODRIVER=offscreen) */
+    int frames;                /* stop after this many frames; 0: run until quit */
+    const char *screenshot;    /* PNG written after the last frame; NULL: none */
+    int crowd;                 /* crowd members spawned at start */
+    const char *script;        /* input script replayed as the player's keys; NULL: none */
+    const char *trace;         /* JSON trace of every simulation step; NULL: none */
+    const char *config_dir;    /* folder of characters.ini, controls.ini, demo.ini */
+    int width, height;         /* 0: demo.ini's window size */
+    bool cpu_skinning;         /* start on the CPU skinning path */
+    bool show_help;            /* start with the help shown */
+} demo_options;
+
+typedef struct demo_logged_event {
+    char name[ANIM_NAME_MAX];
+    double time;
+} demo_logged_event;
+
+typedef struct demo_timings {
+    double frame_ms, update_ms, draw_ms; /* smoothed over recent frames */
+    double fps;
+} demo_timings;
+
+typedef struct demo {
+    demo_options options;
+    char characters_path[DEMO_PATH_MAX], controls_path[DEMO_PATH_MAX], settings_path[DEMO_PATH_MAX];
+
+    cache *cache;
+    anim_config *config;        /* NULL while no good config has loaded: the demo runs empty */
+    demo_config settings;
+    controls controls;
+    game_input input;
+    input_script *script;
+    FILE *trace;
+    long trace_steps;
+
+    player *player;
+    camera camera;
+    crowd *crowd;
+    scene scene;
+    scene_views views;
+
+    bool quit, paused, step_once, show_help, screenshot_requested;
+    float time_scale;
+    double simulation_time;      /* seconds simulated (scaled by time_scale, stopped while paused) */
+    double clock;                /* seconds of simulation steps, paused or not: the input script's time */
+    long step_count;
+    long frame_count;
+    int screenshot_count;
+
+    demo_logged_event events[DEMO_EVENT_LOG]; /* newest last */
+    int event_count;
+
+    char status[256];            /* the last reload or screenshot, for the HUD */
+    int message_count;           /* config problems of the last failed (re)load */
+    char messages[DEMO_MESSAGE_LINES][DIAG_TEXT_MAX];
+    int messages_total;
+
+    demo_timings timings;
+    gfx_stats gfx;               /* last frame's */
+    int gl_error_frames;         /* frames that ended with GL errors */
+    long watched_mtimes[2];      /* controls.ini and demo.ini, for reload */
+    double last_frame_start, last_reload_poll, step_accumulator;
+} demo;
+
+/* Run the demo to the end (quit, window closed, or options->frames). Returns the process exit status:
+ * 0, or 1 when it could not start (no GL context) or a scripted run's file could not be read. */
+int demo_run(const demo_options *options);
+
+/* demo_run in pieces, for tests that look at the state between frames (d is large: make it static).
+ * demo_start: false when the demo cannot run (demo_finish is still needed). demo_frame: one frame
+ * (events, the simulation steps due, drawing); false once the demo is over. */
+bool demo_start(demo *d, const demo_options *options);
+bool demo_frame(demo *d);
+void demo_finish(demo *d);
+
+#endif

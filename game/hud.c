@@ -1,0 +1,167 @@
+/* hud: see hud.h. The text is built into fixed buffers every frame (no allocation) and drawn with one
+ * gfx_text batch: panels first, then the lines over them. */
+#include "hud.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "demo.h"
+#include "gfx/gfx_text.h"
+
+enum { HUD_TEXT_MAX = 4096, HUD_MARGIN = 8, HUD_PADDING = 6 };
+
+static const float HUD_PANEL[4] = {0.05f, 0.06f, 0.08f, 0.62f};
+static const float HUD_TEXT[4] = {0.93f, 0.94f, 0.96f, 1.0f};
+static const float HUD_ERROR[4] = {1.0f, 0.45f, 0.4f, 1.0f};
+static const float HUD_HINT[4] = {0.75f, 0.8f, 0.9f, 1.0f};
+
+typedef struct hud_buffer {
+    char *text;
+    size_t size, used;
+} hud_buffer;
+
+static void add(hud_buffer *b, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static void add(hud_buffer *b, const char *format, ...)
+{
+    if (b->used >= b->size)
+        return;
+    va_list arguments;
+    va_start(arguments, format);
+    int wrote = vsnprintf(b->text + b->used, b->size - b->used, format, arguments);
+    va_end(arguments);
+    if (wrote > 0)
+        b->used += (size_t)wrote < b->size - b->used ? (size_t)wrote : b->size - b->used - 1;
+}
+
+/* 1.2 MB, 10.8 KB, 512 B. */
+static void add_bytes(hud_buffer *b, size_t bytes)
+{
+    if (bytes >= 10u * 1024u * 1024u)
+        add(b, "%.1f MB", (double)bytes / (1024.0 * 1024.0));
+    else if (bytes >= 10u * 1024u)
+        add(b, "%.1f KB", (double)bytes / 1024.0);
+    else
+        add(b, "%zu B", bytes);
+}
+
+static void add_channel(hud_buffer *b, const anim_controller *controller, int channel)
+{
+    int layers = anim_controller_layer_count(controller, channel);
+    float weight = anim_controller_channel_weight(controller, channel);
+    if (layers == 0 || weight <= 0.0f)
+        return;
+    add(b, "  %s", channel == 0 ? "body   " : "overlay");
+    if (channel != 0)
+        add(b, " (%.2f)", (double)weight);
+    for (int k = layers - 1; k >= 0; --k) {
+        anim_layer_info layer;
+        if (!anim_controller_layer(controller, channel, k, &layer))
+            continue;
+        add(b, "  %s %.2f", layer.clip ? layer.clip->name : "(held pose)", (double)layer.weight);
+        if (layer.clip && layer.speed != 1.0f)
+            add(b, " x%.2f", (double)layer.speed);
+    }
+    add(b, "\n");
+}
+
+void hud_text(const demo *d, char *buffer, size_t size)
+{
+    hud_buffer b = {.text = buffer, .size = size};
+    if (size == 0)
+        return;
+    buffer[0] = '\0';
+    add(&b, "marionette  %.0f fps  frame %.1f ms  update %.2f ms  draw %.1f ms\n", d->timings.fps,
+        d->timings.frame_ms, d->timings.update_ms, d->timings.draw_ms);
+    if (d->player) {
+        const animator *a = player_animator(d->player);
+        add(&b, "player  %s  %.2f m/s  time x%.3g%s\n", player_state_name(d->player), (double)player_speed(d->player),
+            (double)d->time_scale, d->paused ? "  PAUSED (P resume, . step)" : "");
+        for (int channel = 0; channel < ANIM_CHANNEL_COUNT; ++channel)
+            add_channel(&b, animator_controller(a), channel);
+    } else {
+        add(&b, "player  none (no valid character; fix the config and press F5)\n");
+    }
+    add(&b, "events ");
+    if (d->event_count == 0)
+        add(&b, " none yet");
+    for (int i = d->event_count - 1; i >= 0; --i)
+        add(&b, " %s %.1fs ago", d->events[i].name, d->simulation_time - d->events[i].time);
+    add(&b, "\n");
+
+    crowd_memory_figures memory = crowd_memory(d->crowd);
+    cache_stats shared = cache_get_stats(d->cache);
+    add(&b, "crowd  %d entities  shared ", memory.entity_count);
+    add_bytes(&b, shared.shared_bytes);
+    add(&b, " (%d models, %d clips)  per entity ", shared.models, shared.clips);
+    add_bytes(&b, memory.entity_count > 0 ? memory.bytes_per_entity : 0);
+    add(&b, "  all entities ");
+    add_bytes(&b, memory.entity_bytes);
+    add(&b, "\n");
+    add(&b, "draw  %d calls  %d drawn  %d culled  %s skinning%s%s%s\n", d->gfx.draw_calls, d->gfx.instances,
+        d->gfx.culled, d->views.cpu_skinning ? "CPU" : "GPU", d->views.skeleton ? "  skeleton" : "",
+        d->views.bounds ? "  bounds" : "", d->views.normals ? "  normals" : "");
+    if (d->status[0])
+        add(&b, "%s\n", d->status);
+}
+
+void hud_draw(const demo *d, int width, int height)
+{
+    char text[HUD_TEXT_MAX];
+    hud_text(d, text, sizeof text);
+    int scale = height >= 1000 ? 2 : 1;
+    int line = gfx_text_line_height(scale);
+    gfx_text_begin(width, height);
+
+    int lines = 1;
+    for (const char *c = text; *c; ++c)
+        lines += *c == '\n';
+    if (text[0] && text[strlen(text) - 1] == '\n')
+        --lines;
+    gfx_text_rect(HUD_MARGIN, HUD_MARGIN, (float)(gfx_text_width(text, scale) + 2 * HUD_PADDING),
+                  (float)(lines * line + 2 * HUD_PADDING), HUD_PANEL);
+    gfx_text_draw(HUD_MARGIN + HUD_PADDING, HUD_MARGIN + HUD_PADDING, scale, HUD_TEXT, text);
+
+    /* Config problems stay at the bottom, in red, until a good reload. */
+    if (d->message_count > 0) {
+        int shown = d->message_count + (d->messages_total > d->message_count);
+        float top = (float)(height - HUD_MARGIN - 2 * HUD_PADDING - shown * line);
+        int widest = 0;
+        for (int i = 0; i < d->message_count; ++i) {
+            int w = gfx_text_width(d->messages[i], scale);
+            widest = w > widest ? w : widest;
+        }
+        gfx_text_rect(HUD_MARGIN, top, (float)(widest + 2 * HUD_PADDING), (float)(shown * line + 2 * HUD_PADDING),
+                      HUD_PANEL);
+        for (int i = 0; i < d->message_count; ++i)
+            gfx_text_draw(HUD_MARGIN + HUD_PADDING, top + HUD_PADDING + (float)(i * line), scale, HUD_ERROR,
+                          d->messages[i]);
+        if (d->messages_total > d->message_count)
+            gfx_text_drawf(HUD_MARGIN + HUD_PADDING, top + HUD_PADDING + (float)(d->message_count * line), scale,
+                           HUD_ERROR, "... and %d more on stderr", d->messages_total - d->message_count);
+    }
+
+    if (d->show_help) {
+        char help[CONTROLS_HELP_TEXT_MAX];
+        controls_help_text(&d->controls, help, sizeof help);
+        int help_lines = 1;
+        for (const char *c = help; *c; ++c)
+            help_lines += *c == '\n';
+        int w = gfx_text_width(help, scale);
+        float left = (float)(width - HUD_MARGIN - w - 2 * HUD_PADDING);
+        gfx_text_rect(left, HUD_MARGIN, (float)(w + 2 * HUD_PADDING), (float)(help_lines * line + 2 * HUD_PADDING),
+                      HUD_PANEL);
+        gfx_text_draw(left + HUD_PADDING, HUD_MARGIN + HUD_PADDING, scale, HUD_TEXT, help);
+    } else {
+        char key[CONTROLS_KEY_NAME_MAX] = "F1";
+        if (d->controls.key_count[GAME_ACTION_HELP] > 0)
+            controls_key_name(d->controls.keys[GAME_ACTION_HELP][0], key, sizeof key);
+        char hint[96];
+        snprintf(hint, sizeof hint, "%s: controls", key);
+        int w = gfx_text_width(hint, scale);
+        gfx_text_rect((float)(width - HUD_MARGIN - w - 2 * HUD_PADDING), HUD_MARGIN, (float)(w + 2 * HUD_PADDING),
+                      (float)(line + 2 * HUD_PADDING), HUD_PANEL);
+        gfx_text_draw((float)(width - HUD_MARGIN - HUD_PADDING - w), HUD_MARGIN + HUD_PADDING, scale, HUD_HINT, hint);
+    }
+    gfx_text_end();
+}

@@ -1,0 +1,357 @@
+/* input_script: see input_script.h. */
+#include "input_script.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/file.h"
+#include "controls.h"
+
+/* Step times are sums or products of a step size that does not divide a second exactly (1/60, 1/144):
+ * an event at 0.5 s must come at the 60 Hz step whose time is 0.5 give or take rounding, or a replay at one
+ * rate would differ from another by a step. A microsecond is far below any step and far above rounding. */
+static const double input_script_time_tolerance = 1e-6;
+
+typedef struct input_script_entry {
+    input_script_event event; /* a tap is stored as its KEY_DOWN */
+    bool tap;
+    double delivered_at; /* a tap: the poll time that delivered its press */
+} input_script_entry;
+
+struct input_script {
+    int count;
+    input_script_entry *entries;
+    int next;         /* first entry not yet delivered */
+    int release_scan; /* entries before it have had their tap releases delivered */
+    double duration;
+};
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* Loading                                                                                               */
+
+typedef struct held_key {
+    SDL_Keycode key;
+    int line;
+} held_key;
+
+typedef struct script_loader {
+    const char *path;
+    diag_list *errors;
+    int error_count;
+    held_key *held; /* keys pressed and not yet released, for the warnings */
+    int held_count;
+} script_loader;
+
+static void script_error(script_loader *loader, int line, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void script_error(script_loader *loader, int line, const char *format, ...)
+{
+    char message[DIAG_MESSAGE_MAX];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, sizeof message, format, args);
+    va_end(args);
+    loader->error_count++;
+    diag_list_add(loader->errors, loader->path, line, "%s", message);
+}
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* Cut the line at a comment: '#' or ';' at its start or after a blank, so "press ;" is a comment (the key
+ * is written Semicolon) but a name containing those characters elsewhere is not cut. */
+static void strip_comment(char *line)
+{
+    for (char *c = line; *c; ++c) {
+        if ((*c == '#' || *c == ';') && (c == line || is_blank(c[-1]))) {
+            *c = '\0';
+            return;
+        }
+    }
+}
+
+static char *trim(char *text)
+{
+    while (is_blank(*text))
+        ++text;
+    size_t length = strlen(text);
+    while (length > 0 && is_blank(text[length - 1]))
+        text[--length] = '\0';
+    return text;
+}
+
+/* The next blank-separated word of *cursor (NUL-terminated in place), or NULL at the end. */
+static char *next_word(char **cursor)
+{
+    char *start = *cursor;
+    while (is_blank(*start))
+        ++start;
+    if (*start == '\0')
+        return NULL;
+    char *end = start;
+    while (*end && !is_blank(*end))
+        ++end;
+    if (*end)
+        *end++ = '\0';
+    *cursor = end;
+    return start;
+}
+
+static bool parse_number(const char *text, double *out)
+{
+    char *end = NULL;
+    double value = strtod(text, &end);
+    if (text[0] == '\0' || *end != '\0' || !isfinite(value))
+        return false;
+    *out = value;
+    return true;
+}
+
+/* wheel's or drag's numbers: exactly count of them in arguments. */
+static bool parse_numbers(script_loader *loader, int line, const char *verb, char *arguments, int count,
+                          double *values, const char *what)
+{
+    char *words[3];
+    int found = 0;
+    char *cursor = arguments, *word;
+    while (found < 3 && (word = next_word(&cursor)))
+        words[found++] = word;
+    if (found < count) {
+        script_error(loader, line, "%s needs %s", verb, what);
+        return false;
+    }
+    if (found > count) {
+        script_error(loader, line, "%s takes %s; '%s' is one argument too many", verb, what, words[count]);
+        return false;
+    }
+    for (int i = 0; i < count; ++i) {
+        if (!parse_number(words[i], &values[i])) {
+            script_error(loader, line, "%s: '%s' is not a number", verb, words[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+static int find_held(const script_loader *loader, SDL_Keycode key)
+{
+    for (int i = 0; i < loader->held_count; ++i)
+        if (loader->held[i].key == key)
+            return i;
+    return -1;
+}
+
+/* Warn about key verbs that do nothing or undo a press, as a player's keyboard would act on them. */
+static void track_held_keys(script_loader *loader, int line, const char *verb, const char *name, SDL_Keycode key)
+{
+    int held = find_held(loader, key);
+    if (strcmp(verb, "press") == 0) {
+        if (held >= 0)
+            diag_list_add(loader->errors, loader->path, line,
+                          "warning: %s is already pressed (line %d); this press does nothing", name,
+                          loader->held[held].line);
+        else
+            loader->held[loader->held_count++] = (held_key){key, line};
+        return;
+    }
+    if (held < 0 && strcmp(verb, "release") == 0)
+        diag_list_add(loader->errors, loader->path, line, "warning: release of %s, which is not pressed", name);
+    if (held >= 0 && strcmp(verb, "tap") == 0)
+        diag_list_add(loader->errors, loader->path, line,
+                      "warning: tap of %s while it is pressed (line %d); its release ends that press", name,
+                      loader->held[held].line);
+    if (held >= 0)
+        loader->held[held] = loader->held[--loader->held_count];
+}
+
+/* One line without its comment; adds at most one entry. */
+static void parse_line(script_loader *loader, int line, char *text, double *previous_time, int *previous_line,
+                       input_script *script)
+{
+    char *cursor = text;
+    char *time_word = next_word(&cursor);
+    if (!time_word)
+        return;
+    double time;
+    if (!parse_number(time_word, &time) || time < 0.0) {
+        script_error(loader, line, "bad time '%s': seconds of simulation time, a number >= 0", time_word);
+        return;
+    }
+    if (time < *previous_time) {
+        script_error(loader, line, "time %g goes backwards: the event at line %d is at %g", time, *previous_line,
+                     *previous_time);
+        return;
+    }
+    char *verb = next_word(&cursor);
+    if (!verb) {
+        script_error(loader, line, "missing verb after the time (press, release, tap, wheel or drag)");
+        return;
+    }
+    char *arguments = trim(cursor);
+    input_script_entry entry = {.event = {.time = time, .line = line}};
+    if (strcmp(verb, "press") == 0 || strcmp(verb, "release") == 0 || strcmp(verb, "tap") == 0) {
+        if (arguments[0] == '\0') {
+            script_error(loader, line, "%s needs a key name", verb);
+            return;
+        }
+        SDL_Keycode key = controls_key_from_name(arguments);
+        if (key == SDLK_UNKNOWN) {
+            script_error(loader, line, "unknown key name '%s' (SDL key names, as in controls.ini)", arguments);
+            return;
+        }
+        track_held_keys(loader, line, verb, arguments, key);
+        entry.event.kind = verb[0] == 'r' ? INPUT_SCRIPT_KEY_UP : INPUT_SCRIPT_KEY_DOWN;
+        entry.event.key = key;
+        entry.tap = verb[0] == 't';
+    } else if (strcmp(verb, "wheel") == 0) {
+        double steps;
+        if (!parse_numbers(loader, line, verb, arguments, 1, &steps, "one number (steps)"))
+            return;
+        entry.event.kind = INPUT_SCRIPT_WHEEL;
+        entry.event.wheel = (float)steps;
+    } else if (strcmp(verb, "drag") == 0) {
+        double pixels[2];
+        if (!parse_numbers(loader, line, verb, arguments, 2, pixels, "two numbers (pixels x y)"))
+            return;
+        entry.event.kind = INPUT_SCRIPT_DRAG;
+        entry.event.drag_x = (float)pixels[0];
+        entry.event.drag_y = (float)pixels[1];
+    } else {
+        script_error(loader, line, "unknown verb '%s' (press, release, tap, wheel or drag)", verb);
+        return;
+    }
+    *previous_time = time;
+    *previous_line = line;
+    script->entries[script->count++] = entry;
+    script->duration = time;
+}
+
+input_script *input_script_load(const char *path, diag_list *errors)
+{
+    script_loader loader = {.path = path ? path : "", .errors = errors};
+    if (!path) {
+        diag_list_add(errors, "", 0, "input_script_load needs a path");
+        return NULL;
+    }
+    char *text = NULL;
+    size_t size = 0;
+    diag error;
+    if (!file_read_all(path, &text, &size, &error)) {
+        diag_list_add(errors, error.file, error.line, "%s", error.message);
+        return NULL;
+    }
+    /* Every line holds at most one event, so the line count bounds the entries and held keys. */
+    size_t line_count = 1;
+    for (size_t i = 0; i < size; ++i)
+        line_count += text[i] == '\n';
+    input_script *script = calloc(1, sizeof *script);
+    if (script)
+        script->entries = calloc(line_count, sizeof *script->entries);
+    loader.held = calloc(line_count, sizeof *loader.held);
+    if (!script || !script->entries || !loader.held) {
+        diag_list_add(errors, path, 0, "out of memory");
+        free(loader.held);
+        input_script_free(script);
+        free(text);
+        return NULL;
+    }
+    double previous_time = 0.0;
+    int previous_line = 0;
+    char *cursor = text, *end = text + size;
+    if (size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+        cursor += 3; /* the byte order mark some Windows editors write first */
+    for (int line = 1; cursor < end || line == 1; ++line) {
+        char *newline = memchr(cursor, '\n', (size_t)(end - cursor));
+        char *stop = newline ? newline : end;
+        size_t length = (size_t)(stop - cursor);
+        if (length > 0 && cursor[length - 1] == '\r')
+            --length;
+        if (memchr(cursor, '\0', length)) {
+            script_error(&loader, line, "line contains a NUL byte");
+        } else {
+            cursor[length] = '\0';
+            strip_comment(cursor);
+            parse_line(&loader, line, cursor, &previous_time, &previous_line, script);
+        }
+        if (!newline)
+            break;
+        cursor = newline + 1;
+    }
+    free(loader.held);
+    free(text);
+    if (loader.error_count > 0) {
+        input_script_free(script);
+        return NULL;
+    }
+    return script;
+}
+
+void input_script_free(input_script *script)
+{
+    if (!script)
+        return;
+    free(script->entries);
+    free(script);
+}
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* Replay                                                                                                */
+
+int input_script_poll(input_script *script, double simulation_time, input_script_event *out, int max)
+{
+    if (!script || !out || max <= 0)
+        return 0;
+    int count = 0;
+    /* Releases of taps pressed at earlier steps come first: they belong to an earlier time than anything
+     * due now. A tap pressed at this same time (a second poll for one step) waits for the next step. */
+    int boundary = script->next;
+    while (script->release_scan < boundary) {
+        const input_script_entry *entry = &script->entries[script->release_scan];
+        if (entry->tap) {
+            if (!(entry->delivered_at < simulation_time))
+                break;
+            if (count == max)
+                return count;
+            out[count] = entry->event;
+            out[count++].kind = INPUT_SCRIPT_KEY_UP;
+        }
+        script->release_scan++;
+    }
+    while (script->next < script->count &&
+           script->entries[script->next].event.time <= simulation_time + input_script_time_tolerance) {
+        if (count == max)
+            return count;
+        input_script_entry *entry = &script->entries[script->next++];
+        entry->delivered_at = simulation_time;
+        out[count++] = entry->event;
+    }
+    return count;
+}
+
+bool input_script_finished(const input_script *script)
+{
+    if (!script)
+        return true;
+    if (script->next < script->count)
+        return false;
+    for (int i = script->release_scan; i < script->count; ++i)
+        if (script->entries[i].tap)
+            return false; /* its release is still to come */
+    return true;
+}
+
+double input_script_duration(const input_script *script)
+{
+    return script ? script->duration : 0.0;
+}
+
+int input_script_event_count(const input_script *script)
+{
+    return script ? script->count : 0;
+}

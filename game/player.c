@@ -1,0 +1,150 @@
+/* player: see player.h. */
+#include "player.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+struct player {
+    player_params params;
+    mover mover;
+    animator *animator;
+};
+
+player_params player_default_params(void)
+{
+    return (player_params){
+        .walk_speed = 1.4f,
+        .run_speed = 3.5f,
+        .mover = mover_default_params(),
+    };
+}
+
+static bool usable_speed(float speed)
+{
+    return isfinite(speed) && speed >= 0.0f;
+}
+
+static bool usable_rate(float rate)
+{
+    return isfinite(rate) && rate > 0.0f;
+}
+
+static bool params_usable(const player_params *p)
+{
+    return usable_speed(p->walk_speed) && usable_speed(p->run_speed) && usable_rate(p->mover.acceleration) &&
+           usable_rate(p->mover.deceleration) && usable_rate(p->mover.turn_rate) &&
+           isfinite(p->mover.turn_slowdown) && p->mover.turn_slowdown >= 0.0f && p->mover.turn_slowdown <= 1.0f;
+}
+
+player *player_create(const anim_character *character, const player_params *params)
+{
+    player_params chosen = params ? *params : player_default_params();
+    if (!params_usable(&chosen))
+        return NULL;
+    player *created = calloc(1, sizeof *created);
+    if (!created)
+        return NULL;
+    created->params = chosen;
+    created->animator = animator_create(character);
+    if (!created->animator) {
+        free(created);
+        return NULL;
+    }
+    return created;
+}
+
+void player_destroy(player *player)
+{
+    if (!player)
+        return;
+    animator_destroy(player->animator);
+    free(player);
+}
+
+bool player_place(player *player, float x, float z, float heading)
+{
+    if (!player || !isfinite(x) || !isfinite(z) || !isfinite(heading))
+        return false;
+    player->mover = (mover){.x = x, .z = z, .heading = mover_turn_between(0.0f, heading)};
+    return true;
+}
+
+/* -1..1, with anything not finite read as no input: a broken gamepad axis must not send the player off. */
+static float axis(float value)
+{
+    return isfinite(value) ? glm_clamp(value, -1.0f, 1.0f) : 0.0f;
+}
+
+bool player_step(player *player, const player_intent *intent, float camera_yaw_radians, float dt,
+                 animator_update_result *result)
+{
+    if (!player || !isfinite(dt) || dt < 0.0f || !isfinite(camera_yaw_radians))
+        return false;
+    player_intent wanted = intent ? *intent : (player_intent){0};
+    float forward = axis(wanted.move_forward), right = axis(wanted.move_right);
+    /* Capping the input's length, not each axis, is what keeps a diagonal from being faster. */
+    float amount = sqrtf(forward * forward + right * right);
+    if (amount > 1.0f) {
+        forward /= amount;
+        right /= amount;
+    }
+    float top_speed = wanted.run ? player->params.run_speed : player->params.walk_speed;
+    /* The camera's ground forward is (cos yaw, -sin yaw) in (x, z); its right, a quarter turn clockwise seen
+     * from above, is (sin yaw, cos yaw). */
+    float forward_x = cosf(camera_yaw_radians), forward_z = -sinf(camera_yaw_radians);
+    float right_x = -forward_z, right_z = forward_x;
+    float wanted_x = (forward * forward_x + right * right_x) * top_speed;
+    float wanted_z = (forward * forward_z + right * right_z) * top_speed;
+    mover_step(&player->mover, &player->params.mover, wanted_x, wanted_z, dt);
+
+    /* The animation follows what the body did, not what was asked: while accelerating, braking or slowed
+     * by a U-turn, walk and run play at the rate of the actual ground speed. */
+    animator_set_number(player->animator, "speed", player->mover.speed);
+    animator_set_bool(player->animator, "grounded", true);
+    if (wanted.jump)
+        animator_set_trigger(player->animator, "jump");
+    if (wanted.wave)
+        animator_set_trigger(player->animator, "wave");
+    return animator_update(player->animator, dt, result);
+}
+
+bool player_rebind(player *player, const anim_character *character)
+{
+    return player && animator_rebind(player->animator, character, NULL);
+}
+
+void player_world_matrix(const player *player, mat4 out)
+{
+    if (!player) {
+        glm_mat4_identity(out);
+        return;
+    }
+    mover_world(&player->mover, out);
+}
+
+void player_position(const player *player, vec3 out)
+{
+    out[0] = player ? player->mover.x : 0.0f;
+    out[1] = 0.0f;
+    out[2] = player ? player->mover.z : 0.0f;
+}
+
+float player_heading(const player *player)
+{
+    return player ? player->mover.heading : 0.0f;
+}
+
+float player_speed(const player *player)
+{
+    return player ? player->mover.speed : 0.0f;
+}
+
+const char *player_state_name(const player *player)
+{
+    return player ? animator_state_name(player->animator) : "";
+}
+
+const animator *player_animator(const player *player)
+{
+    return player ? player->animator : NULL;
+}

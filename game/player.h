@@ -1,0 +1,79 @@
+/* player: the character the keyboard drives. It turns an intent (move relative to the camera, run, jump,
+ * wave) into a wanted velocity for its mover, then tells its animator what actually happened (the ground
+ * speed the mover reached), so walk and run play at the rate that keeps planted feet still.
+ * Knows nothing of SDL, keys, GL or the camera module: the game maps keys to an intent and passes the
+ * camera's yaw (see camera.h for the convention: the heading the camera looks along, mover's convention,
+ * so move_forward walks away from the camera). */
+#ifndef MARIONETTE_PLAYER_H
+#define MARIONETTE_PLAYER_H
+
+#include <stdbool.h>
+
+#include <cglm/cglm.h>
+
+#include "anim/animator.h"
+#include "mover.h"
+
+/* What the player asks for this step. */
+typedef struct player_intent {
+    float move_forward; /* -1..1: away from the camera (negative: towards it); values outside are clamped */
+    float move_right;   /* -1..1: to the camera's right (negative: left) */
+    bool run;           /* held: run_speed instead of walk_speed */
+    bool jump;          /* pressed this step */
+    bool wave;          /* pressed this step */
+} player_intent;
+
+typedef struct player_params {
+    float walk_speed;   /* m/s at full input: the walk clip's speed, so the walk plays as authored */
+    float run_speed;    /* m/s at full input with run held: the run clip's speed */
+    mover_params mover;
+} player_params;
+
+/* Walk 1.4 m/s and run 3.5 m/s (the speeds of the walk and run clips in config/clips.ini), and
+ * mover_default_params(). */
+player_params player_default_params(void);
+
+typedef struct player player;
+
+/* A player of `character` standing at the origin facing +X (heading 0), idle. params may be NULL for the
+ * defaults. The character must outlive the player, or until player_rebind. NULL when a speed is negative
+ * or not finite, a mover rate is not positive, the animator cannot be made (see animator_create) or memory
+ * runs out. Allocates here only. */
+player *player_create(const anim_character *character, const player_params *params);
+void player_destroy(player *player);
+
+/* Stand the player at (x, z) facing `heading` (radians, mover's convention), at rest. False (nothing
+ * changes) for non-finite values. The animation carries on; with speed 0 it settles into idle. */
+bool player_place(player *player, float x, float z, float heading);
+
+/* Advance by dt seconds (>= 0):
+ *   1. the intent becomes a wanted velocity on the ground: (move_right, move_forward) turned by the camera's
+ *      yaw, its length capped at 1 (a diagonal is no faster than straight on), times walk_speed or, with
+ *      run held, run_speed; half-way input asks for half the speed;
+ *   2. the mover steps towards it (acceleration, braking, turning as mover.h says);
+ *   3. the animator gets speed = the mover's ground speed after the step, grounded = true (the mover keeps
+ *      the feet on the floor; a jump's air time is the clip's own), the jump and wave triggers when
+ *      pressed, and is updated by dt. `turn` stays 0: the mover turns the body itself, and the turn-in-place
+ *      clips would turn it a second time with their own root yaw.
+ * intent may be NULL (no input). Non-finite intent values read as 0. result (may be NULL) gets the
+ * animator's update result (events such as footsteps). False (nothing changes) when player is NULL or dt
+ * or camera_yaw_radians is not finite, or dt is negative. Allocates nothing. */
+bool player_step(player *player, const player_intent *intent, float camera_yaw_radians, float dt,
+                 animator_update_result *result);
+
+/* Hot reload: move the animator to `character` (usually the same-named one of a reloaded config), as
+ * animator_rebind does; the mover and its motion are kept. False when the animator refused (it then keeps
+ * the old character). */
+bool player_rebind(player *player, const anim_character *character);
+
+/* The model matrix for gfx_instance: stands the character at its place facing its heading. */
+void player_world_matrix(const player *player, mat4 out);
+/* Position of the feet on the floor (y = 0). */
+void player_position(const player *player, vec3 out);
+float player_heading(const player *player); /* radians, mover's convention */
+float player_speed(const player *player);   /* m/s on the ground */
+const char *player_state_name(const player *player);
+/* The animator, for poses (animator_controller), a HUD and tests. */
+const animator *player_animator(const player *player);
+
+#endif

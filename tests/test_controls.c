@@ -1,0 +1,439 @@
+/* The demo's key bindings: defaults, config/controls.ini, remapping, every kind of mistake (reported with
+ * file:line, nothing half-applied), the help text, and the per-step input state. No SDL_Init anywhere: key
+ * names must work without it. */
+#include "check.h"
+#include "test_files.h"
+
+#include <SDL.h>
+#include <unistd.h>
+
+#include "controls.h"
+
+static char temp_folder[512];
+static char temp_path[600];
+
+static bool controls_equal(const controls *a, const controls *b)
+{
+    for (int action = 0; action < GAME_ACTION_COUNT; ++action) {
+        if (a->key_count[action] != b->key_count[action])
+            return false;
+        for (int k = 0; k < a->key_count[action]; ++k)
+            if (a->keys[action][k] != b->keys[action][k])
+                return false;
+    }
+    return a->orbit_degrees_per_pixel == b->orbit_degrees_per_pixel &&
+           a->zoom_per_wheel_step == b->zoom_per_wheel_step && a->invert_y == b->invert_y &&
+           a->orbit_keys_degrees_per_second == b->orbit_keys_degrees_per_second;
+}
+
+/* The single action key drives, or GAME_ACTION_COUNT for none (and a check that it is never two). */
+static game_action action_of(const controls *c, SDL_Keycode key)
+{
+    game_action actions[GAME_ACTION_COUNT];
+    int count = controls_actions_for_key(c, key, actions, GAME_ACTION_COUNT);
+    CHECK(count <= 1);
+    return count == 1 ? actions[0] : GAME_ACTION_COUNT;
+}
+
+static bool load_text(const char *text, controls *c, diag_list *errors)
+{
+    test_write_file(temp_path, text);
+    return controls_load(temp_path, c, errors);
+}
+
+static void test_key_names_work_without_sdl_init(void)
+{
+    CHECK(SDL_WasInit(0) == 0);
+    CHECK(controls_key_from_name("W") == SDLK_w);
+    CHECK(controls_key_from_name("w") == SDLK_w);
+    CHECK(controls_key_from_name("Up") == SDLK_UP);
+    CHECK(controls_key_from_name("left shift") == SDLK_LSHIFT);
+    CHECK(controls_key_from_name("Space") == SDLK_SPACE);
+    CHECK(controls_key_from_name("F1") == SDLK_F1);
+    CHECK(controls_key_from_name("escape") == SDLK_ESCAPE);
+    CHECK(controls_key_from_name("[") == SDLK_LEFTBRACKET);
+    CHECK(controls_key_from_name(".") == SDLK_PERIOD);
+    CHECK(controls_key_from_name("Comma") == SDLK_COMMA);
+    CHECK(controls_key_from_name("SEMICOLON") == SDLK_SEMICOLON);
+    CHECK(controls_key_from_name("Hash") == SDLK_HASH);
+    CHECK(controls_key_from_name("Keypad 8") == SDLK_KP_8);
+    CHECK(controls_key_from_name("Spcae") == SDLK_UNKNOWN);
+    CHECK(controls_key_from_name("") == SDLK_UNKNOWN);
+    CHECK(controls_key_from_name(NULL) == SDLK_UNKNOWN);
+    char name[CONTROLS_KEY_NAME_MAX];
+    controls_key_name(SDLK_COMMA, name, sizeof name);
+    CHECK(strcmp(name, "Comma") == 0);
+    controls_key_name(SDLK_w, name, sizeof name);
+    CHECK(strcmp(name, "W") == 0);
+    controls_key_name(SDLK_RSHIFT, name, sizeof name);
+    CHECK(strcmp(name, "Right Shift") == 0);
+    controls_key_name(SDLK_UNKNOWN, name, sizeof name);
+    CHECK(strcmp(name, "?") == 0);
+    controls_key_name(SDLK_RSHIFT, name, 4);
+    CHECK(strcmp(name, "Rig") == 0);
+    /* Every name the help prints reads back as the same key, so a player can copy it into controls.ini. */
+    controls defaults = controls_defaults();
+    for (int action = 0; action < GAME_ACTION_COUNT; ++action) {
+        for (int k = 0; k < defaults.key_count[action]; ++k) {
+            controls_key_name(defaults.keys[action][k], name, sizeof name);
+            CHECK(controls_key_from_name(name) == defaults.keys[action][k]);
+        }
+    }
+    CHECK(SDL_WasInit(0) == 0);
+}
+
+static void test_action_names(void)
+{
+    CHECK(strcmp(game_action_name(GAME_ACTION_MOVE_FORWARD), "move_forward") == 0);
+    CHECK(strcmp(game_action_name(GAME_ACTION_CROWD_SPAWN), "crowd_spawn") == 0);
+    CHECK(strcmp(game_action_name(GAME_ACTION_QUIT), "quit") == 0);
+    CHECK(strcmp(game_action_name(GAME_ACTION_COUNT), "unknown") == 0);
+    CHECK(strcmp(game_action_name((game_action)-1), "unknown") == 0);
+    for (int action = 0; action < GAME_ACTION_COUNT; ++action)
+        CHECK(game_action_from_name(game_action_name((game_action)action)) == (game_action)action);
+    CHECK(game_action_from_name("jmp") == GAME_ACTION_COUNT);
+    CHECK(game_action_from_name("Jump") == GAME_ACTION_COUNT);
+}
+
+static void test_defaults_bind_what_the_issue_says(void)
+{
+    controls c = controls_defaults();
+    static const struct {
+        SDL_Keycode key;
+        game_action action;
+    } expected[] = {
+        {SDLK_w, GAME_ACTION_MOVE_FORWARD},   {SDLK_UP, GAME_ACTION_MOVE_FORWARD},
+        {SDLK_s, GAME_ACTION_MOVE_BACK},      {SDLK_DOWN, GAME_ACTION_MOVE_BACK},
+        {SDLK_a, GAME_ACTION_MOVE_LEFT},      {SDLK_LEFT, GAME_ACTION_MOVE_LEFT},
+        {SDLK_d, GAME_ACTION_MOVE_RIGHT},     {SDLK_RIGHT, GAME_ACTION_MOVE_RIGHT},
+        {SDLK_LSHIFT, GAME_ACTION_RUN},       {SDLK_RSHIFT, GAME_ACTION_RUN},
+        {SDLK_SPACE, GAME_ACTION_JUMP},       {SDLK_e, GAME_ACTION_WAVE},
+        {SDLK_q, GAME_ACTION_ORBIT_LEFT},     {SDLK_r, GAME_ACTION_ORBIT_RIGHT},
+        {SDLK_F1, GAME_ACTION_HELP},          {SDLK_F2, GAME_ACTION_SKELETON},
+        {SDLK_F3, GAME_ACTION_BOUNDS},        {SDLK_F4, GAME_ACTION_NORMALS},
+        {SDLK_g, GAME_ACTION_SKINNING},       {SDLK_p, GAME_ACTION_PAUSE},
+        {SDLK_PERIOD, GAME_ACTION_STEP},      {SDLK_LEFTBRACKET, GAME_ACTION_SLOWER},
+        {SDLK_RIGHTBRACKET, GAME_ACTION_FASTER}, {SDLK_F5, GAME_ACTION_RELOAD},
+        {SDLK_c, GAME_ACTION_CROWD_SPAWN},    {SDLK_x, GAME_ACTION_CROWD_CLEAR},
+        {SDLK_F12, GAME_ACTION_SCREENSHOT},   {SDLK_ESCAPE, GAME_ACTION_QUIT},
+    };
+    int expected_count = (int)(sizeof expected / sizeof expected[0]);
+    for (int i = 0; i < expected_count; ++i)
+        CHECK(action_of(&c, expected[i].key) == expected[i].action);
+    /* Nothing else is bound: the key counts add up to the list above. */
+    int total = 0;
+    for (int action = 0; action < GAME_ACTION_COUNT; ++action) {
+        CHECK(c.key_count[action] >= 1);
+        total += c.key_count[action];
+    }
+    CHECK(total == expected_count);
+    CHECK(action_of(&c, SDLK_j) == GAME_ACTION_COUNT);
+    CHECK(action_of(&c, SDLK_UNKNOWN) == GAME_ACTION_COUNT);
+    CHECK_NEAR(c.orbit_degrees_per_pixel, 0.3, 1e-7);
+    CHECK_NEAR(c.zoom_per_wheel_step, 0.5, 1e-7);
+    CHECK(!c.invert_y);
+    CHECK_NEAR(c.orbit_keys_degrees_per_second, 90.0, 1e-7);
+    /* max limits what is written. */
+    game_action actions[1] = {GAME_ACTION_COUNT};
+    CHECK(controls_actions_for_key(&c, SDLK_SPACE, actions, 0) == 0);
+    CHECK(actions[0] == GAME_ACTION_COUNT);
+}
+
+static void test_shipped_file_gives_the_defaults(void)
+{
+    controls loaded = controls_defaults();
+    loaded.key_count[GAME_ACTION_JUMP] = 0; /* something the file must put back */
+    loaded.invert_y = true;
+    diag_list errors = {0};
+    CHECK(controls_load(MARIONETTE_SOURCE_DIR "/config/controls.ini", &loaded, &errors));
+    CHECK(errors.total == 0);
+    for (int i = 0; i < errors.count; ++i)
+        fprintf(stderr, "  %s:%d: %s\n", errors.items[i].file, errors.items[i].line, errors.items[i].message);
+    controls defaults = controls_defaults();
+    CHECK(controls_equal(&loaded, &defaults));
+    diag_list_free(&errors);
+}
+
+static void test_remap_through_a_file(void)
+{
+    controls c = controls_defaults();
+    diag_list errors = {0};
+    CHECK(load_text("; a player's remap\n"
+                    "[keys]\n"
+                    "jump = J ; inline comment\n"
+                    "wave = comma, Semicolon, Keypad 8, left ctrl\n"
+                    "run = none\n"
+                    "quit = Hash\n"
+                    "[mouse]\n"
+                    "invert_y = true\n"
+                    "zoom_per_wheel_step = 1.5\n"
+                    "orbit_degrees_per_pixel = 0.125\n",
+                    &c, &errors));
+    CHECK(errors.total == 0);
+    CHECK(action_of(&c, SDLK_j) == GAME_ACTION_JUMP);
+    CHECK(action_of(&c, SDLK_SPACE) == GAME_ACTION_COUNT);
+    CHECK(c.key_count[GAME_ACTION_WAVE] == 4);
+    CHECK(c.keys[GAME_ACTION_WAVE][0] == SDLK_COMMA);
+    CHECK(c.keys[GAME_ACTION_WAVE][1] == SDLK_SEMICOLON);
+    CHECK(c.keys[GAME_ACTION_WAVE][2] == SDLK_KP_8);
+    CHECK(c.keys[GAME_ACTION_WAVE][3] == SDLK_LCTRL);
+    CHECK(action_of(&c, SDLK_e) == GAME_ACTION_COUNT);
+    CHECK(c.key_count[GAME_ACTION_RUN] == 0);
+    CHECK(action_of(&c, SDLK_LSHIFT) == GAME_ACTION_COUNT);
+    CHECK(action_of(&c, SDLK_HASH) == GAME_ACTION_QUIT);
+    CHECK(action_of(&c, SDLK_ESCAPE) == GAME_ACTION_COUNT);
+    /* What the file leaves out keeps its default. */
+    CHECK(action_of(&c, SDLK_w) == GAME_ACTION_MOVE_FORWARD);
+    CHECK(action_of(&c, SDLK_F5) == GAME_ACTION_RELOAD);
+    CHECK(c.invert_y);
+    CHECK_NEAR(c.zoom_per_wheel_step, 1.5, 1e-7);
+    CHECK_NEAR(c.orbit_degrees_per_pixel, 0.125, 1e-7);
+    CHECK_NEAR(c.orbit_keys_degrees_per_second, 90.0, 1e-7);
+
+    /* A second load starts from the defaults, not from the previous file: jump is back on Space. */
+    CHECK(load_text("[keys]\nwave = F6\n", &c, &errors));
+    CHECK(action_of(&c, SDLK_SPACE) == GAME_ACTION_JUMP);
+    CHECK(action_of(&c, SDLK_F6) == GAME_ACTION_WAVE);
+    CHECK(!c.invert_y);
+    /* A key freed by a remap can go to another action in the same file. */
+    CHECK(load_text("[keys]\nwave = Space\njump = E\n", &c, &errors));
+    CHECK(action_of(&c, SDLK_SPACE) == GAME_ACTION_WAVE);
+    CHECK(action_of(&c, SDLK_e) == GAME_ACTION_JUMP);
+    CHECK(errors.total == 0);
+    diag_list_free(&errors);
+}
+
+static void test_every_mistake_is_reported_and_changes_nothing(void)
+{
+    static const struct {
+        const char *text;
+        int line;
+        const char *message;
+    } cases[] = {
+        {"[keyz]\njump = J\n", 1, "unknown section [keyz]"},
+        {"[keys]\njmp = Space\n", 2, "unknown action 'jmp'"},
+        {"[keys]\n\njump = Spcae\n", 3, "jump: unknown key name 'Spcae'"},
+        {"[keys]\njump = J, K, L, M, N\n", 2, "jump has 5 keys; at most 4"},
+        {"[keys]\njump = J, , K\n", 2, "a key name is missing between commas"},
+        {"[keys]\njump = J, j\n", 2, "jump lists 'j' twice"},
+        {"[keys]\njump =\n", 2, "jump has no keys; write 'none'"},
+        {"[keys]\njump = E\n", 2, "'E' is bound to both wave (its default"},
+        {"[keys]\njump = J\nwave = j\n", 3, "'J' is bound to both jump (line 2) and wave"},
+        {"[keys]\nwave = J\njump = J\n", 3, "'J' is bound to both wave (line 2) and jump"},
+        {"[mouse]\norbit_degrees_per_pixel = fast\n", 2,
+         "'orbit_degrees_per_pixel' must be a number greater than 0, not 'fast'"},
+        {"[mouse]\nzoom_per_wheel_step = -1\n", 2, "'zoom_per_wheel_step' must be a number greater than 0"},
+        {"[mouse]\norbit_keys_degrees_per_second = 90deg\n", 2, "not '90deg'"},
+        {"[mouse]\norbit_keys_degrees_per_second = nan\n", 2, "not 'nan'"},
+        {"[mouse]\ninvert_y = yes\n", 2, "'invert_y' must be true or false, not 'yes'"},
+        {"[mouse]\nsensitivity = 2\n", 2, "unknown key 'sensitivity' in [mouse]"},
+        {"[keys]\njump Space\n", 2, "expected 'key = value'"},
+        {"[keys]\njump = J\njump = K\n", 3, "duplicate key 'jump'"},
+    };
+    controls before = controls_defaults();
+    diag_list errors = {0};
+    CHECK(load_text("[keys]\njump = J\n[mouse]\ninvert_y = true\n", &before, &errors)); /* not the defaults */
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        controls c = before;
+        diag_list_clear(&errors);
+        CHECK(!load_text(cases[i].text, &c, &errors));
+        CHECK(errors.total == 1);
+        if (errors.count < 1)
+            continue;
+        CHECK(strcmp(errors.items[0].file, temp_path) == 0);
+        CHECK(errors.items[0].line == cases[i].line);
+        CHECK_STR_CONTAINS(errors.items[0].message, cases[i].message);
+        CHECK(controls_equal(&c, &before));
+    }
+
+    /* One pass names every mistake, each at its own line, and still applies nothing. */
+    controls c = before;
+    diag_list_clear(&errors);
+    CHECK(!load_text("[keys]\n"
+                     "jump = K\n"
+                     "wave = Nope\n"
+                     "step = Comma\n"
+                     "dance = D\n"
+                     "[mouse]\n"
+                     "invert_y = 1\n",
+                     &c, &errors));
+    CHECK(errors.total == 3);
+    if (errors.count == 3) {
+        CHECK(errors.items[0].line == 3);
+        CHECK(errors.items[1].line == 5);
+        CHECK(errors.items[2].line == 7);
+    }
+    CHECK(controls_equal(&c, &before));
+
+    /* A missing file: reported, nothing changed. */
+    diag_list_clear(&errors);
+    CHECK(!controls_load(MARIONETTE_BUILD_DIR "/no-such-controls.ini", &c, &errors));
+    CHECK(errors.total == 1);
+    if (errors.count == 1)
+        CHECK_STR_CONTAINS(errors.items[0].file, "no-such-controls.ini");
+    CHECK(controls_equal(&c, &before));
+    /* NULL errors list: still refused. */
+    CHECK(!load_text("[keys]\njump = Spcae\n", &c, NULL));
+    CHECK(controls_equal(&c, &before));
+    diag_list_free(&errors);
+}
+
+static int line_count_of(const char *text, size_t *longest)
+{
+    int lines = 1;
+    size_t length = 0;
+    *longest = 0;
+    for (const char *c = text; *c; ++c) {
+        if (*c == '\n') {
+            ++lines;
+            length = 0;
+            continue;
+        }
+        if (++length > *longest)
+            *longest = length;
+    }
+    return lines;
+}
+
+static void test_help_text_shows_the_actual_bindings(void)
+{
+    controls c = controls_defaults();
+    char help[CONTROLS_HELP_TEXT_MAX];
+    controls_help_text(&c, help, sizeof help);
+    printf("default help:\n%s\n", help);
+    size_t longest;
+    int lines = line_count_of(help, &longest);
+    CHECK(lines >= 3);
+    CHECK(longest <= CONTROLS_HELP_LINE_MAX);
+    CHECK(help[strlen(help) - 1] != '\n');
+    CHECK_STR_CONTAINS(help, "Move: W/Up, A/Left, S/Down, D/Right");
+    CHECK_STR_CONTAINS(help, "Run: Left Shift/Right Shift");
+    CHECK_STR_CONTAINS(help, "Jump: Space");
+    CHECK_STR_CONTAINS(help, "Wave: E");
+    CHECK_STR_CONTAINS(help, "Orbit: Q, R or drag");
+    CHECK_STR_CONTAINS(help, "Zoom: wheel");
+    CHECK_STR_CONTAINS(help, "Help: F1");
+    CHECK_STR_CONTAINS(help, "GPU/CPU skinning: G");
+    CHECK_STR_CONTAINS(help, "Step: .");
+    CHECK_STR_CONTAINS(help, "Slower: [");
+    CHECK_STR_CONTAINS(help, "Quit: Escape");
+
+    diag_list errors = {0};
+    CHECK(load_text("[keys]\njump = J\nwave = none\nstep = Comma\n"
+                    "run = Keypad Enter, Right Shift, Left Shift, Keypad 0\n"
+                    "orbit_left = none\norbit_right = none\n",
+                    &c, &errors));
+    controls_help_text(&c, help, sizeof help);
+    printf("remapped help:\n%s\n", help);
+    line_count_of(help, &longest);
+    CHECK(longest <= CONTROLS_HELP_LINE_MAX);
+    CHECK_STR_CONTAINS(help, "Jump: J");
+    CHECK(strstr(help, "Space") == NULL);
+    CHECK(strstr(help, "Wave") == NULL); /* unbound: not shown */
+    CHECK_STR_CONTAINS(help, "Step: Comma");
+    CHECK_STR_CONTAINS(help, "Run: Keypad Enter/Right Shift/Left Shift/Keypad 0");
+    CHECK_STR_CONTAINS(help, "Orbit: drag");
+
+    /* A small buffer: cut short, still terminated. */
+    char small[16];
+    memset(small, 'x', sizeof small);
+    controls_help_text(&c, small, sizeof small);
+    CHECK(strlen(small) == sizeof small - 1);
+    CHECK(strncmp(small, help, sizeof small - 1) == 0);
+    diag_list_free(&errors);
+}
+
+static void test_input_two_keys_for_one_action(void)
+{
+    controls c = controls_defaults();
+    game_input input = {0};
+    game_input_key(&input, &c, SDLK_w, true);
+    CHECK(input.held[GAME_ACTION_MOVE_FORWARD] == 1);
+    CHECK(input.pressed[GAME_ACTION_MOVE_FORWARD]);
+    game_input_end_step(&input);
+    CHECK(!input.pressed[GAME_ACTION_MOVE_FORWARD]);
+    game_input_key(&input, &c, SDLK_UP, true);
+    CHECK(input.held[GAME_ACTION_MOVE_FORWARD] == 2);
+    CHECK(!input.pressed[GAME_ACTION_MOVE_FORWARD]); /* already held: no second press */
+    game_input_key(&input, &c, SDLK_w, true);          /* key repeat */
+    CHECK(input.held[GAME_ACTION_MOVE_FORWARD] == 2);
+    game_input_key(&input, &c, SDLK_w, false);
+    CHECK(input.held[GAME_ACTION_MOVE_FORWARD] == 1); /* Up still holds it */
+    CHECK(!input.released[GAME_ACTION_MOVE_FORWARD]);
+    game_input_key(&input, &c, SDLK_w, false); /* a second up for the same key changes nothing */
+    CHECK(input.held[GAME_ACTION_MOVE_FORWARD] == 1);
+    game_input_key(&input, &c, SDLK_UP, false);
+    CHECK(input.held[GAME_ACTION_MOVE_FORWARD] == 0);
+    CHECK(input.released[GAME_ACTION_MOVE_FORWARD]);
+    /* A key pressed before the window had focus, or bound to nothing: nothing happens. */
+    game_input_key(&input, &c, SDLK_s, false);
+    CHECK(input.held[GAME_ACTION_MOVE_BACK] == 0 && !input.released[GAME_ACTION_MOVE_BACK]);
+    game_input_key(&input, &c, SDLK_j, true);
+    CHECK(input.key_down_count == 0);
+
+    /* A press and release within one step: both edges are seen, the action is not held. */
+    game_input_end_step(&input);
+    game_input_key(&input, &c, SDLK_SPACE, true);
+    game_input_key(&input, &c, SDLK_SPACE, false);
+    CHECK(input.pressed[GAME_ACTION_JUMP] && input.released[GAME_ACTION_JUMP]);
+    CHECK(input.held[GAME_ACTION_JUMP] == 0);
+
+    /* Focus lost: everything held is released, with its edge. */
+    game_input_end_step(&input);
+    game_input_key(&input, &c, SDLK_LSHIFT, true);
+    game_input_key(&input, &c, SDLK_RSHIFT, true);
+    game_input_key(&input, &c, SDLK_d, true);
+    input.wheel_steps = 2.0f;
+    input.drag_x = 5.0f;
+    game_input_end_step(&input);
+    CHECK(input.wheel_steps == 0.0f && input.drag_x == 0.0f && input.drag_y == 0.0f);
+    CHECK(input.held[GAME_ACTION_RUN] == 2 && input.held[GAME_ACTION_MOVE_RIGHT] == 1);
+    game_input_release_all(&input);
+    CHECK(input.held[GAME_ACTION_RUN] == 0 && input.released[GAME_ACTION_RUN]);
+    CHECK(input.held[GAME_ACTION_MOVE_RIGHT] == 0 && input.released[GAME_ACTION_MOVE_RIGHT]);
+    CHECK(input.key_down_count == 0);
+    game_input_key(&input, &c, SDLK_LSHIFT, false); /* the up arriving after all: ignored */
+    CHECK(input.held[GAME_ACTION_RUN] == 0);
+
+    /* Bindings reloaded while a key is held: its release undoes what its press did. */
+    game_input_end_step(&input);
+    controls remapped = c;
+    diag_list errors = {0};
+    CHECK(load_text("[keys]\njump = J\n", &remapped, &errors));
+    game_input_key(&input, &remapped, SDLK_j, true);
+    CHECK(input.held[GAME_ACTION_JUMP] == 1);
+    game_input_key(&input, &c, SDLK_j, false);
+    CHECK(input.held[GAME_ACTION_JUMP] == 0 && input.released[GAME_ACTION_JUMP]);
+
+    /* More keys at once than tracked: the extra ones are ignored, never written past the array. */
+    game_input crowded = {0};
+    controls many = c;
+    for (int a = 0; a < GAME_ACTION_COUNT; ++a)
+        for (int k = 0; k < many.key_count[a]; ++k)
+            game_input_key(&crowded, &many, many.keys[a][k], true);
+    CHECK(crowded.key_down_count == GAME_INPUT_KEYS_DOWN_MAX);
+    game_input_release_all(&crowded);
+    for (int a = 0; a < GAME_ACTION_COUNT; ++a)
+        CHECK(crowded.held[a] == 0);
+    diag_list_free(&errors);
+}
+
+int main(void)
+{
+    if (!test_make_temp_folder(temp_folder, sizeof temp_folder, "controls") ||
+        !test_paths_in(temp_folder, sizeof temp_path, temp_path, "controls.ini", NULL)) {
+        fprintf(stderr, "cannot make a temporary folder\n");
+        return 1;
+    }
+    RUN(test_key_names_work_without_sdl_init);
+    RUN(test_action_names);
+    RUN(test_defaults_bind_what_the_issue_says);
+    RUN(test_shipped_file_gives_the_defaults);
+    RUN(test_remap_through_a_file);
+    RUN(test_every_mistake_is_reported_and_changes_nothing);
+    RUN(test_help_text_shows_the_actual_bindings);
+    RUN(test_input_two_keys_for_one_action);
+    remove(temp_path);
+    rmdir(temp_folder);
+    return check_report();
+}

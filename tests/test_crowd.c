@@ -1,0 +1,492 @@
+/* The crowd on the real config/: members wander within their radius and pass through idle, walk, run,
+ * wave and celebrate; spawn spots keep their spacing and ring the crowd already there; bodies follow the
+ * mix; a seed gives one crowd and another seed another; clearing and capacity; no heap call in update
+ * (the heap functions are wrapped and counted, as in test_no_allocation); memory figures; hot reload. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "crowd.h"
+
+/* ---- counting heap calls ---- */
+
+static long heap_calls;
+
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t count, size_t size);
+void *__real_realloc(void *pointer, size_t size);
+void *__real_aligned_alloc(size_t alignment, size_t size);
+
+void *__wrap_malloc(size_t size)
+{
+    ++heap_calls;
+    return __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t count, size_t size)
+{
+    ++heap_calls;
+    return __real_calloc(count, size);
+}
+
+void *__wrap_realloc(void *pointer, size_t size)
+{
+    ++heap_calls;
+    return __real_realloc(pointer, size);
+}
+
+void *__wrap_aligned_alloc(size_t alignment, size_t size)
+{
+    ++heap_calls;
+    return __real_aligned_alloc(alignment, size);
+}
+
+/* ---- the real config ---- */
+
+#define CONFIG MARIONETTE_SOURCE_DIR "/config"
+#define STEP (1.0f / 120.0f)
+#define SPACING 1.6f
+#define RADIUS 6.0f
+
+static cache *shared_cache;
+static anim_config *config;
+static const anim_character *mannequin, *robot;
+
+static crowd_spawn_desc standard_desc(void)
+{
+    return (crowd_spawn_desc){
+        .body_count = 2,
+        .bodies = {{mannequin, 1.0f}, {robot, 1.0f}},
+        .spacing = SPACING,
+        .wander_radius = RADIUS,
+        .wave_chance = 0.3f,
+        .celebrate_chance = 0.1f,
+        .run_chance = 0.3f,
+    };
+}
+
+static int count_character(const crowd *c, const anim_character *character)
+{
+    int found = 0;
+    for (int i = 0; i < crowd_count(c); ++i)
+        found += crowd_character(c, i) == character;
+    return found;
+}
+
+/* ---- wandering ---- */
+
+static void test_members_wander_near_home_through_every_state(void)
+{
+    crowd *c = crowd_create(20000, 1);
+    CHECK(c != NULL);
+    crowd_spawn_desc desc = standard_desc();
+    CHECK(crowd_spawn(c, 100, &desc) == 100);
+    int n = crowd_count(c);
+    CHECK(n == 100);
+
+    /* Not in lockstep: the body clips start at different points of their cycle. */
+    int distinct_times = 0;
+    for (int i = 0; i < n; ++i) {
+        anim_layer_info mine = {0}, other = {0};
+        CHECK(anim_controller_layer(animator_controller(crowd_animator(c, i)), 0, 0, &mine));
+        bool unique = true;
+        for (int j = 0; j < i && unique; ++j) {
+            CHECK(anim_controller_layer(animator_controller(crowd_animator(c, j)), 0, 0, &other));
+            unique = fabs(mine.time - other.time) > 1e-6;
+        }
+        distinct_times += unique;
+    }
+    CHECK(distinct_times >= 95);
+
+    const state_machine_definition *machine = &mannequin->machine;
+    CHECK(machine->state_count <= 64);
+    uint64_t seen[100] = {0};
+    uint64_t seen_all = 0;
+    float farthest = 0.0f;
+    int speed_mismatches = 0;
+    double largest_speed = 0.0;
+    for (int step = 0; step < 60 * 120; ++step) {
+        crowd_update(c, STEP);
+        for (int i = 0; i < n; ++i) {
+            const animator *a = crowd_animator(c, i);
+            seen[i] |= 1ull << animator_state(a);
+            const mover *m = crowd_mover(c, i);
+            float home_x, home_z, speed = -1.0f;
+            CHECK(crowd_home(c, i, &home_x, &home_z));
+            farthest = fmaxf(farthest, hypotf(m->x - home_x, m->z - home_z));
+            animator_get(a, "speed", &speed);
+            speed_mismatches += speed != m->speed;
+            largest_speed = fmax(largest_speed, m->speed);
+        }
+    }
+    printf("  farthest from home: %.3f m (radius %.1f), top speed %.2f m/s\n", (double)farthest, (double)RADIUS,
+           largest_speed);
+    CHECK(farthest <= RADIUS + 0.5f);
+    CHECK(farthest > RADIUS * 0.8f); /* they do go places */
+    CHECK(speed_mismatches == 0);    /* the speed parameter is the mover's speed, every step */
+    CHECK(largest_speed > 3.4 && largest_speed <= 3.5 + 1e-4);
+
+    /* Gestures start while standing, so walk_wave (a wave carried into a walk) is not expected. */
+    const char *wanted[] = {"idle", "walk", "run", "wave", "celebrate"};
+    int crowd_states = 0, sum_per_member = 0, fewest = 64, members_waving = 0, members_running = 0;
+    for (int i = 0; i < n; ++i)
+        seen_all |= seen[i];
+    for (int s = 0; s < machine->state_count; ++s)
+        crowd_states += (seen_all >> s) & 1;
+    int wave = state_machine_find_state(machine, "wave"), run = state_machine_find_state(machine, "run");
+    for (int i = 0; i < n; ++i) {
+        int mine = 0;
+        for (int s = 0; s < machine->state_count; ++s)
+            mine += (seen[i] >> s) & 1;
+        sum_per_member += mine;
+        fewest = mine < fewest ? mine : fewest;
+        members_waving += (seen[i] >> wave) & 1;
+        members_running += (seen[i] >> run) & 1;
+    }
+    for (size_t w = 0; w < sizeof wanted / sizeof wanted[0]; ++w) {
+        int s = state_machine_find_state(machine, wanted[w]);
+        CHECK(s >= 0);
+        bool visited = s >= 0 && ((seen_all >> s) & 1);
+        if (!visited)
+            fprintf(stderr, "  no member visited '%s'\n", wanted[w]);
+        CHECK(visited);
+    }
+    printf("  states seen: %d across the crowd; per member %.2f on average, %d at least; %d members waved, "
+           "%d ran\n",
+           crowd_states, sum_per_member / (double)n, fewest, members_waving, members_running);
+    CHECK(crowd_states >= 5);
+    CHECK(fewest >= 3);                  /* everyone at least stood, walked and did one more thing */
+    CHECK(sum_per_member >= 4 * n);      /* on average four states or more */
+    CHECK(members_waving >= n / 2);      /* wave_chance 0.3 per pause, a dozen pauses a minute */
+    CHECK(members_running >= n / 2);
+    crowd_destroy(c);
+}
+
+/* ---- spawn spots ---- */
+
+static int ring_of(float x, float z, float center_x, float center_z)
+{
+    int cell_x = (int)lroundf((x - center_x) / SPACING), cell_z = (int)lroundf((z - center_z) / SPACING);
+    return abs(cell_x) > abs(cell_z) ? abs(cell_x) : abs(cell_z);
+}
+
+static void test_spawn_spots_keep_spacing_and_ring_the_crowd(void)
+{
+    crowd *c = crowd_create(1000, 1);
+    crowd_spawn_desc desc = standard_desc();
+    desc.center_x = 10.0f;
+    desc.center_z = -4.0f;
+    CHECK(crowd_spawn(c, 100, &desc) == 100);
+    int first_ring_max = 0;
+    for (int i = 0; i < 100; ++i) {
+        float x, z;
+        crowd_home(c, i, &x, &z);
+        first_ring_max = ring_of(x, z, 10.0f, -4.0f) > first_ring_max ? ring_of(x, z, 10.0f, -4.0f) : first_ring_max;
+        const mover *m = crowd_mover(c, i);
+        CHECK(m->x == x && m->z == z && m->speed == 0.0f); /* standing on its home at first */
+    }
+    CHECK(first_ring_max == 5); /* 100 spots fill rings 1..4 (80) and 20 of ring 5 */
+
+    /* Wander a while, then spawn again at the same place: the new spots ring the old ones. */
+    for (int step = 0; step < 600; ++step)
+        crowd_update(c, STEP);
+    CHECK(crowd_spawn(c, 100, &desc) == 100);
+    int quadrants[4] = {0}, second_ring_min = 100;
+    float mean_x = 0.0f, mean_z = 0.0f;
+    for (int i = 100; i < 200; ++i) {
+        float x, z;
+        crowd_home(c, i, &x, &z);
+        int ring = ring_of(x, z, 10.0f, -4.0f);
+        second_ring_min = ring < second_ring_min ? ring : second_ring_min;
+        quadrants[(x > 10.0f ? 1 : 0) + (z > -4.0f ? 2 : 0)]++;
+        mean_x += x / 100.0f;
+        mean_z += z / 100.0f;
+    }
+    CHECK(second_ring_min >= first_ring_max);
+    CHECK(quadrants[0] >= 15 && quadrants[1] >= 15 && quadrants[2] >= 15 && quadrants[3] >= 15);
+    CHECK(fabsf(mean_x - 10.0f) < SPACING && fabsf(mean_z + 4.0f) < SPACING);
+
+    /* A spawn from a point half a cell off still keeps every spot `spacing` away from every other. */
+    desc.center_x += 0.5f * SPACING;
+    desc.center_z += 0.3f * SPACING;
+    CHECK(crowd_spawn(c, 100, &desc) == 100);
+    int n = crowd_count(c);
+    float closest = 1e9f, closest_to_player = 1e9f;
+    for (int i = 0; i < n; ++i) {
+        float xi, zi;
+        crowd_home(c, i, &xi, &zi);
+        if (i < 200)
+            closest_to_player = fminf(closest_to_player, hypotf(xi - 10.0f, zi + 4.0f));
+        for (int j = 0; j < i; ++j) {
+            float xj, zj;
+            crowd_home(c, j, &xj, &zj);
+            closest = fminf(closest, hypotf(xi - xj, zi - zj));
+        }
+    }
+    CHECK(closest >= SPACING * 0.999f);
+    CHECK(closest_to_player >= SPACING * 0.999f); /* the player's own spot stays free */
+    crowd_destroy(c);
+}
+
+static void test_bodies_follow_the_mix(void)
+{
+    crowd *c = crowd_create(1000, 1);
+    crowd_spawn_desc desc = standard_desc();
+    CHECK(crowd_spawn(c, 100, &desc) == 100);
+    int robots = count_character(c, robot);
+    printf("  1:1 mix: %d robots in 100\n", robots);
+    CHECK(robots >= 40 && robots <= 60);
+    CHECK(count_character(c, mannequin) == 100 - robots);
+
+    crowd_clear(c);
+    desc.bodies[0].weight = 3.0f;
+    CHECK(crowd_spawn(c, 400, &desc) == 400);
+    robots = count_character(c, robot);
+    printf("  3:1 mix: %d robots in 400\n", robots);
+    CHECK(robots >= 70 && robots <= 130);
+
+    crowd_clear(c);
+    desc.bodies[0].weight = 0.0f;
+    CHECK(crowd_spawn(c, 50, &desc) == 50);
+    CHECK(count_character(c, robot) == 50);
+    crowd_destroy(c);
+}
+
+/* ---- determinism ---- */
+
+static void run_crowd(crowd *c, int steps)
+{
+    crowd_spawn_desc desc = standard_desc();
+    CHECK(crowd_spawn(c, 60, &desc) == 60);
+    for (int step = 0; step < steps; ++step)
+        crowd_update(c, step % 3 ? STEP : 2.0f * STEP); /* an uneven sequence, replayed the same */
+}
+
+static void test_a_seed_gives_one_crowd(void)
+{
+    crowd *a = crowd_create(100, 1), *b = crowd_create(100, 1), *other = crowd_create(100, 2);
+    run_crowd(a, 1200);
+    run_crowd(b, 1200);
+    run_crowd(other, 1200);
+    int same = 0, same_as_other = 0, same_body_as_other = 0;
+    for (int i = 0; i < 60; ++i) {
+        const mover *ma = crowd_mover(a, i), *mb = crowd_mover(b, i), *mo = crowd_mover(other, i);
+        same += memcmp(ma, mb, sizeof *ma) == 0 && animator_state(crowd_animator(a, i)) ==
+                                                        animator_state(crowd_animator(b, i)) &&
+                crowd_character(a, i) == crowd_character(b, i);
+        same_as_other += ma->x == mo->x && ma->z == mo->z;
+        same_body_as_other += crowd_character(a, i) == crowd_character(other, i);
+    }
+    CHECK(same == 60);
+    CHECK(same_as_other == 0);
+    CHECK(same_body_as_other < 50);
+    crowd_destroy(a);
+    crowd_destroy(b);
+    crowd_destroy(other);
+}
+
+/* ---- lifetime, capacity, bad input ---- */
+
+static void test_capacity_clear_and_bad_input(void)
+{
+    CHECK(crowd_create(0, 1) == NULL);
+    CHECK(crowd_create(-5, 1) == NULL);
+    crowd *c = crowd_create(150, 7);
+    CHECK(crowd_capacity(c) == 150);
+    crowd_spawn_desc desc = standard_desc();
+    CHECK(crowd_spawn(c, 100, &desc) == 100);
+    CHECK(crowd_spawn(c, 100, &desc) == 50);
+    CHECK(crowd_spawn(c, 100, &desc) == 0);
+    CHECK(crowd_count(c) == 150);
+
+    crowd_clear(c);
+    CHECK(crowd_count(c) == 0);
+    CHECK(crowd_memory(c).entity_bytes == 0 && crowd_memory(c).shared_bytes == 0);
+    CHECK(crowd_animator(c, 0) == NULL && crowd_character(c, 0) == NULL && crowd_mover(c, 0) == NULL);
+    /* After a clear the inner spots are free again. */
+    CHECK(crowd_spawn(c, 8, &desc) == 8);
+    for (int i = 0; i < 8; ++i) {
+        float x, z;
+        crowd_home(c, i, &x, &z);
+        CHECK(ring_of(x, z, 0.0f, 0.0f) == 1);
+    }
+    CHECK(crowd_animator(c, 8) == NULL && crowd_animator(c, -1) == NULL);
+    mat4 world;
+    crowd_world(c, 99, world);
+    CHECK(world[3][0] == 0.0f && world[0][0] == 1.0f);
+    crowd_world(c, 3, world);
+    CHECK_NEAR(world[3][0], crowd_mover(c, 3)->x, 1e-6);
+    CHECK_NEAR(world[3][2], crowd_mover(c, 3)->z, 1e-6);
+
+    /* Bad descs add nothing. */
+    crowd_spawn_desc bad = desc;
+    bad.body_count = 0;
+    CHECK(crowd_spawn(c, 10, &bad) == 0);
+    bad = desc;
+    bad.bodies[0].weight = bad.bodies[1].weight = 0.0f;
+    CHECK(crowd_spawn(c, 10, &bad) == 0);
+    bad = desc;
+    bad.run_chance = 1.5f;
+    CHECK(crowd_spawn(c, 10, &bad) == 0);
+    bad = desc;
+    bad.wander_radius = NAN;
+    CHECK(crowd_spawn(c, 10, &bad) == 0);
+    bad = desc;
+    bad.bodies[1].character = NULL;
+    CHECK(crowd_spawn(c, 10, &bad) == 0);
+    bad.bodies[1].weight = 0.0f; /* a body nobody draws may be missing */
+    CHECK(crowd_spawn(c, 2, &bad) == 2);
+    CHECK(crowd_spawn(c, 10, NULL) == 0 && crowd_spawn(c, -3, &desc) == 0 && crowd_spawn(NULL, 3, &desc) == 0);
+    diag_list errors = {0};
+    anim_config *clips_only = anim_config_load_character("mannequin", MARIONETTE_SOURCE_DIR
+                                                         "/assets/models/mannequin.md5mesh", CONFIG "/clips.ini", NULL,
+                                                         shared_cache, &errors);
+    CHECK(clips_only != NULL);
+    bad = desc;
+    bad.bodies[0].character = anim_config_character(clips_only, 0); /* no state machine */
+    CHECK(crowd_spawn(c, 10, &bad) == 0);
+    anim_config_free(clips_only);
+    diag_list_free(&errors);
+    CHECK(crowd_count(c) == 10);
+
+    /* A time step that is not a positive number moves nothing. */
+    mover before = *crowd_mover(c, 0);
+    crowd_update(c, 0.0f);
+    crowd_update(c, -1.0f);
+    crowd_update(c, NAN);
+    CHECK(memcmp(&before, crowd_mover(c, 0), sizeof before) == 0);
+    crowd_destroy(c);
+    crowd_destroy(NULL);
+}
+
+/* ---- no allocation, memory figures ---- */
+
+static void test_update_never_allocates(void)
+{
+    crowd *c = crowd_create(1000, 3);
+    crowd_spawn_desc desc = standard_desc();
+    desc.wave_chance = 0.5f;
+    desc.celebrate_chance = 0.3f;
+    CHECK(crowd_spawn(c, 100, &desc) == 100);
+    long before = heap_calls;
+    size_t bytes = 0;
+    for (int step = 0; step < 20 * 120; ++step) {
+        crowd_update(c, STEP);
+        if (step % 120 == 0)
+            bytes += crowd_memory(c).shared_bytes;
+    }
+    CHECK(heap_calls == before);
+    CHECK(bytes > 0);
+    CHECK(crowd_spawn(c, 10, &desc) == 10);
+    CHECK(heap_calls > before); /* the wrapping works: spawning does allocate */
+    crowd_destroy(c);
+}
+
+static void test_memory_figures(void)
+{
+    crowd *c = crowd_create(1000, 1);
+    crowd_spawn_desc desc = standard_desc();
+    CHECK(crowd_spawn(c, 100, &desc) == 100);
+    crowd_memory_figures figures = crowd_memory(c);
+    size_t animator = animator_bytes(crowd_animator(c, 0));
+    size_t sum = 0;
+    for (int i = 0; i < 100; ++i)
+        sum += animator_bytes(crowd_animator(c, i)) + figures.record_bytes;
+    CHECK(figures.entity_count == 100);
+    CHECK(figures.record_bytes > sizeof(mover) && figures.record_bytes < 256);
+    CHECK(figures.bytes_per_entity == animator + figures.record_bytes); /* both bodies have 31 joints */
+    CHECK(figures.entity_bytes == sum);
+
+    /* Shared: two models, and one set of clips (both bodies load the same clips.ini, the cache keeps one). */
+    CHECK(figures.unique_characters == 2);
+    CHECK(figures.unique_models == 2);
+    CHECK(figures.unique_clips == mannequin->clip_count);
+    size_t expected = mannequin->model->bytes + robot->model->bytes;
+    for (int k = 0; k < mannequin->clip_count; ++k) {
+        CHECK(mannequin->clips[k].clip == robot->clips[k].clip);
+        expected += mannequin->clips[k].clip->bytes;
+    }
+    CHECK(figures.shared_bytes == expected);
+    CHECK(figures.shared_bytes == cache_get_stats(shared_cache).shared_bytes); /* all the cache holds */
+    printf("  per entity %zu bytes (animator %zu + record %zu), shared %zu bytes in %d models and %d clips\n",
+           figures.bytes_per_entity, animator, figures.record_bytes, figures.shared_bytes, figures.unique_models,
+           figures.unique_clips);
+
+    /* A crowd of mannequins only shares one model; the shared figure does not grow with the crowd. */
+    crowd_clear(c);
+    desc.bodies[1].weight = 0.0f;
+    CHECK(crowd_spawn(c, 300, &desc) == 300);
+    figures = crowd_memory(c);
+    CHECK(figures.unique_characters == 1 && figures.unique_models == 1);
+    CHECK(figures.shared_bytes == expected - robot->model->bytes);
+    CHECK(figures.entity_bytes == 300 * (animator + figures.record_bytes));
+    crowd_destroy(c);
+}
+
+/* ---- hot reload ---- */
+
+static void test_rebind_follows_a_reload(void)
+{
+    crowd *c = crowd_create(1000, 1);
+    crowd_spawn_desc desc = standard_desc();
+    CHECK(crowd_spawn(c, 100, &desc) == 100);
+    for (int step = 0; step < 240; ++step)
+        crowd_update(c, STEP);
+    int robots = count_character(c, robot);
+
+    /* The same files loaded again: every member moves over, nothing is removed. */
+    diag_list errors = {0};
+    anim_config *again = anim_config_load(CONFIG "/characters.ini", shared_cache, &errors);
+    CHECK(again != NULL);
+    CHECK(crowd_rebind(c, again) == 0);
+    CHECK(crowd_count(c) == 100);
+    const anim_character *new_robot = anim_config_find_character(again, "robot");
+    CHECK(count_character(c, new_robot) == robots);
+    for (int i = 0; i < 100; ++i)
+        CHECK(animator_character(crowd_animator(c, i)) == crowd_character(c, i));
+
+    /* A config without robots: they are removed and counted, the mannequins carry on. */
+    anim_config *mannequins_only = anim_config_load_character(
+        "mannequin", MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh", CONFIG "/clips.ini",
+        CONFIG "/states.ini", shared_cache, &errors);
+    CHECK(mannequins_only != NULL);
+    int removed = crowd_rebind(c, mannequins_only);
+    printf("  rebind to mannequins only: %d removed, %d robots before, %d left\n", removed, robots, crowd_count(c));
+    CHECK(removed == robots);
+    anim_config_free(again); /* after the rebind: nothing points into it any more */
+    CHECK(crowd_count(c) == 100 - robots);
+    CHECK(count_character(c, anim_config_character(mannequins_only, 0)) == 100 - robots);
+    CHECK(crowd_memory(c).unique_characters == 1);
+    for (int step = 0; step < 240; ++step) /* still runs on the new config (ASan would catch stale data) */
+        crowd_update(c, STEP);
+    CHECK(crowd_rebind(c, NULL) == 100 - robots);
+    CHECK(crowd_count(c) == 0);
+    anim_config_free(mannequins_only);
+    diag_list_free(&errors);
+    crowd_destroy(c);
+}
+
+int main(void)
+{
+    shared_cache = cache_create();
+    diag_list errors = {0};
+    config = anim_config_load(CONFIG "/characters.ini", shared_cache, &errors);
+    CHECK(config != NULL && errors.total == 0);
+    diag_list_free(&errors);
+    mannequin = config ? anim_config_find_character(config, "mannequin") : NULL;
+    robot = config ? anim_config_find_character(config, "robot") : NULL;
+    if (!mannequin || !robot)
+        return check_report();
+    RUN(test_members_wander_near_home_through_every_state);
+    RUN(test_spawn_spots_keep_spacing_and_ring_the_crowd);
+    RUN(test_bodies_follow_the_mix);
+    RUN(test_a_seed_gives_one_crowd);
+    RUN(test_capacity_clear_and_bad_input);
+    RUN(test_update_never_allocates);
+    RUN(test_memory_figures);
+    RUN(test_rebind_follows_a_reload);
+    anim_config_free(config);
+    CHECK(cache_get_stats(shared_cache).users == 0);
+    cache_destroy(shared_cache);
+    return check_report();
+}

@@ -1,0 +1,301 @@
+/* test_demo: the demo end to end, headless (SDL offscreen, Mesa llvmpipe), driven in-process by an input
+ * script exactly as `marionette --headless --script` drives it:
+ *   - the issue's scripted run (idle -> walk -> run -> jump -> wave while walking -> spawn 100 -> clear),
+ *     checked through the states seen frame by frame, the JSON trace (transitions and footsteps in order)
+ *     and pictures (the player is on screen where the camera says; the crowd fills the screen; clearing
+ *     empties it);
+ *   - a config edit during a run is applied by hot reload (the walk state remapped to the run clip);
+ *   - a broken config is reported with file:line on the HUD while the demo keeps running on the last good
+ *     one, and a fix clears the report.
+ * Pictures are saved under the build folder as demo_*.png to be looked at. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "demo.h"
+#include "hud.h"
+#include "platform/platform.h"
+
+enum { WIDTH = 480, HEIGHT = 270 };
+
+static demo d; /* large */
+
+static void save_picture(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", MARIONETTE_BUILD_DIR, name);
+    diag err;
+    CHECK(platform_save_png(path, &err));
+    printf("  picture: %s\n", path);
+}
+
+/* Mannequin wood: clearly warmer than the grey ground and the blue-grey sky. */
+static bool is_mannequin(const uint8_t *p)
+{
+    return p[0] > 120 && (int)p[0] - (int)p[2] > 45 && p[0] >= p[1];
+}
+
+/* Robot armour: orange. */
+static bool is_robot_orange(const uint8_t *p)
+{
+    return p[0] > 180 && p[1] > 70 && p[1] < 170 && p[2] < 90;
+}
+
+typedef struct picture_figures {
+    int mannequin, robot;  /* pixels */
+    bool player_seen;      /* mannequin pixels around the player's projected chest */
+} picture_figures;
+
+static picture_figures look(void)
+{
+    static uint8_t rgba[WIDTH * HEIGHT * 4];
+    picture_figures out = {0};
+    CHECK(platform_read_pixels(rgba));
+    for (int i = 0; i < WIDTH * HEIGHT; ++i) {
+        out.mannequin += is_mannequin(rgba + 4 * i);
+        out.robot += is_robot_orange(rgba + 4 * i);
+    }
+    if (d.player) {
+        mat4 view, projection, view_projection;
+        vec3 eye, chest;
+        camera_matrices(&d.camera, (float)WIDTH / (float)HEIGHT, view, projection, eye);
+        glm_mat4_mul(projection, view, view_projection);
+        player_position(d.player, chest);
+        chest[1] += 1.2f;
+        vec4 clip_space;
+        glm_mat4_mulv(view_projection, (vec4){chest[0], chest[1], chest[2], 1.0f}, clip_space);
+        int x = (int)((clip_space[0] / clip_space[3] * 0.5f + 0.5f) * WIDTH);
+        int y = (int)((1.0f - (clip_space[1] / clip_space[3] * 0.5f + 0.5f)) * HEIGHT);
+        for (int dy = -6; dy <= 6; ++dy)
+            for (int dx = -6; dx <= 6; ++dx)
+                if (x + dx >= 0 && x + dx < WIDTH && y + dy >= 0 && y + dy < HEIGHT)
+                    out.player_seen |= is_mannequin(rgba + 4 * ((y + dy) * WIDTH + x + dx));
+    }
+    return out;
+}
+
+static demo_options options_for(const char *config_dir, const char *script, const char *trace, int frames)
+{
+    return (demo_options){.headless = true, .frames = frames, .script = script, .trace = trace,
+                          .config_dir = config_dir, .width = WIDTH, .height = HEIGHT};
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)size + 1);
+    size_t got = fread(text, 1, (size_t)size, f);
+    text[got] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* ---- The scripted run ----------------------------------------------------------------------------------- */
+
+static void test_scripted_run(void)
+{
+    char trace_path[512];
+    snprintf(trace_path, sizeof trace_path, "%s/demo_full_run.json", MARIONETTE_BUILD_DIR);
+    demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", MARIONETTE_TEST_DATA "/demo/full_run.txt",
+                                       trace_path, 13 * 60);
+    CHECK(demo_start(&d, &options));
+    CHECK(d.player != NULL && d.message_count == 0);
+
+    /* The states the player passes through, each once per visit, in order. */
+    char visited[32][ANIM_NAME_MAX];
+    int visits = 0, most_crowd = 0, footsteps = 0;
+    bool overlay_while_walking = false;
+    picture_figures alone = {0}, crowded = {0}, cleared = {0};
+    while (demo_frame(&d)) {
+        const char *state = player_state_name(d.player);
+        if (visits == 0 || strcmp(visited[visits - 1], state) != 0) {
+            if (visits < 32)
+                snprintf(visited[visits++], ANIM_NAME_MAX, "%s", state);
+        }
+        most_crowd = crowd_count(d.crowd) > most_crowd ? crowd_count(d.crowd) : most_crowd;
+        const anim_controller *controller = animator_controller(player_animator(d.player));
+        if (strcmp(state, "walk_wave") == 0 && anim_controller_channel_weight(controller, 1) +
+                                                       anim_controller_channel_weight(controller, 2) > 0.9f)
+            overlay_while_walking = true;
+        if (d.frame_count == 10 * 60) {
+            alone = look();
+            save_picture("demo_walking.png");
+        } else if (d.frame_count == 12 * 60) {
+            crowded = look();
+            save_picture("demo_crowd.png");
+        }
+    }
+    cleared = look();
+    save_picture("demo_cleared.png");
+    for (int i = 0; i < d.event_count; ++i)
+        footsteps += strncmp(d.events[i].name, "footstep", 8) == 0;
+    char hud[4096];
+    hud_text(&d, hud, sizeof hud);
+    printf("%s", hud);
+    printf("  states:");
+    for (int i = 0; i < visits; ++i)
+        printf(" %s", visited[i]);
+    printf("\n  crowd at most %d; mannequin pixels alone %d, with the crowd %d (robot orange %d), cleared %d\n",
+           most_crowd, alone.mannequin, crowded.mannequin, crowded.robot, cleared.mannequin);
+
+    /* idle -> walk -> run -> jump -> run -> walk -> walk_wave -> ... -> idle */
+    static const char *const expected[] = {"idle", "walk", "run", "jump", "run", "walk", "walk_wave"};
+    int matched = 0;
+    for (int i = 0; i < visits && matched < 7; ++i)
+        if (strcmp(visited[i], expected[matched]) == 0)
+            ++matched;
+    CHECK(matched == 7);
+    CHECK(visits <= 12); /* no flickering between states */
+    CHECK(strcmp(visited[visits - 1], "idle") == 0);
+    CHECK(overlay_while_walking);
+    CHECK(footsteps > 0 || d.event_count == 0); /* the log holds the latest events; the trace has them all */
+    CHECK(most_crowd == 100 && crowd_count(d.crowd) == 0);
+    CHECK(d.step_count == 13 * 120);
+    CHECK(d.gl_error_frames == 0);
+    /* Pictures: the player is where the camera says; the crowd fills the screen; clearing empties it. */
+    CHECK(alone.player_seen && alone.mannequin > 200);
+    CHECK(crowded.mannequin > 4 * alone.mannequin && crowded.robot > 200);
+    CHECK(cleared.player_seen && cleared.mannequin < 2 * alone.mannequin);
+    demo_finish(&d);
+
+    /* The trace: every transition in order, footsteps while walking and running, the keys that caused them. */
+    char *trace = read_text(trace_path);
+    CHECK(trace != NULL);
+    if (trace) {
+        static const char *const transitions[] = {
+            "\"transition\":{\"from\":\"idle\",\"to\":\"walk\"",
+            "\"transition\":{\"from\":\"walk\",\"to\":\"run\"",
+            "\"transition\":{\"from\":\"run\",\"to\":\"jump\"",
+            "\"transition\":{\"from\":\"jump\",\"to\":\"run\"",
+            "\"transition\":{\"from\":\"run\",\"to\":\"walk\"",
+            "\"transition\":{\"from\":\"walk\",\"to\":\"walk_wave\"",
+        };
+        const char *cursor = trace;
+        for (int i = 0; i < 6; ++i) {
+            const char *found = strstr(cursor, transitions[i]);
+            CHECK(found != NULL);
+            if (!found)
+                fprintf(stderr, "  trace lacks (in order) %s\n", transitions[i]);
+            else
+                cursor = found;
+        }
+        CHECK(strstr(trace, "\"name\":\"footstep.L\"") && strstr(trace, "\"name\":\"footstep.R\""));
+        CHECK(strstr(trace, "\"event\":\"press\",\"key\":\"W\""));
+        CHECK(strstr(trace, "\"actions\":[\"crowd_spawn\"]") && strstr(trace, "\"crowd\":100"));
+        CHECK(trace[0] == '[' && strstr(trace, "\n]\n") != NULL);
+        size_t steps = 0;
+        for (const char *c = trace; (c = strstr(c, "\"step\":")) != NULL; ++c)
+            ++steps;
+        CHECK(steps == 13 * 120);
+        free(trace);
+    }
+}
+
+/* ---- Hot reload ---------------------------------------------------------------------------------------- */
+
+/* A scratch copy of config/ beside a link to assets/, so the test can edit files the demo watches. */
+static void make_scratch_config(char *config_dir, size_t size)
+{
+    char root[400], command[4096];
+    snprintf(root, sizeof root, "%s/demo_reload", MARIONETTE_BUILD_DIR);
+    snprintf(command, sizeof command, "rm -rf '%s' && mkdir -p '%s' && cp -r '%s/config' '%s/config' && ln -s '%s/assets' '%s/assets'",
+             root, root, MARIONETTE_SOURCE_DIR, root, MARIONETTE_SOURCE_DIR, root);
+    CHECK(system(command) == 0);
+    int wrote = snprintf(config_dir, size, "%s/config", root);
+    CHECK(wrote > 0 && (size_t)wrote < size);
+}
+
+/* Replace the first occurrence of `from` in a file by `to`. */
+static bool edit_file(const char *path, const char *from, const char *to)
+{
+    char *text = read_text(path);
+    if (!text)
+        return false;
+    char *at = strstr(text, from);
+    bool ok = at != NULL;
+    if (ok) {
+        FILE *f = fopen(path, "wb");
+        fwrite(text, 1, (size_t)(at - text), f);
+        fputs(to, f);
+        fputs(at + strlen(from), f);
+        fclose(f);
+    }
+    free(text);
+    return ok;
+}
+
+static const char *body_clip(void)
+{
+    anim_layer_info layer = {0};
+    const anim_controller *controller = animator_controller(player_animator(d.player));
+    int top = anim_controller_layer_count(controller, 0) - 1;
+    if (top < 0 || !anim_controller_layer(controller, 0, top, &layer) || !layer.clip)
+        return "";
+    return layer.clip->name;
+}
+
+static void test_hot_reload_and_broken_config(void)
+{
+    char config_dir[512], states[600], script[600];
+    make_scratch_config(config_dir, sizeof config_dir);
+    snprintf(states, sizeof states, "%s/states.ini", config_dir);
+    snprintf(script, sizeof script, "%s/../walk.txt", config_dir);
+    FILE *f = fopen(script, "w");
+    fputs("0.2 press W\n", f);
+    fclose(f);
+    demo_options options = options_for(config_dir, script, NULL, 0);
+    CHECK(demo_start(&d, &options));
+    for (int i = 0; i < 90; ++i)
+        demo_frame(&d);
+    CHECK(strcmp(player_state_name(d.player), "walk") == 0);
+    CHECK(strcmp(body_clip(), "walk") == 0);
+
+    /* Remap the walk state's clip while walking: the next frame's reload applies it, and the player stays
+     * in the walk state, now playing the run clip. */
+    CHECK(edit_file(states, "[state walk]\nclip = walk", "[state walk]\nclip = run   ; remapped by test_demo"));
+    for (int i = 0; i < 30; ++i)
+        demo_frame(&d);
+    printf("  after the edit: state %s, clip %s, status \"%s\"\n", player_state_name(d.player), body_clip(), d.status);
+    CHECK(strcmp(player_state_name(d.player), "walk") == 0);
+    CHECK(strcmp(body_clip(), "run") == 0);
+    CHECK(strstr(d.status, "reloaded") != NULL && d.message_count == 0);
+
+    /* A broken line: reported with its file:line on the HUD; the last good machine keeps running. */
+    CHECK(edit_file(states, "[walk -> run]\nwhen = speed > 2.6", "[walk -> run]\nwhen = speed >> 2.6"));
+    long frames_before = d.frame_count;
+    double time_before = d.simulation_time;
+    for (int i = 0; i < 30; ++i)
+        demo_frame(&d);
+    char hud[4096];
+    hud_text(&d, hud, sizeof hud);
+    printf("  broken: %d message(s): %s\n", d.message_count, d.message_count ? d.messages[0] : "");
+    CHECK(d.message_count >= 1);
+    CHECK(d.message_count >= 1 && strstr(d.messages[0], "states.ini:") != NULL);
+    CHECK(strstr(d.status, "last good") != NULL && strstr(hud, "last good") != NULL);
+    CHECK(d.frame_count == frames_before + 30 && d.simulation_time > time_before + 0.4);
+    CHECK(strcmp(player_state_name(d.player), "walk") == 0 && strcmp(body_clip(), "run") == 0);
+
+    /* Fixed: the report goes away. */
+    CHECK(edit_file(states, "speed >> 2.6", "speed > 2.6"));
+    for (int i = 0; i < 5; ++i)
+        demo_frame(&d);
+    CHECK(d.message_count == 0 && strstr(d.status, "reloaded") != NULL);
+    CHECK(d.gl_error_frames == 0);
+    demo_finish(&d);
+}
+
+int main(void)
+{
+    RUN(test_scripted_run);
+    RUN(test_hot_reload_and_broken_config);
+    return check_report();
+}

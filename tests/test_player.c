@@ -1,0 +1,616 @@
+/* The player on the real config/: holding forward walks (idle -> walk), run held runs, letting go stops
+ * (-> idle); jump and wave presses reach the state machine (wave while walking: the arm waves, the legs
+ * walk); directions follow the camera's yaw; a diagonal is no faster; planted feet stay put in the world
+ * walking at 1.0 and 1.4 m/s and running at 3.0 and 3.5 m/s (the mover's travel and the clip's playback
+ * rate cancel); 60 and 120 Hz steps end at the same place; bad input is ignored; steps allocate nothing;
+ * hot reload keeps the state. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "assetgen/clips.h"
+#include "check.h"
+#include "gfx/gfx.h"
+#include "player.h"
+
+#define CHARACTERS MARIONETTE_SOURCE_DIR "/config/characters.ini"
+#define PI 3.14159265358979323846
+
+/* Heap calls, counted through the linker's --wrap (tests/CMakeLists.txt): player_step must make none. */
+static long heap_calls;
+
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t count, size_t size);
+void *__real_realloc(void *pointer, size_t size);
+void *__real_aligned_alloc(size_t alignment, size_t size);
+
+void *__wrap_malloc(size_t size)
+{
+    ++heap_calls;
+    return __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t count, size_t size)
+{
+    ++heap_calls;
+    return __real_calloc(count, size);
+}
+
+void *__wrap_realloc(void *pointer, size_t size)
+{
+    ++heap_calls;
+    return __real_realloc(pointer, size);
+}
+
+void *__wrap_aligned_alloc(size_t alignment, size_t size)
+{
+    ++heap_calls;
+    return __real_aligned_alloc(alignment, size);
+}
+
+typedef struct fixture {
+    cache *cache;
+    anim_config *config;
+    const anim_character *character;
+    player *player;
+} fixture;
+
+static void print_errors(const diag_list *errors)
+{
+    for (int i = 0; i < errors->count; ++i) {
+        char text[DIAG_TEXT_MAX];
+        diag_format(&errors->items[i], text, sizeof text);
+        fprintf(stderr, "  %s\n", text);
+    }
+}
+
+static anim_config *load_config(cache *cache)
+{
+    diag_list errors = {0};
+    anim_config *config = anim_config_load(CHARACTERS, cache, &errors);
+    print_errors(&errors);
+    diag_list_free(&errors);
+    CHECK(config != NULL);
+    return config;
+}
+
+static bool fixture_open(fixture *f, const player_params *params)
+{
+    *f = (fixture){.cache = cache_create()};
+    f->config = load_config(f->cache);
+    f->character = f->config ? anim_config_find_character(f->config, "mannequin") : NULL;
+    CHECK(f->character != NULL);
+    f->player = f->character ? player_create(f->character, params) : NULL;
+    CHECK(f->player != NULL);
+    return f->player != NULL;
+}
+
+static void fixture_close(fixture *f)
+{
+    player_destroy(f->player);
+    anim_config_free(f->config);
+    if (f->cache)
+        CHECK(cache_get_stats(f->cache).users == 0);
+    cache_destroy(f->cache);
+}
+
+/* Hold `intent` for `seconds` at `hz` steps a second. */
+static void hold(player *p, player_intent intent, float camera_yaw, double seconds, double hz)
+{
+    int steps = (int)lround(seconds * hz);
+    for (int i = 0; i < steps; ++i) {
+        CHECK(player_step(p, &intent, camera_yaw, (float)(1.0 / hz), NULL));
+        intent.jump = intent.wave = false; /* presses last one step */
+    }
+}
+
+static bool in_state(const player *p, const char *name)
+{
+    return strcmp(player_state_name(p), name) == 0;
+}
+
+static const char *top_clip(const player *p, int channel)
+{
+    const anim_controller *controller = animator_controller(player_animator(p));
+    int count = anim_controller_layer_count(controller, channel);
+    anim_layer_info info = {0};
+    if (count > 0)
+        anim_controller_layer(controller, channel, count - 1, &info);
+    return info.clip ? info.clip->name : "";
+}
+
+static const player_intent forward = {.move_forward = 1.0f};
+static const player_intent forward_run = {.move_forward = 1.0f, .run = true};
+static const player_intent nothing = {0};
+
+/* ---- locomotion states ---- */
+
+static void test_walk_run_and_stop(void)
+{
+    fixture f;
+    if (!fixture_open(&f, NULL)) {
+        fixture_close(&f);
+        return;
+    }
+    player *p = f.player;
+    CHECK(in_state(p, "idle"));
+    CHECK(player_speed(p) == 0.0f);
+
+    /* Forward: idle -> walk on the first steps, walk speed within half a second. */
+    hold(p, forward, 0.0f, 0.1, 60.0);
+    CHECK(in_state(p, "walk"));
+    CHECK(player_speed(p) > 0.2f && player_speed(p) < 1.4f);
+    hold(p, forward, 0.0f, 0.5, 60.0);
+    CHECK_NEAR(player_speed(p), 1.4, 1e-5);
+    CHECK(in_state(p, "walk"));
+    float walk_speed = -1.0f;
+    CHECK(animator_get(player_animator(p), "speed", &walk_speed));
+    CHECK_NEAR(walk_speed, 1.4, 1e-5);
+
+    /* Run held: walk -> run once past 2.6 m/s, run speed soon after. */
+    hold(p, forward_run, 0.0f, 1.0, 60.0);
+    CHECK(in_state(p, "run"));
+    CHECK_NEAR(player_speed(p), 3.5, 1e-5);
+    CHECK(strcmp(top_clip(p, 0), "run") == 0);
+
+    /* Letting go of run: back to walk. Letting go of everything: idle, standing still. */
+    hold(p, forward, 0.0f, 0.5, 60.0);
+    CHECK(in_state(p, "walk"));
+    CHECK_NEAR(player_speed(p), 1.4, 1e-5);
+    hold(p, nothing, 0.0f, 0.5, 60.0);
+    CHECK(in_state(p, "idle"));
+    CHECK(player_speed(p) == 0.0f);
+    vec3 stopped, later;
+    player_position(p, stopped);
+    hold(p, nothing, 0.0f, 0.5, 60.0);
+    player_position(p, later);
+    CHECK(glm_vec3_distance(stopped, later) == 0.0f);
+    CHECK(stopped[0] > 3.0f && fabsf(stopped[2]) < 1e-4f); /* all of it along +X, the camera's forward */
+    fixture_close(&f);
+}
+
+static void test_jump_and_wave(void)
+{
+    fixture f;
+    if (!fixture_open(&f, NULL)) {
+        fixture_close(&f);
+        return;
+    }
+    player *p = f.player;
+    hold(p, nothing, 0.0f, 0.2, 60.0);
+    hold(p, (player_intent){.jump = true}, 0.0f, 1.0 / 60.0, 60.0);
+    CHECK(in_state(p, "jump"));
+    CHECK(strcmp(top_clip(p, 0), "jump") == 0);
+    /* Holding jump's key down does not press it again: the jump ends and lands in idle. */
+    hold(p, nothing, 0.0f, 3.0, 60.0);
+    CHECK(in_state(p, "idle"));
+
+    /* Wave while walking: walk_wave, the wave on an overlay channel while the body channel walks. */
+    hold(p, forward, 0.0f, 0.8, 60.0);
+    CHECK(in_state(p, "walk"));
+    player_intent wave = forward;
+    wave.wave = true;
+    hold(p, wave, 0.0f, 1.0 / 60.0, 60.0);
+    CHECK(in_state(p, "walk_wave"));
+    hold(p, forward, 0.0f, 0.5, 60.0);
+    CHECK(in_state(p, "walk_wave"));
+    int channel = animator_overlay_channel(player_animator(p));
+    CHECK(strcmp(top_clip(p, channel), "wave") == 0);
+    CHECK_NEAR(anim_controller_channel_weight(animator_controller(player_animator(p)), channel), 1.0, 1e-6);
+    CHECK(strcmp(top_clip(p, 0), "walk") == 0);
+    CHECK_NEAR(player_speed(p), 1.4, 1e-5); /* waving does not slow the legs */
+    /* The wave ends and the walk goes on. */
+    hold(p, forward, 0.0f, 3.0, 60.0);
+    CHECK(in_state(p, "walk"));
+
+    /* A jump pressed while walking jumps, and lands back in the walk. */
+    player_intent jump = forward;
+    jump.jump = true;
+    hold(p, jump, 0.0f, 1.0 / 60.0, 60.0);
+    CHECK(in_state(p, "jump"));
+    hold(p, forward, 0.0f, 3.0, 60.0);
+    CHECK(in_state(p, "walk"));
+    fixture_close(&f);
+}
+
+/* ---- directions ---- */
+
+/* How far the player went in the last second of `seconds` of `intent`, starting at the origin facing +X at
+ * rest (the last second: after any turning on the spot). */
+static void travel(player *p, player_intent intent, float camera_yaw, double seconds, vec3 out)
+{
+    player_place(p, 0.0f, 0.0f, 0.0f);
+    hold(p, intent, camera_yaw, seconds - 1.0, 60.0);
+    vec3 before;
+    player_position(p, before);
+    hold(p, intent, camera_yaw, 1.0, 60.0);
+    player_position(p, out);
+    glm_vec3_sub(out, before, out);
+}
+
+static void check_direction(const vec3 moved, float x, float z)
+{
+    float length = sqrtf(moved[0] * moved[0] + moved[2] * moved[2]);
+    CHECK(length > 0.5f);
+    CHECK_NEAR(moved[0] / length, x, 1e-3);
+    CHECK_NEAR(moved[2] / length, z, 1e-3);
+}
+
+static void test_directions_follow_the_camera(void)
+{
+    fixture f;
+    if (!fixture_open(&f, NULL)) {
+        fixture_close(&f);
+        return;
+    }
+    player *p = f.player;
+    vec3 moved;
+    /* Camera yaw 0 looks along +X: forward is +X, right is +Z (a quarter turn clockwise seen from above). */
+    travel(p, forward, 0.0f, 2.0, moved);
+    check_direction(moved, 1.0f, 0.0f);
+    travel(p, (player_intent){.move_right = 1.0f}, 0.0f, 3.0, moved);
+    check_direction(moved, 0.0f, 1.0f);
+    travel(p, (player_intent){.move_forward = -1.0f}, 0.0f, 3.0, moved);
+    check_direction(moved, -1.0f, 0.0f);
+    CHECK_NEAR(fabsf(player_heading(p)), PI, 1e-4); /* turned round to walk towards the camera */
+
+    /* The camera turned 90 degrees to the left: the same key walks towards -Z, and the body faces it. */
+    travel(p, forward, (float)(PI / 2.0), 2.0, moved);
+    check_direction(moved, 0.0f, -1.0f);
+    CHECK_NEAR(player_heading(p), PI / 2.0, 1e-4);
+    travel(p, (player_intent){.move_right = 1.0f}, (float)(PI / 2.0), 3.0, moved);
+    check_direction(moved, 1.0f, 0.0f);
+
+    /* The world matrix stands the character where the mover is, its +X (where the model faces) along the
+     * heading. */
+    mat4 world;
+    player_world_matrix(p, world);
+    vec3 position;
+    player_position(p, position);
+    CHECK_NEAR(world[3][0], position[0], 1e-6);
+    CHECK_NEAR(world[3][2], position[2], 1e-6);
+    CHECK_NEAR(world[0][0], cos(player_heading(p)), 1e-5);
+    CHECK_NEAR(world[0][2], -sin(player_heading(p)), 1e-5);
+    fixture_close(&f);
+}
+
+static void test_diagonal_is_not_faster(void)
+{
+    fixture f;
+    if (!fixture_open(&f, NULL)) {
+        fixture_close(&f);
+        return;
+    }
+    player *p = f.player;
+    vec3 moved;
+    travel(p, (player_intent){.move_forward = 1.0f, .move_right = 1.0f}, 0.0f, 2.0, moved);
+    CHECK_NEAR(player_speed(p), 1.4, 1e-5);
+    check_direction(moved, (float)sqrt(0.5), (float)sqrt(0.5));
+    travel(p, (player_intent){.move_forward = 1.0f, .move_right = -1.0f, .run = true}, 0.0f, 2.0, moved);
+    CHECK_NEAR(player_speed(p), 3.5, 1e-5);
+    check_direction(moved, (float)sqrt(0.5), -(float)sqrt(0.5));
+    /* Out-of-range input is clamped, and half-way input asks for half the speed. */
+    travel(p, (player_intent){.move_forward = 5.0f}, 0.0f, 1.0, moved);
+    CHECK_NEAR(player_speed(p), 1.4, 1e-5);
+    travel(p, (player_intent){.move_forward = 0.5f}, 0.0f, 1.0, moved);
+    CHECK_NEAR(player_speed(p), 0.7, 1e-5);
+    fixture_close(&f);
+}
+
+/* ---- feet ---- */
+
+static int find_joint(const skeleton *s, const char *name)
+{
+    for (int j = 0; j < s->joint_count; ++j)
+        if (strcmp(s->names[j], name) == 0)
+            return j;
+    return -1;
+}
+
+/* A foot joint in the world: the mover's world matrix, then gfx's Z-up to Y-up turn, then the joint's
+ * object-space position in the pose the controller wrote. */
+static void joint_world(const player *p, int joint, vec3 out)
+{
+    mat4 world, turn, model;
+    player_world_matrix(p, world);
+    gfx_z_up_to_y_up(turn);
+    glm_mat4_mul(world, turn, model);
+    const joint_pose *object = anim_controller_object_pose(animator_controller(player_animator(p)));
+    glm_mat4_mulv3(model, (float *)object[joint].position, 1.0f, out);
+}
+
+typedef struct stance_report {
+    int stances;          /* complete stances seen (begun and ended during the measurement) */
+    double worst_drift;   /* m: largest horizontal spread of a planted foot in the world over one stance */
+    double least_travel;  /* m: smallest spread of the same foot in object space over one stance (what the
+                           * world drift would be without the mover's travel cancelling it) */
+    double longest;       /* s: longest stance */
+    double height_error;  /* m: farthest a planted ankle was from its bind height */
+} stance_report;
+
+/* Is `side`'s foot planted at `time` seconds into the clip, by the plants its recipe authored? */
+static bool recipe_planted(const char *clip_name, int side, double time)
+{
+    for (int i = 0; i < clips_count(); ++i) {
+        if (strcmp(clips_recipe(i)->name, clip_name) != 0)
+            continue;
+        clips_plant plants[CLIPS_MAX_PLANTS];
+        int count = clips_plants(i, plants);
+        for (int k = 0; k < count; ++k)
+            if (plants[k].side == side && time >= plants[k].begin && time <= plants[k].end)
+                return true;
+    }
+    return false;
+}
+
+/* Hold `intent` until the speed and the animation have settled, then watch both feet for `seconds` at `hz`.
+ * A foot is planted while the body layer's time is inside one of the plants the clip's recipe authored
+ * (tools/assetgen/clips.h); it must then be the lower foot with its ankle near its bind height (the sole on
+ * the floor). Over each stance, the spread of its world position is the drift. */
+static stance_report measure_stances(player *p, player_intent intent, double seconds, double hz)
+{
+    const skeleton *s = &animator_character(player_animator(p))->model->skeleton;
+    const anim_controller *controller = animator_controller(player_animator(p));
+    int feet[2] = {find_joint(s, "foot.L"), find_joint(s, "foot.R")};
+    CHECK(feet[0] >= 0 && feet[1] >= 0);
+    stance_report report = {.least_travel = INFINITY};
+    if (feet[0] < 0 || feet[1] < 0)
+        return report;
+    float ankle_height = s->bind_object[feet[0]].position[2];
+    player_place(p, 0.0f, 0.0f, 0.0f);
+    hold(p, intent, 0.0f, 2.0, hz);
+    CHECK(anim_controller_layer_count(controller, 0) == 1); /* the crossfade into the gait is over */
+
+    bool planted[2] = {false, false}, seen_lift[2] = {false, false};
+    double world_low[2][2], world_high[2][2], object_low[2][2], object_high[2][2], began[2] = {0, 0};
+    int steps = (int)lround(seconds * hz);
+    for (int i = 0; i < steps; ++i) {
+        CHECK(player_step(p, &intent, 0.0f, (float)(1.0 / hz), NULL));
+        const joint_pose *object = anim_controller_object_pose(controller);
+        anim_layer_info body = {0};
+        CHECK(anim_controller_layer(controller, 0, 0, &body) && body.clip);
+        float height[2] = {object[feet[0]].position[2], object[feet[1]].position[2]};
+        for (int side = 0; side < 2; ++side) {
+            bool now = body.clip && recipe_planted(body.clip->name, side == 0 ? CLIPS_LEFT : CLIPS_RIGHT, body.time);
+            vec3 world;
+            joint_world(p, feet[side], world);
+            double w[2] = {world[0], world[2]}, o[2] = {object[feet[side]].position[0], object[feet[side]].position[1]};
+            if (now && !planted[side]) {
+                began[side] = i / hz;
+                for (int k = 0; k < 2; ++k) {
+                    world_low[side][k] = world_high[side][k] = w[k];
+                    object_low[side][k] = object_high[side][k] = o[k];
+                }
+            }
+            if (now) {
+                /* The lowest foot, near the ground; in the world, Z up became Y up. */
+                CHECK(height[side] <= height[1 - side] + 1e-4f);
+                CHECK_NEAR(height[side], ankle_height, 0.005);
+                CHECK_NEAR(world[1], height[side], 1e-5);
+                report.height_error = fmax(report.height_error, fabs(height[side] - ankle_height));
+                for (int k = 0; k < 2; ++k) {
+                    world_low[side][k] = fmin(world_low[side][k], w[k]);
+                    world_high[side][k] = fmax(world_high[side][k], w[k]);
+                    object_low[side][k] = fmin(object_low[side][k], o[k]);
+                    object_high[side][k] = fmax(object_high[side][k], o[k]);
+                }
+            }
+            /* A stance counts once it has ended, and only if it began after the foot was first seen lifted
+             * (the measurement may start half-way through one). */
+            if (!now && planted[side] && seen_lift[side]) {
+                double drift = hypot(world_high[side][0] - world_low[side][0],
+                                     world_high[side][1] - world_low[side][1]);
+                double travel = hypot(object_high[side][0] - object_low[side][0],
+                                      object_high[side][1] - object_low[side][1]);
+                ++report.stances;
+                report.worst_drift = fmax(report.worst_drift, drift);
+                report.least_travel = fmin(report.least_travel, travel);
+                report.longest = fmax(report.longest, i / hz - began[side]);
+            }
+            if (!now)
+                seen_lift[side] = true;
+            planted[side] = now;
+        }
+    }
+    return report;
+}
+
+static void test_planted_feet_do_not_slide(void)
+{
+    fixture f;
+    if (!fixture_open(&f, NULL)) {
+        fixture_close(&f);
+        return;
+    }
+    player *p = f.player;
+    struct {
+        const char *name;
+        player_intent intent;
+        float speed;
+        const char *state;
+    } gaits[] = {
+        {"slow walk", {.move_forward = 1.0f / 1.4f}, 1.0f, "walk"},
+        {"walk", {.move_forward = 1.0f}, 1.4f, "walk"},
+        {"slow run", {.move_forward = 3.0f / 3.5f, .run = true}, 3.0f, "run"},
+        {"run", {.move_forward = 1.0f, .run = true}, 3.5f, "run"},
+    };
+    double hz[] = {60.0, 144.0};
+    for (int g = 0; g < 4; ++g) {
+        for (int r = 0; r < 2; ++r) {
+            stance_report report = measure_stances(p, gaits[g].intent, 4.0, hz[r]);
+            CHECK(in_state(p, gaits[g].state));
+            CHECK_NEAR(player_speed(p), gaits[g].speed, 1e-4);
+            printf("  %-9s %.1f m/s at %3.0f Hz: %2d stances (longest %.3f s), worst drift %.5f m; the foot moved "
+                   "%.3f m or more in the body; ankle within %.4f m of its bind height\n",
+                   gaits[g].name, gaits[g].speed, hz[r], report.stances, report.longest, report.worst_drift,
+                   report.least_travel, report.height_error);
+            CHECK(report.stances >= 4);
+            /* Between the clip's frames the ankle follows the interpolated joint rotations rather than a
+             * straight line: a few millimetres in the run's short stances. */
+            CHECK(report.worst_drift < 0.006);
+            /* Without the player moving, the same planted foot would have slid this far. */
+            CHECK(report.least_travel > 10.0 * report.worst_drift);
+        }
+    }
+    fixture_close(&f);
+}
+
+/* ---- time steps ---- */
+
+/* A few scripted seconds of play at `hz`: walk, run under a turning camera, strafe, U-turn, stop. */
+static void play_script(player *p, double hz, vec3 position, float *heading)
+{
+    player_place(p, 1.0f, -2.0f, 0.5f);
+    hold(p, forward, 0.0f, 1.0, hz);
+    int steps = (int)lround(1.5 * hz);
+    for (int i = 0; i < steps; ++i)
+        CHECK(player_step(p, &forward_run, (float)(0.6 * i / hz), (float)(1.0 / hz), NULL));
+    hold(p, (player_intent){.move_right = 1.0f, .move_forward = 0.3f}, 0.9f, 1.0, hz);
+    hold(p, (player_intent){.move_forward = -1.0f}, 0.9f, 1.25, hz);
+    hold(p, nothing, 0.9f, 1.0, hz);
+    player_position(p, position);
+    *heading = player_heading(p);
+}
+
+static void test_step_rate_does_not_change_the_path(void)
+{
+    fixture f;
+    if (!fixture_open(&f, NULL)) {
+        fixture_close(&f);
+        return;
+    }
+    vec3 at60, at120;
+    float heading60, heading120;
+    play_script(f.player, 60.0, at60, &heading60);
+    const char *state60 = player_state_name(f.player);
+    CHECK(strcmp(state60, "idle") == 0);
+    play_script(f.player, 120.0, at120, &heading120);
+    float apart = glm_vec3_distance(at60, at120);
+    printf("  scripted path: ends (%.3f, %.3f) at 60 Hz, (%.3f, %.3f) at 120 Hz: %.4f m apart, headings %.4f / %.4f\n",
+           at60[0], at60[2], at120[0], at120[2], apart, heading60, heading120);
+    CHECK(glm_vec3_distance(at60, (vec3){1.0f, 0.0f, -2.0f}) > 3.0f); /* it went somewhere */
+    CHECK(apart < 0.05f);
+    CHECK_NEAR(mover_turn_between(heading60, heading120), 0.0, 0.01);
+    CHECK(in_state(f.player, "idle"));
+    fixture_close(&f);
+}
+
+/* ---- bad input and reload ---- */
+
+static void test_bad_input_is_ignored(void)
+{
+    fixture f;
+    if (!fixture_open(&f, NULL)) {
+        fixture_close(&f);
+        return;
+    }
+    player *p = f.player;
+    player_intent broken = {.move_forward = NAN, .move_right = INFINITY};
+    hold(p, broken, 0.0f, 0.5, 60.0);
+    vec3 position;
+    player_position(p, position);
+    CHECK(position[0] == 0.0f && position[2] == 0.0f && in_state(p, "idle"));
+    CHECK(player_step(p, NULL, 0.0f, 1.0f / 60.0f, NULL)); /* no intent: standing */
+    CHECK(!player_step(p, &forward, NAN, 1.0f / 60.0f, NULL));
+    CHECK(!player_step(p, &forward, 0.0f, NAN, NULL));
+    CHECK(!player_step(p, &forward, 0.0f, -0.1f, NULL));
+    CHECK(!player_step(NULL, &forward, 0.0f, 0.1f, NULL));
+    CHECK(player_speed(p) == 0.0f);
+    CHECK(!player_place(p, NAN, 0.0f, 0.0f));
+    CHECK(player_place(p, 2.0f, 3.0f, 7.0f));
+    player_position(p, position);
+    CHECK(position[0] == 2.0f && position[2] == 3.0f);
+    CHECK_NEAR(player_heading(p), 7.0 - 2.0 * PI, 1e-5); /* kept in (-pi, pi] */
+
+    player_params bad = player_default_params();
+    bad.run_speed = NAN;
+    CHECK(player_create(f.character, &bad) == NULL);
+    bad = player_default_params();
+    bad.mover.acceleration = 0.0f;
+    CHECK(player_create(f.character, &bad) == NULL);
+    CHECK(player_create(NULL, NULL) == NULL);
+    /* A slower walk by params: the walk plays slower instead of sliding. */
+    player_params slow = player_default_params();
+    slow.walk_speed = 1.0f;
+    player *slow_player = player_create(f.character, &slow);
+    CHECK(slow_player != NULL);
+    if (slow_player) {
+        hold(slow_player, forward, 0.0f, 1.0, 60.0);
+        CHECK_NEAR(player_speed(slow_player), 1.0, 1e-5);
+        const anim_controller *controller = animator_controller(player_animator(slow_player));
+        anim_layer_info walk = {0};
+        CHECK(anim_controller_layer(controller, 0, anim_controller_layer_count(controller, 0) - 1, &walk));
+        CHECK_NEAR(walk.speed, 1.0 / 1.4, 1e-4);
+    }
+    player_destroy(slow_player);
+    player_destroy(NULL);
+    fixture_close(&f);
+}
+
+static void test_steps_allocate_nothing(void)
+{
+    fixture f;
+    if (!fixture_open(&f, NULL)) {
+        fixture_close(&f);
+        return;
+    }
+    player *p = f.player;
+    long before = heap_calls;
+    hold(p, forward, 0.3f, 1.0, 60.0);
+    hold(p, (player_intent){.move_forward = 1.0f, .wave = true}, 0.3f, 1.0, 60.0);
+    hold(p, (player_intent){.move_right = -1.0f, .run = true, .jump = true}, 0.3f, 2.0, 60.0);
+    hold(p, nothing, 0.3f, 1.0, 60.0);
+    CHECK(heap_calls == before);
+    player *another = player_create(f.character, NULL);
+    CHECK(heap_calls > before); /* the wrapping works: creating does allocate */
+    player_destroy(another);
+    fixture_close(&f);
+}
+
+static void test_rebind_keeps_the_state(void)
+{
+    fixture f;
+    if (!fixture_open(&f, NULL)) {
+        fixture_close(&f);
+        return;
+    }
+    player *p = f.player;
+    hold(p, forward, 0.0f, 1.0, 60.0);
+    CHECK(in_state(p, "walk"));
+    vec3 before, after;
+    player_position(p, before);
+
+    anim_config *reloaded = load_config(f.cache);
+    const anim_character *character = reloaded ? anim_config_find_character(reloaded, "mannequin") : NULL;
+    CHECK(character != NULL);
+    CHECK(!player_rebind(p, NULL));
+    CHECK(player_rebind(p, character));
+    CHECK(animator_character(player_animator(p)) == character);
+    CHECK(in_state(p, "walk"));
+    player_position(p, after);
+    CHECK(glm_vec3_distance(before, after) == 0.0f);
+    CHECK_NEAR(player_speed(p), 1.4, 1e-5);
+    /* The old config can go; the player walks on with the new one. */
+    anim_config_free(f.config);
+    f.config = reloaded;
+    f.character = character;
+    hold(p, forward, 0.0f, 0.5, 60.0);
+    CHECK(in_state(p, "walk"));
+    player_position(p, after);
+    CHECK_NEAR(glm_vec3_distance(before, after), 0.7, 0.02);
+    fixture_close(&f);
+}
+
+int main(void)
+{
+    RUN(test_walk_run_and_stop);
+    RUN(test_jump_and_wave);
+    RUN(test_directions_follow_the_camera);
+    RUN(test_diagonal_is_not_faster);
+    RUN(test_planted_feet_do_not_slide);
+    RUN(test_step_rate_does_not_change_the_path);
+    RUN(test_bad_input_is_ignored);
+    RUN(test_steps_allocate_nothing);
+    RUN(test_rebind_keeps_the_state);
+    return check_report();
+}
