@@ -17,20 +17,12 @@
 #define FIXTURES MARIONETTE_TEST_DATA "/config"
 #define MANNEQUIN MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh"
 
-static void print_errors(const diag_list *errors)
-{
-    for (int i = 0; i < errors->count; ++i) {
-        char text[DIAG_TEXT_MAX];
-        diag_format(&errors->items[i], text, sizeof text);
-        fprintf(stderr, "  %s\n", text);
-    }
-}
 
 static anim_config *load_real_config(cache *cache)
 {
     diag_list errors = {0};
     anim_config *config = anim_config_load(CONFIG "/characters.ini", cache, &errors);
-    print_errors(&errors);
+    test_print_diags(&errors);
     CHECK(config != NULL);
     CHECK(errors.total == 0);
     diag_list_free(&errors);
@@ -101,7 +93,7 @@ static void test_remapping_a_clip(void)
     diag_list errors = {0};
     anim_config *config = anim_config_load_character("mannequin", MANNEQUIN, FIXTURES "/remap_clips.ini",
                                                      CONFIG "/states.ini", cache, &errors);
-    print_errors(&errors);
+    test_print_diags(&errors);
     CHECK(config != NULL);
     const anim_character *character = anim_config_character(config, 0);
     if (character) {
@@ -197,7 +189,7 @@ static void test_every_mistake_is_reported_at_its_line(void)
                               strstr(errors.items[e].message, fixture->message) != NULL);
         if (!found) {
             fprintf(stderr, "%s: expected line %d: %s; got:\n", fixture->file, fixture->line, fixture->message);
-            print_errors(&errors);
+            test_print_diags(&errors);
         }
         CHECK(found);
         anim_config_free(config);
@@ -221,7 +213,7 @@ static void test_all_mistakes_in_a_file_are_reported(void)
         CHECK(errors.items[2].line == 6);
         CHECK_STR_CONTAINS(errors.items[2].message, "section header has no closing ']'");
     }
-    print_errors(&errors);
+    test_print_diags(&errors);
     diag_list_free(&errors);
     cache_destroy(cache);
 }
@@ -269,7 +261,7 @@ static void test_hot_reload(void)
     cache *cache = cache_create();
     diag_list errors = {0};
     anim_config *config = anim_config_load(characters, cache, &errors);
-    print_errors(&errors);
+    test_print_diags(&errors);
     CHECK(config != NULL);
     if (!config) {
         cache_destroy(cache);
@@ -333,7 +325,7 @@ static void test_hot_reload(void)
     test_touch_forward(states, 30);
     CHECK(anim_config_reload_due(config));
     reloaded = anim_config_reload(config, &errors);
-    print_errors(&errors);
+    test_print_diags(&errors);
     CHECK(reloaded != NULL);
     if (reloaded) {
         const anim_character *character = anim_config_character(reloaded, 0);
@@ -391,7 +383,7 @@ static void test_hot_reload_of_an_edited_clip(void)
     cache *cache = cache_create();
     diag_list errors = {0};
     anim_config *config = anim_config_load(characters, cache, &errors);
-    print_errors(&errors);
+    test_print_diags(&errors);
     CHECK(config != NULL);
     if (config) {
         const clip *before = anim_config_character(config, 0)->clips[0].clip;
@@ -403,7 +395,7 @@ static void test_hot_reload_of_an_edited_clip(void)
         CHECK(stat(walk, &edited) == 0 && edited.st_ino == original.st_ino);
         CHECK(anim_config_reload_due(config));
         anim_config *reloaded = anim_config_reload(config, &errors);
-        print_errors(&errors);
+        test_print_diags(&errors);
         CHECK(reloaded != NULL);
         if (reloaded) {
             const clip *after = anim_config_character(reloaded, 0)->clips[0].clip;
@@ -565,7 +557,7 @@ static void test_state_machine_priority_and_restart(void)
     diag_list errors = {0};
     anim_config *config = anim_config_load_character("mannequin", MANNEQUIN, CONFIG "/clips.ini",
                                                      FIXTURES "/states_priority.ini", cache, &errors);
-    print_errors(&errors);
+    test_print_diags(&errors);
     CHECK(config != NULL);
     const anim_character *character = anim_config_character(config, 0);
     if (character) {

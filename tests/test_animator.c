@@ -24,21 +24,13 @@ typedef struct fixture {
     animator *animator;
 } fixture;
 
-static void print_errors(const diag_list *errors)
-{
-    for (int i = 0; i < errors->count; ++i) {
-        char text[DIAG_TEXT_MAX];
-        diag_format(&errors->items[i], text, sizeof text);
-        fprintf(stderr, "  %s\n", text);
-    }
-}
 
 static bool fixture_open(fixture *f, const char *characters_path)
 {
     *f = (fixture){.cache = cache_create()};
     diag_list errors = {0};
     f->config = anim_config_load(characters_path, f->cache, &errors);
-    print_errors(&errors);
+    test_print_diags(&errors);
     diag_list_free(&errors);
     CHECK(f->config != NULL);
     f->character = f->config ? anim_config_find_character(f->config, "mannequin") : NULL;
@@ -457,7 +449,7 @@ static void test_hot_reload_keeps_a_fade_in_flight(void)
         /* The same files loaded again: a new config, new clip descriptions, the same clip data. */
         diag_list errors = {0};
         anim_config *again = anim_config_load(CONFIG "/characters.ini", reloading.cache, &errors);
-        print_errors(&errors);
+        test_print_diags(&errors);
         CHECK(again != NULL);
         if (again) {
             const anim_character *character = anim_config_find_character(again, "mannequin");
@@ -532,7 +524,7 @@ static void test_hot_reload(void)
     CHECK(anim_config_reload_due(f.config));
     diag_list errors = {0};
     anim_config *reloaded = anim_config_reload(f.config, &errors);
-    print_errors(&errors);
+    test_print_diags(&errors);
     CHECK(reloaded != NULL);
     if (reloaded) {
         bool kept = false;
@@ -580,7 +572,7 @@ static void test_hot_reload(void)
     test_write_file(states, "[machine]\nstart = idle\n[parameters]\nspeed = number\n[state idle]\nclip = idle\n");
     test_touch_forward(states, 30);
     reloaded = anim_config_reload(f.config, &errors);
-    print_errors(&errors);
+    test_print_diags(&errors);
     CHECK(reloaded != NULL);
     if (reloaded) {
         bool kept = true;
@@ -621,7 +613,7 @@ static void test_finished_overlay_fades_out(void)
     diag_list errors = {0};
     anim_config *config = anim_config_load_character("mannequin", MANNEQUIN, CONFIG "/clips.ini", states, cache,
                                                      &errors);
-    print_errors(&errors);
+    test_print_diags(&errors);
     animator *a = config ? animator_create(anim_config_character(config, 0)) : NULL;
     CHECK(a != NULL);
     if (a) {

@@ -17,6 +17,8 @@
 
 #include "check.h"
 #include "demo.h"
+#include "heap_counter.h"
+#include "test_files.h"
 #include "hud.h"
 #include "platform/platform.h"
 
@@ -82,21 +84,6 @@ static demo_options options_for(const char *config_dir, const char *script, cons
 {
     return (demo_options){.headless = true, .frames = frames, .script = script, .trace = trace,
                           .config_dir = config_dir, .width = WIDTH, .height = HEIGHT};
-}
-
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)size + 1);
-    size_t got = fread(text, 1, (size_t)size, f);
-    text[got] = '\0';
-    fclose(f);
-    return text;
 }
 
 /* ---- The scripted run ----------------------------------------------------------------------------------- */
@@ -168,7 +155,7 @@ static void test_scripted_run(void)
     demo_finish(&d);
 
     /* The trace: every transition in order, footsteps while walking and running, the keys that caused them. */
-    char *trace = read_text(trace_path);
+    char *trace = test_read_file(trace_path, NULL);
     CHECK(trace != NULL);
     if (trace) {
         static const char *const transitions[] = {
@@ -217,7 +204,7 @@ static void make_scratch_config(char *config_dir, size_t size)
 /* Replace the first occurrence of `from` in a file by `to`. */
 static bool edit_file(const char *path, const char *from, const char *to)
 {
-    char *text = read_text(path);
+    char *text = test_read_file(path, NULL);
     if (!text)
         return false;
     char *at = strstr(text, from);
@@ -293,8 +280,43 @@ static void test_hot_reload_and_broken_config(void)
     demo_finish(&d);
 }
 
+/* ---- No heap allocation per frame ------------------------------------------------------------------------ */
+
+static void test_steady_frames_allocate_nothing(void)
+{
+    char script[512];
+    snprintf(script, sizeof script, "%s/demo_steady.txt", MARIONETTE_BUILD_DIR);
+    FILE *f = fopen(script, "w");
+    fputs("0.1 press W\n0.5 press Left Shift\n1.0 release Left Shift\n1.2 tap E\n1.5 drag 40 5\n1.6 wheel 1\n", f);
+    fclose(f);
+    demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", script, NULL, 0);
+    options.crowd = 40;
+    CHECK(demo_start(&d, &options));
+    CHECK(heap_calls > 0); /* the counter sees our code: starting up allocates */
+    for (int i = 0; i < 30; ++i)
+        demo_frame(&d);
+    /* Every view on, then the CPU path: the first frame of each may size its buffers once. */
+    d.views = (scene_views){.skeleton = true, .bounds = true, .normals = true};
+    demo_frame(&d);
+    d.views.cpu_skinning = true;
+    demo_frame(&d);
+    long before = heap_calls;
+    for (int i = 0; i < 90; ++i) {
+        if (i == 45)
+            d.views.cpu_skinning = false;
+        demo_frame(&d);
+    }
+    long calls = heap_calls - before;
+    printf("  90 frames (player walking, running, waving; 40 wandering; every view; both skinning paths): "
+           "%ld heap calls from our code\n", calls);
+    CHECK(calls == 0);
+    CHECK(d.gl_error_frames == 0 && crowd_count(d.crowd) == 40);
+    demo_finish(&d);
+}
+
 int main(void)
 {
+    RUN(test_steady_frames_allocate_nothing);
     RUN(test_scripted_run);
     RUN(test_hot_reload_and_broken_config);
     return check_report();

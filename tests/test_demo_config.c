@@ -14,14 +14,6 @@
 static char folder[512];
 static char scratch[600];
 
-static void print_errors(const diag_list *errors)
-{
-    for (int i = 0; i < errors->count; ++i) {
-        char text[DIAG_TEXT_MAX];
-        diag_format(&errors->items[i], text, sizeof text);
-        fprintf(stderr, "  %s\n", text);
-    }
-}
 
 /* Load `text` from a scratch file; the errors stay in *errors for the caller to look at. */
 static bool load_text(const char *text, demo_config *out, diag_list *errors)
@@ -44,7 +36,7 @@ static void check_one_error(const char *text, int line, const char *words)
         CHECK_STR_CONTAINS(errors.items[0].message, words);
     } else {
         fprintf(stderr, "  expected one error containing '%s' for:\n%s\n  got:\n", words, text);
-        print_errors(&errors);
+        test_print_diags(&errors);
     }
     diag_list_free(&errors);
 }
@@ -114,7 +106,7 @@ static void test_shipped_file_loads_and_says_its_defaults(void)
     diag_list errors = {0};
     CHECK(demo_config_load(SHIPPED, &config, &errors));
     CHECK(errors.total == 0);
-    print_errors(&errors);
+    test_print_diags(&errors);
     diag_list_free(&errors);
 
     /* What the brief and the comments promise. */
@@ -175,7 +167,7 @@ static void test_values_are_read(void)
                     "[camera]\ndistance = 12.5\npitch = -10\nyaw = 270\n"
                     "[window]\nwidth = 640\nheight = 480\nvsync = false\n",
                     &config, &errors));
-    print_errors(&errors);
+    test_print_diags(&errors);
     CHECK(strcmp(config.player.character, "robot") == 0);
     CHECK_NEAR(config.player.walk_speed, 1.2, 1e-6);
     CHECK_NEAR(config.player.run_speed, 4.0, 1e-6);
@@ -263,7 +255,7 @@ static void test_all_mistakes_are_reported_at_once(void)
     int lines[] = {2, 4, 5, 6, 8};
     for (int i = 0; i < 5 && i < errors.count; ++i)
         CHECK(errors.items[i].line == lines[i]);
-    print_errors(&errors);
+    test_print_diags(&errors);
     diag_list_free(&errors);
 }
 

@@ -1,5 +1,5 @@
 /* test_files: the small file chores the tests share: a fresh folder under the build tree, writing and reading
- * whole files, moving a file's time forward, and capturing what a writer puts on a FILE * in memory. */
+ * whole files, printing diags, moving a file's time forward, and capturing what a writer puts on a FILE * in memory. */
 #ifndef MARIONETTE_TEST_FILES_H
 #define MARIONETTE_TEST_FILES_H
 
@@ -11,7 +11,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/diag.h"
 #include "check.h"
+
+/* Every diag of a list on stderr, one `file:line: message` a line: what a failed load said. */
+static inline void test_print_diags(const diag_list *errors)
+{
+    for (int i = 0; i < errors->count; ++i) {
+        char text[DIAG_TEXT_MAX];
+        diag_format(&errors->items[i], text, sizeof text);
+        fprintf(stderr, "  %s\n", text);
+    }
+}
 
 /* A new empty folder MARIONETTE_BUILD_DIR/<prefix>_XXXXXX; its path goes to `out`. */
 static inline bool test_make_temp_folder(char *out, size_t size, const char *prefix)

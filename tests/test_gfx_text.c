@@ -27,25 +27,7 @@ static uint8_t *pixels; /* the last frame read back, top row first */
 
 /* ---- Heap calls, counted (linked with -Wl,--wrap=...): gfx_text must make none per frame -------------- */
 
-static long heap_calls;
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t count, size_t size);
-void *__real_realloc(void *pointer, size_t size);
-void *__wrap_malloc(size_t size)
-{
-    ++heap_calls;
-    return __real_malloc(size);
-}
-void *__wrap_calloc(size_t count, size_t size)
-{
-    ++heap_calls;
-    return __real_calloc(count, size);
-}
-void *__wrap_realloc(void *pointer, size_t size)
-{
-    ++heap_calls;
-    return __real_realloc(pointer, size);
-}
+#include "heap_counter.h"
 
 /* ---- Frames and pixels --------------------------------------------------------------------------------- */
 

@@ -8,36 +8,7 @@
 #include "check.h"
 #include "pose/pose.h"
 
-static long heap_calls;
-
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t count, size_t size);
-void *__real_realloc(void *pointer, size_t size);
-void *__real_aligned_alloc(size_t alignment, size_t size);
-
-void *__wrap_malloc(size_t size)
-{
-    ++heap_calls;
-    return __real_malloc(size);
-}
-
-void *__wrap_calloc(size_t count, size_t size)
-{
-    ++heap_calls;
-    return __real_calloc(count, size);
-}
-
-void *__wrap_realloc(void *pointer, size_t size)
-{
-    ++heap_calls;
-    return __real_realloc(pointer, size);
-}
-
-void *__wrap_aligned_alloc(size_t alignment, size_t size)
-{
-    ++heap_calls;
-    return __real_aligned_alloc(alignment, size);
-}
+#include "heap_counter.h"
 
 enum { ENTITIES = 2 };
 

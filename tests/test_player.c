@@ -10,6 +10,7 @@
 
 #include "assetgen/clips.h"
 #include "check.h"
+#include "test_files.h"
 #include "gfx/gfx.h"
 #include "player.h"
 
@@ -17,36 +18,7 @@
 #define PI 3.14159265358979323846
 
 /* Heap calls, counted through the linker's --wrap (tests/CMakeLists.txt): player_step must make none. */
-static long heap_calls;
-
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t count, size_t size);
-void *__real_realloc(void *pointer, size_t size);
-void *__real_aligned_alloc(size_t alignment, size_t size);
-
-void *__wrap_malloc(size_t size)
-{
-    ++heap_calls;
-    return __real_malloc(size);
-}
-
-void *__wrap_calloc(size_t count, size_t size)
-{
-    ++heap_calls;
-    return __real_calloc(count, size);
-}
-
-void *__wrap_realloc(void *pointer, size_t size)
-{
-    ++heap_calls;
-    return __real_realloc(pointer, size);
-}
-
-void *__wrap_aligned_alloc(size_t alignment, size_t size)
-{
-    ++heap_calls;
-    return __real_aligned_alloc(alignment, size);
-}
+#include "heap_counter.h"
 
 typedef struct fixture {
     cache *cache;
@@ -55,20 +27,12 @@ typedef struct fixture {
     player *player;
 } fixture;
 
-static void print_errors(const diag_list *errors)
-{
-    for (int i = 0; i < errors->count; ++i) {
-        char text[DIAG_TEXT_MAX];
-        diag_format(&errors->items[i], text, sizeof text);
-        fprintf(stderr, "  %s\n", text);
-    }
-}
 
 static anim_config *load_config(cache *cache)
 {
     diag_list errors = {0};
     anim_config *config = anim_config_load(CHARACTERS, cache, &errors);
-    print_errors(&errors);
+    test_print_diags(&errors);
     diag_list_free(&errors);
     CHECK(config != NULL);
     return config;

@@ -1,23 +1,52 @@
 /* gfx_shaders: GLSL sources, see gfx_shaders.h. */
 #include "gfx_shaders.h"
 
+/* What every skinned vertex shader ends with, whichever way it skinned: the outputs the lit fragment shader
+ * reads, and `place`, which puts an object-space vertex into the world and on screen. Rigid world matrices
+ * with uniform scale: normalizing the turned normal undoes the scale. */
+#define GFX_PLACEMENT                                                       \
+    "uniform mat4 view_projection;\n"                                       \
+    "out vec3 world_position;\n"                                            \
+    "out vec3 world_normal;\n"                                              \
+    "out vec2 texture_uv;\n"                                                \
+    "out vec4 tint;\n"                                                      \
+    "void place(mat4 world, vec3 object_position, vec3 object_normal)\n"    \
+    "{\n"                                                                   \
+    "    vec4 world_point = world * vec4(object_position, 1.0);\n"          \
+    "    world_position = world_point.xyz;\n"                               \
+    "    world_normal = normalize(mat3(world) * object_normal);\n"          \
+    "    texture_uv = uv;\n"                                                \
+    "    gl_Position = view_projection * world_point;\n"                    \
+    "}\n"
+
+/* The batched paths' per-instance data (GFX_INSTANCE_TEXELS texels each in `instances`): the world matrix
+ * and tint of this draw's instance, and the texel where the rest of its data starts. */
+#define GFX_INSTANCE_FETCH                                                                                  \
+    "uniform samplerBuffer instances;\n"                                                                   \
+    "uniform int first_instance;\n"                                                                        \
+    "int instance_texel()\n"                                                                               \
+    "{\n"                                                                                                  \
+    "    return 6 * (first_instance + gl_InstanceID);\n"                                                   \
+    "}\n"                                                                                                  \
+    "mat4 instance_world()\n"                                                                              \
+    "{\n"                                                                                                  \
+    "    int t = instance_texel();\n"                                                                      \
+    "    return mat4(texelFetch(instances, t), texelFetch(instances, t + 1), texelFetch(instances, t + 2),\n" \
+    "                texelFetch(instances, t + 3));\n"                                                     \
+    "}\n"
+
 /* Linear blend skinning with 4 influences. Skin matrices come from one texture buffer holding every
  * palette of the frame (4 texels, the matrix's columns, per joint), so any number of instances with any
  * joint count share one draw call and no per-program uniform limit applies. */
 const char gfx_skinned_vertex_source[] =
     GFX_SKINNED_VERTEX_INPUTS
     "\n"
+    GFX_PLACEMENT
+    GFX_INSTANCE_FETCH
     "uniform samplerBuffer palettes;\n"
-    "uniform samplerBuffer instances;\n"
-    "uniform int first_instance;\n"
-    "uniform mat4 view_projection;\n"
     "\n"
     "out vec3 " GFX_CAPTURED_POSITION ";\n"
     "out vec3 " GFX_CAPTURED_NORMAL ";\n"
-    "out vec3 world_position;\n"
-    "out vec3 world_normal;\n"
-    "out vec2 texture_uv;\n"
-    "out vec4 tint;\n"
     "\n"
     "mat4 skin_matrix(int first_texel, int joint)\n"
     "{\n"
@@ -28,11 +57,8 @@ const char gfx_skinned_vertex_source[] =
     "\n"
     "void main()\n"
     "{\n"
-    "    int instance_texel = 6 * (first_instance + gl_InstanceID);\n"
-    "    mat4 world = mat4(texelFetch(instances, instance_texel), texelFetch(instances, instance_texel + 1),\n"
-    "                      texelFetch(instances, instance_texel + 2), texelFetch(instances, instance_texel + 3));\n"
-    "    tint = texelFetch(instances, instance_texel + 4);\n"
-    "    int palette_texel = 4 * int(texelFetch(instances, instance_texel + 5).x);\n"
+    "    tint = texelFetch(instances, instance_texel() + 4);\n"
+    "    int palette_texel = 4 * int(texelFetch(instances, instance_texel() + 5).x);\n"
     "\n"
     "    /* Summed in the order pose_skin_cpu sums, so both agree to rounding. */\n"
     "    mat4 skin = weights.x * skin_matrix(palette_texel, joints.x)\n"
@@ -44,13 +70,7 @@ const char gfx_skinned_vertex_source[] =
     "     * cancel a normal out; the bind normal is then the least surprising one. */\n"
     "    vec3 normal = mat3(skin) * bind_normal;\n"
     "    " GFX_CAPTURED_NORMAL " = dot(normal, normal) > 1e-12 ? normalize(normal) : bind_normal;\n"
-    "\n"
-    "    vec4 world_point = world * vec4(" GFX_CAPTURED_POSITION ", 1.0);\n"
-    "    world_position = world_point.xyz;\n"
-    "    /* World matrices are rigid with uniform scale: normalizing undoes the scale. */\n"
-    "    world_normal = normalize(mat3(world) * " GFX_CAPTURED_NORMAL ");\n"
-    "    texture_uv = uv;\n"
-    "    gl_Position = view_projection * world_point;\n"
+    "    place(instance_world(), " GFX_CAPTURED_POSITION ", " GFX_CAPTURED_NORMAL ");\n"
     "}\n";
 
 /* How much of the directional light reaches a point: 1 lit, 0 in shadow. The point is pushed out along
@@ -161,14 +181,9 @@ const char gfx_naive_vertex_source[] =
     GFX_SKINNED_VERTEX_INPUTS
     "\n"
     "uniform mat4 bones[" GFX_NAIVE_STRINGIFY(GFX_NAIVE_MAX_JOINTS_TEXT) "];\n"
+    GFX_PLACEMENT
     "uniform mat4 world;\n"
     "uniform vec4 instance_tint;\n"
-    "uniform mat4 view_projection;\n"
-    "\n"
-    "out vec3 world_position;\n"
-    "out vec3 world_normal;\n"
-    "out vec2 texture_uv;\n"
-    "out vec4 tint;\n"
     "\n"
     "void main()\n"
     "{\n"
@@ -180,11 +195,7 @@ const char gfx_naive_vertex_source[] =
     "    vec3 skinned_position = (skin * vec4(bind_position, 1.0)).xyz;\n"
     "    vec3 normal = mat3(skin) * bind_normal;\n"
     "    vec3 skinned_normal = dot(normal, normal) > 1e-12 ? normalize(normal) : bind_normal;\n"
-    "    vec4 world_point = world * vec4(skinned_position, 1.0);\n"
-    "    world_position = world_point.xyz;\n"
-    "    world_normal = normalize(mat3(world) * skinned_normal);\n"
-    "    texture_uv = uv;\n"
-    "    gl_Position = view_projection * world_point;\n"
+    "    place(world, skinned_position, skinned_normal);\n"
     "}\n";
 
 /* The CPU skinning path (gfx_frame_desc.cpu_skinning): pose_skin_cpu has already skinned every instance's
@@ -194,17 +205,11 @@ const char gfx_naive_vertex_source[] =
 const char gfx_cpu_skinned_vertex_source[] =
     GFX_SKINNED_VERTEX_INPUTS
     "\n"
+    GFX_PLACEMENT
+    GFX_INSTANCE_FETCH
     "uniform samplerBuffer skinned_vertices;\n"
-    "uniform samplerBuffer instances;\n"
-    "uniform int first_instance;\n"
     "uniform int part_first_vertex;\n"
     "uniform int part_vertex_count;\n"
-    "uniform mat4 view_projection;\n"
-    "\n"
-    "out vec3 world_position;\n"
-    "out vec3 world_normal;\n"
-    "out vec2 texture_uv;\n"
-    "out vec4 tint;\n"
     "\n"
     "vec3 fetch3(int first)\n"
     "{\n"
@@ -214,18 +219,11 @@ const char gfx_cpu_skinned_vertex_source[] =
     "\n"
     "void main()\n"
     "{\n"
-    "    int instance_texel = 6 * (first_instance + gl_InstanceID);\n"
-    "    mat4 world = mat4(texelFetch(instances, instance_texel), texelFetch(instances, instance_texel + 1),\n"
-    "                      texelFetch(instances, instance_texel + 2), texelFetch(instances, instance_texel + 3));\n"
-    "    tint = texelFetch(instances, instance_texel + 4);\n"
-    "    int block = 6 * (floatBitsToInt(texelFetch(instances, instance_texel + 5).y) + part_first_vertex);\n"
+    "    tint = texelFetch(instances, instance_texel() + 4);\n"
+    "    int block = 6 * (floatBitsToInt(texelFetch(instances, instance_texel() + 5).y) + part_first_vertex);\n"
     "    vec3 object_position = fetch3(block + 3 * gl_VertexID);\n"
     "    vec3 object_normal = fetch3(block + 3 * (part_vertex_count + gl_VertexID));\n"
-    "    vec4 world_point = world * vec4(object_position, 1.0);\n"
-    "    world_position = world_point.xyz;\n"
-    "    world_normal = normalize(mat3(world) * object_normal);\n"
-    "    texture_uv = uv;\n"
-    "    gl_Position = view_projection * world_point;\n"
+    "    place(instance_world(), object_position, object_normal);\n"
     "}\n";
 
 /* The shadow map's depth pass writes depth only. */

@@ -3,6 +3,8 @@
  * quad that samples the solid cell and both kinds can share one draw in submit order. */
 #include "gfx_text.h"
 
+#include "gfx_internal.h"
+
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -76,46 +78,11 @@ static const char *const FRAGMENT_SHADER =
     "    fragment_color = vec4(tint.rgb, tint.a * texture(atlas, atlas_uv).r);\n"
     "}\n";
 
-static GLuint compile_shader(GLenum stage, const char *source, diag *err)
-{
-    GLuint shader = glCreateShader(stage);
-    glShaderSource(shader, 1, &source, NULL);
-    glCompileShader(shader);
-    GLint compiled = GL_FALSE;
-    glGetShaderiv(shader, GL_COMPILE_STATUS, &compiled);
-    if (!compiled) {
-        char log[DIAG_MESSAGE_MAX];
-        glGetShaderInfoLog(shader, sizeof log, NULL, log);
-        diag_set(err, "gfx_text", 0, "%s shader does not compile: %s",
-                 stage == GL_VERTEX_SHADER ? "vertex" : "fragment", log);
-        glDeleteShader(shader);
-        return 0;
-    }
-    return shader;
-}
-
 static bool make_program(diag *err)
 {
-    GLuint vertex = compile_shader(GL_VERTEX_SHADER, VERTEX_SHADER, err);
-    GLuint fragment = vertex ? compile_shader(GL_FRAGMENT_SHADER, FRAGMENT_SHADER, err) : 0;
-    if (!fragment) {
-        glDeleteShader(vertex);
+    GLuint program = 0;
+    if (!gfx_link_program(&program, VERTEX_SHADER, NULL, FRAGMENT_SHADER, NULL, 0, "gfx_text", err))
         return false;
-    }
-    GLuint program = glCreateProgram();
-    glAttachShader(program, vertex);
-    glAttachShader(program, fragment);
-    glLinkProgram(program);
-    glDeleteShader(vertex);
-    glDeleteShader(fragment);
-    GLint linked = GL_FALSE;
-    glGetProgramiv(program, GL_LINK_STATUS, &linked);
-    if (!linked) {
-        char log[DIAG_MESSAGE_MAX];
-        glGetProgramInfoLog(program, sizeof log, NULL, log);
-        glDeleteProgram(program);
-        return diag_set(err, "gfx_text", 0, "program does not link: %s", log);
-    }
     text.program = program;
     text.framebuffer_size_location = glGetUniformLocation(program, "framebuffer_size");
     GLint previous_program = 0;
