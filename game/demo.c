@@ -165,7 +165,12 @@ static void load_configuration(demo *d, bool force)
         d->watched_mtimes[1] = settings_time;
         failed |= !demo_config_load(d->settings_path, &d->settings, &problems);
     }
-    if (!d->config || force || anim_config_reload_due(d->config)) {
+    /* Without a good config there is nothing to ask reload_due: try again when characters.ini changes
+     * (or on F5), not every poll, so a broken start says so once. */
+    long characters_time = modification_time(d->characters_path);
+    bool first_try = !d->config && d->watched_mtimes[2] != characters_time;
+    d->watched_mtimes[2] = characters_time;
+    if (first_try || force || (d->config && anim_config_reload_due(d->config))) {
         any = true;
         anim_config *config = d->config ? anim_config_reload(d->config, &problems)
                                         : anim_config_load(d->characters_path, d->cache, &problems);
@@ -177,7 +182,10 @@ static void load_configuration(demo *d, bool force)
     if (any) {
         clear_problems(d);
         show_problems(d, &problems);
-        if (failed || problems.total > 0)
+        if ((failed || problems.total > 0) && !d->config)
+            set_status(d, "%d problem%s and no configuration has loaded yet: fix it and press F5", problems.total,
+                       problems.total == 1 ? "" : "s");
+        else if (failed || problems.total > 0)
             set_status(d, "reload: %d problem%s, the last good configuration keeps running", problems.total,
                        problems.total == 1 ? "" : "s");
         else if (d->frame_count > 0)
@@ -500,7 +508,7 @@ bool demo_start(demo *d, const demo_options *options)
     d->controls = controls_defaults();
     d->settings = demo_config_defaults();
     d->cache = cache_create();
-    d->watched_mtimes[0] = d->watched_mtimes[1] = -2; /* never a real time: both load at start */
+    d->watched_mtimes[0] = d->watched_mtimes[1] = d->watched_mtimes[2] = -2; /* never a real time: all load at start */
 
     /* Settings first: they say how big the window is. */
     diag_list problems = {0};
@@ -534,9 +542,10 @@ bool demo_start(demo *d, const demo_options *options)
     d->camera.yaw_degrees = d->settings.camera.yaw;
     camera_orbit(&d->camera, 0.0f, 0.0f); /* clamps what the settings asked */
 
+    load_configuration(d, false);
+    /* demo.ini's own problems, read before the window existed, join the HUD's list. */
     show_problems(d, &problems);
     diag_list_free(&problems);
-    load_configuration(d, false);
 
     if (options->script) {
         diag_list script_problems = {0};

@@ -87,7 +87,7 @@ typedef struct demo {
     demo_timings timings;
     gfx_stats gfx;               /* last frame's */
     int gl_error_frames;         /* frames that ended with GL errors */
-    long watched_mtimes[2];      /* controls.ini and demo.ini, for reload */
+    long watched_mtimes[3];      /* controls.ini, demo.ini and characters.ini, for reload */
     double last_frame_start, last_reload_poll, step_accumulator;
 } demo;
 
