@@ -1,0 +1,177 @@
+/* test_soak: the demo for a long time, headless and in-process, doing everything a restless user does over
+ * and over: a crowd spawned and cleared, the player walking, running, jumping and waving, every debug
+ * view and the CPU skinning path switched on and off, the state machine edited well (hot reload) and
+ * badly (reported, last good kept) and put back. Each cycle ends in the same situation, where it checks:
+ *   - resident memory (RSS) after the warm-up cycles stays within 1 percent of the first checked cycle;
+ *   - heap blocks our code holds (allocations minus frees, counted through wrapped heap functions) do not
+ *     grow from cycle to cycle: nothing leaks per spawn, reload or view;
+ *   - no GL errors, every bad edit was reported with its file:line and every good one cleared it.
+ *     test_soak                 the 60-second version (ctest)
+ *     test_soak --seconds 600   the long run (README: "Soak") */
+#include <malloc.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "demo.h"
+#include "heap_counter.h"
+#include "test_files.h"
+
+enum { CYCLE_FRAMES = 150, WARM_UP_CYCLES = 3, WIDTH = 480, HEIGHT = 270 };
+
+/* AddressSanitizer's allocator keeps freed memory in quarantine and sizes it its own way, so RSS says
+ * nothing about our code there: the sanitizer build checks leaks (heap blocks) and GL errors, the optimized
+ * build checks RSS too. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CHECK_RSS 0
+#else
+#define CHECK_RSS 1
+#endif
+
+static demo d; /* large */
+
+static long resident_kilobytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    long pages_total = 0, pages_resident = 0;
+    if (f) {
+        if (fscanf(f, "%ld %ld", &pages_total, &pages_resident) != 2)
+            pages_resident = 0;
+        fclose(f);
+    }
+    return pages_resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* A key as the player would press it: down this frame, up the next (through the bindings). */
+static void press(SDL_Keycode key, bool down)
+{
+    game_input_key(&d.input, &d.controls, key, down);
+}
+
+static bool replace_in_file(const char *path, const char *from, const char *to)
+{
+    char *text = test_read_file(path, NULL);
+    char *at = text ? strstr(text, from) : NULL;
+    if (at) {
+        FILE *f = fopen(path, "wb");
+        fwrite(text, 1, (size_t)(at - text), f);
+        fputs(to, f);
+        fputs(at + strlen(from), f);
+        fclose(f);
+    }
+    free(text);
+    return at != NULL;
+}
+
+int main(int argc, char **argv)
+{
+    double seconds = 60.0;
+    if (argc == 3 && strcmp(argv[1], "--seconds") == 0)
+        seconds = atof(argv[2]);
+    if (!(seconds > 0.0)) {
+        fprintf(stderr, "usage: test_soak [--seconds S]\n");
+        return 2;
+    }
+
+    /* Freed memory stays with the process (no trimming, no per-block mmap below 32 MB), so RSS shows the
+     * high-water mark: it grows while the run warms up and must then stay put. Without this, glibc hands
+     * pages back and forth and RSS swings with whatever was freed last. */
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+
+    /* A scratch config the run may edit, beside a link to the real assets. */
+    char root[400], config_dir[512], states[600], command[2048];
+    snprintf(root, sizeof root, "%s/soak", MARIONETTE_BUILD_DIR);
+    snprintf(command, sizeof command, "rm -rf '%s' && mkdir -p '%s' && cp -r '%s/config' '%s/config' && ln -s '%s/assets' '%s/assets'",
+             root, root, MARIONETTE_SOURCE_DIR, root, MARIONETTE_SOURCE_DIR, root);
+    CHECK(system(command) == 0);
+    snprintf(config_dir, sizeof config_dir, "%s/config", root);
+    snprintf(states, sizeof states, "%s/states.ini", config_dir);
+
+    demo_options options = {.headless = true, .config_dir = config_dir, .width = WIDTH, .height = HEIGHT, .crowd = 0};
+    CHECK(demo_start(&d, &options));
+    d.settings.crowd.count = 60;
+
+    double start = seconds_now();
+    long first_checked_rss = 0, largest_rss = 0, smallest_rss = 0;
+    long first_checked_heap = 0, largest_heap_growth = 0;
+    int cycles = 0, bad_edits_reported = 0, good_edits_applied = 0, crowd_mismatches = 0;
+    while (seconds_now() - start < seconds || cycles < WARM_UP_CYCLES + 2) {
+        bool fast_fade = cycles % 2 == 0; /* good edits alternate so every one is a real change */
+        for (int frame = 0; frame < CYCLE_FRAMES; ++frame) {
+            switch (frame) {
+            case 0: press(SDLK_w, true); press(SDLK_c, true); break;
+            case 1: press(SDLK_c, false); break;
+            case 10: press(SDLK_LSHIFT, true); press(SDLK_F2, true); press(SDLK_F3, true); press(SDLK_F4, true); break;
+            case 11: press(SDLK_F2, false); press(SDLK_F3, false); press(SDLK_F4, false); break;
+            case 30: press(SDLK_SPACE, true); press(SDLK_g, true); break;
+            case 31: press(SDLK_SPACE, false); press(SDLK_g, false); break;
+            case 50:
+                press(SDLK_LSHIFT, false);
+                CHECK(replace_in_file(states, fast_fade ? "[walk -> run]\nwhen = speed > 2.6\nfade = 0.3"
+                                                         : "[walk -> run]\nwhen = speed > 2.6\nfade = 0.35",
+                                      fast_fade ? "[walk -> run]\nwhen = speed > 2.6\nfade = 0.35"
+                                                : "[walk -> run]\nwhen = speed > 2.6\nfade = 0.3"));
+                break;
+            case 60:
+                good_edits_applied += d.message_count == 0 && strstr(d.status, "reloaded") != NULL;
+                press(SDLK_e, true);
+                CHECK(replace_in_file(states, "[walk -> idle]\nwhen = speed < 0.15", "[walk -> idle]\nwhen = speed <<< 0.15"));
+                break;
+            case 61: press(SDLK_e, false); break;
+            case 75:
+                bad_edits_reported += d.message_count > 0 && strstr(d.messages[0], "states.ini:") != NULL;
+                CHECK(replace_in_file(states, "speed <<< 0.15", "speed < 0.15"));
+                break;
+            case 90: press(SDLK_F2, true); press(SDLK_F3, true); press(SDLK_F4, true); press(SDLK_g, true); break;
+            case 91: press(SDLK_F2, false); press(SDLK_F3, false); press(SDLK_F4, false); press(SDLK_g, false); break;
+            case 100: press(SDLK_w, false); press(SDLK_x, true); break;
+            case 101: press(SDLK_x, false); break;
+            default: break;
+            }
+            demo_frame(&d);
+        }
+        ++cycles;
+        crowd_mismatches += crowd_count(d.crowd) != 0 || d.message_count != 0;
+        long rss = resident_kilobytes();
+        long heap = heap_calls_live;
+        if (cycles == WARM_UP_CYCLES + 1) {
+            first_checked_rss = largest_rss = smallest_rss = rss;
+            first_checked_heap = heap;
+        } else if (cycles > WARM_UP_CYCLES + 1) {
+            largest_rss = rss > largest_rss ? rss : largest_rss;
+            smallest_rss = rss < smallest_rss ? rss : smallest_rss;
+            long growth = labs(heap - first_checked_heap);
+            largest_heap_growth = growth > largest_heap_growth ? growth : largest_heap_growth;
+        }
+        printf("  cycle %3d at %6.1f s: RSS %ld KB, our heap blocks %ld, GL error frames %d\n", cycles,
+               seconds_now() - start, rss, heap, d.gl_error_frames);
+        fflush(stdout);
+    }
+    double spread = first_checked_rss > 0 ? 100.0 * (double)(largest_rss - smallest_rss) / (double)first_checked_rss : 0;
+    printf("soak: %.0f s, %d cycles (%ld frames); RSS after warm-up %ld..%ld KB (%.2f%% of %ld); heap blocks changed "
+           "by at most %ld; %d of %d bad edits reported, %d good edits applied; GL error frames %d\n",
+           seconds_now() - start, cycles, d.frame_count, smallest_rss, largest_rss, spread, first_checked_rss,
+           largest_heap_growth, bad_edits_reported, cycles, good_edits_applied, d.gl_error_frames);
+    if (CHECK_RSS)
+        CHECK(spread <= 1.0);
+    else
+        printf("soak: RSS not judged under AddressSanitizer (its quarantine decides RSS)\n");
+    CHECK(largest_heap_growth == 0);
+    CHECK(d.gl_error_frames == 0);
+    CHECK(bad_edits_reported == cycles && good_edits_applied == cycles);
+    CHECK(crowd_mismatches == 0);
+    demo_finish(&d);
+    return check_report();
+}
