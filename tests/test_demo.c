@@ -314,6 +314,35 @@ static void test_missing_assets_then_fixed(void)
     demo_finish(&d);
 }
 
+/* A missing texture: said on the HUD and stderr with its path; the body draws with the magenta checker. */
+static void test_missing_texture(void)
+{
+    char config_dir[512], assets[600], texture[700], command[1600];
+    make_scratch_config(config_dir, sizeof config_dir);
+    snprintf(assets, sizeof assets, "%s/../assets", config_dir);
+    snprintf(command, sizeof command, "rm '%s' && cp -r '%s/assets' '%s'", assets, MARIONETTE_SOURCE_DIR, assets);
+    CHECK(system(command) == 0);
+    snprintf(texture, sizeof texture, "%s/textures/mannequin.tga", assets);
+    CHECK(unlink(texture) == 0);
+    demo_options options = options_for(config_dir, NULL, NULL, 20);
+    CHECK(demo_start(&d, &options));
+    while (demo_frame(&d))
+        continue;
+    static uint8_t rgba[WIDTH * HEIGHT * 4];
+    CHECK(platform_read_pixels(rgba));
+    save_picture("demo_missing_texture.png");
+    int magenta = 0;
+    for (int i = 0; i < WIDTH * HEIGHT; ++i)
+        magenta += rgba[4 * i] > 150 && rgba[4 * i + 1] < 80 && rgba[4 * i + 2] > 120;
+    printf("  missing texture: %d message(s): %s; %d magenta pixels\n", d.message_count,
+           d.message_count ? d.messages[0] : "", magenta);
+    CHECK(d.player != NULL && d.message_count == 1);
+    CHECK(d.message_count == 1 && strstr(d.messages[0], "mannequin.tga") && strstr(d.messages[0], "placeholder"));
+    CHECK(magenta > 100);
+    CHECK(d.gl_error_frames == 0);
+    demo_finish(&d);
+}
+
 /* ---- No heap allocation per frame ------------------------------------------------------------------------ */
 
 static void test_steady_frames_allocate_nothing(void)
@@ -354,5 +383,6 @@ int main(void)
     RUN(test_scripted_run);
     RUN(test_hot_reload_and_broken_config);
     RUN(test_missing_assets_then_fixed);
+    RUN(test_missing_texture);
     return check_report();
 }
