@@ -6,7 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { CROWD_CAPACITY_LIMIT = 1000000 };
+enum {
+    CROWD_CAPACITY_LIMIT = 1000000,
+    /* Members per chunk of a parallel update: some tens of microseconds of work, so claiming a chunk costs
+     * nothing beside it, and small enough that threads finish together although members differ in cost
+     * (a gesture overlay adds a layer). */
+    CROWD_UPDATE_CHUNK = 64,
+};
 
 /* The wander behaviour's constants. */
 #define CROWD_DEFAULT_SPACING 1.6f
@@ -80,6 +86,7 @@ struct crowd {
     crowd_character_use *characters;
     mover_params mover_params;
     uint64_t random;
+    jobs *jobs; /* not owned; NULL: update on the calling thread */
 };
 
 /* ---------------------------------------------------------------------------------------------------- */
@@ -473,19 +480,40 @@ static void crowd_update_trip(crowd_member *member, const mover_params *params, 
     mover_step(&member->mover, params, to_x / distance * wanted, to_z / distance * wanted, dt);
 }
 
+typedef struct crowd_step {
+    crowd *crowd;
+    float dt;
+} crowd_step;
+
+/* Members [begin, end): each touches only its own record and animator, so chunks run on any thread. */
+static void crowd_update_members(void *context, int begin, int end, int worker)
+{
+    (void)worker;
+    const crowd_step *step = context;
+    const mover_params *params = &step->crowd->mover_params;
+    for (int i = begin; i < end; ++i) {
+        crowd_member *member = &step->crowd->members[i];
+        if (member->activity == CROWD_PAUSING)
+            crowd_update_pause(member, params, step->dt);
+        else
+            crowd_update_trip(member, params, step->dt);
+        animator_set_number(member->animator, "speed", member->mover.speed);
+        animator_update(member->animator, step->dt, NULL);
+    }
+}
+
 void crowd_update(crowd *crowd, float dt)
 {
     if (!crowd || !(dt > 0.0f) || !isfinite(dt))
         return;
-    for (int i = 0; i < crowd->count; ++i) {
-        crowd_member *member = &crowd->members[i];
-        if (member->activity == CROWD_PAUSING)
-            crowd_update_pause(member, &crowd->mover_params, dt);
-        else
-            crowd_update_trip(member, &crowd->mover_params, dt);
-        animator_set_number(member->animator, "speed", member->mover.speed);
-        animator_update(member->animator, dt, NULL);
-    }
+    crowd_step step = {crowd, dt};
+    jobs_parallel_for(crowd->jobs, crowd->count, CROWD_UPDATE_CHUNK, crowd_update_members, &step);
+}
+
+void crowd_set_jobs(crowd *crowd, jobs *jobs)
+{
+    if (crowd)
+        crowd->jobs = jobs;
 }
 
 /* ---------------------------------------------------------------------------------------------------- */

@@ -1,7 +1,8 @@
 /* crowd: many characters wandering around the spots they were spawned on, each with its own animator and
  * mover while all of them share their characters' models, clips and state machines (one copy however big
- * the crowd). Memory is taken at create and spawn time only; crowd_update allocates nothing and, for a
- * given seed and sequence of time steps, always does the same thing.
+ * the crowd). Memory is taken at create and spawn time only; crowd_update allocates nothing, runs on all
+ * cores when given jobs and, for a given seed and sequence of time steps, always does the same thing
+ * however many threads it runs on.
  * Knows nothing of SDL, GL, ini files or the player: the game passes positions, bodies and settings in. */
 #ifndef MARIONETTE_CROWD_H
 #define MARIONETTE_CROWD_H
@@ -14,6 +15,7 @@
 
 #include "anim/anim_config.h"
 #include "anim/animator.h"
+#include "base/jobs.h"
 #include "mover.h"
 
 enum { CROWD_BODIES_MAX = 8 };
@@ -56,8 +58,13 @@ int crowd_spawn(crowd *crowd, int count, const crowd_spawn_desc *desc);
 void crowd_clear(crowd *crowd);
 
 /* Advance every member by dt seconds (> 0; anything else changes nothing): the wander behaviour, its mover
- * and its animator (`speed` is the mover's speed each step). Allocates nothing. */
+ * and its animator (`speed` is the mover's speed each step). Allocates nothing. With jobs set, the members
+ * are updated in chunks on all the jobs' threads: a member's update touches only that member (its own
+ * random sequence, mover and animator), so the result is bit for bit the serial one. */
 void crowd_update(crowd *crowd, float dt);
+/* The jobs crowd_update splits its members across (NULL: the calling thread alone). The crowd does not own
+ * them: they must outlive it or be unset. */
+void crowd_set_jobs(crowd *crowd, jobs *jobs);
 
 /* Hot reload, before the old config is freed: move each member to the same-named character of new_config
  * (animator_rebind). Members whose character is gone, or whose rebind fails, are removed (the order of

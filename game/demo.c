@@ -476,10 +476,9 @@ static void draw_frame(demo *d)
         player_world_matrix(d->player, world);
         scene_submit(&d->scene, player_animator(d->player), world, &d->views, NULL);
     }
-    for (int i = 0; i < crowd_count(d->crowd); ++i) {
-        crowd_world(d->crowd, i, world);
-        scene_submit(&d->scene, crowd_animator(d->crowd, i), world, &d->views, NULL);
-    }
+    /* The crowd's palette slots are handed out in order, then filled on all cores. */
+    int members = scene_queue_crowd(&d->scene, d->crowd, &d->views);
+    scene_write_crowd_palettes(d->crowd, d->scene.crowd_palettes, members, d->jobs);
     platform_begin_frame();
     gfx_end_frame();
     d->gfx = gfx_frame_stats();
@@ -535,6 +534,9 @@ bool demo_start(demo *d, const demo_options *options)
         return false;
     }
     d->crowd = crowd_create(d->settings.crowd.max > 0 ? d->settings.crowd.max : 1, d->settings.crowd.seed);
+    /* One thread per processor for the crowd's update and palettes; without them (NULL) it runs here. */
+    d->jobs = jobs_create(jobs_processor_count());
+    crowd_set_jobs(d->crowd, d->jobs);
     camera_params camera_setup = camera_default_params();
     camera_init(&d->camera, &camera_setup, (float[3]){0.0f, 0.0f, 0.0f});
     d->camera.distance = d->settings.camera.distance;
@@ -576,6 +578,7 @@ void demo_finish(demo *d)
     input_script_free(d->script);
     player_destroy(d->player);
     crowd_destroy(d->crowd);
+    jobs_destroy(d->jobs);
     scene_free(&d->scene);
     anim_config_free(d->config);
     cache_destroy(d->cache);

@@ -65,6 +65,7 @@ typedef struct demo {
     player *player;
     camera camera;
     crowd *crowd;
+    jobs *jobs;                  /* the crowd's update and palettes run on these (one per processor) */
     scene scene;
     scene_views views;
 

@@ -3,8 +3,12 @@
 
 #include "pose/pose.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Members per chunk of the parallel palette writes: a palette is a fraction of a microsecond. */
+enum { SCENE_PALETTE_CHUNK = 256 };
 
 static const float SCENE_SKELETON_COLOR[4] = {1.0f, 0.25f, 0.2f, 1.0f};
 static const float SCENE_BOUNDS_COLOR[4] = {1.0f, 0.9f, 0.2f, 0.8f};
@@ -27,11 +31,8 @@ static bool config_uses(const anim_config *config, const model *m)
 
 bool scene_sync(scene *s, const anim_config *config, diag *err, diag_list *warnings)
 {
-    int joints = 0;
     for (int c = 0; c < anim_config_character_count(config); ++c) {
         const anim_character *character = anim_config_character(config, c);
-        if (character->model->skeleton.joint_count > joints)
-            joints = character->model->skeleton.joint_count;
         if (scene_mesh(s, character->model).id != 0)
             continue;
         if (s->model_count == SCENE_MAX_MODELS)
@@ -42,13 +43,6 @@ bool scene_sync(scene *s, const anim_config *config, diag *err, diag_list *warni
             return false;
         s->models[s->model_count] = character->model;
         s->meshes[s->model_count++] = mesh;
-    }
-    if (joints > s->palette_capacity) {
-        mat4 *palette = realloc(s->palette, (size_t)joints * sizeof *palette);
-        if (!palette)
-            return diag_set(err, "scene", 0, "out of memory for a %d-joint palette", joints);
-        s->palette = palette;
-        s->palette_capacity = joints;
     }
     /* Models the config no longer names (a mesh file edited, a body removed) give their meshes back. */
     for (int i = 0; i < s->model_count;) {
@@ -68,22 +62,25 @@ void scene_free(scene *s)
 {
     for (int i = 0; i < s->model_count; ++i)
         gfx_destroy_mesh(s->meshes[i]);
-    free(s->palette);
+    free(s->crowd_palettes);
     memset(s, 0, sizeof *s);
 }
 
-bool scene_submit(scene *s, const animator *animator, mat4 world, const scene_views *views, const float tint[4])
+/* Queue one entity with gfx and return where its palette goes (NULL when culled); its object pose in
+ * *object. false when it cannot be drawn (no mesh for its body, no pose) or gfx refused it. */
+static bool scene_queue(scene *s, const animator *animator, mat4 world, const scene_views *views,
+                        const float tint[4], const joint_pose **object, mat4 **destination)
 {
+    *destination = NULL;
     const model *m = animator_character(animator)->model;
     const anim_controller *controller = animator_controller(animator);
     const skeleton *skeleton = &m->skeleton;
     gfx_mesh mesh = scene_mesh(s, m);
-    if (mesh.id == 0 || skeleton->joint_count > s->palette_capacity)
+    *object = anim_controller_object_pose(controller);
+    /* What pose_palette refuses is refused here, before a slot is taken that would then stay unwritten. */
+    if (mesh.id == 0 || !*object || !skeleton->inverse_bind || skeleton->joint_count <= 0)
         return false;
-    const joint_pose *object = anim_controller_object_pose(controller);
-    if (!pose_palette(object, (const mat4 *)skeleton->inverse_bind, skeleton->joint_count, s->palette))
-        return false;
-    gfx_instance instance = {.mesh = mesh, .palette = (const mat4 *)s->palette, .joint_count = skeleton->joint_count};
+    gfx_instance instance = {.mesh = mesh, .joint_count = skeleton->joint_count};
     glm_mat4_copy(world, instance.world);
     if (tint)
         memcpy(instance.tint, tint, sizeof instance.tint);
@@ -93,12 +90,87 @@ bool scene_submit(scene *s, const animator *animator, mat4 world, const scene_vi
             instance.bounds[1][k] += m->skin_reach;
         }
     }
-    if (!gfx_submit(&instance))
-        return false;
+    int culled_before = gfx_frame_stats().culled;
+    *destination = gfx_submit_palette(&instance);
+    if (!*destination && gfx_frame_stats().culled == culled_before)
+        return false; /* refused, not culled: gfx_last_error says why */
     ++s->submitted;
     if (views && views->skeleton)
-        gfx_debug_skeleton(world, skeleton, object, (float *)SCENE_SKELETON_COLOR);
+        gfx_debug_skeleton(world, skeleton, *object, (float *)SCENE_SKELETON_COLOR);
     if (views && views->bounds)
         gfx_debug_box(world, instance.bounds, (float *)SCENE_BOUNDS_COLOR);
     return true;
+}
+
+static void scene_write_palette(const animator *animator, const joint_pose *object, mat4 *destination)
+{
+    const skeleton *skeleton = &animator_character(animator)->model->skeleton;
+    pose_palette(object, (const mat4 *)skeleton->inverse_bind, skeleton->joint_count, destination);
+}
+
+bool scene_submit(scene *s, const animator *animator, mat4 world, const scene_views *views, const float tint[4])
+{
+    const joint_pose *object;
+    mat4 *destination;
+    if (!scene_queue(s, animator, world, views, tint, &object, &destination))
+        return false;
+    if (destination)
+        scene_write_palette(animator, object, destination);
+    return true;
+}
+
+int scene_queue_crowd(scene *s, const crowd *crowd, const scene_views *views)
+{
+    int count = crowd_count(crowd);
+    if (count > s->crowd_palette_capacity) {
+        int capacity = s->crowd_palette_capacity ? s->crowd_palette_capacity : 64;
+        while (capacity < count)
+            capacity *= 2;
+        mat4 **palettes = realloc(s->crowd_palettes, (size_t)capacity * sizeof *palettes);
+        if (!palettes)
+            return 0; /* the crowd is not drawn this frame; the next frame tries again */
+        s->crowd_palettes = palettes;
+        s->crowd_palette_capacity = capacity;
+    }
+    int most_joints = 0;
+    for (int i = 0; i < s->model_count; ++i)
+        most_joints = s->models[i]->skeleton.joint_count > most_joints ? s->models[i]->skeleton.joint_count
+                                                                        : most_joints;
+    /* Every slot handed out must stay where it is until the palettes are written. */
+    if ((long long)count * most_joints > INT_MAX || !gfx_reserve(count, count * most_joints))
+        return 0;
+    for (int i = 0; i < count; ++i) {
+        mat4 world;
+        const joint_pose *object;
+        crowd_world(crowd, i, world);
+        scene_queue(s, crowd_animator(crowd, i), world, views, NULL, &object, &s->crowd_palettes[i]);
+    }
+    return count;
+}
+
+typedef struct scene_palette_work {
+    const crowd *crowd;
+    mat4 *const *destinations;
+} scene_palette_work;
+
+static void scene_write_palettes(void *context, int begin, int end, int worker)
+{
+    (void)worker;
+    const scene_palette_work *work = context;
+    for (int i = begin; i < end; ++i) {
+        if (!work->destinations[i])
+            continue;
+        const animator *animator = crowd_animator(work->crowd, i);
+        scene_write_palette(animator, anim_controller_object_pose(animator_controller(animator)),
+                            work->destinations[i]);
+    }
+}
+
+void scene_write_crowd_palettes(const crowd *crowd, mat4 *const *destinations, int count, jobs *jobs)
+{
+    if (!destinations)
+        return;
+    scene_palette_work work = {crowd, destinations};
+    count = count < crowd_count(crowd) ? count : crowd_count(crowd);
+    jobs_parallel_for(jobs, count, SCENE_PALETTE_CHUNK, scene_write_palettes, &work);
 }

@@ -1,7 +1,9 @@
 /* scene: draws the demo's animated entities through gfx. Keeps one GPU mesh per model of the running
  * config (made once, shared by every entity of that body), turns each entity's pose into its skin palette
- * and culling box, and adds the debug views (skeleton, bounds). The player and every crowd member go
- * through scene_submit; nothing here allocates per frame.
+ * and culling box, and adds the debug views (skeleton, bounds). Palettes are written straight into gfx's
+ * upload buffer: the player's through scene_submit, the crowd's in two halves, its slots handed out in
+ * order (scene_queue_crowd) and then filled on all cores (scene_write_crowd_palettes). Nothing here
+ * allocates per frame.
  * Knows nothing of SDL or input; gfx does the GL. */
 #ifndef MARIONETTE_SCENE_H
 #define MARIONETTE_SCENE_H
@@ -13,6 +15,8 @@
 #include "anim/anim_config.h"
 #include "anim/animator.h"
 #include "base/diag.h"
+#include "base/jobs.h"
+#include "crowd.h"
 #include "gfx/gfx.h"
 
 enum { SCENE_MAX_MODELS = 16 };
@@ -28,8 +32,10 @@ typedef struct scene {
     int model_count;
     const model *models[SCENE_MAX_MODELS];
     gfx_mesh meshes[SCENE_MAX_MODELS];
-    int palette_capacity;   /* joints */
-    mat4 *palette;          /* scratch for one entity's skin matrices (gfx copies them at submit) */
+    /* Per crowd member, this frame: where its palette goes in gfx's upload buffer, NULL when it was culled
+     * (or could not be queued). Grown when the crowd has grown, so steady frames allocate nothing. */
+    mat4 **crowd_palettes;
+    int crowd_palette_capacity;
     int submitted;          /* this frame, for the HUD */
 } scene;
 
@@ -45,5 +51,16 @@ gfx_mesh scene_mesh(const scene *s, const model *m);
 /* Queue one entity: its pose as its animator shows it, placed by world (as mover_world gives it). Culled by
  * gfx when out of sight (box from anim_controller_bounds grown by the model's skin reach). */
 bool scene_submit(scene *s, const animator *animator, mat4 world, const scene_views *views, const float tint[4]);
+
+/* The crowd, first half, on the calling thread: room in gfx for every member (gfx_reserve, so no slot
+ * moves), then each member queued as scene_submit does (culling, debug views) with its palette slot kept
+ * in s->crowd_palettes[member] (NULL when culled or refused). Returns how many entries it set: every
+ * member, or 0 when there was no memory for them. Between gfx_begin_frame and gfx_end_frame. */
+int scene_queue_crowd(scene *s, const crowd *crowd, const scene_views *views);
+/* The crowd, second half: members 0..count-1 get their skin palette (pose_palette of the animator's object
+ * pose) written to destinations[member] (NULL: skipped), split across jobs (NULL: the calling thread).
+ * With s->crowd_palettes and scene_queue_crowd's count this fills the slots it handed out; a benchmark may
+ * pass its own. The crowd must not change in between. Allocates nothing. */
+void scene_write_crowd_palettes(const crowd *crowd, mat4 *const *destinations, int count, jobs *jobs);
 
 #endif

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The project's test command: setup + build + every test, twice: an optimized build with warnings as
-# errors, then a build with AddressSanitizer and UndefinedBehaviorSanitizer. Exits non-zero on any failure.
+# errors, then a build with AddressSanitizer and UndefinedBehaviorSanitizer; then each libFuzzer target for
+# 60 seconds (scripts/fuzz.sh, built with clang in build-fuzz). Exits non-zero on any failure.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -11,3 +12,5 @@ ctest --test-dir build --output-on-failure -j "$(nproc)"
 ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:check_initialization_order=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     ctest --test-dir build-sanitize --output-on-failure -j "$(nproc)"
+
+./scripts/fuzz.sh 60

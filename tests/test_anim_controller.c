@@ -9,7 +9,10 @@
  *     same sequence; each crossing of several whole loops fires;
  *   - root motion: the walk travels 1.4 m per cycle with planted feet still in the world, the turn turns
  *     90 degrees; in place strips the travel;
- *   - time scale 0 freezes everything; a one-shot holds its last frame and says it finished. */
+ *   - time scale 0 freezes everything; a one-shot holds its last frame and says it finished;
+ *   - memory: 88 bytes a joint plus 512 (<= 4 KB); the local pose sampled again is bit for bit what the
+ *     update showed; a snapshot keeps the pose to its 16-bit precision; a 100-joint skeleton, worked
+ *     through in slices, gives exactly pose_sample's and pose_blend's numbers. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -19,6 +22,7 @@
 #include "check.h"
 #include "md5/md5.h"
 #include "pose/pose.h"
+#include "synth.h"
 
 #define ASSETS MARIONETTE_SOURCE_DIR "/assets/"
 #define DEGREES(radians) ((radians) * 180.0 / GLM_PI)
@@ -107,6 +111,15 @@ static double largest_difference(const joint_pose *a, const joint_pose *b, int f
     return largest;
 }
 
+/* The controller's local pose (it keeps none: it samples it again), in a buffer of the test's that the
+ * next call overwrites. */
+static const joint_pose *local_pose(const anim_controller *controller)
+{
+    static joint_pose pose[64];
+    CHECK(joint_count() <= 64 && anim_controller_local_pose(controller, pose));
+    return pose;
+}
+
 static float total_weight(const anim_controller *controller, int channel)
 {
     float total = 0.0f;
@@ -128,7 +141,9 @@ static void test_create_and_memory(void)
     CHECK(controller != NULL);
     size_t bytes = anim_controller_bytes(controller);
     printf("  memory per entity: %zu bytes for %d joints\n", bytes, joint_count());
-    CHECK(bytes < 12 * 1024);
+    /* As the header says: 88 bytes a joint and 512 of layer state, rounded up to the 32-byte alignment. */
+    CHECK(bytes == (512 + 88 * (size_t)joint_count() + 31) / 32 * 32);
+    CHECK(bytes <= 4096);
     /* Before any clip: the bind pose, in object space as the mesh stores it. */
     const joint_pose *object = anim_controller_object_pose(controller);
     for (int i = 0; i < joint_count(); ++i)
@@ -182,12 +197,12 @@ static void test_crossfade_ends_are_the_pure_clips(void)
     anim_layer_info info;
     anim_controller_layer(controller, 0, 0, &info);
     pose_sample(clips[IDLE], (float)info.time, true, expected);
-    CHECK(memcmp(expected, anim_controller_local_pose(controller), sizeof(joint_pose) * (size_t)joint_count()) == 0);
+    CHECK(memcmp(expected, local_pose(controller), sizeof(joint_pose) * (size_t)joint_count()) == 0);
 
     /* Just started, the new clip has no weight: still exactly the idle. */
     anim_controller_play(controller, 0, &library[WALK], 0.25f, NULL);
     anim_controller_update(controller, 0.0, NULL);
-    CHECK(memcmp(expected, anim_controller_local_pose(controller), sizeof(joint_pose) * (size_t)joint_count()) == 0);
+    CHECK(memcmp(expected, local_pose(controller), sizeof(joint_pose) * (size_t)joint_count()) == 0);
     anim_controller_update(controller, 0.1, NULL);
     CHECK(anim_controller_layer_count(controller, 0) == 2);
 
@@ -197,7 +212,7 @@ static void test_crossfade_ends_are_the_pure_clips(void)
     anim_controller_layer(controller, 0, 0, &info);
     CHECK(info.clip == &library[WALK] && info.weight == 1.0f);
     pose_sample(clips[WALK], (float)info.time, true, expected);
-    CHECK(memcmp(expected, anim_controller_local_pose(controller), sizeof(joint_pose) * (size_t)joint_count()) == 0);
+    CHECK(memcmp(expected, local_pose(controller), sizeof(joint_pose) * (size_t)joint_count()) == 0);
 
     /* Playing the clip already on top changes nothing; restart starts it over. */
     CHECK(anim_controller_play(controller, 0, &library[WALK], 0.25f, NULL));
@@ -258,11 +273,11 @@ static void test_interrupts_do_not_pop(void)
                 ++next;
                 fading = true;
             }
-            memcpy(previous, anim_controller_local_pose(controller), sizeof(joint_pose) * (size_t)joint_count());
             anim_controller_update(controller, dt, NULL);
-            const joint_pose *now_pose = anim_controller_local_pose(controller);
+            const joint_pose *now_pose = local_pose(controller);
             for (int i = 0; step > 0 && fading && i < joint_count(); ++i)
                 largest[i] = fmax(largest[i], angle_between(previous[i].rotation, now_pose[i].rotation));
+            memcpy(previous, now_pose, sizeof(joint_pose) * (size_t)joint_count()); /* what this step showed */
         }
         /* The brief's measure: the largest joint step against the fastest joint of the clips alone. Per
          * joint the fade itself can exceed a slow joint's own motion by a little (a spine crossing from
@@ -280,6 +295,155 @@ static void test_interrupts_do_not_pop(void)
         anim_controller_destroy(controller);
     }
     free(previous);
+}
+
+/* The local pose is not stored but sampled again: it must be exactly what the update turned into the
+ * object pose, through a crossfade, an overlay with a soft mask edge, and a frozen snapshot. */
+static void test_local_pose_is_what_the_update_showed(void)
+{
+    anim_controller *controller = new_controller();
+    joint_pose *object = malloc(sizeof(joint_pose) * (size_t)joint_count());
+    CHECK(!anim_controller_local_pose(NULL, object) && !anim_controller_local_pose(controller, NULL));
+    anim_controller_mask_branch(controller, 1, "spine.02", 0.5f);
+    anim_controller_mask_branch(controller, 1, "clavicle.R", 1.0f);
+    const struct {
+        int step, channel, clip;
+        float fade;
+    } plays[] = {{1, 0, WALK, 0.0f},  {20, 0, RUN, 0.5f},  {25, 1, WAVE, 0.3f}, {30, 0, IDLE, 0.5f},
+                 {34, 0, WALK, 0.5f}, {38, 0, RUN, 0.5f}, {40, 0, IDLE, 0.5f}};
+    int next = 0, snapshot_steps = 0, checked = 0;
+    for (int step = 0; step < 90; ++step) {
+        while (next < 7 && plays[next].step == step) {
+            anim_controller_play(controller, plays[next].channel, &library[plays[next].clip], plays[next].fade, NULL);
+            ++next;
+        }
+        CHECK(anim_controller_update(controller, 1.0 / 60.0, NULL));
+        anim_layer_info bottom;
+        snapshot_steps += anim_controller_layer(controller, 0, 0, &bottom) && bottom.clip == NULL;
+        CHECK(pose_to_object(mannequin->skeleton.parents, joint_count(), local_pose(controller), object));
+        checked += memcmp(object, anim_controller_object_pose(controller), sizeof(joint_pose) * (size_t)joint_count()) == 0;
+    }
+    CHECK(snapshot_steps > 10); /* the burst really overflowed the stack */
+    CHECK(checked == 90);
+    free(object);
+    anim_controller_destroy(controller);
+}
+
+/* A play on a full stack freezes what is on screen into a 16-byte-a-joint snapshot: the pose right after
+ * (the new layer has no weight yet, so the snapshot is all that shows) is within the snapshot's precision
+ * of the pose right before. */
+static void test_snapshot_keeps_the_pose(void)
+{
+    anim_controller *controller = new_controller();
+    joint_pose *before = malloc(sizeof(joint_pose) * (size_t)joint_count());
+    anim_controller_play(controller, 0, &library[WALK], 0.0f, NULL);
+    anim_controller_update(controller, 0.4, NULL);
+    const int burst[] = {RUN, IDLE, JUMP, WALK_ROOT_MOTION};
+    for (int k = 0; k < 4; ++k) {
+        if (k == 3) {
+            CHECK(anim_controller_layer_count(controller, 0) == ANIM_CHANNEL_LAYERS);
+            memcpy(before, local_pose(controller), sizeof(joint_pose) * (size_t)joint_count());
+        }
+        anim_controller_play(controller, 0, &library[burst[k]], 0.5f, NULL);
+        anim_controller_update(controller, k == 3 ? 0.0 : 0.05, NULL);
+    }
+    anim_layer_info frozen;
+    CHECK(anim_controller_layer_count(controller, 0) == 2);
+    CHECK(anim_controller_layer(controller, 0, 0, &frozen) && frozen.clip == NULL && frozen.weight == 1.0f);
+    const joint_pose *after = local_pose(controller);
+    double worst_angle = 0.0, worst_position = 0.0;
+    for (int i = 0; i < joint_count(); ++i) {
+        worst_angle = fmax(worst_angle, angle_between(before[i].rotation, after[i].rotation));
+        float largest = fmaxf(fabsf(before[i].position[0]), fmaxf(fabsf(before[i].position[1]), fabsf(before[i].position[2])));
+        for (int k = 0; k < 3; ++k) {
+            double error = fabs((double)before[i].position[k] - after[i].position[k]);
+            worst_position = fmax(worst_position, error);
+            CHECK(error <= largest / 32767.0 + 1e-9);
+        }
+    }
+    printf("  snapshot: largest change %.5f degrees, %.2g m (local)\n", worst_angle, worst_position);
+    CHECK(worst_angle > 0.0 || worst_position > 0.0); /* it is stored compactly, not copied */
+    CHECK(worst_angle < 0.004);
+    free(before);
+    anim_controller_destroy(controller);
+}
+
+/* A skeleton of more joints than the controller works through in one pass (64): the slices give the
+ * same numbers. A lone clip is exactly pose_sample's, a crossfade exactly pose_blend's of its two layers,
+ * an overlay masked to joints 50..99 (across the slices' border) leaves the rest alone, and the object
+ * pose is the local pose in object space. */
+static void test_big_skeleton_in_passes(void)
+{
+    enum { JOINTS = 100 };
+    synth_params params = {.joints = JOINTS, .vertices = 300, .triangles = 300, .frames = 20, .seed = 5};
+    size_t size = 0;
+    char *text = synth_mesh_text(&params, &size);
+    model *body = NULL;
+    clip *parsed[2] = {NULL, NULL};
+    diag err;
+    CHECK(text && md5_parse_model(text, size, "synth.md5mesh", &body, &err, NULL));
+    free(text);
+    for (int k = 0; k < 2; ++k) {
+        params.seed = 5 + (uint64_t)k; /* same hierarchy, other motion */
+        text = synth_anim_text(&params, &size);
+        CHECK(text && md5_parse_clip(text, size, "synth.md5anim", &parsed[k], &err, NULL));
+        free(text);
+    }
+    if (!body || !parsed[0] || !parsed[1]) {
+        model_free(body);
+        clip_free(parsed[0]);
+        clip_free(parsed[1]);
+        return;
+    }
+    anim_clip playable[2] = {{.name = "first", .clip = parsed[0], .loop = true, .sync_group = -1},
+                             {.name = "second", .clip = parsed[1], .loop = true, .sync_group = -1}};
+    anim_controller *controller = anim_controller_create(&(anim_controller_desc){.skeleton = &body->skeleton});
+    CHECK(anim_controller_bytes(controller) == (512 + 88 * (size_t)JOINTS + 31) / 32 * 32);
+    static joint_pose local[JOINTS], expected[JOINTS], sampled[2][JOINTS], object[JOINTS];
+    anim_layer_info layers[2];
+
+    CHECK(anim_controller_play(controller, 0, &playable[0], 0.0f, NULL));
+    CHECK(anim_controller_update(controller, 0.3, NULL));
+    CHECK(anim_controller_layer(controller, 0, 0, &layers[0]));
+    pose_sample(parsed[0], (float)layers[0].time, true, expected);
+    expected[0].position[0] = expected[0].position[1] = 0.0f; /* in place: the root's travel is stripped */
+    CHECK(anim_controller_local_pose(controller, local));
+    CHECK(memcmp(local, expected, sizeof local) == 0);
+
+    CHECK(anim_controller_play(controller, 0, &playable[1], 1.0f, NULL));
+    CHECK(anim_controller_update(controller, 0.25, NULL));
+    const joint_pose *poses[2] = {sampled[0], sampled[1]};
+    float weights[2];
+    for (int k = 0; k < 2; ++k) {
+        CHECK(anim_controller_layer(controller, 0, k, &layers[k]));
+        pose_sample(parsed[k], (float)layers[k].time, true, sampled[k]);
+        sampled[k][0].position[0] = sampled[k][0].position[1] = 0.0f;
+        weights[k] = layers[k].weight;
+    }
+    CHECK(weights[0] > 0.5f && weights[1] > 0.2f);
+    pose_blend(poses, weights, 2, JOINTS, expected);
+    CHECK(anim_controller_local_pose(controller, local));
+    CHECK(memcmp(local, expected, sizeof local) == 0);
+
+    float mask[JOINTS];
+    for (int i = 0; i < JOINTS; ++i)
+        mask[i] = i >= 50 ? 1.0f : 0.0f;
+    CHECK(anim_controller_set_mask(controller, 1, mask));
+    CHECK(anim_controller_play(controller, 1, &playable[0], 0.0f, NULL));
+    CHECK(anim_controller_update(controller, 0.0, NULL));
+    anim_layer_info overlay;
+    CHECK(anim_controller_layer(controller, 1, 0, &overlay));
+    pose_sample(parsed[0], (float)overlay.time, true, sampled[0]);
+    memcpy(expected + 50, sampled[0] + 50, sizeof(joint_pose) * (JOINTS - 50));
+    CHECK(anim_controller_local_pose(controller, local));
+    CHECK(memcmp(local, expected, sizeof local) == 0);
+
+    CHECK(pose_to_object(body->skeleton.parents, JOINTS, local, object));
+    CHECK(memcmp(object, anim_controller_object_pose(controller), sizeof object) == 0);
+    anim_controller_destroy(controller);
+    model_free(body);
+    clip_free(parsed[0]);
+    clip_free(parsed[1]);
 }
 
 /* ---- sync groups ---- */
@@ -336,7 +500,7 @@ static void test_wave_over_walk_through_a_mask(void)
         anim_controller_layer(controller, 1, 0, &wave_info);
         pose_sample(clips[WALK], (float)walk_info.time, true, walk);
         pose_sample(clips[WAVE], (float)wave_info.time, false, wave);
-        const joint_pose *local = anim_controller_local_pose(controller);
+        const joint_pose *local = local_pose(controller);
         CHECK(largest_difference(local, walk, thigh, toe) == 0.0); /* legs: the walk's, bit for bit */
         CHECK(largest_difference(local, walk, 0, clavicle - 1) == 0.0);
         float weight = anim_controller_channel_weight(controller, 1);
@@ -353,7 +517,7 @@ static void test_wave_over_walk_through_a_mask(void)
     anim_layer_info walk_info;
     anim_controller_layer(controller, 0, 0, &walk_info);
     pose_sample(clips[WALK], (float)walk_info.time, true, walk);
-    CHECK(largest_difference(anim_controller_local_pose(controller), walk, 0, joint_count() - 1) == 0.0);
+    CHECK(largest_difference(local_pose(controller), walk, 0, joint_count() - 1) == 0.0);
     free(walk);
     free(wave);
     anim_controller_destroy(controller);
@@ -573,7 +737,7 @@ static void test_root_motion_walk_travels_with_planted_feet(void)
         CHECK_NEAR(e.y, 0.0, 1e-3);
         CHECK(worst_drift <= 0.01);
         /* The pose keeps the root on the entity: no travel left in it. */
-        CHECK(anim_controller_local_pose(controller)[0].position[0] == 0.0f);
+        CHECK(local_pose(controller)[0].position[0] == 0.0f);
         anim_controller_destroy(controller);
     }
 }
@@ -594,7 +758,7 @@ static void test_root_motion_turn_turns_ninety_degrees(void)
         CHECK(hypot(e.x, e.y) < 0.01);
         CHECK(result.finished[0]);
         /* The pose faces the entity's forward: the root's heading went to the entity. */
-        const float *q = anim_controller_local_pose(controller)[0].rotation;
+        const float *q = local_pose(controller)[0].rotation;
         CHECK_NEAR(2.0 * (q[0] * q[1] + q[3] * q[2]), 0.0, 1e-5);
         anim_controller_destroy(controller);
     }
@@ -611,7 +775,7 @@ static void test_in_place_strips_travel(void)
         anim_update_result result;
         anim_controller_update(controller, 1.0 / 60.0, &result);
         CHECK(result.translation[0] == 0.0f && result.translation[1] == 0.0f && result.yaw == 0.0f);
-        const joint_pose *root = &anim_controller_local_pose(controller)[0];
+        const joint_pose *root = &local_pose(controller)[0];
         anim_layer_info info;
         anim_controller_layer(controller, 0, 0, &info);
         pose_sample(clips[WALK_ROOT_MOTION], (float)info.time, true, expected);
@@ -748,7 +912,7 @@ static void test_one_shot_holds_its_last_frame(void)
     for (int step = 0; step < 30; ++step) {
         anim_controller_update(controller, 1.0 / 30.0, &result);
         CHECK(result.finished[0] && anim_controller_finished(controller, 0));
-        CHECK(largest_difference(anim_controller_local_pose(controller), last, 0, joint_count() - 1) < 1e-6);
+        CHECK(largest_difference(local_pose(controller), last, 0, joint_count() - 1) < 1e-6);
     }
     /* Played again after it finished, it starts over. */
     CHECK(anim_controller_play(controller, 0, &library[JUMP], 0.2f, NULL));
@@ -767,6 +931,9 @@ int main(void)
     RUN(test_weights_sum_to_one_through_fades);
     RUN(test_crossfade_ends_are_the_pure_clips);
     RUN(test_interrupts_do_not_pop);
+    RUN(test_local_pose_is_what_the_update_showed);
+    RUN(test_snapshot_keeps_the_pose);
+    RUN(test_big_skeleton_in_passes);
     RUN(test_sync_keeps_feet_in_step);
     RUN(test_wave_over_walk_through_a_mask);
     RUN(test_events_do_not_depend_on_the_step_rate);

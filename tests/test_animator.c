@@ -2,7 +2,7 @@
  * (weights visible in the controller) and keep walk and run in step; bool, trigger and one-shot `end`
  * conditions; `any` transitions; the wave overlay leaves the legs exactly on the walk; root motion moves
  * the entity; hot reload keeps state and phase on a good edit, keeps running on a bad one and falls back
- * to the start state when the state is gone. */
+ * to the start state when the state is gone; an entity of a 33-joint character costs at most 4 KB. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 #include "anim/animator.h"
 #include "check.h"
 #include "pose/pose.h"
+#include "synth.h"
 #include "test_files.h"
 
 #define CONFIG MARIONETTE_SOURCE_DIR "/config"
@@ -96,6 +97,14 @@ static double phase(const anim_layer_info *info)
     return info->cycles - floor(info->cycles);
 }
 
+/* The controller's local pose in out (it keeps none: it samples it again). */
+static const joint_pose *local_pose(const animator *animator, joint_pose out[64])
+{
+    CHECK(animator_character(animator)->model->skeleton.joint_count <= 64);
+    CHECK(anim_controller_local_pose(animator_controller(animator), out));
+    return out;
+}
+
 /* ---- locomotion ---- */
 
 static void test_starts_in_idle(void)
@@ -116,7 +125,8 @@ static void test_starts_in_idle(void)
         const clip *idle = f.character->clips[anim_config_find_clip(f.character, "idle")].clip;
         CHECK(idle->joint_count <= 64);
         pose_sample(idle, 0.0f, true, expected);
-        const joint_pose *local = anim_controller_local_pose(animator_controller(f.animator));
+        joint_pose local_buffer[64];
+        const joint_pose *local = local_pose(f.animator, local_buffer);
         for (int j = 1; j < idle->joint_count; ++j)
             CHECK_NEAR(local[j].rotation[3], expected[j].rotation[3], 1e-6);
         CHECK(animator_bytes(f.animator) > 0 && animator_bytes(f.animator) < 16 * 1024);
@@ -332,7 +342,8 @@ static void test_root_motion_travels(void)
     CHECK_NEAR(forward, 2.8, 0.05);
     CHECK(fabs(sideways) < 0.05);
     /* The pose itself stays over the entity's origin: the root's travel went to the entity. */
-    const joint_pose *local = anim_controller_local_pose(animator_controller(a));
+    joint_pose local[64];
+    local_pose(a, local);
     CHECK(local[0].position[0] == 0.0f && local[0].position[1] == 0.0f);
     fixture_close(&f);
 }
@@ -381,7 +392,8 @@ static void test_wave_over_walk(void)
     anim_layer_info body = layer(a, 0, 0);
     CHECK(layer_count(a, 0) == 1 && strcmp(body.clip->name, "walk") == 0);
     pose_sample(walk, (float)body.time, true, expected);
-    const joint_pose *local = anim_controller_local_pose(animator_controller(a));
+    joint_pose local[64];
+    local_pose(a, local);
     double largest_leg_difference = 0.0, largest_arm_difference = 0.0;
     for (int j = 1; j < skeleton->joint_count; ++j) {
         double difference = 0.0;
@@ -469,8 +481,9 @@ static void test_hot_reload_keeps_a_fade_in_flight(void)
                 animator_update_result result;
                 animator_update(reloading.animator, 1.0 / 60.0, &result);
                 animator_update(control.animator, 1.0 / 60.0, &result);
-                const joint_pose *a = anim_controller_local_pose(animator_controller(reloading.animator));
-                const joint_pose *b = anim_controller_local_pose(animator_controller(control.animator));
+                joint_pose a[64], b[64];
+                local_pose(reloading.animator, a);
+                local_pose(control.animator, b);
                 for (int j = 0; j < character->model->skeleton.joint_count; ++j)
                     for (int k = 0; k < 4; ++k)
                         worst = fmaxf(worst, fabsf(a[j].rotation[k] - b[j].rotation[k]));
@@ -638,6 +651,64 @@ static void test_finished_overlay_fades_out(void)
     remove(folder);
 }
 
+/* Per-entity memory (controller, pose and bookkeeping; gfx copies the palette at submit) for a
+ * 33-joint character made by the synthetic generator, with two clips and an overlay state, through
+ * crossfades, the overlay and a burst of interrupts: at most 4 KB, all of it allocated at creation. */
+static void test_entity_of_33_joints_fits_in_4_kb(void)
+{
+    char folder[512], mesh[600], walk[600], wave[600], clips[600], states[600];
+    CHECK(test_make_temp_folder(folder, sizeof folder, "test_animator"));
+    CHECK(test_paths_in(folder, 600, mesh, "synth.md5mesh", walk, "walk.md5anim", wave, "wave.md5anim", clips,
+                        "clips.ini", states, "states.ini", NULL));
+    synth_params body = {.joints = 33, .vertices = 200, .triangles = 300, .frames = 48, .seed = 3};
+    synth_params other = body;
+    other.seed = 4;
+    size_t sizes[3] = {0, 0, 0};
+    char *texts[3] = {synth_mesh_text(&body, &sizes[0]), synth_anim_text(&body, &sizes[1]),
+                      synth_anim_text(&other, &sizes[2])};
+    const char *paths[3] = {mesh, walk, wave};
+    for (int k = 0; k < 3; ++k) {
+        CHECK(texts[k] && test_write_bytes(paths[k], texts[k], sizes[k]));
+        free(texts[k]);
+    }
+    test_write_file(clips, "[walk]\nfile = walk.md5anim\nloop = true\n[wave]\nfile = wave.md5anim\n");
+    test_write_file(states, "[machine]\nstart = idle\n[parameters]\ngo = bool\n[state idle]\nclip = walk\n"
+                            "[state busy]\nclip = wave\noverlay = walk\noverlay_root = clavicle_right\n"
+                            "[idle -> busy]\nwhen = go\nfade = 0.5\n[busy -> idle]\nwhen = not go\nfade = 0.5\n");
+    cache *cache = cache_create();
+    diag_list errors = {0};
+    anim_config *config = anim_config_load_character("synth", mesh, clips, states, cache, &errors);
+    test_print_diags(&errors);
+    const anim_character *character = config ? anim_config_character(config, 0) : NULL;
+    CHECK(character && character->model->skeleton.joint_count == 33);
+    animator *a = character ? animator_create(character) : NULL;
+    CHECK(a != NULL);
+    if (a) {
+        size_t bytes = animator_bytes(a);
+        printf("  per entity, 33 joints: %zu bytes (controller %zu)\n", bytes,
+               anim_controller_bytes(animator_controller(a)));
+        CHECK(bytes <= 4096);
+        /* Flip the state every few steps so fades interrupt each other and overflow into snapshots. */
+        int fired = 0, snapshot_steps = 0;
+        animator_update_result result;
+        for (int step = 0; step < 120; ++step) {
+            animator_set_bool(a, "go", (step / 4) % 2 == 1);
+            CHECK(animator_update(a, STEP, &result));
+            fired += result.decision.fired;
+            snapshot_steps += layer(a, 0, 0).clip == NULL;
+        }
+        CHECK(fired > 20);
+        CHECK(snapshot_steps > 30);
+        CHECK(animator_bytes(a) == bytes);
+    }
+    animator_destroy(a);
+    anim_config_free(config);
+    cache_destroy(cache);
+    diag_list_free(&errors);
+    snprintf(mesh, sizeof mesh, "rm -rf '%s'", folder);
+    CHECK(system(mesh) == 0);
+}
+
 static void test_bad_arguments(void)
 {
     CHECK(animator_create(NULL) == NULL);
@@ -676,6 +747,7 @@ int main(void)
     RUN(test_hot_reload);
     RUN(test_hot_reload_keeps_a_fade_in_flight);
     RUN(test_finished_overlay_fades_out);
+    RUN(test_entity_of_33_joints_fits_in_4_kb);
     RUN(test_bad_arguments);
     return check_report();
 }

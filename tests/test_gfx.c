@@ -952,6 +952,115 @@ static void test_debug_views(void)
     free(rgba);
 }
 
+/* ---- Palettes written straight into the upload buffer (gfx_submit_palette) ------------------------------ */
+
+/* draw_small_scene's characters through gfx_submit_palette: every slot reserved first (gfx_reserve, so
+ * none moves), the palettes written afterwards in reverse order as the jobs might, one culled behind the
+ * camera. Returns how many destinations came back. */
+static int draw_small_scene_into_slots(draw_path path, int count, const mat4 (*palettes)[MAX_JOINTS])
+{
+    enum { MOST = 64 };
+    gfx_frame_desc frame = camera_frame((vec3){7.0f, 3.0f, 4.0f}, (vec3){0.0f, 0.8f, 0.0f}, 45.0f);
+    frame.cpu_skinning = path == PATH_CPU_SKINNING;
+    gfx_begin_frame(&frame);
+    CHECK(gfx_reserve(count + 1, (count + 1) * MAX_JOINTS));
+    mat4 *destinations[MOST] = {0};
+    int given = 0;
+    for (int i = 0; i < count && i < MOST; ++i) {
+        bool is_robot = i % 2 == 1;
+        gfx_instance instance = {.mesh = is_robot ? robot_mesh : mannequin_mesh,
+                                 .joint_count = (is_robot ? robot : mannequin)->skeleton.joint_count};
+        if (i % 3 == 2)
+            glm_vec4_copy((vec4){1.0f, 0.7f, 0.6f, 1.0f}, instance.tint);
+        glm_translate_make(instance.world, (vec3){-1.2f * (float)(i % 4), 0.0f, 0.9f * (float)(i / 4) - 1.5f});
+        glm_rotate_y(instance.world, glm_rad(25.0f * (float)i), instance.world);
+        destinations[i] = gfx_submit_palette(&instance);
+        given += destinations[i] != NULL;
+    }
+    /* Far behind the camera, with bounds: culled, no slot. */
+    gfx_instance behind = {.mesh = mannequin_mesh, .joint_count = mannequin->skeleton.joint_count,
+                           .bounds = {{-0.5f, -0.5f, 0.0f}, {0.5f, 0.5f, 1.8f}}};
+    glm_translate_make(behind.world, (vec3){40.0f, 0.0f, 25.0f});
+    CHECK(gfx_submit_palette(&behind) == NULL);
+    CHECK(gfx_frame_stats().culled == 1);
+    for (int i = count - 1; i >= 0; --i) {
+        int joints = (i % 2 ? robot : mannequin)->skeleton.joint_count;
+        if (destinations[i])
+            memcpy(destinations[i], palettes[i % 6], (size_t)joints * sizeof(mat4));
+    }
+    end_frame_checked();
+    return given;
+}
+
+static void test_palette_slots_draw_the_same_picture(void)
+{
+    /* Start from tiny buffers so the reservation has to grow them: a slot handed out before a growth would
+     * dangle (AddressSanitizer would say so) and the picture would be wrong. */
+    gfx_destroy_mesh(mannequin_mesh);
+    gfx_destroy_mesh(robot_mesh);
+    gfx_shutdown();
+    diag err;
+    CHECK(gfx_setup(&(gfx_desc){.instance_capacity = 1, .palette_capacity = 8}, &err));
+    mannequin_mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = mannequin, .label = "mannequin"}, &err, NULL);
+    robot_mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = robot, .label = "robot"}, &err, NULL);
+    CHECK(mannequin_mesh.id != 0 && robot_mesh.id != 0);
+
+    const clip *clips[6] = {walk, run, idle, wave, celebrate, jump};
+    static mat4 palettes[6][MAX_JOINTS];
+    joint_pose object[MAX_JOINTS];
+    for (int i = 0; i < 6; ++i)
+        CHECK(pose_at(i % 2 ? robot : mannequin, clips[i], 0.41f * (float)(i + 1), object, palettes[i]));
+    size_t bytes = (size_t)IMAGE_WIDTH * IMAGE_HEIGHT * 4;
+    uint8_t *copied = malloc(bytes), *written = malloc(bytes);
+    const draw_path paths[2] = {PATH_INSTANCED, PATH_CPU_SKINNING};
+    for (int p = 0; p < 2; ++p) {
+        int grows_before = gfx_frame_stats().buffer_grows;
+        CHECK(draw_small_scene_into_slots(paths[p], 8, (const mat4(*)[MAX_JOINTS])palettes) == 8);
+        gfx_stats slot_stats = gfx_frame_stats();
+        CHECK(platform_read_pixels(written));
+        if (p == 0) {
+            save_picture("gfx_palette_slots.png");
+            CHECK(slot_stats.buffer_grows > grows_before); /* the reservation did grow the buffers */
+        }
+        draw_small_scene(paths[p], 8, (const mat4(*)[MAX_JOINTS])palettes);
+        gfx_stats copy_stats = gfx_frame_stats();
+        CHECK(platform_read_pixels(copied));
+        int largest = 0;
+        size_t foreground = 0, differing = count_differing_pixels(copied, written, &largest, &foreground);
+        printf("  %s: palettes written into their slots vs copied by gfx_submit: %zu of %zu pixels differ "
+               "(largest %d); %d vs %d matrices, %d vs %d palette uploads\n",
+               p ? "CPU skinning" : "GPU skinning", differing, foreground, largest, slot_stats.palette_matrices,
+               copy_stats.palette_matrices, slot_stats.palette_uploads, copy_stats.palette_uploads);
+        CHECK(foreground > 20000);
+        CHECK(largest == 0); /* the same matrices in the same places: the very same picture */
+        CHECK(slot_stats.instances == 8 && slot_stats.palette_matrices == copy_stats.palette_matrices);
+        CHECK(slot_stats.palette_uploads == 1 && slot_stats.draw_calls == copy_stats.draw_calls);
+    }
+    free(copied);
+    free(written);
+
+    /* Misuse: NULL and a message, as gfx_submit gives false. */
+    gfx_instance instance = {.mesh = mannequin_mesh, .joint_count = mannequin->skeleton.joint_count};
+    glm_mat4_identity(instance.world);
+    CHECK(gfx_submit_palette(&instance) == NULL);
+    CHECK_STR_CONTAINS(gfx_last_error(), "gfx_submit_palette outside");
+    CHECK(!gfx_reserve(4, 100));
+    CHECK_STR_CONTAINS(gfx_last_error(), "gfx_reserve outside");
+    gfx_frame_desc frame = camera_frame((vec3){3.0f, 1.0f, 0.0f}, (vec3){0.0f, 0.9f, 0.0f}, 40.0f);
+    gfx_begin_frame(&frame);
+    CHECK(!gfx_reserve(-1, 10));
+    CHECK_STR_CONTAINS(gfx_last_error(), "negative");
+    CHECK(!gfx_reserve(1 << 30, 0));
+    CHECK_STR_CONTAINS(gfx_last_error(), "too many");
+    instance.joint_count = 3;
+    CHECK(gfx_submit_palette(&instance) == NULL);
+    CHECK_STR_CONTAINS(gfx_last_error(), "palette has 3 joints");
+    CHECK(gfx_submit_palette(NULL) == NULL);
+    CHECK_STR_CONTAINS(gfx_last_error(), "no instance");
+    end_frame_checked();
+    CHECK(gfx_frame_stats().instances == 0);
+}
+
 int main(void)
 {
     diag err;
@@ -992,6 +1101,7 @@ int main(void)
         RUN(test_culling_with_pose_bounds);
         RUN(test_debug_views);
         RUN(test_buffers_grow_past_capacity);
+        RUN(test_palette_slots_draw_the_same_picture);
         CHECK(gfx_check_errors() == NULL);
         gfx_shutdown();
     }

@@ -89,6 +89,7 @@ int main(int argc, char **argv)
      * pages back and forth and RSS swings with whatever was freed last. */
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_ARENA_MAX, 1); /* one arena for every thread: no per-thread arena filling up in its own time */
 
     /* A scratch config the run may edit, beside a link to the real assets. */
     char root[400], config_dir[512], states[600], command[2048];

@@ -1,6 +1,7 @@
 /* anim_controller: one entity's animation playback, in the shape of id Tech 4's animator. Per entity it
  * holds only playback state (which clips play, their times, speeds and fade weights) and its output
- * poses; the clips, their settings and the skeleton are shared and never written.
+ * object pose; the clips, their settings and the skeleton (bind pose included) are shared and never
+ * written.
  * Knows nothing of SDL, GL, ini files or the state machine that drives it.
  *
  * Channels. Channel 0 is the full body: a stack of crossfading layers. Channels 1.. are overlays (an
@@ -13,11 +14,13 @@
  * and a play() that interrupts a fade still in flight starts from exactly the pose on screen. A layer
  * whose weight reaches 0 is dropped. If a channel's stack is full, what it shows is captured into a frozen
  * snapshot layer first (its clips then stop moving and stop giving root motion and events, but the pose
- * stays continuous).
+ * stays continuous: the snapshot is stored at 16 bytes a joint, within 0.004 degrees and ~1/32768 of each
+ * joint's largest coordinate of what was on screen).
  *
  * Frame: anim_controller_update(dt) advances every layer (sync groups share one normalized phase),
  * fires events crossed during the step, extracts root motion, samples and blends in local space, applies
- * overlays, and writes the object pose. No allocation after anim_controller_create. */
+ * overlays, and writes the object pose. No allocation after anim_controller_create; the sampling
+ * scratch and the local pose are on the stack (about 10 KB), not in the entity. */
 #ifndef MARIONETTE_ANIM_CONTROLLER_H
 #define MARIONETTE_ANIM_CONTROLLER_H
 
@@ -41,10 +44,9 @@ typedef struct anim_controller_desc {
     const skeleton *skeleton; /* required; shared and must outlive the controller */
 } anim_controller_desc;
 
-/* Memory per entity, all allocated here in one block: about 328 bytes per joint (ten local poses of 32
- * bytes: the output local and object poses, the bind pose, a frozen snapshot per channel, and four
- * sampling buffers; and one mask weight per joint per overlay channel) plus about 1 KB of layer state.
- * 31 joints: about 11 KB. NULL when desc or its skeleton is invalid or memory runs out. */
+/* Memory per entity, all allocated here in one block: 88 bytes per joint (the object pose, 32; a frozen
+ * snapshot per channel, 3 x 16; a mask weight per overlay channel, 2 x 4) plus 512 bytes of layer state.
+ * 31 joints: 3,264 bytes; 33: 3,424. NULL when desc or its skeleton is invalid or memory runs out. */
 anim_controller *anim_controller_create(const anim_controller_desc *desc);
 /* Hot reload: point every layer at the clip `lookup` returns for it (the same name in a newly loaded
  * library), keeping layer times (as loops and phase), fades, channel weights, masks and snapshots, so a
@@ -121,10 +123,15 @@ typedef struct anim_update_result {
 /* Advance by dt seconds (>= 0, scaled by the time scale) and write the poses. result may be NULL. */
 bool anim_controller_update(anim_controller *controller, double dt, anim_update_result *result);
 
-/* The poses written by the last update (the bind pose before the first): local (parent-relative) for
- * blending further, object space for pose_palette. joint_count entries, owned by the controller. */
-const joint_pose *anim_controller_local_pose(const anim_controller *controller);
+/* The object-space pose written by the last update (the bind pose before the first), for pose_palette:
+ * joint_count entries, owned by the controller, valid until the next update. */
 const joint_pose *anim_controller_object_pose(const anim_controller *controller);
+
+/* The local (parent-relative) pose, for blending further: not kept per entity (it would cost 32 bytes a
+ * joint), but sampled again from the layers as they stand into out (joint_count entries). That is bit for
+ * bit the pose the last update turned into object space, unless play, stop, a mask or a retarget has
+ * changed the layers since. False on NULL arguments. */
+bool anim_controller_local_pose(const anim_controller *controller, joint_pose *out);
 
 /* The box (min xyz, max xyz, object space of the pose as shown) that holds the entity's current pose, for
  * culling: each visible layer's clip bounds (md5anim `bounds`, interpolated like the pose) moved by the

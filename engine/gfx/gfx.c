@@ -2,6 +2,7 @@
 #include "gfx.h"
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -900,23 +901,27 @@ static bool has_bounds(float bounds[2][3])
     return false;
 }
 
-bool gfx_submit(const gfx_instance *instance)
+/* What gfx_submit and gfx_submit_palette share: the checks, culling, room in the buffers (grown when
+ * needed) and the queued entry. *destination is where the instance's joint_count matrices go, NULL when
+ * it was culled. false on misuse (reported under `caller`'s name). */
+static bool queue_instance(const gfx_instance *instance, const char *caller, bool palette_given, mat4 **destination)
 {
+    *destination = NULL;
     if (!gfx.in_frame)
-        return misuse("gfx_submit outside gfx_begin_frame/gfx_end_frame");
+        return misuse("%s outside gfx_begin_frame/gfx_end_frame", caller);
     if (!instance)
-        return misuse("gfx_submit: no instance");
+        return misuse("%s: no instance", caller);
     gfx_mesh_slot *slot = find_mesh(instance->mesh);
     if (!slot)
-        return misuse("gfx_submit: mesh %u is not alive (destroyed, never made, or from before gfx_setup)",
+        return misuse("%s: mesh %u is not alive (destroyed, never made, or from before gfx_setup)", caller,
                       (unsigned)instance->mesh.id);
-    if (!instance->palette)
-        return misuse("gfx_submit: %s: no palette", slot->label);
+    if (palette_given && !instance->palette)
+        return misuse("%s: %s: no palette", caller, slot->label);
     if (instance->joint_count != slot->joint_count)
-        return misuse("gfx_submit: %s: palette has %d joints, the mesh's skeleton %d", slot->label,
+        return misuse("%s: %s: palette has %d joints, the mesh's skeleton %d", caller, slot->label,
                       instance->joint_count, slot->joint_count);
     if (gfx.frame.naive && slot->joint_count > GFX_NAIVE_MAX_JOINTS)
-        return misuse("gfx_submit: %s: %d joints, more than the naive path's %d", slot->label,
+        return misuse("%s: %s: %d joints, more than the naive path's %d", caller, slot->label,
                       slot->joint_count, GFX_NAIVE_MAX_JOINTS);
 
     mat4 turn, world;
@@ -930,17 +935,18 @@ bool gfx_submit(const gfx_instance *instance)
     }
 
     if (gfx.instance_count == gfx.instance_capacity && !grow_instances(gfx.instance_count + 1))
-        return misuse("gfx_submit: out of memory growing the instance buffer past %d", gfx.instance_capacity);
+        return misuse("%s: out of memory growing the instance buffer past %d", caller, gfx.instance_capacity);
     if (gfx.palette_count + slot->joint_count > gfx.palette_capacity &&
         !grow_palettes(gfx.palette_count + slot->joint_count))
-        return misuse("gfx_submit: out of memory growing the palette buffer past %d matrices",
+        return misuse("%s: out of memory growing the palette buffer past %d matrices", caller,
                       gfx.palette_capacity);
     if (gfx.frame.cpu_skinning && gfx.skinned_count + slot->vertex_count > gfx.max_skinned_vertices)
-        return misuse("gfx_submit: %s: the CPU skinning path holds %d vertices a frame (this GL's texture "
-                      "buffer limit); %d are queued", slot->label, gfx.max_skinned_vertices, gfx.skinned_count);
+        return misuse("%s: %s: the CPU skinning path holds %d vertices a frame (this GL's texture "
+                      "buffer limit); %d are queued", caller, slot->label, gfx.max_skinned_vertices,
+                      gfx.skinned_count);
     if (gfx.frame.cpu_skinning && gfx.skinned_count + slot->vertex_count > gfx.skinned_capacity &&
         !grow_skinned(gfx.skinned_count + slot->vertex_count))
-        return misuse("gfx_submit: out of memory growing the CPU skinning buffer past %d vertices",
+        return misuse("%s: out of memory growing the CPU skinning buffer past %d vertices", caller,
                       gfx.skinned_capacity);
 
     gfx_queued_instance *queued = &gfx.queued[gfx.instance_count++];
@@ -951,11 +957,45 @@ bool gfx_submit(const gfx_instance *instance)
     bool no_tint = instance->tint[0] == 0.0f && instance->tint[1] == 0.0f && instance->tint[2] == 0.0f &&
                    instance->tint[3] == 0.0f;
     glm_vec4_copy(no_tint ? (vec4){1.0f, 1.0f, 1.0f, 1.0f} : (float *)instance->tint, queued->tint);
-    memcpy(gfx.palette_staging + (size_t)gfx.palette_count * GFX_FLOATS_PER_MATRIX, instance->palette,
-           (size_t)slot->joint_count * sizeof(mat4));
+    *destination = (mat4 *)(gfx.palette_staging + (size_t)gfx.palette_count * GFX_FLOATS_PER_MATRIX);
     gfx.palette_count += slot->joint_count;
     if (gfx.frame.cpu_skinning)
         gfx.skinned_count += slot->vertex_count;
+    return true;
+}
+
+bool gfx_submit(const gfx_instance *instance)
+{
+    mat4 *destination;
+    if (!queue_instance(instance, "gfx_submit", true, &destination))
+        return false;
+    if (destination)
+        memcpy(destination, instance->palette, (size_t)instance->joint_count * sizeof(mat4));
+    return true;
+}
+
+mat4 *gfx_submit_palette(const gfx_instance *instance)
+{
+    mat4 *destination;
+    return queue_instance(instance, "gfx_submit_palette", false, &destination) ? destination : NULL;
+}
+
+bool gfx_reserve(int instances, int matrices)
+{
+    if (!gfx.in_frame)
+        return misuse("gfx_reserve outside gfx_begin_frame/gfx_end_frame");
+    if (instances < 0 || matrices < 0)
+        return misuse("gfx_reserve: %d instances and %d matrices: negative", instances, matrices);
+    long long wanted_instances = (long long)gfx.instance_count + instances,
+              wanted_matrices = (long long)gfx.palette_count + matrices;
+    if (wanted_instances > INT_MAX / 2 || wanted_matrices > INT_MAX / (2 * GFX_FLOATS_PER_MATRIX))
+        return misuse("gfx_reserve: %lld instances and %lld matrices in one frame: too many", wanted_instances,
+                      wanted_matrices);
+    if (wanted_instances > gfx.instance_capacity && !grow_instances((int)wanted_instances))
+        return misuse("gfx_reserve: out of memory growing the instance buffer past %d", gfx.instance_capacity);
+    if (wanted_matrices > gfx.palette_capacity && !grow_palettes((int)wanted_matrices))
+        return misuse("gfx_reserve: out of memory growing the palette buffer past %d matrices",
+                      gfx.palette_capacity);
     return true;
 }
 

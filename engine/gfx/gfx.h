@@ -107,6 +107,17 @@ void gfx_begin_frame(const gfx_frame_desc *desc);
  * gfx_last_error) on misuse: invalid mesh, wrong joint count, no palette, or outside a frame. Over capacity the CPU and GPU buffers grow (doubling, counted in
  * gfx_stats.buffer_grows); otherwise a frame allocates nothing. */
 bool gfx_submit(const gfx_instance *instance);
+/* gfx_submit without the copy: queue the instance (instance->palette is not read; NULL is fine) and
+ * return where its joint_count skin matrices go in the frame's upload buffer, for the caller to write
+ * (pose_palette straight into it, on any thread) before gfx_end_frame. NULL when culled (counted in
+ * gfx_stats.culled) or on misuse (gfx_last_error). The matrices must all be written: the slot holds
+ * whatever was there before. The address moves when a later submit grows the buffer: to keep several,
+ * make room for all of them first with gfx_reserve. */
+mat4 *gfx_submit_palette(const gfx_instance *instance);
+/* Make room this frame for `instances` more instances with `matrices` more skin matrices, so the submits
+ * that follow within those counts never grow (move) the buffers. false with a message on misuse (outside
+ * a frame, negative or absurd counts) or when memory runs out. */
+bool gfx_reserve(int instances, int matrices);
 /* Draw everything queued into the currently bound framebuffer: clear, ground, one upload of all
  * palettes and instance data, one instanced draw call per skin_mesh with instances. */
 void gfx_end_frame(void);

@@ -89,7 +89,8 @@ static void describe_token(const md5_lexer *lex, char *out, size_t size)
     if (*p == '"') {
         while (p + length < lex->end && length < TOKEN_SHOWN_MAX && p[length] != '"' && p[length] != '\n')
             ++length;
-        if (p + length < lex->end && p[length] == '"')
+        /* The closing quote only when it fits: shown[] holds TOKEN_SHOWN_MAX characters and the NUL. */
+        if (p + length < lex->end && length < TOKEN_SHOWN_MAX && p[length] == '"')
             ++length;
     } else if (!md5_lexer_is_delimiter(*p)) {
         while (p + length < lex->end && length < TOKEN_SHOWN_MAX && !md5_lexer_is_delimiter(p[length]))
@@ -158,6 +159,9 @@ bool md5_lexer_string(md5_lexer *lex, const char **start, size_t *length, const 
     const char *newline = memchr(p + 1, '\n', (size_t)((close ? close : lex->end) - p - 1));
     if (!close || newline)
         return md5_lexer_fail(lex, p, "unterminated string");
+    /* Names and paths become C strings: a NUL would silently cut "ro\0ot" to "ro". */
+    if (memchr(p + 1, '\0', (size_t)(close - p - 1)))
+        return md5_lexer_fail(lex, p, "a NUL byte inside a string");
     *start = p + 1;
     *length = (size_t)(close - p - 1);
     lex->cursor = close + 1;

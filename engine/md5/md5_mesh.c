@@ -303,7 +303,14 @@ static bool build_vertices(md5_lexer *lex, const mesh_text *t, const skeleton *s
         }
         for (int k = 0; k < kept; ++k) {
             const float *joint = s->bind_object[t->weights[kept_index[k]].joint].position;
-            float reach = sqrtf(glm_vec3_distance2(mesh->positions[v], (float *)joint));
+            /* In double: two finite float positions can be further apart than a float can say. */
+            double distance2 = 0.0;
+            for (int axis = 0; axis < 3; ++axis)
+                distance2 += ((double)mesh->positions[v][axis] - joint[axis]) *
+                             ((double)mesh->positions[v][axis] - joint[axis]);
+            float reach = (float)sqrt(distance2);
+            if (!isfinite(reach))
+                return md5_lexer_fail(lex, vertex_line(lex, t, v), "vert %d: bind position is too large", v);
             if (reach > *skin_reach)
                 *skin_reach = reach;
         }

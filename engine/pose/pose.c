@@ -430,27 +430,26 @@ static inline frame_pair find_frames(const clip *c, float time, bool loop)
     return pair;
 }
 
-bool pose_sample(const clip *c, float time, bool loop, joint_pose *out)
+bool pose_sample_range(const clip *c, float time, bool loop, int first_joint, int joint_count, joint_pose *out)
 {
-    if (!c || !out || !c->frames || c->joint_count <= 0 || c->frame_count <= 0 ||
-        !(c->frame_rate > 0.0f) || !isfinite(c->frame_rate) || !isfinite(time))
+    if (!c || !out || !c->frames || first_joint < 0 || joint_count <= 0 || first_joint >= c->joint_count ||
+        joint_count > c->joint_count - first_joint || c->frame_count <= 0 || !(c->frame_rate > 0.0f) ||
+        !isfinite(c->frame_rate) || !isfinite(time))
         return false;
     frame_pair pair = find_frames(c, time, loop);
-    int joint_count = c->joint_count;
-    sample_joints(c->frames + (ptrdiff_t)pair.first * joint_count, c->frames + (ptrdiff_t)pair.second * joint_count,
-                  pair.alpha, joint_count, out);
+    sample_joints(c->frames + (ptrdiff_t)pair.first * c->joint_count + first_joint,
+                  c->frames + (ptrdiff_t)pair.second * c->joint_count + first_joint, pair.alpha, joint_count, out);
     return true;
+}
+
+bool pose_sample(const clip *c, float time, bool loop, joint_pose *out)
+{
+    return c && pose_sample_range(c, time, loop, 0, c->joint_count, out);
 }
 
 bool pose_sample_joint(const clip *c, float time, bool loop, int joint, joint_pose *out)
 {
-    if (!c || !out || !c->frames || joint < 0 || joint >= c->joint_count || c->frame_count <= 0 ||
-        !(c->frame_rate > 0.0f) || !isfinite(c->frame_rate) || !isfinite(time))
-        return false;
-    frame_pair pair = find_frames(c, time, loop);
-    sample_joints(c->frames + (ptrdiff_t)pair.first * c->joint_count + joint,
-                  c->frames + (ptrdiff_t)pair.second * c->joint_count + joint, pair.alpha, 1, out);
-    return true;
+    return pose_sample_range(c, time, loop, joint, 1, out);
 }
 
 bool pose_sample_bounds(const clip *c, float time, bool loop, float out[2][3])

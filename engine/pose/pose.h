@@ -25,6 +25,11 @@ bool pose_sample(const clip *c, float time, bool loop, joint_pose *out);
 /* One joint of pose_sample's result (the same numbers), without sampling the others. */
 bool pose_sample_joint(const clip *c, float time, bool loop, int joint, joint_pose *out);
 
+/* Joints first_joint .. first_joint + joint_count - 1 of pose_sample's result (the same numbers) into
+ * out[0 .. joint_count - 1]: for callers that work through a skeleton a slice at a time in a small buffer
+ * (the animation controller keeps no whole-pose scratch per entity). */
+bool pose_sample_range(const clip *c, float time, bool loop, int first_joint, int joint_count, joint_pose *out);
+
 /* The clip's object-space bounding box at `time` (min xyz, max xyz), interpolated between the two frames
  * around it exactly as pose_sample interpolates the pose: for culling without sampling joints. */
 bool pose_sample_bounds(const clip *c, float time, bool loop, float out[2][3]);

@@ -1,0 +1,187 @@
+/* fuzz_config: any bytes as the animation config a user edits. The input is cut at record-separator bytes
+ * (0x1e) into characters.ini, clips.ini and states.ini, written into a folder of this process's own beside
+ * a link to the real assets/, so the ini files can name the generated meshes and clips as config/ does
+ * (a missing part means a missing file). anim_config_load must give a complete config with no errors, or
+ * NULL with at least one one-line error; a config it gives must keep its promises (every index in range,
+ * clip data present, finite numbers), and its state machine is stepped with its parameters moved. The
+ * generated models and clips are held in one cache for the whole run, so a load finds them there instead
+ * of parsing them again every time. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "anim/anim_config.h"
+#include "fuzz_check.h"
+#include "md5/md5.h"
+
+enum { FUZZ_PART_COUNT = 3, FUZZ_PATH_MAX = 512 };
+static const char fuzz_separator = '\x1e';
+static const char *const fuzz_part_names[FUZZ_PART_COUNT] = {"characters.ini", "clips.ini", "states.ini"};
+
+static char fuzz_folder[FUZZ_PATH_MAX];
+static char fuzz_config_folder[FUZZ_PATH_MAX];
+static char fuzz_assets_link[FUZZ_PATH_MAX];
+static char fuzz_part_paths[FUZZ_PART_COUNT][FUZZ_PATH_MAX];
+static cache *fuzz_cache;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fuzz_remove_folder(void)
+{
+    for (int i = 0; i < FUZZ_PART_COUNT; ++i)
+        unlink(fuzz_part_paths[i]);
+    rmdir(fuzz_config_folder);
+    unlink(fuzz_assets_link);
+    rmdir(fuzz_folder);
+}
+
+/* Hold every generated model and clip so that loads in the run find them in the cache. */
+static void fuzz_hold_assets(void)
+{
+    static const char *const models[] = {"mannequin", "robot"};
+    static const char *const clips[] = {"celebrate", "idle", "jump", "run", "turn_left", "turn_right", "walk",
+                                        "walk_root_motion", "wave"};
+    for (size_t m = 0; m < sizeof models / sizeof *models; ++m) {
+        char path[FUZZ_PATH_MAX];
+        diag err;
+        snprintf(path, sizeof path, "%s/models/%s.md5mesh", fuzz_assets_link, models[m]);
+        cache_model_handle model = cache_load_model(fuzz_cache, path, &err, NULL);
+        if (!model.id)
+            fprintf(stderr, "fuzz_config: %s: %s\n", path, err.message);
+        for (size_t c = 0; c < sizeof clips / sizeof *clips && model.id; ++c) {
+            snprintf(path, sizeof path, "%s/clips/%s.md5anim", fuzz_assets_link, clips[c]);
+            if (!cache_load_clip(fuzz_cache, path, model, &err, NULL).id)
+                fprintf(stderr, "fuzz_config: %s: %s\n", path, err.message);
+        }
+    }
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    const char *temporary = getenv("TMPDIR");
+    snprintf(fuzz_folder, sizeof fuzz_folder, "%s/marionette_fuzz_config_XXXXXX", temporary ? temporary : "/tmp");
+    FUZZ_REQUIRE(mkdtemp(fuzz_folder) != NULL);
+    snprintf(fuzz_config_folder, sizeof fuzz_config_folder, "%s/config", fuzz_folder);
+    snprintf(fuzz_assets_link, sizeof fuzz_assets_link, "%s/assets", fuzz_folder);
+    for (int i = 0; i < FUZZ_PART_COUNT; ++i)
+        snprintf(fuzz_part_paths[i], sizeof fuzz_part_paths[i], "%s/%s", fuzz_config_folder, fuzz_part_names[i]);
+    FUZZ_REQUIRE(mkdir(fuzz_config_folder, 0700) == 0);
+    FUZZ_REQUIRE(symlink(MARIONETTE_SOURCE_DIR "/assets", fuzz_assets_link) == 0);
+    atexit(fuzz_remove_folder);
+    fuzz_cache = cache_create();
+    FUZZ_REQUIRE(fuzz_cache != NULL);
+    fuzz_hold_assets();
+    return 0;
+}
+
+static void fuzz_write_parts(const uint8_t *data, size_t size)
+{
+    size_t start = 0;
+    for (int i = 0; i < FUZZ_PART_COUNT; ++i) {
+        if (start > size) {
+            unlink(fuzz_part_paths[i]);
+            continue;
+        }
+        const uint8_t *end = memchr(data + start, fuzz_separator, size - start);
+        size_t length = end ? (size_t)(end - (data + start)) : size - start;
+        FILE *file = fopen(fuzz_part_paths[i], "wb");
+        FUZZ_REQUIRE(file != NULL);
+        FUZZ_REQUIRE(length == 0 || fwrite(data + start, 1, length, file) == length);
+        FUZZ_REQUIRE(fclose(file) == 0);
+        start += length + 1; /* past the separator; past the end when there was none */
+    }
+}
+
+static void fuzz_check_character(const anim_character *character)
+{
+    FUZZ_REQUIRE(character->model != NULL && character->clip_count >= 1 && character->clips != NULL);
+    int joint_count = character->model->skeleton.joint_count;
+    for (int i = 0; i < character->clip_count; ++i) {
+        const anim_clip *clip = &character->clips[i];
+        FUZZ_REQUIRE(clip->clip != NULL && clip->clip->joint_count == joint_count);
+        FUZZ_REQUIRE(isfinite(clip->ground_speed) && clip->sync_group >= -1 &&
+                     clip->sync_group < character->sync_group_count);
+        FUZZ_REQUIRE(clip->event_count >= 0 && (clip->event_count == 0 || clip->events != NULL));
+        for (int e = 0; e < clip->event_count; ++e)
+            FUZZ_REQUIRE(isfinite(clip->events[e].frame) &&
+                         (e == 0 || clip->events[e - 1].frame <= clip->events[e].frame));
+    }
+    const state_machine_definition *machine = &character->machine;
+    FUZZ_REQUIRE(machine->parameter_count >= 0 && machine->parameter_count <= STATE_MACHINE_MAX_PARAMETERS);
+    if (machine->state_count == 0)
+        return;
+    FUZZ_REQUIRE(machine->start_state >= 0 && machine->start_state < machine->state_count);
+    for (int s = 0; s < machine->state_count; ++s) {
+        const state_machine_state *state = &machine->states[s];
+        FUZZ_REQUIRE(state->clip >= 0 && state->clip < character->clip_count);
+        FUZZ_REQUIRE(state->overlay_clip >= -1 && state->overlay_clip < character->clip_count);
+        FUZZ_REQUIRE(state->overlay_root_joint >= -1 && state->overlay_root_joint < joint_count);
+        FUZZ_REQUIRE(state->rate_parameter >= -1 && state->rate_parameter < machine->parameter_count);
+        /* rate_max is +inf when a state sets no limit. */
+        FUZZ_REQUIRE(isfinite(state->rate) && isfinite(state->rate_min) && !isnan(state->rate_max) &&
+                     state->rate_min <= state->rate_max);
+    }
+    for (int t = 0; t < machine->transition_count; ++t) {
+        const state_machine_transition *transition = &machine->transitions[t];
+        FUZZ_REQUIRE(transition->from == STATE_MACHINE_ANY ||
+                     (transition->from >= 0 && transition->from < machine->state_count));
+        FUZZ_REQUIRE(transition->to >= 0 && transition->to < machine->state_count);
+        FUZZ_REQUIRE(isfinite(transition->fade) && transition->fade >= 0.0f);
+        FUZZ_REQUIRE(transition->term_count >= 1 && transition->term_count <= STATE_MACHINE_MAX_TERMS);
+        for (int k = 0; k < transition->term_count; ++k)
+            FUZZ_REQUIRE(transition->terms[k].parameter >= -1 &&
+                         transition->terms[k].parameter < machine->parameter_count);
+        FUZZ_REQUIRE(t == 0 || machine->transitions[t - 1].priority >= transition->priority);
+    }
+}
+
+/* A few steps with every parameter pushed somewhere: whatever fires must lead to a state that exists. */
+static void fuzz_step_machine(const anim_character *character, unsigned hash)
+{
+    const state_machine_definition *machine = &character->machine;
+    if (machine->state_count == 0)
+        return;
+    state_machine_instance instance;
+    state_machine_instance_init(machine, &instance);
+    for (int step = 0; step < 8; ++step) {
+        for (int p = 0; p < machine->parameter_count; ++p) {
+            hash = hash * 1103515245u + 12345u;
+            const char *name = machine->parameters[p].name;
+            float value = (float)((hash >> 8) % 2001u) / 100.0f - 10.0f;
+            if (!state_machine_set_number(machine, &instance, name, value) &&
+                !state_machine_set_bool(machine, &instance, name, (hash >> 4) & 1u) && ((hash >> 5) & 1u))
+                state_machine_set_trigger(machine, &instance, name);
+        }
+        state_machine_result result;
+        state_machine_clip_status status = {.clip_finished = (hash >> 6) & 1u, .overlay_finished = (hash >> 7) & 1u};
+        state_machine_step(machine, &instance, 0.1f, status, &result);
+        FUZZ_REQUIRE(instance.state >= 0 && instance.state < machine->state_count);
+        FUZZ_REQUIRE(result.clip >= 0 && result.clip < character->clip_count);
+        FUZZ_REQUIRE(isfinite(result.speed_scale) && isfinite(result.fade));
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_write_parts(data, size);
+    diag_list errors = {0};
+    anim_config *config = anim_config_load(fuzz_part_paths[0], fuzz_cache, &errors);
+    FUZZ_REQUIRE(fuzz_diag_list_ok(&errors));
+    FUZZ_REQUIRE((config != NULL) == (errors.total == 0));
+    unsigned hash = fuzz_hash(data, size);
+    for (int i = 0; i < anim_config_character_count(config); ++i) {
+        const anim_character *character = anim_config_character(config, i);
+        fuzz_check_character(character);
+        fuzz_step_machine(character, hash);
+    }
+    anim_config_free(config);
+    diag_list_free(&errors);
+    return 0;
+}

@@ -1,0 +1,387 @@
+/* crowd_bench: issue 7's benchmark. N wandering crowd members of the real config/ (the demo's body mix,
+ * spacing, wander radius and chances from demo.ini), updated on T threads and drawn headless. Per frame it
+ * times apart:
+ *   update  everything before the GPU: one 60 Hz crowd step (wander, mover, animator: sample, blend,
+ *           object space) and every visible member's skin palette written straight into gfx's upload
+ *           buffer (scene_write_crowd_palettes), both on the jobs;
+ *   render  the rest: handing out the palette slots (scene_queue_crowd: culling, on the calling thread),
+ *           gfx_end_frame and glFinish, so the GPU's work is inside.
+ * Before the timed frames the crowd wanders for a few simulated seconds (so the members are spread over
+ * idle, walk, run and gestures, not all in their first pause), then a few untimed frames let the buffers
+ * grow to size; the timed loop allocates nothing. Medians over the timed frames.
+ *
+ *   crowd_bench --characters N [N ...] [--threads T] [--frames F] [--warmup W] [--wander-seconds S]
+ *               [--size W H] [--no-render] [--config DIR]
+ *
+ * --no-render needs no GL: the palettes go to a buffer of the benchmark's own (the same bytes written).
+ * Run headless with SDL_VIDEODRIVER=offscreen. Ends with one line per N:
+ *   crowd: 10000 characters, 2 threads, update 6.1 ms/frame (0.61 us/character), render 812 ms/frame */
+#include <malloc.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <GL/glew.h>
+
+#include "base/jobs.h"
+#include "cache/cache.h"
+#include "crowd.h"
+#include "demo_config.h"
+#include "gfx/gfx.h"
+#include "platform/platform.h"
+#include "scene.h"
+
+#ifndef MARIONETTE_SOURCE_DIR
+#define MARIONETTE_SOURCE_DIR "."
+#endif
+
+enum { MAX_COUNTS = 16 };
+static const float STEP_SECONDS = 1.0f / 60.0f;
+
+typedef struct bench_options {
+    int counts[MAX_COUNTS], count_total;
+    int threads, frames, warmup, width, height;
+    float wander_seconds;
+    bool render;
+    const char *config_dir;
+} bench_options;
+
+typedef struct frame_medians {
+    double update, render;          /* the two figures of the summary line */
+    double crowd_update, palettes;  /* update = crowd_update + palettes */
+    double queue, end_frame;        /* render = queue + end_frame (gfx_end_frame and glFinish) */
+    gfx_stats stats;
+    int grows;                      /* gfx buffer grows during the timed frames: 0 when nothing allocated */
+} frame_medians;
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *values, int count)
+{
+    qsort(values, (size_t)count, sizeof *values, compare_doubles);
+    return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: crowd_bench --characters N [N ...] [--threads T] [--frames F] [--warmup W] "
+                    "[--wander-seconds S] [--size W H] [--no-render] [--config DIR]\n");
+    return 2;
+}
+
+static bool parse_int(const char *text, int minimum, int maximum, int *out)
+{
+    char *end = NULL;
+    long value = strtol(text, &end, 10);
+    if (!text[0] || *end || value < minimum || value > maximum)
+        return false;
+    *out = (int)value;
+    return true;
+}
+
+static bool parse_options(int argc, char **argv, bench_options *o)
+{
+    *o = (bench_options){.threads = 1, .frames = 30, .warmup = 3, .width = 1280, .height = 720,
+                         .wander_seconds = 5.0f, .render = true, .config_dir = MARIONETTE_SOURCE_DIR "/config"};
+    for (int a = 1; a < argc; ++a) {
+        if (strcmp(argv[a], "--characters") == 0) {
+            if (a + 1 >= argc)
+                return false;
+            while (a + 1 < argc && argv[a + 1][0] != '-') {
+                if (o->count_total == MAX_COUNTS || !parse_int(argv[a + 1], 1, 1000000, &o->counts[o->count_total]))
+                    return false;
+                ++o->count_total, ++a;
+            }
+        } else if (strcmp(argv[a], "--threads") == 0 && a + 1 < argc) {
+            if (!parse_int(argv[++a], 1, JOBS_THREADS_MAX, &o->threads))
+                return false;
+        } else if (strcmp(argv[a], "--frames") == 0 && a + 1 < argc) {
+            if (!parse_int(argv[++a], 1, 100000, &o->frames))
+                return false;
+        } else if (strcmp(argv[a], "--warmup") == 0 && a + 1 < argc) {
+            if (!parse_int(argv[++a], 0, 100000, &o->warmup))
+                return false;
+        } else if (strcmp(argv[a], "--wander-seconds") == 0 && a + 1 < argc) {
+            int seconds;
+            if (!parse_int(argv[++a], 0, 3600, &seconds))
+                return false;
+            o->wander_seconds = (float)seconds;
+        } else if (strcmp(argv[a], "--size") == 0 && a + 2 < argc) {
+            if (!parse_int(argv[a + 1], 1, 16384, &o->width) || !parse_int(argv[a + 2], 1, 16384, &o->height))
+                return false;
+            a += 2;
+        } else if (strcmp(argv[a], "--no-render") == 0) {
+            o->render = false;
+        } else if (strcmp(argv[a], "--config") == 0 && a + 1 < argc) {
+            o->config_dir = argv[++a];
+        } else {
+            return false;
+        }
+    }
+    return o->count_total > 0;
+}
+
+static void print_problems(const diag_list *problems)
+{
+    for (int i = 0; i < problems->count; ++i) {
+        char line[DIAG_TEXT_MAX];
+        diag_format(&problems->items[i], line, sizeof line);
+        fprintf(stderr, "crowd_bench: %s\n", line);
+    }
+}
+
+/* demo.ini's crowd settings as a spawn desc, centred on the origin; 0 bodies when the mix names an unknown
+ * character. */
+static crowd_spawn_desc spawn_desc(const demo_config *settings, const anim_config *config)
+{
+    crowd_spawn_desc desc = {
+        .spacing = settings->crowd.spacing,
+        .wander_radius = settings->crowd.wander_radius,
+        .wave_chance = settings->crowd.wave_chance,
+        .celebrate_chance = settings->crowd.celebrate_chance,
+        .run_chance = settings->crowd.run_chance,
+    };
+    for (int i = 0; i < settings->crowd.body_count && i < CROWD_BODIES_MAX; ++i) {
+        const anim_character *character = anim_config_find_character(config, settings->crowd.bodies[i].character);
+        if (!character) {
+            fprintf(stderr, "crowd_bench: demo.ini's crowd mix names \"%s\", which characters.ini does not have\n",
+                    settings->crowd.bodies[i].character);
+            desc.body_count = 0;
+            return desc;
+        }
+        desc.bodies[desc.body_count++] = (crowd_body){character, settings->crowd.bodies[i].weight};
+    }
+    return desc;
+}
+
+/* A camera from above one corner that sees the whole crowd: `extent` metres across, centred on the origin. */
+static gfx_frame_desc crowd_camera(float extent, int width, int height)
+{
+    gfx_frame_desc frame = {.width = width, .height = height, .light_direction = {0.55f, -1.0f, -0.45f}};
+    vec3 eye = {0.55f * extent + 4.0f, 0.45f * extent + 3.0f, 0.35f * extent + 2.0f};
+    glm_lookat(eye, (vec3){0.0f, 0.5f, 0.0f}, (vec3){0.0f, 1.0f, 0.0f}, frame.view);
+    glm_perspective(glm_rad(50.0f), (float)width / (float)height, 0.1f, 4.0f * extent + 50.0f, frame.projection);
+    glm_vec3_copy(eye, frame.camera_position);
+    return frame;
+}
+
+/* No-render runs: a palette slot per member in a buffer of our own, where gfx's upload buffer would be. */
+typedef struct own_palettes {
+    mat4 *matrices;
+    mat4 **destinations;
+} own_palettes;
+
+static bool own_palettes_create(own_palettes *own, const crowd *crowd)
+{
+    int count = crowd_count(crowd);
+    size_t matrices = 0;
+    for (int i = 0; i < count; ++i)
+        matrices += (size_t)crowd_character(crowd, i)->model->skeleton.joint_count;
+    own->matrices = aligned_alloc(64, matrices * sizeof(mat4));
+    own->destinations = malloc((size_t)count * sizeof *own->destinations);
+    if (!own->matrices || !own->destinations)
+        return false;
+    size_t next = 0;
+    for (int i = 0; i < count; ++i) {
+        own->destinations[i] = own->matrices + next;
+        next += (size_t)crowd_character(crowd, i)->model->skeleton.joint_count;
+    }
+    return true;
+}
+
+static void own_palettes_free(own_palettes *own)
+{
+    free(own->matrices);
+    free(own->destinations);
+}
+
+/* One frame; the four parts' times in milliseconds. */
+static void run_frame(crowd *crowd, scene *scene, jobs *jobs, const gfx_frame_desc *frame, const own_palettes *own,
+                      double parts[4])
+{
+    double t0 = now_ms();
+    crowd_update(crowd, STEP_SECONDS);
+    double t1 = now_ms();
+    if (!frame) {
+        scene_write_crowd_palettes(crowd, own->destinations, crowd_count(crowd), jobs);
+        double t2 = now_ms();
+        parts[0] = t1 - t0, parts[1] = t2 - t1, parts[2] = parts[3] = 0.0;
+        return;
+    }
+    gfx_begin_frame(frame);
+    scene->submitted = 0;
+    int members = scene_queue_crowd(scene, crowd, NULL);
+    double t2 = now_ms();
+    scene_write_crowd_palettes(crowd, scene->crowd_palettes, members, jobs);
+    double t3 = now_ms();
+    platform_begin_frame();
+    gfx_end_frame();
+    glFinish();
+    double t4 = now_ms();
+    parts[0] = t1 - t0, parts[1] = t3 - t2, parts[2] = t2 - t1, parts[3] = t4 - t3;
+}
+
+static bool measure(int count, const bench_options *o, const crowd_spawn_desc *desc, uint64_t seed, scene *scene,
+                    jobs *jobs, double *scratch, frame_medians *out)
+{
+    crowd *crowd = crowd_create(count, seed);
+    if (!crowd || crowd_spawn(crowd, count, desc) != count) {
+        fprintf(stderr, "crowd_bench: could not spawn %d characters\n", count);
+        crowd_destroy(crowd);
+        return false;
+    }
+    crowd_set_jobs(crowd, jobs);
+    own_palettes own = {0};
+    if (!o->render && !own_palettes_create(&own, crowd)) {
+        fprintf(stderr, "crowd_bench: out of memory for %d palettes\n", count);
+        own_palettes_free(&own);
+        crowd_destroy(crowd);
+        return false;
+    }
+    float extent = desc->spacing * ceilf(sqrtf((float)count)) + 2.0f * desc->wander_radius;
+    gfx_frame_desc frame_desc = crowd_camera(extent, o->width, o->height);
+    const gfx_frame_desc *frame = o->render ? &frame_desc : NULL;
+
+    int wander_steps = (int)(o->wander_seconds / STEP_SECONDS + 0.5f);
+    for (int step = 0; step < wander_steps; ++step)
+        crowd_update(crowd, STEP_SECONDS);
+    double *parts[4] = {scratch, scratch + o->frames, scratch + 2 * o->frames, scratch + 3 * o->frames};
+    int grows_before = 0;
+    for (int f = 0; f < o->warmup + o->frames; ++f) {
+        if (f == o->warmup)
+            grows_before = o->render ? gfx_frame_stats().buffer_grows : 0;
+        double times[4];
+        run_frame(crowd, scene, jobs, frame, &own, times);
+        if (f >= o->warmup)
+            for (int p = 0; p < 4; ++p)
+                parts[p][f - o->warmup] = times[p];
+    }
+    *out = (frame_medians){0};
+    double *totals = scratch + 4 * o->frames;
+    for (int f = 0; f < o->frames; ++f)
+        totals[f] = parts[0][f] + parts[1][f];
+    out->update = median(totals, o->frames);
+    for (int f = 0; f < o->frames; ++f)
+        totals[f] = parts[2][f] + parts[3][f];
+    out->render = median(totals, o->frames);
+    out->crowd_update = median(parts[0], o->frames);
+    out->palettes = median(parts[1], o->frames);
+    out->queue = median(parts[2], o->frames);
+    out->end_frame = median(parts[3], o->frames);
+    if (o->render) {
+        out->stats = gfx_frame_stats();
+        out->grows = out->stats.buffer_grows - grows_before;
+    }
+    own_palettes_free(&own);
+    crowd_destroy(crowd);
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    /* glibc's heap trimming makes llvmpipe page-fault on large per-frame uploads (docs/headless-gl.md). */
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    bench_options o;
+    if (!parse_options(argc, argv, &o))
+        return usage();
+    int most = 0;
+    for (int i = 0; i < o.count_total; ++i)
+        most = o.counts[i] > most ? o.counts[i] : most;
+
+    char characters_path[1024], settings_path[1024];
+    snprintf(characters_path, sizeof characters_path, "%s/characters.ini", o.config_dir);
+    snprintf(settings_path, sizeof settings_path, "%s/demo.ini", o.config_dir);
+    demo_config settings = demo_config_defaults();
+    diag_list problems = {0};
+    bool settings_read = demo_config_load(settings_path, &settings, &problems);
+    print_problems(&problems);
+    diag_list_free(&problems);
+    if (!settings_read)
+        return 1;
+
+    diag err;
+    if (o.render) {
+        if (!platform_setup(&(platform_desc){.width = o.width, .height = o.height, .headless = true}, &err)) {
+            fprintf(stderr, "crowd_bench: no OpenGL 3.3 context (SDL_VIDEODRIVER=offscreen?): %s\n", err.message);
+            return 1;
+        }
+        if (!gfx_setup(&(gfx_desc){.instance_capacity = most, .palette_capacity = most * 32}, &err)) {
+            fprintf(stderr, "crowd_bench: %s\n", err.message);
+            return 1;
+        }
+    }
+    cache *cache = cache_create();
+    anim_config *config = anim_config_load(characters_path, cache, &problems);
+    print_problems(&problems);
+    diag_list_free(&problems);
+    crowd_spawn_desc desc = config ? spawn_desc(&settings, config) : (crowd_spawn_desc){0};
+    scene scene = {0};
+    bool ready = config && desc.body_count > 0;
+    if (ready && o.render && !scene_sync(&scene, config, &err, NULL)) {
+        fprintf(stderr, "crowd_bench: %s: %s\n", err.file, err.message);
+        ready = false;
+    }
+    jobs *jobs = ready ? jobs_create(o.threads) : NULL;
+    double *scratch = malloc((size_t)o.frames * 5 * sizeof *scratch);
+    if (!ready || !jobs || !scratch) {
+        fprintf(stderr, "crowd_bench: setup failed\n");
+        return 1;
+    }
+
+    printf("crowd_bench: %d threads (%d processors online), %d frames after %d warm-up and %.0f s of wandering, "
+           "%s\n",
+           o.threads, jobs_processor_count(), o.frames, o.warmup, (double)o.wander_seconds,
+           o.render ? (const char *)glGetString(GL_RENDERER) : "no rendering");
+    frame_medians results[MAX_COUNTS];
+    for (int n = 0; n < o.count_total; ++n) {
+        if (!measure(o.counts[n], &o, &desc, settings.crowd.seed, &scene, jobs, scratch, &results[n]))
+            return 1;
+        const frame_medians *r = &results[n];
+        printf("  %6d characters: update %.2f ms (crowd step %.2f, palettes %.2f)", o.counts[n], r->update,
+               r->crowd_update, r->palettes);
+        if (o.render)
+            printf(", render %.2f ms (queue %.2f, end_frame + glFinish %.2f); %d drawn, %d culled, %d buffer grows "
+                   "while timed",
+                   r->render, r->queue, r->end_frame, r->stats.instances, r->stats.culled, r->grows);
+        printf("\n");
+        fflush(stdout);
+    }
+    for (int n = 0; n < o.count_total; ++n) {
+        const frame_medians *r = &results[n];
+        printf("crowd: %d characters, %d thread%s, update %.2f ms/frame (%.3f us/character), ", o.counts[n],
+               o.threads, o.threads == 1 ? "" : "s", r->update, 1000.0 * r->update / o.counts[n]);
+        if (o.render)
+            printf("render %.1f ms/frame\n", r->render);
+        else
+            printf("render not run (--no-render)\n");
+    }
+    if (o.render) {
+        const char *errors = gfx_check_errors();
+        if (errors)
+            fprintf(stderr, "crowd_bench: GL errors: %s\n", errors);
+    }
+
+    free(scratch);
+    jobs_destroy(jobs);
+    scene_free(&scene);
+    anim_config_free(config);
+    cache_destroy(cache);
+    if (o.render) {
+        gfx_shutdown();
+        platform_shutdown();
+    }
+    return 0;
+}
