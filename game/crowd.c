@@ -70,6 +70,8 @@ typedef struct crowd_member {
     crowd_activity activity;
     crowd_behaviour behaviour;
     uint64_t random;           /* the member's own random sequence, so members do not depend on each other */
+    float pending_dt;          /* animation time not yet given to the animator (level of detail) */
+    uint8_t lod_phase;         /* which of every 2 or 4 steps this member animates on, so they take turns */
 } crowd_member;
 
 /* A character type in use and how many members use it, for the memory figures. */
@@ -87,6 +89,10 @@ struct crowd {
     mover_params mover_params;
     uint64_t random;
     jobs *jobs; /* not owned; NULL: update on the calling thread */
+    crowd_lod lod;
+    bool lod_on;
+    unsigned step_count;
+    int poses_updated;         /* animator updates in the last crowd_update */
 };
 
 /* ---------------------------------------------------------------------------------------------------- */
@@ -424,6 +430,7 @@ int crowd_spawn(crowd *crowd, int count, const crowd_spawn_desc *desc)
             .gesture_state = -1,
             .behaviour = behaviour,
             .random = crowd_random_next(&crowd->random),
+            .lod_phase = (uint8_t)(crowd->count & 3),
         };
         member->character = crowd_draw_body(desc, &member->random);
         member->mover.heading = crowd_random_between(&member->random, -GLM_PIf, GLM_PIf);
@@ -483,13 +490,46 @@ static void crowd_update_trip(crowd_member *member, const mover_params *params, 
 typedef struct crowd_step {
     crowd *crowd;
     float dt;
+    int poses[JOBS_THREADS_MAX]; /* per worker, summed after: no shared counter between threads */
 } crowd_step;
+
+/* How many steps a member's animation waits between updates: 1 near the viewer (the quality guard), 2 at
+ * middle distance, 4 far away or out of sight. */
+static int crowd_lod_interval(const crowd *crowd, const crowd_member *member)
+{
+    if (!crowd->lod_on)
+        return 1;
+    const crowd_lod *lod = &crowd->lod;
+    float dx = member->mover.x - lod->viewer_x, dz = member->mover.z - lod->viewer_z;
+    float distance_squared = dx * dx + dz * dz;
+    if (distance_squared <= lod->full_rate_distance * lod->full_rate_distance)
+        return 1;
+    if (lod->has_view) {
+        /* Out of sight: the feet and a point above the head both outside one side of the view, with a
+         * margin of a character's size. */
+        vec4 feet, head;
+        glm_mat4_mulv((vec4 *)lod->view_projection, (vec4){member->mover.x, 0.0f, member->mover.z, 1.0f}, feet);
+        glm_mat4_mulv((vec4 *)lod->view_projection, (vec4){member->mover.x, 2.0f, member->mover.z, 1.0f}, head);
+        for (int axis = 0; axis < 2; ++axis) {
+            float margin = 1.2f;
+            if ((feet[axis] > margin * feet[3] && head[axis] > margin * head[3]) ||
+                (feet[axis] < -margin * feet[3] && head[axis] < -margin * head[3]))
+                return 4;
+        }
+        if (feet[3] <= 0.0f && head[3] <= 0.0f)
+            return 4; /* behind the viewer */
+    }
+    if (distance_squared <= lod->half_rate_distance * lod->half_rate_distance)
+        return 2;
+    return 4;
+}
 
 /* Members [begin, end): each touches only its own record and animator, so chunks run on any thread. */
 static void crowd_update_members(void *context, int begin, int end, int worker)
 {
-    (void)worker;
-    const crowd_step *step = context;
+    crowd_step *step = context;
+    unsigned step_count = step->crowd->step_count;
+    int poses = 0;
     const mover_params *params = &step->crowd->mover_params;
     for (int i = begin; i < end; ++i) {
         crowd_member *member = &step->crowd->members[i];
@@ -497,17 +537,50 @@ static void crowd_update_members(void *context, int begin, int end, int worker)
             crowd_update_pause(member, params, step->dt);
         else
             crowd_update_trip(member, params, step->dt);
-        animator_set_number(member->animator, "speed", member->mover.speed);
-        animator_update(member->animator, step->dt, NULL);
+        /* Level of detail: the walk keeps moving every step; the animation of far or unseen members
+         * catches up every 2nd or 4th step with the time it missed (events and transitions included, as
+         * the animator is frame-rate independent). */
+        member->pending_dt += step->dt;
+        unsigned interval = (unsigned)crowd_lod_interval(step->crowd, member);
+        if ((step_count + member->lod_phase) % interval == 0) {
+            animator_set_number(member->animator, "speed", member->mover.speed);
+            animator_update(member->animator, member->pending_dt, NULL);
+            member->pending_dt = 0.0f;
+            ++poses;
+        }
     }
+    step->poses[worker] += poses;
 }
 
 void crowd_update(crowd *crowd, float dt)
 {
     if (!crowd || !(dt > 0.0f) || !isfinite(dt))
         return;
-    crowd_step step = {crowd, dt};
+    crowd_step step = {crowd, dt, {0}};
     jobs_parallel_for(crowd->jobs, crowd->count, CROWD_UPDATE_CHUNK, crowd_update_members, &step);
+    crowd->poses_updated = 0;
+    for (int w = 0; w < JOBS_THREADS_MAX; ++w)
+        crowd->poses_updated += step.poses[w];
+    ++crowd->step_count;
+}
+
+void crowd_set_lod(crowd *crowd, const crowd_lod *lod)
+{
+    if (!crowd)
+        return;
+    crowd->lod_on = lod != NULL;
+    if (lod) {
+        crowd->lod = *lod;
+        if (!(crowd->lod.full_rate_distance >= 0.0f))
+            crowd->lod.full_rate_distance = 0.0f;
+        if (!(crowd->lod.half_rate_distance >= crowd->lod.full_rate_distance))
+            crowd->lod.half_rate_distance = crowd->lod.full_rate_distance;
+    }
+}
+
+int crowd_poses_updated(const crowd *crowd)
+{
+    return crowd ? crowd->poses_updated : 0;
 }
 
 void crowd_set_jobs(crowd *crowd, jobs *jobs)

@@ -66,6 +66,24 @@ void crowd_update(crowd *crowd, float dt);
  * them: they must outlive it or be unset. */
 void crowd_set_jobs(crowd *crowd, jobs *jobs);
 
+/* Animation level of detail. A member within full_rate_distance of the viewer (on the ground) animates
+ * every step: the quality guard for what the player looks at. Beyond it, a member animates every 2nd step
+ * up to half_rate_distance and every 4th beyond, or when it is out of sight (with view_projection set:
+ * outside the view by a margin, or behind the viewer). Its walk (the mover) still moves every step; the
+ * animation catches up with the time it skipped, so clips, events and transitions keep their timing and
+ * members take turns (a quarter of the far ones each step). Deterministic, and the same on any number of
+ * threads. NULL: every member every step (the default). */
+typedef struct crowd_lod {
+    float viewer_x, viewer_z;
+    float full_rate_distance;   /* metres, e.g. 12 */
+    float half_rate_distance;   /* metres, e.g. 30 */
+    bool has_view;
+    mat4 view_projection;
+} crowd_lod;
+void crowd_set_lod(crowd *crowd, const crowd_lod *lod);
+/* Animator updates (poses computed) in the last crowd_update: the crowd's count without level of detail. */
+int crowd_poses_updated(const crowd *crowd);
+
 /* Hot reload, before the old config is freed: move each member to the same-named character of new_config
  * (animator_rebind). Members whose character is gone, or whose rebind fails, are removed (the order of
  * the others may change). Returns how many were removed. */

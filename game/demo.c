@@ -20,6 +20,7 @@
 static const double DEMO_HEADLESS_FRAME_SECONDS = 1.0 / 60.0; /* a headless frame shows this much time */
 static const double DEMO_MAX_FRAME_SECONDS = 0.25;            /* a stall is not caught up beyond this */
 static const double DEMO_RELOAD_POLL_SECONDS = 0.5;
+static const float DEMO_LOD_FULL_RATE_METRES = 12.0f, DEMO_LOD_HALF_RATE_METRES = 30.0f;
 static const float DEMO_TIME_SCALE_MIN = 1.0f / 16.0f, DEMO_TIME_SCALE_MAX = 4.0f;
 
 static double now_seconds(void)
@@ -369,6 +370,22 @@ static void write_trace_step(demo *d, const input_script_event *applied, int app
     json_object_end(&w);
 }
 
+/* Far and unseen crowd members animate less often; those near the camera, and the player, every step. */
+static void set_crowd_lod(demo *d)
+{
+    int width = 0, height = 0;
+    platform_framebuffer_size(&width, &height);
+    crowd_lod lod = {.full_rate_distance = DEMO_LOD_FULL_RATE_METRES, .half_rate_distance = DEMO_LOD_HALF_RATE_METRES,
+                     .has_view = width > 0 && height > 0};
+    mat4 view, projection;
+    vec3 eye;
+    camera_matrices(&d->camera, lod.has_view ? (float)width / (float)height : 1.0f, view, projection, eye);
+    glm_mat4_mul(projection, view, lod.view_projection);
+    lod.viewer_x = eye[0];
+    lod.viewer_z = eye[2];
+    crowd_set_lod(d->crowd, d->settings.crowd.lod ? &lod : NULL);
+}
+
 static void simulate_step(demo *d, float dt)
 {
     input_script_event applied[32];
@@ -407,6 +424,7 @@ static void simulate_step(demo *d, float dt)
             if (updated)
                 log_events(d, &update.animation);
         }
+        set_crowd_lod(d);
         crowd_update(d->crowd, scaled);
         d->simulation_time += scaled;
     }

@@ -26,7 +26,8 @@ demo_config demo_config_defaults(void)
                   .celebrate_chance = 0.1f,
                   .run_chance = 0.3f,
                   .max = 20000,
-                  .seed = 1},
+                  .seed = 1,
+                  .lod = true},
         .camera = {.distance = 6.0f, .pitch = 20.0f, .yaw = 0.0f},
         .window = {.width = 1280, .height = 720, .vsync = true},
     };
@@ -98,6 +99,7 @@ static const demo_config_key demo_config_keys[] = {
     {"crowd", "run_chance", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(crowd.run_chance), 0, 1},
     {"crowd", "max", DEMO_CONFIG_INTEGER, DEMO_CONFIG_AT(crowd.max), 1, 1000000},
     {"crowd", "seed", DEMO_CONFIG_SEED, DEMO_CONFIG_AT(crowd.seed), 0, 0},
+    {"crowd", "lod", DEMO_CONFIG_BOOL, DEMO_CONFIG_AT(crowd.lod), 0, 0},
     {"camera", "distance", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(camera.distance), 0.5, 1000},
     {"camera", "pitch", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(camera.pitch), -89, 89},
     {"camera", "yaw", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(camera.yaw), -360, 360},

@@ -38,6 +38,7 @@ typedef struct demo_config {
         float run_chance;          /* probability that a walk to a new spot is a run, default 0.3 */
         int max;                   /* cap on the crowd's size, default 20000 */
         uint64_t seed;             /* default 1 */
+        bool lod;                  /* animation level of detail for far and unseen members, default true */
     } crowd;
     struct {
         float distance; /* metres from the player, default 6 */

@@ -91,7 +91,7 @@ void hud_text(const demo *d, char *buffer, size_t size)
 
     crowd_memory_figures memory = crowd_memory(d->crowd);
     cache_stats shared = cache_get_stats(d->cache);
-    add(&b, "crowd  %d entities  shared ", memory.entity_count);
+    add(&b, "crowd  %d entities (%d poses a step)  shared ", memory.entity_count, crowd_poses_updated(d->crowd));
     add_bytes(&b, shared.shared_bytes);
     add(&b, " (%d models, %d clips)  per entity ", shared.models, shared.clips);
     add_bytes(&b, memory.entity_count > 0 ? memory.bytes_per_entity : 0);

@@ -500,6 +500,117 @@ static void test_threads_give_the_serial_crowd(void)
     }
 }
 
+/* Level of detail: near members animate every step, middle ones every 2nd, far or unseen ones every 4th,
+ * taking turns; the animation catches up with the skipped time; threads change nothing. */
+static int updates_seen(const crowd *c, int index, int steps)
+{
+    int changes = 0;
+    float before = animator_instance(crowd_animator(c, index))->time_in_state;
+    for (int s = 0; s < steps; ++s) {
+        crowd_update((crowd *)c, STEP);
+        float now = animator_instance(crowd_animator(c, index))->time_in_state;
+        changes += now != before;
+        before = now;
+    }
+    return changes;
+}
+
+static int member_near(const crowd *c, float x, float z, float within)
+{
+    for (int i = 0; i < crowd_count(c); ++i) {
+        const mover *m = crowd_mover(c, i);
+        if (fabsf(m->x - x) <= within && fabsf(m->z - z) <= within)
+            return i;
+    }
+    return -1;
+}
+
+static void test_level_of_detail(void)
+{
+    enum { MEMBERS = 200 };
+    crowd_spawn_desc desc = standard_desc();
+    desc.spacing = 4.0f;        /* out to about 40 m: every distance band */
+    desc.wander_radius = 0.0f;  /* they stay home, so the bands stay put */
+    crowd *serial = crowd_create(MEMBERS, 5), *threaded = crowd_create(MEMBERS, 5);
+    jobs *two = jobs_create(2);
+    CHECK(serial && threaded && two);
+    crowd_set_jobs(threaded, two);
+    CHECK(crowd_spawn(serial, MEMBERS, &desc) == MEMBERS && crowd_spawn(threaded, MEMBERS, &desc) == MEMBERS);
+    crowd_lod lod = {.full_rate_distance = 12.0f, .half_rate_distance = 30.0f};
+    crowd_set_lod(serial, &lod);
+    crowd_set_lod(threaded, &lod);
+
+    int near = 0, middle = 0, far = 0;
+    for (int i = 0; i < MEMBERS; ++i) {
+        const mover *m = crowd_mover(serial, i);
+        float distance = sqrtf(m->x * m->x + m->z * m->z);
+        near += distance <= 12.0f;
+        middle += distance > 12.0f && distance <= 30.0f;
+        far += distance > 30.0f;
+    }
+    int poses = 0;
+    for (int s = 0; s < 4; ++s) {
+        crowd_update(serial, STEP);
+        crowd_update(threaded, STEP);
+        poses += crowd_poses_updated(serial);
+    }
+    printf("  level of detail: %d near, %d middle, %d far members: %d poses in 4 steps (%d without)\n", near,
+           middle, far, poses, 4 * MEMBERS);
+    CHECK(near > 10 && middle > 10 && far > 10);
+    CHECK(poses == 4 * near + 2 * middle + far);
+
+    /* A near member animates every step; a far one every 4th, catching up 4 steps at once. */
+    int near_one = member_near(serial, 4.0f, 0.0f, 0.5f), far_one = member_near(serial, 28.0f, 28.0f, 2.1f);
+    CHECK(near_one >= 0 && far_one >= 0);
+    if (near_one >= 0 && far_one >= 0) {
+        float far_before = animator_instance(crowd_animator(serial, far_one))->time_in_state;
+        int far_changes = updates_seen(serial, far_one, 8);
+        float far_after = animator_instance(crowd_animator(serial, far_one))->time_in_state;
+        CHECK(updates_seen(serial, near_one, 8) == 8);
+        CHECK(far_changes == 2);
+        /* Unless its state changed meanwhile, it gained all 8 steps in two updates. */
+        CHECK(far_after < far_before || fabsf(far_after - far_before - 8.0f * STEP) < 1e-4f);
+        for (int s = 0; s < 16; ++s)
+            crowd_update(threaded, STEP);
+    }
+
+    /* With the camera's view: behind the viewer counts as unseen (every 4th step), ahead in view as middle. */
+    crowd_lod view = lod;
+    mat4 look, projection;
+    glm_lookat((vec3){0.0f, 2.0f, 0.0f}, (vec3){10.0f, 1.0f, 0.0f}, (vec3){0.0f, 1.0f, 0.0f}, look);
+    glm_perspective(glm_rad(50.0f), 16.0f / 9.0f, 0.05f, 200.0f, projection);
+    glm_mat4_mul(projection, look, view.view_projection);
+    view.has_view = true;
+    crowd_set_lod(serial, &view);
+    crowd_set_lod(threaded, &view);
+    int behind = member_near(serial, -20.0f, 0.0f, 2.1f), ahead = member_near(serial, 20.0f, 0.0f, 2.1f);
+    CHECK(behind >= 0 && ahead >= 0);
+    if (behind >= 0 && ahead >= 0) {
+        CHECK(updates_seen(serial, behind, 8) == 2);
+        CHECK(updates_seen(serial, ahead, 8) == 4);
+        for (int s = 0; s < 16; ++s)
+            crowd_update(threaded, STEP);
+    }
+
+    /* Same on two threads, member for member. */
+    for (int s = 0; s < 200; ++s) {
+        crowd_update(serial, STEP);
+        crowd_update(threaded, STEP);
+    }
+    int same = 0;
+    for (int i = 0; i < MEMBERS; ++i) {
+        const animator *a = crowd_animator(serial, i), *b = crowd_animator(threaded, i);
+        int joints = crowd_character(serial, i)->model->skeleton.joint_count;
+        same += animator_state(a) == animator_state(b) &&
+                memcmp(anim_controller_object_pose(animator_controller(a)),
+                       anim_controller_object_pose(animator_controller(b)), (size_t)joints * sizeof(joint_pose)) == 0;
+    }
+    CHECK(same == MEMBERS);
+    crowd_destroy(serial);
+    crowd_destroy(threaded);
+    jobs_destroy(two);
+}
+
 int main(void)
 {
     shared_cache = cache_create();
@@ -520,6 +631,7 @@ int main(void)
     RUN(test_memory_figures);
     RUN(test_rebind_follows_a_reload);
     RUN(test_threads_give_the_serial_crowd);
+    RUN(test_level_of_detail);
     anim_config_free(config);
     CHECK(cache_get_stats(shared_cache).users == 0);
     cache_destroy(shared_cache);

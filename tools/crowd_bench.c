@@ -45,6 +45,7 @@ typedef struct bench_options {
     int threads, frames, warmup, width, height;
     float wander_seconds;
     bool render;
+    bool lod;                       /* animation level of detail (crowd_set_lod) seen from the bench camera */
     const char *config_dir;
 } bench_options;
 
@@ -54,6 +55,7 @@ typedef struct frame_medians {
     double queue, end_frame;        /* render = queue + end_frame (gfx_end_frame and glFinish) */
     gfx_stats stats;
     int grows;                      /* gfx buffer grows during the timed frames: 0 when nothing allocated */
+    double poses;                   /* poses computed per step, mean over the timed frames */
 } frame_medians;
 
 static double now_ms(void)
@@ -78,7 +80,7 @@ static double median(double *values, int count)
 static int usage(void)
 {
     fprintf(stderr, "usage: crowd_bench --characters N [N ...] [--threads T] [--frames F] [--warmup W] "
-                    "[--wander-seconds S] [--size W H] [--no-render] [--config DIR]\n");
+                    "[--wander-seconds S] [--size W H] [--no-render] [--lod] [--config DIR]\n");
     return 2;
 }
 
@@ -123,6 +125,8 @@ static bool parse_options(int argc, char **argv, bench_options *o)
             if (!parse_int(argv[a + 1], 1, 16384, &o->width) || !parse_int(argv[a + 2], 1, 16384, &o->height))
                 return false;
             a += 2;
+        } else if (strcmp(argv[a], "--lod") == 0) {
+            o->lod = true;
         } else if (strcmp(argv[a], "--no-render") == 0) {
             o->render = false;
         } else if (strcmp(argv[a], "--config") == 0 && a + 1 < argc) {
@@ -254,6 +258,14 @@ static bool measure(int count, const bench_options *o, const crowd_spawn_desc *d
     float extent = desc->spacing * ceilf(sqrtf((float)count)) + 2.0f * desc->wander_radius;
     gfx_frame_desc frame_desc = crowd_camera(extent, o->width, o->height);
     const gfx_frame_desc *frame = o->render ? &frame_desc : NULL;
+    if (o->lod) {
+        /* As the demo does: 12 m full rate, 30 m half, beyond or unseen a quarter, from the bench camera. */
+        crowd_lod lod = {.viewer_x = frame_desc.camera_position[0], .viewer_z = frame_desc.camera_position[2],
+                         .full_rate_distance = 12.0f, .half_rate_distance = 30.0f, .has_view = true};
+        glm_mat4_mul(frame_desc.projection, frame_desc.view, lod.view_projection);
+        crowd_set_lod(crowd, &lod);
+    }
+    long poses = 0;
 
     int wander_steps = (int)(o->wander_seconds / STEP_SECONDS + 0.5f);
     for (int step = 0; step < wander_steps; ++step)
@@ -265,6 +277,8 @@ static bool measure(int count, const bench_options *o, const crowd_spawn_desc *d
             grows_before = o->render ? gfx_frame_stats().buffer_grows : 0;
         double times[4];
         run_frame(crowd, scene, jobs, frame, &own, times);
+        if (f >= o->warmup)
+            poses += crowd_poses_updated(crowd);
         if (f >= o->warmup)
             for (int p = 0; p < 4; ++p)
                 parts[p][f - o->warmup] = times[p];
@@ -281,6 +295,7 @@ static bool measure(int count, const bench_options *o, const crowd_spawn_desc *d
     out->palettes = median(parts[1], o->frames);
     out->queue = median(parts[2], o->frames);
     out->end_frame = median(parts[3], o->frames);
+    out->poses = (double)poses / o->frames;
     if (o->render) {
         out->stats = gfx_frame_stats();
         out->grows = out->stats.buffer_grows - grows_before;
@@ -350,8 +365,8 @@ int main(int argc, char **argv)
         if (!measure(o.counts[n], &o, &desc, settings.crowd.seed, &scene, jobs, scratch, &results[n]))
             return 1;
         const frame_medians *r = &results[n];
-        printf("  %6d characters: update %.2f ms (crowd step %.2f, palettes %.2f)", o.counts[n], r->update,
-               r->crowd_update, r->palettes);
+        printf("  %6d characters: update %.2f ms (crowd step %.2f, palettes %.2f; %.0f poses computed a step)",
+               o.counts[n], r->update, r->crowd_update, r->palettes, r->poses);
         if (o.render)
             printf(", render %.2f ms (queue %.2f, end_frame + glFinish %.2f); %d drawn, %d culled, %d buffer grows "
                    "while timed",
