@@ -25,6 +25,7 @@
 
 #include <GL/glew.h>
 
+#include "bench.h"
 #include "base/jobs.h"
 #include "cache/cache.h"
 #include "crowd.h"
@@ -60,21 +61,7 @@ typedef struct frame_medians {
 
 static double now_ms(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *values, int count)
-{
-    qsort(values, (size_t)count, sizeof *values, compare_doubles);
-    return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
+    return 1000.0 * bench_seconds_now();
 }
 
 static int usage(void)
@@ -287,14 +274,14 @@ static bool measure(int count, const bench_options *o, const crowd_spawn_desc *d
     double *totals = scratch + 4 * o->frames;
     for (int f = 0; f < o->frames; ++f)
         totals[f] = parts[0][f] + parts[1][f];
-    out->update = median(totals, o->frames);
+    out->update = bench_median(totals, o->frames);
     for (int f = 0; f < o->frames; ++f)
         totals[f] = parts[2][f] + parts[3][f];
-    out->render = median(totals, o->frames);
-    out->crowd_update = median(parts[0], o->frames);
-    out->palettes = median(parts[1], o->frames);
-    out->queue = median(parts[2], o->frames);
-    out->end_frame = median(parts[3], o->frames);
+    out->render = bench_median(totals, o->frames);
+    out->crowd_update = bench_median(parts[0], o->frames);
+    out->palettes = bench_median(parts[1], o->frames);
+    out->queue = bench_median(parts[2], o->frames);
+    out->end_frame = bench_median(parts[3], o->frames);
     out->poses = (double)poses / o->frames;
     if (o->render) {
         out->stats = gfx_frame_stats();

@@ -21,6 +21,7 @@
 
 #include <GL/glew.h>
 
+#include "bench.h"
 #include "gfx/gfx.h"
 #include "md5/md5.h"
 #include "platform/platform.h"
@@ -48,21 +49,7 @@ typedef struct frame_times {
 
 static double now_ms(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *values, int count)
-{
-    qsort(values, (size_t)count, sizeof *values, compare_doubles);
-    return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
+    return 1000.0 * bench_seconds_now();
 }
 
 static int usage(void)
@@ -172,11 +159,11 @@ static frame_times run_mode(entity *entities, int count, bool naive, bool shadow
         exit(1);
     }
     out.stats = gfx_frame_stats();
-    out.anim = median(anim, frames);
-    out.submit = median(submit, frames);
-    out.end_frame = median(end, frames);
-    out.finish = median(finish, frames);
-    out.render = median(render, frames);
+    out.anim = bench_median(anim, frames);
+    out.submit = bench_median(submit, frames);
+    out.end_frame = bench_median(end, frames);
+    out.finish = bench_median(finish, frames);
+    out.render = bench_median(render, frames);
     return out;
 }
 
