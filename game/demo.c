@@ -171,10 +171,15 @@ static void load_configuration(demo *d, bool force)
     long characters_time = modification_time(d->characters_path);
     bool first_try = !d->config && d->watched_mtimes[2] != characters_time;
     d->watched_mtimes[2] = characters_time;
+    /* With nothing complete running yet (the start, or a start that had to leave things out), a load keeps
+     * going past assets that fail: the rest plays, stand-ins fill in and the problems are shown. Once a
+     * complete config runs, a reload with problems keeps it instead. */
+    bool partial = !d->config || anim_config_stand_in_count(d->config) > 0;
     if (first_try || force || (d->config && anim_config_reload_due(d->config))) {
         any = true;
-        anim_config *config = d->config ? anim_config_reload(d->config, &problems)
-                                        : anim_config_load(d->characters_path, d->cache, &problems);
+        anim_config *config = !d->config ? anim_config_load_partial(d->characters_path, d->cache, &problems)
+                              : partial  ? anim_config_reload_partial(d->config, &problems)
+                                         : anim_config_reload(d->config, &problems);
         if (config)
             adopt_config(d, config, &problems);
         else
@@ -183,9 +188,13 @@ static void load_configuration(demo *d, bool force)
     if (any) {
         clear_problems(d);
         show_problems(d, &problems);
+        int stand_ins = anim_config_stand_in_count(d->config);
         if ((failed || problems.total > 0) && !d->config)
             set_status(d, "%d problem%s and no configuration has loaded yet: fix it and press F5", problems.total,
                        problems.total == 1 ? "" : "s");
+        else if (!failed && stand_ins > 0)
+            set_status(d, "%d problem%s: the rest runs, with stand-ins for what failed to load; fix and save (or "
+                       "press F5)", problems.total, problems.total == 1 ? "" : "s");
         else if (failed || problems.total > 0)
             set_status(d, "reload: %d problem%s, the last good configuration keeps running", problems.total,
                        problems.total == 1 ? "" : "s");

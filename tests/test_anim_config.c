@@ -412,6 +412,110 @@ static void test_hot_reload_of_an_edited_clip(void)
     CHECK(system(text) == 0);
 }
 
+/* A partial load (what the demo does when nothing runs yet) keeps going past assets that fail: a missing
+ * clip file, a clip made for another skeleton and a state naming a clip the library lacks play the first
+ * good clip instead, a character whose mesh is missing is left out; every one is reported at its line.
+ * A strict load of the same files gives nothing; mistakes in the ini text fail a partial load too; a fix
+ * is taken by a partial reload. */
+static bool has_diag(const diag_list *errors, const char *file_end, int line, const char *part1, const char *part2)
+{
+    for (int i = 0; i < errors->count; ++i) {
+        const diag *d = &errors->items[i];
+        size_t n = strlen(d->file), m = strlen(file_end);
+        if (n >= m && strcmp(d->file + n - m, file_end) == 0 && d->line == line && strstr(d->message, part1) &&
+            (!part2 || strstr(d->message, part2)))
+            return true;
+    }
+    return false;
+}
+
+static void test_partial_load(void)
+{
+    char folder[512], characters[600], clips[600], states[600], walk[600], text[2048];
+    CHECK(test_make_temp_folder(folder, sizeof folder, "test_anim_config"));
+    snprintf(characters, sizeof characters, "%s/characters.ini", folder);
+    snprintf(clips, sizeof clips, "%s/clips.ini", folder);
+    snprintf(states, sizeof states, "%s/states.ini", folder);
+    snprintf(walk, sizeof walk, "%s/walk.md5anim", folder);
+    snprintf(text, sizeof text,
+             "[mannequin]\nmesh = %s\nclips = clips.ini\nstates = states.ini\n"
+             "[robot]\nmesh = robot_missing.md5mesh\nclips = clips.ini\nstates = states.ini\n", MANNEQUIN);
+    test_write_file(characters, text);
+    snprintf(text, sizeof text,
+             "[idle]\nfile = %s/assets/clips/idle.md5anim\nloop = true\n"
+             "[walk]\nfile = walk.md5anim\nloop = true\nevents = footstep.L@3\n"
+             "[run]\nfile = %s/real-md5/boneman/boneman_running.md5anim\nloop = true\n",
+             MARIONETTE_SOURCE_DIR, MARIONETTE_SHARED_DIR);
+    test_write_file(clips, text);
+    const char *good_states = "[machine]\nstart = idle\n[state idle]\nclip = idle\n[state walk]\nclip = walk\n"
+                              "[state run]\nclip = run\n[state wave]\nclip = wavee\n"
+                              "[idle -> walk]\nwhen = true\n[walk -> run]\nwhen = true\n[run -> wave]\nwhen = true\n";
+    test_write_file(states, good_states);
+
+    cache *cache = cache_create();
+    diag_list errors = {0};
+    CHECK(anim_config_load(characters, cache, &errors) == NULL);
+    CHECK(errors.total == 4);
+    diag_list_clear(&errors);
+
+    anim_config *config = anim_config_load_partial(characters, cache, &errors);
+    CHECK(config != NULL);
+    CHECK(anim_config_stand_in_count(config) == 4 && errors.total == 4);
+    CHECK(has_diag(&errors, "/characters.ini", 6, "mesh of 'robot'", "the character is left out"));
+    CHECK(has_diag(&errors, "/clips.ini", 5, "clip [walk]", "[idle] plays in its place"));
+    CHECK(has_diag(&errors, "/clips.ini", 9, "clip [run]", "skeleton has 31"));
+    CHECK(has_diag(&errors, "/states.ini", 10, "unknown clip 'wavee'", "[idle] plays in its place"));
+    const anim_character *mannequin = anim_config_character(config, 0);
+    CHECK(anim_config_character_count(config) == 1 && anim_config_find_character(config, "robot") == NULL);
+    if (mannequin) {
+        int idle = anim_config_find_clip(mannequin, "idle"), walk_clip = anim_config_find_clip(mannequin, "walk");
+        CHECK(idle == 0 && walk_clip == 1);
+        CHECK(mannequin->clips[walk_clip].clip == mannequin->clips[idle].clip);
+        CHECK(mannequin->clips[walk_clip].event_count == 0); /* marked on the frames of the clip that failed */
+        CHECK(mannequin->clips[2].clip == mannequin->clips[idle].clip);
+        CHECK(mannequin->machine.states[state_machine_find_state(&mannequin->machine, "wave")].clip == idle);
+        CHECK(mannequin->machine.states[state_machine_find_state(&mannequin->machine, "walk")].clip == walk_clip);
+    }
+
+    /* The walk's file appears: a partial reload takes it, the other three problems remain. */
+    diag_list_clear(&errors);
+    copy_file(MARIONETTE_SOURCE_DIR "/assets/clips/walk.md5anim", walk);
+    CHECK(anim_config_reload_due(config));
+    anim_config *reloaded = anim_config_reload_partial(config, &errors);
+    CHECK(reloaded != NULL);
+    if (reloaded) {
+        anim_config_free(config);
+        config = reloaded;
+        mannequin = anim_config_character(config, 0);
+        CHECK(anim_config_stand_in_count(config) == 3 && errors.total == 3);
+        CHECK(mannequin && mannequin->clips[1].clip != mannequin->clips[0].clip &&
+              mannequin->clips[1].clip->frame_count == 31 && mannequin->clips[1].event_count == 1);
+    }
+
+    /* A mistake in the ini text is not worked around: the partial reload fails, the running config stays. */
+    diag_list_clear(&errors);
+    test_write_file(states, "[machine]\nstart = idle\n[state idle]\nclip = idle\nloop = maybe\n");
+    CHECK(anim_config_reload_partial(config, &errors) == NULL);
+    CHECK(has_diag(&errors, "/states.ini", 5, "loop", NULL));
+    test_write_file(states, good_states);
+
+    /* No character left: a partial load gives nothing. */
+    diag_list_clear(&errors);
+    test_write_file(clips, "[idle]\nfile = missing_idle.md5anim\n");
+    test_write_file(states, "[machine]\nstart = idle\n[state idle]\nclip = idle\n");
+    CHECK(anim_config_load_partial(characters, cache, &errors) == NULL);
+    CHECK(has_diag(&errors, "/clips.ini", 2, "clip [idle]", "cannot open"));
+    CHECK(has_diag(&errors, "/characters.ini", 3, "none of the clips of 'mannequin' loaded", NULL));
+    CHECK(has_diag(&errors, "/characters.ini", 0, "no character could be loaded", NULL));
+
+    anim_config_free(config);
+    CHECK(cache_get_stats(cache).users == 0);
+    cache_destroy(cache);
+    diag_list_free(&errors);
+    snprintf(text, sizeof text, "rm -rf '%s'", folder);
+    CHECK(system(text) == 0);
+}
+
 /* ---- the state machine, driven by the real config/states.ini -------------------------------------- */
 
 static const state_machine_clip_status playing = {false, false};
@@ -593,6 +697,7 @@ int main(void)
     RUN(test_all_mistakes_in_a_file_are_reported);
     RUN(test_hot_reload);
     RUN(test_hot_reload_of_an_edited_clip);
+    RUN(test_partial_load);
     RUN(test_state_machine);
     RUN(test_state_machine_priority_and_restart);
     return check_report();

@@ -84,11 +84,10 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    /* Freed memory stays with the process (no trimming, no per-block mmap below 32 MB), so RSS shows the
-     * high-water mark: it grows while the run warms up and must then stay put. Without this, glibc hands
-     * pages back and forth and RSS swings with whatever was freed last. */
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    /* RSS is read after malloc_trim has handed every whole free page of the heap back to the system, so it
+     * counts memory in use (ours, the GL driver's, code) and not the allocator's high-water mark: the
+     * software renderer's transient allocations (shader compiles, binning) otherwise leave the heap at the
+     * largest size it ever reached, which steps up whenever a bigger burst happens to land on top of it. */
     mallopt(M_ARENA_MAX, 1); /* one arena for every thread: no per-thread arena filling up in its own time */
 
     /* A scratch config the run may edit, beside a link to the real assets. */
@@ -154,6 +153,7 @@ int main(int argc, char **argv)
         }
         ++cycles;
         crowd_mismatches += crowd_count(d.crowd) != 0 || d.message_count != 0;
+        malloc_trim(0);
         long rss = resident_kilobytes();
         long heap = heap_calls_live;
         if (cycles == WARM_UP_CYCLES + 1) {
@@ -165,8 +165,8 @@ int main(int argc, char **argv)
             long growth = labs(heap - first_checked_heap);
             largest_heap_growth = growth > largest_heap_growth ? growth : largest_heap_growth;
         }
-        /* malloc's own count of bytes in use (ours and the GL driver's): tells a driver's growing heap
-         * from pages the process maps by other means when RSS moves. */
+        /* malloc's own count of bytes in use (ours and the GL driver's): tells a growing heap from pages the
+         * process maps by other means when RSS moves. */
         struct mallinfo2 mi = mallinfo2();
         printf("  cycle %3d at %6.1f s: RSS %ld KB, malloc in use %zu KB, our heap blocks %ld, GL error frames %d\n",
                cycles, seconds_now() - start, rss, mi.uordblks / 1024 + mi.hblkhd / 1024, heap, d.gl_error_frames);

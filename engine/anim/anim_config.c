@@ -33,6 +33,7 @@ struct anim_config {
     anim_character_storage *storage;
     int watched_count, watched_capacity;
     watched_file_stamp *watched;
+    int stand_in_count; /* problems a partial load worked around */
 };
 
 /* ---------------------------------------------------------------------------------------------------- */
@@ -122,6 +123,13 @@ static void anim_config_load_one(anim_config_loader *loader, const anim_characte
     if (!character->model) {
         char inner[DIAG_TEXT_MAX];
         diag_format(&error, inner, sizeof inner);
+        if (loader->partial) {
+            /* Left out whole: without a skeleton its clips and states cannot be checked. */
+            anim_config_report_stand_in(loader, source->referrer ? source->referrer : source->mesh_path,
+                                        source->referrer ? source->mesh_line : error.line,
+                                        "mesh of '%s': %s; the character is left out", source->name, inner);
+            return;
+        }
         if (source->referrer)
             anim_config_report(loader, source->referrer, source->mesh_line, "mesh of '%s': %s", source->name, inner);
         else
@@ -131,6 +139,16 @@ static void anim_config_load_one(anim_config_loader *loader, const anim_characte
     if (source->states_path)
         anim_config_load_states(loader, character, storage, source->states_path, source->referrer,
                                 source->states_line);
+    if (loader->partial && character->model && anim_config_first_loaded_clip(character) < 0)
+        anim_config_report_stand_in(loader, source->referrer ? source->referrer : source->clips_path,
+                                    source->referrer ? source->clips_line : 0,
+                                    "none of the clips of '%s' loaded; the character is left out", source->name);
+}
+
+/* What a partial load can play: a model and at least one clip. */
+static bool anim_config_playable(const anim_character *character)
+{
+    return character->model && anim_config_first_loaded_clip(character) >= 0;
 }
 
 static anim_config *anim_config_new(cache *cache, int character_count)
@@ -150,27 +168,31 @@ static anim_config *anim_config_new(cache *cache, int character_count)
     return config;
 }
 
+static void anim_config_release_character(cache *cache, anim_character *character, anim_character_storage *storage)
+{
+    for (int i = 0; i < character->clip_count; ++i) {
+        if (storage->clip_handles)
+            cache_release_clip(cache, storage->clip_handles[i]);
+        if (storage->events)
+            free(storage->events[i]);
+    }
+    cache_release_model(cache, character->model_handle);
+    free(storage->clips);
+    free(storage->events);
+    free(storage->clip_handles);
+    free(storage->sync_group_names);
+    free(storage->states);
+    free(storage->transitions);
+    *character = (anim_character){0};
+    *storage = (anim_character_storage){0};
+}
+
 void anim_config_free(anim_config *config)
 {
     if (!config)
         return;
-    for (int c = 0; c < config->character_count; ++c) {
-        anim_character *character = &config->characters[c];
-        anim_character_storage *storage = &config->storage[c];
-        for (int i = 0; i < character->clip_count; ++i) {
-            if (storage->clip_handles)
-                cache_release_clip(config->cache, storage->clip_handles[i]);
-            if (storage->events)
-                free(storage->events[i]);
-        }
-        cache_release_model(config->cache, character->model_handle);
-        free(storage->clips);
-        free(storage->events);
-        free(storage->clip_handles);
-        free(storage->sync_group_names);
-        free(storage->states);
-        free(storage->transitions);
-    }
+    for (int c = 0; c < config->character_count; ++c)
+        anim_config_release_character(config->cache, &config->characters[c], &config->storage[c]);
     free(config->characters);
     free(config->storage);
     anim_config_free_watched(config);
@@ -182,13 +204,31 @@ void anim_config_free(anim_config *config)
     free(config);
 }
 
+/* Load one character into the next slot; a partial load leaves out one it cannot play. */
+static void anim_config_add_character(anim_config_loader *loader, const anim_character_source *source)
+{
+    anim_config *config = loader->config;
+    anim_character *character = &config->characters[config->character_count];
+    anim_character_storage *storage = &config->storage[config->character_count];
+    anim_config_load_one(loader, source, character, storage);
+    if (loader->partial && !anim_config_playable(character))
+        anim_config_release_character(config->cache, character, storage);
+    else
+        config->character_count++;
+}
+
 /* A load that found any problem hands its watch list to `keep_watching` (a reload's old config) and
  * frees everything else: nothing half-built ever reaches the caller. */
 static anim_config *anim_config_finish(anim_config_loader *loader, anim_config *keep_watching)
 {
     anim_config *config = loader->config;
-    if (loader->error_count == 0)
+    if (loader->partial && loader->error_count == 0 && config->character_count == 0)
+        anim_config_report(loader, config->characters_path ? config->characters_path : config->clips_path, 0,
+                           "no character could be loaded");
+    if (loader->error_count == 0) {
+        config->stand_in_count = loader->stand_in_count;
         return config;
+    }
     if (keep_watching) {
         anim_config_free_watched(keep_watching);
         keep_watching->watched = config->watched;
@@ -207,9 +247,10 @@ static char *anim_config_copy(const char *text)
 }
 
 static anim_config *anim_config_load_files(const char *characters_path, cache *cache, diag_list *errors,
-                                           anim_config *keep_watching)
+                                           anim_config *keep_watching, bool partial)
 {
-    anim_config_loader loader = {.cache = cache, .errors = errors, .errors_before = errors ? errors->count : 0};
+    anim_config_loader loader = {
+        .cache = cache, .errors = errors, .errors_before = errors ? errors->count : 0, .partial = partial};
     ini_document document = {.path = characters_path};
     loader.config = anim_config_new(cache, 0);
     if (!loader.config || !cache || !characters_path) {
@@ -260,9 +301,7 @@ static anim_config *anim_config_load_files(const char *characters_path, cache *c
                 .name = section->name, .mesh_path = paths[0], .clips_path = paths[1], .states_path = paths[2],
                 .referrer = characters_path, .name_line = section->line, .mesh_line = found[0]->line,
                 .clips_line = found[1]->line, .states_line = found[2]->line};
-            anim_config_load_one(&loader, &source, &loader.config->characters[loader.config->character_count],
-                                 &loader.config->storage[loader.config->character_count]);
-            loader.config->character_count++;
+            anim_config_add_character(&loader, &source);
         }
     }
     ini_document_free(&document);
@@ -271,18 +310,29 @@ static anim_config *anim_config_load_files(const char *characters_path, cache *c
 
 anim_config *anim_config_load(const char *characters_path, cache *cache, diag_list *errors)
 {
-    return anim_config_load_files(characters_path, cache, errors, NULL);
+    return anim_config_load_files(characters_path, cache, errors, NULL, false);
+}
+
+anim_config *anim_config_load_partial(const char *characters_path, cache *cache, diag_list *errors)
+{
+    return anim_config_load_files(characters_path, cache, errors, NULL, true);
+}
+
+int anim_config_stand_in_count(const anim_config *config)
+{
+    return config ? config->stand_in_count : 0;
 }
 
 static anim_config *anim_config_load_single(const char *name, const char *mesh_path, const char *clips_path,
                                             const char *states_path, cache *cache, diag_list *errors,
-                                            anim_config *keep_watching)
+                                            anim_config *keep_watching, bool partial)
 {
     if (!name || !mesh_path || !clips_path || !cache) {
         diag_list_add(errors, "", 0, "anim_config_load_character needs a name, a mesh, a clips file and a cache");
         return NULL;
     }
-    anim_config_loader loader = {.cache = cache, .errors = errors, .errors_before = errors ? errors->count : 0};
+    anim_config_loader loader = {
+        .cache = cache, .errors = errors, .errors_before = errors ? errors->count : 0, .partial = partial};
     loader.config = anim_config_new(cache, 1);
     if (!loader.config) {
         diag_list_add(errors, clips_path, 0, "out of memory");
@@ -296,15 +346,14 @@ static anim_config *anim_config_load_single(const char *name, const char *mesh_p
     anim_character_source source = {.name = name, .mesh_path = mesh_path, .clips_path = clips_path,
                                     .states_path = states_path};
     anim_config_check_name(&loader, clips_path, 0, "character", name);
-    anim_config_load_one(&loader, &source, &config->characters[0], &config->storage[0]);
-    config->character_count = 1;
+    anim_config_add_character(&loader, &source);
     return anim_config_finish(&loader, keep_watching);
 }
 
 anim_config *anim_config_load_character(const char *name, const char *mesh_path, const char *clips_path,
                                         const char *states_path, cache *cache, diag_list *errors)
 {
-    return anim_config_load_single(name, mesh_path, clips_path, states_path, cache, errors, NULL);
+    return anim_config_load_single(name, mesh_path, clips_path, states_path, cache, errors, NULL, false);
 }
 
 int anim_config_character_count(const anim_config *config)
@@ -339,14 +388,24 @@ bool anim_config_reload_due(const anim_config *config)
     return false;
 }
 
-anim_config *anim_config_reload(anim_config *old, diag_list *errors)
+static anim_config *anim_config_reload_mode(anim_config *old, diag_list *errors, bool partial)
 {
     if (!old)
         return NULL;
     if (old->characters_path)
-        return anim_config_load_files(old->characters_path, old->cache, errors, old);
+        return anim_config_load_files(old->characters_path, old->cache, errors, old, partial);
     return anim_config_load_single(old->character_name, old->mesh_path, old->clips_path, old->states_path, old->cache,
-                                   errors, old);
+                                   errors, old, partial);
+}
+
+anim_config *anim_config_reload(anim_config *old, diag_list *errors)
+{
+    return anim_config_reload_mode(old, errors, false);
+}
+
+anim_config *anim_config_reload_partial(anim_config *old, diag_list *errors)
+{
+    return anim_config_reload_mode(old, errors, true);
 }
 
 int anim_config_watched_file_count(const anim_config *config)

@@ -2,7 +2,8 @@
  * library clips.ini and the state machine states.ini) into one immutable anim_config: per character type,
  * its model, its clips (anim_clip) and its state machine definition. Every mistake is reported as
  * `file:line: message`, all of them in one go; a load gives a complete config or nothing, so a bad edit
- * can never leave a half-applied config running. It also remembers every file it read, for hot reload.
+ * can never leave a half-applied config running. A partial load (for a program that has nothing running
+ * yet) is the one exception: it keeps going past assets that fail to load, see anim_config_load_partial. It also remembers every file it read, for hot reload.
  * Knows nothing of SDL, GL or the per-entity animation controller; the formats are documented at the top
  * of the files in config/. */
 #ifndef MARIONETTE_ANIM_CONFIG_H
@@ -38,6 +39,17 @@ anim_config *anim_config_load(const char *characters_path, cache *cache, diag_li
 anim_config *anim_config_load_character(const char *name, const char *mesh_path, const char *clips_path,
                                         const char *states_path, cache *cache, diag_list *errors);
 
+/* Like anim_config_load, but assets that fail to load (a clip file that is missing, malformed or made for
+ * another skeleton, a mesh that cannot be read) do not stop the rest: a clip that failed plays its
+ * character's first good clip in its place (and so does a state naming a clip the library lacks), a
+ * character whose mesh or every clip failed is left out. Each is still reported at the line that named
+ * it; anim_config_stand_in_count says how many there were. Mistakes in the ini text itself still fail the
+ * load (NULL), and so does a config left with no character at all. */
+anim_config *anim_config_load_partial(const char *characters_path, cache *cache, diag_list *errors);
+/* Problems a partial load (or reload) worked around, each counted once as reported (two characters sharing
+ * a clips.ini share its problems); 0 for a complete config. */
+int anim_config_stand_in_count(const anim_config *config);
+
 /* Releases the config's models and clips in the cache it was loaded with. NULL is fine. */
 void anim_config_free(anim_config *config);
 
@@ -57,6 +69,9 @@ bool anim_config_reload_due(const anim_config *config);
  * which from now on watches the files this attempt read, so reload_due says false until the next edit.
  * Entities move over with state_machine_instance_remap. */
 anim_config *anim_config_reload(anim_config *old, diag_list *errors);
+/* The same as a partial load: for a config that is itself partial, so that a fix of one problem is taken
+ * while another remains. */
+anim_config *anim_config_reload_partial(anim_config *old, diag_list *errors);
 
 /* The files the config watches, for a HUD or a log. */
 int anim_config_watched_file_count(const anim_config *config);

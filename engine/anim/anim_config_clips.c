@@ -87,6 +87,13 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
         anim_config_report(loader, path, 0, "no clips: expected a [NAME] section per clip");
     character->clips = storage->clips;
     character->sync_group_names = (const char(*)[ANIM_NAME_MAX])storage->sync_group_names;
+    /* Clips whose file failed, reported once the stand-in (the first clip that loaded) is known. */
+    struct clip_failure {
+        int line;
+        char text[DIAG_TEXT_MAX];
+    } *failures = calloc((size_t)(count ? count : 1), sizeof *failures);
+    if (!failures)
+        anim_config_report(loader, path, 0, "out of memory");
 
     for (int s = 0; s < count; ++s) {
         const ini_section *section = &document.sections[s];
@@ -109,10 +116,9 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
                 diag error;
                 storage->clip_handles[s] =
                     cache_load_clip(loader->cache, clip_path, character->model_handle, &error, NULL);
-                if (storage->clip_handles[s].id == 0) {
-                    char inner[DIAG_TEXT_MAX];
-                    diag_format(&error, inner, sizeof inner);
-                    anim_config_report(loader, path, file->line, "clip [%s]: %s", section->name, inner);
+                if (storage->clip_handles[s].id == 0 && failures) {
+                    diag_format(&error, failures[s].text, sizeof failures[s].text);
+                    failures[s].line = file->line;
                 }
                 clip->clip = cache_clip(loader->cache, storage->clip_handles[s]);
             }
@@ -132,7 +138,34 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
         if ((entry = ini_find_entry(section, "events")))
             anim_config_parse_events(loader, path, entry, clip, &storage->events[s]);
     }
+    int stand_in = anim_config_first_loaded_clip(character);
+    for (int s = 0; s < count && failures; ++s) {
+        if (failures[s].line == 0)
+            continue;
+        anim_clip *clip = &storage->clips[s];
+        if (!loader->partial) {
+            anim_config_report(loader, path, failures[s].line, "clip [%s]: %s", clip->name, failures[s].text);
+            continue;
+        }
+        if (stand_in < 0) { /* nothing to play: the character is left out (anim_config.c says so) */
+            anim_config_report_stand_in(loader, path, failures[s].line, "clip [%s]: %s", clip->name, failures[s].text);
+            continue;
+        }
+        anim_config_report_stand_in(loader, path, failures[s].line, "clip [%s]: %s; [%s] plays in its place",
+                                    clip->name, failures[s].text, storage->clips[stand_in].name);
+        clip->clip = storage->clips[stand_in].clip;
+        clip->event_count = 0; /* its events were marked on the frames of the clip that failed */
+    }
+    free(failures);
     ini_document_free(&document);
+}
+
+int anim_config_first_loaded_clip(const anim_character *character)
+{
+    for (int i = 0; character && i < character->clip_count; ++i)
+        if (character->clips[i].clip)
+            return i;
+    return -1;
 }
 
 int anim_config_find_clip(const anim_character *character, const char *name)

@@ -33,12 +33,19 @@ typedef struct anim_config_loader {
     diag_list *errors;
     int errors_before; /* errors->count when this load started: only this load's diags are deduplicated */
     int error_count;
+    bool partial;        /* assets that fail are worked around (anim_config_load_partial) */
+    int stand_in_count;  /* problems worked around */
 } anim_config_loader;
 
 /* anim_config_values.c ------------------------------------------------------------------------------- */
 
 /* Count a problem and add it to loader->errors unless this load already reported the same one. */
 void anim_config_report(anim_config_loader *loader, const char *file, int line, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* A problem a partial load works around (a clip or mesh that failed, a clip name the library lacks): reported
+ * like any other, counted as a stand-in instead of an error. Only when loader->partial. */
+void anim_config_report_stand_in(anim_config_loader *loader, const char *file, int line, const char *format, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* anim_config_report for a finished message; context is the loader. An ini_reporter's function. */
@@ -78,6 +85,8 @@ bool anim_config_read_document(anim_config_loader *loader, const char *path, con
  * refers to the clips). Problems are reported, at (referrer, referrer_line) when the file cannot be read. */
 void anim_config_load_clips(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
                             const char *path, const char *referrer, int referrer_line);
+/* The first clip of the library whose file loaded (a partial load's stand-in), or -1. */
+int anim_config_first_loaded_clip(const anim_character *character);
 void anim_config_load_states(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
                              const char *path, const char *referrer, int referrer_line);
 

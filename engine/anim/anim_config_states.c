@@ -354,9 +354,17 @@ static int anim_config_state_clip(anim_config_loader *loader, const char *path, 
     int clip = anim_config_find_clip(character, entry->value);
     if (clip < 0) {
         char list[DIAG_MESSAGE_MAX / 2];
+        anim_config_join_names(list, sizeof list, character->clips ? character->clips[0].name : "",
+                               sizeof character->clips[0], character->clip_count);
+        int stand_in = anim_config_first_loaded_clip(character);
+        if (loader->partial && stand_in >= 0) {
+            anim_config_report_stand_in(loader, path, entry->line,
+                                        "unknown clip '%s' (the clip library has: %s); [%s] plays in its place",
+                                        entry->value, list, character->clips[stand_in].name);
+            return stand_in;
+        }
         anim_config_report(loader, path, entry->line, "unknown clip '%s' (the clip library has: %s)", entry->value,
-                           anim_config_join_names(list, sizeof list, character->clips ? character->clips[0].name : "",
-                                                  sizeof character->clips[0], character->clip_count));
+                           list);
     }
     return clip;
 }

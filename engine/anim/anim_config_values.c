@@ -9,12 +9,11 @@
 /* ---------------------------------------------------------------------------------------------------- */
 /* Reporting                                                                                             */
 
-void anim_config_report_message(void *context, const char *file, int line, const char *message)
+/* False when this load already reported the same problem (or there is no list to add to). */
+static bool anim_config_add(anim_config_loader *loader, const char *file, int line, const char *message)
 {
-    anim_config_loader *loader = context;
-    loader->error_count++;
     if (!loader->errors)
-        return;
+        return false;
     /* Two characters sharing one clips.ini would otherwise report each of its mistakes twice. */
     diag probe;
     diag_set(&probe, file, line, "%s", message);
@@ -22,9 +21,16 @@ void anim_config_report_message(void *context, const char *file, int line, const
         const diag *seen = &loader->errors->items[i];
         if (seen->line == probe.line && strcmp(seen->file, probe.file) == 0 &&
             strcmp(seen->message, probe.message) == 0)
-            return;
+            return false;
     }
-    diag_list_add(loader->errors, file, line, "%s", message);
+    return diag_list_add(loader->errors, file, line, "%s", message);
+}
+
+void anim_config_report_message(void *context, const char *file, int line, const char *message)
+{
+    anim_config_loader *loader = context;
+    loader->error_count++;
+    anim_config_add(loader, file, line, message);
 }
 
 void anim_config_report(anim_config_loader *loader, const char *file, int line, const char *format, ...)
@@ -35,6 +41,18 @@ void anim_config_report(anim_config_loader *loader, const char *file, int line, 
     vsnprintf(message, sizeof message, format, args);
     va_end(args);
     anim_config_report_message(loader, file, line, message);
+}
+
+void anim_config_report_stand_in(anim_config_loader *loader, const char *file, int line, const char *format, ...)
+{
+    char message[DIAG_MESSAGE_MAX];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, sizeof message, format, args);
+    va_end(args);
+    /* Counted once, like the report: two characters sharing a clips.ini share its problems. */
+    if (anim_config_add(loader, file, line, message) || !loader->errors)
+        loader->stand_in_count++;
 }
 
 /* "a, b, c" from the name fields of an array of structs (stride apart), cut to fit out. */

@@ -175,9 +175,16 @@ void platform_begin_frame(void)
     glBindFramebuffer(GL_FRAMEBUFFER, platform.headless ? platform.framebuffer : 0);
 }
 
+/* A window's swap submits the frame; headless, glFlush does. Without it nothing ends a frame drawn into the
+ * offscreen framebuffer: a software driver (llvmpipe) keeps binning frame after frame into one growing scene
+ * (a demo with nothing loaded grew ~50 KB a frame) until something reads the pixels back. */
 void platform_end_frame(void)
 {
-    if (platform.ready && !platform.headless)
+    if (!platform.ready)
+        return;
+    if (platform.headless)
+        glFlush();
+    else
         SDL_GL_SwapWindow(platform.window);
 }
 
