@@ -2,7 +2,8 @@
  * and over: a crowd spawned and cleared, the player walking, running, jumping and waving, every debug
  * view and the CPU skinning path switched on and off, the state machine edited well (hot reload) and
  * badly (reported, last good kept) and put back. Each cycle ends in the same situation, where it checks:
- *   - resident memory (RSS) after the warm-up cycles stays within 1 percent of the first checked cycle;
+ *   - resident memory (RSS, read after malloc_trim) after the warm-up cycles stays within 1 percent of the
+ *     first checked cycle;
  *   - heap blocks our code holds (allocations minus frees, counted through wrapped heap functions) do not
  *     grow from cycle to cycle: nothing leaks per spawn, reload or view;
  *   - no GL errors, every bad edit was reported with its file:line and every good one cleared it.
