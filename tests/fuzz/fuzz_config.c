@@ -4,6 +4,7 @@
  * (a missing part means a missing file). anim_config_load must give a complete config with no errors, or
  * NULL with at least one one-line error; a config it gives must keep its promises (every index in range,
  * clip data present, finite numbers), and its state machine is stepped with its parameters moved. The
+ * same files are loaded again as a partial load (the demo's start), which must keep the same promises. The
  * generated models and clips are held in one cache for the whole run, so a load finds them there instead
  * of parsing them again every time. */
 #include <stddef.h>
@@ -181,6 +182,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_check_character(character);
         fuzz_step_machine(character, hash);
     }
+
+    /* The same files loaded as the demo starts (partial): whatever a strict load accepts, it accepts as is;
+     * what it gives keeps the same promises (stand-ins included), and every problem it reports is one it
+     * worked around. */
+    diag_list partial_errors = {0};
+    anim_config *partial = anim_config_load_partial(fuzz_part_paths[0], fuzz_cache, &partial_errors);
+    FUZZ_REQUIRE(fuzz_diag_list_ok(&partial_errors));
+    if (config)
+        FUZZ_REQUIRE(partial != NULL && anim_config_stand_in_count(partial) == 0 &&
+                     anim_config_character_count(partial) == anim_config_character_count(config));
+    if (partial) {
+        FUZZ_REQUIRE(partial_errors.total == anim_config_stand_in_count(partial));
+        FUZZ_REQUIRE(anim_config_character_count(partial) >= 1);
+    } else {
+        FUZZ_REQUIRE(partial_errors.total > 0);
+    }
+    for (int i = 0; i < anim_config_character_count(partial); ++i) {
+        const anim_character *character = anim_config_character(partial, i);
+        fuzz_check_character(character);
+        fuzz_step_machine(character, hash);
+    }
+    anim_config_free(partial);
+    diag_list_free(&partial_errors);
     anim_config_free(config);
     diag_list_free(&errors);
     return 0;
