@@ -220,6 +220,18 @@ static void test_all_mistakes_in_a_file_are_reported(void)
 
 /* ---- hot reload ---------------------------------------------------------------------------------- */
 
+/* The end of a test that loaded from a scratch folder: nothing left in the cache, the folder removed. */
+static void finish_scratch_test(anim_config *config, cache *cache, diag_list *errors, const char *folder)
+{
+    char command[700];
+    anim_config_free(config);
+    CHECK(cache_get_stats(cache).users == 0);
+    cache_destroy(cache);
+    diag_list_free(errors);
+    snprintf(command, sizeof command, "rm -rf '%s'", folder);
+    CHECK(system(command) == 0);
+}
+
 static const char reload_states[] = "[machine]\n"
                                     "start = idle\n"
                                     "[parameters]\n"
@@ -336,12 +348,7 @@ static void test_hot_reload(void)
         CHECK(moved.state == character->machine.start_state && moved.time_in_state == 0.0f);
         anim_config_free(reloaded);
     }
-    anim_config_free(config);
-    CHECK(cache_get_stats(cache).users == 0);
-    cache_destroy(cache);
-    diag_list_free(&errors);
-    snprintf(text, sizeof text, "rm -rf '%s'", folder);
-    CHECK(system(text) == 0);
+    finish_scratch_test(config, cache, &errors, folder);
 }
 
 /* A clip file saved over in place (same inode, as editors and exporters do) is read again on reload:
@@ -403,13 +410,8 @@ static void test_hot_reload_of_an_edited_clip(void)
             CHECK(before->frame_count == 31); /* the old config's data is untouched */
             anim_config_free(reloaded);
         }
-        anim_config_free(config);
     }
-    CHECK(cache_get_stats(cache).users == 0);
-    cache_destroy(cache);
-    diag_list_free(&errors);
-    snprintf(text, sizeof text, "rm -rf '%s'", folder);
-    CHECK(system(text) == 0);
+    finish_scratch_test(config, cache, &errors, folder);
 }
 
 /* A partial load (what the demo does when nothing runs yet) keeps going past assets that fail: a missing
@@ -508,12 +510,7 @@ static void test_partial_load(void)
     CHECK(has_diag(&errors, "/characters.ini", 3, "none of the clips of 'mannequin' loaded", NULL));
     CHECK(has_diag(&errors, "/characters.ini", 0, "no character could be loaded", NULL));
 
-    anim_config_free(config);
-    CHECK(cache_get_stats(cache).users == 0);
-    cache_destroy(cache);
-    diag_list_free(&errors);
-    snprintf(text, sizeof text, "rm -rf '%s'", folder);
-    CHECK(system(text) == 0);
+    finish_scratch_test(config, cache, &errors, folder);
 }
 
 /* ---- the state machine, driven by the real config/states.ini -------------------------------------- */

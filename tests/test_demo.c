@@ -202,6 +202,18 @@ static void make_scratch_config(char *config_dir, size_t size)
     CHECK(wrote > 0 && (size_t)wrote < size);
 }
 
+/* An input script beside the scratch config: path gets its name. */
+static void write_script(char *path, size_t size, const char *config_dir, const char *name, const char *text)
+{
+    snprintf(path, size, "%s/../%s.txt", config_dir, name);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
 /* Replace the first occurrence of `from` in a file by `to`. */
 static bool edit_file(const char *path, const char *from, const char *to)
 {
@@ -236,10 +248,7 @@ static void test_hot_reload_and_broken_config(void)
     char config_dir[512], states[600], script[600];
     make_scratch_config(config_dir, sizeof config_dir);
     snprintf(states, sizeof states, "%s/states.ini", config_dir);
-    snprintf(script, sizeof script, "%s/../walk.txt", config_dir);
-    FILE *f = fopen(script, "w");
-    fputs("0.2 press W\n", f);
-    fclose(f);
+    write_script(script, sizeof script, config_dir, "walk", "0.2 press W\n");
     demo_options options = options_for(config_dir, script, NULL, 0);
     CHECK(demo_start(&d, &options));
     for (int i = 0; i < 90; ++i)
@@ -291,10 +300,7 @@ static void test_missing_assets_then_fixed(void)
     make_scratch_config(config_dir, sizeof config_dir);
     snprintf(assets, sizeof assets, "%s/../assets", config_dir);
     CHECK(unlink(assets) == 0);
-    snprintf(script, sizeof script, "%s/../reload.txt", config_dir);
-    FILE *f = fopen(script, "w");
-    fputs("1.0 tap F5\n1.5 press W\n", f);
-    fclose(f);
+    write_script(script, sizeof script, config_dir, "reload", "1.0 tap F5\n1.5 press W\n");
     demo_options options = options_for(config_dir, script, NULL, 0);
     CHECK(demo_start(&d, &options));
     for (int i = 0; i < 30; ++i)
@@ -326,10 +332,7 @@ static void test_broken_clips_at_start_then_fixed(void)
     snprintf(boneman, sizeof boneman, "file = %s/real-md5/boneman/boneman_running.md5anim", MARIONETTE_SHARED_DIR);
     CHECK(edit_file(clips, "file = ../assets/clips/walk.md5anim", "file = ../assets/clips/walkk.md5anim"));
     CHECK(edit_file(clips, "file = ../assets/clips/run.md5anim", boneman));
-    snprintf(script, sizeof script, "%s/../walk.txt", config_dir);
-    FILE *f = fopen(script, "w");
-    fputs("0.2 press W\n", f);
-    fclose(f);
+    write_script(script, sizeof script, config_dir, "walk", "0.2 press W\n");
     demo_options options = options_for(config_dir, script, NULL, 0);
     CHECK(demo_start(&d, &options));
     for (int i = 0; i < 90; ++i)
