@@ -37,8 +37,9 @@ bool scene_sync(scene *s, const anim_config *config, diag *err, diag_list *warni
             continue;
         if (s->model_count == SCENE_MAX_MODELS)
             return diag_set(err, character->name, 0, "more than %d different bodies", SCENE_MAX_MODELS);
-        gfx_mesh mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = character->model, .label = character->name},
-                                      err, warnings);
+        gfx_mesh mesh = gfx_make_mesh(
+            &(gfx_mesh_desc){.model = character->model, .label = character->name, .path = character->mesh_path}, err,
+            warnings);
         if (mesh.id == 0)
             return false;
         s->models[s->model_count] = character->model;

@@ -440,6 +440,15 @@ static void test_missing_texture(void)
            d.message_count ? d.messages[0] : "", magenta);
     CHECK(d.player != NULL && d.message_count == 1);
     CHECK(d.message_count == 1 && strstr(d.messages[0], "mannequin.tga") && strstr(d.messages[0], "placeholder"));
+    /* Said at the mesh's shader statement: models/mannequin.md5mesh:LINE. */
+    char *mesh_text = test_read_file(MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh", NULL);
+    int shader_line = 1;
+    for (const char *c = mesh_text; c && *c && strncmp(c, "\tshader", 7) != 0; ++c)
+        shader_line += *c == '\n';
+    free(mesh_text);
+    char where[64];
+    snprintf(where, sizeof where, "mannequin.md5mesh:%d: ", shader_line);
+    CHECK(shader_line > 1 && d.message_count == 1 && strstr(d.messages[0], where) != NULL);
     CHECK(magenta > 100);
     CHECK(d.gl_error_frames == 0);
     demo_finish(&d);

@@ -116,6 +116,8 @@ static void anim_config_load_one(anim_config_loader *loader, const anim_characte
                                  anim_character *character, anim_character_storage *storage)
 {
     snprintf(character->name, sizeof character->name, "%s", source->name);
+    storage->mesh_path = strdup(source->mesh_path);
+    character->mesh_path = storage->mesh_path;
     anim_config_watch(loader->config, source->mesh_path);
     diag error;
     character->model_handle = cache_load_model(loader->cache, source->mesh_path, &error, NULL);
@@ -177,6 +179,7 @@ static void anim_config_release_character(cache *cache, anim_character *characte
             free(storage->events[i]);
     }
     cache_release_model(cache, character->model_handle);
+    free(storage->mesh_path);
     free(storage->clips);
     free(storage->events);
     free(storage->clip_handles);

@@ -19,6 +19,7 @@
 /* One character type: everything its entities share. */
 typedef struct anim_character {
     char name[ANIM_NAME_MAX];          /* the section in characters.ini: "mannequin" */
+    const char *mesh_path;             /* the .md5mesh as resolved, for messages */
     cache_model_handle model_handle;
     const model *model;
     int clip_count;

@@ -17,6 +17,7 @@ enum { ANIM_CONFIG_PATH_MAX = 1024 };
 
 /* What one character owns, kept apart from the const view in anim_character. */
 typedef struct anim_character_storage {
+    char *mesh_path;
     anim_clip *clips;
     anim_event_mark **events; /* per clip */
     cache_clip_handle *clip_handles;

@@ -373,19 +373,20 @@ static GLuint make_placeholder_texture(void)
 
 /* Rows go up as stored (top row first): MD5 uvs have v = 0 at the top of the image, and GL's t = 0 is the
  * first row uploaded, so no flip is needed. 0 when the image cannot be read. */
-static GLuint load_texture(const char *path, const char *label, diag_list *warnings)
+static GLuint load_texture(const char *path, const char *where, int line, const char *label,
+                           diag_list *warnings)
 {
     SDL_Surface *loaded = IMG_Load(path);
     if (!loaded) {
-        diag_list_add(warnings, path, 0, "%s: cannot load the texture (%s); using the placeholder", label,
-                      IMG_GetError());
+        diag_list_add(warnings, where, line, "%s: cannot load the texture %s (%s); using the placeholder", label,
+                      path, IMG_GetError());
         return 0;
     }
     SDL_Surface *rgba = SDL_ConvertSurfaceFormat(loaded, SDL_PIXELFORMAT_RGBA32, 0);
     SDL_FreeSurface(loaded);
     if (!rgba) {
-        diag_list_add(warnings, path, 0, "%s: cannot convert the texture to RGBA (%s); using the placeholder",
-                      label, SDL_GetError());
+        diag_list_add(warnings, where, line, "%s: cannot convert the texture %s to RGBA (%s); using the placeholder",
+                      label, path, SDL_GetError());
         return 0;
     }
     GLuint texture = 0;
@@ -657,7 +658,7 @@ static gfx_mesh_slot *find_mesh(gfx_mesh mesh)
 /* Bind-pose vertex data goes into one buffer as consecutive arrays, read as the skin_mesh stores them:
  * no conversion, and joint indices stay integers (glVertexAttribIPointer) so they index the palette
  * exactly. */
-static bool upload_part(const skin_mesh *source, gfx_part *part, const char *label, diag *err,
+static bool upload_part(const skin_mesh *source, gfx_part *part, const char *label, const char *path, diag *err,
                         diag_list *warnings)
 {
     size_t vertices = (size_t)source->vertex_count;
@@ -728,12 +729,15 @@ static bool upload_part(const skin_mesh *source, gfx_part *part, const char *lab
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
 
-    part->texture = source->texture_path ? load_texture(source->texture_path, label, warnings) : 0;
+    /* Texture problems are reported at the shader statement that names the image, when the file is known. */
+    const char *where = path ? path : label;
+    int line = path ? source->shader_line : 0;
+    part->texture = source->texture_path ? load_texture(source->texture_path, where, line, label, warnings) : 0;
     part->owns_texture = part->texture != 0;
     if (!part->texture) {
         if (!source->texture_path)
-            diag_list_add(warnings, label, 0, "mesh shader \"%s\" names no image found; using the placeholder",
-                          source->shader ? source->shader : "");
+            diag_list_add(warnings, where, line, "%s: shader \"%s\" names no image found; using the placeholder",
+                          label, source->shader ? source->shader : "");
         part->texture = gfx.placeholder_texture;
     }
     return true;
@@ -773,7 +777,7 @@ gfx_mesh gfx_make_mesh(const gfx_mesh_desc *desc, diag *err, diag_list *warnings
     for (int i = 0; i < m->mesh_count; ++i) {
         parts[i].first_vertex = vertex_count;
         vertex_count += m->meshes[i].vertex_count;
-        if (!upload_part(&m->meshes[i], &parts[i], label, err, warnings)) {
+        if (!upload_part(&m->meshes[i], &parts[i], label, desc->path, err, warnings)) {
             for (int k = 0; k <= i; ++k)
                 release_part(&parts[k]);
             free(parts);

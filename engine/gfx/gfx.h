@@ -42,6 +42,7 @@ typedef struct gfx_mesh {
 typedef struct gfx_mesh_desc {
     const model *model;  /* read during gfx_make_mesh only; gfx keeps no pointer into it */
     const char *label;   /* for messages; NULL: "mesh" */
+    const char *path;    /* the model's file, for messages at its shader lines; NULL: they name the label */
 } gfx_mesh_desc;
 
 /* Upload the model's meshes. A texture that cannot be loaded is replaced by a checker placeholder and

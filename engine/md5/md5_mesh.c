@@ -380,8 +380,11 @@ static bool parse_mesh(md5_lexer *lex, model *m, int mesh_index)
         return false;
     const char *shader = "";
     size_t shader_length = 0;
-    if (MD5_ACCEPT(lex, "shader") && !md5_lexer_string(lex, &shader, &shader_length, "a shader path"))
-        return false;
+    if (MD5_ACCEPT(lex, "shader")) {
+        if (!md5_lexer_string(lex, &shader, &shader_length, "a shader path"))
+            return false;
+        mesh->shader_line = md5_lexer_line(lex, shader);
+    }
     mesh->shader = md5_copy_string(shader, shader_length);
     if (!mesh->shader)
         return md5_lexer_fail(lex, lex->cursor, "out of memory");

@@ -24,6 +24,7 @@ typedef struct skeleton {
 
 typedef struct skin_mesh {
     char *shader;             /* as written in the file (may be "", absolute, extension-less) */
+    int shader_line;          /* the line of the shader statement in the file; 0 when there is none */
     char *texture_path;       /* resolved image path, or NULL: use a placeholder texture */
     int vertex_count;
     int triangle_count;
