@@ -33,26 +33,33 @@ void anim_config_report_message(void *context, const char *file, int line, const
     anim_config_add(loader, file, line, message);
 }
 
-void anim_config_report(anim_config_loader *loader, const char *file, int line, const char *format, ...)
+/* A problem as an error, or as a stand-in: counted once, like the report (two characters sharing a
+ * clips.ini share its problems). */
+static void anim_config_vreport(anim_config_loader *loader, bool stand_in, const char *file, int line,
+                                const char *format, va_list args)
 {
     char message[DIAG_MESSAGE_MAX];
+    vsnprintf(message, sizeof message, format, args);
+    if (!stand_in)
+        anim_config_report_message(loader, file, line, message);
+    else if (anim_config_add(loader, file, line, message) || !loader->errors)
+        loader->stand_in_count++;
+}
+
+void anim_config_report(anim_config_loader *loader, const char *file, int line, const char *format, ...)
+{
     va_list args;
     va_start(args, format);
-    vsnprintf(message, sizeof message, format, args);
+    anim_config_vreport(loader, false, file, line, format, args);
     va_end(args);
-    anim_config_report_message(loader, file, line, message);
 }
 
 void anim_config_report_stand_in(anim_config_loader *loader, const char *file, int line, const char *format, ...)
 {
-    char message[DIAG_MESSAGE_MAX];
     va_list args;
     va_start(args, format);
-    vsnprintf(message, sizeof message, format, args);
+    anim_config_vreport(loader, true, file, line, format, args);
     va_end(args);
-    /* Counted once, like the report: two characters sharing a clips.ini share its problems. */
-    if (anim_config_add(loader, file, line, message) || !loader->errors)
-        loader->stand_in_count++;
 }
 
 /* "a, b, c" from the name fields of an array of structs (stride apart), cut to fit out. */
