@@ -175,8 +175,10 @@ static void load_configuration(demo *d, bool force)
      * going past assets that fail: the rest plays, stand-ins fill in and the problems are shown. Once a
      * complete config runs, a reload with problems keeps it instead. */
     bool partial = !d->config || anim_config_stand_in_count(d->config) > 0;
+    bool config_loaded_now = false;
     if (first_try || force || (d->config && anim_config_reload_due(d->config))) {
         any = true;
+        config_loaded_now = true;
         anim_config *config = !d->config ? anim_config_load_partial(d->characters_path, d->cache, &problems)
                               : partial  ? anim_config_reload_partial(d->config, &problems)
                                          : anim_config_reload(d->config, &problems);
@@ -192,9 +194,13 @@ static void load_configuration(demo *d, bool force)
         if ((failed || problems.total > 0) && !d->config)
             set_status(d, "%d problem%s and no configuration has loaded yet: fix it and press F5", problems.total,
                        problems.total == 1 ? "" : "s");
-        else if (!failed && stand_ins > 0)
+        else if (!failed && stand_ins > 0 && config_loaded_now)
             set_status(d, "%d problem%s: the rest runs, with stand-ins for what failed to load; fix and save (or "
                        "press F5)", problems.total, problems.total == 1 ? "" : "s");
+        else if (!failed && stand_ins > 0 && problems.total == 0)
+            /* Another file reloaded; the config's own problems still stand (F5 lists them again). */
+            set_status(d, "reloaded; %d stand-in%s still play for what failed to load (F5 lists them)", stand_ins,
+                       stand_ins == 1 ? "" : "s");
         else if (failed || problems.total > 0)
             set_status(d, "reload: %d problem%s, the last good configuration keeps running", problems.total,
                        problems.total == 1 ? "" : "s");

@@ -361,6 +361,16 @@ static void test_broken_clips_at_start_then_fixed(void)
     CHECK(glm_vec3_norm(position) > 0.5f); /* the player walks (on the stand-in) */
     CHECK(seen.player_seen && seen.mannequin > 300);
 
+    /* Another file saved meanwhile: its reload does not pretend the stand-ins are gone. */
+    char controls[600];
+    snprintf(controls, sizeof controls, "%s/controls.ini", config_dir);
+    CHECK(edit_file(controls, "; ", ";  "));
+    test_touch_forward(controls, 5);
+    for (int i = 0; i < 45; ++i)
+        demo_frame(&d);
+    printf("  after a controls edit: %s\n", d.status);
+    CHECK(strstr(d.status, "2 stand-ins still play") != NULL);
+
     /* The walk's file is fixed: taken at the next poll, the run's problem stays. */
     CHECK(edit_file(clips, "walkk.md5anim", "walk.md5anim"));
     for (int i = 0; i < 45; ++i)
