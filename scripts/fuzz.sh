@@ -2,6 +2,8 @@
 # Runs the libFuzzer targets of tests/fuzz, one after the other, for SECONDS each.
 #   ./scripts/fuzz.sh SECONDS [TARGET...]     TARGET: fuzz_md5mesh fuzz_md5anim fuzz_config (default: all)
 #   FUZZ_RUNS=N ./scripts/fuzz.sh 0 ...       until N executions instead (SECONDS 0: no time limit)
+#   FUZZ_JOBS=J ...                           J fuzzing processes sharing the corpus (one per core), each
+#                                             running SECONDS or N/J executions; figures are their sums
 # Configures and builds build-fuzz with clang the first time. Each target's corpus grows in
 # build-fuzz/corpus/TARGET across runs; the seeds (tests/data, ../shared/real-md5, assets/, config/) are
 # copied fresh into build-fuzz/seeds/TARGET every run. Prints executions and exec/s per target; exits
@@ -97,11 +99,30 @@ for target in $targets; do
     # first mesh) still seed every section. timeout: an input taking 10 s is a hang.
     status=0
     start=$(date +%s)
-    "$build/tests/fuzz/$target" -max_total_time="$seconds" ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} -max_len=16384 \
-        -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -dict="$dictionary" \
-        -artifact_prefix="$root/$crashes/$target-" "$corpus" "$seeds" >"$log" 2>&1 || status=$?
-    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-    speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+    jobs=${FUZZ_JOBS:-1}
+    runs_each=${FUZZ_RUNS:+$((FUZZ_RUNS / jobs))}
+    job_logs=$root/$build/jobs/$target
+    rm -rf "$job_logs"
+    mkdir -p "$job_logs"
+    # With jobs, libFuzzer writes each one's output to fuzz-N.log in the folder it runs in.
+    (cd "$job_logs" && "$root/$build/tests/fuzz/$target" -max_total_time="$seconds" ${runs_each:+-runs=$runs_each} \
+        -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -dict="$root/$dictionary" \
+        -artifact_prefix="$root/$crashes/$target-" ${FUZZ_JOBS:+-jobs=$jobs -workers=$jobs} \
+        "$root/$corpus" "$root/$seeds") >"$log" 2>&1 || status=$?
+    if [ "$jobs" -gt 1 ]; then
+        # A job that crashed ends with libFuzzer's own report; the parent may still exit 0.
+        if grep -q "^==[0-9]*==ERROR\|^SUMMARY: \|ERROR: libFuzzer" "$job_logs"/fuzz-*.log; then
+            status=1
+            cat "$job_logs"/fuzz-*.log >>"$log"
+        fi
+        runs=$(cat "$job_logs"/fuzz-*.log | sed -n 's/^stat::number_of_executed_units: *//p' |
+            awk '{ sum += $1 } END { print sum }')
+        speed=$(cat "$job_logs"/fuzz-*.log | sed -n 's/^stat::average_exec_per_sec: *//p' |
+            awk '{ sum += $1 } END { print sum }')
+    else
+        runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+        speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+    fi
     elapsed=$(($(date +%s) - start))
     size=$(find "$corpus" -type f | wc -l)
     echo "fuzz: $target: ${runs:-?} executions in ${elapsed}s, ${speed:-?} exec/s, corpus $size files, exit $status"
