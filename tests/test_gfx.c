@@ -1,7 +1,9 @@
 /* test_gfx: the GL renderer, headless (SDL offscreen driver, EGL, Mesa llvmpipe without a GPU).
  * GPU skinning captured from the real vertex shader matches pose_skin_cpu; a posed character stands where
  * the camera says, upright, not inside-out (culling with the MD5 winding changes nothing that faces the
- * camera, flipping the front face does); 1 and 200 instances cost the same draw calls; no GL errors.
+ * camera, flipping the front face does); 1 and 200 instances cost the same draw calls; palettes written
+ * straight into the mapped GPU buffer draw the same picture as palettes copied in, also when the buffer
+ * grows while mapped and when the driver's mapping fails (GLEW's entry points replaced); no GL errors.
  * Every picture is saved under the build folder as gfx_*.png to be looked at. No GL context is a failure:
  * the project's setup installs Mesa, whose llvmpipe driver renders without a GPU. */
 #include <math.h>
@@ -9,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <GL/glew.h>
 
 #include "check.h"
 #include "gfx/gfx.h"
@@ -112,6 +116,19 @@ static void end_frame_checked(void)
         fprintf(stderr, "GL errors after a frame: %s\n", errors);
 }
 
+/* gfx set up again with these capacities, and both meshes made again (their handles change). */
+static void setup_again(gfx_desc desc)
+{
+    gfx_destroy_mesh(mannequin_mesh);
+    gfx_destroy_mesh(robot_mesh);
+    gfx_shutdown();
+    diag err;
+    CHECK(gfx_setup(&desc, &err));
+    mannequin_mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = mannequin, .label = "mannequin"}, &err, NULL);
+    robot_mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = robot, .label = "robot"}, &err, NULL);
+    CHECK(mannequin_mesh.id != 0 && robot_mesh.id != 0);
+}
+
 /* Draw one character at the origin (identity world: standing, facing +X). */
 static void draw_one(const gfx_frame_desc *frame, gfx_mesh mesh, const mat4 *palette, int joint_count)
 {
@@ -151,6 +168,26 @@ static bool is_background(const uint8_t *rgba, int x, int y)
         if (abs((int)p[c] - (int)lroundf(BACKGROUND[c] * 255.0f)) > 2)
             return false;
     return true;
+}
+
+/* Pixels of two pictures differing by more than 2 levels in some channel; the largest difference, and the
+ * pixels of a that are not background. */
+static size_t count_differing_pixels(const uint8_t *a, const uint8_t *b, int *largest, size_t *foreground)
+{
+    size_t differing = 0;
+    *largest = 0;
+    *foreground = 0;
+    for (size_t i = 0; i < (size_t)IMAGE_WIDTH * IMAGE_HEIGHT; ++i) {
+        int worst = 0;
+        for (int c = 0; c < 4; ++c) {
+            int difference = abs((int)a[4 * i + c] - (int)b[4 * i + c]);
+            worst = difference > worst ? difference : worst;
+        }
+        differing += worst > 2;
+        *largest = worst > *largest ? worst : *largest;
+        *foreground += !is_background(a, (int)(i % IMAGE_WIDTH), (int)(i / IMAGE_WIDTH));
+    }
+    return differing;
 }
 
 /* ---- (1) GPU skinning against the CPU reference -------------------------------------------------------- */
@@ -389,27 +426,33 @@ static void test_draw_calls_do_not_grow_with_instances(void)
  * same as within capacity. */
 static void test_buffers_grow_past_capacity(void)
 {
-    gfx_destroy_mesh(mannequin_mesh);
-    gfx_destroy_mesh(robot_mesh);
-    gfx_shutdown();
-    diag err;
-    CHECK(gfx_setup(&(gfx_desc){.instance_capacity = 16, .palette_capacity = 100}, &err));
-    mannequin_mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = mannequin, .label = "mannequin"}, &err, NULL);
-    robot_mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = robot, .label = "robot"}, &err, NULL);
-    CHECK(mannequin_mesh.id != 0 && robot_mesh.id != 0);
+    setup_again((gfx_desc){.instance_capacity = 16, .palette_capacity = 100});
+    size_t bytes = (size_t)IMAGE_WIDTH * IMAGE_HEIGHT * 4;
+    uint8_t *growing = malloc(bytes), *steady = malloc(bytes);
 
     joint_pose object[MAX_JOINTS];
     mat4 palette[MAX_JOINTS];
     CHECK(pose_at(mannequin, idle, 1.0f, object, palette));
     draw_grid(200, (const mat4 *)palette, mannequin->skeleton.joint_count);
     gfx_stats grown = gfx_frame_stats();
+    CHECK(platform_read_pixels(growing));
     save_picture("gfx_200_instances_grown.png");
-    printf("  from capacity 16 instances / 100 matrices: %d buffer grows, %d draw calls\n", grown.buffer_grows,
-           grown.draw_calls);
+    draw_grid(200, (const mat4 *)palette, mannequin->skeleton.joint_count);
+    gfx_stats again = gfx_frame_stats();
+    CHECK(platform_read_pixels(steady));
+    int largest = 0;
+    size_t foreground = 0, differing = count_differing_pixels(steady, growing, &largest, &foreground);
+    printf("  from capacity 16 instances / 100 matrices: %d buffer grows, %d draw calls; %zu of %zu pixels "
+           "differ from the next, steady frame (largest %d)\n",
+           grown.buffer_grows, grown.draw_calls, differing, foreground, largest);
     CHECK(grown.buffer_grows > 0);
     CHECK(grown.draw_calls == 3);
-    draw_grid(200, (const mat4 *)palette, mannequin->skeleton.joint_count);
-    CHECK(gfx_frame_stats().buffer_grows == grown.buffer_grows); /* grown once, then steady */
+    CHECK(again.buffer_grows == grown.buffer_grows); /* grown once, then steady */
+    /* The palettes grew while mapped (gfx_submit copies into the mapping), keeping those written before. */
+    CHECK(grown.palettes_mapped && grown.palette_bytes_copied == 0);
+    CHECK(foreground > 20000 && largest == 0);
+    free(growing);
+    free(steady);
 }
 
 /* ---- Misuse is refused in words ------------------------------------------------------------------------ */
@@ -488,29 +531,31 @@ static void test_crowd(void)
 
 /* ---- The naive baseline (render_bench): same picture, a draw call per entity ----------------------------- */
 
-/* A few posed, tinted, overlapping characters of both meshes, drawn the default or the naive way. */
-/* Pixels of two pictures differing by more than 2 levels in some channel; the largest difference, and the
- * pixels of a that are not background. */
-static size_t count_differing_pixels(const uint8_t *a, const uint8_t *b, int *largest, size_t *foreground)
-{
-    size_t differing = 0;
-    *largest = 0;
-    *foreground = 0;
-    for (size_t i = 0; i < (size_t)IMAGE_WIDTH * IMAGE_HEIGHT; ++i) {
-        int worst = 0;
-        for (int c = 0; c < 4; ++c) {
-            int difference = abs((int)a[4 * i + c] - (int)b[4 * i + c]);
-            worst = difference > worst ? difference : worst;
-        }
-        differing += worst > 2;
-        *largest = worst > *largest ? worst : *largest;
-        *foreground += !is_background(a, (int)(i % IMAGE_WIDTH), (int)(i / IMAGE_WIDTH));
-    }
-    return differing;
-}
-
 typedef enum draw_path { PATH_INSTANCED, PATH_NAIVE, PATH_CPU_SKINNING } draw_path;
 
+/* draw_small_scene's six poses: every clip on alternating bodies, at times step, 2 step, ... */
+static void pose_small_scene(float step, mat4 (*palettes)[MAX_JOINTS])
+{
+    const clip *clips[6] = {walk, run, idle, wave, celebrate, jump};
+    joint_pose object[MAX_JOINTS];
+    for (int i = 0; i < 6; ++i)
+        CHECK(pose_at(i % 2 ? robot : mannequin, clips[i], step * (float)(i + 1), object, palettes[i]));
+}
+
+/* draw_small_scene's character i: alternating bodies in rows, each turned, every third tinted. */
+static gfx_instance small_scene_instance(int i, const mat4 (*palettes)[MAX_JOINTS])
+{
+    bool is_robot = i % 2 == 1;
+    gfx_instance instance = {.mesh = is_robot ? robot_mesh : mannequin_mesh, .palette = palettes[i % 6],
+                             .joint_count = (is_robot ? robot : mannequin)->skeleton.joint_count};
+    if (i % 3 == 2)
+        glm_vec4_copy((vec4){1.0f, 0.7f, 0.6f, 1.0f}, instance.tint);
+    glm_translate_make(instance.world, (vec3){-1.2f * (float)(i % 4), 0.0f, 0.9f * (float)(i / 4) - 1.5f});
+    glm_rotate_y(instance.world, glm_rad(25.0f * (float)i), instance.world);
+    return instance;
+}
+
+/* A few posed, tinted, overlapping characters of both meshes, drawn the default, naive or CPU skinning way. */
 static void draw_small_scene(draw_path path, int count, const mat4 (*palettes)[MAX_JOINTS])
 {
     gfx_frame_desc frame = camera_frame((vec3){7.0f, 3.0f, 4.0f}, (vec3){0.0f, 0.8f, 0.0f}, 45.0f);
@@ -518,13 +563,7 @@ static void draw_small_scene(draw_path path, int count, const mat4 (*palettes)[M
     frame.cpu_skinning = path == PATH_CPU_SKINNING;
     gfx_begin_frame(&frame);
     for (int i = 0; i < count; ++i) {
-        bool is_robot = i % 2 == 1;
-        gfx_instance instance = {.mesh = is_robot ? robot_mesh : mannequin_mesh, .palette = palettes[i % 6],
-                                 .joint_count = (is_robot ? robot : mannequin)->skeleton.joint_count};
-        if (i % 3 == 2)
-            glm_vec4_copy((vec4){1.0f, 0.7f, 0.6f, 1.0f}, instance.tint);
-        glm_translate_make(instance.world, (vec3){-1.2f * (float)(i % 4), 0.0f, 0.9f * (float)(i / 4) - 1.5f});
-        glm_rotate_y(instance.world, glm_rad(25.0f * (float)i), instance.world);
+        gfx_instance instance = small_scene_instance(i, palettes);
         CHECK(gfx_submit(&instance));
     }
     end_frame_checked();
@@ -532,11 +571,8 @@ static void draw_small_scene(draw_path path, int count, const mat4 (*palettes)[M
 
 static void test_naive_path_matches_instanced(void)
 {
-    const clip *clips[6] = {walk, run, idle, wave, celebrate, jump};
     static mat4 palettes[6][MAX_JOINTS];
-    joint_pose object[MAX_JOINTS];
-    for (int i = 0; i < 6; ++i)
-        CHECK(pose_at(i % 2 ? robot : mannequin, clips[i], 0.41f * (float)(i + 1), object, palettes[i]));
+    pose_small_scene(0.41f, palettes);
     size_t bytes = (size_t)IMAGE_WIDTH * IMAGE_HEIGHT * 4;
     uint8_t *instanced = malloc(bytes), *naive = malloc(bytes);
 
@@ -560,6 +596,11 @@ static void test_naive_path_matches_instanced(void)
     CHECK(instanced_stats.draw_calls == 5 && instanced_stats.palette_uploads == 1);
     CHECK(naive_stats.draw_calls == 1 + 2 * 8 && naive_stats.palette_uploads == 2 * 8);
     CHECK(naive_stats.instances == 8 && naive_stats.palette_matrices == instanced_stats.palette_matrices);
+    /* The default way writes the palettes straight into the mapped buffer; the naive way copies each
+     * palette into a uniform, twice. */
+    CHECK(instanced_stats.palettes_mapped && instanced_stats.palette_bytes_copied == 0);
+    CHECK(!naive_stats.palettes_mapped &&
+          naive_stats.palette_bytes_copied == 2 * (size_t)naive_stats.palette_matrices * sizeof(mat4));
 
     /* The naive path's draw calls and uploads grow with entities; the default path's do not. */
     draw_small_scene(PATH_NAIVE, 1, (const mat4(*)[MAX_JOINTS])palettes);
@@ -581,11 +622,8 @@ static void test_naive_path_matches_instanced(void)
 
 static void test_cpu_skinning_matches_gpu(void)
 {
-    const clip *clips[6] = {walk, run, idle, wave, celebrate, jump};
     static mat4 palettes[6][MAX_JOINTS];
-    joint_pose object[MAX_JOINTS];
-    for (int i = 0; i < 6; ++i)
-        CHECK(pose_at(i % 2 ? robot : mannequin, clips[i], 0.53f * (float)(i + 1), object, palettes[i]));
+    pose_small_scene(0.53f, palettes);
     size_t bytes = (size_t)IMAGE_WIDTH * IMAGE_HEIGHT * 4;
     uint8_t *gpu = malloc(bytes), *cpu = malloc(bytes);
 
@@ -954,28 +992,80 @@ static void test_debug_views(void)
 
 /* ---- Palettes written straight into the upload buffer (gfx_submit_palette) ------------------------------ */
 
-/* draw_small_scene's characters through gfx_submit_palette: every slot reserved first (gfx_reserve, so
- * none moves), the palettes written afterwards in reverse order as the jobs might, one culled behind the
- * camera. Returns how many destinations came back. */
-static int draw_small_scene_into_slots(draw_path path, int count, const mat4 (*palettes)[MAX_JOINTS])
+/* Driver faults, given by wrapping GLEW's entry points (plain function pointers) for the frames that
+ * need them; with FAULT_NONE the wrappers only pass the calls on. */
+typedef enum driver_fault {
+    FAULT_NONE,
+    FAULT_NO_MAPPING,            /* glMapBufferRange gives NULL */
+    FAULT_NO_MAPPING_PAST_START, /* only for a range past the buffer's start: growth while mapped */
+    FAULT_MISALIGNED,            /* a pointer 4 bytes into the real mapping: not 16-byte aligned */
+    FAULT_LOST,                  /* glUnmapBuffer gives GL_FALSE: the contents were lost */
+} driver_fault;
+
+static driver_fault fault;
+static int faults_given;
+static PFNGLMAPBUFFERRANGEPROC real_map_buffer_range;
+static PFNGLUNMAPBUFFERPROC real_unmap_buffer;
+
+static void *GLAPIENTRY faulty_map_buffer_range(GLenum target, GLintptr offset, GLsizeiptr length, GLbitfield access)
+{
+    if (fault == FAULT_NO_MAPPING || (fault == FAULT_NO_MAPPING_PAST_START && offset > 0)) {
+        ++faults_given;
+        return NULL;
+    }
+    char *mapped = real_map_buffer_range(target, offset, length, access);
+    if (fault == FAULT_MISALIGNED && mapped) {
+        ++faults_given;
+        return mapped + 4;
+    }
+    return mapped;
+}
+
+static GLboolean GLAPIENTRY faulty_unmap_buffer(GLenum target)
+{
+    GLboolean kept = real_unmap_buffer(target);
+    if (fault != FAULT_LOST)
+        return kept;
+    ++faults_given;
+    return GL_FALSE;
+}
+
+/* From now on the driver gives `given` (FAULT_NONE: behaves); faults_given counts them. */
+static void give_fault(driver_fault given)
+{
+    if (!real_map_buffer_range) {
+        real_map_buffer_range = __glewMapBufferRange;
+        real_unmap_buffer = __glewUnmapBuffer;
+        __glewMapBufferRange = faulty_map_buffer_range;
+        __glewUnmapBuffer = faulty_unmap_buffer;
+    }
+    fault = given;
+    faults_given = 0;
+}
+
+/* draw_small_scene's characters through gfx_submit_palette (which does not read instance.palette), one
+ * culled behind the camera, with room for `reserved` instances made first (gfx_reserve). When all fit,
+ * the palettes are written after every submit in reverse order, as the jobs might: no slot moves. Past
+ * the reservation a submit may grow the buffer, moving the slots handed out before, so each palette is
+ * written as soon as its slot is handed out, as scene_submit does. Returns how many slots came back. */
+static int draw_small_scene_into_slots(draw_path path, int count, int reserved, const mat4 (*palettes)[MAX_JOINTS])
 {
     enum { MOST = 64 };
+    int most_joints = mannequin->skeleton.joint_count > robot->skeleton.joint_count ? mannequin->skeleton.joint_count
+                                                                                      : robot->skeleton.joint_count;
+    bool write_at_once = reserved < count + 1;
     gfx_frame_desc frame = camera_frame((vec3){7.0f, 3.0f, 4.0f}, (vec3){0.0f, 0.8f, 0.0f}, 45.0f);
     frame.cpu_skinning = path == PATH_CPU_SKINNING;
     gfx_begin_frame(&frame);
-    CHECK(gfx_reserve(count + 1, (count + 1) * MAX_JOINTS));
+    CHECK(gfx_reserve(reserved, reserved * most_joints));
     mat4 *destinations[MOST] = {0};
     int given = 0;
     for (int i = 0; i < count && i < MOST; ++i) {
-        bool is_robot = i % 2 == 1;
-        gfx_instance instance = {.mesh = is_robot ? robot_mesh : mannequin_mesh,
-                                 .joint_count = (is_robot ? robot : mannequin)->skeleton.joint_count};
-        if (i % 3 == 2)
-            glm_vec4_copy((vec4){1.0f, 0.7f, 0.6f, 1.0f}, instance.tint);
-        glm_translate_make(instance.world, (vec3){-1.2f * (float)(i % 4), 0.0f, 0.9f * (float)(i / 4) - 1.5f});
-        glm_rotate_y(instance.world, glm_rad(25.0f * (float)i), instance.world);
+        gfx_instance instance = small_scene_instance(i, palettes);
         destinations[i] = gfx_submit_palette(&instance);
         given += destinations[i] != NULL;
+        if (write_at_once && destinations[i])
+            memcpy(destinations[i], instance.palette, (size_t)instance.joint_count * sizeof(mat4));
     }
     /* Far behind the camera, with bounds: culled, no slot. */
     gfx_instance behind = {.mesh = mannequin_mesh, .joint_count = mannequin->skeleton.joint_count,
@@ -983,39 +1073,41 @@ static int draw_small_scene_into_slots(draw_path path, int count, const mat4 (*p
     glm_translate_make(behind.world, (vec3){40.0f, 0.0f, 25.0f});
     CHECK(gfx_submit_palette(&behind) == NULL);
     CHECK(gfx_frame_stats().culled == 1);
-    for (int i = count - 1; i >= 0; --i) {
-        int joints = (i % 2 ? robot : mannequin)->skeleton.joint_count;
+    for (int i = count - 1; i >= 0 && !write_at_once; --i) {
+        gfx_instance instance = small_scene_instance(i, palettes);
         if (destinations[i])
-            memcpy(destinations[i], palettes[i % 6], (size_t)joints * sizeof(mat4));
+            memcpy(destinations[i], instance.palette, (size_t)instance.joint_count * sizeof(mat4));
     }
     end_frame_checked();
     return given;
+}
+
+/* The picture in the framebuffer against `reference`: the largest difference of a channel (0: the very
+ * same picture), printed with `what`. */
+static int compare_with(const uint8_t *reference, const char *what)
+{
+    uint8_t *rgba = malloc((size_t)IMAGE_WIDTH * IMAGE_HEIGHT * 4);
+    CHECK(platform_read_pixels(rgba));
+    int largest = 0;
+    size_t foreground = 0, differing = count_differing_pixels(reference, rgba, &largest, &foreground);
+    printf("  %s: %zu of %zu pixels differ (largest %d)\n", what, differing, foreground, largest);
+    free(rgba);
+    return largest;
 }
 
 static void test_palette_slots_draw_the_same_picture(void)
 {
     /* Start from tiny buffers so the reservation has to grow them: a slot handed out before a growth would
      * dangle (AddressSanitizer would say so) and the picture would be wrong. */
-    gfx_destroy_mesh(mannequin_mesh);
-    gfx_destroy_mesh(robot_mesh);
-    gfx_shutdown();
-    diag err;
-    CHECK(gfx_setup(&(gfx_desc){.instance_capacity = 1, .palette_capacity = 8}, &err));
-    mannequin_mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = mannequin, .label = "mannequin"}, &err, NULL);
-    robot_mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = robot, .label = "robot"}, &err, NULL);
-    CHECK(mannequin_mesh.id != 0 && robot_mesh.id != 0);
-
-    const clip *clips[6] = {walk, run, idle, wave, celebrate, jump};
+    setup_again((gfx_desc){.instance_capacity = 1, .palette_capacity = 8});
     static mat4 palettes[6][MAX_JOINTS];
-    joint_pose object[MAX_JOINTS];
-    for (int i = 0; i < 6; ++i)
-        CHECK(pose_at(i % 2 ? robot : mannequin, clips[i], 0.41f * (float)(i + 1), object, palettes[i]));
+    pose_small_scene(0.41f, palettes);
     size_t bytes = (size_t)IMAGE_WIDTH * IMAGE_HEIGHT * 4;
     uint8_t *copied = malloc(bytes), *written = malloc(bytes);
     const draw_path paths[2] = {PATH_INSTANCED, PATH_CPU_SKINNING};
     for (int p = 0; p < 2; ++p) {
         int grows_before = gfx_frame_stats().buffer_grows;
-        CHECK(draw_small_scene_into_slots(paths[p], 8, (const mat4(*)[MAX_JOINTS])palettes) == 8);
+        CHECK(draw_small_scene_into_slots(paths[p], 8, 9, (const mat4(*)[MAX_JOINTS])palettes) == 8);
         gfx_stats slot_stats = gfx_frame_stats();
         CHECK(platform_read_pixels(written));
         if (p == 0) {
@@ -1028,13 +1120,21 @@ static void test_palette_slots_draw_the_same_picture(void)
         int largest = 0;
         size_t foreground = 0, differing = count_differing_pixels(copied, written, &largest, &foreground);
         printf("  %s: palettes written into their slots vs copied by gfx_submit: %zu of %zu pixels differ "
-               "(largest %d); %d vs %d matrices, %d vs %d palette uploads\n",
+               "(largest %d); %d vs %d matrices, %d vs %d palette uploads, %s, %zu bytes copied\n",
                p ? "CPU skinning" : "GPU skinning", differing, foreground, largest, slot_stats.palette_matrices,
-               copy_stats.palette_matrices, slot_stats.palette_uploads, copy_stats.palette_uploads);
+               copy_stats.palette_matrices, slot_stats.palette_uploads, copy_stats.palette_uploads,
+               slot_stats.palettes_mapped ? "mapped" : "staged", slot_stats.palette_bytes_copied);
         CHECK(foreground > 20000);
         CHECK(largest == 0); /* the same matrices in the same places: the very same picture */
         CHECK(slot_stats.instances == 8 && slot_stats.palette_matrices == copy_stats.palette_matrices);
         CHECK(slot_stats.palette_uploads == 1 && slot_stats.draw_calls == copy_stats.draw_calls);
+        /* GPU skinning writes into the mapped buffer, whether through a slot or gfx_submit's copy; the CPU
+         * path reads the palettes back, so it stages them and copies them in. */
+        size_t matrix_bytes = (size_t)slot_stats.palette_matrices * sizeof(mat4);
+        CHECK(slot_stats.palettes_mapped == (p == 0) && copy_stats.palettes_mapped == (p == 0));
+        CHECK(slot_stats.palette_bytes_copied == (p == 0 ? 0 : matrix_bytes));
+        CHECK(copy_stats.palette_bytes_copied == (p == 0 ? 0 : matrix_bytes));
+        CHECK(!slot_stats.palettes_lost);
     }
     free(copied);
     free(written);
@@ -1059,6 +1159,114 @@ static void test_palette_slots_draw_the_same_picture(void)
     CHECK_STR_CONTAINS(gfx_last_error(), "no instance");
     end_frame_checked();
     CHECK(gfx_frame_stats().instances == 0);
+}
+
+/* The copy path's picture of the small scene: gfx_submit with the mapping refused, so the frame stages
+ * its palettes and copies them in. */
+static void draw_small_scene_copied(const mat4 (*palettes)[MAX_JOINTS], uint8_t *rgba)
+{
+    give_fault(FAULT_NO_MAPPING);
+    draw_small_scene(PATH_INSTANCED, 8, palettes);
+    gfx_stats stats = gfx_frame_stats();
+    CHECK(faults_given > 0);
+    give_fault(FAULT_NONE);
+    CHECK(!stats.palettes_mapped && stats.instances == 8);
+    CHECK(stats.palette_bytes_copied == (size_t)stats.palette_matrices * sizeof(mat4));
+    CHECK(platform_read_pixels(rgba));
+}
+
+/* Submits past a small reservation from small capacities (16 instances, 100 matrices) grow the palette
+ * buffer while it is mapped, twice (100 -> 200 -> 400 matrices, 8 characters of 31 joints): the palettes
+ * written before each growth are kept (copied on the GPU), so the picture is the copy path's. */
+static void test_palettes_grow_while_mapped(void)
+{
+    static mat4 palettes[6][MAX_JOINTS];
+    pose_small_scene(0.29f, palettes);
+    const mat4(*poses)[MAX_JOINTS] = (const mat4(*)[MAX_JOINTS])palettes;
+    uint8_t *copied = malloc((size_t)IMAGE_WIDTH * IMAGE_HEIGHT * 4);
+    gfx_desc small = {.instance_capacity = 16, .palette_capacity = 100};
+
+    setup_again(small);
+    draw_small_scene_copied(poses, copied);
+    setup_again(small);
+    CHECK(draw_small_scene_into_slots(PATH_INSTANCED, 8, 2, poses) == 8);
+    gfx_stats grown = gfx_frame_stats();
+    CHECK(compare_with(copied, "grown while mapped (twice) vs copied") == 0);
+    save_picture("gfx_palettes_grown_while_mapped.png");
+    printf("  grown while mapped: %d buffer grows, %d matrices, %s, %zu bytes copied\n", grown.buffer_grows,
+           grown.palette_matrices, grown.palettes_mapped ? "mapped" : "staged", grown.palette_bytes_copied);
+    CHECK(grown.buffer_grows == 2 && grown.palettes_mapped && grown.palette_bytes_copied == 0);
+    CHECK(grown.instances == 8 && grown.palette_matrices == 8 * mannequin->skeleton.joint_count);
+    CHECK(draw_small_scene_into_slots(PATH_INSTANCED, 8, 2, poses) == 8);
+    CHECK(gfx_frame_stats().buffer_grows == grown.buffer_grows); /* grown to size: the next frame maps it whole */
+    CHECK(compare_with(copied, "the next frame, no growth, vs copied") == 0);
+
+    /* The same growth, but the driver refuses to map the rest of the bigger buffer: the palettes written
+     * so far are read back into the staging and the frame ends on the copy path, same picture. */
+    setup_again(small);
+    give_fault(FAULT_NO_MAPPING_PAST_START);
+    CHECK(draw_small_scene_into_slots(PATH_INSTANCED, 8, 2, poses) == 8);
+    gfx_stats fallen_back = gfx_frame_stats();
+    CHECK(faults_given == 1); /* the first growth failed to map; the second grew the staging */
+    give_fault(FAULT_NONE);
+    CHECK(compare_with(copied, "growth whose mapping failed, finished in the staging, vs copied") == 0);
+    CHECK(!fallen_back.palettes_mapped && fallen_back.instances == 8);
+    CHECK(fallen_back.palette_bytes_copied == (size_t)fallen_back.palette_matrices * sizeof(mat4));
+    free(copied);
+}
+
+/* What the driver may do to a mapping: refuse it or give it misaligned (the frame stages its palettes
+ * instead, same picture), or lose what was written (the frame is drawn without its characters and says
+ * so; the next frame is whole again). No GL errors in any of them (end_frame_checked), nor after a frame
+ * left unended while mapped. */
+static void test_mapping_faults(void)
+{
+    static mat4 palettes[6][MAX_JOINTS];
+    pose_small_scene(0.67f, palettes);
+    const mat4(*poses)[MAX_JOINTS] = (const mat4(*)[MAX_JOINTS])palettes;
+    size_t bytes = (size_t)IMAGE_WIDTH * IMAGE_HEIGHT * 4;
+    uint8_t *copied = malloc(bytes), *empty = malloc(bytes);
+    draw_small_scene_copied(poses, copied);
+    draw_small_scene(PATH_INSTANCED, 0, poses);
+    CHECK(platform_read_pixels(empty));
+
+    give_fault(FAULT_MISALIGNED);
+    CHECK(draw_small_scene_into_slots(PATH_INSTANCED, 8, 9, poses) == 8);
+    gfx_stats misaligned = gfx_frame_stats();
+    CHECK(faults_given == 1);
+    give_fault(FAULT_NONE);
+    CHECK(compare_with(copied, "misaligned mapping, staged instead, vs copied") == 0);
+    CHECK(!misaligned.palettes_mapped && misaligned.palette_bytes_copied > 0 && misaligned.instances == 8);
+
+    give_fault(FAULT_LOST);
+    CHECK(draw_small_scene_into_slots(PATH_INSTANCED, 8, 9, poses) == 8);
+    gfx_stats lost = gfx_frame_stats();
+    CHECK(faults_given == 1);
+    give_fault(FAULT_NONE);
+    save_picture("gfx_palettes_lost.png");
+    printf("  palettes lost: %d instances drawn, %d draw calls; \"%s\"\n", lost.instances, lost.draw_calls,
+           gfx_last_error());
+    CHECK(lost.palettes_lost && lost.instances == 0);
+    CHECK(lost.draw_calls == 1 && lost.shadow_draw_calls == 0); /* the ground alone */
+    CHECK_STR_CONTAINS(gfx_last_error(), "lost the contents of the mapped palette buffer");
+    CHECK(compare_with(empty, "palettes lost vs the scene without characters") == 0);
+    CHECK(compare_with(copied, "palettes lost vs copied") > 0);
+
+    CHECK(draw_small_scene_into_slots(PATH_INSTANCED, 8, 9, poses) == 8);
+    gfx_stats next = gfx_frame_stats();
+    CHECK(next.palettes_mapped && !next.palettes_lost && next.instances == 8);
+    CHECK(compare_with(copied, "the frame after, mapped, vs copied") == 0);
+
+    /* A frame begun over one left unended (and mapped) drops that mapping: no GL error, the same picture. */
+    gfx_begin_frame(&(gfx_frame_desc){.width = IMAGE_WIDTH, .height = IMAGE_HEIGHT});
+    gfx_instance abandoned = small_scene_instance(0, poses);
+    CHECK(gfx_submit(&abandoned));
+    CHECK(draw_small_scene_into_slots(PATH_INSTANCED, 8, 9, poses) == 8);
+    CHECK_STR_CONTAINS(gfx_last_error(), "previous frame was not ended");
+    CHECK(gfx_frame_stats().palettes_mapped && gfx_frame_stats().instances == 8);
+    CHECK(compare_with(copied, "after an unended frame, vs copied") == 0);
+    free(copied);
+    free(empty);
 }
 
 int main(void)
@@ -1102,6 +1310,8 @@ int main(void)
         RUN(test_debug_views);
         RUN(test_buffers_grow_past_capacity);
         RUN(test_palette_slots_draw_the_same_picture);
+        RUN(test_palettes_grow_while_mapped);
+        RUN(test_mapping_faults);
         CHECK(gfx_check_errors() == NULL);
         gfx_shutdown();
     }

@@ -4,8 +4,9 @@
  *   update  everything before the GPU: one 60 Hz crowd step (wander, mover, animator: sample, blend,
  *           object space) and every visible member's skin palette written straight into gfx's upload
  *           buffer (scene_write_crowd_palettes), both on the jobs;
- *   render  the rest: handing out the palette slots (scene_queue_crowd: culling, on the calling thread),
- *           gfx_end_frame and glFinish, so the GPU's work is inside.
+ *   render  the rest: handing out the palette slots (scene_queue_crowd: culling, on the calling thread;
+ *           its gfx_reserve orphans and maps gfx's palette buffer), gfx_end_frame (which unmaps it) and
+ *           glFinish, so the GPU's work is inside.
  * Before the timed frames the crowd wanders for a few simulated seconds (so the members are spread over
  * idle, walk, run and gestures, not all in their first pause), then a few untimed frames let the buffers
  * grow to size; the timed loop allocates nothing. Medians over the timed frames.
@@ -356,8 +357,9 @@ int main(int argc, char **argv)
                o.counts[n], r->update, r->crowd_update, r->palettes, r->poses);
         if (o.render)
             printf(", render %.2f ms (queue %.2f, end_frame + glFinish %.2f); %d drawn, %d culled, %d buffer grows "
-                   "while timed",
-                   r->render, r->queue, r->end_frame, r->stats.instances, r->stats.culled, r->grows);
+                   "while timed; palettes %s (%.2f MB copied)",
+                   r->render, r->queue, r->end_frame, r->stats.instances, r->stats.culled, r->grows,
+                   r->stats.palettes_mapped ? "mapped" : "staged", (double)r->stats.palette_bytes_copied / 1e6);
         printf("\n");
         fflush(stdout);
     }

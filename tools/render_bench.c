@@ -1,8 +1,9 @@
 /* render_bench: issue 5's benchmark. N animated characters (mannequins and robots on a grid, each with its
  * own clip, phase and speed) drawn headless for F frames, once the default way (every palette in one
- * upload, one instanced draw per mesh) and once the naive way (gfx_frame_desc.naive: per entity its own
- * uniform upload and a draw call per mesh). Per frame the CPU animation (sample, object space, palette) is
- * timed apart from the rendering (submit, gfx_end_frame, glFinish so the GPU work is inside the timing).
+ * buffer, which gfx_submit copies into while it is mapped; one instanced draw per mesh) and once the naive
+ * way (gfx_frame_desc.naive: per entity its own uniform upload and a draw call per mesh). Per frame the
+ * CPU animation (sample, object space, palette) is timed apart from the rendering (submit, gfx_end_frame,
+ * glFinish so the GPU work is inside the timing).
  * Medians over the frames after a warm-up. The frame loop allocates nothing.
  *
  *   render_bench [--entities N ...] [--frames F] [--warmup W] [--size W H] [--no-shadows] [--assets DIR]
@@ -256,9 +257,11 @@ int main(int argc, char **argv)
         for (int mode = 0; mode < 2; ++mode) {
             frame_times t = run_mode(entities, count, mode == 1, shadows, warmup, frames, width, height, scratch);
             printf("  %5d entities %-9s render %8.2f ms/frame (submit %.2f, end_frame %.2f, glFinish %.2f), "
-                   "animation (CPU) %.2f ms/frame; %d draw calls, %d palette uploads, %d matrices\n",
+                   "animation (CPU) %.2f ms/frame; %d draw calls, %d palette uploads (%s, %.2f MB copied), "
+                   "%d matrices\n",
                    count, mode ? "naive" : "instanced", t.render, t.submit, t.end_frame, t.finish, t.anim,
-                   t.stats.draw_calls, t.stats.palette_uploads, t.stats.palette_matrices);
+                   t.stats.draw_calls, t.stats.palette_uploads, t.stats.palettes_mapped ? "mapped" : "staged",
+                   (double)t.stats.palette_bytes_copied / 1e6, t.stats.palette_matrices);
             summary[n][mode] = t.render;
         }
         fflush(stdout);

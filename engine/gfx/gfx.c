@@ -105,6 +105,13 @@ typedef enum gfx_program_kind {
     GFX_PROGRAM_COUNT
 } gfx_program_kind;
 
+/* Where a frame's palettes go. */
+typedef enum gfx_palette_store {
+    GFX_PALETTES_UNOPENED,  /* the frame has needed no room yet */
+    GFX_PALETTES_STAGED,    /* palette_staging, copied into palette_buffer at gfx_end_frame */
+    GFX_PALETTES_MAPPED,    /* palette_buffer itself, mapped for writing until gfx_end_frame */
+} gfx_palette_store;
+
 static struct {
     bool ready;
     bool in_frame;
@@ -123,13 +130,20 @@ static struct {
     int instance_capacity;
     int instance_count;
     float *palette_staging;      /* GFX_FLOATS_PER_MATRIX per matrix */
-    int palette_capacity;
+    int palette_capacity;        /* of the staging */
     int palette_count;
+    /* Where this frame's palettes are written (see open_palettes): the mapped GPU buffer on the default
+     * path, saving the copy from staging, or the staging. */
+    gfx_palette_store palette_store;
+    float *palette_mapping;      /* the mapped part of palette_buffer, from matrix palette_mapping_first on */
+    int palette_mapping_first;
+    bool palettes_lost;          /* this frame: the driver lost the mapped buffer's contents */
     int *mesh_instance_count;    /* mesh_capacity entries: instances per mesh this frame */
     int *mesh_first_instance;    /* mesh_capacity entries: where each mesh's instances start */
     GLuint palette_buffer, palette_texture;
     GLuint instance_buffer, instance_texture;
-    int palette_buffer_matrices;    /* size of the GPU buffers, may lag the CPU capacity until upload */
+    int palette_buffer_matrices;    /* size of the GPU buffers, apart from the staging's capacity: an upload
+                                     * grows them to it; a mapped frame grows the palette buffer alone */
     int instance_buffer_instances;
     /* The CPU skinning path's output, GFX_FLOATS_PER_SKINNED_VERTEX per vertex, and its texture buffer. */
     float *skinned_staging;
@@ -478,6 +492,154 @@ static bool grow_skinned(int needed)
     gfx.skinned_capacity = capacity;
     ++gfx.stats.buffer_grows;
     return true;
+}
+
+/* ---- The frame's palettes ------------------------------------------------------------------------------ */
+/* On the default path a frame's palettes are written straight into palette_buffer, mapped for writing
+ * from the frame's first need of room until gfx_end_frame: the crowd's workers write there, and no copy
+ * of a frame's worth of matrices follows. The naive and CPU skinning paths read the palettes on the CPU,
+ * and a write-only mapping must never be read, so they keep the staging; so does a frame whose mapping
+ * fails or is not 16-byte aligned (cglm's mat4 must be). */
+
+static size_t palette_bytes(int matrices)
+{
+    return (size_t)matrices * GFX_FLOATS_PER_MATRIX * sizeof(float);
+}
+
+/* Map palette_buffer from matrix `first` to its end. At 0 the store is orphaned (the previous frame's
+ * draws may still read the old one) and wholly invalidated; past 0 the matrices before `first` are kept
+ * and only the rest is invalidated. false, with nothing left mapped, when the driver gives no usable
+ * pointer. */
+static bool map_palettes(int first)
+{
+    glBindBuffer(GL_TEXTURE_BUFFER, gfx.palette_buffer);
+    if (first == 0)
+        glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)palette_bytes(gfx.palette_buffer_matrices), NULL,
+                     GL_STREAM_DRAW);
+    GLbitfield access = GL_MAP_WRITE_BIT | (first == 0 ? GL_MAP_INVALIDATE_BUFFER_BIT : GL_MAP_INVALIDATE_RANGE_BIT);
+    float *mapped = glMapBufferRange(GL_TEXTURE_BUFFER, (GLintptr)palette_bytes(first),
+                                     (GLsizeiptr)palette_bytes(gfx.palette_buffer_matrices - first), access);
+    if (mapped && (uintptr_t)mapped % 16 != 0) {
+        glUnmapBuffer(GL_TEXTURE_BUFFER); /* nothing was written: whether the driver kept it does not matter */
+        mapped = NULL;
+    }
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    gfx.palette_mapping = mapped;
+    gfx.palette_mapping_first = first;
+    return mapped != NULL;
+}
+
+/* Hand the mapping back to GL. The driver may have lost what was written (glUnmapBuffer gives GL_FALSE,
+ * after a display mode change for instance): the frame then draws no instances rather than garbage, and
+ * says so. */
+static void unmap_palettes(void)
+{
+    glBindBuffer(GL_TEXTURE_BUFFER, gfx.palette_buffer);
+    if (glUnmapBuffer(GL_TEXTURE_BUFFER) == GL_FALSE && !gfx.palettes_lost) {
+        gfx.palettes_lost = true;
+        misuse("the driver lost the contents of the mapped palette buffer (glUnmapBuffer gave GL_FALSE): this "
+               "frame's instances are not drawn");
+    }
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    gfx.palette_mapping = NULL;
+}
+
+/* The frame's first need of room, for `needed` matrices, picks its store. The GPU buffer grows before it
+ * is mapped, while it holds nothing to keep. */
+static void open_palettes(int needed)
+{
+    gfx.palette_store = GFX_PALETTES_STAGED;
+    if (gfx.frame.naive || gfx.frame.cpu_skinning)
+        return;
+    if (needed > gfx.palette_buffer_matrices) {
+        gfx.palette_buffer_matrices = doubled_until(gfx.palette_buffer_matrices, needed);
+        ++gfx.stats.buffer_grows;
+    }
+    if (map_palettes(0))
+        gfx.palette_store = GFX_PALETTES_MAPPED;
+}
+
+/* A bigger palette_buffer holding the first `kept` matrices of the old one, copied on the GPU (the old
+ * one's mapping is write-only: never read). The texture buffer follows the new buffer object. */
+static void move_palettes_to_bigger_buffer(int kept)
+{
+    GLuint bigger = 0;
+    glGenBuffers(1, &bigger);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, bigger);
+    glBufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)palette_bytes(gfx.palette_buffer_matrices), NULL, GL_STREAM_DRAW);
+    glBindBuffer(GL_COPY_READ_BUFFER, gfx.palette_buffer);
+    glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)palette_bytes(kept));
+    glBindBuffer(GL_COPY_READ_BUFFER, 0);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
+    glBindTexture(GL_TEXTURE_BUFFER, gfx.palette_texture);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, bigger);
+    glBindTexture(GL_TEXTURE_BUFFER, 0);
+    glDeleteBuffers(1, &gfx.palette_buffer);
+    gfx.palette_buffer = bigger;
+}
+
+/* Growth while mapped (a submit past what was reserved): every palette written so far is kept, and the
+ * rest of the bigger buffer mapped. Should that mapping fail, the written palettes are read back from
+ * the buffer (no longer mapped) into the staging and the frame goes on there. false when the staging
+ * cannot grow. */
+static bool grow_mapped_palettes(int needed)
+{
+    int kept = gfx.palette_count;
+    unmap_palettes();
+    gfx.palette_buffer_matrices = doubled_until(gfx.palette_buffer_matrices, needed);
+    ++gfx.stats.buffer_grows;
+    if (kept > 0)
+        move_palettes_to_bigger_buffer(kept);
+    if (map_palettes(kept))
+        return true;
+    gfx.palette_store = GFX_PALETTES_STAGED;
+    if (needed > gfx.palette_capacity && !grow_palettes(needed))
+        return false;
+    glBindBuffer(GL_TEXTURE_BUFFER, gfx.palette_buffer);
+    glGetBufferSubData(GL_TEXTURE_BUFFER, 0, (GLsizeiptr)palette_bytes(kept), gfx.palette_staging);
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    return true;
+}
+
+/* Room in the frame's palette store for `needed` matrices in all. Growing moves the slots handed out. */
+static bool make_palette_room(int needed)
+{
+    if (gfx.palette_store == GFX_PALETTES_UNOPENED)
+        open_palettes(needed);
+    if (gfx.palette_store == GFX_PALETTES_MAPPED)
+        return needed <= gfx.palette_buffer_matrices || grow_mapped_palettes(needed);
+    return needed <= gfx.palette_capacity || grow_palettes(needed);
+}
+
+/* Where the frame's matrix `first` is written. */
+static mat4 *palette_destination(int first)
+{
+    if (gfx.palette_store == GFX_PALETTES_MAPPED)
+        return (mat4 *)(gfx.palette_mapping + (size_t)(first - gfx.palette_mapping_first) * GFX_FLOATS_PER_MATRIX);
+    return (mat4 *)(gfx.palette_staging + (size_t)first * GFX_FLOATS_PER_MATRIX);
+}
+
+/* gfx_end_frame, before any draw: the mapping goes back to GL, or the staging is copied in. */
+static void close_palettes(gfx_stats *stats)
+{
+    if (gfx.palette_store == GFX_PALETTES_MAPPED) {
+        unmap_palettes();
+        stats->palettes_mapped = true;
+    } else {
+        upload_stream(gfx.palette_buffer, &gfx.palette_buffer_matrices, gfx.palette_capacity,
+                      GFX_FLOATS_PER_MATRIX * sizeof(float), gfx.palette_staging, gfx.palette_count);
+        stats->palette_bytes_copied += palette_bytes(gfx.palette_count);
+    }
+    gfx.palette_store = GFX_PALETTES_UNOPENED;
+}
+
+/* gfx_begin_frame: a previous frame that was not ended leaves its mapping behind, dropped here. */
+static void drop_palettes(void)
+{
+    if (gfx.palette_store == GFX_PALETTES_MAPPED)
+        unmap_palettes();
+    gfx.palette_store = GFX_PALETTES_UNOPENED;
+    gfx.palettes_lost = false;
 }
 
 /* ---- Setup --------------------------------------------------------------------------------------------- */
@@ -832,6 +994,7 @@ void gfx_begin_frame(const gfx_frame_desc *desc)
         misuse("gfx_begin_frame before gfx_setup");
         return;
     }
+    drop_palettes();
     if (gfx.in_frame)
         misuse("gfx_begin_frame: the previous frame was not ended; its instances are dropped");
     if (!desc || desc->width <= 0 || desc->height <= 0) {
@@ -940,8 +1103,7 @@ static bool queue_instance(const gfx_instance *instance, const char *caller, boo
 
     if (gfx.instance_count == gfx.instance_capacity && !grow_instances(gfx.instance_count + 1))
         return misuse("%s: out of memory growing the instance buffer past %d", caller, gfx.instance_capacity);
-    if (gfx.palette_count + slot->joint_count > gfx.palette_capacity &&
-        !grow_palettes(gfx.palette_count + slot->joint_count))
+    if (!make_palette_room(gfx.palette_count + slot->joint_count))
         return misuse("%s: out of memory growing the palette buffer past %d matrices", caller,
                       gfx.palette_capacity);
     if (gfx.frame.cpu_skinning && gfx.skinned_count + slot->vertex_count > gfx.max_skinned_vertices)
@@ -961,7 +1123,7 @@ static bool queue_instance(const gfx_instance *instance, const char *caller, boo
     bool no_tint = instance->tint[0] == 0.0f && instance->tint[1] == 0.0f && instance->tint[2] == 0.0f &&
                    instance->tint[3] == 0.0f;
     glm_vec4_copy(no_tint ? (vec4){1.0f, 1.0f, 1.0f, 1.0f} : (float *)instance->tint, queued->tint);
-    *destination = (mat4 *)(gfx.palette_staging + (size_t)gfx.palette_count * GFX_FLOATS_PER_MATRIX);
+    *destination = palette_destination(gfx.palette_count);
     gfx.palette_count += slot->joint_count;
     if (gfx.frame.cpu_skinning)
         gfx.skinned_count += slot->vertex_count;
@@ -997,7 +1159,7 @@ bool gfx_reserve(int instances, int matrices)
                       wanted_matrices);
     if (wanted_instances > gfx.instance_capacity && !grow_instances((int)wanted_instances))
         return misuse("gfx_reserve: out of memory growing the instance buffer past %d", gfx.instance_capacity);
-    if (wanted_matrices > gfx.palette_capacity && !grow_palettes((int)wanted_matrices))
+    if (wanted_matrices > 0 && !make_palette_room((int)wanted_matrices))
         return misuse("gfx_reserve: out of memory growing the palette buffer past %d matrices",
                       gfx.palette_capacity);
     return true;
@@ -1128,7 +1290,7 @@ static int draw_batched(const gfx_program *program, mat4 view_projection, bool p
 }
 
 /* The naive path: per instance, in submit order, its own uniform uploads and one draw per skin_mesh. */
-static int draw_naive(const gfx_program *program, mat4 view_projection, int *palette_uploads)
+static int draw_naive(const gfx_program *program, mat4 view_projection, gfx_stats *stats)
 {
     int draw_calls = 0;
     glUseProgram(program->program);
@@ -1140,7 +1302,8 @@ static int draw_naive(const gfx_program *program, mat4 view_projection, int *pal
                            gfx.palette_staging + (size_t)q->first_matrix * GFX_FLOATS_PER_MATRIX);
         glUniformMatrix4fv(program->world, 1, GL_FALSE, (const float *)q->world);
         glUniform4fv(program->instance_tint, 1, q->tint);
-        ++*palette_uploads;
+        ++stats->palette_uploads;
+        stats->palette_bytes_copied += palette_bytes(slot->joint_count);
         for (int p = 0; p < slot->part_count; ++p) {
             const gfx_part *part = &slot->parts[p];
             if (part->index_count == 0)
@@ -1194,7 +1357,7 @@ static void fit_light_view_projection(void)
 
 /* The depth pass: the instances drawn from the light, skinned by the same path as the picture, into the
  * shadow map. Returns its draw calls. */
-static int draw_shadow_map(int *palette_uploads)
+static int draw_shadow_map(gfx_stats *stats)
 {
     GLint target = 0;
     glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &target);
@@ -1208,7 +1371,7 @@ static int draw_shadow_map(int *palette_uploads)
     set_culling(gfx.frame.culling);
     int draw_calls;
     if (gfx.frame.naive)
-        draw_calls = draw_naive(&gfx.programs[GFX_PROGRAM_NAIVE_DEPTH], gfx.light_view_projection, palette_uploads);
+        draw_calls = draw_naive(&gfx.programs[GFX_PROGRAM_NAIVE_DEPTH], gfx.light_view_projection, stats);
     else
         draw_calls = draw_batched(&gfx.programs[gfx.frame.cpu_skinning ? GFX_PROGRAM_CPU_DEPTH : GFX_PROGRAM_DEPTH],
                                   gfx.light_view_projection, false);
@@ -1228,16 +1391,19 @@ void gfx_end_frame(void)
                        .instances = gfx.instance_count,
                        .palette_matrices = gfx.palette_count,
                        .culled = gfx.stats.culled};
-    gfx.shadows_on = !gfx.frame.no_shadows && gfx.instance_count > 0;
 
     if (!gfx.frame.naive) {
         sort_instances_by_mesh();
-        upload_stream(gfx.palette_buffer, &gfx.palette_buffer_matrices, gfx.palette_capacity,
-                      GFX_FLOATS_PER_MATRIX * sizeof(float), gfx.palette_staging, gfx.palette_count);
+        close_palettes(&stats);
         upload_stream(gfx.instance_buffer, &gfx.instance_buffer_instances, gfx.instance_capacity,
                       GFX_FLOATS_PER_INSTANCE * sizeof(float), gfx.instance_staging, gfx.instance_count);
         stats.palette_uploads = gfx.instance_count > 0 ? 1 : 0;
     }
+    /* Matrices the driver lost would throw vertices anywhere: better a frame without the characters. */
+    stats.palettes_lost = gfx.palettes_lost;
+    if (gfx.palettes_lost)
+        stats.instances = 0;
+    gfx.shadows_on = !gfx.frame.no_shadows && stats.instances > 0;
     if (gfx.frame.cpu_skinning && gfx.instance_count > 0) {
         skin_on_cpu();
         upload_stream(gfx.skinned_buffer, &gfx.skinned_buffer_vertices, gfx.skinned_capacity,
@@ -1252,7 +1418,7 @@ void gfx_end_frame(void)
     if (gfx.shadows_on) {
         fit_light_view_projection();
         bind_frame_textures(false);
-        stats.shadow_draw_calls = draw_shadow_map(&stats.palette_uploads);
+        stats.shadow_draw_calls = draw_shadow_map(&stats);
         stats.draw_calls += stats.shadow_draw_calls;
     }
 
@@ -1273,11 +1439,10 @@ void gfx_end_frame(void)
         ++stats.draw_calls;
     }
 
-    if (gfx.instance_count > 0) {
+    if (stats.instances > 0) {
         set_culling(gfx.frame.culling);
         if (gfx.frame.naive)
-            stats.draw_calls += draw_naive(&gfx.programs[GFX_PROGRAM_NAIVE], gfx.view_projection,
-                                           &stats.palette_uploads);
+            stats.draw_calls += draw_naive(&gfx.programs[GFX_PROGRAM_NAIVE], gfx.view_projection, &stats);
         else
             stats.draw_calls += draw_batched(
                 &gfx.programs[gfx.frame.cpu_skinning ? GFX_PROGRAM_CPU_SKINNED : GFX_PROGRAM_SKINNED],

@@ -1,8 +1,8 @@
 /* gfx: the OpenGL 3.3 core renderer for skinned characters, in the shape of sokol_gfx: one setup/shutdown
  * pair, descriptors filled with designated initializers (zero means "default"), small typed handles, and
  * misuse reported in words. A mesh's geometry is uploaded once; per frame only skin matrices and instance
- * data change: every palette of the frame goes to one texture buffer in one upload, and each mesh is drawn
- * with one instanced draw call for all its instances, skinned in the vertex shader.
+ * data change: every palette of the frame goes to one texture buffer (written straight into it, mapped),
+ * and each mesh is drawn with one instanced draw call for all its instances, skinned in the vertex shader.
  * Knows nothing of windows, input or SDL (platform owns those; SDL_image is used only to load textures),
  * nor of files, clips or the animation controller: it takes models and palettes. Needs a current GL 3.3
  * core context with its entry points loaded (platform_setup does that). */
@@ -10,6 +10,7 @@
 #define MARIONETTE_GFX_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cglm/cglm.h>
@@ -110,26 +111,42 @@ void gfx_begin_frame(const gfx_frame_desc *desc);
 bool gfx_submit(const gfx_instance *instance);
 /* gfx_submit without the copy: queue the instance (instance->palette is not read; NULL is fine) and
  * return where its joint_count skin matrices go in the frame's upload buffer, for the caller to write
- * (pose_palette straight into it, on any thread) before gfx_end_frame. NULL when culled (counted in
- * gfx_stats.culled) or on misuse (gfx_last_error). The matrices must all be written: the slot holds
- * whatever was there before. The address moves when a later submit grows the buffer: to keep several,
- * make room for all of them first with gfx_reserve. */
+ * (pose_palette straight into it, on any thread) before gfx_end_frame. On the default path that is the
+ * GPU buffer itself, mapped for writing: write the slot, never read it (reading a write-only mapping is
+ * undefined, and slow where it is GPU memory). On naive and cpu_skinning frames, which read the palettes
+ * on the CPU, and when the driver gives no usable mapping, it is CPU staging copied at gfx_end_frame.
+ * NULL when culled (counted in gfx_stats.culled) or on misuse (gfx_last_error). The matrices must all be
+ * written: the slot holds whatever was there before. The address moves when a later submit grows the
+ * buffer (what was written is kept): to keep several, make room for all of them first with gfx_reserve. */
 mat4 *gfx_submit_palette(const gfx_instance *instance);
 /* Make room this frame for `instances` more instances with `matrices` more skin matrices, so the submits
- * that follow within those counts never grow (move) the buffers. false with a message on misuse (outside
- * a frame, negative or absurd counts) or when memory runs out. */
+ * that follow within those counts never grow (move) the buffers. Like the frame's first submit, the first
+ * reserve with matrices picks where the frame's palettes go, mapping the palette buffer on the default
+ * path. false with a message on misuse (outside a frame, negative or absurd counts) or when memory runs
+ * out. */
 bool gfx_reserve(int instances, int matrices);
-/* Draw everything queued into the currently bound framebuffer: clear, ground, one upload of all
- * palettes and instance data, one instanced draw call per skin_mesh with instances. */
+/* Draw everything queued into the currently bound framebuffer: the palette buffer unmapped (or, off the
+ * mapped path, every palette copied in one upload), one upload of the instance data (sorted by mesh
+ * here), clear, ground, one instanced draw call per skin_mesh with instances. Should the driver have lost
+ * the mapped palettes (glUnmapBuffer's GL_FALSE), the frame is drawn without its instances and says so
+ * in gfx_stats.palettes_lost and gfx_last_error. */
 void gfx_end_frame(void);
 
 typedef struct gfx_stats {
     int draw_calls;         /* GL draw calls of the last frame, ground included */
     int instances;          /* instances drawn in the last frame */
-    int palette_matrices;   /* skin matrices uploaded in the last frame */
+    int palette_matrices;   /* skin matrices given to the GPU in the last frame */
     int buffer_grows;       /* times the per-frame buffers grew since setup */
     int palette_uploads;    /* separate palette uploads in the last frame: 1 when instances were drawn the
-                             * default way (every palette in one upload), one per instance naive */
+                             * default way (every palette in one mapped buffer or one copy), one per
+                             * instance naive */
+    size_t palette_bytes_copied; /* bytes of palettes copied into GL in the last frame after they were
+                                  * written: 0 when they were written straight into the mapped buffer
+                                  * (through gfx_submit_palette, or by gfx_submit's own copy); the staging's
+                                  * upload on cpu_skinning frames (or when mapping failed); every uniform
+                                  * upload naive */
+    bool palettes_mapped;   /* the last frame's palettes were written straight into the mapped buffer */
+    bool palettes_lost;     /* the driver lost them (glUnmapBuffer gave GL_FALSE): instances not drawn */
     int culled;             /* instances submitted but culled (out of view, shadow too) */
     int shadow_draw_calls;  /* draw calls of the shadow map's depth pass (included in draw_calls) */
     int cpu_skinned_vertices; /* vertices pose_skin_cpu skinned (cpu_skinning frames) */
@@ -143,7 +160,7 @@ gfx_stats gfx_frame_stats(void);
  * text stays valid until the next call). Tests and debug builds call it after each frame. */
 const char *gfx_check_errors(void);
 
-/* The last misuse reported by gfx_submit or gfx_begin_frame, or "" . */
+/* The last misuse reported by gfx_submit or gfx_begin_frame, or lost palettes (gfx_end_frame), or "". */
 const char *gfx_last_error(void);
 
 /* ---- Debug views ---------------------------------------------------------------------------------------- */
