@@ -506,16 +506,13 @@ static size_t palette_bytes(int matrices)
     return (size_t)matrices * GFX_FLOATS_PER_MATRIX * sizeof(float);
 }
 
-/* Map palette_buffer from matrix `first` to its end. At 0 the store is orphaned (the previous frame's
- * draws may still read the old one) and wholly invalidated; past 0 the matrices before `first` are kept
- * and only the rest is invalidated. false, with nothing left mapped, when the driver gives no usable
- * pointer. */
+/* Map palette_buffer from matrix `first` to its end. At 0 the whole store is invalidated, which orphans
+ * it (the previous frame's draws may still read the old one; a glBufferData orphan as well cost llvmpipe
+ * ~10 ms a frame for a 20 MB buffer, for nothing); past 0 the matrices before `first` are kept and only
+ * the rest is invalidated. false, with nothing left mapped, when the driver gives no usable pointer. */
 static bool map_palettes(int first)
 {
     glBindBuffer(GL_TEXTURE_BUFFER, gfx.palette_buffer);
-    if (first == 0)
-        glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)palette_bytes(gfx.palette_buffer_matrices), NULL,
-                     GL_STREAM_DRAW);
     GLbitfield access = GL_MAP_WRITE_BIT | (first == 0 ? GL_MAP_INVALIDATE_BUFFER_BIT : GL_MAP_INVALIDATE_RANGE_BIT);
     float *mapped = glMapBufferRange(GL_TEXTURE_BUFFER, (GLintptr)palette_bytes(first),
                                      (GLsizeiptr)palette_bytes(gfx.palette_buffer_matrices - first), access);
@@ -554,6 +551,10 @@ static void open_palettes(int needed)
     if (needed > gfx.palette_buffer_matrices) {
         gfx.palette_buffer_matrices = doubled_until(gfx.palette_buffer_matrices, needed);
         ++gfx.stats.buffer_grows;
+        glBindBuffer(GL_TEXTURE_BUFFER, gfx.palette_buffer);
+        glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)palette_bytes(gfx.palette_buffer_matrices), NULL,
+                     GL_STREAM_DRAW);
+        glBindBuffer(GL_TEXTURE_BUFFER, 0);
     }
     if (map_palettes(0))
         gfx.palette_store = GFX_PALETTES_MAPPED;
