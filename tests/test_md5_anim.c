@@ -192,6 +192,19 @@ static void test_refusals(void)
     CHECK(!md5_parse_clip(zero_rate, strlen(zero_rate), "x.md5anim", &c, &err, NULL));
     CHECK_STR_CONTAINS(err.message, "frameRate 0");
     CHECK(err.line == 4);
+    /* A denormal rate passed "above 0" and made the clip's durations infinite (fuzz_md5anim found it). */
+    const char *tiny_rate = "MD5Version 10\nnumFrames 2\nnumJoints 1\nframeRate 241e-45\nnumAnimatedComponents 0\n";
+    CHECK(!md5_parse_clip(tiny_rate, strlen(tiny_rate), "x.md5anim", &c, &err, NULL));
+    CHECK_STR_CONTAINS(err.message, "frameRate 2.41");
+    CHECK_STR_CONTAINS(err.message, "must be at least 0.001");
+    CHECK(err.line == 4 && c == NULL);
+    const char *slowest_rate = "MD5Version 10\nnumFrames 1\nnumJoints 1\nframeRate 0.001\nnumAnimatedComponents 0\n"
+                               "hierarchy {\n\"root\" -1 0 0\n}\nbounds {\n( 0 0 0 ) ( 0 0 0 )\n}\n"
+                               "baseframe {\n( 0 0 0 ) ( 0 0 0 )\n}\nframe 0 {\n}\n";
+    CHECK(md5_parse_clip(slowest_rate, strlen(slowest_rate), "x.md5anim", &c, &err, NULL));
+    CHECK(c && isfinite(c->loop_duration) && isfinite(c->once_duration));
+    clip_free(c);
+    c = NULL;
     const char *no_frames = "MD5Version 10\nnumFrames 0\n";
     CHECK(!md5_parse_clip(no_frames, strlen(no_frames), "x.md5anim", &c, &err, NULL));
     CHECK_STR_CONTAINS(err.message, "numFrames 0: at least 1");

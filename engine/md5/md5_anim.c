@@ -21,6 +21,10 @@ enum {
     JOINT_FLAGS_ALL = 63,
 };
 
+/* The slowest rate still keeps every duration (frames / rate) a finite float: a denormal rate such as
+ * 1e-44 made the loop last "inf" seconds (found by fuzz_md5anim). One frame every ~17 minutes is far
+ * below anything an exporter writes. */
+#define FRAME_RATE_MIN 0.001f
 #define FRAME_RATE_MAX 10000.0f
 
 /* The hierarchy and baseframe as written: what each frame's components override. */
@@ -239,9 +243,9 @@ bool md5_parse_clip(const char *text, size_t size, const char *name, clip **out,
     float frame_rate;
     if (!md5_lexer_float(&lex, &frame_rate, "a frame rate"))
         return false;
-    if (!(frame_rate > 0.0f && frame_rate <= FRAME_RATE_MAX))
-        return md5_lexer_fail(&lex, rate_at, "frameRate %g: must be above 0 and at most %g", (double)frame_rate,
-                              (double)FRAME_RATE_MAX);
+    if (!(frame_rate >= FRAME_RATE_MIN && frame_rate <= FRAME_RATE_MAX))
+        return md5_lexer_fail(&lex, rate_at, "frameRate %g: must be at least %g and at most %g", (double)frame_rate,
+                              (double)FRAME_RATE_MIN, (double)FRAME_RATE_MAX);
     if (!md5_lexer_count(&lex, "numAnimatedComponents", 0, 1, &component_count))
         return false;
     /* Now that both are known: can the frames fit in what is left? */
