@@ -15,6 +15,10 @@
  * rate would differ from another by a step. A microsecond is far below any step and far above rounding. */
 static const double input_script_time_tolerance = 1e-6;
 
+/* Wheel steps and drag pixels are stored as floats: a number past float's range would arrive as infinity
+ * (the camera ignores it, so a script would silently do nothing). A million is more than any mouse gives. */
+static const double input_script_motion_limit = 1e6;
+
 typedef struct input_script_entry {
     input_script_event event; /* a tap is stored as its KEY_DOWN */
     bool tap;
@@ -133,6 +137,11 @@ static bool parse_numbers(script_loader *loader, int line, const char *verb, cha
     for (int i = 0; i < count; ++i) {
         if (!parse_number(words[i], &values[i])) {
             script_error(loader, line, "%s: '%s' is not a number", verb, words[i]);
+            return false;
+        }
+        if (fabs(values[i]) > input_script_motion_limit) {
+            script_error(loader, line, "%s: %s is out of range (-%g to %g)", verb, words[i],
+                         input_script_motion_limit, input_script_motion_limit);
             return false;
         }
     }

@@ -12,7 +12,8 @@
  *     3.0        press    Left Shift   ; SDL key names, as in controls.ini (may contain spaces)
  *     4.0        wheel    -2           ; mouse wheel steps (zoom)
  *     4.5        drag     120 -30      ; mouse drag in pixels (orbit)
- * Times are simulation seconds (not wall clock), never decreasing. */
+ * Times are simulation seconds (not wall clock), never decreasing. Wheel steps and drag pixels lie within
+ * -1e6..1e6. */
 #ifndef MARIONETTE_INPUT_SCRIPT_H
 #define MARIONETTE_INPUT_SCRIPT_H
 

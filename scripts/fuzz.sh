@@ -1,11 +1,12 @@
 #!/bin/sh
 # Runs the libFuzzer targets of tests/fuzz, one after the other, for SECONDS each.
-#   ./scripts/fuzz.sh SECONDS [TARGET...]     TARGET: fuzz_md5mesh fuzz_md5anim fuzz_config (default: all)
+#   ./scripts/fuzz.sh SECONDS [TARGET...]     TARGET: fuzz_md5mesh fuzz_md5anim fuzz_config fuzz_settings
+#                                             (default: all)
 #   FUZZ_RUNS=N ./scripts/fuzz.sh 0 ...       until N executions instead (SECONDS 0: no time limit)
 #   FUZZ_JOBS=J ...                           J fuzzing processes sharing the corpus (one per core), each
 #                                             running SECONDS or N/J executions; figures are their sums
 # Configures and builds build-fuzz with clang the first time. Each target's corpus grows in
-# build-fuzz/corpus/TARGET across runs; the seeds (tests/data, ../shared/real-md5, assets/, config/) are
+# build-fuzz/corpus/TARGET across runs; the seeds (tests/data, ../shared/real-md5, assets/, config/, docs/) are
 # copied fresh into build-fuzz/seeds/TARGET every run. Prints executions and exec/s per target; exits
 # non-zero on any crash, leak or timeout, naming the file that reproduces it (replay:
 # build-fuzz/tests/fuzz/TARGET FILE; add it to tests/ as a regression test).
@@ -13,12 +14,12 @@ set -eu
 cd "$(dirname "$0")/.."
 
 if [ $# -lt 1 ]; then
-    echo "usage: $0 SECONDS [fuzz_md5mesh|fuzz_md5anim|fuzz_config...]" >&2
+    echo "usage: $0 SECONDS [fuzz_md5mesh|fuzz_md5anim|fuzz_config|fuzz_settings...]" >&2
     exit 2
 fi
 seconds=$1
 shift
-targets=${*:-fuzz_md5mesh fuzz_md5anim fuzz_config}
+targets=${*:-fuzz_md5mesh fuzz_md5anim fuzz_config fuzz_settings}
 build=build-fuzz
 root=$(pwd)
 
@@ -67,6 +68,13 @@ seed() { # TARGET FOLDER
             *) config_seed "$2/$name" config/characters.ini "$file" config/states.ini ;;
             esac
         done ;;
+    fuzz_settings) # controls.ini, demo.ini and an input script, joined by 0x1e as fuzz_settings cuts them;
+        # also each script after two empty files (the defaults), short inputs that mutate fast
+        for file in tests/data/demo/*.txt docs/*_script.txt; do
+            name=$(basename "$file" .txt)
+            { cat config/controls.ini; printf '\036'; cat config/demo.ini; printf '\036'; cat "$file"; } >"$2/$name"
+            { printf '\036\036'; cat "$file"; } >"$2/$name-alone"
+        done ;;
     *)
         echo "fuzz: unknown target $1" >&2
         return 1 ;;
@@ -92,6 +100,7 @@ for target in $targets; do
     seed "$target" "$seeds"
     case $target in
     fuzz_config) dictionary=tests/fuzz/config.dict ;;
+    fuzz_settings) dictionary=tests/fuzz/settings.dict ;;
     *) dictionary=tests/fuzz/md5.dict ;;
     esac
     echo "fuzz: $target for ${seconds}s${FUZZ_RUNS:+ or $FUZZ_RUNS runs} (log $log)"

@@ -218,6 +218,9 @@ static void test_bad_lines_are_reported_with_their_line(void)
         {14, "tap needs a key name"},
         {15, "bad time 'inf'"},
         {16, "drag takes two numbers (pixels x y); '3' is one argument too many"},
+        /* Past float's range these were stored as infinity (found by fuzz_settings). */
+        {17, "wheel: 1e300 is out of range (-1e+06 to 1e+06)"},
+        {18, "drag: -2e6 is out of range (-1e+06 to 1e+06)"},
     };
     diag_list errors = {0};
     input_script *script = load_text("soon press W\n"
@@ -235,7 +238,9 @@ static void test_bad_lines_are_reported_with_their_line(void)
                                      "1.5 release W\n"
                                      "2 tap ; a comment is no key: write Semicolon\n"
                                      "inf tap W\n"
-                                     "3 drag 1 2 3\n",
+                                     "3 drag 1 2 3\n"
+                                     "3 wheel 1e300\n"
+                                     "3 drag 5 -2e6\n",
                                      &errors);
     CHECK(script == NULL);
     int expected_count = (int)(sizeof expected / sizeof expected[0]);

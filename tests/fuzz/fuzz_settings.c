@@ -1,0 +1,295 @@
+/* fuzz_settings: any bytes as the other files a user writes for the demo: controls.ini, demo.ini and an
+ * input script (`--script`). The input is cut at record-separator bytes (0x1e) into the three, written
+ * into a folder of this process's own (a missing part means a missing file). Each loader must either take
+ * its file with no errors (the script: warnings only) or refuse it with at least one one-line file:line
+ * error and leave what it was given exactly as it was; what it takes must keep the headers' promises
+ * (bindings in range and one action per key, settings within their documented ranges, script events in
+ * time order with finite numbers), and the script is replayed to its end the way the demo polls it. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "controls.h"
+#include "demo_config.h"
+#include "fuzz_check.h"
+#include "input_script.h"
+
+enum { FUZZ_PART_COUNT = 3, FUZZ_PATH_MAX = 512, FUZZ_POLL_MAX = 8 };
+static const char fuzz_separator = '\x1e';
+static const char *const fuzz_part_names[FUZZ_PART_COUNT] = {"controls.ini", "demo.ini", "script.txt"};
+
+static char fuzz_folder[FUZZ_PATH_MAX];
+static char fuzz_part_paths[FUZZ_PART_COUNT][FUZZ_PATH_MAX];
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fuzz_remove_folder(void)
+{
+    for (int i = 0; i < FUZZ_PART_COUNT; ++i)
+        unlink(fuzz_part_paths[i]);
+    rmdir(fuzz_folder);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    const char *temporary = getenv("TMPDIR");
+    snprintf(fuzz_folder, sizeof fuzz_folder, "%s/marionette_fuzz_settings_XXXXXX", temporary ? temporary : "/tmp");
+    FUZZ_REQUIRE(mkdtemp(fuzz_folder) != NULL);
+    for (int i = 0; i < FUZZ_PART_COUNT; ++i)
+        snprintf(fuzz_part_paths[i], sizeof fuzz_part_paths[i], "%s/%s", fuzz_folder, fuzz_part_names[i]);
+    atexit(fuzz_remove_folder);
+    return 0;
+}
+
+static void fuzz_write_parts(const uint8_t *data, size_t size)
+{
+    size_t start = 0;
+    for (int i = 0; i < FUZZ_PART_COUNT; ++i) {
+        if (start > size) {
+            unlink(fuzz_part_paths[i]);
+            continue;
+        }
+        const uint8_t *end = memchr(data + start, fuzz_separator, size - start);
+        size_t length = end ? (size_t)(end - (data + start)) : size - start;
+        FILE *file = fopen(fuzz_part_paths[i], "wb");
+        FUZZ_REQUIRE(file != NULL);
+        FUZZ_REQUIRE(length == 0 || fwrite(data + start, 1, length, file) == length);
+        FUZZ_REQUIRE(fclose(file) == 0);
+        start += length + 1; /* past the separator; past the end when there was none */
+    }
+}
+
+/* A load either took the file without a word or refused it, said why and touched nothing. */
+static void fuzz_check_outcome(bool loaded, const diag_list *errors, const void *before, const void *after,
+                               size_t size)
+{
+    FUZZ_REQUIRE(fuzz_diag_list_ok(errors));
+    if (loaded)
+        FUZZ_REQUIRE(errors->total == 0);
+    else
+        FUZZ_REQUIRE(errors->total > 0 && memcmp(before, after, size) == 0);
+}
+
+/* ---- controls.ini ---- */
+
+static void fuzz_check_controls(const controls *c)
+{
+    FUZZ_REQUIRE(isfinite(c->orbit_degrees_per_pixel) && c->orbit_degrees_per_pixel > 0.0f);
+    FUZZ_REQUIRE(isfinite(c->zoom_per_wheel_step) && c->zoom_per_wheel_step > 0.0f);
+    FUZZ_REQUIRE(isfinite(c->orbit_keys_degrees_per_second) && c->orbit_keys_degrees_per_second > 0.0f);
+    for (int a = 0; a < GAME_ACTION_COUNT; ++a) {
+        FUZZ_REQUIRE(c->key_count[a] >= 0 && c->key_count[a] <= CONTROLS_KEYS_PER_ACTION);
+        for (int k = 0; k < c->key_count[a]; ++k) {
+            SDL_Keycode key = c->keys[a][k];
+            FUZZ_REQUIRE(key != SDLK_UNKNOWN);
+            /* A key drives one action only, and its name reads back as the key (the help shows it). */
+            game_action actions[GAME_ACTION_COUNT];
+            FUZZ_REQUIRE(controls_actions_for_key(c, key, actions, GAME_ACTION_COUNT) == 1 && actions[0] == (game_action)a);
+            char name[CONTROLS_KEY_NAME_MAX];
+            controls_key_name(key, name, sizeof name);
+            FUZZ_REQUIRE(strcmp(name, "?") == 0 || controls_key_from_name(name) == key);
+        }
+    }
+    /* The help fits its promised buffer, in lines of the promised length; a short buffer still ends. */
+    char help[CONTROLS_HELP_TEXT_MAX + 1];
+    memset(help, 'x', sizeof help);
+    controls_help_text(c, help, CONTROLS_HELP_TEXT_MAX);
+    size_t length = strnlen(help, CONTROLS_HELP_TEXT_MAX);
+    FUZZ_REQUIRE(length < CONTROLS_HELP_TEXT_MAX && help[CONTROLS_HELP_TEXT_MAX] == 'x');
+    for (const char *line = help; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t line_length = end ? (size_t)(end - line) : strlen(line);
+        FUZZ_REQUIRE(line_length <= CONTROLS_HELP_LINE_MAX);
+        line += line_length + (end ? 1 : 0);
+    }
+    char small[17];
+    memset(small, 'x', sizeof small);
+    controls_help_text(c, small, 16);
+    FUZZ_REQUIRE(memchr(small, '\0', 16) != NULL && small[16] == 'x');
+}
+
+/* Every bound key goes down and up through the input state: each action is held exactly while one of its
+ * keys is, and released with the last. */
+static void fuzz_press_every_key(const controls *c)
+{
+    game_input input = {0};
+    for (int a = 0; a < GAME_ACTION_COUNT; ++a)
+        for (int k = 0; k < c->key_count[a]; ++k)
+            game_input_key(&input, c, c->keys[a][k], true);
+    for (int a = 0; a < GAME_ACTION_COUNT; ++a) {
+        int expected = c->key_count[a];
+        if (input.key_down_count == GAME_INPUT_KEYS_DOWN_MAX) /* more keys than are tracked: some dropped */
+            FUZZ_REQUIRE(input.held[a] <= expected);
+        else
+            FUZZ_REQUIRE(input.held[a] == expected && input.pressed[a] == (expected > 0));
+    }
+    game_input_end_step(&input);
+    for (int a = 0; a < GAME_ACTION_COUNT; ++a)
+        for (int k = 0; k < c->key_count[a]; ++k)
+            game_input_key(&input, c, c->keys[a][k], false);
+    for (int a = 0; a < GAME_ACTION_COUNT; ++a)
+        FUZZ_REQUIRE(input.held[a] == 0 && !input.pressed[a]);
+    FUZZ_REQUIRE(input.key_down_count == 0);
+}
+
+static void fuzz_controls(void)
+{
+    controls before = controls_defaults(), c;
+    memcpy(&c, &before, sizeof c); /* padding included, for the memcmp */
+    diag_list errors = {0};
+    bool loaded = controls_load(fuzz_part_paths[0], &c, &errors);
+    fuzz_check_outcome(loaded, &errors, &before, &c, sizeof c);
+    fuzz_check_controls(&c);
+    fuzz_press_every_key(&c);
+    diag_list_free(&errors);
+}
+
+/* ---- demo.ini ---- */
+
+static bool fuzz_between(float value, float minimum, float maximum)
+{
+    return isfinite(value) && value >= minimum && value <= maximum;
+}
+
+/* A character name as characters.ini writes it: terminated within its buffer, not empty. */
+static bool fuzz_name_ok(const char *name)
+{
+    size_t length = strnlen(name, DEMO_CONFIG_NAME_MAX);
+    return length > 0 && length < DEMO_CONFIG_NAME_MAX;
+}
+
+static void fuzz_check_demo_config(const demo_config *d)
+{
+    FUZZ_REQUIRE(fuzz_name_ok(d->player.character));
+    FUZZ_REQUIRE(fuzz_between(d->player.walk_speed, 0.1f, 20.0f) && fuzz_between(d->player.run_speed, 0.1f, 20.0f));
+    FUZZ_REQUIRE(d->player.run_speed >= d->player.walk_speed);
+    FUZZ_REQUIRE(d->crowd.count >= 1 && d->crowd.count <= 1000000 && d->crowd.max >= 1 && d->crowd.max <= 1000000);
+    FUZZ_REQUIRE(fuzz_between(d->crowd.spacing, 0.5f, 100.0f) && fuzz_between(d->crowd.wander_radius, 0.0f, 1000.0f));
+    FUZZ_REQUIRE(fuzz_between(d->crowd.wave_chance, 0.0f, 1.0f) && fuzz_between(d->crowd.celebrate_chance, 0.0f, 1.0f) &&
+                 fuzz_between(d->crowd.run_chance, 0.0f, 1.0f));
+    FUZZ_REQUIRE(d->crowd.body_count >= 1 && d->crowd.body_count <= DEMO_CONFIG_BODIES_MAX);
+    float weights = 0.0f;
+    for (int b = 0; b < d->crowd.body_count; ++b) {
+        const demo_config_body *body = &d->crowd.bodies[b];
+        FUZZ_REQUIRE(fuzz_name_ok(body->character) && fuzz_between(body->weight, 0.0f, 1e6f));
+        for (int other = 0; other < b; ++other)
+            FUZZ_REQUIRE(strcmp(d->crowd.bodies[other].character, body->character) != 0);
+        weights += body->weight;
+    }
+    FUZZ_REQUIRE(weights > 0.0f); /* a body can be drawn */
+    FUZZ_REQUIRE(fuzz_between(d->camera.distance, 0.5f, 1000.0f) && fuzz_between(d->camera.pitch, -89.0f, 89.0f) &&
+                 fuzz_between(d->camera.yaw, -360.0f, 360.0f));
+    FUZZ_REQUIRE(d->window.width >= 64 && d->window.width <= 16384 && d->window.height >= 64 &&
+                 d->window.height <= 16384);
+}
+
+static void fuzz_demo_config(void)
+{
+    demo_config before = demo_config_defaults(), d;
+    memcpy(&d, &before, sizeof d);
+    diag_list errors = {0};
+    bool loaded = demo_config_load(fuzz_part_paths[1], &d, &errors);
+    fuzz_check_outcome(loaded, &errors, &before, &d, sizeof d);
+    fuzz_check_demo_config(&d);
+    diag_list_free(&errors);
+}
+
+/* ---- the input script ---- */
+
+static bool fuzz_warnings_only(const diag_list *errors)
+{
+    for (int i = 0; i < errors->count; ++i)
+        if (strncmp(errors->items[i].message, "warning: ", 9) != 0)
+            return false;
+    return errors->total == errors->count;
+}
+
+/* Replayed as the demo polls it, at step times growing from 1/60 s to past its last event (doubling, so a
+ * script whose events lie a billion seconds away still ends in a few thousand polls), in polls of at most
+ * `per_poll` events: every event comes once, in time order, no earlier than its time, finite; a tap's
+ * release comes as well. */
+static void fuzz_replay(input_script *script, int per_poll)
+{
+    double duration = input_script_duration(script);
+    int events = input_script_event_count(script);
+    FUZZ_REQUIRE(isfinite(duration) && duration >= 0.0 && events >= 0);
+    FUZZ_REQUIRE(events > 0 || (duration == 0.0 && input_script_finished(script)));
+    double step = 1.0 / 60.0, time = 0.0, last_time = 0.0;
+    int delivered = 0, ups = 0, downs = 0, polls = 0;
+    input_script_event out[FUZZ_POLL_MAX];
+    while (!input_script_finished(script)) {
+        int count = input_script_poll(script, time, out, per_poll);
+        FUZZ_REQUIRE(count >= 0 && count <= per_poll);
+        for (int i = 0; i < count; ++i) {
+            const input_script_event *event = &out[i];
+            FUZZ_REQUIRE(isfinite(event->time) && event->time <= time + 1e-6 && event->line >= 1);
+            switch (event->kind) {
+            case INPUT_SCRIPT_KEY_DOWN:
+                FUZZ_REQUIRE(event->key != SDLK_UNKNOWN);
+                ++downs;
+                break;
+            case INPUT_SCRIPT_KEY_UP:
+                FUZZ_REQUIRE(event->key != SDLK_UNKNOWN);
+                ++ups;
+                break;
+            case INPUT_SCRIPT_WHEEL:
+                FUZZ_REQUIRE(isfinite(event->wheel));
+                break;
+            case INPUT_SCRIPT_DRAG:
+                FUZZ_REQUIRE(isfinite(event->drag_x) && isfinite(event->drag_y));
+                break;
+            default:
+                FUZZ_REQUIRE(!"an event of no kind");
+            }
+            /* The file's events come in its (never decreasing) time order. A tap's release carries its
+             * press's time and comes a poll later, maybe after later events of a coarse step. */
+            if (event->kind != INPUT_SCRIPT_KEY_UP) {
+                FUZZ_REQUIRE(event->time >= last_time);
+                last_time = event->time;
+            }
+        }
+        delivered += count;
+        ++polls;
+        FUZZ_REQUIRE(polls <= 4 * events + 4096);
+        if (count < per_poll) { /* all that was due came: the next step */
+            time += step;
+            if (time > 1.0)
+                step = time;
+        }
+    }
+    FUZZ_REQUIRE(last_time <= duration);
+    /* Every file event once, plus one release per tap: at least the events, at most twice. */
+    FUZZ_REQUIRE(delivered >= events && delivered <= 2 * events && downs + ups <= delivered);
+    FUZZ_REQUIRE(input_script_poll(script, time + 1.0, out, per_poll) == 0);
+}
+
+static void fuzz_input_script(unsigned hash)
+{
+    diag_list errors = {0};
+    input_script *script = input_script_load(fuzz_part_paths[2], &errors);
+    FUZZ_REQUIRE(fuzz_diag_list_ok(&errors));
+    if (script) {
+        FUZZ_REQUIRE(fuzz_warnings_only(&errors));
+        fuzz_replay(script, 1 + (int)(hash % FUZZ_POLL_MAX));
+    } else {
+        FUZZ_REQUIRE(errors.total > 0 && !fuzz_warnings_only(&errors));
+    }
+    input_script_free(script);
+    diag_list_free(&errors);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_write_parts(data, size);
+    fuzz_controls();
+    fuzz_demo_config();
+    fuzz_input_script(fuzz_hash(data, size));
+    return 0;
+}
