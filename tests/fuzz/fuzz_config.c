@@ -17,10 +17,10 @@
 
 #include "anim/anim_config.h"
 #include "fuzz_check.h"
+#include "fuzz_parts.h"
 #include "md5/md5.h"
 
-enum { FUZZ_PART_COUNT = 3, FUZZ_PATH_MAX = 512 };
-static const char fuzz_separator = '\x1e';
+enum { FUZZ_PART_COUNT = 3 };
 static const char *const fuzz_part_names[FUZZ_PART_COUNT] = {"characters.ini", "clips.ini", "states.ini"};
 
 static char fuzz_folder[FUZZ_PATH_MAX];
@@ -66,9 +66,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    const char *temporary = getenv("TMPDIR");
-    snprintf(fuzz_folder, sizeof fuzz_folder, "%s/marionette_fuzz_config_XXXXXX", temporary ? temporary : "/tmp");
-    FUZZ_REQUIRE(mkdtemp(fuzz_folder) != NULL);
+    fuzz_make_folder(fuzz_folder, "config");
     snprintf(fuzz_config_folder, sizeof fuzz_config_folder, "%s/config", fuzz_folder);
     snprintf(fuzz_assets_link, sizeof fuzz_assets_link, "%s/assets", fuzz_folder);
     for (int i = 0; i < FUZZ_PART_COUNT; ++i)
@@ -80,24 +78,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     FUZZ_REQUIRE(fuzz_cache != NULL);
     fuzz_hold_assets();
     return 0;
-}
-
-static void fuzz_write_parts(const uint8_t *data, size_t size)
-{
-    size_t start = 0;
-    for (int i = 0; i < FUZZ_PART_COUNT; ++i) {
-        if (start > size) {
-            unlink(fuzz_part_paths[i]);
-            continue;
-        }
-        const uint8_t *end = memchr(data + start, fuzz_separator, size - start);
-        size_t length = end ? (size_t)(end - (data + start)) : size - start;
-        FILE *file = fopen(fuzz_part_paths[i], "wb");
-        FUZZ_REQUIRE(file != NULL);
-        FUZZ_REQUIRE(length == 0 || fwrite(data + start, 1, length, file) == length);
-        FUZZ_REQUIRE(fclose(file) == 0);
-        start += length + 1; /* past the separator; past the end when there was none */
-    }
 }
 
 static void fuzz_check_character(const anim_character *character)
@@ -171,7 +151,7 @@ static void fuzz_step_machine(const anim_character *character, unsigned hash)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fuzz_write_parts(data, size);
+    fuzz_write_parts(fuzz_part_paths, FUZZ_PART_COUNT, data, size);
     diag_list errors = {0};
     anim_config *config = anim_config_load(fuzz_part_paths[0], fuzz_cache, &errors);
     FUZZ_REQUIRE(fuzz_diag_list_ok(&errors));

@@ -16,10 +16,10 @@
 #include "controls.h"
 #include "demo_config.h"
 #include "fuzz_check.h"
+#include "fuzz_parts.h"
 #include "input_script.h"
 
-enum { FUZZ_PART_COUNT = 3, FUZZ_PATH_MAX = 512, FUZZ_POLL_MAX = 8 };
-static const char fuzz_separator = '\x1e';
+enum { FUZZ_PART_COUNT = 3, FUZZ_POLL_MAX = 8 };
 static const char *const fuzz_part_names[FUZZ_PART_COUNT] = {"controls.ini", "demo.ini", "script.txt"};
 
 static char fuzz_folder[FUZZ_PATH_MAX];
@@ -39,31 +39,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    const char *temporary = getenv("TMPDIR");
-    snprintf(fuzz_folder, sizeof fuzz_folder, "%s/marionette_fuzz_settings_XXXXXX", temporary ? temporary : "/tmp");
-    FUZZ_REQUIRE(mkdtemp(fuzz_folder) != NULL);
+    fuzz_make_folder(fuzz_folder, "settings");
     for (int i = 0; i < FUZZ_PART_COUNT; ++i)
         snprintf(fuzz_part_paths[i], sizeof fuzz_part_paths[i], "%s/%s", fuzz_folder, fuzz_part_names[i]);
     atexit(fuzz_remove_folder);
     return 0;
-}
-
-static void fuzz_write_parts(const uint8_t *data, size_t size)
-{
-    size_t start = 0;
-    for (int i = 0; i < FUZZ_PART_COUNT; ++i) {
-        if (start > size) {
-            unlink(fuzz_part_paths[i]);
-            continue;
-        }
-        const uint8_t *end = memchr(data + start, fuzz_separator, size - start);
-        size_t length = end ? (size_t)(end - (data + start)) : size - start;
-        FILE *file = fopen(fuzz_part_paths[i], "wb");
-        FUZZ_REQUIRE(file != NULL);
-        FUZZ_REQUIRE(length == 0 || fwrite(data + start, 1, length, file) == length);
-        FUZZ_REQUIRE(fclose(file) == 0);
-        start += length + 1; /* past the separator; past the end when there was none */
-    }
 }
 
 /* A load either took the file without a word or refused it, said why and touched nothing. */
@@ -287,7 +267,7 @@ static void fuzz_input_script(unsigned hash)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fuzz_write_parts(data, size);
+    fuzz_write_parts(fuzz_part_paths, FUZZ_PART_COUNT, data, size);
     fuzz_controls();
     fuzz_demo_config();
     fuzz_input_script(fuzz_hash(data, size));
