@@ -287,6 +287,18 @@ static void test_warnings_still_load(void)
     }
     CHECK(input_script_event_count(script) == 5);
     input_script_free(script);
+
+    /* More warnings than a diag_list keeps: still only warnings, the script still loads (fuzz_settings
+     * input; its check had taken the unkept ones for errors). */
+    enum { RELEASES = DIAG_LIST_KEEP + 6 };
+    char text[RELEASES * 16] = "";
+    for (int i = 0; i < RELEASES; ++i)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "7.0 release X\n");
+    diag_list_clear(&errors);
+    script = load_text(text, &errors);
+    CHECK(script != NULL && input_script_event_count(script) == RELEASES);
+    CHECK(errors.total == RELEASES && errors.count == DIAG_LIST_KEEP);
+    input_script_free(script);
     diag_list_free(&errors);
 }
 
