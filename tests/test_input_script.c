@@ -218,7 +218,7 @@ static void test_bad_lines_are_reported_with_their_line(void)
         {14, "tap needs a key name"},
         {15, "bad time 'inf'"},
         {16, "drag takes two numbers (pixels x y); '3' is one argument too many"},
-        /* Past float's range these were stored as infinity (found by fuzz_settings). */
+        /* Past float's range these were stored as infinity (fuzz_settings' finite-number check). */
         {17, "wheel: 1e300 is out of range (-1e+06 to 1e+06)"},
         {18, "drag: -2e6 is out of range (-1e+06 to 1e+06)"},
     };
