@@ -594,7 +594,8 @@ static void test_contact_marks_a_little_apart(void)
                 CHECK(fabs(events[e].time - expected) < 1e-6 || fabs(events[e].time - (expected - 0.5 / 21.0)) < 1e-6);
             }
             /* And back: run, with walk fading in over it. */
-            count = record_crossfade(&early_run, 0.7f, &library[WALK], 1.0f, 1.0 + switches[s], 1.3f, 3.75, rate, events);
+            count = record_crossfade(&early_run, 0.7f, &library[WALK], 1.0f, 1.0 + switches[s], 1.3f, 3.75, rate,
+                                     events);
             CHECK(count == 8);
             for (int e = 0; e < count; ++e) {
                 CHECK(strcmp(events[e].name, e % 2 == 0 ? "footstep.L" : "footstep.R") == 0);

@@ -18,9 +18,10 @@
  * joint's largest coordinate of what was on screen).
  *
  * Frame: anim_controller_update(dt) advances every layer (sync groups share one normalized phase),
- * fires events crossed during the step (one per foot contact however many layers carry it, see "Events"), extracts root motion, samples and blends in local space, applies
- * overlays, and writes the object pose. No allocation after anim_controller_create; the sampling
- * scratch and the local pose are on the stack (about 10 KB), not in the entity. */
+ * fires events crossed during the step (one per foot contact however many layers carry it, see
+ * "Events"), extracts root motion, samples and blends in local space, applies overlays, and writes the
+ * object pose. No allocation after anim_controller_create; the sampling scratch and the local pose are
+ * on the stack (about 10 KB), not in the entity. */
 #ifndef MARIONETTE_ANIM_CONTROLLER_H
 #define MARIONETTE_ANIM_CONTROLLER_H
 
