@@ -722,8 +722,8 @@ static bool crossed_in_channel(const layer_step *step, int j, double crossing)
     return !(fraction >= 0.0 && fraction < 1.0) || fraction < step->life[j];
 }
 
-/* The footstep rule (anim_controller.h, "Events"): layer k crosses mark `mark` at cycle `cycle`, a
- * `fraction` into the step. Marks of the same name in the other looping layers of its sync group, within
+/* The footstep rule (anim_controller.h, "Events"): layer k crosses its mark `mark` a `fraction` into the
+ * step. Marks of the same name in the other looping layers of its sync group, within
  * ANIM_EVENT_SAME_CONTACT of its phase, are the same contact: it fires once, at the crossing of its
  * newest member that crossed it while in the channel. Newest, not heaviest: which layer is newest
  * changes only when play() adds one (dropping takes older layers), so a contact is neither lost nor
