@@ -319,6 +319,7 @@ static void log_events(demo *d, const anim_update_result *animation)
         }
         demo_logged_event *logged = &d->events[d->event_count++];
         snprintf(logged->name, sizeof logged->name, "%s", animation->events[i].name);
+        logged->weight = animation->events[i].weight;
         logged->time = d->simulation_time;
     }
 }

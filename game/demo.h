@@ -41,6 +41,7 @@ typedef struct demo_options {
 
 typedef struct demo_logged_event {
     char name[ANIM_NAME_MAX];
+    float weight; /* anim_event's: one footstep per contact, as loud as the layers that share it */
     double time;
 } demo_logged_event;
 

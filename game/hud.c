@@ -86,7 +86,8 @@ void hud_text(const demo *d, char *buffer, size_t size)
     if (d->event_count == 0)
         add(&b, " none yet");
     for (int i = d->event_count - 1; i >= 0; --i)
-        add(&b, " %s %.1fs ago", d->events[i].name, d->simulation_time - d->events[i].time);
+        add(&b, " %s (%.2f) %.1fs ago", d->events[i].name, (double)d->events[i].weight,
+            d->simulation_time - d->events[i].time);
     add(&b, "\n");
 
     crowd_memory_figures memory = crowd_memory(d->crowd);

@@ -3,7 +3,9 @@
  *   - weights sum to 1 through fades; a crossfade's ends are the pure clips;
  *   - interrupting a fade in flight does not pop, at 30, 60 and 144 Hz: no joint turns in one step by
  *     more than the fastest of the clips involved does on its own, plus 1 degree;
- *   - walk and run in one sync group strike with the left foot together;
+ *   - walk and run in one sync group strike with the left foot together; a walk -> run crossfade fires one
+ *     footstep per contact (not one per layer), at the times each clip alone strikes, weighted by both
+ *     layers, also with marks a little apart; clips that are not one contact fire their own events;
  *   - a wave masked to the right arm leaves the legs as the walk has them and the arm as the wave;
  *   - events: the same timeline at 30, 60 and 144 Hz (with one big step over several loops) fires the
  *     same sequence; each crossing of several whole loops fires;
@@ -456,8 +458,11 @@ static void test_sync_keeps_feet_in_step(void)
         anim_controller_update(controller, 1.0 / 60.0, NULL);
     anim_controller_play(controller, 0, &library[RUN], 2.0f, NULL);
     anim_controller_set_ground_speed(controller, 0, 2.4f);
-    int strikes_together = 0, strikes_alone = 0;
+    int left_strikes = 0;
     for (int step = 0; step < 110; ++step) {
+        anim_layer_info walk_before, run_before;
+        anim_controller_layer(controller, 0, 0, &walk_before);
+        anim_controller_layer(controller, 0, 1, &run_before);
         anim_update_result result;
         anim_controller_update(controller, 1.0 / 60.0, &result);
         anim_layer_info walk, run;
@@ -465,18 +470,191 @@ static void test_sync_keeps_feet_in_step(void)
         anim_controller_layer(controller, 0, 0, &walk);
         anim_controller_layer(controller, 0, 1, &run);
         CHECK_NEAR(walk.cycles - floor(walk.cycles), run.cycles - floor(run.cycles), 1e-9);
-        /* Left heel strikes: both clips' footstep.L in the same step at the same moment. */
-        float walk_strike = -1.0f, run_strike = -1.0f;
-        for (int e = 0; e < result.event_count; ++e)
-            if (strcmp(result.events[e].name, "footstep.L") == 0)
-                *(result.events[e].clip == &library[WALK] ? &walk_strike : &run_strike) = result.events[e].step_fraction;
-        if (walk_strike >= 0.0f && run_strike >= 0.0f && fabsf(walk_strike - run_strike) < 1e-4f)
-            ++strikes_together;
-        else if (walk_strike >= 0.0f || run_strike >= 0.0f)
-            ++strikes_alone;
+        /* Each left heel strike is where both clips' cycles start: a whole cycle count at the event. */
+        for (int e = 0; e < result.event_count; ++e) {
+            if (strcmp(result.events[e].name, "footstep.L") != 0)
+                continue;
+            ++left_strikes;
+            double f = result.events[e].step_fraction;
+            double walk_at = walk_before.cycles + f * (walk.cycles - walk_before.cycles);
+            double run_at = run_before.cycles + f * (run.cycles - run_before.cycles);
+            CHECK_NEAR(walk_at, floor(walk_at + 0.5), 1e-6);
+            CHECK_NEAR(run_at, floor(run_at + 0.5), 1e-6);
+        }
     }
-    CHECK(strikes_together >= 2);
-    CHECK(strikes_alone == 0);
+    CHECK(left_strikes >= 2);
+    anim_controller_destroy(controller);
+}
+
+/* ---- one event per contact ---- */
+
+typedef struct timed_event {
+    const char *name;
+    const anim_clip *clip;
+    long long cycle;
+    float weight;
+    double time;
+} timed_event;
+
+enum { MAX_TIMED = 64 };
+
+/* Plays `first` (speed first_speed), and at `switch_at` seconds `second` (speed second_speed) with a
+ * fade of `fade` seconds (second NULL: first alone), for `seconds` at `rate`; records every event with
+ * the time it happened. */
+static int record_crossfade(const anim_clip *first, float first_speed, const anim_clip *second, float second_speed,
+                            double switch_at, float fade, double seconds, double rate, timed_event *out)
+{
+    anim_controller *controller = new_controller();
+    anim_controller_play(controller, 0, first, 0.0f, &(anim_play_options){.speed = first_speed});
+    int count = 0;
+    long long steps = llround(seconds * rate), switch_step = llround(switch_at * rate);
+    for (long long step = 0; step < steps; ++step) {
+        if (second && step == switch_step)
+            anim_controller_play(controller, 0, second, fade, &(anim_play_options){.speed = second_speed});
+        anim_update_result result;
+        anim_controller_update(controller, 1.0 / rate, &result);
+        CHECK(result.events_dropped == 0);
+        for (int e = 0; e < result.event_count && count < MAX_TIMED; ++e)
+            out[count++] = (timed_event){result.events[e].name, result.events[e].clip, result.events[e].cycle,
+                                         result.events[e].weight,
+                                         ((double)step + result.events[e].step_fraction) / rate};
+    }
+    anim_controller_destroy(controller);
+    return count;
+}
+
+/* Issue 15: walk -> run in one sync group fired every footstep twice, once per layer. Walk at speed 1
+ * and run at 0.7 both take 1 s a cycle, so each alone strikes at 0, 0.5, 1, ...: the crossfade must
+ * strike at those same moments, once each, L and R in turn, with the weight of the whole body (walk's
+ * and run's summed, 1), told as walk's while walk is heavier and as run's after. */
+static void test_crossfade_fires_one_footstep_per_contact(void)
+{
+    static timed_event walk_alone[MAX_TIMED], run_alone[MAX_TIMED], fade[MAX_TIMED];
+    for (int r = 0; r < STEP_RATE_COUNT; ++r) {
+        double rate = step_rates[r];
+        int walk_count = record_crossfade(&library[WALK], 1.0f, NULL, 0.0f, 0.0, 0.0f, 4.75, rate, walk_alone);
+        int run_count = record_crossfade(&library[RUN], 0.7f, NULL, 0.0f, 0.0, 0.0f, 4.75, rate, run_alone);
+        /* The fade starts a sixth into the second cycle and lasts 2.5 cycles: 5 contacts with both clips
+         * visible, from run at 0.13 to run at 0.93, none at 50/50. */
+        int count = record_crossfade(&library[WALK], 1.0f, &library[RUN], 0.7f, 7.0 / 6.0, 2.5f, 4.75, rate, fade);
+        CHECK(walk_count == 10 && run_count == 10);
+        CHECK(count == walk_count); /* the old rule gave 10 + the 5 contacts during the fade */
+        for (int e = 0; e < count && e < walk_count && e < run_count; ++e) {
+            CHECK(strcmp(fade[e].name, e % 2 == 0 ? "footstep.L" : "footstep.R") == 0);
+            CHECK(strcmp(fade[e].name, walk_alone[e].name) == 0 && strcmp(fade[e].name, run_alone[e].name) == 0);
+            CHECK_NEAR(fade[e].time, walk_alone[e].time, 1e-6);
+            CHECK_NEAR(fade[e].time, run_alone[e].time, 1e-6);
+            CHECK_NEAR(fade[e].time, 0.5 * e, 1e-6);
+            CHECK_NEAR(fade[e].weight, 1.0, 1e-5);
+            /* Run's weight at time t of the fade: (t - 7/6) / 2.5; the contact is the heavier clip's. */
+            double run_weight = fmin(fmax((fade[e].time - 7.0 / 6.0) / 2.5, 0.0), 1.0);
+            CHECK(fade[e].clip == (run_weight > 0.5 ? &library[RUN] : &library[WALK]));
+        }
+        /* The events keep the heavier layer's cycle count: walk's from its start, run's from where it
+         * joined (its phase, 0 whole cycles). */
+        CHECK(count >= 8 && fade[2].clip == &library[WALK] && fade[2].cycle == 1);
+        CHECK(count >= 8 && fade[5].clip == &library[RUN] && fade[5].cycle == 1);
+        CHECK(count >= 8 && fade[7].clip == &library[RUN] && fade[7].cycle == 2);
+        /* Run starting right on a footstep (walk's R at 1.5 s, L at 2 s): that one is walk's, once. */
+        for (int at = 3; at <= 4; ++at) {
+            count = record_crossfade(&library[WALK], 1.0f, &library[RUN], 0.7f, 0.5 * at, 0.5f, 4.75, rate, fade);
+            CHECK(count == walk_count);
+            for (int e = 0; e < count; ++e) {
+                CHECK(strcmp(fade[e].name, e % 2 == 0 ? "footstep.L" : "footstep.R") == 0);
+                CHECK_NEAR(fade[e].time, 0.5 * e, 1e-6);
+                CHECK_NEAR(fade[e].weight, 1.0, 1e-5);
+            }
+        }
+    }
+}
+
+/* Marks a little apart (run's right heel at frame 10 of 21, 0.476 of a cycle, walk's at 0.5) are still
+ * one contact: one per contact whichever clip is heavier, when the weights cross over, when run joins
+ * between the two marks, and when walk comes back on top; at 30, 60 and 144 Hz. */
+static void test_contact_marks_a_little_apart(void)
+{
+    static const anim_event_mark early_marks[] = {{0.0f, "footstep.L"}, {10.0f, "footstep.R"}};
+    anim_clip early_run = library[RUN];
+    early_run.events = early_marks;
+    static timed_event events[MAX_TIMED];
+    /* Switch moments: before the marks, between them (at 60 and 144 Hz: walk at 0.48, run's R already
+     * past), right on walk's, after. */
+    const double switches[] = {0.0, 0.25, 0.48, 0.5, 0.6, 0.99}; /* to the nearest step */
+    for (int r = 0; r < STEP_RATE_COUNT; ++r) {
+        for (size_t s = 0; s < sizeof switches / sizeof switches[0]; ++s) {
+            double rate = step_rates[r];
+            int count = record_crossfade(&library[WALK], 1.0f, &early_run, 0.7f, 1.0 + switches[s], 1.3f, 3.75, rate,
+                                         events);
+            CHECK(count == 8);
+            for (int e = 0; e < count; ++e) {
+                CHECK(strcmp(events[e].name, e % 2 == 0 ? "footstep.L" : "footstep.R") == 0);
+                CHECK_NEAR(events[e].weight, 1.0, 1e-5);
+                /* Each contact at walk's moment, or run's if run was there to take it (0.024 s sooner). */
+                double expected = 0.5 * e;
+                CHECK(fabs(events[e].time - expected) < 1e-6 || fabs(events[e].time - (expected - 0.5 / 21.0)) < 1e-6);
+            }
+            /* And back: run, with walk fading in over it. */
+            count = record_crossfade(&early_run, 0.7f, &library[WALK], 1.0f, 1.0 + switches[s], 1.3f, 3.75, rate,
+                                     events);
+            CHECK(count == 8);
+            for (int e = 0; e < count; ++e) {
+                CHECK(strcmp(events[e].name, e % 2 == 0 ? "footstep.L" : "footstep.R") == 0);
+                CHECK_NEAR(events[e].weight, 1.0, 1e-5);
+            }
+        }
+    }
+}
+
+/* Clips that are not one contact fire their own marks: walk and run in different sync groups (their
+ * phases are not locked) both fire, each with its own layer's weight; a loop and a one-shot too. */
+static void test_unrelated_clips_fire_their_own_events(void)
+{
+    anim_clip walk_alone = library[WALK], run_alone = library[RUN];
+    walk_alone.sync_group = 1;
+    run_alone.sync_group = -1;
+    static timed_event events[MAX_TIMED];
+    int count = record_crossfade(&walk_alone, 1.0f, &run_alone, 0.7f, 7.0 / 6.0, 2.5f, 4.75, 60.0, events);
+    int walk_count = 0, run_count = 0;
+    for (int e = 0; e < count; ++e) {
+        walk_count += events[e].clip == &walk_alone;
+        run_count += events[e].clip == &run_alone;
+        double run_weight = fmin(fmax((events[e].time - 7.0 / 6.0) / 2.5, 0.0), 1.0);
+        CHECK_NEAR(events[e].weight, events[e].clip == &run_alone ? run_weight : 1.0 - run_weight, 1e-5);
+    }
+    /* Walk until its weight reaches 0 at 3.67 s; run (out of step, from phase 0) from 7/6 s, its first
+     * footstep at weight 0. */
+    CHECK(walk_count == 8 && run_count == 8 && count == 16);
+
+    static const anim_event_mark idle_marks[] = {{0.0f, "breath"}};
+    static const anim_event_mark wave_marks[] = {{0.0f, "wave.start"}, {20.0f, "wave.peak"}};
+    anim_clip idle = library[IDLE], wave = library[WAVE];
+    idle.events = idle_marks;
+    idle.event_count = 1;
+    wave.events = wave_marks;
+    wave.event_count = 2;
+    anim_controller *controller = new_controller();
+    anim_controller_play(controller, 0, &idle, 0.0f, NULL);
+    anim_update_result result;
+    anim_controller_update(controller, 1.0 / 60.0, &result);
+    CHECK(result.event_count == 1 && strcmp(result.events[0].name, "breath") == 0);
+    /* Waving in over idle in the cycle's last 0.1 s: the next breath (faded to a weight below 0.1) and both
+     * wave marks fire. */
+    anim_controller_update(controller, clips[IDLE]->loop_duration - 1.0 / 60.0 - 0.1, &result);
+    anim_controller_play(controller, 0, &wave, 0.11f, NULL);
+    int breaths = 0, waves = 0;
+    for (int step = 0; step < 90; ++step) {
+        anim_controller_update(controller, 1.0 / 60.0, &result);
+        for (int e = 0; e < result.event_count; ++e) {
+            if (strcmp(result.events[e].name, "breath") == 0) {
+                ++breaths;
+                CHECK(result.events[e].weight > 0.0f && result.events[e].weight < 0.1f);
+            } else {
+                ++waves;
+                CHECK(result.events[e].clip == &wave);
+            }
+        }
+    }
+    CHECK(breaths == 1 && waves == 2);
     anim_controller_destroy(controller);
 }
 
@@ -935,6 +1113,9 @@ int main(void)
     RUN(test_snapshot_keeps_the_pose);
     RUN(test_big_skeleton_in_passes);
     RUN(test_sync_keeps_feet_in_step);
+    RUN(test_crossfade_fires_one_footstep_per_contact);
+    RUN(test_contact_marks_a_little_apart);
+    RUN(test_unrelated_clips_fire_their_own_events);
     RUN(test_wave_over_walk_through_a_mask);
     RUN(test_events_do_not_depend_on_the_step_rate);
     RUN(test_big_steps_fire_every_crossing);

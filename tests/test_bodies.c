@@ -1,8 +1,9 @@
 /* test_bodies: both generated bodies (tools/assetgen/body.c) and their textures, generated into memory and
  * read back through the engine's own loader: no warnings, a sane triangle budget, closed parts whose
- * normals point outward, standing on the floor at about 1.8 m, at most 4 weights summing to exactly 1 as
- * written, blended elbows and knees that do not collapse when bent 90 degrees, a robot clearly broader
- * than the mannequin, and textures whose front differs from their back. */
+ * normals point outward, standing on the floor at about 1.8 m, 1 to 4 weights (all four counts used, 3
+ * and 4 where the limbs meet the torso) summing to exactly 1 as written, blended elbows and knees that
+ * do not collapse when bent 90 degrees, a robot clearly broader than the mannequin, and textures whose
+ * front differs from their back. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -193,16 +194,27 @@ static void check_written_biases(body_kind kind)
     }
     CHECK(bad_lines == 0);
     CHECK(vertex_count > 0 && weight_count > 0);
-    int too_many = 0, off_sum = 0;
+    int too_many = 0, off_sum = 0, zero_bias = 0, by_count[5] = {0};
     for (int v = 0; v < vertex_count && millionths; ++v) {
         too_many += count[v] < 1 || count[v] > 4;
+        if (count[v] >= 1 && count[v] <= 4)
+            ++by_count[count[v]];
         long sum = 0;
-        for (int w = first[v]; w < first[v] + count[v] && w < weight_count; ++w)
+        for (int w = first[v]; w < first[v] + count[v] && w < weight_count; ++w) {
             sum += millionths[w];
+            zero_bias += millionths[w] <= 0;
+        }
         off_sum += sum != 1000000;
     }
+    /* 1 to 4 weights, and all four counts used: 3 and 4 around the shoulders (clavicle, upper arm,
+     * spine.03, the neck at the top) and the crotch (hips and both thighs). */
+    printf("  %s: weights per vertex 1 x %d, 2 x %d, 3 x %d, 4 x %d\n", body_name(kind), by_count[1], by_count[2],
+           by_count[3], by_count[4]);
     CHECK(too_many == 0);
     CHECK(off_sum == 0);
+    CHECK(zero_bias == 0);
+    CHECK(by_count[1] > 0 && by_count[2] > 0);
+    CHECK(by_count[3] >= 50 && by_count[4] >= 50);
     free(first);
     free(count);
     free(millionths);
@@ -338,6 +350,51 @@ static int check_blended_ring(const skin_mesh *mesh, int from, int joint)
     return ring;
 }
 
+static bool moved_by(const skin_mesh *mesh, int v, int joint)
+{
+    for (int k = 0; k < SKIN_MAX_INFLUENCES; ++k)
+        if (mesh->weights[v][k] > 0.0f && mesh->joints[v][k] == joint)
+            return true;
+    return false;
+}
+
+/* Where a limb meets the torso both blend: every vertex with 3 or 4 weights is within 15 cm of a
+ * shoulder or hip joint; the skin within 6 cm of a shoulder joint follows the upper arm and the chest
+ * both, and the crotch (the pelvis between the legs, below the hip joints) both thighs and the hips. */
+static void check_attachments(const skin_mesh *mesh, body_kind kind)
+{
+    static const int limb_roots[] = {RIG_UPPERARM_L, RIG_UPPERARM_R, RIG_THIGH_L, RIG_THIGH_R};
+    int stray = 0, shoulder_skin = 0, shoulder_blended = 0, crotch = 0, crotch_blended = 0;
+    for (int v = 0; v < mesh->vertex_count; ++v) {
+        int used = 0;
+        for (int k = 0; k < SKIN_MAX_INFLUENCES; ++k)
+            used += mesh->weights[v][k] > 0.0f;
+        double nearest = 1e9;
+        for (int i = 0; i < 4; ++i)
+            nearest = fmin(nearest, distance3(mesh->positions[v], rig_joints[limb_roots[i]].position));
+        stray += used >= 3 && nearest > 0.15;
+        for (int side = 0; side < 2; ++side) {
+            int upperarm = side ? RIG_UPPERARM_R : RIG_UPPERARM_L;
+            if (distance3(mesh->positions[v], rig_joints[upperarm].position) < 0.06) {
+                ++shoulder_skin;
+                shoulder_blended += moved_by(mesh, v, upperarm) && moved_by(mesh, v, RIG_SPINE_3);
+            }
+        }
+        const float *p = mesh->positions[v];
+        bool between_legs = fabsf(p[0]) < 0.06f && fabsf(p[1]) < 0.02f && p[2] > 0.8f && p[2] < 0.9f;
+        if (between_legs && mesh->joints[v][0] == RIG_HIPS) {
+            ++crotch;
+            crotch_blended += moved_by(mesh, v, RIG_HIPS) && moved_by(mesh, v, RIG_THIGH_L) &&
+                              moved_by(mesh, v, RIG_THIGH_R);
+        }
+    }
+    printf("  %s: shoulder skin %d vertices, %d blending arm and chest; crotch %d, %d blending hips and both "
+           "thighs\n", body_name(kind), shoulder_skin, shoulder_blended, crotch, crotch_blended);
+    CHECK(stray == 0);
+    CHECK(shoulder_skin >= 20 && shoulder_blended == shoulder_skin);
+    CHECK(crotch >= 2 && crotch_blended == crotch);
+}
+
 /* Every joint but the root moves some part of the body on its own: fingers and thumbs move the hands,
  * toes the feet, clavicles the shoulders. */
 static void check_every_joint_leads(const skin_mesh *mesh)
@@ -438,6 +495,7 @@ static void test_bodies(void)
         check_blended_ring(mesh, RIG_THIGH_L, RIG_SHIN_L);
         check_blended_ring(mesh, RIG_THIGH_R, RIG_SHIN_R);
         check_every_joint_leads(mesh);
+        check_attachments(mesh, (body_kind)kind);
         check_elbow_bend(m, (body_kind)kind);
         model_free(m);
     }

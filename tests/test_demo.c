@@ -146,6 +146,13 @@ static void test_scripted_run(void)
     CHECK(strcmp(visited[visits - 1], "idle") == 0);
     CHECK(overlay_while_walking);
     CHECK(footsteps > 0 || d.event_count == 0); /* the log holds the latest events; the trace has them all */
+    /* The HUD gives each event's weight: footstep.L (1.00), one per contact however many layers carry it. */
+    for (int i = 0; i < d.event_count; ++i) {
+        char shown[ANIM_NAME_MAX + 16];
+        snprintf(shown, sizeof shown, " %s (%.2f) ", d.events[i].name, (double)d.events[i].weight);
+        CHECK_STR_CONTAINS(hud, shown);
+        CHECK(d.events[i].weight >= 0.0f && d.events[i].weight <= 1.0f + 1e-5f);
+    }
     CHECK(most_crowd == 100 && crowd_count(d.crowd) == 0);
     CHECK(d.step_count == 13 * 120);
     CHECK(d.gl_error_frames == 0);

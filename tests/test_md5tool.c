@@ -119,6 +119,7 @@ static const char *read_numbers(const char *at, double *out, int count)
 typedef struct file_facts {
     int joints, header_joints, meshes, vertices, triangles, weights, max_weights;
     int frames, frame_blocks, frame_rate;
+    int by_weights[5]; /* vertices with countWeight 1..4 (index 0: any other count) */
 } file_facts;
 
 static file_facts read_facts(const char *path)
@@ -142,6 +143,7 @@ static file_facts read_facts(const char *path)
             facts.vertices++;
             if (count > facts.max_weights)
                 facts.max_weights = count;
+            ++facts.by_weights[count >= 1 && count <= 4 ? count : 0];
         } else if (sscanf(line, " tri %d", &index) == 1)
             facts.triangles++;
         else if (sscanf(line, " weight %d", &index) == 1)
@@ -451,6 +453,32 @@ static void test_info_real_mesh(void)
     CHECK_STR_CONTAINS(r.output, "40 joints");
     CHECK_STR_CONTAINS(r.output, "2203 vertices");
     tool_result_free(&r);
+}
+
+/* The generated bodies: info counts the vertices by how many weights move them, as the file says. */
+static void test_info_weights_per_vertex(void)
+{
+    static const char *const bodies[] = {MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh",
+                                         MARIONETTE_SOURCE_DIR "/assets/models/robot.md5mesh"};
+    for (int i = 0; i < 2; ++i) {
+        file_facts facts = read_facts(bodies[i]);
+        char arguments[1024], expected[160];
+        snprintf(arguments, sizeof arguments, "info --json '%s'", bodies[i]);
+        tool_result r = run_tool(arguments, false);
+        CHECK(r.status == 0);
+        snprintf(expected, sizeof expected, "\"weights_per_vertex\":[%d,%d,%d,%d]", facts.by_weights[1],
+                 facts.by_weights[2], facts.by_weights[3], facts.by_weights[4]);
+        CHECK_STR_CONTAINS(r.output, expected);
+        CHECK(facts.by_weights[0] == 0 && facts.by_weights[3] > 0 && facts.by_weights[4] > 0);
+        tool_result_free(&r);
+        snprintf(arguments, sizeof arguments, "info '%s'", bodies[i]);
+        r = run_tool(arguments, false);
+        snprintf(expected, sizeof expected, "\n  weights per vertex: 1 x %d, 2 x %d, 3 x %d, 4 x %d\n",
+                 facts.by_weights[1], facts.by_weights[2], facts.by_weights[3], facts.by_weights[4]);
+        CHECK_STR_CONTAINS(r.output, expected);
+        CHECK_STR_CONTAINS(r.output, "(at most 4 per vertex)");
+        tool_result_free(&r);
+    }
 }
 
 static void test_info_real_clips(void)
@@ -860,6 +888,7 @@ int main(void)
         return 1;
     }
     RUN(test_info_real_mesh);
+    RUN(test_info_weights_per_vertex);
     RUN(test_info_real_clips);
     RUN(test_info_refuses_other_files);
     RUN(test_usage_errors);

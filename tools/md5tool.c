@@ -76,6 +76,7 @@ static const char help_text[] =
 
 typedef struct mesh_totals {
     int vertices, triangles, weights, max_weights, vertices_cut;
+    int by_weights[SKIN_MAX_INFLUENCES + 1]; /* vertices moved by 0, 1, .. 4 weights (as kept) */
 } mesh_totals;
 
 static mesh_totals totals_of(const model *m)
@@ -89,6 +90,12 @@ static mesh_totals totals_of(const model *m)
         t.vertices_cut += mesh->vertices_cut;
         if (mesh->max_influences > t.max_weights)
             t.max_weights = mesh->max_influences;
+        for (int v = 0; v < mesh->vertex_count; ++v) {
+            int used = 0;
+            for (int k = 0; k < SKIN_MAX_INFLUENCES; ++k)
+                used += mesh->weights[v][k] > 0.0f;
+            ++t.by_weights[used];
+        }
     }
     return t;
 }
@@ -135,6 +142,11 @@ static void info_json(const loaded_file *f)
         json_integer(&w, t.weights);
         json_key(&w, "max_weights");
         json_integer(&w, t.max_weights);
+        json_key(&w, "weights_per_vertex"); /* how many vertices have 1, 2, 3, 4 weights */
+        json_array_begin(&w);
+        for (int k = 1; k <= SKIN_MAX_INFLUENCES; ++k)
+            json_integer(&w, t.by_weights[k]);
+        json_array_end(&w);
     }
     if (f->clip) {
         json_key(&w, "joints");
@@ -158,6 +170,8 @@ static void info_text(const loaded_file *f)
         printf("%s: md5mesh, %d joints, %d mesh%s, %d vertices, %d triangles, %d weights (at most %d per vertex)\n",
                f->path, m->skeleton.joint_count, m->mesh_count, m->mesh_count == 1 ? "" : "es", t.vertices,
                t.triangles, t.weights, t.max_weights);
+        printf("  weights per vertex: 1 x %d, 2 x %d, 3 x %d, 4 x %d\n", t.by_weights[1], t.by_weights[2],
+               t.by_weights[3], t.by_weights[4]);
         for (int i = 0; i < m->mesh_count; ++i) {
             const skin_mesh *mesh = &m->meshes[i];
             printf("  mesh %d: shader \"%s\", %d vertices, %d triangles, %d weights, texture %s\n", i,

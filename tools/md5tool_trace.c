@@ -1,8 +1,9 @@
 /* md5tool trace: see md5tool_trace.h for the script format. Output, one step per line:
  *   text:  t=0.5167 state=walk ch0=idle@0.517*0.933,walk@0.017*0.067 transition=idle->walk/0.25
- *          events=walk:footstep.L root=0.0000,0.0000,0.000 rotation=1.23
- *          (channel layers bottom to top as clip@seconds*weight; overlays as ch1(weight)=...; empty
- *          channels, transitions, events and applied script commands are left out)
+ *          events=walk:footstep.L*0.000 root=0.0000,0.0000,0.000 rotation=1.23
+ *          (channel layers bottom to top as clip@seconds*weight; overlays as ch1(weight)=...; events as
+ *          clip:name*weight, one per foot contact (anim_controller.h, "Events"); empty channels,
+ *          transitions, events and applied script commands are left out)
  *   --json: one object per step with the same facts spelled out. */
 #include "md5tool_trace.h"
 
@@ -279,7 +280,8 @@ static void print_step_text(const trace_run *run, const trace_step *step)
                (double)decision->fade);
     const anim_update_result *animation = &step->update.animation;
     for (int i = 0; i < animation->event_count; ++i)
-        printf("%s%s:%s", i ? "," : " events=", clip_name(animation->events[i].clip), animation->events[i].name);
+        printf("%s%s:%s*%.3f", i ? "," : " events=", clip_name(animation->events[i].clip), animation->events[i].name,
+               (double)animation->events[i].weight);
     if (animation->events_dropped)
         printf(" events_dropped=%d", animation->events_dropped);
     printf(" root=%.4f,%.4f,%.3f rotation=%.2f\n", (double)animation->translation[0],

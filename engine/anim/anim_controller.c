@@ -55,7 +55,10 @@ typedef struct anim_layer {
     float speed;
     float fade;       /* 0..1; the bottom layer of a channel counts as 1 whatever it holds */
     float fade_rate;  /* fade per second */
+    float start;      /* cycles when play() put it in its channel, in [0, 1): which crossings it saw */
 } anim_layer;
+
+_Static_assert(sizeof(anim_layer) == 32, "start fills what was padding: the layer state stays 512 bytes");
 
 typedef struct anim_channel {
     anim_layer layers[ANIM_CHANNEL_LAYERS];
@@ -550,12 +553,14 @@ bool anim_controller_play(anim_controller *controller, int channel_index, const 
     if (top && top->clip == clip && !layer_finished(top) && !(options && options->restart))
         return true;
 
+    double phase = inherited_phase(channel, clip);
     anim_layer layer = {
         .clip = clip,
-        .cycles = inherited_phase(channel, clip),
+        .cycles = phase,
         .speed = speed,
         .fade = fade_seconds > 0.0f ? 0.0f : 1.0f,
         .fade_rate = rate,
+        .start = (float)phase,
     };
     /* Nothing on screen to fade from: a body with no clip yet, or an overlay at weight 0 (which fades
      * in as a whole instead). */
@@ -674,44 +679,147 @@ static void add_event(anim_update_result *result, anim_event event)
     result->event_count = count + 1;
 }
 
-/* The layer's marks crossed while it moved from cycles `from` to `to`, stopping at `until` (where it
- * faded out, if it did during the step). A crossing is a mark at from <= time < until; a one-shot that
- * reaches its end also fires the marks on its last frame. */
-static void fire_events(const anim_layer *layer, int channel, double from, double to, double until,
-                        float weight_before, float weight_after, anim_update_result *result)
+/* What one channel's layers do during one step, for the events: where each moves (cycles `from` to
+ * `to`), the fraction of the step it stays visible, and its weight at both ends (channel weight
+ * included; in between it changes linearly). */
+typedef struct layer_step {
+    const anim_layer *layers;
+    int count;
+    double from[ANIM_CHANNEL_LAYERS], to[ANIM_CHANNEL_LAYERS], life[ANIM_CHANNEL_LAYERS];
+    float weight_before[ANIM_CHANNEL_LAYERS], weight_after[ANIM_CHANNEL_LAYERS];
+    bool fresh[ANIM_CHANNEL_LAYERS]; /* its first step since play() */
+} layer_step;
+
+/* Phases closer than this (in cycles) are one moment: it absorbs rounding in frame / rate / duration and
+ * in the shared phase of a sync group, nothing an author could mean. */
+#define ANIM_PHASE_EPSILON 1e-6
+
+/* Where a mark sits in its clip: a loop's normalized phase in [0, 1) (a mark on the last frame of a
+ * Doom 3 cycle is the next cycle's first), a one-shot's position 0..1. */
+static double mark_phase(const anim_clip *clip, int mark)
 {
-    const anim_clip *clip = layer->clip;
+    double duration = clip_duration(clip);
+    double at = duration > 0.0 ? (double)clip->events[mark].frame / clip->clip->frame_rate / duration : 0.0;
+    return clip->loop ? at - floor(at) : fmin(fmax(at, 0.0), 1.0);
+}
+
+static float weight_at(const layer_step *step, int k, double fraction)
+{
+    return step->weight_before[k] + (float)fraction * (step->weight_after[k] - step->weight_before[k]);
+}
+
+/* Whether layer j crossed (or will cross, later in the step) the point `crossing` of its cycles while it
+ * was in the channel and visible. In its first step the answer is exact (a crossing belongs to the step
+ * with from <= crossing < until, so one at `from` is this step's); later, `start` tells within
+ * ANIM_PHASE_EPSILON. A crossing in an earlier step was visible: a layer is cut short only in the step
+ * that drops it. One past this step is taken to come. */
+static bool crossed_in_channel(const layer_step *step, int j, double crossing)
+{
+    if (step->fresh[j] ? crossing < step->from[j] : crossing < (double)step->layers[j].start - ANIM_PHASE_EPSILON)
+        return false; /* before play() put it here */
+    double span = step->to[j] - step->from[j];
+    double fraction = span > 0.0 ? (crossing - step->from[j]) / span : 0.0;
+    return !(fraction >= 0.0 && fraction < 1.0) || fraction < step->life[j];
+}
+
+/* The footstep rule (anim_controller.h, "Events"): layer k crosses its mark `mark` a `fraction` into the
+ * step. Marks of the same name in the other looping layers of its sync group, within
+ * ANIM_EVENT_SAME_CONTACT of its phase, are the same contact: it fires once, at the crossing of its
+ * newest member that crossed it while in the channel. Newest, not heaviest: which layer is newest
+ * changes only when play() adds one (dropping takes older layers), so a contact is neither lost nor
+ * doubled when the weights cross over. False: another layer fires this contact. True: `event` (layer
+ * k's own) gets the summed weight of the members visible now and the clip and cycle of the heaviest. */
+static bool contact_event(const layer_step *step, int k, int mark, double fraction, anim_event *event)
+{
+    const anim_clip *clip = step->layers[k].clip;
+    if (!clip->loop || clip->sync_group < 0)
+        return true;
+    double phase = mark_phase(clip, mark);
+    double now_k = step->from[k] + fraction * (step->to[k] - step->from[k]);
+    float heaviest = event->weight;
+    for (int j = 0; j < step->count; ++j) {
+        const anim_clip *other = step->layers[j].clip;
+        if (j == k || !other || !other->loop || other->sync_group != clip->sync_group || other->event_count <= 0 ||
+            !other->events)
+            continue;
+        /* Its nearest mark of the same name, as an offset in cycles: > 0 before this one. */
+        double offset = 1.0, other_phase = 0.0;
+        for (int m = 0; m < other->event_count; ++m) {
+            if (strcmp(other->events[m].name, clip->events[mark].name) != 0)
+                continue;
+            double d = phase - mark_phase(other, m);
+            d -= floor(d + 0.5);
+            if (fabs(d) < fabs(offset)) {
+                offset = d;
+                other_phase = mark_phase(other, m);
+            }
+        }
+        if (!(fabs(offset) <= ANIM_EVENT_SAME_CONTACT + ANIM_PHASE_EPSILON))
+            continue;
+        if (fabs(offset) < ANIM_PHASE_EPSILON)
+            offset = 0.0;
+        /* Its crossing of that mark, as fire_events places it: a whole cycle count plus the phase. */
+        double now_j = step->from[j] + fraction * (step->to[j] - step->from[j]);
+        long long cycle_j = llround(now_j - offset - other_phase);
+        double crossing_j = (double)cycle_j + other_phase;
+        bool j_crossed = crossed_in_channel(step, j, crossing_j);
+        /* A newer member's crossing is the contact's. An older member's earlier one was, if this layer
+         * was not here yet to take it: in this layer's first step, if it came in an earlier step. */
+        if (j > k && j_crossed)
+            return false;
+        bool before_k = step->fresh[k] ? crossing_j < step->from[j]
+                                       : now_k - offset < (double)step->layers[k].start - ANIM_PHASE_EPSILON;
+        if (j < k && j_crossed && before_k)
+            return false;
+        if (!(fraction < step->life[j]))
+            continue; /* faded out before now: it adds nothing */
+        float weight = weight_at(step, j, fraction);
+        event->weight += weight;
+        if (weight > heaviest) {
+            heaviest = weight;
+            event->clip = other;
+            event->cycle = cycle_j;
+        }
+    }
+    return true;
+}
+
+/* Layer k's marks crossed during the step: a crossing is a mark at from <= time < from + life * (to -
+ * from), where it faded out if it did during the step; a one-shot that reaches its end also fires the
+ * marks on its last frame. */
+static void fire_events(const layer_step *step, int k, int channel, anim_update_result *result)
+{
+    const anim_clip *clip = step->layers[k].clip;
+    double from = step->from[k], to = step->to[k], until = from + step->life[k] * (to - from);
     if (!(until > from) || clip->event_count <= 0 || !clip->events)
         return;
-    double duration = clip_duration(clip);
     bool reaches_end = !clip->loop && until >= 1.0;
     for (int e = 0; e < clip->event_count; ++e) {
-        double at = duration > 0.0 ? (double)clip->events[e].frame / clip->clip->frame_rate / duration : 0.0;
+        double at = mark_phase(clip, e);
         long long first = 0, last = 0;
         if (clip->loop) {
-            at -= floor(at); /* a mark on the last frame of a Doom 3 cycle is the next cycle's first */
             first = (long long)ceil(from - at);
             last = (long long)ceil(until - at) - 1;
         } else {
-            at = fmin(fmax(at, 0.0), 1.0);
             bool crossed = at >= from && (at < until || reaches_end);
             last = crossed ? 0 : -1;
         }
-        for (long long k = first; k <= last; ++k) {
-            if (k - first >= ANIM_EVENTS_MAX) {
-                result->events_dropped += (int)fmin((double)(last - k + 1), (double)INT32_MAX / 2);
+        for (long long n = first; n <= last; ++n) {
+            if (n - first >= ANIM_EVENTS_MAX) {
+                result->events_dropped += (int)fmin((double)(last - n + 1), (double)INT32_MAX / 2);
                 break;
             }
-            float fraction = (float)((k + at - from) / (to - from));
+            double fraction = (n + at - from) / (to - from);
             anim_event event = {
                 .name = clip->events[e].name,
                 .clip = clip,
                 .channel = channel,
-                .cycle = k,
-                .weight = weight_before + fraction * (weight_after - weight_before),
-                .step_fraction = fraction,
+                .cycle = n,
+                .weight = weight_at(step, k, fraction),
+                .step_fraction = (float)fraction,
             };
-            add_event(result, event);
+            if (contact_event(step, k, e, fraction, &event))
+                add_event(result, event);
         }
     }
 }
@@ -785,26 +893,40 @@ static void advance_channel(anim_channel *channel, int channel_index, double dt,
         rates[k] = weight_sum > 0.0 ? weighted / weight_sum : plain / members;
     }
 
+    /* Where each layer moves, all first: a layer's events depend on what the others of its sync group do
+     * in the same step. */
+    layer_step step = {.layers = channel->layers, .count = count};
+    for (int k = 0; k < count; ++k) {
+        const anim_layer *layer = &channel->layers[k];
+        step.from[k] = step.to[k] = layer->cycles;
+        step.life[k] = life[k];
+        step.weight_before[k] = weights_before[k];
+        step.weight_after[k] = weights_after[k];
+        /* A layer fading in has fade 0 only until its first step (a cut replaces the whole stack). */
+        step.fresh[k] = k > 0 && fades_before[k] == 0.0f;
+        if (!layer->clip)
+            continue;
+        step.to[k] = isinf(rates[k]) ? 1.0 : layer->cycles + rates[k] * dt;
+        if (!layer->clip->loop)
+            step.to[k] = fmin(step.to[k], 1.0);
+    }
     for (int k = 0; k < count; ++k) {
         anim_layer *layer = &channel->layers[k];
         layer->fade = fades_after[k];
-        if (!layer->clip)
+        double from = step.from[k], to = step.to[k];
+        if (!layer->clip || !(to > from))
             continue;
-        double from = layer->cycles;
-        double to = isinf(rates[k]) ? 1.0 : from + rates[k] * dt;
-        if (!layer->clip->loop)
-            to = fmin(to, 1.0);
-        if (result && to > from)
-            fire_events(layer, channel_index, from, to, from + life[k] * (to - from), weights_before[k],
-                        weights_after[k], result);
-        if (root_motion && layer->clip->root_mode == ANIM_ROOT_MOTION && average[k] > 0.0f && to > from) {
+        if (result)
+            fire_events(&step, k, channel_index, result);
+        if (root_motion && layer->clip->root_mode == ANIM_ROOT_MOTION && average[k] > 0.0f) {
             root_frame motion = layer_root_motion(layer, from, to);
             root_motion->x += average[k] * motion.x;
             root_motion->y += average[k] * motion.y;
             root_motion->yaw += average[k] * motion.yaw;
         }
-        layer->cycles = to;
     }
+    for (int k = 0; k < count; ++k)
+        channel->layers[k].cycles = step.to[k];
 
     /* Drop what no longer shows: everything under the highest fully faded-in layer, or the whole
      * overlay once it has faded out. */

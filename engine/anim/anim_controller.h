@@ -18,9 +18,10 @@
  * joint's largest coordinate of what was on screen).
  *
  * Frame: anim_controller_update(dt) advances every layer (sync groups share one normalized phase),
- * fires events crossed during the step, extracts root motion, samples and blends in local space, applies
- * overlays, and writes the object pose. No allocation after anim_controller_create; the sampling
- * scratch and the local pose are on the stack (about 10 KB), not in the entity. */
+ * fires events crossed during the step (one per foot contact however many layers carry it, see
+ * "Events"), extracts root motion, samples and blends in local space, applies overlays, and writes the
+ * object pose. No allocation after anim_controller_create; the sampling scratch and the local pose are
+ * on the stack (about 10 KB), not in the entity. */
 #ifndef MARIONETTE_ANIM_CONTROLLER_H
 #define MARIONETTE_ANIM_CONTROLLER_H
 
@@ -95,12 +96,36 @@ bool anim_controller_set_ground_speed(anim_controller *controller, int channel, 
  * stop). Single-stepping is anim_controller_update with the step's dt. */
 void anim_controller_set_time_scale(anim_controller *controller, float time_scale);
 
+/* Events: one per contact, not one per layer.
+ * A crossfade plays two clips at once, and both carry the marks of the same foot contact: walk's
+ * footstep.L and run's footstep.L are one heel strike, and a game wants one footstep sound for it, as loud
+ * as the body is in those clips. So within a channel, marks of the same name on looping layers of the same
+ * sync group (whose phases are locked) that sit within ANIM_EVENT_SAME_CONTACT of a cycle of each other
+ * are one contact, and it fires once:
+ *   - when: at the crossing of its newest layer (the one play() added last) that crossed it while in the
+ *     channel; with marks at the same phase (walk footstep.R@15 of 30 frames, run footstep.R@10.5 of 21)
+ *     that is the moment of every member's crossing. Newest rather than heaviest so that nothing is lost
+ *     or doubled when the weights cross over: which layer is newest changes only when play() adds one.
+ *   - weight: the summed weight of the layers of that contact visible then, so a 50/50 walk/run fade
+ *     gives one footstep at 1.0, and a walk at 0.3 fading in over idle gives one at 0.3.
+ *   - clip and cycle: the heaviest of those layers' (the clip the contact mostly looks like).
+ * A layer fading out at 0.01 adds 0.01 to the contact and fires nothing of its own. Everything else fires
+ * once per crossing with its own layer's weight: one-shots (a jump's landing), clips without a sync group
+ * or in different groups (idle -> wave fires both clips' marks), marks of another name, and marks further
+ * apart than ANIM_EVENT_SAME_CONTACT (two contacts). A layer joining between two marks of one contact is
+ * taken into account. With marks a little apart (not at the same phase) two things are left: when a full
+ * stack is frozen into a snapshot, the frozen layers are forgotten, so a contact they fired may fire again
+ * from the new layer; and a contact whose newest member is dropped (another clip finished fading in)
+ * between the older member's mark and its own is lost. Put a contact's marks at the same phase. */
+#define ANIM_EVENT_SAME_CONTACT 0.0625 /* cycles: a sixteenth, about 2 frames of a 30-frame walk cycle */
+
 typedef struct anim_event {
     const char *name;       /* the mark's name, owned by the clip */
-    const anim_clip *clip;
+    const anim_clip *clip;  /* for a shared contact, the heaviest layer's clip */
     int channel;
-    long long cycle;        /* loops completed by the layer when the mark was crossed (0 for one-shots) */
-    float weight;           /* the layer's weight in the final pose then (channel weight included) */
+    long long cycle;        /* loops completed by that layer when the mark was crossed (0 for one-shots) */
+    float weight;           /* in the final pose then (channel weight included): the layer's, or for a
+                             * shared contact the sum of its layers' (0..1); scale a sound's volume by it */
     float step_fraction;    /* where in this update it happened: 0 start, 1 end (for timing sounds) */
 } anim_event;
 
@@ -110,9 +135,10 @@ typedef struct anim_update_result {
      * The weighted sum over channel 0's layers; in-place clips count with zero motion. */
     float translation[3];
     float yaw;
-    /* Every event crossed during the step, in the order they happened, once per crossing: a step over a
-     * loop boundary, or over several whole loops, fires each. All layers fire, fading ones too, with
-     * their weight, so a caller can skip faint ones (a footstep sound at weight < 0.5, say). */
+    /* Every event crossed during the step, in the order they happened, once per crossing (once per
+     * contact, see "Events" above): a step over a loop boundary, or over several whole loops, fires each.
+     * Fading layers fire too, with their weight, so a caller can skip faint ones (a footstep sound at
+     * weight < 0.5, say). */
     int event_count;
     int events_dropped;     /* events past ANIM_EVENTS_MAX (the latest ones are dropped) */
     anim_event events[ANIM_EVENTS_MAX];

@@ -4,6 +4,8 @@
  * belong to parts but to "chains": a straight line through a run of joints (shoulder to fingertips, hips
  * to head, ...). A vertex's weights depend only on where it projects onto its chain, with a smoothstep
  * blend zone around each joint, so every part on a limb (tube, ball joint, armour) bends the same way.
+ * Where a limb meets the torso (shoulders, hips) the two chains' weights blend by distance from the
+ * limb's first joint: 3 or 4 weights there (see "attachments"), 1 or 2 elsewhere.
  * Everything is computed in double and printed with 6 decimals, so the output is the same on every
  * machine that rounds IEEE doubles the same way (no fused multiply-add: the build is strict C11). */
 #include "body.h"
@@ -119,16 +121,15 @@ static void *grow(void *items, int *capacity, int needed, size_t item_size)
     return grown;
 }
 
-/* Turn a chain position into at most MAX_INFLUENCES biases in millionths that sum to exactly
- * BIAS_UNITS, so the file's biases sum to 1 as written. */
-static void assign_weights(body_vertex *v, chain_id id, bool right)
+/* Each joint's share of a vertex on chain `id`: "past joint k's takeover" minus "past joint k+1's", a
+ * partition of one, added times `scale` into shares[] (indexed by rig joint). */
+static void add_chain_shares(const double position[3], chain_id id, bool right, double scale,
+                             double shares[RIG_JOINT_COUNT])
 {
     const chain *c = &chains[id];
     double direction[3];
     chain_direction(c, right, direction);
-    double along = chain_distance(c, right, direction, v->position);
-
-    /* The share of joint k is "past joint k's takeover" minus "past joint k+1's": a partition of one. */
+    double along = chain_distance(c, right, direction, position);
     double past[MAX_CHAIN_JOINTS + 1];
     past[0] = 1.0;
     for (int k = 1; k < c->joint_count; ++k) {
@@ -136,16 +137,103 @@ static void assign_weights(body_vertex *v, chain_id id, bool right)
         past[k] = shape_smoothstep(at - c->blend[k], at + c->blend[k], along);
     }
     past[c->joint_count] = 0.0;
+    for (int k = 0; k < c->joint_count; ++k)
+        shares[chain_joint(c->joints[k], right)] += scale * (past[k] - past[k + 1]);
+}
 
+/* Where a limb meets the torso. A chain alone blends along one line, so the skin around a shoulder or a
+ * hip followed either the torso or the limb: the chest beside the shoulder stayed put while the arm
+ * swung, and the crotch followed neither thigh. Around the limb's first joint both sides blend instead:
+ * a vertex there takes a share of the other chain's weights (evaluated at the same point), half at the
+ * joint itself, falling off smoothly to none at `radius`. That gives the shoulder clavicle, upper arm,
+ * spine.03 (and the neck at its top): 3 or 4 weights; the crotch hips and both thighs. Given for the
+ * left side; the right is mirrored. */
+typedef struct attachment {
+    int joint;
+    chain_id limb;
+    double radius;
+} attachment;
+
+static const attachment attachments[] = {
+    {RIG_UPPERARM_L, CHAIN_ARM, 0.11},
+    {RIG_THIGH_L, CHAIN_LEG, 0.15},
+};
+enum { ATTACHMENT_COUNT = sizeof attachments / sizeof attachments[0] };
+
+/* The other chain's share at `position` for attachment a on one side, for a vertex weighted on
+ * (own, own_right); 0 when the vertex belongs to neither of the attachment's chains. */
+static double attachment_share(const attachment *a, bool side_right, const double position[3], chain_id own,
+                               bool own_right)
+{
+    bool on_torso = own == CHAIN_TORSO, on_limb = own == a->limb && own_right == side_right;
+    if (!on_torso && !on_limb)
+        return 0.0;
+    const double *centre = joint_position(chain_joint(a->joint, side_right));
+    double offset[3] = {position[0] - centre[0], position[1] - centre[1], position[2] - centre[2]};
+    return 0.5 * (1.0 - shape_smoothstep(0.0, a->radius, shape_length(offset)));
+}
+
+/* The vertex's weights: its chain's shares, blended with the torso's or a limb's near an attachment,
+ * cut to the MAX_INFLUENCES largest and written as biases in millionths that sum to exactly BIAS_UNITS,
+ * so the file's biases sum to 1 as written. */
+static void assign_weights(body_vertex *v, chain_id id, bool right)
+{
+    double shares[RIG_JOINT_COUNT] = {0.0};
+    double others[2 * ATTACHMENT_COUNT];
+    double given = 0.0; /* the share that goes to other chains: at most a half at each attachment */
+    for (int i = 0; i < 2 * ATTACHMENT_COUNT; ++i) {
+        others[i] = attachment_share(&attachments[i / 2], i % 2 == 1, v->position, id, right);
+        given += others[i];
+    }
+    double keep = 1.0;
+    if (given > 0.5) { /* between two attachments (the crotch): the own chain keeps half */
+        for (int i = 0; i < 2 * ATTACHMENT_COUNT; ++i)
+            others[i] *= 0.5 / given;
+        given = 0.5;
+    }
+    keep -= given;
+    add_chain_shares(v->position, id, right, keep, shares);
+    for (int i = 0; i < 2 * ATTACHMENT_COUNT; ++i) {
+        if (!(others[i] > 0.0))
+            continue;
+        const attachment *a = &attachments[i / 2];
+        if (id == CHAIN_TORSO)
+            add_chain_shares(v->position, a->limb, i % 2 == 1, others[i], shares);
+        else
+            add_chain_shares(v->position, CHAIN_TORSO, false, others[i], shares);
+    }
+
+    /* The largest shares (the first joint among equals). What is cut, if anything, is shared out over
+     * the rest in proportion. */
+    bool chosen[RIG_JOINT_COUNT] = {false};
+    int chosen_count = 0;
+    double chosen_total = 0.0;
+    for (; chosen_count < MAX_INFLUENCES; ++chosen_count) {
+        int best = -1;
+        for (int j = 0; j < RIG_JOINT_COUNT; ++j)
+            if (!chosen[j] && shares[j] * BIAS_UNITS >= 0.5 && (best < 0 || shares[j] > shares[best]))
+                best = j;
+        if (best < 0)
+            break;
+        chosen[best] = true;
+        chosen_total += shares[best];
+    }
+    bool cut = false;
+    for (int j = 0; j < RIG_JOINT_COUNT; ++j)
+        cut = cut || (!chosen[j] && shares[j] * BIAS_UNITS >= 0.5);
+    double scale = cut ? 1.0 / chosen_total : 1.0;
+
+    /* Written in joint order, as the chains list them. */
     v->influence_count = 0;
     int largest = 0, total = 0;
-    for (int k = 0; k < c->joint_count && v->influence_count < MAX_INFLUENCES; ++k) {
-        double share = past[k] - past[k + 1];
-        int units = (int)floor(share * BIAS_UNITS + 0.5);
+    for (int j = 0; j < RIG_JOINT_COUNT; ++j) {
+        if (!chosen[j])
+            continue;
+        int units = (int)floor(shares[j] * scale * BIAS_UNITS + 0.5);
         if (units <= 0)
             continue;
         int slot = v->influence_count++;
-        v->joints[slot] = chain_joint(c->joints[k], right);
+        v->joints[slot] = j;
         v->biases[slot] = units;
         total += units;
         if (units > v->biases[largest])

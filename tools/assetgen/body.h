@@ -1,6 +1,8 @@
 /* body: the generated character meshes on the rig (rig.h), written as .md5mesh text. Each body is a set
  * of closed, smooth-shaded parts (every edge shared by exactly two triangles), weighted to 1-4 joints
- * with smooth falloff across the elbows, knees, shoulders and hips. Deterministic: same bytes every run. */
+ * with smooth falloff across the elbows and knees (2 weights) and the shoulders and hips, where limb and
+ * torso blend (3 or 4: clavicle, upper arm, spine.03, neck; hips and both thighs at the crotch).
+ * Deterministic: same bytes every run. */
 #ifndef MARIONETTE_ASSETGEN_BODY_H
 #define MARIONETTE_ASSETGEN_BODY_H
 
