@@ -42,9 +42,11 @@ static void set_status(demo *d, const char *format, ...)
     fprintf(stderr, "marionette: %s\n", d->status);
 }
 
-/* Every problem to stderr; the first few stay on the HUD until the next good (re)load. */
-static void show_problems(demo *d, const diag_list *problems)
+/* Every problem to stderr; the first few stay on the HUD until the next good (re)load. Both list them by
+ * file and line, whichever file was read first and in how many passes. */
+static void show_problems(demo *d, diag_list *problems)
 {
+    diag_list_sort(problems, 0);
     for (int i = 0; i < problems->count; ++i) {
         char line[DIAG_TEXT_MAX];
         diag_format(&problems->items[i], line, sizeof line);
