@@ -98,6 +98,15 @@ static const anim_character *player_character(demo *d)
     return character;
 }
 
+/* What demo.ini says about the player's motion. */
+static player_params player_params_of(const demo_config *settings)
+{
+    player_params params = player_default_params();
+    params.walk_speed = settings->player.walk_speed;
+    params.run_speed = settings->player.run_speed;
+    return params;
+}
+
 /* A player for the current config, standing where the old one stood. */
 static void make_player(demo *d, diag_list *problems)
 {
@@ -106,9 +115,7 @@ static void make_player(demo *d, diag_list *problems)
         diag_list_add(problems, d->characters_path, 0, "no character to play");
         return;
     }
-    player_params params = player_default_params();
-    params.walk_speed = d->settings.player.walk_speed;
-    params.run_speed = d->settings.player.run_speed;
+    player_params params = player_params_of(&d->settings);
     vec3 position = {0};
     float heading = 0.0f;
     if (d->player) {
@@ -166,7 +173,14 @@ static void load_configuration(demo *d, bool force)
     if (force || settings_time != d->watched_mtimes[1]) {
         any = true;
         d->watched_mtimes[1] = settings_time;
-        failed |= !demo_config_load(d->settings_path, &d->settings, &problems);
+        if (demo_config_load(d->settings_path, &d->settings, &problems)) {
+            /* The running player takes the new speeds now, not only when it is next re-created. */
+            player_params params = player_params_of(&d->settings);
+            if (d->player && !player_set_params(d->player, &params))
+                diag_list_add(&problems, d->settings_path, 0, "the player cannot take these speeds");
+        } else {
+            failed = true;
+        }
     }
     /* Without a good config there is nothing to ask reload_due: try again when characters.ini changes
      * (or on F5), not every poll, so a broken start says so once. */

@@ -290,6 +290,44 @@ static void test_hot_reload_and_broken_config(void)
     demo_finish(&d);
 }
 
+/* demo.ini's player speeds apply to the running player when the file is saved; they used to wait for the
+ * player to be re-created (a restart) while the demo said it had reloaded. */
+static void test_speed_edit_applies_at_once(void)
+{
+    char config_dir[512], settings[600], script[600];
+    make_scratch_config(config_dir, sizeof config_dir);
+    snprintf(settings, sizeof settings, "%s/demo.ini", config_dir);
+    write_script(script, sizeof script, config_dir, "run", "0.1 press W\n0.1 press Left Shift\n");
+    demo_options options = options_for(config_dir, script, NULL, 0);
+    CHECK(demo_start(&d, &options));
+    for (int i = 0; i < 120; ++i)
+        demo_frame(&d);
+    const player *before = d.player;
+    float first_speed = player_speed(d.player);
+    CHECK_NEAR(first_speed, 3.5, 0.01);
+
+    CHECK(edit_file(settings, "run_speed = 3.5", "run_speed = 6.0"));
+    test_touch_forward(settings, 5);
+    for (int i = 0; i < 90; ++i)
+        demo_frame(&d);
+    printf("  running at %.2f m/s, after run_speed = 6.0: %.2f m/s (status \"%s\")\n", (double)first_speed,
+           (double)player_speed(d.player), d.status);
+    CHECK(strstr(d.status, "reloaded") != NULL && d.message_count == 0);
+    CHECK(d.player == before); /* the same player, not a new one */
+    CHECK_NEAR(player_get_params(d.player).run_speed, 6.0, 1e-6);
+    CHECK_NEAR(player_speed(d.player), 6.0, 0.01);
+
+    /* An out-of-range speed is refused with its line; the last good speed stays. */
+    CHECK(edit_file(settings, "run_speed = 6.0", "run_speed = 60"));
+    test_touch_forward(settings, 10);
+    for (int i = 0; i < 5; ++i)
+        demo_frame(&d);
+    CHECK(d.message_count == 1 && strstr(d.messages[0], "demo.ini:") != NULL);
+    CHECK_NEAR(player_get_params(d.player).run_speed, 6.0, 1e-6);
+    CHECK(d.gl_error_frames == 0);
+    demo_finish(&d);
+}
+
 /* ---- A start with nothing valid ---------------------------------------------------------------------------- */
 
 /* No assets/ folder: every model and clip is missing. The demo still runs (ground, HUD), says what is
@@ -503,6 +541,7 @@ int main(void)
     RUN(test_steady_frames_allocate_nothing);
     RUN(test_scripted_run);
     RUN(test_hot_reload_and_broken_config);
+    RUN(test_speed_edit_applies_at_once);
     RUN(test_missing_assets_then_fixed);
     RUN(test_nothing_loaded_stays_flat);
     RUN(test_missing_texture);

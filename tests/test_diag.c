@@ -94,7 +94,7 @@ static void test_list_sorted_by_place(void)
     diag_list_add(&list, "states.ini", 92, "a2");
     diag_list_add(&list, "states.ini", 0, "whole file");
     diag_list_sort(&list, 1);
-    static const char *const expected[] = {"kept first", "whole file", "a", "a2", "b", "d", "c"};
+    static const char *const expected[] = {"kept first", "a", "a2", "b", "whole file", "d", "c"};
     CHECK(list.count == 7);
     for (int i = 0; i < list.count && i < 7; ++i)
         CHECK(strcmp(list.items[i].message, expected[i]) == 0);

@@ -56,6 +56,14 @@ bool diag_list_add(diag_list *list, const char *file, int line, const char *form
     return true;
 }
 
+/* Line 0 (the file as a whole, often a summary such as "no character could be loaded") after the lines. */
+static bool diag_line_after(int line, int other)
+{
+    if (line == 0 || other == 0)
+        return line == 0 && other != 0;
+    return line > other;
+}
+
 void diag_list_sort(diag_list *list, int first)
 {
     if (!list || first < 0 || list->count - first < 2)
@@ -76,7 +84,8 @@ void diag_list_sort(diag_list *list, int first)
     for (int i = 1; i < count; ++i) {
         diag moving = items[i];
         int moving_rank = rank[i], j = i;
-        while (j > 0 && (rank[j - 1] > moving_rank || (rank[j - 1] == moving_rank && items[j - 1].line > moving.line))) {
+        while (j > 0 && (rank[j - 1] > moving_rank ||
+                         (rank[j - 1] == moving_rank && diag_line_after(items[j - 1].line, moving.line)))) {
             items[j] = items[j - 1];
             rank[j] = rank[j - 1];
             --j;
