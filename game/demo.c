@@ -2,12 +2,14 @@
  * events, actions, player, crowd, trace) -> camera -> draw (player, crowd, debug views) -> HUD. */
 #include "demo.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <SDL.h>
 
@@ -255,11 +257,23 @@ static void spawn_crowd(demo *d, int count)
     diag_list_free(&problems);
 }
 
+/* F12's pictures go here, under the current folder (the repository's root when run.sh starts the demo;
+ * .gitignore covers it), made on first use. */
+static const char DEMO_SCREENSHOT_FOLDER[] = "screenshots";
+
 static void take_screenshot(demo *d, const char *path)
 {
     char name[64];
     if (!path) {
-        snprintf(name, sizeof name, "marionette-%03d.png", ++d->screenshot_count);
+        if (mkdir(DEMO_SCREENSHOT_FOLDER, 0777) != 0 && errno != EEXIST) {
+            set_status(d, "screenshot failed: cannot make the folder %s/: %s", DEMO_SCREENSHOT_FOLDER,
+                       strerror(errno));
+            return;
+        }
+        /* The next number no file has yet: an earlier run's pictures stay. */
+        do
+            snprintf(name, sizeof name, "%s/marionette-%03d.png", DEMO_SCREENSHOT_FOLDER, ++d->screenshot_count);
+        while (access(name, F_OK) == 0 && d->screenshot_count < 1000000);
         path = name;
     }
     diag err;
@@ -572,8 +586,8 @@ bool demo_start(demo *d, const demo_options *options)
         .vsync = d->settings.window.vsync,
     };
     if (!platform_setup(&desc, &err)) {
-        fprintf(stderr, "marionette: %s (for a run without a display: --headless, see README "
-                        "\"Troubleshooting\")\n", err.message);
+        fprintf(stderr, "marionette: %s; without a display: --headless (offscreen) or xvfb-run -a marionette "
+                        "(see README \"Troubleshooting\")\n", err.message);
         diag_list_free(&problems);
         return false;
     }

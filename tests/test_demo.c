@@ -328,6 +328,51 @@ static void test_speed_edit_applies_at_once(void)
     demo_finish(&d);
 }
 
+/* F12 writes screenshots/marionette-NNN.png under the current folder (made on first use; .gitignore covers
+ * it), skipping numbers that exist, and the HUD says where. It used to write into the current folder. */
+static void test_screenshots_go_to_their_folder(void)
+{
+    char folder[512], script[600], cwd[1024], command[1200];
+    snprintf(folder, sizeof folder, "%s/demo_screenshots", MARIONETTE_BUILD_DIR);
+    snprintf(command, sizeof command, "rm -rf '%s' && mkdir -p '%s'", folder, folder);
+    CHECK(system(command) == 0);
+    snprintf(script, sizeof script, "%s/shots.txt", folder);
+    FILE *f = fopen(script, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("0.2 tap F12\n0.5 tap F12\n", f);
+    fclose(f);
+    CHECK(getcwd(cwd, sizeof cwd) != NULL);
+    CHECK(chdir(folder) == 0);
+    demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", script, NULL, 0);
+    CHECK(demo_start(&d, &options));
+    for (int i = 0; i < 20; ++i)
+        demo_frame(&d);
+    struct stat info;
+    CHECK(stat("screenshots/marionette-001.png", &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 1000);
+    CHECK(strstr(d.status, "screenshot: screenshots/marionette-001.png") != NULL);
+    printf("  status after the first F12: %s\n", d.status);
+    /* A picture already there (an earlier run's) keeps its number. */
+    f = fopen("screenshots/marionette-002.png", "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("kept", f);
+        fclose(f);
+    }
+    for (int i = 0; i < 30; ++i)
+        demo_frame(&d);
+    CHECK(stat("screenshots/marionette-002.png", &info) == 0 && info.st_size == 4);
+    CHECK(stat("screenshots/marionette-003.png", &info) == 0 && info.st_size > 1000);
+    CHECK(strstr(d.status, "screenshot: screenshots/marionette-003.png") != NULL);
+    CHECK(stat("marionette-001.png", &info) != 0); /* nothing in the current folder itself */
+    demo_finish(&d);
+    CHECK(chdir(cwd) == 0);
+    char *ignore = test_read_file(MARIONETTE_SOURCE_DIR "/.gitignore", NULL);
+    CHECK(ignore && strstr(ignore, "/screenshots/\n") != NULL);
+    free(ignore);
+}
+
 /* ---- A start with nothing valid ---------------------------------------------------------------------------- */
 
 /* No assets/ folder: every model and clip is missing. The demo still runs (ground, HUD), says what is
@@ -542,6 +587,7 @@ int main(void)
     RUN(test_scripted_run);
     RUN(test_hot_reload_and_broken_config);
     RUN(test_speed_edit_applies_at_once);
+    RUN(test_screenshots_go_to_their_folder);
     RUN(test_missing_assets_then_fixed);
     RUN(test_nothing_loaded_stays_flat);
     RUN(test_missing_texture);
