@@ -11,14 +11,31 @@
 enum { SCENE_PALETTE_CHUNK = 256 };
 
 static const float SCENE_SKELETON_COLOR[4] = {1.0f, 0.25f, 0.2f, 1.0f};
-static const float SCENE_BOUNDS_COLOR[4] = {1.0f, 0.9f, 0.2f, 0.8f};
+static const float SCENE_POSE_BOX_COLOR[4] = {1.0f, 0.9f, 0.2f, 0.9f};
+static const float SCENE_CULLING_BOX_COLOR[4] = {0.55f, 0.5f, 0.35f, 0.45f};
 
-gfx_mesh scene_mesh(const scene *s, const model *m)
+static int scene_model_index(const scene *s, const model *m)
 {
     for (int i = 0; i < s->model_count; ++i)
         if (s->models[i] == m)
-            return s->meshes[i];
-    return (gfx_mesh){0};
+            return i;
+    return -1;
+}
+
+gfx_mesh scene_mesh(const scene *s, const model *m)
+{
+    int i = scene_model_index(s, m);
+    return i >= 0 ? s->meshes[i] : (gfx_mesh){0};
+}
+
+bool scene_pose_bounds(const scene *s, const animator *animator, float out[2][3])
+{
+    const model *m = animator ? animator_character(animator)->model : NULL;
+    int i = m ? scene_model_index(s, m) : -1;
+    if (i < 0 || !s->joint_boxes[i])
+        return false;
+    return pose_skinned_bounds(anim_controller_object_pose(animator_controller(animator)),
+                               (const float(*)[2][3])s->joint_boxes[i], m->skeleton.joint_count, out);
 }
 
 static bool config_uses(const anim_config *config, const model *m)
@@ -43,6 +60,12 @@ bool scene_sync(scene *s, const anim_config *config, diag *err, diag_list *warni
         if (mesh.id == 0)
             return false;
         s->models[s->model_count] = character->model;
+        s->joint_boxes[s->model_count] = malloc((size_t)character->model->skeleton.joint_count *
+                                                sizeof *s->joint_boxes[0]);
+        if (s->joint_boxes[s->model_count] && !model_joint_boxes(character->model, s->joint_boxes[s->model_count])) {
+            free(s->joint_boxes[s->model_count]);
+            s->joint_boxes[s->model_count] = NULL;
+        }
         s->meshes[s->model_count++] = mesh;
     }
     /* Models the config no longer names (a mesh file edited, a body removed) give their meshes back. */
@@ -52,17 +75,22 @@ bool scene_sync(scene *s, const anim_config *config, diag *err, diag_list *warni
             continue;
         }
         gfx_destroy_mesh(s->meshes[i]);
+        free(s->joint_boxes[i]);
         --s->model_count;
         s->models[i] = s->models[s->model_count];
         s->meshes[i] = s->meshes[s->model_count];
+        s->joint_boxes[i] = s->joint_boxes[s->model_count];
+        s->joint_boxes[s->model_count] = NULL;
     }
     return true;
 }
 
 void scene_free(scene *s)
 {
-    for (int i = 0; i < s->model_count; ++i)
+    for (int i = 0; i < s->model_count; ++i) {
         gfx_destroy_mesh(s->meshes[i]);
+        free(s->joint_boxes[i]);
+    }
     free(s->crowd_palettes);
     memset(s, 0, sizeof *s);
 }
@@ -98,8 +126,14 @@ static bool scene_queue(scene *s, const animator *animator, mat4 world, const sc
     ++s->submitted;
     if (views && views->skeleton)
         gfx_debug_skeleton(world, skeleton, *object, (float *)SCENE_SKELETON_COLOR);
-    if (views && views->bounds)
-        gfx_debug_box(world, instance.bounds, (float *)SCENE_BOUNDS_COLOR);
+    if (views && views->bounds) {
+        /* Dim, the culling box: loose by design (clip bounds grown by the skin reach), it must never cut
+         * a limb off. Bright, the box of this pose's skinned mesh. */
+        gfx_debug_box(world, instance.bounds, (float *)SCENE_CULLING_BOX_COLOR);
+        float pose_box[2][3];
+        if (scene_pose_bounds(s, animator, pose_box))
+            gfx_debug_box(world, pose_box, (float *)SCENE_POSE_BOX_COLOR);
+    }
     return true;
 }
 

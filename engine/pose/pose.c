@@ -1,7 +1,9 @@
 #include "pose.h"
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 /* How this file is laid out, and why.
  * The stages run for every joint of every character every frame (a crowd of a thousand is 33,000 joints
@@ -599,5 +601,43 @@ bool pose_skin_cpu(const skin_mesh *mesh, const mat4 *palette, int joint_count, 
                 normals[v][row] = n[row];
         }
     }
+    return true;
+}
+
+/* ---- Skinned bounds ---- */
+
+bool pose_skinned_bounds(const joint_pose *object, const float (*joint_boxes)[2][3], int joint_count,
+                         float out[2][3])
+{
+    if (!object || !joint_boxes || !out || joint_count <= 0)
+        return false;
+    float box[2][3] = {{FLT_MAX, FLT_MAX, FLT_MAX}, {-FLT_MAX, -FLT_MAX, -FLT_MAX}};
+    bool any = false;
+    for (int j = 0; j < joint_count; ++j) {
+        const float(*local)[3] = joint_boxes[j];
+        if (local[0][0] > local[1][0])
+            continue;
+        /* A box turned by R and moved by t: centre R c + t, half extent |R| e (each axis the sum of the
+         * turned half extents' absolute values). */
+        vec3 centre, half, moved;
+        for (int k = 0; k < 3; ++k) {
+            centre[k] = 0.5f * (local[0][k] + local[1][k]);
+            half[k] = 0.5f * (local[1][k] - local[0][k]);
+        }
+        mat3 rotation;
+        glm_quat_mat3((float *)object[j].rotation, rotation);
+        glm_mat3_mulv(rotation, centre, moved);
+        for (int k = 0; k < 3; ++k) {
+            float reach = fabsf(rotation[0][k]) * half[0] + fabsf(rotation[1][k]) * half[1] +
+                          fabsf(rotation[2][k]) * half[2];
+            float middle = moved[k] + object[j].position[k];
+            box[0][k] = fminf(box[0][k], middle - reach);
+            box[1][k] = fmaxf(box[1][k], middle + reach);
+        }
+        any = true;
+    }
+    if (!any)
+        return false;
+    memcpy(out, box, sizeof box);
     return true;
 }
