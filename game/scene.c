@@ -28,14 +28,15 @@ gfx_mesh scene_mesh(const scene *s, const model *m)
     return i >= 0 ? s->meshes[i] : (gfx_mesh){0};
 }
 
-bool scene_pose_bounds(const scene *s, const animator *animator, float out[2][3])
+bool scene_pose_bounds(scene *s, const animator *animator, float out[2][3])
 {
     const model *m = animator ? animator_character(animator)->model : NULL;
-    int i = m ? scene_model_index(s, m) : -1;
-    if (i < 0 || !s->joint_boxes[i])
+    if (!m || scene_model_index(s, m) < 0 || m->skeleton.joint_count > s->bounds_palette_joints)
         return false;
-    return pose_skinned_bounds(anim_controller_object_pose(animator_controller(animator)),
-                               (const float(*)[2][3])s->joint_boxes[i], m->skeleton.joint_count, out);
+    return pose_palette(anim_controller_object_pose(animator_controller(animator)),
+                        (const mat4 *)m->skeleton.inverse_bind, m->skeleton.joint_count, s->bounds_palette) &&
+           pose_skinned_bounds(m->meshes, m->mesh_count, (const mat4 *)s->bounds_palette, m->skeleton.joint_count,
+                               out);
 }
 
 static bool config_uses(const anim_config *config, const model *m)
@@ -60,13 +61,15 @@ bool scene_sync(scene *s, const anim_config *config, diag *err, diag_list *warni
         if (mesh.id == 0)
             return false;
         s->models[s->model_count] = character->model;
-        s->joint_boxes[s->model_count] = malloc((size_t)character->model->skeleton.joint_count *
-                                                sizeof *s->joint_boxes[0]);
-        if (s->joint_boxes[s->model_count] && !model_joint_boxes(character->model, s->joint_boxes[s->model_count])) {
-            free(s->joint_boxes[s->model_count]);
-            s->joint_boxes[s->model_count] = NULL;
-        }
         s->meshes[s->model_count++] = mesh;
+        int joints = character->model->skeleton.joint_count;
+        if (joints > s->bounds_palette_joints) {
+            mat4 *palette = realloc(s->bounds_palette, (size_t)joints * sizeof *palette);
+            if (palette) {
+                s->bounds_palette = palette;
+                s->bounds_palette_joints = joints;
+            }
+        }
     }
     /* Models the config no longer names (a mesh file edited, a body removed) give their meshes back. */
     for (int i = 0; i < s->model_count;) {
@@ -75,23 +78,19 @@ bool scene_sync(scene *s, const anim_config *config, diag *err, diag_list *warni
             continue;
         }
         gfx_destroy_mesh(s->meshes[i]);
-        free(s->joint_boxes[i]);
         --s->model_count;
         s->models[i] = s->models[s->model_count];
         s->meshes[i] = s->meshes[s->model_count];
-        s->joint_boxes[i] = s->joint_boxes[s->model_count];
-        s->joint_boxes[s->model_count] = NULL;
     }
     return true;
 }
 
 void scene_free(scene *s)
 {
-    for (int i = 0; i < s->model_count; ++i) {
+    for (int i = 0; i < s->model_count; ++i)
         gfx_destroy_mesh(s->meshes[i]);
-        free(s->joint_boxes[i]);
-    }
     free(s->crowd_palettes);
+    free(s->bounds_palette);
     memset(s, 0, sizeof *s);
 }
 

@@ -32,9 +32,10 @@ typedef struct scene {
     int model_count;
     const model *models[SCENE_MAX_MODELS];
     gfx_mesh meshes[SCENE_MAX_MODELS];
-    /* Per model, each joint's box of the vertices it moves (model_joint_boxes), for the bounds view's pose
-     * box; NULL when there was no memory (only the culling box is drawn then). */
-    float (*joint_boxes[SCENE_MAX_MODELS])[2][3];
+    /* Room for one palette of the largest skeleton, for the bounds view's pose box (sized in scene_sync;
+     * NULL when there was no memory: only the culling box is drawn then). */
+    mat4 *bounds_palette;
+    int bounds_palette_joints;
     /* Per crowd member, this frame: where its palette goes in gfx's upload buffer, NULL when it was culled
      * (or could not be queued). Grown when the crowd has grown, so steady frames allocate nothing. */
     mat4 **crowd_palettes;
@@ -55,10 +56,11 @@ gfx_mesh scene_mesh(const scene *s, const model *m);
  * gfx when out of sight (box from anim_controller_bounds grown by the model's skin reach). */
 bool scene_submit(scene *s, const animator *animator, mat4 world, const scene_views *views, const float tint[4]);
 
-/* The box the bounds view draws bright for an entity: the skinned mesh of its current pose
- * (pose_skinned_bounds), in MD5 object space as gfx_instance.bounds. The dim one is the culling box, looser
- * by design: the clip's bounds grown by the body's skin reach. False when its body has no mesh here. */
-bool scene_pose_bounds(const scene *s, const animator *animator, float out[2][3]);
+/* The box the bounds view draws bright for an entity: the skinned mesh of its current pose, exactly
+ * (pose_skinned_bounds: the cost of CPU skinning, paid only while the view is on), in MD5 object space as
+ * gfx_instance.bounds. The dim one is the culling box, looser by design: the clip's bounds grown by the
+ * body's skin reach. False when its body has no mesh here. Allocates nothing. */
+bool scene_pose_bounds(scene *s, const animator *animator, float out[2][3]);
 
 /* The crowd, first half, on the calling thread: room in gfx for every member (gfx_reserve, so no slot
  * moves), then each member queued as scene_submit does (culling, debug views) with its palette slot kept

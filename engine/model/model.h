@@ -5,7 +5,6 @@
 #ifndef MARIONETTE_MODEL_H
 #define MARIONETTE_MODEL_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,12 +53,5 @@ typedef struct model {
 } model;
 
 void model_free(model *m);
-
-/* Each joint's box of the vertices it moves: the bind positions (all meshes) of every vertex it has a
- * weight above 0 in, taken into the joint's own bind frame (inverse_bind), min xyz then max xyz. A joint
- * that moves no vertex gets an empty box (min > max). boxes has joint_count entries; the caller keeps them
- * beside the model (they are made once, for pose_skinned_bounds). False on NULL arguments or a model
- * without inverse bind matrices. */
-bool model_joint_boxes(const model *m, float (*boxes)[2][3]);
 
 #endif

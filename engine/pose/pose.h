@@ -66,13 +66,11 @@ bool pose_palette(const joint_pose *object, const mat4 *inverse_bind, int joint_
 bool pose_skin_cpu(const skin_mesh *mesh, const mat4 *palette, int joint_count, float (*positions)[3],
                    float (*normals)[3]);
 
-/* The box (min xyz, max xyz, object space) that holds the skinned mesh of an object pose: each joint's box
- * (model_joint_boxes) carried by its object transform, the union of their axis-aligned hulls. Linear blend
- * skinning puts a vertex inside the hull of its rigid copies around the joints that move it, and each copy
- * lies in that joint's carried box, so the union holds every vertex; it is tight where one joint moves a
- * part (a foot flat on the ground gives the sole's height). Joints with empty boxes are skipped. False (out
- * untouched) on misuse or when no joint moves a vertex. */
-bool pose_skinned_bounds(const joint_pose *object, const float (*joint_boxes)[2][3], int joint_count,
+/* The box (min xyz, max xyz, object space) of a model's meshes skinned by a palette, exactly: the
+ * positions pose_skin_cpu would write, without writing them (no normals, no buffers), for a bounds view
+ * that must show where the mesh is. Costs about what skinning on the CPU costs. False (out untouched) on
+ * misuse, a weighted joint index >= joint_count, or no vertices. */
+bool pose_skinned_bounds(const skin_mesh *meshes, int mesh_count, const mat4 *palette, int joint_count,
                          float out[2][3]);
 
 #endif
