@@ -2,12 +2,14 @@
  * events, actions, player, crowd, trace) -> camera -> draw (player, crowd, debug views) -> HUD. */
 #include "demo.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <SDL.h>
 
@@ -42,9 +44,11 @@ static void set_status(demo *d, const char *format, ...)
     fprintf(stderr, "marionette: %s\n", d->status);
 }
 
-/* Every problem to stderr; the first few stay on the HUD until the next good (re)load. */
-static void show_problems(demo *d, const diag_list *problems)
+/* Every problem to stderr; the first few stay on the HUD until the next good (re)load. Both list them by
+ * file and line, whichever file was read first and in how many passes. */
+static void show_problems(demo *d, diag_list *problems)
 {
+    diag_list_sort(problems, 0);
     for (int i = 0; i < problems->count; ++i) {
         char line[DIAG_TEXT_MAX];
         diag_format(&problems->items[i], line, sizeof line);
@@ -96,6 +100,15 @@ static const anim_character *player_character(demo *d)
     return character;
 }
 
+/* What demo.ini says about the player's motion. */
+static player_params player_params_of(const demo_config *settings)
+{
+    player_params params = player_default_params();
+    params.walk_speed = settings->player.walk_speed;
+    params.run_speed = settings->player.run_speed;
+    return params;
+}
+
 /* A player for the current config, standing where the old one stood. */
 static void make_player(demo *d, diag_list *problems)
 {
@@ -104,9 +117,7 @@ static void make_player(demo *d, diag_list *problems)
         diag_list_add(problems, d->characters_path, 0, "no character to play");
         return;
     }
-    player_params params = player_default_params();
-    params.walk_speed = d->settings.player.walk_speed;
-    params.run_speed = d->settings.player.run_speed;
+    player_params params = player_params_of(&d->settings);
     vec3 position = {0};
     float heading = 0.0f;
     if (d->player) {
@@ -164,7 +175,14 @@ static void load_configuration(demo *d, bool force)
     if (force || settings_time != d->watched_mtimes[1]) {
         any = true;
         d->watched_mtimes[1] = settings_time;
-        failed |= !demo_config_load(d->settings_path, &d->settings, &problems);
+        if (demo_config_load(d->settings_path, &d->settings, &problems)) {
+            /* The running player takes the new speeds now, not only when it is next re-created. */
+            player_params params = player_params_of(&d->settings);
+            if (d->player && !player_set_params(d->player, &params))
+                diag_list_add(&problems, d->settings_path, 0, "the player cannot take these speeds");
+        } else {
+            failed = true;
+        }
     }
     /* Without a good config there is nothing to ask reload_due: try again when characters.ini changes
      * (or on F5), not every poll, so a broken start says so once. */
@@ -239,11 +257,23 @@ static void spawn_crowd(demo *d, int count)
     diag_list_free(&problems);
 }
 
+/* F12's pictures go here, under the current folder (the repository's root when run.sh starts the demo;
+ * .gitignore covers it), made on first use. */
+static const char DEMO_SCREENSHOT_FOLDER[] = "screenshots";
+
 static void take_screenshot(demo *d, const char *path)
 {
     char name[64];
     if (!path) {
-        snprintf(name, sizeof name, "marionette-%03d.png", ++d->screenshot_count);
+        if (mkdir(DEMO_SCREENSHOT_FOLDER, 0777) != 0 && errno != EEXIST) {
+            set_status(d, "screenshot failed: cannot make the folder %s/: %s", DEMO_SCREENSHOT_FOLDER,
+                       strerror(errno));
+            return;
+        }
+        /* The next number no file has yet: an earlier run's pictures stay. */
+        do
+            snprintf(name, sizeof name, "%s/marionette-%03d.png", DEMO_SCREENSHOT_FOLDER, ++d->screenshot_count);
+        while (access(name, F_OK) == 0 && d->screenshot_count < 1000000);
         path = name;
     }
     diag err;
@@ -557,8 +587,8 @@ bool demo_start(demo *d, const demo_options *options)
         .vsync = d->settings.window.vsync,
     };
     if (!platform_setup(&desc, &err)) {
-        fprintf(stderr, "marionette: %s (for a run without a display: --headless, see README "
-                        "\"Troubleshooting\")\n", err.message);
+        fprintf(stderr, "marionette: %s; without a display: --headless (offscreen) or xvfb-run -a marionette "
+                        "(see README \"Troubleshooting\")\n", err.message);
         diag_list_free(&problems);
         return false;
     }

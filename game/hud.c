@@ -102,6 +102,8 @@ void hud_text(const demo *d, char *buffer, size_t size)
     add(&b, "draw  %d calls  %d drawn  %d culled  %s skinning%s%s%s\n", d->gfx.draw_calls, d->gfx.instances,
         d->gfx.culled, d->views.cpu_skinning ? "CPU" : "GPU", d->views.skeleton ? "  skeleton" : "",
         d->views.bounds ? "  bounds" : "", d->views.normals ? "  normals" : "");
+    if (d->views.bounds)
+        add(&b, "bounds  bright box: this pose's skinned mesh  dim box: culling margin (clip bounds + skin reach)\n");
     if (d->status[0])
         add(&b, "%s\n", d->status);
 }

@@ -113,6 +113,19 @@ bool player_rebind(player *player, const anim_character *character)
     return player && animator_rebind(player->animator, character, NULL);
 }
 
+bool player_set_params(player *player, const player_params *params)
+{
+    if (!player || !params || !params_usable(params))
+        return false;
+    player->params = *params;
+    return true;
+}
+
+player_params player_get_params(const player *player)
+{
+    return player ? player->params : player_default_params();
+}
+
 void player_world_matrix(const player *player, mat4 out)
 {
     if (!player) {

@@ -66,6 +66,13 @@ bool player_step(player *player, const player_intent *intent, float camera_yaw_r
  * the old character). */
 bool player_rebind(player *player, const anim_character *character);
 
+/* Hot reload of the settings: new speeds and mover rates, taken from the next step on (the current
+ * motion carries on from where it is, so a faster run_speed accelerates into it). False (nothing changes)
+ * when player or params is NULL or params is unusable (as player_create refuses). */
+bool player_set_params(player *player, const player_params *params);
+/* The params in use. */
+player_params player_get_params(const player *player);
+
 /* The model matrix for gfx_instance: stands the character at its place facing its heading. */
 void player_world_matrix(const player *player, mat4 out);
 /* Position of the feet on the floor (y = 0). */

@@ -11,14 +11,32 @@
 enum { SCENE_PALETTE_CHUNK = 256 };
 
 static const float SCENE_SKELETON_COLOR[4] = {1.0f, 0.25f, 0.2f, 1.0f};
-static const float SCENE_BOUNDS_COLOR[4] = {1.0f, 0.9f, 0.2f, 0.8f};
+static const float SCENE_POSE_BOX_COLOR[4] = {1.0f, 0.9f, 0.2f, 0.9f};
+static const float SCENE_CULLING_BOX_COLOR[4] = {0.55f, 0.5f, 0.35f, 0.45f};
 
-gfx_mesh scene_mesh(const scene *s, const model *m)
+static int scene_model_index(const scene *s, const model *m)
 {
     for (int i = 0; i < s->model_count; ++i)
         if (s->models[i] == m)
-            return s->meshes[i];
-    return (gfx_mesh){0};
+            return i;
+    return -1;
+}
+
+gfx_mesh scene_mesh(const scene *s, const model *m)
+{
+    int i = scene_model_index(s, m);
+    return i >= 0 ? s->meshes[i] : (gfx_mesh){0};
+}
+
+bool scene_pose_bounds(scene *s, const animator *animator, float out[2][3])
+{
+    const model *m = animator ? animator_character(animator)->model : NULL;
+    if (!m || scene_model_index(s, m) < 0 || m->skeleton.joint_count > s->bounds_palette_joints)
+        return false;
+    return pose_palette(anim_controller_object_pose(animator_controller(animator)),
+                        (const mat4 *)m->skeleton.inverse_bind, m->skeleton.joint_count, s->bounds_palette) &&
+           pose_skinned_bounds(m->meshes, m->mesh_count, (const mat4 *)s->bounds_palette, m->skeleton.joint_count,
+                               out);
 }
 
 static bool config_uses(const anim_config *config, const model *m)
@@ -44,6 +62,14 @@ bool scene_sync(scene *s, const anim_config *config, diag *err, diag_list *warni
             return false;
         s->models[s->model_count] = character->model;
         s->meshes[s->model_count++] = mesh;
+        int joints = character->model->skeleton.joint_count;
+        if (joints > s->bounds_palette_joints) {
+            mat4 *palette = realloc(s->bounds_palette, (size_t)joints * sizeof *palette);
+            if (palette) {
+                s->bounds_palette = palette;
+                s->bounds_palette_joints = joints;
+            }
+        }
     }
     /* Models the config no longer names (a mesh file edited, a body removed) give their meshes back. */
     for (int i = 0; i < s->model_count;) {
@@ -64,6 +90,7 @@ void scene_free(scene *s)
     for (int i = 0; i < s->model_count; ++i)
         gfx_destroy_mesh(s->meshes[i]);
     free(s->crowd_palettes);
+    free(s->bounds_palette);
     memset(s, 0, sizeof *s);
 }
 
@@ -98,8 +125,14 @@ static bool scene_queue(scene *s, const animator *animator, mat4 world, const sc
     ++s->submitted;
     if (views && views->skeleton)
         gfx_debug_skeleton(world, skeleton, *object, (float *)SCENE_SKELETON_COLOR);
-    if (views && views->bounds)
-        gfx_debug_box(world, instance.bounds, (float *)SCENE_BOUNDS_COLOR);
+    if (views && views->bounds) {
+        /* Dim, the culling box: loose by design (clip bounds grown by the skin reach), it must never cut
+         * a limb off. Bright, the box of this pose's skinned mesh. */
+        gfx_debug_box(world, instance.bounds, (float *)SCENE_CULLING_BOX_COLOR);
+        float pose_box[2][3];
+        if (scene_pose_bounds(s, animator, pose_box))
+            gfx_debug_box(world, pose_box, (float *)SCENE_POSE_BOX_COLOR);
+    }
     return true;
 }
 

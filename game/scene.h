@@ -23,7 +23,7 @@ enum { SCENE_MAX_MODELS = 16 };
 
 typedef struct scene_views {
     bool skeleton;      /* F2: bones over the mesh */
-    bool bounds;        /* F3: each entity's culling box */
+    bool bounds;        /* F3: each entity's pose box (its skinned mesh, bright) and culling box (dim) */
     bool normals;       /* F4 */
     bool cpu_skinning;  /* G: the CPU reference path instead of the vertex shader */
 } scene_views;
@@ -32,6 +32,10 @@ typedef struct scene {
     int model_count;
     const model *models[SCENE_MAX_MODELS];
     gfx_mesh meshes[SCENE_MAX_MODELS];
+    /* Room for one palette of the largest skeleton, for the bounds view's pose box (sized in scene_sync;
+     * NULL when there was no memory: only the culling box is drawn then). */
+    mat4 *bounds_palette;
+    int bounds_palette_joints;
     /* Per crowd member, this frame: where its palette goes in gfx's upload buffer, NULL when it was culled
      * (or could not be queued). Grown when the crowd has grown, so steady frames allocate nothing. */
     mat4 **crowd_palettes;
@@ -51,6 +55,12 @@ gfx_mesh scene_mesh(const scene *s, const model *m);
 /* Queue one entity: its pose as its animator shows it, placed by world (as mover_world gives it). Culled by
  * gfx when out of sight (box from anim_controller_bounds grown by the model's skin reach). */
 bool scene_submit(scene *s, const animator *animator, mat4 world, const scene_views *views, const float tint[4]);
+
+/* The box the bounds view draws bright for an entity: the skinned mesh of its current pose, exactly
+ * (pose_skinned_bounds: the cost of CPU skinning, paid only while the view is on), in MD5 object space as
+ * gfx_instance.bounds. The dim one is the culling box, looser by design: the clip's bounds grown by the
+ * body's skin reach. False when its body has no mesh here. Allocates nothing. */
+bool scene_pose_bounds(scene *s, const animator *animator, float out[2][3]);
 
 /* The crowd, first half, on the calling thread: room in gfx for every member (gfx_reserve, so no slot
  * moves), then each member queued as scene_submit does (culling, debug views) with its palette slot kept

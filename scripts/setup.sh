@@ -1,6 +1,8 @@
 #!/bin/sh
 # Installs the Debian packages marionette needs (when missing), then configures and builds it.
 #   ./scripts/setup.sh [BUILD_DIR] [extra cmake arguments...]
+# Configures only when BUILD_DIR is new or the arguments differ from the last time (see below).
+# SETUP_TARGETS="a b" builds only those targets (run.sh: just the demo); unset, everything.
 # Root installs with apt-get, others through sudo; with neither, it prints the exact command to run.
 set -eu
 cd "$(dirname "$0")/.."
@@ -41,5 +43,14 @@ fi
 
 build_dir="${1:-build}"
 [ $# -gt 0 ] && shift
-cmake -S . -B "$build_dir" "$@"
-cmake --build "$build_dir" -j "$(nproc)"
+# CMake's configure step takes seconds even when nothing changed: run it for a new build folder, or when
+# the arguments differ from the last configure's (kept in BUILD_DIR/setup-arguments). `cmake --build`
+# configures again by itself when a CMakeLists.txt changes.
+record="$build_dir/setup-arguments"
+if [ ! -f "$build_dir/CMakeCache.txt" ] || [ ! -f "$record" ] || [ "$(cat "$record")" != "$*" ]; then
+    rm -f "$record"
+    cmake -S . -B "$build_dir" "$@"
+    printf '%s\n' "$*" >"$record"
+fi
+# shellcheck disable=SC2086 # one word per target
+cmake --build "$build_dir" -j "$(nproc)" ${SETUP_TARGETS:+--target $SETUP_TARGETS}

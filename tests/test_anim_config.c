@@ -218,6 +218,31 @@ static void test_all_mistakes_in_a_file_are_reported(void)
     cache_destroy(cache);
 }
 
+/* A states file is read in passes (its ini syntax while parsing, then sections, states, transitions): the
+ * mistakes each pass finds are still listed by line, as a reader goes through the file. */
+static void test_mistakes_are_listed_in_line_order(void)
+{
+    cache *cache = cache_create();
+    diag_list errors = {0};
+    anim_config *config =
+        load_fixture(FIXTURE_STATES, FIXTURES "/states_mistakes_in_several_passes.ini", cache, &errors);
+    test_print_diags(&errors);
+    CHECK(config == NULL);
+    static const int lines[] = {9, 14, 16, 24};
+    CHECK(errors.count == 4);
+    for (int i = 0; i < errors.count && i < 4; ++i)
+        CHECK(errors.items[i].line == lines[i]);
+    if (errors.count == 4) {
+        CHECK_STR_CONTAINS(errors.items[0].message, "unknown state 'wlak'");
+        CHECK_STR_CONTAINS(errors.items[1].message, "unknown key 'clipp'");
+        CHECK_STR_CONTAINS(errors.items[2].message, "unknown section [states walk]");
+        CHECK_STR_CONTAINS(errors.items[3].message, "'speed 1.4'");
+    }
+    anim_config_free(config);
+    diag_list_free(&errors);
+    cache_destroy(cache);
+}
+
 /* ---- hot reload ---------------------------------------------------------------------------------- */
 
 /* The end of a test that loaded from a scratch folder: nothing left in the cache, the folder removed. */
@@ -692,6 +717,7 @@ int main(void)
     RUN(test_remapping_a_clip);
     RUN(test_every_mistake_is_reported_at_its_line);
     RUN(test_all_mistakes_in_a_file_are_reported);
+    RUN(test_mistakes_are_listed_in_line_order);
     RUN(test_hot_reload);
     RUN(test_hot_reload_of_an_edited_clip);
     RUN(test_partial_load);

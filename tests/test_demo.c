@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -22,6 +23,7 @@
 #include "test_files.h"
 #include "hud.h"
 #include "platform/platform.h"
+#include "pose/pose.h"
 
 enum { WIDTH = 480, HEIGHT = 270 };
 
@@ -297,6 +299,193 @@ static void test_hot_reload_and_broken_config(void)
     demo_finish(&d);
 }
 
+/* demo.ini's player speeds apply to the running player when the file is saved; they used to wait for the
+ * player to be re-created (a restart) while the demo said it had reloaded. */
+static void test_speed_edit_applies_at_once(void)
+{
+    char config_dir[512], settings[600], script[600];
+    make_scratch_config(config_dir, sizeof config_dir);
+    snprintf(settings, sizeof settings, "%s/demo.ini", config_dir);
+    write_script(script, sizeof script, config_dir, "run", "0.1 press W\n0.1 press Left Shift\n");
+    demo_options options = options_for(config_dir, script, NULL, 0);
+    CHECK(demo_start(&d, &options));
+    for (int i = 0; i < 120; ++i)
+        demo_frame(&d);
+    const player *before = d.player;
+    float first_speed = player_speed(d.player);
+    CHECK_NEAR(first_speed, 3.5, 0.01);
+
+    CHECK(edit_file(settings, "run_speed = 3.5", "run_speed = 6.0"));
+    test_touch_forward(settings, 5);
+    for (int i = 0; i < 90; ++i)
+        demo_frame(&d);
+    printf("  running at %.2f m/s, after run_speed = 6.0: %.2f m/s (status \"%s\")\n", (double)first_speed,
+           (double)player_speed(d.player), d.status);
+    CHECK(strstr(d.status, "reloaded") != NULL && d.message_count == 0);
+    CHECK(d.player == before); /* the same player, not a new one */
+    CHECK_NEAR(player_get_params(d.player).run_speed, 6.0, 1e-6);
+    CHECK_NEAR(player_speed(d.player), 6.0, 0.01);
+
+    /* An out-of-range speed is refused with its line; the last good speed stays. */
+    CHECK(edit_file(settings, "run_speed = 6.0", "run_speed = 60"));
+    test_touch_forward(settings, 10);
+    for (int i = 0; i < 5; ++i)
+        demo_frame(&d);
+    CHECK(d.message_count == 1 && strstr(d.messages[0], "demo.ini:") != NULL);
+    CHECK_NEAR(player_get_params(d.player).run_speed, 6.0, 1e-6);
+    CHECK(d.gl_error_frames == 0);
+    demo_finish(&d);
+}
+
+/* F12 writes screenshots/marionette-NNN.png under the current folder (made on first use; .gitignore covers
+ * it), skipping numbers that exist, and the HUD says where. It used to write into the current folder. */
+static void test_screenshots_go_to_their_folder(void)
+{
+    char folder[512], script[600], cwd[1024], command[1200];
+    snprintf(folder, sizeof folder, "%s/demo_screenshots", MARIONETTE_BUILD_DIR);
+    snprintf(command, sizeof command, "rm -rf '%s' && mkdir -p '%s'", folder, folder);
+    CHECK(system(command) == 0);
+    snprintf(script, sizeof script, "%s/shots.txt", folder);
+    FILE *f = fopen(script, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("0.2 tap F12\n0.5 tap F12\n", f);
+    fclose(f);
+    CHECK(getcwd(cwd, sizeof cwd) != NULL);
+    CHECK(chdir(folder) == 0);
+    demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", script, NULL, 0);
+    CHECK(demo_start(&d, &options));
+    for (int i = 0; i < 20; ++i)
+        demo_frame(&d);
+    struct stat info;
+    CHECK(stat("screenshots/marionette-001.png", &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 1000);
+    CHECK(strstr(d.status, "screenshot: screenshots/marionette-001.png") != NULL);
+    printf("  status after the first F12: %s\n", d.status);
+    /* A picture already there (an earlier run's) keeps its number. */
+    f = fopen("screenshots/marionette-002.png", "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("kept", f);
+        fclose(f);
+    }
+    for (int i = 0; i < 30; ++i)
+        demo_frame(&d);
+    CHECK(stat("screenshots/marionette-002.png", &info) == 0 && info.st_size == 4);
+    CHECK(stat("screenshots/marionette-003.png", &info) == 0 && info.st_size > 1000);
+    CHECK(strstr(d.status, "screenshot: screenshots/marionette-003.png") != NULL);
+    CHECK(stat("marionette-001.png", &info) != 0); /* nothing in the current folder itself */
+    demo_finish(&d);
+    CHECK(chdir(cwd) == 0);
+    char *ignore = test_read_file(MARIONETTE_SOURCE_DIR "/.gitignore", NULL);
+    CHECK(ignore && strstr(ignore, "/screenshots/\n") != NULL);
+    free(ignore);
+}
+
+/* ---- The bounds view ------------------------------------------------------------------------------------ */
+
+static double test_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+typedef struct box_check {
+    int entities, vertices, outside_pose, outside_culling;
+    float most_slack;   /* largest gap, on any side, between the pose box and the vertices' extent */
+    float lowest_standing; /* lowest z of a standing (idle) entity's pose box; the floor is z = 0 */
+    bool bodies[2];     /* mannequin, robot seen */
+} box_check;
+
+/* One entity: CPU-skin its pose and compare with the box F3 draws bright (scene_pose_bounds) and with the
+ * culling box (anim_controller_bounds grown by the skin reach, as scene.c gives gfx). */
+static void check_boxes(const animator *animator, box_check *c)
+{
+    const model *m = animator_character(animator)->model;
+    const anim_controller *controller = animator_controller(animator);
+    int joints = m->skeleton.joint_count;
+    float pose_box[2][3], culling[2][3];
+    CHECK(scene_pose_bounds(&d.scene, animator, pose_box));
+    CHECK(anim_controller_bounds(controller, culling));
+    for (int k = 0; k < 3; ++k) {
+        culling[0][k] -= m->skin_reach;
+        culling[1][k] += m->skin_reach;
+    }
+    mat4 *palette = malloc((size_t)joints * sizeof *palette);
+    CHECK(palette && pose_palette(anim_controller_object_pose(controller), (const mat4 *)m->skeleton.inverse_bind,
+                                  joints, palette));
+    float extent[2][3] = {{1e30f, 1e30f, 1e30f}, {-1e30f, -1e30f, -1e30f}};
+    for (int i = 0; palette && i < m->mesh_count; ++i) {
+        const skin_mesh *mesh = &m->meshes[i];
+        float (*positions)[3] = malloc((size_t)mesh->vertex_count * sizeof *positions);
+        float (*normals)[3] = malloc((size_t)mesh->vertex_count * sizeof *normals);
+        CHECK(positions && normals && pose_skin_cpu(mesh, (const mat4 *)palette, joints, positions, normals));
+        for (int v = 0; positions && normals && v < mesh->vertex_count; ++v) {
+            bool in_pose = true, in_culling = true;
+            for (int k = 0; k < 3; ++k) {
+                float p = positions[v][k];
+                in_pose &= p >= pose_box[0][k] - 1e-4f && p <= pose_box[1][k] + 1e-4f;
+                in_culling &= p >= culling[0][k] && p <= culling[1][k];
+                extent[0][k] = fminf(extent[0][k], p);
+                extent[1][k] = fmaxf(extent[1][k], p);
+            }
+            c->outside_pose += !in_pose;
+            c->outside_culling += !in_culling;
+            ++c->vertices;
+        }
+        free(positions);
+        free(normals);
+    }
+    free(palette);
+    for (int k = 0; k < 3; ++k)
+        c->most_slack = fmaxf(c->most_slack, fmaxf(extent[0][k] - pose_box[0][k], pose_box[1][k] - extent[1][k]));
+    if (strcmp(animator_state_name(animator), "idle") == 0)
+        c->lowest_standing = fminf(c->lowest_standing, pose_box[0][2]);
+    c->bodies[strcmp(animator_character(animator)->name, "mannequin") != 0] = true;
+    ++c->entities;
+}
+
+/* F3's bright box is the pose's skinned mesh, tight: it holds every CPU-skinned vertex of the player and
+ * crowd members of both bodies (standing, walking, running, jumping, waving) and is no more than 10 cm
+ * larger on any side; a standing body's box stays above the floor. It used to be the culling box, about
+ * three times the body's width and reaching below the floor; that one, drawn dim, still holds every
+ * vertex. */
+static void test_bounds_view_boxes(void)
+{
+    demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", MARIONETTE_TEST_DATA "/demo/full_run.txt",
+                                       NULL, 0);
+    options.crowd = 12;
+    CHECK(demo_start(&d, &options));
+    d.views.bounds = true;
+    box_check c = {.lowest_standing = 1e30f};
+    for (int frame = 1; frame <= 10 * 60; ++frame) {
+        demo_frame(&d);
+        if (frame % 20 != 0)
+            continue;
+        check_boxes(player_animator(d.player), &c);
+        for (int i = 0; i < crowd_count(d.crowd); i += 3)
+            check_boxes(crowd_animator(d.crowd, i), &c);
+    }
+    save_picture("demo_bounds.png");
+    /* What the exact box costs per entity while the view is on (it is CPU skinning without the writes). */
+    float timed[2][3];
+    double start = test_seconds();
+    for (int i = 0; i < 200; ++i)
+        scene_pose_bounds(&d.scene, player_animator(d.player), timed);
+    printf("  pose box of the player: %.1f us\n", (test_seconds() - start) / 200.0 * 1e6);
+    printf("  %d entities, %d vertices: %d outside the pose box, %d outside the culling box; pose box at most "
+           "%.3f m larger than the mesh on a side; standing, its bottom at z = %.3f m\n",
+           c.entities, c.vertices, c.outside_pose, c.outside_culling, (double)c.most_slack,
+           (double)c.lowest_standing);
+    CHECK(c.bodies[0] && c.bodies[1]);
+    CHECK(c.outside_pose == 0 && c.outside_culling == 0);
+    CHECK(c.most_slack <= 0.10f);
+    CHECK(c.lowest_standing < 1e29f && c.lowest_standing >= -0.05f);
+    CHECK(d.gl_error_frames == 0);
+    demo_finish(&d);
+}
+
 /* ---- A start with nothing valid ---------------------------------------------------------------------------- */
 
 /* No assets/ folder: every model and clip is missing. The demo still runs (ground, HUD), says what is
@@ -510,6 +699,9 @@ int main(void)
     RUN(test_steady_frames_allocate_nothing);
     RUN(test_scripted_run);
     RUN(test_hot_reload_and_broken_config);
+    RUN(test_speed_edit_applies_at_once);
+    RUN(test_screenshots_go_to_their_folder);
+    RUN(test_bounds_view_boxes);
     RUN(test_missing_assets_then_fixed);
     RUN(test_nothing_loaded_stays_flat);
     RUN(test_missing_texture);

@@ -1,10 +1,13 @@
 /* test_demo_window: the real `marionette` executable in a real window once, under xvfb-run (an X server
  * without a display; GLX on Mesa llvmpipe): it starts, plays the scripted run for a few seconds of wall
- * clock, writes its screenshot and exits cleanly without GL errors. The same code path as on a desktop. */
+ * clock, writes its screenshot and exits cleanly without GL errors. The same code path as on a desktop.
+ * And with no display at all, the binary and scripts/run.sh refuse at once with a clear line. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #include <SDL_image.h>
 
@@ -56,8 +59,56 @@ static void test_window_run(void)
     SDL_FreeSurface(image);
 }
 
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Runs `command` with no display in its environment (no DISPLAY, WAYLAND_DISPLAY or SDL_VIDEODRIVER);
+ * the exit status, seconds taken and whether its output has `expected`. timeout ends it after 20 s. */
+static void run_without_display(const char *command, const char *expected, const char *what)
+{
+    char line[4096], log[512];
+    snprintf(log, sizeof log, "%s/no_display.log", MARIONETTE_BUILD_DIR);
+    snprintf(line, sizeof line, "env -u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER timeout 20 %s > '%s' 2>&1",
+             command, log);
+    double start = seconds_now();
+    int status = system(line);
+    double took = seconds_now() - start;
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    printf("  %s: exit %d after %.2f s\n", what, code, took);
+    FILE *f = fopen(log, "r");
+    bool said = false;
+    int lines = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        printf("  | %s", line);
+        said |= strstr(line, expected) != NULL;
+        ++lines;
+    }
+    if (f)
+        fclose(f);
+    CHECK(code != 0 && code != 124 && code != -1); /* refused, not ended by timeout */
+    CHECK(took < 5.0);
+    CHECK(said);
+    CHECK(lines <= 2); /* one line of ours (and perhaps one from a Wayland probe) */
+}
+
+/* Without a display SDL falls back to its offscreen driver: the demo used to run there with no window, a
+ * core at 100 %, until Ctrl+C. The binary and run.sh both refuse, at once, saying why. */
+static void test_no_display_refused(void)
+{
+    char command[1024];
+    snprintf(command, sizeof command, "'%s' --frames 100000", MARIONETTE_DEMO);
+    run_without_display(command, "no display", "marionette without a display");
+    snprintf(command, sizeof command, "'%s/scripts/run.sh' --frames 100000", MARIONETTE_SOURCE_DIR);
+    run_without_display(command, "no display", "run.sh without a display");
+}
+
 int main(void)
 {
+    RUN(test_no_display_refused);
     RUN(test_window_run);
     return check_report();
 }

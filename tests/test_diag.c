@@ -82,12 +82,34 @@ static void test_file_read_all(void)
     remove(fifo);
 }
 
+/* By file (in the order the files first appear) and line; the same place keeps its order. */
+static void test_list_sorted_by_place(void)
+{
+    diag_list list = {0};
+    diag_list_add(&list, "first.ini", 0, "kept first");
+    diag_list_add(&list, "states.ini", 93, "b");
+    diag_list_add(&list, "clips.ini", 7, "c");
+    diag_list_add(&list, "states.ini", 92, "a");
+    diag_list_add(&list, "clips.ini", 2, "d");
+    diag_list_add(&list, "states.ini", 92, "a2");
+    diag_list_add(&list, "states.ini", 0, "whole file");
+    diag_list_sort(&list, 1);
+    static const char *const expected[] = {"kept first", "a", "a2", "b", "whole file", "d", "c"};
+    CHECK(list.count == 7);
+    for (int i = 0; i < list.count && i < 7; ++i)
+        CHECK(strcmp(list.items[i].message, expected[i]) == 0);
+    diag_list_sort(&list, 7); /* nothing to sort: nothing moves */
+    CHECK(strcmp(list.items[6].message, "c") == 0);
+    diag_list_free(&list);
+}
+
 int main(void)
 {
     RUN(test_set_and_format);
     RUN(test_message_stays_on_one_line);
     RUN(test_long_text_is_truncated_not_overflowed);
     RUN(test_list_keeps_first_and_counts_all);
+    RUN(test_list_sorted_by_place);
     RUN(test_file_read_all);
     return check_report();
 }

@@ -595,6 +595,36 @@ static void test_usage_errors(void)
     tool_result_free(&r);
 }
 
+/* `md5tool COMMAND --help` (or -h, anywhere among its arguments) prints that command's usage on stdout
+ * and exits 0; it used to be "unknown option". The full --help lists every command. */
+static void test_command_help(void)
+{
+    static const char *const names[] = {"info", "check", "pose", "skin", "render", "sheet", "bench", "synth", "trace"};
+    tool_result all = run_tool("--help", false);
+    CHECK(all.status == 0);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+        char arguments[128], usage[128], listed[128];
+        snprintf(usage, sizeof usage, "usage: md5tool %s", names[i]);
+        snprintf(listed, sizeof listed, "\n  md5tool %s ", names[i]);
+        for (int form = 0; form < 2; ++form) {
+            snprintf(arguments, sizeof arguments, form == 0 ? "%s --help" : "%s some.md5mesh -h", names[i]);
+            tool_result r = run_tool(arguments, false);
+            bool starts = r.output && strncmp(r.output, usage, strlen(usage)) == 0;
+            if (r.status != 0 || !starts)
+                fprintf(stderr, "md5tool %s: exit %d, stdout: %s\n", arguments, r.status, r.output ? r.output : "");
+            CHECK(r.status == 0);
+            CHECK(starts);
+            tool_result_free(&r);
+        }
+        CHECK(all.output && strstr(all.output, listed) != NULL);
+    }
+    tool_result_free(&all);
+    /* After `--` every word is a file, even one called -h. */
+    tool_result r = run_tool("sheet --out /nonexistent/x.png a.md5mesh -- -h", false);
+    CHECK(r.status != 0);
+    tool_result_free(&r);
+}
+
 static void test_check(void)
 {
     char arguments[4096] = "check '" BONEMAN "boneman.md5mesh'";
@@ -892,6 +922,7 @@ int main(void)
     RUN(test_info_real_clips);
     RUN(test_info_refuses_other_files);
     RUN(test_usage_errors);
+    RUN(test_command_help);
     RUN(test_check);
     RUN(test_pose);
     RUN(test_skin);

@@ -511,6 +511,32 @@ static void test_bad_input_is_ignored(void)
     fixture_close(&f);
 }
 
+/* New params (a settings reload) take effect on the running player from the next step: it walks on into
+ * the new speed, the state it is in stays; unusable params change nothing. */
+static void test_new_params_while_walking(void)
+{
+    fixture f;
+    if (!fixture_open(&f, NULL)) {
+        fixture_close(&f);
+        return;
+    }
+    player *p = f.player;
+    hold(p, forward, 0.0f, 1.5, 60.0);
+    CHECK_NEAR(player_speed(p), 1.4, 1e-5);
+    player_params faster = player_default_params();
+    faster.walk_speed = 2.0f;
+    CHECK(player_set_params(p, &faster));
+    hold(p, forward, 0.0f, 1.0, 60.0);
+    CHECK_NEAR(player_speed(p), 2.0, 1e-5);
+    CHECK(in_state(p, "walk"));
+    player_params bad = faster;
+    bad.walk_speed = -1.0f;
+    CHECK(!player_set_params(p, &bad));
+    CHECK(!player_set_params(p, NULL) && !player_set_params(NULL, &faster));
+    CHECK_NEAR(player_get_params(p).walk_speed, 2.0, 1e-6);
+    fixture_close(&f);
+}
+
 static void test_steps_allocate_nothing(void)
 {
     fixture f;
@@ -574,6 +600,7 @@ int main(void)
     RUN(test_planted_feet_do_not_slide);
     RUN(test_step_rate_does_not_change_the_path);
     RUN(test_bad_input_is_ignored);
+    RUN(test_new_params_while_walking);
     RUN(test_steps_allocate_nothing);
     RUN(test_rebind_keeps_the_state);
     return check_report();

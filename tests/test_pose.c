@@ -975,6 +975,30 @@ static void test_skin_rejects_bad_arguments(void)
     CHECK(pose_skin_cpu(&t.mesh, (const mat4 *)palette, 2, positions, normals));
 }
 
+/* The skinned mesh's box: exactly the extent of pose_skin_cpu's positions (the rotated joint's vertex 1 at
+ * (-2, 0, 2), the blended vertex 2 at (0.5, 0.5, 0.5)); misuse refused with out untouched. */
+static void test_skinned_bounds(void)
+{
+    test_mesh t;
+    make_mesh(&t);
+    mat4 palette[2];
+    glm_mat4_identity(palette[0]);
+    glm_rotate_make(palette[1], PI_F / 2.0f, (vec3){0.0f, 0.0f, 1.0f});
+    palette[1][3][2] = 1.0f;
+    float box[2][3];
+    CHECK(pose_skinned_bounds(&t.mesh, 1, (const mat4 *)palette, 2, box));
+    static const float expected[2][3] = {{-2.0f, 0.0f, 0.0f}, {1.0f, 0.5f, 2.0f}};
+    for (int c = 0; c < 2; ++c)
+        for (int k = 0; k < 3; ++k)
+            CHECK_NEAR(box[c][k], expected[c][k], 1e-5);
+    float untouched[2][3] = {{7.0f, 7.0f, 7.0f}, {7.0f, 7.0f, 7.0f}};
+    CHECK(!pose_skinned_bounds(&t.mesh, 1, (const mat4 *)palette, 1, untouched)); /* vertex 1 uses joint 1 */
+    CHECK(!pose_skinned_bounds(NULL, 1, (const mat4 *)palette, 2, untouched));
+    CHECK(!pose_skinned_bounds(&t.mesh, 1, NULL, 2, untouched));
+    CHECK(!pose_skinned_bounds(&t.mesh, 0, (const mat4 *)palette, 2, untouched)); /* no vertices */
+    CHECK(untouched[0][0] == 7.0f && untouched[1][2] == 7.0f);
+}
+
 int main(void)
 {
     RUN(test_sample_exact_frames_and_midpoints);
@@ -1009,6 +1033,7 @@ int main(void)
     RUN(test_skin_rotated_joint);
     RUN(test_whole_frame_moves_a_vertex);
     RUN(test_skin_rejects_bad_arguments);
+    RUN(test_skinned_bounds);
     RUN(test_sample_bounds_and_one_joint);
     return check_report();
 }

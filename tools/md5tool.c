@@ -30,37 +30,8 @@
 #include "md5tool_common.h"
 #include "md5tool_trace.h"
 
-static const char help_text[] =
-    "md5tool: inspect, validate and measure Doom 3 MD5 files (.md5mesh, .md5anim)\n"
-    "\n"
-    "usage:\n"
-    "  md5tool info [--json] FILE...           summary of each file, or its error (file:line: message)\n"
-    "  md5tool check MESH ANIM...              does each clip's hierarchy fit the mesh's skeleton?\n"
-    "  md5tool pose [--json] MESH ANIM (--frame F | --time T)\n"
-    "                                          object-space joints of the clip played once, at frame F\n"
-    "                                          (may be fractional) or T seconds; Z up, as in the file\n"
-    "  md5tool skin [--json] MESH [ANIM (--frame F | --time T)]\n"
-    "                                          CPU-skinned vertex positions per mesh; bind pose without ANIM\n"
-    "  md5tool render MESH [ANIM (--frame F | --time T)] --out FILE.png [--view V] [--size W H] [--skeleton]\n"
-    "                                          a picture of the CPU-skinned model (bind pose without ANIM),\n"
-    "                                          drawn without GL; 512 x 512 by default\n"
-    "  md5tool sheet --out FILE.png [--columns N] [--cell W H] [--view V] MESH... -- ANIM...\n"
-    "                                          contact sheet: a row per (clip, mesh), N key poses (default 6)\n"
-    "                                          in cells of W x H (default 160 x 200)\n"
-    "  md5tool bench parse [FILE...]           parse speed; no files: the synthetic workload\n"
-    "  md5tool bench pose [MESH ANIM ANIM] [--characters N] [--threads T]\n"
-    "                                          per-character pose cost (sample, blend, object, palette)\n"
-    "  md5tool bench anim [MESH WALK RUN WAVE] [--characters N]\n"
-    "                                          per-entity controller update (crossfade, overlay, events,\n"
-    "                                          sample, blend, object pose); files default to assets/\n"
-    "  md5tool synth OUTDIR [--joints N] [--vertices N] [--triangles N] [--weights N] [--frames N]\n"
-    "                       [--rate N] [--meshes N] [--seed N] [--doom3-loop]\n"
-    "                                          write OUTDIR/synth.md5mesh and OUTDIR/synth.md5anim\n"
-    "  md5tool trace CONFIG_DIR --script FILE [--json] [--character NAME] [--rate HZ]\n"
-    "                                          step a character's state machine through a script of parameter\n"
-    "                                          changes (default: first character, 60 Hz); a line per step\n"
-    "  md5tool --help\n"
-    "\n"
+/* What follows the commands in `md5tool --help`. */
+static const char help_notes[] =
     "The file type is decided by the extension (.md5mesh or .md5anim) and the parser must agree; any other\n"
     "file is refused. --json prints one JSON object per file (info) or per command (pose, skin).\n"
     "Pictures show the file's Z-up space upright, framed on the model, with a ground grid under it.\n"
@@ -69,8 +40,8 @@ static const char help_text[] =
     "Textures are read from TGA files; a missing one is drawn as a checker, with a warning. A sheet spreads\n"
     "a cycle's poses over one loop (a clip whose last frame repeats the first; that repeat is left out) and\n"
     "any other clip's from its first to its last frame.\n"
+    "`md5tool COMMAND --help` shows one command's usage.\n"
     "Exit status: 0 all valid, 1 a file is invalid or a clip does not fit, 2 command-line error.\n";
-
 
 /* ---- info ------------------------------------------------------------------------------------------- */
 
@@ -508,35 +479,109 @@ static int command_bench(int argc, char **argv)
     return usage_error("bench: unknown benchmark '%s' (parse, pose or anim)", argv[1]);
 }
 
+/* Every command, a row each: `md5tool --help` lists them all, `md5tool NAME --help` (or -h) prints its row.
+ * synopsis: one form per line, what follows "md5tool "; a line starting with a space continues the one
+ * before. about: what it does, a line each. */
+typedef struct md5tool_command {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv[0] is the command's name */
+    const char *synopsis;
+    const char *about;
+} md5tool_command;
+
+static const md5tool_command commands[] = {
+    {"info", command_info, "info [--json] FILE...",
+     "summary of each file, or its error (file:line: message)"},
+    {"check", command_check, "check MESH ANIM...", "does each clip's hierarchy fit the mesh's skeleton?"},
+    {"pose", command_pose, "pose [--json] MESH ANIM (--frame F | --time T)",
+     "object-space joints of the clip played once, at frame F (may be fractional) or T seconds;\n"
+     "Z up, as in the file"},
+    {"skin", command_skin, "skin [--json] MESH [ANIM (--frame F | --time T)]",
+     "CPU-skinned vertex positions per mesh; bind pose without ANIM"},
+    {"render", command_render,
+     "render MESH [ANIM (--frame F | --time T)] --out FILE.png [--view V] [--size W H] [--skeleton]",
+     "a picture of the CPU-skinned model (bind pose without ANIM), drawn without GL; 512 x 512 by default"},
+    {"sheet", command_sheet, "sheet --out FILE.png [--columns N] [--cell W H] [--view V] MESH... -- ANIM...",
+     "contact sheet: a row per (clip, mesh), N key poses (default 6) in cells of W x H (default 160 x 200)"},
+    {"bench", command_bench,
+     "bench parse [--runs N] [FILE...]\n"
+     "bench pose [MESH ANIM ANIM] [--characters N] [--threads T]\n"
+     "bench anim [MESH WALK RUN WAVE] [--characters N]",
+     "parse: parse speed; no files: the synthetic workload\n"
+     "pose: per-character pose cost (sample, blend, object, palette)\n"
+     "anim: per-entity controller update (crossfade, overlay, events, sample, blend, object pose);\n"
+     "files default to assets/"},
+    {"synth", command_synth,
+     "synth OUTDIR [--joints N] [--vertices N] [--triangles N] [--weights N] [--frames N]\n"
+     " [--rate N] [--meshes N] [--seed N] [--doom3-loop]",
+     "write OUTDIR/synth.md5mesh and OUTDIR/synth.md5anim"},
+    {"trace", command_trace, "trace CONFIG_DIR --script FILE [--json] [--character NAME] [--rate HZ]",
+     "step a character's state machine through a script of parameter changes (default: first character,\n"
+     "60 Hz); a line per step"},
+};
+
+/* Each line of text, `indent` spaces in. */
+static void print_indented(FILE *out, int indent, const char *text)
+{
+    for (const char *line = text; *line;) {
+        size_t length = strcspn(line, "\n");
+        fprintf(out, "%*s%.*s\n", indent, "", (int)length, line);
+        line += length + (line[length] == '\n');
+    }
+}
+
+/* PREFIX "md5tool FORM" a line per form (continuations aligned under the form's arguments), then what it
+ * does, about_indent spaces in. */
+static void print_command(FILE *out, const md5tool_command *command, const char *prefix, int about_indent)
+{
+    int continuation = (int)(strlen(prefix) + strlen("md5tool ") + strlen(command->name) + 1);
+    for (const char *line = command->synopsis; *line;) {
+        size_t length = strcspn(line, "\n");
+        if (line[0] == ' ')
+            fprintf(out, "%*s%.*s\n", continuation, "", (int)length - 1, line + 1);
+        else
+            fprintf(out, "%smd5tool %.*s\n", prefix, (int)length, line);
+        line += length + (line[length] == '\n');
+    }
+    print_indented(out, about_indent, command->about);
+}
+
+static void print_help(void)
+{
+    fputs("md5tool: inspect, validate and measure Doom 3 MD5 files (.md5mesh, .md5anim)\n\nusage:\n", stdout);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
+        print_command(stdout, &commands[i], "  ", 6);
+    fputs("  md5tool --help\n\n", stdout);
+    fputs(help_notes, stdout);
+}
+
+/* --help or -h among a command's arguments (before a `--`, after which every word is a file). */
+static bool asks_for_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; ++i)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return true;
+    return false;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
         return usage_error("%s", "no command given");
-    const char *command = argv[1];
-    if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 || strcmp(command, "help") == 0) {
-        fputs(help_text, stdout);
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+        print_help();
         return EXIT_SUCCESS;
     }
-    /* Each command sees its own name as argv[0], like a program of its own. */
-    int command_argc = argc - 1;
-    char **command_argv = argv + 1;
-    if (strcmp(command, "info") == 0)
-        return command_info(command_argc, command_argv);
-    if (strcmp(command, "check") == 0)
-        return command_check(command_argc, command_argv);
-    if (strcmp(command, "pose") == 0)
-        return command_pose(command_argc, command_argv);
-    if (strcmp(command, "skin") == 0)
-        return command_skin(command_argc, command_argv);
-    if (strcmp(command, "render") == 0)
-        return command_render(command_argc, command_argv);
-    if (strcmp(command, "sheet") == 0)
-        return command_sheet(command_argc, command_argv);
-    if (strcmp(command, "bench") == 0)
-        return command_bench(command_argc, command_argv);
-    if (strcmp(command, "synth") == 0)
-        return command_synth(command_argc, command_argv);
-    if (strcmp(command, "trace") == 0)
-        return command_trace(command_argc, command_argv);
-    return usage_error("unknown command '%s'", command);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i) {
+        if (strcmp(name, commands[i].name) != 0)
+            continue;
+        /* Each command sees its own name as argv[0], like a program of its own. */
+        if (asks_for_help(argc - 1, argv + 1)) {
+            print_command(stdout, &commands[i], "usage: ", 2);
+            return EXIT_SUCCESS;
+        }
+        return commands[i].run(argc - 1, argv + 1);
+    }
+    return usage_error("unknown command '%s'", name);
 }

@@ -228,6 +228,9 @@ static anim_config *anim_config_finish(anim_config_loader *loader, anim_config *
     if (loader->partial && loader->error_count == 0 && config->character_count == 0)
         anim_config_report(loader, config->characters_path ? config->characters_path : config->clips_path, 0,
                            "no character could be loaded");
+    /* A file is read in passes (a states file: sections, then states, the machine, transitions), and the
+     * files of several characters interleave: the reader wants them by file and line. */
+    diag_list_sort(loader->errors, loader->errors_before);
     if (loader->error_count == 0) {
         config->stand_in_count = loader->stand_in_count;
         return config;

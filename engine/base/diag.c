@@ -56,6 +56,45 @@ bool diag_list_add(diag_list *list, const char *file, int line, const char *form
     return true;
 }
 
+/* Line 0 (the file as a whole, often a summary such as "no character could be loaded") after the lines. */
+static bool diag_line_after(int line, int other)
+{
+    if (line == 0 || other == 0)
+        return line == 0 && other != 0;
+    return line > other;
+}
+
+void diag_list_sort(diag_list *list, int first)
+{
+    if (!list || first < 0 || list->count - first < 2)
+        return;
+    /* A file's rank is where it first appears; kept lists are short (DIAG_LIST_KEEP), so an insertion
+     * sort, which is stable, is plenty. */
+    int rank[DIAG_LIST_KEEP];
+    int count = list->count - first;
+    diag *items = list->items + first;
+    for (int i = 0; i < count; ++i) {
+        rank[i] = i;
+        for (int j = 0; j < i; ++j)
+            if (strcmp(items[j].file, items[i].file) == 0) {
+                rank[i] = rank[j];
+                break;
+            }
+    }
+    for (int i = 1; i < count; ++i) {
+        diag moving = items[i];
+        int moving_rank = rank[i], j = i;
+        while (j > 0 && (rank[j - 1] > moving_rank ||
+                         (rank[j - 1] == moving_rank && diag_line_after(items[j - 1].line, moving.line)))) {
+            items[j] = items[j - 1];
+            rank[j] = rank[j - 1];
+            --j;
+        }
+        items[j] = moving;
+        rank[j] = moving_rank;
+    }
+}
+
 void diag_list_clear(diag_list *list)
 {
     list->count = 0;

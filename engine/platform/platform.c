@@ -95,6 +95,15 @@ bool platform_setup(const platform_desc *desc, diag *err)
         SDL_SetHint(SDL_HINT_VIDEODRIVER, "offscreen");
     if (SDL_Init(SDL_INIT_VIDEO) != 0)
         return fail(err, "SDL_Init(SDL_INIT_VIDEO) failed", SDL_GetError());
+    /* With no window system SDL falls back to its offscreen (or dummy) driver: a window nobody sees and a
+     * core spinning at full speed until Ctrl+C. Better to say so and stop. */
+    const char *driver = SDL_GetCurrentVideoDriver();
+    if (!platform.headless && driver && (strcmp(driver, "offscreen") == 0 || strcmp(driver, "dummy") == 0)) {
+        diag_set(err, "platform", 0, "no display to open a window on (DISPLAY and WAYLAND_DISPLAY are %s)",
+                 getenv("DISPLAY") || getenv("WAYLAND_DISPLAY") ? "set but unusable" : "unset");
+        release_everything();
+        return false;
+    }
     if ((IMG_Init(IMG_INIT_PNG) & IMG_INIT_PNG) == 0)
         return fail(err, "IMG_Init(IMG_INIT_PNG) failed", IMG_GetError());
 

@@ -20,7 +20,9 @@ typedef struct platform_desc {
 } platform_desc;
 
 /* Create the window (or offscreen context) and load the GL entry points. false with err filled in when no
- * GL 3.3 core context can be had (no display, no driver, a GL that is too old); nothing is left open. */
+ * GL 3.3 core context can be had (no display, no driver, a GL that is too old); nothing is left open. Not
+ * headless, a window system is needed: where SDL finds none and falls back to its offscreen or dummy
+ * driver, that is "no display to open a window on", not a window nobody sees. */
 bool platform_setup(const platform_desc *desc, diag *err);
 void platform_shutdown(void);
 

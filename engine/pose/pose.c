@@ -1,7 +1,9 @@
 #include "pose.h"
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 /* How this file is laid out, and why.
  * The stages run for every joint of every character every frame (a crowd of a thousand is 33,000 joints
@@ -553,6 +555,40 @@ bool pose_palette(const joint_pose *object, const mat4 *inverse_bind, int joint_
 
 /* ---- CPU skinning ---- */
 
+/* A palette index a weighted influence names that the palette does not have would read out of bounds:
+ * both skinning stages refuse such a mesh before writing anything. */
+static bool skin_joints_fit(const skin_mesh *mesh, int joint_count)
+{
+    for (int v = 0; v < mesh->vertex_count; ++v)
+        for (int k = 0; k < SKIN_MAX_INFLUENCES; ++k)
+            if (mesh->weights[v][k] != 0.0f && mesh->joints[v][k] >= joint_count)
+                return false;
+    return true;
+}
+
+/* Linear blend skinning of vertex v: blend its palette matrices (3x4, column-major), then transform once.
+ * The palette matrices are rigid, so their 3x3 part is a rotation and transforms normals directly (no
+ * inverse transpose). */
+static void skin_blend(const skin_mesh *mesh, int v, const mat4 *palette, float blended[4][3])
+{
+    memset(blended, 0, 4 * sizeof blended[0]);
+    for (int k = 0; k < SKIN_MAX_INFLUENCES; ++k) {
+        float weight = mesh->weights[v][k];
+        if (weight == 0.0f)
+            continue;
+        const vec4 *m = palette[mesh->joints[v][k]];
+        for (int column = 0; column < 4; ++column)
+            for (int row = 0; row < 3; ++row)
+                blended[column][row] += weight * m[column][row];
+    }
+}
+
+static void skin_position(float blended[4][3], const float p[3], float out[3])
+{
+    for (int row = 0; row < 3; ++row)
+        out[row] = blended[0][row] * p[0] + blended[1][row] * p[1] + blended[2][row] * p[2] + blended[3][row];
+}
+
 bool pose_skin_cpu(const skin_mesh *mesh, const mat4 *palette, int joint_count, float (*positions)[3],
                    float (*normals)[3])
 {
@@ -561,33 +597,17 @@ bool pose_skin_cpu(const skin_mesh *mesh, const mat4 *palette, int joint_count, 
     int vertex_count = mesh->vertex_count;
     if (vertex_count > 0 && (!mesh->positions || !mesh->normals || !mesh->joints || !mesh->weights))
         return false;
-    /* A joint index the palette does not have would read out of bounds: refuse before writing. */
-    for (int v = 0; v < vertex_count; ++v)
-        for (int k = 0; k < SKIN_MAX_INFLUENCES; ++k)
-            if (mesh->weights[v][k] != 0.0f && mesh->joints[v][k] >= joint_count)
-                return false;
+    if (!skin_joints_fit(mesh, joint_count))
+        return false;
 
     for (int v = 0; v < vertex_count; ++v) {
-        /* Linear blend skinning: blend the matrices, then transform once. The palette matrices are rigid,
-         * so their 3x3 part is a rotation and transforms normals directly (no inverse transpose). */
-        float blended[4][3] = {{0.0f}};
-        for (int k = 0; k < SKIN_MAX_INFLUENCES; ++k) {
-            float weight = mesh->weights[v][k];
-            if (weight == 0.0f)
-                continue;
-            const vec4 *m = palette[mesh->joints[v][k]];
-            for (int column = 0; column < 4; ++column)
-                for (int row = 0; row < 3; ++row)
-                    blended[column][row] += weight * m[column][row];
-        }
-        const float *p = mesh->positions[v];
+        float blended[4][3];
+        skin_blend(mesh, v, palette, blended);
+        skin_position(blended, mesh->positions[v], positions[v]);
         const float *n = mesh->normals[v];
         float normal[3];
-        for (int row = 0; row < 3; ++row) {
-            positions[v][row] = blended[0][row] * p[0] + blended[1][row] * p[1] + blended[2][row] * p[2] +
-                                blended[3][row];
+        for (int row = 0; row < 3; ++row)
             normal[row] = blended[0][row] * n[0] + blended[1][row] * n[1] + blended[2][row] * n[2];
-        }
         float length2 = normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2];
         if (length2 > 1e-20f) {
             float inverse = 1.0f / sqrtf(length2);
@@ -599,5 +619,39 @@ bool pose_skin_cpu(const skin_mesh *mesh, const mat4 *palette, int joint_count, 
                 normals[v][row] = n[row];
         }
     }
+    return true;
+}
+
+/* ---- Skinned bounds ---- */
+
+bool pose_skinned_bounds(const skin_mesh *meshes, int mesh_count, const mat4 *palette, int joint_count,
+                         float out[2][3])
+{
+    if (!meshes || !palette || !out || mesh_count < 0 || joint_count <= 0)
+        return false;
+    for (int i = 0; i < mesh_count; ++i)
+        if (meshes[i].vertex_count < 0 || (meshes[i].vertex_count > 0 &&
+                                           (!meshes[i].positions || !meshes[i].joints || !meshes[i].weights)) ||
+            !skin_joints_fit(&meshes[i], joint_count))
+            return false;
+    float box[2][3] = {{FLT_MAX, FLT_MAX, FLT_MAX}, {-FLT_MAX, -FLT_MAX, -FLT_MAX}};
+    bool any = false;
+    for (int i = 0; i < mesh_count; ++i) {
+        const skin_mesh *mesh = &meshes[i];
+        for (int v = 0; v < mesh->vertex_count; ++v) {
+            /* The very arithmetic of pose_skin_cpu, so the box holds its positions exactly. */
+            float blended[4][3], position[3];
+            skin_blend(mesh, v, palette, blended);
+            skin_position(blended, mesh->positions[v], position);
+            for (int axis = 0; axis < 3; ++axis) {
+                box[0][axis] = fminf(box[0][axis], position[axis]);
+                box[1][axis] = fmaxf(box[1][axis], position[axis]);
+            }
+            any = true;
+        }
+    }
+    if (!any)
+        return false;
+    memcpy(out, box, sizeof box);
     return true;
 }

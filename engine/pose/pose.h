@@ -66,4 +66,11 @@ bool pose_palette(const joint_pose *object, const mat4 *inverse_bind, int joint_
 bool pose_skin_cpu(const skin_mesh *mesh, const mat4 *palette, int joint_count, float (*positions)[3],
                    float (*normals)[3]);
 
+/* The box (min xyz, max xyz, object space) of a model's meshes skinned by a palette, exactly: the
+ * positions pose_skin_cpu would write, without writing them (no normals, no buffers), for a bounds view
+ * that must show where the mesh is. Costs about what skinning on the CPU costs. False (out untouched) on
+ * misuse, a weighted joint index >= joint_count, or no vertices. */
+bool pose_skinned_bounds(const skin_mesh *meshes, int mesh_count, const mat4 *palette, int joint_count,
+                         float out[2][3]);
+
 #endif
