@@ -79,8 +79,8 @@ static void test_real_config_loads_cleanly(void)
     for (int i = 1; i < machine->transition_count; ++i)
         CHECK(machine->transitions[i - 1].priority >= machine->transitions[i].priority);
 
-    /* 3 ini files, 2 meshes, 9 clips. */
-    CHECK(anim_config_watched_file_count(config) == 14);
+    /* 3 ini files, 2 meshes, 1 textures folder, 2 images, 9 clips. */
+    CHECK(anim_config_watched_file_count(config) == 17);
     CHECK(!anim_config_reload_due(config));
     anim_config_free(config);
     CHECK(cache_get_stats(cache).users == 0);

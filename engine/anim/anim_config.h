@@ -22,6 +22,9 @@ typedef struct anim_character {
     const char *mesh_path;             /* the .md5mesh as resolved, for messages */
     cache_model_handle model_handle;
     const model *model;
+    /* One per model->meshes: the image a renderer should draw that skin mesh with, found by the texture
+     * search (md5.h) with this character's overrides and textures folder; NULL for none (a placeholder). */
+    const char *const *texture_paths;
     int clip_count;
     const anim_clip *clips;            /* the clip library, in the order of clips.ini */
     int sync_group_count;
