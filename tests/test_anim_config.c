@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "anim/anim_config.h"
+#include "anim/ini_document.h"
 #include "base/file.h"
 #include "anim/state_machine.h"
 #include "check.h"
@@ -730,6 +731,40 @@ static void test_character_textures(void)
     CHECK(system(command) == 0);
 }
 
+static void count_report(void *context, const char *file, int line, const char *message)
+{
+    (void)file, (void)line, (void)message;
+    ++*(int *)context;
+}
+
+/* A key ends at its line's first '=' so it may hold a ':' (a Windows shader); a line without '=' still splits
+ * at ':' as libinih does, and a ':' in a value is the value's. */
+static void test_ini_keys_may_hold_colons(void)
+{
+    const char text[] = "[s]\n"
+                        "a: b\n"
+                        "texture.f:\\art\\body.tga = body.png\n"
+                        "c = d:e\n"
+                        "x:y:z = w ; x:y = comment\n";
+    int reports = 0;
+    ini_document document;
+    ini_document_parse(&document, "colons.ini", text, sizeof text - 1, (ini_reporter){count_report, &reports});
+    CHECK(reports == 0 && document.section_count == 1);
+    if (document.section_count == 1) {
+        const ini_section *section = &document.sections[0];
+        CHECK(section->entry_count == 4);
+        const ini_entry *entry = ini_find_entry(section, "a");
+        CHECK(entry && strcmp(entry->value, "b") == 0);
+        entry = ini_find_entry(section, "texture.f:\\art\\body.tga");
+        CHECK(entry && strcmp(entry->value, "body.png") == 0 && entry->line == 3);
+        entry = ini_find_entry(section, "c");
+        CHECK(entry && strcmp(entry->value, "d:e") == 0);
+        entry = ini_find_entry(section, "x:y:z");
+        CHECK(entry && strcmp(entry->value, "w") == 0);
+    }
+    ini_document_free(&document);
+}
+
 static void test_state_machine_locomotion_and_rates(const anim_character *character)
 {
     const state_machine_definition *machine = &character->machine;
@@ -900,6 +935,7 @@ int main(void)
     RUN(test_hot_reload_of_an_edited_clip);
     RUN(test_partial_load);
     RUN(test_character_textures);
+    RUN(test_ini_keys_may_hold_colons);
     RUN(test_state_machine);
     RUN(test_state_machine_priority_and_restart);
     return check_report();
