@@ -1,9 +1,9 @@
 /* scene: draws the demo's animated entities through gfx. Keeps one GPU mesh per model of the running
- * config (made once, shared by every entity of that body), turns each entity's pose into its skin palette
- * and culling box, and adds the debug views (skeleton, bounds). Palettes are written straight into gfx's
- * upload buffer: the player's through scene_submit, the crowd's in two halves, its slots handed out in
- * order (scene_queue_crowd) and then filled on all cores (scene_write_crowd_palettes). Nothing here
- * allocates per frame.
+ * config and the images its characters draw it with (made once, shared by every entity so dressed), turns
+ * each entity's pose into its skin palette and culling box, and adds the debug views (skeleton, bounds).
+ * Palettes are written straight into gfx's upload buffer: the player's through scene_submit, the crowd's in
+ * two halves, its slots handed out in order (scene_queue_crowd) and then filled on all cores
+ * (scene_write_crowd_palettes). Nothing here allocates per frame.
  * Knows nothing of SDL or input; gfx does the GL. */
 #ifndef MARIONETTE_SCENE_H
 #define MARIONETTE_SCENE_H
@@ -48,8 +48,9 @@ typedef struct scene {
 } scene;
 
 /* Make GPU meshes for every model of the config, as each character dresses it (anim_character.texture_paths),
- * that has none yet, and destroy those no character uses any more (after a reload). Texture problems go to warnings (the mesh still draws with a
- * placeholder). False with err when a mesh cannot be made (the old meshes stay). */
+ * that has none yet, and destroy those no character uses any more (after a reload). Texture problems go to
+ * warnings (the mesh still draws with a placeholder). False with err when a mesh cannot be made (the old
+ * meshes stay). */
 bool scene_sync(scene *s, const anim_config *config, diag *err, diag_list *warnings);
 void scene_free(scene *s);
 

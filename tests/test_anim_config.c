@@ -663,7 +663,8 @@ static void test_character_textures(void)
         anim_config_free(config);
         config = reloaded;
     }
-    CHECK(strcmp(texture_in(anim_config_find_character(config, "dressed"), 1, root), "/chars/override/missing.png") == 0);
+    CHECK(strcmp(texture_in(anim_config_find_character(config, "dressed"), 1, root),
+                 "/chars/override/missing.png") == 0);
     CHECK(!anim_config_reload_due(config));
     /* An image in use edited on disk, an image added to a textures folder: both are reloads. */
     snprintf(path, sizeof path, "%s/models/dretch.png", root);

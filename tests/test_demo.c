@@ -475,7 +475,8 @@ static void test_windows_shader_and_per_character_textures(void)
     snprintf(command, sizeof command, "rm '%s' && cp -r '%s/assets' '%s'", assets, MARIONETTE_SOURCE_DIR, assets);
     CHECK(system(command) == 0);
     snprintf(from, sizeof from, "%s/models/mannequin.md5mesh", assets);
-    CHECK(edit_file(from, "shader \"../textures/mannequin.tga\"", "shader \"f:\\md5viewer\\models\\mannequin_body.tga\""));
+    CHECK(edit_file(from, "shader \"../textures/mannequin.tga\"",
+                    "shader \"f:\\md5viewer\\models\\mannequin_body.tga\""));
     snprintf(from, sizeof from, "%s/textures/mannequin.tga", assets);
     snprintf(to, sizeof to, "%s/textures/mannequin_body.tga", assets);
     CHECK(rename(from, to) == 0);

@@ -188,7 +188,8 @@ static void load_textures(picture_model *picture, const char *model_path, const 
         diag err = {0};
         char found[1024];
         const char *texture_path = mesh->texture_path;
-        if (!texture_path && textures_dir && md5_find_texture_in_folder(textures_dir, mesh->shader, found, sizeof found))
+        if (!texture_path && textures_dir &&
+            md5_find_texture_in_folder(textures_dir, mesh->shader, found, sizeof found))
             texture_path = found;
         if (!texture_path) {
             fprintf(stderr, "%s: warning: mesh %d: texture \"%s\" not found; drawing a placeholder\n", model_path, i,

@@ -306,8 +306,8 @@ static anim_config *anim_config_load_files(const char *characters_path, cache *c
                 continue;
             anim_character_source source = {
                 .name = section->name, .mesh_path = paths[0], .clips_path = paths[1], .states_path = paths[2],
-                .referrer = characters_path, .section = section, .name_line = section->line, .mesh_line = found[0]->line,
-                .clips_line = found[1]->line, .states_line = found[2]->line};
+                .referrer = characters_path, .name_line = section->line, .mesh_line = found[0]->line,
+                .clips_line = found[1]->line, .states_line = found[2]->line, .section = section};
             anim_config_add_character(&loader, &source);
         }
     }
