@@ -64,8 +64,9 @@ const anim_character *anim_config_find_character(const anim_config *config, cons
 int anim_config_find_clip(const anim_character *character, const char *name);
 
 /* Hot reload. True when any file the config (or its last failed reload) read has changed, appeared or
- * disappeared since: ini files, meshes and clips. Cheap enough to call a few times a second (one stat per
- * file). */
+ * disappeared since: ini files, meshes, clips, the images its characters use, the files their texture
+ * overrides name and their textures folders (an image added to one). Cheap enough to call a few times a
+ * second (one stat per file). */
 bool anim_config_reload_due(const anim_config *config);
 
 /* Load the same files again. Returns a complete new config for the caller to swap in (the old one stays
