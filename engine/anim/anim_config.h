@@ -35,7 +35,9 @@ typedef struct anim_character {
 typedef struct anim_config anim_config;
 
 /* Load every character of a characters.ini (paths in it are relative to its folder). Problems go to errors
- * (may be NULL), each with its file and line. Returns NULL when there was any problem. */
+ * (may be NULL), each with its file and line. Returns NULL when there was any problem. Warnings ("warning:
+ * ...": a texture override naming a file that cannot be read, a textures folder that is not there) go to
+ * errors too but do not fail the load. */
 anim_config *anim_config_load(const char *characters_path, cache *cache, diag_list *errors);
 
 /* Load one character from explicit files, as a characters.ini section would; states_path may be NULL for a
