@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Members per chunk of the parallel palette writes: a palette is a fraction of a microsecond. */
 enum { SCENE_PALETTE_CHUNK = 256 };
@@ -22,10 +23,12 @@ static int scene_model_index(const scene *s, const model *m)
     return -1;
 }
 
-gfx_mesh scene_mesh(const scene *s, const model *m)
+gfx_mesh scene_mesh(const scene *s, const anim_character *character)
 {
-    int i = scene_model_index(s, m);
-    return i >= 0 ? s->meshes[i] : (gfx_mesh){0};
+    for (int i = 0; i < s->character_count; ++i)
+        if (s->characters[i] == character)
+            return s->character_meshes[i] >= 0 ? s->meshes[s->character_meshes[i]] : (gfx_mesh){0};
+    return (gfx_mesh){0};
 }
 
 bool scene_pose_bounds(scene *s, const animator *animator, float out[2][3])
@@ -39,31 +42,77 @@ bool scene_pose_bounds(scene *s, const animator *animator, float out[2][3])
                                out);
 }
 
-static bool config_uses(const anim_config *config, const model *m)
+/* FNV-1a over the image paths of a character and their files' stamps: equal keys, equal pictures. */
+static unsigned long long scene_texture_key(const anim_character *character)
 {
-    for (int c = 0; c < anim_config_character_count(config); ++c)
-        if (anim_config_character(config, c)->model == m)
-            return true;
-    return false;
+    unsigned long long hash = 14695981039346656037ull;
+    for (int m = 0; m < character->model->mesh_count; ++m) {
+        const char *path = character->texture_paths ? character->texture_paths[m] : NULL;
+        struct stat status;
+        long long stamp[4] = {-1, -1, -1, -1};
+        if (path && stat(path, &status) == 0) {
+            stamp[0] = (long long)status.st_mtim.tv_sec;
+            stamp[1] = (long long)status.st_mtim.tv_nsec;
+            stamp[2] = (long long)status.st_size;
+            stamp[3] = (long long)status.st_ino;
+        }
+        const unsigned char *bytes = (const unsigned char *)(path ? path : "");
+        for (size_t i = 0, length = strlen((const char *)bytes) + 1; i < length; ++i)
+            hash = (hash ^ bytes[i]) * 1099511628211ull;
+        for (size_t i = 0; i < sizeof stamp; ++i)
+            hash = (hash ^ ((const unsigned char *)stamp)[i]) * 1099511628211ull;
+    }
+    return hash;
+}
+
+/* The mesh index for a character, made when no body dressed the same exists; -1 with err when it fails. */
+static int scene_mesh_for(scene *s, const anim_character *character, diag *err, diag_list *warnings)
+{
+    unsigned long long key = scene_texture_key(character);
+    for (int i = 0; i < s->model_count; ++i)
+        if (s->models[i] == character->model && s->texture_keys[i] == key)
+            return i;
+    if (s->model_count == SCENE_MAX_MODELS) {
+        diag_set(err, character->name, 0, "more than %d different bodies", SCENE_MAX_MODELS);
+        return -1;
+    }
+    gfx_mesh mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = character->model, .label = character->name,
+                                                   .path = character->mesh_path,
+                                                   .texture_paths = character->texture_paths},
+                                  err, warnings);
+    if (mesh.id == 0)
+        return -1;
+    s->models[s->model_count] = character->model;
+    s->texture_keys[s->model_count] = key;
+    s->meshes[s->model_count] = mesh;
+    return s->model_count++;
 }
 
 bool scene_sync(scene *s, const anim_config *config, diag *err, diag_list *warnings)
 {
-    for (int c = 0; c < anim_config_character_count(config); ++c) {
+    int count = anim_config_character_count(config);
+    if (count > s->character_capacity) {
+        const anim_character **characters = realloc(s->characters, (size_t)count * sizeof *characters);
+        if (characters)
+            s->characters = characters;
+        int *character_meshes = realloc(s->character_meshes, (size_t)count * sizeof *character_meshes);
+        if (character_meshes)
+            s->character_meshes = character_meshes;
+        if (!characters || !character_meshes)
+            return diag_set(err, "scene", 0, "out of memory");
+        s->character_capacity = count;
+    }
+    s->character_count = 0;
+    for (int c = 0; c < count; ++c) {
         const anim_character *character = anim_config_character(config, c);
-        if (scene_mesh(s, character->model).id != 0)
-            continue;
-        if (s->model_count == SCENE_MAX_MODELS)
-            return diag_set(err, character->name, 0, "more than %d different bodies", SCENE_MAX_MODELS);
-        gfx_mesh mesh = gfx_make_mesh(
-            &(gfx_mesh_desc){.model = character->model, .label = character->name, .path = character->mesh_path}, err,
-            warnings);
-        if (mesh.id == 0)
-            return false;
-        s->models[s->model_count] = character->model;
-        s->meshes[s->model_count++] = mesh;
+        int index = scene_mesh_for(s, character, err, warnings);
+        if (index < 0)
+            return false; /* the meshes made so far stay; the characters not bound yet are not drawn */
+        s->characters[s->character_count] = character;
+        s->character_meshes[s->character_count++] = index;
         int joints = character->model->skeleton.joint_count;
         if (joints > s->bounds_palette_joints) {
+            /* NULL (no memory) only costs the bounds view its pose box; the culling box is still drawn. */
             mat4 *palette = realloc(s->bounds_palette, (size_t)joints * sizeof *palette);
             if (palette) {
                 s->bounds_palette = palette;
@@ -71,16 +120,23 @@ bool scene_sync(scene *s, const anim_config *config, diag *err, diag_list *warni
             }
         }
     }
-    /* Models the config no longer names (a mesh file edited, a body removed) give their meshes back. */
+    /* Meshes no character draws with any more (a mesh file edited, a body removed, an image changed) go. */
     for (int i = 0; i < s->model_count;) {
-        if (config_uses(config, s->models[i])) {
+        bool used = false;
+        for (int c = 0; c < s->character_count && !used; ++c)
+            used = s->character_meshes[c] == i;
+        if (used) {
             ++i;
             continue;
         }
         gfx_destroy_mesh(s->meshes[i]);
-        --s->model_count;
-        s->models[i] = s->models[s->model_count];
-        s->meshes[i] = s->meshes[s->model_count];
+        int last = --s->model_count;
+        s->models[i] = s->models[last];
+        s->texture_keys[i] = s->texture_keys[last];
+        s->meshes[i] = s->meshes[last];
+        for (int c = 0; c < s->character_count; ++c)
+            if (s->character_meshes[c] == last)
+                s->character_meshes[c] = i;
     }
     return true;
 }
@@ -91,6 +147,8 @@ void scene_free(scene *s)
         gfx_destroy_mesh(s->meshes[i]);
     free(s->crowd_palettes);
     free(s->bounds_palette);
+    free(s->characters);
+    free(s->character_meshes);
     memset(s, 0, sizeof *s);
 }
 
@@ -100,10 +158,11 @@ static bool scene_queue(scene *s, const animator *animator, mat4 world, const sc
                         const float tint[4], const joint_pose **object, mat4 **destination)
 {
     *destination = NULL;
-    const model *m = animator_character(animator)->model;
+    const anim_character *character = animator_character(animator);
+    const model *m = character->model;
     const anim_controller *controller = animator_controller(animator);
     const skeleton *skeleton = &m->skeleton;
-    gfx_mesh mesh = scene_mesh(s, m);
+    gfx_mesh mesh = scene_mesh(s, character);
     *object = anim_controller_object_pose(controller);
     /* What pose_palette refuses is refused here, before a slot is taken that would then stay unwritten. */
     if (mesh.id == 0 || !*object || !skeleton->inverse_bind || skeleton->joint_count <= 0)

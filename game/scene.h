@@ -1,9 +1,9 @@
 /* scene: draws the demo's animated entities through gfx. Keeps one GPU mesh per model of the running
- * config (made once, shared by every entity of that body), turns each entity's pose into its skin palette
- * and culling box, and adds the debug views (skeleton, bounds). Palettes are written straight into gfx's
- * upload buffer: the player's through scene_submit, the crowd's in two halves, its slots handed out in
- * order (scene_queue_crowd) and then filled on all cores (scene_write_crowd_palettes). Nothing here
- * allocates per frame.
+ * config and the images its characters draw it with (made once, shared by every entity so dressed), turns
+ * each entity's pose into its skin palette and culling box, and adds the debug views (skeleton, bounds).
+ * Palettes are written straight into gfx's upload buffer: the player's through scene_submit, the crowd's in
+ * two halves, its slots handed out in order (scene_queue_crowd) and then filled on all cores
+ * (scene_write_crowd_palettes). Nothing here allocates per frame.
  * Knows nothing of SDL or input; gfx does the GL. */
 #ifndef MARIONETTE_SCENE_H
 #define MARIONETTE_SCENE_H
@@ -29,9 +29,17 @@ typedef struct scene_views {
 } scene_views;
 
 typedef struct scene {
+    /* One GPU mesh per body as dressed: a model and the images its character draws it with (two characters
+     * on one body with their own textures get a mesh each). texture_keys tells the dressings apart: a hash
+     * of the image paths and of their files' times and sizes, so an image edited on disk is uploaded anew. */
     int model_count;
     const model *models[SCENE_MAX_MODELS];
+    unsigned long long texture_keys[SCENE_MAX_MODELS];
     gfx_mesh meshes[SCENE_MAX_MODELS];
+    /* Which of those each character of the synced config draws with (an index into meshes). */
+    int character_count, character_capacity;
+    const anim_character **characters;
+    int *character_meshes;
     /* Room for one palette of the largest skeleton, for the bounds view's pose box (sized in scene_sync;
      * NULL when there was no memory: only the culling box is drawn then). */
     mat4 *bounds_palette;
@@ -43,14 +51,15 @@ typedef struct scene {
     int submitted;          /* this frame, for the HUD */
 } scene;
 
-/* Make GPU meshes for every model of the config that has none yet, and destroy those of models no
- * character uses any more (after a reload). Texture problems go to warnings (the mesh still draws with a
- * placeholder). False with err when a mesh cannot be made (the old meshes stay). */
+/* Make GPU meshes for every model of the config, as each character dresses it (anim_character.texture_paths),
+ * that has none yet, and destroy those no character uses any more (after a reload). Texture problems go to
+ * warnings (the mesh still draws with a placeholder). False with err when a mesh cannot be made (the old
+ * meshes stay). */
 bool scene_sync(scene *s, const anim_config *config, diag *err, diag_list *warnings);
 void scene_free(scene *s);
 
-/* The mesh of a model, or {0}. */
-gfx_mesh scene_mesh(const scene *s, const model *m);
+/* The mesh a character of the last synced config draws with, or {0}. */
+gfx_mesh scene_mesh(const scene *s, const anim_character *character);
 
 /* Queue one entity: its pose as its animator shows it, placed by world (as mover_world gives it). Culled by
  * gfx when out of sight (box from anim_controller_bounds grown by the model's skin reach). */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "anim/anim_config.h"
+#include "anim/ini_document.h"
 #include "base/file.h"
 #include "anim/state_machine.h"
 #include "check.h"
@@ -79,8 +80,8 @@ static void test_real_config_loads_cleanly(void)
     for (int i = 1; i < machine->transition_count; ++i)
         CHECK(machine->transitions[i - 1].priority >= machine->transitions[i].priority);
 
-    /* 3 ini files, 2 meshes, 9 clips. */
-    CHECK(anim_config_watched_file_count(config) == 14);
+    /* 3 ini files, 2 meshes, 1 textures folder, 2 images, 9 clips. */
+    CHECK(anim_config_watched_file_count(config) == 17);
     CHECK(!anim_config_reload_due(config));
     anim_config_free(config);
     CHECK(cache_get_stats(cache).users == 0);
@@ -551,6 +552,245 @@ static int state_of(const state_machine_definition *machine, const char *name)
     return state;
 }
 
+/* ---- textures ------------------------------------------------------------------------------------- */
+
+/* The mannequin's body as one mesh per shader given: its skeleton, so the real clips fit. */
+static bool write_dressed_mesh(const char *path, const char *const *shaders, int count)
+{
+    char *text = test_read_file(MANNEQUIN, NULL);
+    char *block = text ? strstr(text, "mesh {") : NULL;
+    char *meshes = text ? strstr(text, "numMeshes 1\n") : NULL;
+    char *shader_line = block ? strstr(block, "\tshader \"") : NULL;
+    char *after_shader = shader_line ? strchr(shader_line + 1, '\n') : NULL;
+    FILE *file = fopen(path, "wb");
+    bool ok = file && block && meshes && after_shader && meshes < block;
+    if (ok) {
+        fprintf(file, "%.*snumMeshes %d\n%.*s", (int)(meshes - text), text, count,
+                (int)(block - (meshes + strlen("numMeshes 1\n"))), meshes + strlen("numMeshes 1\n"));
+        for (int i = 0; i < count; ++i)
+            fprintf(file, "%.*s\tshader \"%s\"%s", (int)(shader_line - block), block, shaders[i], after_shader);
+    }
+    if (file)
+        ok = fclose(file) == 0 && ok;
+    free(text);
+    return ok;
+}
+
+/* The texture path of a character's mesh after `root`, "" for none. */
+static const char *texture_in(const anim_character *character, int mesh, const char *root)
+{
+    if (!character || !character->texture_paths || mesh >= character->model->mesh_count)
+        return "(no character)";
+    const char *path = character->texture_paths[mesh];
+    return !path ? "" : strncmp(path, root, strlen(root)) == 0 ? path + strlen(root) : path;
+}
+
+/* Every step of the texture search through characters.ini: overrides first, then the mesh's folder, then the
+ * character's textures folder; a shader shared by two meshes resolves once; characters sharing a mesh (one
+ * model in the cache) each get their own images; problems with the keys are warnings at their lines. */
+static void test_character_textures(void)
+{
+    char root[512], path[1200];
+    CHECK(test_make_temp_folder(root, sizeof root, "anim_textures"));
+    char command[2048];
+    snprintf(command, sizeof command, "cd '%s' && mkdir -p models secret chars/tex chars/tex2 chars/override", root);
+    CHECK(system(command) == 0);
+    const char *images[] = {"models/dretch.png", "secret/abs.png", "secret/secret.png", "chars/tex/guard1_body.png",
+                            "chars/tex/bope.tga", "chars/tex/secret.png", "chars/tex2/guard1_body.jpg",
+                            "chars/override/dretch_override.png"};
+    for (size_t i = 0; i < sizeof images / sizeof *images; ++i) {
+        snprintf(path, sizeof path, "%s/%s", root, images[i]);
+        test_write_file(path, "not really an image");
+    }
+    char absolute[700];
+    snprintf(absolute, sizeof absolute, "%s/secret/abs.png", root);
+    const char *shaders[] = {"models/players/level0/dretch", "f:\\md5viewer\\guard1_body.tga",
+                             "models/players/level0/dretch", "//bope.tga", "", absolute, "../secret/secret.png"};
+    snprintf(path, sizeof path, "%s/models/guard.md5mesh", root);
+    CHECK(write_dressed_mesh(path, shaders, 7));
+    char characters[700];
+    snprintf(characters, sizeof characters, "%s/chars/characters.ini", root);
+    char ini[4096];
+    snprintf(ini, sizeof ini,
+             "[dressed]\n"
+             "mesh = ../models/guard.md5mesh\n"
+             "clips = %s/clips.ini\n"
+             "states = %s/states.ini\n"
+             "textures = tex\n"
+             "texture.models/players/level0/dretch = override/dretch_override.png\n" /* line 6 */
+             "texture.f:\\md5viewer\\guard1_body.tga = override/missing.png\n"       /* line 7 */
+             "texture.no_such_shader = override/dretch_override.png\n"              /* line 8 */
+             "\n"
+             "[plain]\n"
+             "mesh = ../models/guard.md5mesh\n"
+             "clips = %s/clips.ini\n"
+             "states = %s/states.ini\n"
+             "\n"
+             "[other]\n"
+             "mesh = ../models/guard.md5mesh\n"
+             "clips = %s/clips.ini\n"
+             "states = %s/states.ini\n"
+             "textures = tex2\n",
+             CONFIG, CONFIG, CONFIG, CONFIG, CONFIG, CONFIG);
+    test_write_file(characters, ini);
+
+    cache *cache = cache_create();
+    diag_list errors = {0};
+    anim_config *config = anim_config_load(characters, cache, &errors);
+    test_print_diags(&errors);
+    CHECK(config != NULL);
+    /* Two warnings, the load goes on. */
+    CHECK(errors.total == 2);
+    char text[DIAG_TEXT_MAX] = "";
+    if (errors.count >= 1)
+        diag_format(&errors.items[0], text, sizeof text);
+    CHECK_STR_CONTAINS(text, "chars/characters.ini:7: warning: texture override for shader "
+                             "\"f:\\md5viewer\\guard1_body.tga\": cannot read ");
+    CHECK_STR_CONTAINS(text, "chars/override/missing.png");
+    text[0] = '\0';
+    if (errors.count >= 2)
+        diag_format(&errors.items[1], text, sizeof text);
+    CHECK_STR_CONTAINS(text, "chars/characters.ini:8: warning: no mesh of ");
+    CHECK_STR_CONTAINS(text, "has the shader \"no_such_shader\"");
+    const anim_character *dressed = anim_config_find_character(config, "dressed");
+    const anim_character *plain = anim_config_find_character(config, "plain");
+    const anim_character *other = anim_config_find_character(config, "other");
+    CHECK(dressed && plain && other && dressed->model == plain->model && plain->model == other->model);
+    /* dressed: override; the textures folder after a missing override; the textures folder for "//bope.tga";
+     * nothing for "", an absolute path that exists, or a way out of the mesh's folder, even where the file
+     * name is in the textures folder (the ".." form is not a file name the search follows out). */
+    CHECK(strcmp(texture_in(dressed, 0, root), "/chars/override/dretch_override.png") == 0);
+    CHECK(strcmp(texture_in(dressed, 1, root), "/chars/tex/guard1_body.png") == 0);
+    CHECK(strcmp(texture_in(dressed, 2, root), "/chars/override/dretch_override.png") == 0);
+    CHECK(strcmp(texture_in(dressed, 3, root), "/chars/tex/bope.tga") == 0);
+    CHECK(strcmp(texture_in(dressed, 4, root), "") == 0);
+    CHECK(strcmp(texture_in(dressed, 5, root), "") == 0);
+    CHECK(strcmp(texture_in(dressed, 6, root), "/chars/tex/secret.png") == 0);
+    /* plain: the mesh's folder alone. */
+    CHECK(strcmp(texture_in(plain, 0, root), "/chars/../models/dretch.png") == 0);
+    CHECK(strcmp(texture_in(plain, 1, root), "") == 0);
+    CHECK(strcmp(texture_in(plain, 2, root), "/chars/../models/dretch.png") == 0);
+    CHECK(strcmp(texture_in(plain, 3, root), "") == 0);
+    CHECK(strcmp(texture_in(plain, 6, root), "") == 0);
+    /* other: its own textures folder, on the same model. */
+    CHECK(strcmp(texture_in(other, 0, root), "/chars/../models/dretch.png") == 0);
+    CHECK(strcmp(texture_in(other, 1, root), "/chars/tex2/guard1_body.jpg") == 0);
+    CHECK(!anim_config_reload_due(config));
+
+    /* The missing override appears: a reload takes it, and its warning goes. */
+    snprintf(path, sizeof path, "%s/chars/override/missing.png", root);
+    test_write_file(path, "not really an image");
+    CHECK(anim_config_reload_due(config));
+    diag_list_clear(&errors);
+    anim_config *reloaded = anim_config_reload(config, &errors);
+    CHECK(reloaded != NULL && errors.total == 1);
+    if (reloaded) {
+        anim_config_free(config);
+        config = reloaded;
+    }
+    CHECK(strcmp(texture_in(anim_config_find_character(config, "dressed"), 1, root),
+                 "/chars/override/missing.png") == 0);
+    CHECK(!anim_config_reload_due(config));
+    /* An image in use edited on disk, an image added to a textures folder: both are reloads. */
+    snprintf(path, sizeof path, "%s/models/dretch.png", root);
+    test_touch_forward(path, 5);
+    CHECK(anim_config_reload_due(config));
+    diag_list_clear(&errors);
+    reloaded = anim_config_reload(config, &errors);
+    if (reloaded) {
+        anim_config_free(config);
+        config = reloaded;
+    }
+    CHECK(!anim_config_reload_due(config));
+    snprintf(path, sizeof path, "%s/chars/tex2/new.png", root);
+    test_write_file(path, "not really an image");
+    snprintf(path, sizeof path, "%s/chars/tex2", root);
+    test_touch_forward(path, 10); /* the folder's own time may not have moved within one clock tick */
+    CHECK(anim_config_reload_due(config));
+    /* The mesh's folder comes before the textures folder. */
+    snprintf(path, sizeof path, "%s/models/bope.tga", root);
+    test_write_file(path, "not really an image");
+    diag_list_clear(&errors);
+    reloaded = anim_config_reload(config, &errors);
+    CHECK(reloaded != NULL);
+    if (reloaded) {
+        anim_config_free(config);
+        config = reloaded;
+    }
+    CHECK(strcmp(texture_in(anim_config_find_character(config, "dressed"), 3, root), "/chars/../models/bope.tga") == 0);
+    anim_config_free(config);
+
+    /* One character given directly: the mesh's folder alone. */
+    snprintf(path, sizeof path, "%s/models/guard.md5mesh", root);
+    diag_list_clear(&errors);
+    config = anim_config_load_character("single", path, CONFIG "/clips.ini", NULL, cache, &errors);
+    CHECK(config != NULL && errors.total == 0);
+    CHECK(strcmp(texture_in(anim_config_character(config, 0), 0, root), "/models/dretch.png") == 0);
+    CHECK(strcmp(texture_in(anim_config_character(config, 0), 1, root), "") == 0);
+    anim_config_free(config);
+
+    /* A textures folder that is not there is a warning; a misspelt key an error that names the texture keys. */
+    snprintf(ini, sizeof ini,
+             "[dressed]\nmesh = ../models/guard.md5mesh\nclips = %s/clips.ini\nstates = %s/states.ini\n"
+             "textures = nowhere\n", CONFIG, CONFIG);
+    test_write_file(characters, ini);
+    diag_list_clear(&errors);
+    config = anim_config_load(characters, cache, &errors);
+    CHECK(config != NULL && errors.total == 1);
+    CHECK_STR_CONTAINS(errors.count ? errors.items[0].message : "", "warning: textures folder");
+    CHECK(errors.count && errors.items[0].line == 5);
+    anim_config_free(config);
+    snprintf(ini, sizeof ini,
+             "[dressed]\nmesh = ../models/guard.md5mesh\nclips = %s/clips.ini\nstates = %s/states.ini\n"
+             "texturs = tex\n", CONFIG, CONFIG);
+    test_write_file(characters, ini);
+    diag_list_clear(&errors);
+    config = anim_config_load(characters, cache, &errors);
+    CHECK(config == NULL && errors.total == 1);
+    CHECK_STR_CONTAINS(errors.count ? errors.items[0].message : "", "unknown key 'texturs'");
+    CHECK_STR_CONTAINS(errors.count ? errors.items[0].message : "", "textures, texture.*");
+
+    CHECK(cache_get_stats(cache).users == 0);
+    cache_destroy(cache);
+    diag_list_free(&errors);
+    snprintf(command, sizeof command, "rm -rf '%s'", root);
+    CHECK(system(command) == 0);
+}
+
+static void count_report(void *context, const char *file, int line, const char *message)
+{
+    (void)file, (void)line, (void)message;
+    ++*(int *)context;
+}
+
+/* A key ends at its line's first '=' so it may hold a ':' (a Windows shader); a line without '=' still splits
+ * at ':' as libinih does, and a ':' in a value is the value's. */
+static void test_ini_keys_may_hold_colons(void)
+{
+    const char text[] = "[s]\n"
+                        "a: b\n"
+                        "texture.f:\\art\\body.tga = body.png\n"
+                        "c = d:e\n"
+                        "x:y:z = w ; x:y = comment\n";
+    int reports = 0;
+    ini_document document;
+    ini_document_parse(&document, "colons.ini", text, sizeof text - 1, (ini_reporter){count_report, &reports});
+    CHECK(reports == 0 && document.section_count == 1);
+    if (document.section_count == 1) {
+        const ini_section *section = &document.sections[0];
+        CHECK(section->entry_count == 4);
+        const ini_entry *entry = ini_find_entry(section, "a");
+        CHECK(entry && strcmp(entry->value, "b") == 0);
+        entry = ini_find_entry(section, "texture.f:\\art\\body.tga");
+        CHECK(entry && strcmp(entry->value, "body.png") == 0 && entry->line == 3);
+        entry = ini_find_entry(section, "c");
+        CHECK(entry && strcmp(entry->value, "d:e") == 0);
+        entry = ini_find_entry(section, "x:y:z");
+        CHECK(entry && strcmp(entry->value, "w") == 0);
+    }
+    ini_document_free(&document);
+}
+
 static void test_state_machine_locomotion_and_rates(const anim_character *character)
 {
     const state_machine_definition *machine = &character->machine;
@@ -721,6 +961,8 @@ int main(void)
     RUN(test_hot_reload);
     RUN(test_hot_reload_of_an_edited_clip);
     RUN(test_partial_load);
+    RUN(test_character_textures);
+    RUN(test_ini_keys_may_hold_colons);
     RUN(test_state_machine);
     RUN(test_state_machine_priority_and_restart);
     return check_report();

@@ -660,6 +660,72 @@ static void test_missing_texture(void)
     demo_finish(&d);
 }
 
+/* A mesh whose shader is a Windows path from the exporter's disk: its file name is found in the character's
+ * textures folder, nothing is reported, nothing is magenta. A second character on the same mesh, dressed by
+ * an override in another image, gets a GPU mesh of its own (the first keeps its own). */
+static void test_windows_shader_and_per_character_textures(void)
+{
+    char config_dir[512], assets[600], from[700], to[700], command[1600];
+    make_scratch_config(config_dir, sizeof config_dir);
+    snprintf(assets, sizeof assets, "%s/../assets", config_dir);
+    snprintf(command, sizeof command, "rm '%s' && cp -r '%s/assets' '%s'", assets, MARIONETTE_SOURCE_DIR, assets);
+    CHECK(system(command) == 0);
+    snprintf(from, sizeof from, "%s/models/mannequin.md5mesh", assets);
+    CHECK(edit_file(from, "shader \"../textures/mannequin.tga\"",
+                    "shader \"f:\\md5viewer\\models\\mannequin_body.tga\""));
+    snprintf(from, sizeof from, "%s/textures/mannequin.tga", assets);
+    snprintf(to, sizeof to, "%s/textures/mannequin_body.tga", assets);
+    CHECK(rename(from, to) == 0);
+    snprintf(from, sizeof from, "%s/characters.ini", config_dir);
+    FILE *ini = fopen(from, "a");
+    CHECK(ini != NULL);
+    if (ini) {
+        fputs("\n[painted]\nmesh = ../assets/models/mannequin.md5mesh\nclips = clips.ini\nstates = states.ini\n"
+              "texture.f:\\md5viewer\\models\\mannequin_body.tga = ../assets/textures/robot.tga\n", ini);
+        fclose(ini);
+    }
+    demo_options options = options_for(config_dir, NULL, NULL, 0);
+    CHECK(demo_start(&d, &options));
+    for (int i = 0; i < 20; ++i)
+        demo_frame(&d);
+    static uint8_t rgba[WIDTH * HEIGHT * 4];
+    CHECK(platform_read_pixels(rgba));
+    save_picture("demo_windows_shader.png");
+    int magenta = 0, mannequin = 0;
+    for (int i = 0; i < WIDTH * HEIGHT; ++i) {
+        magenta += rgba[4 * i] > 150 && rgba[4 * i + 1] < 80 && rgba[4 * i + 2] > 120;
+        mannequin += is_mannequin(&rgba[4 * i]);
+    }
+    printf("  Windows shader path: %d message(s)%s%s; %d mannequin pixels, %d magenta\n", d.message_count,
+           d.message_count ? ": " : "", d.message_count ? d.messages[0] : "", mannequin, magenta);
+    CHECK(d.player != NULL && d.message_count == 0);
+    CHECK(mannequin > 200 && magenta == 0); /* the placeholder leaves next to no wood colour */
+    const anim_character *plain = anim_config_find_character(d.config, "mannequin");
+    const anim_character *painted = anim_config_find_character(d.config, "painted");
+    CHECK(plain && painted && plain->model == painted->model);
+    if (plain && painted) {
+        CHECK_STR_CONTAINS(plain->texture_paths[0], "textures/mannequin_body.tga");
+        CHECK_STR_CONTAINS(painted->texture_paths[0], "textures/robot.tga");
+        gfx_mesh plain_mesh = scene_mesh(&d.scene, plain), painted_mesh = scene_mesh(&d.scene, painted);
+        CHECK(plain_mesh.id != 0 && painted_mesh.id != 0 && plain_mesh.id != painted_mesh.id);
+        CHECK(d.scene.model_count == 3); /* mannequin twice, robot once */
+        /* The image edited on disk: the config reloads and the mesh drawn with it is made again (the
+         * painted one, whose image did not change, is kept). */
+        test_touch_forward(to, 5);
+        for (int i = 0; i < 5; ++i)
+            demo_frame(&d);
+        plain = anim_config_find_character(d.config, "mannequin");
+        painted = anim_config_find_character(d.config, "painted");
+        CHECK(plain && painted && d.scene.model_count == 3);
+        if (plain && painted) {
+            CHECK(scene_mesh(&d.scene, plain).id != 0 && scene_mesh(&d.scene, plain).id != plain_mesh.id);
+            CHECK(scene_mesh(&d.scene, painted).id == painted_mesh.id);
+        }
+    }
+    CHECK(d.gl_error_frames == 0);
+    demo_finish(&d);
+}
+
 /* ---- No heap allocation per frame ------------------------------------------------------------------------ */
 
 static void test_steady_frames_allocate_nothing(void)
@@ -705,6 +771,7 @@ int main(void)
     RUN(test_missing_assets_then_fixed);
     RUN(test_nothing_loaded_stays_flat);
     RUN(test_missing_texture);
+    RUN(test_windows_shader_and_per_character_textures);
     RUN(test_broken_clips_at_start_then_fixed);
     return check_report();
 }

@@ -40,6 +40,15 @@ static model *load_model(const char *name)
         fprintf(stderr, "%s\n", message);
         return NULL;
     }
+    /* The bodies' shaders say "../textures/NAME.tga", which the model alone does not follow out of its
+     * folder: the images are found as a character with `textures = ../assets/textures` finds them. */
+    for (int i = 0; i < m->mesh_count; ++i) {
+        char texture[512];
+        if (!m->meshes[i].texture_path &&
+            md5_find_texture_in_folder(MARIONETTE_SOURCE_DIR "/assets/textures", m->meshes[i].shader, texture,
+                                       sizeof texture))
+            m->meshes[i].texture_path = strdup(texture);
+    }
     return m;
 }
 

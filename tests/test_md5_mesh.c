@@ -181,6 +181,105 @@ static void test_texture_resolution(void)
     model_free(m);
 }
 
+/* Every shader form the texture search meets, each found at the step it belongs to and no earlier one, and
+ * every way out of the mesh's folder refused even when the file it names exists. */
+static void test_texture_search_steps(void)
+{
+    char root[512], models[600], sibling[600], mesh_path[700], path[900], out[900];
+    CHECK(test_make_temp_folder(root, sizeof root, "md5_texture_search"));
+    snprintf(models, sizeof models, "%s/models", root);
+    snprintf(sibling, sizeof sibling, "%s/secret", root);
+    snprintf(mesh_path, sizeof mesh_path, "%s/guard.md5mesh", models);
+    char command[4096];
+    snprintf(command, sizeof command, "mkdir -p '%s/models/players/level0' '%s' '%s/f:/md5viewer' '%s/textures'",
+             models, sibling, models, root);
+    CHECK(system(command) == 0);
+    const char *files[] = {
+        "models/models/players/level0/dretch.tga", /* step 2: the game-relative path, extension appended */
+        "models/dretch.png",                       /* step 3: its file name */
+        "models/guard1_body.png",
+        "models/guard1_body.tga",
+        "models/f:/md5viewer/guard1_body.jpg",     /* a Windows path read as relative would find this */
+        "models/bope.tga",
+        "secret/secret.png",
+        "models/abs.png",
+        "secret/abs.png",                          /* exists at the absolute path a shader names */
+        "textures/only_here.bmp",
+    };
+    for (size_t i = 0; i < sizeof files / sizeof *files; ++i) {
+        snprintf(path, sizeof path, "%s/%s", root, files[i]);
+        test_write_file(path, "not really an image");
+    }
+    /* A file outside every folder searched, at an absolute path that exists. */
+    char outside[600];
+    snprintf(outside, sizeof outside, "%s/secret/outside.png", root);
+    test_write_file(outside, "not really an image");
+
+    /* Step 2 before step 3; a folder of the same name as the stem is not an image. */
+    CHECK(md5_resolve_texture(mesh_path, "models/players/level0/dretch", out, sizeof out));
+    CHECK_STR_CONTAINS(out, "/models/models/players/level0/dretch.tga");
+    snprintf(path, sizeof path, "%s/models/players/level0/dretch.tga", models);
+    CHECK(remove(path) == 0);
+    CHECK(md5_resolve_texture(mesh_path, "models/players/level0/dretch", out, sizeof out));
+    CHECK(strcmp(out + strlen(models), "/dretch.png") == 0);
+    /* As written before any other extension; without one, .tga first. */
+    CHECK(md5_resolve_texture(mesh_path, "guard1_body.png", out, sizeof out));
+    CHECK(strcmp(out + strlen(models), "/guard1_body.png") == 0);
+    CHECK(md5_resolve_texture(mesh_path, "guard1_body", out, sizeof out));
+    CHECK(strcmp(out + strlen(models), "/guard1_body.tga") == 0);
+    /* A drive letter: never a folder, only its file name (as written first: the .tga). */
+    CHECK(md5_resolve_texture(mesh_path, "f:\\md5viewer\\guard1_body.tga", out, sizeof out));
+    CHECK(strcmp(out + strlen(models), "/guard1_body.tga") == 0);
+    CHECK(!md5_resolve_texture(mesh_path, "f:\\md5viewer\\guard1_body_nowhere.jpg", out, sizeof out));
+    CHECK(md5_resolve_texture(mesh_path, "F:guard1_body.png", out, sizeof out));
+    CHECK(strcmp(out + strlen(models), "/guard1_body.png") == 0);
+    /* "//bope.tga" is absolute: its file name is found in the mesh's folder. */
+    CHECK(md5_resolve_texture(mesh_path, "//bope.tga", out, sizeof out));
+    CHECK(strcmp(out + strlen(models), "/bope.tga") == 0);
+    /* An absolute path that exists is not opened; its file name in the mesh's folder is (or nothing). */
+    CHECK(!md5_resolve_texture(mesh_path, outside, out, sizeof out));
+    snprintf(path, sizeof path, "/%s", outside); /* "//..." */
+    CHECK(!md5_resolve_texture(mesh_path, path, out, sizeof out));
+    snprintf(path, sizeof path, "%s/secret/abs.png", root);
+    CHECK(md5_resolve_texture(mesh_path, path, out, sizeof out));
+    CHECK(strcmp(out, "") != 0 && strcmp(out + strlen(models), "/abs.png") == 0);
+    /* ".." never leaves the folder, however it is spelt. */
+    CHECK(!md5_resolve_texture(mesh_path, "../secret/secret.png", out, sizeof out));
+    CHECK(!md5_resolve_texture(mesh_path, "..\\secret\\secret.png", out, sizeof out));
+    CHECK(!md5_resolve_texture(mesh_path, "players/../../secret/secret", out, sizeof out));
+    CHECK(!md5_resolve_texture(mesh_path, "..", out, sizeof out));
+    CHECK(!md5_resolve_texture(mesh_path, "", out, sizeof out));
+    /* The textures folder is not the model's business. */
+    CHECK(!md5_resolve_texture(mesh_path, "only_here", out, sizeof out));
+
+    /* Step 3 in another folder: the file name only, never the path as written. */
+    snprintf(path, sizeof path, "%s/textures", root);
+    CHECK(md5_find_texture_in_folder(path, "c:\\art\\only_here.tga", out, sizeof out));
+    CHECK_STR_CONTAINS(out, "/textures/only_here.bmp");
+    CHECK(md5_find_texture_in_folder(path, "only_here", out, sizeof out));
+    CHECK(!md5_find_texture_in_folder(path, "../secret/secret.png", out, sizeof out));
+    CHECK(!md5_find_texture_in_folder(path, "", out, sizeof out));
+    CHECK(!md5_find_texture_in_folder("", "guard1_body.png", out, sizeof out));
+
+    /* Through the loader, the Windows form from a real exporter. */
+    char text[4096];
+    snprintf(text, sizeof text, "%s", two_joint_mesh);
+    char *shader = strstr(text, "\"missing_texture\"");
+    const char windows[] = "\"f:\\md5viewer\\bope.jpg\"";
+    size_t old_length = strlen("\"missing_texture\"");
+    memmove(shader + strlen(windows), shader + old_length, strlen(shader + old_length) + 1);
+    memcpy(shader, windows, strlen(windows));
+    test_write_file(mesh_path, text);
+    model *m = NULL;
+    diag err;
+    CHECK(md5_load_model(mesh_path, &m, &err, NULL));
+    CHECK(m && strcmp(m->meshes[0].shader, "f:\\md5viewer\\bope.jpg") == 0);
+    CHECK(m && m->meshes[0].texture_path && strcmp(m->meshes[0].texture_path + strlen(models), "/bope.tga") == 0);
+    model_free(m);
+    snprintf(command, sizeof command, "rm -rf '%s'", root);
+    CHECK(system(command) == 0);
+}
+
 static void test_refusals(void)
 {
     diag err = {0};
@@ -217,6 +316,7 @@ int main(void)
     RUN(test_bind_positions_and_influences);
     RUN(test_cube_normals_point_outward);
     RUN(test_texture_resolution);
+    RUN(test_texture_search_steps);
     RUN(test_refusals);
     return check_report();
 }

@@ -594,6 +594,47 @@ static void test_render_cube_and_boneman(void)
     CHECK(run_tool(arguments) == 1);
 }
 
+/* What md5tool prints on stderr and its exit status. */
+static int run_tool_output(const char *arguments, char *output, size_t size)
+{
+    char command[4096];
+    snprintf(command, sizeof command, "'%s' %s 2>&1", MARIONETTE_MD5TOOL, arguments);
+    FILE *pipe = popen(command, "r");
+    size_t got = pipe ? fread(output, 1, size - 1, pipe) : 0;
+    output[got] = '\0';
+    int status = pipe ? pclose(pipe) : -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The mannequin's shader "../textures/mannequin.tga" leaves the mesh's folder, so alone md5tool draws the
+ * checker and says so; --textures names the folder a character's `textures` key would, and the wood shows. */
+static void test_render_textures_option(void)
+{
+    char arguments[2048], path[512], output[4096];
+    const char *mesh = MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh";
+    long long warm[2] = {0, 0};
+    for (int with_textures = 0; with_textures < 2; ++with_textures) {
+        snprintf(path, sizeof path, "%s/test_raster_textures_%d.png", MARIONETTE_BUILD_DIR, with_textures);
+        snprintf(arguments, sizeof arguments, "render '%s' --size 96 96 --out '%s'%s", mesh, path,
+                 with_textures ? " --textures '" MARIONETTE_SOURCE_DIR "/assets/textures'" : "");
+        CHECK(run_tool_output(arguments, output, sizeof output) == 0);
+        if (with_textures)
+            CHECK(strstr(output, "warning") == NULL);
+        else
+            CHECK_STR_CONTAINS(output, "texture \"../textures/mannequin.tga\" not found; drawing a placeholder");
+        int width = 0, height = 0;
+        uint8_t *pixels = load_our_png(path, &width, &height);
+        CHECK(pixels != NULL);
+        for (int i = 0; pixels && i < width * height; ++i)
+            warm[with_textures] += pixels[3 * i] > 110 && pixels[3 * i] - pixels[3 * i + 2] > 40;
+        free(pixels);
+    }
+    printf("  md5tool render: %lld wood-coloured pixels without --textures, %lld with\n", warm[0], warm[1]);
+    CHECK(warm[0] < 20 && warm[1] > 300);
+    snprintf(arguments, sizeof arguments, "render '%s' --out '%s' --textures", mesh, path);
+    CHECK(run_tool_output(arguments, output, sizeof output) == 2);
+}
+
 static void test_sheet_size_and_fit(void)
 {
     char arguments[2048], path[512];
@@ -638,5 +679,6 @@ int main(void)
     RUN(test_tga_run_length);
     RUN(test_render_cube_and_boneman);
     RUN(test_sheet_size_and_fit);
+    RUN(test_render_textures_option);
     return check_report();
 }

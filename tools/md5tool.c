@@ -37,9 +37,10 @@ static const char help_notes[] =
     "Pictures show the file's Z-up space upright, framed on the model, with a ground grid under it.\n"
     "V is front, side, back or three-quarter (default): the character is assumed to face +X (as Doom 3's\n"
     "do), so front looks from +X, side from its right (-Y), three-quarter from between them, 20 degrees up.\n"
-    "Textures are read from TGA files; a missing one is drawn as a checker, with a warning. A sheet spreads\n"
-    "a cycle's poses over one loop (a clip whose last frame repeats the first; that repeat is left out) and\n"
-    "any other clip's from its first to its last frame.\n"
+    "Textures are read from TGA files, searched for as config/characters.ini's header says: the mesh's folder,\n"
+    "then --textures DIR as a character's `textures` folder; a missing one is drawn as a checker, with a\n"
+    "warning. A sheet spreads a cycle's poses over one loop (a clip whose last frame repeats the first; that\n"
+    "repeat is left out) and any other clip's from its first to its last frame.\n"
     "`md5tool COMMAND --help` shows one command's usage.\n"
     "Exit status: 0 all valid, 1 a file is invalid or a clip does not fit, 2 command-line error.\n";
 
@@ -499,9 +500,11 @@ static const md5tool_command commands[] = {
     {"skin", command_skin, "skin [--json] MESH [ANIM (--frame F | --time T)]",
      "CPU-skinned vertex positions per mesh; bind pose without ANIM"},
     {"render", command_render,
-     "render MESH [ANIM (--frame F | --time T)] --out FILE.png [--view V] [--size W H] [--skeleton]",
+     "render MESH [ANIM (--frame F | --time T)] --out FILE.png [--view V] [--size W H] [--skeleton]\n"
+     " [--textures DIR]",
      "a picture of the CPU-skinned model (bind pose without ANIM), drawn without GL; 512 x 512 by default"},
-    {"sheet", command_sheet, "sheet --out FILE.png [--columns N] [--cell W H] [--view V] MESH... -- ANIM...",
+    {"sheet", command_sheet,
+     "sheet --out FILE.png [--columns N] [--cell W H] [--view V] [--textures DIR] MESH... -- ANIM...",
      "contact sheet: a row per (clip, mesh), N key poses (default 6) in cells of W x H (default 160 x 200)"},
     {"bench", command_bench,
      "bench parse [--runs N] [FILE...]\n"

@@ -177,21 +177,27 @@ static void picture_model_free(picture_model *picture)
     *picture = (picture_model){0};
 }
 
-/* Loads each mesh's texture; a missing or unreadable one is a warning on stderr, not an error: the mesh
- * is drawn with the placeholder checker. */
-static void load_textures(picture_model *picture, const char *model_path)
+/* Loads each mesh's texture: the one found in the mesh's folder, else the shader's file name in
+ * textures_dir (--textures, as a character's `textures` folder; may be NULL). A missing or unreadable one is
+ * a warning on stderr, not an error: the mesh is drawn with the placeholder checker. */
+static void load_textures(picture_model *picture, const char *model_path, const char *textures_dir)
 {
     const model *m = picture->model;
     for (int i = 0; i < m->mesh_count; ++i) {
         const skin_mesh *mesh = &m->meshes[i];
         diag err = {0};
-        if (!mesh->texture_path) {
+        char found[1024];
+        const char *texture_path = mesh->texture_path;
+        if (!texture_path && textures_dir &&
+            md5_find_texture_in_folder(textures_dir, mesh->shader, found, sizeof found))
+            texture_path = found;
+        if (!texture_path) {
             fprintf(stderr, "%s: warning: mesh %d: texture \"%s\" not found; drawing a placeholder\n", model_path, i,
                     mesh->shader ? mesh->shader : "");
-        } else if (!has_extension(mesh->texture_path, ".tga")) {
+        } else if (!has_extension(texture_path, ".tga")) {
             fprintf(stderr, "%s: warning: mesh %d: texture %s is not a TGA image (md5tool reads TGA only); "
-                            "drawing a placeholder\n", model_path, i, mesh->texture_path);
-        } else if (!tga_load(mesh->texture_path, &picture->images[i], &err)) {
+                            "drawing a placeholder\n", model_path, i, texture_path);
+        } else if (!tga_load(texture_path, &picture->images[i], &err)) {
             char text[DIAG_TEXT_MAX];
             diag_format(&err, text, sizeof text);
             fprintf(stderr, "%s: warning: mesh %d: %s; drawing a placeholder\n", model_path, i, text);
@@ -203,7 +209,8 @@ static void load_textures(picture_model *picture, const char *model_path)
     }
 }
 
-static bool picture_model_init(picture_model *picture, const model *m, const char *model_path)
+static bool picture_model_init(picture_model *picture, const model *m, const char *model_path,
+                               const char *textures_dir)
 {
     *picture = (picture_model){.model = m};
     size_t meshes = (size_t)(m->mesh_count ? m->mesh_count : 1);
@@ -227,7 +234,7 @@ static bool picture_model_init(picture_model *picture, const model *m, const cha
         picture_model_free(picture);
         return false;
     }
-    load_textures(picture, model_path);
+    load_textures(picture, model_path, textures_dir);
     return true;
 }
 
@@ -330,12 +337,21 @@ static bool parse_size(int argc, char **argv, int *i, int *width, int *height)
     return true;
 }
 
-/* The options render and sheet share: --out FILE.png and --view V. Returns true when argv[*i] was one
- * of them (moving *i past its value); *status is then 0, or the exit status of the usage error printed. */
-static bool picture_option(int argc, char **argv, int *i, const char **out_path, view_kind *view, int *status)
+/* The options render and sheet share: --out FILE.png, --view V and --textures DIR. Returns true when argv[*i]
+ * was one of them (moving *i past its value); *status is then 0, or the exit status of the usage error
+ * printed. */
+static bool picture_option(int argc, char **argv, int *i, const char **out_path, view_kind *view,
+                           const char **textures_dir, int *status)
 {
     const char *arg = argv[*i];
     *status = 0;
+    if (strcmp(arg, "--textures") == 0) {
+        if (*i + 1 >= argc)
+            *status = usage_error("%s", "--textures needs a DIR");
+        else
+            *textures_dir = argv[++*i];
+        return true;
+    }
     if (strcmp(arg, "--out") == 0) {
         if (*i + 1 >= argc)
             *status = usage_error("%s", "--out needs a FILE.png");
@@ -362,10 +378,11 @@ int command_render(int argc, char **argv)
     view_kind view = VIEW_THREE_QUARTER;
     int width = 512, height = 512;
     bool with_skeleton = false;
+    const char *textures_dir = NULL;
     for (int i = 1; i < argc; ++i) {
         const char *arg = argv[i];
         int status = 0;
-        if (picture_option(argc, argv, &i, &out_path, &view, &status)) {
+        if (picture_option(argc, argv, &i, &out_path, &view, &textures_dir, &status)) {
             if (status)
                 return status;
         } else if (strcmp(arg, "--size") == 0) {
@@ -405,7 +422,7 @@ int command_render(int argc, char **argv)
     picture_model picture = {0};
     raster_target image = {0};
     int status = EXIT_INVALID;
-    if (!pose_from_arguments(&a, &p) || !picture_model_init(&picture, p.mesh.model, a.mesh_path))
+    if (!pose_from_arguments(&a, &p) || !picture_model_init(&picture, p.mesh.model, a.mesh_path, textures_dir))
         goto done;
     if (!picture_model_pose(&picture, p.object)) {
         fprintf(stderr, "%s: skinning refused by the pose stages\n", a.mesh_path);
@@ -460,6 +477,7 @@ int command_sheet(int argc, char **argv)
     long long columns = 6;
     int first_mesh = 0, mesh_count = 0, first_anim = 0, anim_count = 0;
     bool after_separator = false;
+    const char *textures_dir = NULL;
     for (int i = 1; i < argc; ++i) {
         int status = 0;
         const char *arg = argv[i];
@@ -468,7 +486,7 @@ int command_sheet(int argc, char **argv)
             first_anim = i + 1;
         } else if (after_separator) {
             ++anim_count;
-        } else if (picture_option(argc, argv, &i, &out_path, &view, &status)) {
+        } else if (picture_option(argc, argv, &i, &out_path, &view, &textures_dir, &status)) {
             if (status)
                 return status;
         } else if (strcmp(arg, "--cell") == 0) {
@@ -532,7 +550,8 @@ int command_sheet(int argc, char **argv)
         }
     }
     for (; ready_pictures < mesh_count; ++ready_pictures)
-        if (!picture_model_init(&pictures[ready_pictures], meshes[ready_pictures].model, meshes[ready_pictures].path))
+        if (!picture_model_init(&pictures[ready_pictures], meshes[ready_pictures].model, meshes[ready_pictures].path,
+                                textures_dir))
             goto done;
     local = malloc((size_t)most_joints * sizeof *local);
     object = malloc((size_t)most_joints * sizeof *object);

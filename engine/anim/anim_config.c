@@ -109,6 +109,7 @@ typedef struct anim_character_source {
     const char *name;
     const char *mesh_path, *clips_path, *states_path; /* resolved; states_path may be NULL */
     const char *referrer;                             /* characters.ini, or NULL when given directly */
+    const ini_section *section;                       /* its section there (texture keys), or NULL */
     int name_line, mesh_line, clips_line, states_line;
 } anim_character_source;
 
@@ -137,6 +138,8 @@ static void anim_config_load_one(anim_config_loader *loader, const anim_characte
         else
             anim_config_report(loader, source->mesh_path, error.line, "%s", error.message);
     }
+    if (character->model)
+        anim_config_load_textures(loader, character, storage, source->mesh_path, source->referrer, source->section);
     anim_config_load_clips(loader, character, storage, source->clips_path, source->referrer, source->clips_line);
     if (source->states_path)
         anim_config_load_states(loader, character, storage, source->states_path, source->referrer,
@@ -180,6 +183,7 @@ static void anim_config_release_character(cache *cache, anim_character *characte
     }
     cache_release_model(cache, character->model_handle);
     free(storage->mesh_path);
+    anim_config_free_textures(storage);
     free(storage->clips);
     free(storage->events);
     free(storage->clip_handles);
@@ -282,7 +286,7 @@ static anim_config *anim_config_load_files(const char *characters_path, cache *c
         }
         if (document.section_count == 0)
             anim_config_report(&loader, characters_path, 0, "no characters: expected a [NAME] section per character");
-        static const char *const keys[] = {"mesh", "clips", "states", NULL};
+        static const char *const keys[] = {"mesh", "clips", "states", "textures", "texture.*", NULL};
         for (int s = 0; s < count; ++s) {
             const ini_section *section = &document.sections[s];
             anim_config_check_keys(&loader, characters_path, section, keys);
@@ -306,7 +310,7 @@ static anim_config *anim_config_load_files(const char *characters_path, cache *c
             anim_character_source source = {
                 .name = section->name, .mesh_path = paths[0], .clips_path = paths[1], .states_path = paths[2],
                 .referrer = characters_path, .name_line = section->line, .mesh_line = found[0]->line,
-                .clips_line = found[1]->line, .states_line = found[2]->line};
+                .clips_line = found[1]->line, .states_line = found[2]->line, .section = section};
             anim_config_add_character(&loader, &source);
         }
     }

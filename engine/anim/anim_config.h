@@ -22,6 +22,9 @@ typedef struct anim_character {
     const char *mesh_path;             /* the .md5mesh as resolved, for messages */
     cache_model_handle model_handle;
     const model *model;
+    /* One per model->meshes: the image a renderer should draw that skin mesh with, found by the texture
+     * search (md5.h) with this character's overrides and textures folder; NULL for none (a placeholder). */
+    const char *const *texture_paths;
     int clip_count;
     const anim_clip *clips;            /* the clip library, in the order of clips.ini */
     int sync_group_count;
@@ -32,7 +35,9 @@ typedef struct anim_character {
 typedef struct anim_config anim_config;
 
 /* Load every character of a characters.ini (paths in it are relative to its folder). Problems go to errors
- * (may be NULL), each with its file and line. Returns NULL when there was any problem. */
+ * (may be NULL), each with its file and line. Returns NULL when there was any problem. Warnings ("warning:
+ * ...": a texture override naming a file that cannot be read, a textures folder that is not there) go to
+ * errors too but do not fail the load. */
 anim_config *anim_config_load(const char *characters_path, cache *cache, diag_list *errors);
 
 /* Load one character from explicit files, as a characters.ini section would; states_path may be NULL for a
@@ -61,8 +66,9 @@ const anim_character *anim_config_find_character(const anim_config *config, cons
 int anim_config_find_clip(const anim_character *character, const char *name);
 
 /* Hot reload. True when any file the config (or its last failed reload) read has changed, appeared or
- * disappeared since: ini files, meshes and clips. Cheap enough to call a few times a second (one stat per
- * file). */
+ * disappeared since: ini files, meshes, clips, the images its characters use, the files their texture
+ * overrides name and their textures folders (an image added to one). Cheap enough to call a few times a
+ * second (one stat per file). */
 bool anim_config_reload_due(const anim_config *config);
 
 /* Load the same files again. Returns a complete new config for the caller to swap in (the old one stays

@@ -3,6 +3,7 @@
  *   anim_config_values.c  reporting problems at their line, reading values out of entries
  *   anim_config_clips.c   clips.ini: one character's clip library
  *   anim_config_states.c  states.ini: one character's state machine definition, conditions included
+ *   anim_config_textures.c  one character's texture paths: its characters.ini keys `textures`, `texture.*`
  * The text of every ini file goes through ini_document first. */
 #ifndef MARIONETTE_ANIM_CONFIG_INTERNAL_H
 #define MARIONETTE_ANIM_CONFIG_INTERNAL_H
@@ -18,6 +19,8 @@ enum { ANIM_CONFIG_PATH_MAX = 1024 };
 /* What one character owns, kept apart from the const view in anim_character. */
 typedef struct anim_character_storage {
     char *mesh_path;
+    char **texture_paths; /* texture_count of them, each its own copy or NULL */
+    int texture_count;
     anim_clip *clips;
     anim_event_mark **events; /* per clip */
     cache_clip_handle *clip_handles;
@@ -55,7 +58,13 @@ void anim_config_report_message(void *context, const char *file, int line, const
 /* "a, b, c" from the name fields of an array of structs (stride apart), cut to fit out; "(none)" for none. */
 const char *anim_config_join_names(char *out, size_t size, const char *first_name, size_t stride, int count);
 
-/* Report every key of section that is not in known (NULL-terminated). */
+/* Not a problem with the config, only worth knowing (a texture that will be a placeholder): added to
+ * loader->errors as "warning: ..." at its line, counted as neither an error nor a stand-in. */
+void anim_config_warn(anim_config_loader *loader, const char *file, int line, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Report every key of section that is not in known (NULL-terminated). A known key ending in ".*" stands for
+ * every key that starts with what precedes the '*' ("texture.*"). */
 void anim_config_check_keys(anim_config_loader *loader, const char *path, const ini_section *section,
                             const char *const *known);
 
@@ -90,5 +99,14 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
 int anim_config_first_loaded_clip(const anim_character *character);
 void anim_config_load_states(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
                              const char *path, const char *referrer, int referrer_line);
+
+/* anim_config_textures.c: character->texture_paths, one per mesh of its model, by the texture search of md5.h
+ * with the character's `texture.SHADER` overrides and `textures` folder from section (its characters.ini
+ * section, at characters_path), or in the mesh's folder alone when section is NULL (a character given
+ * directly). Every image found and every file the keys name is watched. Problems are warnings: a character
+ * without its image still plays, with a placeholder. Needs character->model. */
+void anim_config_load_textures(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
+                               const char *mesh_path, const char *characters_path, const ini_section *section);
+void anim_config_free_textures(anim_character_storage *storage);
 
 #endif

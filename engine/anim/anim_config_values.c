@@ -62,6 +62,18 @@ void anim_config_report_stand_in(anim_config_loader *loader, const char *file, i
     va_end(args);
 }
 
+void anim_config_warn(anim_config_loader *loader, const char *file, int line, const char *format, ...)
+{
+    static const char prefix[] = "warning: ";
+    char message[DIAG_MESSAGE_MAX];
+    memcpy(message, prefix, sizeof prefix);
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message + sizeof prefix - 1, sizeof message - (sizeof prefix - 1), format, args);
+    va_end(args);
+    anim_config_add(loader, file, line, message);
+}
+
 /* "a, b, c" from the name fields of an array of structs (stride apart), cut to fit out. */
 const char *anim_config_join_names(char *out, size_t size, const char *first_name, size_t stride, int count)
 {
@@ -76,6 +88,15 @@ const char *anim_config_join_names(char *out, size_t size, const char *first_nam
     return count ? out : "(none)";
 }
 
+/* "texture.*" matches "texture.anything"; any other known key only itself. */
+static bool anim_config_key_matches(const char *key, const char *known)
+{
+    size_t length = strlen(known);
+    if (length >= 2 && strcmp(known + length - 2, ".*") == 0)
+        return strncmp(key, known, length - 1) == 0;
+    return strcmp(key, known) == 0;
+}
+
 /* known is NULL-terminated. */
 void anim_config_check_keys(anim_config_loader *loader, const char *path, const ini_section *section,
                             const char *const *known)
@@ -85,7 +106,7 @@ void anim_config_check_keys(anim_config_loader *loader, const char *path, const 
         char list[DIAG_MESSAGE_MAX] = "";
         size_t used = 0;
         for (int k = 0; known[k]; ++k) {
-            found = found || strcmp(section->entries[e].key, known[k]) == 0;
+            found = found || anim_config_key_matches(section->entries[e].key, known[k]);
             int written = snprintf(list + used, sizeof list - used, "%s%s", k ? ", " : "", known[k]);
             if (written > 0 && used + (size_t)written < sizeof list)
                 used += (size_t)written;

@@ -14,6 +14,11 @@
 
 enum { INI_NO_SECTION = -1, INI_IGNORED_SECTION = -2, INI_SECTION_NAME_MAX = 1024 };
 
+/* libinih ends a key at the first '=' or ':'. A key may need a ':' (characters.ini's texture override for the
+ * shader "f:\md5viewer\body.tga"), so in a line that has a '=' the key ends there: the ':' before it are
+ * handed to libinih as this byte and turned back in ini_take_key. */
+static const char INI_HIDDEN_COLON = '\x1f';
+
 typedef struct ini_reading {
     ini_reporter reporter;
     int report_count;
@@ -84,6 +89,22 @@ static bool ini_has_separator(const char *text)
     return false;
 }
 
+/* The ':' before a line's first '=' (not in an inline comment) become INI_HIDDEN_COLON; a line without '='
+ * keeps its ':' as the separator ("key: value"). */
+static void ini_hide_key_colons(char *text)
+{
+    char *equals = NULL;
+    for (char *c = text; *c && !equals; ++c) {
+        if (*c == ';' && c > text && (c[-1] == ' ' || c[-1] == '\t'))
+            return;
+        if (*c == '=')
+            equals = c;
+    }
+    for (char *c = text; equals && c < equals; ++c)
+        if (*c == ':')
+            *c = INI_HIDDEN_COLON;
+}
+
 /* Look at a line before libinih does, to keep the count and to catch what libinih would either reject
  * without a line number reaching us, or accept in a way nobody editing by hand expects. A line reported
  * here is handed on blank. */
@@ -130,7 +151,9 @@ static void ini_inspect_line(ini_reading *reading, char *buffer)
     if (!ini_has_separator(text)) {
         ini_report(reading, reading->line, "expected 'key = value' or '[section]', not '%s'", ini_trim(text));
         buffer[0] = '\0';
+        return;
     }
+    ini_hide_key_colons(text);
 }
 
 /* libinih's reader callback: one line from memory per call, counted. */
@@ -187,8 +210,13 @@ static bool ini_add_entry(ini_section *section, const char *key, const char *val
 }
 
 /* libinih's handler: called right after the line was read, so reading->line is this key's line. */
-static int ini_take_key(void *user, const char *section_name, const char *key, const char *value)
+static int ini_take_key(void *user, const char *section_name, const char *hidden_key, const char *value)
 {
+    char key[INI_SECTION_NAME_MAX]; /* longer than any line libinih hands over */
+    snprintf(key, sizeof key, "%s", hidden_key);
+    for (char *c = key; *c; ++c)
+        if (*c == INI_HIDDEN_COLON)
+            *c = ':';
     (void)section_name; /* the reader tracks sections itself, empty ones included */
     ini_reading *reading = user;
     if (reading->section == INI_IGNORED_SECTION)

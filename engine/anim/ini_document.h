@@ -32,9 +32,10 @@ typedef struct ini_reporter {
     void *context;
 } ini_reporter;
 
-/* Fill document from text (size bytes, the contents of path). Every problem goes to reporter, and reading
- * goes on past it, so one pass names all of them; what was read well is kept. Free with ini_document_free
- * even when there were problems. */
+/* Fill document from text (size bytes, the contents of path). A key ends at its line's first '=', so it may
+ * hold ':' ("texture.f:\\art\\body.tga = body.png"); only a line without '=' is split at ':'. Every problem
+ * goes to reporter, and reading goes on past it, so one pass names all of them; what was read well is kept.
+ * Free with ini_document_free even when there were problems. */
 void ini_document_parse(ini_document *document, const char *path, const char *text, size_t size,
                         ini_reporter reporter);
 

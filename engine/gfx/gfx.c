@@ -821,8 +821,8 @@ static gfx_mesh_slot *find_mesh(gfx_mesh mesh)
 /* Bind-pose vertex data goes into one buffer as consecutive arrays, read as the skin_mesh stores them:
  * no conversion, and joint indices stay integers (glVertexAttribIPointer) so they index the palette
  * exactly. */
-static bool upload_part(const skin_mesh *source, gfx_part *part, const char *label, const char *path, diag *err,
-                        diag_list *warnings)
+static bool upload_part(const skin_mesh *source, const char *texture_path, gfx_part *part, const char *label,
+                        const char *path, diag *err, diag_list *warnings)
 {
     size_t vertices = (size_t)source->vertex_count;
     size_t position_bytes = vertices * sizeof source->positions[0];
@@ -895,10 +895,10 @@ static bool upload_part(const skin_mesh *source, gfx_part *part, const char *lab
     /* Texture problems are reported at the shader statement that names the image, when the file is known. */
     const char *where = path ? path : label;
     int line = path ? source->shader_line : 0;
-    part->texture = source->texture_path ? load_texture(source->texture_path, where, line, label, warnings) : 0;
+    part->texture = texture_path ? load_texture(texture_path, where, line, label, warnings) : 0;
     part->owns_texture = part->texture != 0;
     if (!part->texture) {
-        if (!source->texture_path)
+        if (!texture_path)
             diag_list_add(warnings, where, line, "%s: shader \"%s\" names no image found; using the placeholder",
                           label, source->shader ? source->shader : "");
         part->texture = gfx.placeholder_texture;
@@ -940,7 +940,8 @@ gfx_mesh gfx_make_mesh(const gfx_mesh_desc *desc, diag *err, diag_list *warnings
     for (int i = 0; i < m->mesh_count; ++i) {
         parts[i].first_vertex = vertex_count;
         vertex_count += m->meshes[i].vertex_count;
-        if (!upload_part(&m->meshes[i], &parts[i], label, desc->path, err, warnings)) {
+        const char *texture_path = desc->texture_paths ? desc->texture_paths[i] : m->meshes[i].texture_path;
+        if (!upload_part(&m->meshes[i], texture_path, &parts[i], label, desc->path, err, warnings)) {
             for (int k = 0; k <= i; ++k)
                 release_part(&parts[k]);
             free(parts);

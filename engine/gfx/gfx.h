@@ -44,6 +44,9 @@ typedef struct gfx_mesh_desc {
     const model *model;  /* read during gfx_make_mesh only; gfx keeps no pointer into it */
     const char *label;   /* for messages; NULL: "mesh" */
     const char *path;    /* the model's file, for messages at its shader lines; NULL: they name the label */
+    /* One image path per model->meshes, NULL for none (the placeholder): a character's own textures
+     * (anim_character.texture_paths). NULL: each skin_mesh's texture_path, found in the model's folder. */
+    const char *const *texture_paths;
 } gfx_mesh_desc;
 
 /* Upload the model's meshes. A texture that cannot be loaded is replaced by a checker placeholder and

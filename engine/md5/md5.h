@@ -24,10 +24,25 @@ bool md5_parse_clip(const char *text, size_t size, const char *name, clip **out,
 bool md5_load_model(const char *path, model **out, diag *err, diag_list *warnings);
 bool md5_load_clip(const char *path, clip **out, diag *err, diag_list *warnings);
 
-/* Find the image a mesh's shader names: an absolute path as written or a relative one against the
- * model's folder, then just its file name in the model's folder, each also with .tga .png .jpg .bmp
- * appended or swapped in. Backslashes are read as folder separators.
- * Returns true and writes the path to out if a readable file is found. */
+/* Texture search. A shader string names an image however the exporter saw it: "models/players/dretch"
+ * (game-relative, no extension), "guard1_body.png", "f:\\md5viewer\\guard1_body.tga" (Windows),
+ * "//bope.tga", "/home/artist/x.tga" or "". Backslashes are read as folder separators. A character's image
+ * for a mesh is the first of:
+ *   1. an override in characters.ini, `texture.SHADER = file` (anim_config; SHADER as written here);
+ *   2. the shader as a path relative to the mesh's folder: only when it stays inside that folder, so never
+ *      an absolute path ("/x", "//x"), a drive letter ("f:") or a path with a ".." component;
+ *   3. the shader's file name (what follows its last separator) in the mesh's folder, then in the
+ *      character's `textures` folder (characters.ini, anim_config);
+ * where each candidate in 2 and 3 is tried as written, then with .tga .png .jpg .bmp appended, then with its
+ * own extension swapped for each. Nothing found: the renderer warns at the shader's line and draws a
+ * magenta checker. The working directory is never searched, and no file outside those folders is opened.
+ *
+ * md5_resolve_texture does steps 2 and 3 in the mesh's folder (what a model knows alone: its
+ * skin_mesh.texture_path, for tools without a character). Returns true and writes the path to out if a
+ * readable file is found. */
 bool md5_resolve_texture(const char *model_path, const char *shader, char *out, size_t out_size);
+/* Step 3 in another folder: the shader's file name in `folder` (not "": the working directory is never
+ * searched), with the extensions as above. */
+bool md5_find_texture_in_folder(const char *folder, const char *shader, char *out, size_t out_size);
 
 #endif

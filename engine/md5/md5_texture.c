@@ -1,7 +1,9 @@
 /* Finding the image a mesh's shader names. Exporters write whatever the artist's tool saw: a Windows path
- * with backslashes, an absolute path on someone else's disk, a path relative to a game root, a name
- * without extension, or nothing. We try the likely places in a fixed order and give up quietly: the
- * renderer shows a placeholder texture for a mesh without one. */
+ * with backslashes and a drive letter, an absolute path on someone else's disk, a path relative to a game
+ * root, a name without extension, or nothing. We try the likely places in a fixed order (md5.h) and give
+ * up quietly: the renderer shows a placeholder texture for a mesh without one. Whatever the shader says,
+ * only files inside the folder searched are ever looked at: a mesh file must not be able to make the
+ * program open /etc/passwd or ../../secret.png. */
 #include "md5.h"
 
 #include <stdio.h>
@@ -58,40 +60,103 @@ static bool try_with_extensions(const char *path, char *out, size_t out_size)
     return false;
 }
 
-bool md5_resolve_texture(const char *model_path, const char *shader, char *out, size_t out_size)
+/* The shader with '/' for every '\' (backslashes only ever mean a Windows separator in these files).
+ * False when it is empty or too long. */
+static bool normalized_shader(const char *shader, char *path, size_t size)
 {
-    if (!shader || !out || out_size == 0)
+    size_t length = shader ? strlen(shader) : 0;
+    if (length == 0 || length >= size)
         return false;
-    char path[TEXTURE_PATH_MAX];
-    size_t length = strlen(shader);
-    if (length == 0 || length >= sizeof path)
-        return false;
-    /* Backslashes only ever mean a Windows separator in these files. */
     for (size_t i = 0; i <= length; ++i)
         path[i] = shader[i] == '\\' ? '/' : shader[i];
+    return true;
+}
 
-    char folder[TEXTURE_PATH_MAX] = "";
-    if (model_path) {
-        const char *slash = strrchr(model_path, '/');
-        if (slash && (size_t)(slash - model_path + 1) < sizeof folder)
-            snprintf(folder, sizeof folder, "%.*s", (int)(slash - model_path + 1), model_path);
+/* "f:..." : a Windows drive, so a place on the exporter's disk. */
+static bool has_drive_letter(const char *path)
+{
+    char first = path[0];
+    return ((first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z')) && path[1] == ':';
+}
+
+/* A path that stays inside whatever folder it is read against: not absolute ("/x", "//x"), no drive
+ * letter, no ".." component. */
+static bool stays_inside(const char *path)
+{
+    if (path[0] == '/' || has_drive_letter(path))
+        return false;
+    for (const char *part = path; *part;) {
+        size_t length = strcspn(part, "/");
+        if (length == 2 && part[0] == '.' && part[1] == '.')
+            return false;
+        part += length;
+        while (*part == '/')
+            ++part;
     }
+    return true;
+}
+
+/* The file name at the end of a normalized shader path, or NULL for none ("sub/", "..", "f:"). */
+static const char *base_name(const char *path)
+{
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    if (*base == '\0')
-        return false; /* a folder, not an image */
+    if (base == path && has_drive_letter(base))
+        base += 2;
+    if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+        return NULL;
+    return base;
+}
 
-    /* An absolute path is tried as written; a relative one against the model's folder, never against
-     * the working directory, so where the program was started from cannot change which image loads. */
+/* "dir/" for "dir/file" and "" for "file": the folder part with its slash. */
+static void folder_of(const char *file_path, char *folder, size_t size)
+{
+    folder[0] = '\0';
+    const char *slash = file_path ? strrchr(file_path, '/') : NULL;
+    if (slash && (size_t)(slash - file_path + 1) < size)
+        snprintf(folder, size, "%.*s", (int)(slash - file_path + 1), file_path);
+}
+
+/* The base name in `folder` ("" or ending in '/'), with its extensions. */
+static bool try_base_name(const char *folder, const char *path, char *out, size_t out_size)
+{
+    const char *base = base_name(path);
+    if (!base)
+        return false;
     char candidate[2 * TEXTURE_PATH_MAX];
-    if (path[0] == '/') {
-        if (try_with_extensions(path, out, out_size))
-            return true;
-    } else {
+    snprintf(candidate, sizeof candidate, "%s%s", folder, base);
+    return strlen(candidate) < TEXTURE_PATH_MAX && try_with_extensions(candidate, out, out_size);
+}
+
+bool md5_resolve_texture(const char *model_path, const char *shader, char *out, size_t out_size)
+{
+    char path[TEXTURE_PATH_MAX];
+    if (!out || out_size == 0 || !normalized_shader(shader, path, sizeof path) || !base_name(path))
+        return false;
+    char folder[TEXTURE_PATH_MAX];
+    folder_of(model_path, folder, sizeof folder);
+
+    /* A relative path is read against the model's folder, never against the working directory, so where
+     * the program was started from cannot change which image loads. One that would leave the folder is
+     * not tried as written: only its file name is. */
+    if (stays_inside(path)) {
+        char candidate[2 * TEXTURE_PATH_MAX];
         snprintf(candidate, sizeof candidate, "%s%s", folder, path);
         if (strlen(candidate) < TEXTURE_PATH_MAX && try_with_extensions(candidate, out, out_size))
             return true;
     }
-    snprintf(candidate, sizeof candidate, "%s%s", folder, base);
-    return strlen(candidate) < TEXTURE_PATH_MAX && try_with_extensions(candidate, out, out_size);
+    return try_base_name(folder, path, out, out_size);
+}
+
+bool md5_find_texture_in_folder(const char *folder, const char *shader, char *out, size_t out_size)
+{
+    char path[TEXTURE_PATH_MAX];
+    if (!folder || !out || out_size == 0 || !normalized_shader(shader, path, sizeof path))
+        return false;
+    size_t length = strlen(folder);
+    if (length == 0 || length + 2 > TEXTURE_PATH_MAX)
+        return false; /* no folder: the working directory is never searched */
+    char with_slash[TEXTURE_PATH_MAX];
+    snprintf(with_slash, sizeof with_slash, "%s%s", folder, folder[length - 1] == '/' ? "" : "/");
+    return try_base_name(with_slash, path, out, out_size);
 }
