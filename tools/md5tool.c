@@ -28,6 +28,7 @@
 #include "tga.h"
 
 #include "md5tool_common.h"
+#include "md5tool_new_character.h"
 #include "md5tool_trace.h"
 
 static const char help_text[] =
@@ -59,6 +60,10 @@ static const char help_text[] =
     "  md5tool trace CONFIG_DIR --script FILE [--json] [--character NAME] [--rate HZ]\n"
     "                                          step a character's state machine through a script of parameter\n"
     "                                          changes (default: first character, 60 Hz); a line per step\n"
+    "  md5tool new-character NAME MESH ANIM... --out DIR [--force]\n"
+    "                                          a starter config (characters, clips, states, demo, controls)\n"
+    "                                          for your own model: roles, speeds, axes and scale guessed and\n"
+    "                                          marked in the files (new-character --help for the details)\n"
     "  md5tool --help\n"
     "\n"
     "The file type is decided by the extension (.md5mesh or .md5anim) and the parser must agree; any other\n"
@@ -524,5 +529,7 @@ int main(int argc, char **argv)
         return command_synth(command_argc, command_argv);
     if (strcmp(command, "trace") == 0)
         return command_trace(command_argc, command_argv);
+    if (strcmp(command, "new-character") == 0)
+        return command_new_character(command_argc, command_argv);
     return usage_error("unknown command '%s'", command);
 }
