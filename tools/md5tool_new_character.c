@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -47,7 +48,7 @@ static const struct {
     {NEW_CHARACTER_ROLE_RUN, {"run", "sprint", "jog"}},
     {NEW_CHARACTER_ROLE_JUMP, {"jump"}},
     {NEW_CHARACTER_ROLE_UNKNOWN, {"turn"}}, /* placeholder row: see guess_turn */
-    {NEW_CHARACTER_ROLE_OVERLAY, {"wave", "attack", "gesture", "shoot", "punch", "throw", "celebrate"}},
+    {NEW_CHARACTER_ROLE_OVERLAY, {"wave", "attack", "gesture", "shoot", "punch", "throw"}},
     {NEW_CHARACTER_ROLE_PAIN, {"pain", "hit", "flinch"}},
     {NEW_CHARACTER_ROLE_DEATH, {"death", "dying", "die"}},
     {NEW_CHARACTER_ROLE_DEAD, {"dead"}},
@@ -380,7 +381,8 @@ bool new_character_measure_speed(const model *m, const new_character_body *body,
     int last = c->frame_count - 1;
     out->root_travel = horizontal_distance(body, frames[0].position, frames[(size_t)last * n].position);
     if (body->foot_count == 2) {
-        const joint_pose *start = frames;
+        /* 15% into the cycle: past a walk's double support, still inside a run's stance. */
+        const joint_pose *start = &frames[(size_t)lroundf(0.15f * (float)last) * n];
         int low0 = lowest_joint_of_foot(body, start, 0), low1 = lowest_joint_of_foot(body, start, 1);
         out->foot_down_at_start = height_of(body, start[low0].position) <= height_of(body, start[low1].position) ? 0 : 1;
     }
@@ -513,7 +515,7 @@ static const char new_character_help[] =
     "  role of each clip, from its file name (the mesh's name in front of it is ignored), first match wins:\n"
     "    idle, stand, breath -> idle          walk -> walk          run, sprint, jog -> run\n"
     "    jump -> jump                         turn + left/right -> turn_left / turn_right\n"
-    "    wave, attack, gesture, shoot, punch, throw, celebrate -> overlay (upper body, E key)\n"
+    "    wave, attack, gesture, shoot, punch, throw -> overlay (upper body, E key)\n"
     "    pain, hit, flinch -> pain (H key)    death, dying, die -> death (K key)\n"
     "    dead -> dead (lying still after the death)\n"
     "    anything else: a commented-out clip section and no state. Two clips for one role: the first in\n"
@@ -630,6 +632,36 @@ static const candidate *role_clip(const plan *p, new_character_role role)
     return p->by_role[role] >= 0 ? &p->clips[p->by_role[role]] : NULL;
 }
 
+/* A `; ` comment of free text (messages and paths), wrapped at spaces to 100 columns and cut into pieces
+ * of 180 where a word is longer: the ini reader refuses lines over 198 characters, comments included. */
+static void write_comment(FILE *out, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+static void write_comment(FILE *out, const char *format, ...)
+{
+    char text[4096];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text, sizeof text, format, args);
+    va_end(args);
+    enum { WRAP = 98, CUT = 180 };
+    const char *line = text;
+    while (*line) {
+        size_t length = strcspn(line, "\n");
+        size_t take = length;
+        if (take > WRAP) {
+            size_t space = 0;
+            for (size_t i = 0; i <= WRAP; ++i)
+                if (line[i] == ' ')
+                    space = i;
+            take = space > 0 ? space : length < CUT ? length : CUT;
+        }
+        fprintf(out, "; %.*s\n", (int)take, line);
+        line += take;
+        while (*line == ' ' || (*line == '\n' && take == length))
+            ++line, take = 0;
+    }
+}
+
 /* ---- characters.ini ---- */
 
 static void write_characters(FILE *out, const plan *p)
@@ -697,13 +729,13 @@ static void write_clip(FILE *out, const plan *p, int index)
     const char *hash = c->usable ? "" : "; ";
     fputc('\n', out);
     if (!c->file.ok || !c->file.clip) {
-        fprintf(out, "; Left out: %s\n", c->problem);
+        write_comment(out, "Left out: %s", c->problem);
     } else if (c->problem[0]) {
-        fprintf(out, "; Left out: %s (does not fit %s)\n", c->problem, p->mesh_path);
+        write_comment(out, "Left out: %s (does not fit %s)", c->problem, p->mesh_path);
     } else if (c->rival >= 0) {
-        fprintf(out, "; Left out: its name says %s, but %s came first in name order. To use this one instead, point\n"
-                     "; [%s] at this file.\n",
-                new_character_role_name(c->role), p->clips[c->rival].path, p->clips[c->rival].section);
+        write_comment(out, "Left out: its name says %s, but %s came first in name order. To use this one instead, "
+                           "point [%s] at this file.",
+                      new_character_role_name(c->role), p->clips[c->rival].path, p->clips[c->rival].section);
     } else if (c->role == NEW_CHARACTER_ROLE_UNKNOWN) {
         fprintf(out, "; Left out: its name says nothing of what it is for. To use it, uncomment this section and add\n"
                      "; to states.ini a state `[state %s]` with `clip = %s` and transitions into and out of it\n"
@@ -1095,7 +1127,7 @@ static void study_clips(plan *p)
 static void measure_clips(plan *p)
 {
     for (int i = 0; i < p->clip_count; ++i)
-        if (p->clips[i].usable)
+        if (p->clips[i].file.clip && !p->clips[i].problem[0])
             new_character_measure_speed(p->model, &p->body, p->clips[i].file.clip, &p->clips[i].speed);
     const candidate *walk = role_clip(p, NEW_CHARACTER_ROLE_WALK), *run = role_clip(p, NEW_CHARACTER_ROLE_RUN);
     p->walk_metres = walk ? metres(p, walk->speed.speed) : 0.0f;
@@ -1129,10 +1161,9 @@ static void print_summary(const plan *p, const char *folder)
         else if (c->role == NEW_CHARACTER_ROLE_UNKNOWN)
             printf("left out: role unknown from its name (commented out in clips.ini)\n");
         else if (is_locomotion(c->role) && c->speed.speed > 0.0f)
-            printf("%s, %.4g units/s = %.3g m/s (%s)\n", c->file.clip->last_frame_is_first ? "loops" : "cycle",
-                   (double)c->speed.speed, (double)metres(p, c->speed.speed), speed_method_text(c->speed.method));
+            printf("loops, %.4g units/s = %.3g m/s (%s)\n", (double)c->speed.speed, (double)metres(p, c->speed.speed), speed_method_text(c->speed.method));
         else
-            printf("%s%s\n", c->file.clip->last_frame_is_first ? "last frame repeats the first" : "plays once",
+            printf("%s%s\n", role_loops(c->role) || i == p->idle ? "loops" : "plays once",
                    i == p->idle && c->role != NEW_CHARACTER_ROLE_IDLE ? "; stands in for idle" : "");
     }
     if (p->overlay_root >= 0)

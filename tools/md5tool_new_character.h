@@ -37,7 +37,7 @@ typedef enum new_character_role {
  *   run, sprint, jog                        run
  *   jump                                    jump
  *   turn + left (or _l, .l)                 turn_left;  turn + right (or _r, .r): turn_right
- *   wave, attack, gesture, shoot, punch, throw, celebrate   overlay
+ *   wave, attack, gesture, shoot, punch, throw   overlay
  *   pain, hit, flinch                       pain
  *   death, dying, die                       death
  *   dead                                    dead
@@ -81,7 +81,7 @@ typedef struct new_character_speed {
     float speed;            /* file units per second along the ground */
     float root_travel;      /* file units the root travels from the first frame to the last */
     int samples;            /* planted-foot frames measured */
-    int foot_down_at_start; /* the foot lower at frame 0 (0 or 1), -1 without feet: for sync groups */
+    int foot_down_at_start; /* the foot lower 15% into the clip (0 or 1), -1 without feet: for sync groups */
 } new_character_speed;
 
 /* Ground speed of a clip that fits m's skeleton. The root travels when it moves horizontally more than
