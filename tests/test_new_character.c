@@ -342,6 +342,12 @@ static void test_written_files_for_the_mannequin_load(void)
     CHECK(strcmp(value, "false") == 0);
     ini_value(clips, "wave", "loop", value, sizeof value);
     CHECK(strcmp(value, "false") == 0);
+    /* The engine's loop detection in the comments: walk's last frame repeats its first (a 1 s cycle at 30 fps
+     * over 31 frames), celebrate's does not (assetgen writes it as a one-shot). */
+    CHECK_STR_CONTAINS(clips, "; the last frame repeats the first: a seamless cycle of 1.000 s\nloop = true\n"
+                              "; measured from the planted foot's backward slide: 1.4 file units/s");
+    CHECK_STR_CONTAINS(clips, "; [celebrate]\n; file = ");
+    CHECK_STR_CONTAINS(clips, "celebrate.md5anim\n; plays once (2.400 s) and holds its last frame\n; loop = false\n");
     ini_value(clips, "walk", "speed", value, sizeof value);
     CHECK_NEAR(atof(value), 1.4, 0.07);
     ini_value(clips, "run", "speed", value, sizeof value);
