@@ -8,6 +8,7 @@
 #define MARIONETTE_MD5TOOL_NEW_CHARACTER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "model/clip.h"
 #include "model/model.h"
@@ -43,6 +44,10 @@ typedef enum new_character_role {
  *   dead                                    dead
  * anything else (a turn without a side included) is unknown. mesh_path may be NULL. */
 new_character_role new_character_guess_role(const char *clip_path, const char *mesh_path);
+
+/* The clip's name as the tool uses it: the file name without folder and extension, the mesh's file name
+ * (and the separators after it) taken off its front unless nothing else is left. */
+void new_character_clip_name(const char *clip_path, const char *mesh_path, char *out, size_t size);
 
 /* "idle", "walk", ..., "unknown". */
 const char *new_character_role_name(new_character_role role);
