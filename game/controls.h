@@ -22,6 +22,8 @@ typedef enum game_action {
     GAME_ACTION_RUN,
     GAME_ACTION_JUMP,
     GAME_ACTION_WAVE,
+    GAME_ACTION_HIT,
+    GAME_ACTION_DIE,
     GAME_ACTION_ORBIT_LEFT,
     GAME_ACTION_ORBIT_RIGHT,
     GAME_ACTION_HELP,
@@ -58,7 +60,7 @@ typedef struct controls {
     float orbit_keys_degrees_per_second; /* camera turn while an orbit key is held */
 } controls;
 
-/* WASD and the arrows move, both Shifts run, Space jumps, E waves, Q/R orbit, F1-F5, G, P, '.', '[', ']',
+/* WASD and the arrows move, both Shifts run, Space jumps, E waves, H hits, K dies, Q/R orbit, F1-F5, G, P, '.', '[', ']',
  * C, X, F12 and Escape for the rest (config/controls.ini lists the same). */
 controls controls_defaults(void);
 

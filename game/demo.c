@@ -241,6 +241,10 @@ static void spawn_crowd(demo *d, int count)
         .wave_chance = d->settings.crowd.wave_chance,
         .celebrate_chance = d->settings.crowd.celebrate_chance,
         .run_chance = d->settings.crowd.run_chance,
+        /* The player's speeds are the clips' speeds (md5tool new-character measures them for a new body),
+         * so the crowd walks and runs at them too and its feet do not slide. */
+        .walk_speed = d->settings.player.walk_speed,
+        .run_speed = d->settings.player.run_speed,
     };
     desc.body_count = crowd_bodies(d, desc.bodies, &problems);
     if (d->player) {
@@ -465,6 +469,8 @@ static void simulate_step(demo *d, float dt)
                 .run = in->held[GAME_ACTION_RUN] > 0,
                 .jump = in->pressed[GAME_ACTION_JUMP],
                 .wave = in->pressed[GAME_ACTION_WAVE],
+                .hit = in->pressed[GAME_ACTION_HIT],
+                .die = in->pressed[GAME_ACTION_DIE],
             };
             updated = player_step(d->player, &intent, camera_yaw_radians(&d->camera), scaled, &update);
             if (updated)

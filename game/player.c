@@ -105,6 +105,12 @@ bool player_step(player *player, const player_intent *intent, float camera_yaw_r
         animator_set_trigger(player->animator, "jump");
     if (wanted.wave)
         animator_set_trigger(player->animator, "wave");
+    /* Only characters made for them (md5tool new-character) declare hit and die; the others answer false,
+     * which is no mistake: the key just does nothing for them. */
+    if (wanted.hit)
+        animator_set_trigger(player->animator, "hit");
+    if (wanted.die)
+        animator_set_trigger(player->animator, "die");
     return animator_update(player->animator, dt, result);
 }
 

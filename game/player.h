@@ -21,6 +21,8 @@ typedef struct player_intent {
     bool run;           /* held: run_speed instead of walk_speed */
     bool jump;          /* pressed this step */
     bool wave;          /* pressed this step */
+    bool hit;           /* pressed this step: the `hit` trigger (a pain reaction), if the states have it */
+    bool die;           /* pressed this step: the `die` trigger (death, or getting up), if the states have it */
 } player_intent;
 
 typedef struct player_params {
@@ -52,8 +54,8 @@ bool player_place(player *player, float x, float z, float heading);
  *      run held, run_speed; half-way input asks for half the speed;
  *   2. the mover steps towards it (acceleration, braking, turning as mover.h says);
  *   3. the animator gets speed = the mover's ground speed after the step, grounded = true (the mover keeps
- *      the feet on the floor; a jump's air time is the clip's own), the jump and wave triggers when
- *      pressed, and is updated by dt. `turn` stays 0: the mover turns the body itself, and the turn-in-place
+ *      the feet on the floor; a jump's air time is the clip's own), the jump, wave, hit and die triggers
+ *      when pressed (a state machine without one ignores it), and is updated by dt. `turn` stays 0: the mover turns the body itself, and the turn-in-place
  *      clips would turn it a second time with their own root yaw.
  * intent may be NULL (no input). Non-finite intent values read as 0. result (may be NULL) gets the
  * animator's update result (events such as footsteps). False (nothing changes) when player is NULL or dt

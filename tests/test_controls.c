@@ -108,6 +108,7 @@ static void test_defaults_bind_what_the_issue_says(void)
         {SDLK_d, GAME_ACTION_MOVE_RIGHT},     {SDLK_RIGHT, GAME_ACTION_MOVE_RIGHT},
         {SDLK_LSHIFT, GAME_ACTION_RUN},       {SDLK_RSHIFT, GAME_ACTION_RUN},
         {SDLK_SPACE, GAME_ACTION_JUMP},       {SDLK_e, GAME_ACTION_WAVE},
+        {SDLK_h, GAME_ACTION_HIT},            {SDLK_k, GAME_ACTION_DIE},
         {SDLK_q, GAME_ACTION_ORBIT_LEFT},     {SDLK_r, GAME_ACTION_ORBIT_RIGHT},
         {SDLK_F1, GAME_ACTION_HELP},          {SDLK_F2, GAME_ACTION_SKELETON},
         {SDLK_F3, GAME_ACTION_BOUNDS},        {SDLK_F4, GAME_ACTION_NORMALS},
@@ -213,8 +214,8 @@ static void test_every_mistake_is_reported_and_changes_nothing(void)
         {"[keyz]\njump = J\n", 1, "unknown section [keyz]"},
         {"[keys]\njmp = Space\n", 2, "unknown action 'jmp'"},
         {"[keys]\n\njump = Spcae\n", 3, "jump: unknown key name 'Spcae'"},
-        {"[keys]\njump = J, K, L, M, N\n", 2, "jump has 5 keys; at most 4"},
-        {"[keys]\njump = J, , K\n", 2, "a key name is missing between commas"},
+        {"[keys]\njump = J, L, M, N, O\n", 2, "jump has 5 keys; at most 4"},
+        {"[keys]\njump = J, , L\n", 2, "a key name is missing between commas"},
         {"[keys]\njump = J, j\n", 2, "jump lists 'j' twice"},
         {"[keys]\njump =\n", 2, "jump has no keys; write 'none'"},
         {"[keys]\njump = E\n", 2, "'E' is bound to both wave (its default"},
@@ -228,7 +229,7 @@ static void test_every_mistake_is_reported_and_changes_nothing(void)
         {"[mouse]\ninvert_y = yes\n", 2, "'invert_y' must be true or false, not 'yes'"},
         {"[mouse]\nsensitivity = 2\n", 2, "unknown key 'sensitivity' in [mouse]"},
         {"[keys]\njump Space\n", 2, "expected 'key = value'"},
-        {"[keys]\njump = J\njump = K\n", 3, "duplicate key 'jump'"},
+        {"[keys]\njump = J\njump = L\n", 3, "duplicate key 'jump'"},
     };
     controls before = controls_defaults();
     diag_list errors = {0};
@@ -250,7 +251,7 @@ static void test_every_mistake_is_reported_and_changes_nothing(void)
     controls c = before;
     diag_list_clear(&errors);
     CHECK(!load_text("[keys]\n"
-                     "jump = K\n"
+                     "jump = L\n"
                      "wave = Nope\n"
                      "step = Comma\n"
                      "dance = D\n"

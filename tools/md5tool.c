@@ -28,6 +28,7 @@
 #include "tga.h"
 
 #include "md5tool_common.h"
+#include "md5tool_new_character.h"
 #include "md5tool_trace.h"
 
 /* What follows the commands in `md5tool --help`. */
@@ -521,6 +522,9 @@ static const md5tool_command commands[] = {
     {"trace", command_trace, "trace CONFIG_DIR --script FILE [--json] [--character NAME] [--rate HZ]",
      "step a character's state machine through a script of parameter changes (default: first character,\n"
      "60 Hz); a line per step"},
+    {"new-character", command_new_character, "new-character NAME MESH ANIM... --out DIR [--force]",
+     "a starter config (characters, clips, states, demo, controls) for your own model: roles, speeds, axes\n"
+     "and scale guessed and marked in the files (new-character --help for the details)"},
 };
 
 /* Each line of text, `indent` spaces in. */
@@ -580,7 +584,8 @@ int main(int argc, char **argv)
         if (strcmp(name, commands[i].name) != 0)
             continue;
         /* Each command sees its own name as argv[0], like a program of its own. */
-        if (asks_for_help(argc - 1, argv + 1)) {
+        /* new-character answers --help itself, with its table of clip roles. */
+        if (commands[i].run != command_new_character && asks_for_help(argc - 1, argv + 1)) {
             print_command(stdout, &commands[i], "usage: ", 2);
             return EXIT_SUCCESS;
         }

@@ -1,0 +1,481 @@
+/* md5tool new-character: the role table, the measurements (speed, loops, axes, overlay branch) on the
+ * generated clips whose true values are known (tools/assetgen makes walk at 1.4 m/s and run at 3.5 m/s in
+ * place, walk_root_motion travelling at 1.4 m/s, wave on the right arm), and the files it writes for the
+ * mannequin loading through the engine and the demo's own readers. The built tool runs as a user runs it.
+ *
+ * characters.ini's scale, up and forward keys come from another branch: until it is merged the loader
+ * refuses them as unknown keys, and this test then loads a copy without those three lines (and says so).
+ * Once merged, the files load exactly as written. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "anim/anim_config.h"
+#include "check.h"
+#include "controls.h"
+#include "demo_config.h"
+#include "md5/md5.h"
+#include "md5tool_new_character.h"
+#include "test_files.h"
+
+#define ASSETS MARIONETTE_SOURCE_DIR "/assets/"
+#define MANNEQUIN ASSETS "models/mannequin.md5mesh"
+
+static char folder[512];
+
+/* ---- running the tool ---- */
+
+typedef struct tool_run {
+    int status;   /* exit status, -1 when it did not exit */
+    char *output; /* stdout and stderr */
+} tool_run;
+
+static tool_run run_tool(const char *arguments)
+{
+    char output_path[600], command[4096];
+    snprintf(output_path, sizeof output_path, "%s/tool_output.txt", folder);
+    snprintf(command, sizeof command, "'%s' %s > '%s' 2>&1", MARIONETTE_MD5TOOL, arguments, output_path);
+    int status = system(command);
+    tool_run run = {.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+    run.output = test_read_file(output_path, NULL);
+    if (!run.output)
+        run.output = calloc(1, 1);
+    return run;
+}
+
+static void load_clip_or_fail(const char *name, clip **out)
+{
+    char path[512];
+    snprintf(path, sizeof path, ASSETS "clips/%s.md5anim", name);
+    diag err = {0};
+    *out = NULL;
+    CHECK(md5_load_clip(path, out, &err, NULL));
+}
+
+/* ---- roles ---- */
+
+static void test_roles_from_file_names(void)
+{
+    static const struct {
+        const char *clip, *mesh;
+        new_character_role role;
+    } cases[] = {
+        {"a/idle.md5anim", NULL, NEW_CHARACTER_ROLE_IDLE},
+        {"Stand_Breathing.md5anim", NULL, NEW_CHARACTER_ROLE_IDLE},
+        {"WALK_fwd.md5anim", NULL, NEW_CHARACTER_ROLE_WALK},
+        {"running.md5anim", NULL, NEW_CHARACTER_ROLE_RUN},
+        {"sprint.md5anim", NULL, NEW_CHARACTER_ROLE_RUN},
+        {"jog2.md5anim", NULL, NEW_CHARACTER_ROLE_RUN},
+        {"jump_up.md5anim", NULL, NEW_CHARACTER_ROLE_JUMP},
+        {"turn_left.md5anim", NULL, NEW_CHARACTER_ROLE_TURN_LEFT},
+        {"TurnRight90.md5anim", NULL, NEW_CHARACTER_ROLE_TURN_RIGHT},
+        {"turn_r.md5anim", NULL, NEW_CHARACTER_ROLE_TURN_RIGHT},
+        {"turn.md5anim", NULL, NEW_CHARACTER_ROLE_UNKNOWN}, /* no side */
+        {"wave.md5anim", NULL, NEW_CHARACTER_ROLE_OVERLAY},
+        {"attack2.md5anim", NULL, NEW_CHARACTER_ROLE_OVERLAY},
+        {"shoot.md5anim", NULL, NEW_CHARACTER_ROLE_OVERLAY},
+        {"throw_grenade.md5anim", NULL, NEW_CHARACTER_ROLE_OVERLAY},
+        {"pain_chest.md5anim", NULL, NEW_CHARACTER_ROLE_PAIN},
+        {"hit.md5anim", NULL, NEW_CHARACTER_ROLE_PAIN},
+        {"flinch.md5anim", NULL, NEW_CHARACTER_ROLE_PAIN},
+        {"death1.md5anim", NULL, NEW_CHARACTER_ROLE_DEATH},
+        {"dying.md5anim", NULL, NEW_CHARACTER_ROLE_DEATH},
+        {"die.md5anim", NULL, NEW_CHARACTER_ROLE_DEATH},
+        {"dead.md5anim", NULL, NEW_CHARACTER_ROLE_DEAD},
+        {"celebrate.md5anim", NULL, NEW_CHARACTER_ROLE_UNKNOWN},
+        {"dance.md5anim", NULL, NEW_CHARACTER_ROLE_UNKNOWN},
+        /* The mesh's name in front is ignored: "soldier" holds "die". */
+        {"soldier_salute.md5anim", NULL, NEW_CHARACTER_ROLE_DEATH},
+        {"soldier_salute.md5anim", "m/soldier.md5mesh", NEW_CHARACTER_ROLE_UNKNOWN},
+        {"boneman_dying.md5anim", "boneman.md5mesh", NEW_CHARACTER_ROLE_DEATH},
+        /* Earlier rows win: idle before death. */
+        {"soldier_idle.md5anim", NULL, NEW_CHARACTER_ROLE_IDLE},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        new_character_role role = new_character_guess_role(cases[i].clip, cases[i].mesh);
+        if (role != cases[i].role)
+            fprintf(stderr, "  %s: %s, expected %s\n", cases[i].clip, new_character_role_name(role),
+                    new_character_role_name(cases[i].role));
+        CHECK(role == cases[i].role);
+    }
+    CHECK(strcmp(new_character_role_name(NEW_CHARACTER_ROLE_OVERLAY), "overlay") == 0);
+    CHECK(strcmp(new_character_role_name(NEW_CHARACTER_ROLE_COUNT), "unknown") == 0);
+}
+
+/* ---- measurements on the mannequin ---- */
+
+typedef struct mannequin {
+    model *model;
+    clip *idle;
+    new_character_body body;
+} mannequin;
+
+static bool mannequin_load(mannequin *m)
+{
+    diag err = {0};
+    *m = (mannequin){0};
+    if (!md5_load_model(MANNEQUIN, &m->model, &err, NULL))
+        return false;
+    load_clip_or_fail("idle", &m->idle);
+    return m->idle && new_character_study_body(m->model, m->idle, &m->body);
+}
+
+static void mannequin_free(mannequin *m)
+{
+    new_character_body_free(&m->body);
+    clip_free(m->idle);
+    model_free(m->model);
+}
+
+static void test_body_axes_feet_and_scale(void)
+{
+    mannequin m;
+    CHECK(mannequin_load(&m));
+    if (!m.model)
+        return;
+    const skeleton *s = &m.model->skeleton;
+    CHECK(m.body.from_clip);
+    CHECK(m.body.up_axis == 2 && m.body.up_sign > 0.0f);          /* +Z, as assetgen writes it */
+    CHECK(m.body.forward_axis == 0 && m.body.forward_sign > 0.0f); /* +X: the toes are ahead of the ankles */
+    CHECK(m.body.forward_from_feet);
+    CHECK(m.body.feet_by_name && m.body.foot_count == 2);
+    if (m.body.foot_count == 2) {
+        CHECK(strcmp(s->names[m.body.foot_root[0]], "foot.L") == 0 || strcmp(s->names[m.body.foot_root[0]], "foot.R") == 0);
+        CHECK(strcmp(s->names[m.body.foot_root[1]], "foot.L") == 0 || strcmp(s->names[m.body.foot_root[1]], "foot.R") == 0);
+        CHECK(m.body.foot_root[0] != m.body.foot_root[1]);
+    }
+    /* The mannequin is about 1.8 m tall in metres: a scale near 1 that makes it exactly 1.8. */
+    CHECK(m.body.height > 1.6f && m.body.height < 1.95f);
+    CHECK_NEAR(m.body.scale * m.body.height, 1.8, 1e-5);
+    mannequin_free(&m);
+}
+
+static void test_speeds_from_feet_and_root(void)
+{
+    mannequin m;
+    CHECK(mannequin_load(&m));
+    if (!m.model)
+        return;
+    static const struct {
+        const char *clip;
+        new_character_speed_method method;
+        double speed;
+    } cases[] = {
+        {"walk", NEW_CHARACTER_SPEED_PLANTED_FOOT, 1.4},
+        {"run", NEW_CHARACTER_SPEED_PLANTED_FOOT, 3.5},
+        {"walk_root_motion", NEW_CHARACTER_SPEED_ROOT_MOTION, 1.4},
+        {"idle", NEW_CHARACTER_SPEED_NONE, 0.0},
+        {"wave", NEW_CHARACTER_SPEED_NONE, 0.0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        clip *c = NULL;
+        load_clip_or_fail(cases[i].clip, &c);
+        if (!c)
+            continue;
+        new_character_speed speed;
+        CHECK(new_character_measure_speed(m.model, &m.body, c, &speed));
+        printf("  %s: %.4f units/s, method %d, %d samples, root travel %.3f\n", cases[i].clip, (double)speed.speed,
+               (int)speed.method, speed.samples, (double)speed.root_travel);
+        CHECK(speed.method == cases[i].method);
+        CHECK_NEAR(speed.speed, cases[i].speed, 0.05 * cases[i].speed);
+        clip_free(c);
+    }
+    /* Walk and run both start at the left foot's heel strike, so they may share a sync group. */
+    clip *walk = NULL, *run = NULL;
+    load_clip_or_fail("walk", &walk);
+    load_clip_or_fail("run", &run);
+    new_character_speed walk_speed, run_speed;
+    if (walk && run && new_character_measure_speed(m.model, &m.body, walk, &walk_speed) &&
+        new_character_measure_speed(m.model, &m.body, run, &run_speed)) {
+        CHECK(walk_speed.foot_down_at_start >= 0);
+        CHECK(walk_speed.foot_down_at_start == run_speed.foot_down_at_start);
+        CHECK(strcmp(m.model->skeleton.names[m.body.foot_root[walk_speed.foot_down_at_start]], "foot.L") == 0);
+    }
+    clip_free(walk);
+    clip_free(run);
+    mannequin_free(&m);
+}
+
+static void test_overlay_root_of_the_wave(void)
+{
+    mannequin m;
+    CHECK(mannequin_load(&m));
+    if (!m.model)
+        return;
+    clip *wave = NULL;
+    load_clip_or_fail("wave", &wave);
+    if (wave) {
+        int root = new_character_overlay_root(m.model, &m.body, wave, m.idle);
+        CHECK(root >= 0);
+        if (root >= 0)
+            CHECK(strcmp(m.model->skeleton.names[root], "clavicle.R") == 0);
+        /* Against its own first frame too. */
+        root = new_character_overlay_root(m.model, &m.body, wave, NULL);
+        CHECK(root >= 0 && strcmp(m.model->skeleton.names[root], "clavicle.R") == 0);
+    }
+    clip_free(wave);
+    mannequin_free(&m);
+}
+
+/* ---- the files it writes ---- */
+
+/* The section [name] of an ini text and the value of key in it, or "" (first line only). */
+static void ini_value(const char *text, const char *section, const char *key, char *out, size_t size)
+{
+    out[0] = '\0';
+    char header[128];
+    snprintf(header, sizeof header, "\n[%s]\n", section);
+    const char *at = text ? strstr(text, header) : NULL;
+    if (!at)
+        return;
+    at += strlen(header);
+    size_t key_length = strlen(key);
+    while (*at && *at != '[') {
+        const char *end = strchr(at, '\n');
+        size_t length = end ? (size_t)(end - at) : strlen(at);
+        if (strncmp(at, key, key_length) == 0 && strncmp(at + key_length, " = ", 3) == 0) {
+            size_t value = length - key_length - 3;
+            snprintf(out, size, "%.*s", (int)(value < size ? value : size - 1), at + key_length + 3);
+            return;
+        }
+        if (!end)
+            return;
+        at = end + 1;
+    }
+}
+
+/* characters.ini without the keys another branch adds. */
+static void strip_axes_keys(const char *from, const char *to)
+{
+    char *text = test_read_file(from, NULL);
+    if (!text)
+        return;
+    FILE *out = fopen(to, "w");
+    for (char *line = strtok(text, "\n"); out && line; line = strtok(NULL, "\n"))
+        if (strncmp(line, "scale = ", 8) != 0 && strncmp(line, "up = ", 5) != 0 && strncmp(line, "forward = ", 10) != 0)
+            fprintf(out, "%s\n", line);
+    if (out)
+        fclose(out);
+    free(text);
+}
+
+/* Loads DIR/characters.ini through the engine, as the demo does. Without the scale/up/forward keys merged,
+ * a copy without them; *merged says which. Returns the config (NULL after printing its errors). */
+static anim_config *load_written_config(const char *dir, cache *cache, bool *merged)
+{
+    char path[800], stripped[800];
+    snprintf(path, sizeof path, "%s/characters.ini", dir);
+    diag_list errors = {0};
+    anim_config *config = anim_config_load(path, cache, &errors);
+    *merged = config != NULL;
+    bool only_axes_keys = !config && errors.count > 0;
+    for (int i = 0; i < errors.count; ++i)
+        only_axes_keys = only_axes_keys && (strstr(errors.items[i].message, "unknown key 'scale'") ||
+                                            strstr(errors.items[i].message, "unknown key 'up'") ||
+                                            strstr(errors.items[i].message, "unknown key 'forward'"));
+    if (!config && only_axes_keys) {
+        printf("  note: the loader does not know scale/up/forward yet (not merged): loading without them\n");
+        snprintf(stripped, sizeof stripped, "%s/characters_without_axes.ini", dir);
+        strip_axes_keys(path, stripped);
+        diag_list_clear(&errors);
+        config = anim_config_load(stripped, cache, &errors);
+    }
+    if (!config)
+        test_print_diags(&errors);
+    diag_list_free(&errors);
+    return config;
+}
+
+static void test_written_files_for_the_mannequin_load(void)
+{
+    char dir[700], arguments[3000];
+    snprintf(dir, sizeof dir, "%s/mannequin", folder);
+    snprintf(arguments, sizeof arguments,
+             "new-character mannequin '%s' '%sclips/'*.md5anim '%s/bad/garbage.md5anim' '%s/synth/synth.md5anim' --out '%s'",
+             MANNEQUIN, ASSETS, folder, folder, dir);
+    /* A clip that does not parse and one made for another skeleton are reported, not fatal. */
+    char bad[700];
+    snprintf(bad, sizeof bad, "%s/bad", folder);
+    mkdir(bad, 0777);
+    snprintf(bad, sizeof bad, "%s/bad/garbage.md5anim", folder);
+    test_write_file(bad, "MD5Version 10\ncommandline \"\"\nnumFrames x\n");
+    snprintf(bad, sizeof bad, "%s/synth", folder);
+    CHECK(system(NULL) != 0);
+    char synth_command[1200];
+    snprintf(synth_command, sizeof synth_command, "'%s' synth '%s' > /dev/null", MARIONETTE_MD5TOOL, bad);
+    CHECK(system(synth_command) == 0);
+
+    tool_run run = run_tool(arguments);
+    printf("%s", run.output);
+    CHECK(run.status == 0);
+    CHECK_STR_CONTAINS(run.output, "garbage.md5anim:3:");  /* file:line of the parse error */
+    CHECK_STR_CONTAINS(run.output, "synth.md5anim: clip has 33 joints, skeleton has 31");
+    free(run.output);
+
+    char path[800];
+    snprintf(path, sizeof path, "%s/clips.ini", dir);
+    char *clips = test_read_file(path, NULL);
+    snprintf(path, sizeof path, "%s/states.ini", dir);
+    char *states = test_read_file(path, NULL);
+    snprintf(path, sizeof path, "%s/characters.ini", dir);
+    char *characters = test_read_file(path, NULL);
+    CHECK(clips && states && characters);
+    char value[256];
+    /* Paths relative to DIR, which sits two folders below the build tree. */
+    ini_value(characters, "mannequin", "mesh", value, sizeof value);
+    CHECK(value[0] != '/' && strstr(value, "../") == value);
+    CHECK_STR_CONTAINS(value, "assets/models/mannequin.md5mesh");
+    ini_value(characters, "mannequin", "up", value, sizeof value);
+    CHECK(strcmp(value, "+Z") == 0);
+    ini_value(characters, "mannequin", "forward", value, sizeof value);
+    CHECK(strcmp(value, "+X") == 0);
+    ini_value(characters, "mannequin", "scale", value, sizeof value);
+    CHECK(atof(value) > 0.9 && atof(value) < 1.1);
+    /* Every guess carries a comment. */
+    CHECK_STR_CONTAINS(characters, "; guess: the toes are ahead of the ankles along +X");
+    /* Loops as the engine decides; idle, walk, run are cycles; the one-shots hold. */
+    ini_value(clips, "walk", "loop", value, sizeof value);
+    CHECK(strcmp(value, "true") == 0);
+    ini_value(clips, "idle", "loop", value, sizeof value);
+    CHECK(strcmp(value, "true") == 0);
+    ini_value(clips, "jump", "loop", value, sizeof value);
+    CHECK(strcmp(value, "false") == 0);
+    ini_value(clips, "wave", "loop", value, sizeof value);
+    CHECK(strcmp(value, "false") == 0);
+    /* The engine's loop detection in the comments: walk's last frame repeats its first (a 1 s cycle at 30 fps
+     * over 31 frames), celebrate's does not (assetgen writes it as a one-shot). */
+    CHECK_STR_CONTAINS(clips, "; the last frame repeats the first: a seamless cycle of 1.000 s\nloop = true\n"
+                              "; measured from the planted foot's backward slide: 1.4 file units/s");
+    CHECK_STR_CONTAINS(clips, "; [celebrate]\n; file = ");
+    CHECK_STR_CONTAINS(clips, "celebrate.md5anim\n; plays once (2.400 s) and holds its last frame\n; loop = false\n");
+    ini_value(clips, "walk", "speed", value, sizeof value);
+    CHECK_NEAR(atof(value), 1.4, 0.07);
+    ini_value(clips, "run", "speed", value, sizeof value);
+    CHECK_NEAR(atof(value), 3.5, 0.175);
+    ini_value(clips, "walk", "sync", value, sizeof value);
+    CHECK(strcmp(value, "locomotion") == 0);
+    ini_value(clips, "turn_left", "root_motion", value, sizeof value);
+    CHECK(strcmp(value, "true") == 0);
+    /* Unknown role and the second walk: commented out, with a word on how to use them. */
+    CHECK_STR_CONTAINS(clips, "\n; [celebrate]\n");
+    CHECK_STR_CONTAINS(clips, "To use it, uncomment this section");
+    CHECK_STR_CONTAINS(clips, "\n; [walk_root_motion]\n");
+    CHECK_STR_CONTAINS(clips, "its name says walk, but");
+    CHECK_STR_CONTAINS(clips, "\n; [garbage]\n");
+    CHECK_STR_CONTAINS(clips, "\n; [synth]\n");
+    /* The overlay on the wave's arm; the demo's triggers declared. */
+    ini_value(states, "state idle_gesture", "overlay_root", value, sizeof value);
+    CHECK(strcmp(value, "clavicle.R") == 0);
+    CHECK_STR_CONTAINS(states, "\nhit = trigger");
+    CHECK_STR_CONTAINS(states, "\ndie = trigger");
+    CHECK_STR_CONTAINS(states, "\ncelebrate = trigger");
+
+    cache *cache = cache_create();
+    bool merged = false;
+    anim_config *config = load_written_config(dir, cache, &merged);
+    CHECK(config != NULL);
+    const anim_character *character = config ? anim_config_find_character(config, "mannequin") : NULL;
+    CHECK(character != NULL);
+    if (character) {
+        const state_machine_definition *machine = &character->machine;
+        static const char *const expected_states[] = {"idle", "walk", "run", "idle_gesture", "walk_gesture",
+                                                      "run_gesture", "turn_left", "turn_right", "jump"};
+        for (size_t i = 0; i < sizeof expected_states / sizeof expected_states[0]; ++i) {
+            bool found = false;
+            for (int s = 0; s < machine->state_count; ++s)
+                found = found || strcmp(machine->states[s].name, expected_states[i]) == 0;
+            CHECK(found);
+        }
+        CHECK(strcmp(machine->states[machine->start_state].name, "idle") == 0);
+        int walk = anim_config_find_clip(character, "walk");
+        CHECK(walk >= 0);
+        if (walk >= 0)
+            CHECK_NEAR(character->clips[walk].ground_speed, 1.4, 0.07);
+        CHECK(anim_config_find_clip(character, "celebrate") < 0);
+    }
+    anim_config_free(config);
+    cache_destroy(cache);
+
+    /* The demo's own readers take demo.ini and controls.ini: the mannequin as the player and the crowd, the
+     * measured speeds, and every default key (hit and die included). */
+    snprintf(path, sizeof path, "%s/demo.ini", dir);
+    demo_config settings = demo_config_defaults();
+    diag_list errors = {0};
+    CHECK(demo_config_load(path, &settings, &errors));
+    test_print_diags(&errors);
+    CHECK(strcmp(settings.player.character, "mannequin") == 0);
+    CHECK_NEAR(settings.player.walk_speed, 1.4 * 1.8 / 1.792, 0.08);
+    CHECK_NEAR(settings.player.run_speed, 3.5 * 1.8 / 1.792, 0.18);
+    CHECK(settings.crowd.body_count == 1 && strcmp(settings.crowd.bodies[0].character, "mannequin") == 0);
+    snprintf(path, sizeof path, "%s/controls.ini", dir);
+    controls loaded = {0}, defaults = controls_defaults();
+    diag_list_clear(&errors);
+    CHECK(controls_load(path, &loaded, &errors));
+    test_print_diags(&errors);
+    CHECK(memcmp(&loaded, &defaults, sizeof loaded) == 0);
+    CHECK(loaded.key_count[GAME_ACTION_HIT] == 1 && loaded.keys[GAME_ACTION_HIT][0] == SDLK_h);
+    CHECK(loaded.key_count[GAME_ACTION_DIE] == 1 && loaded.keys[GAME_ACTION_DIE][0] == SDLK_k);
+    diag_list_free(&errors);
+    free(clips);
+    free(states);
+    free(characters);
+
+    /* A second run keeps the user's files unless --force. */
+    run = run_tool(arguments);
+    CHECK(run.status == 1);
+    CHECK_STR_CONTAINS(run.output, "characters.ini exists");
+    free(run.output);
+}
+
+static void test_help_and_bad_arguments(void)
+{
+    tool_run run = run_tool("new-character --help");
+    CHECK(run.status == 0);
+    CHECK_STR_CONTAINS(run.output, "usage: md5tool new-character NAME MESH ANIM... --out DIR");
+    CHECK_STR_CONTAINS(run.output, "run, sprint, jog -> run");
+    free(run.output);
+    static const struct {
+        const char *arguments, *message;
+    } cases[] = {
+        {"new-character", "needs NAME MESH ANIM... --out DIR"},
+        {"new-character hero " MANNEQUIN " " ASSETS "clips/idle.md5anim", "needs --out DIR"},
+        {"new-character hero " MANNEQUIN " --out x", "needs NAME MESH ANIM"},
+        {"new-character 'bad name' " MANNEQUIN " " ASSETS "clips/idle.md5anim --out x", "NAME must be 1 to 63"},
+        {"new-character hero " ASSETS "clips/idle.md5anim " ASSETS "clips/idle.md5anim --out x", "MESH must be an .md5mesh"},
+        {"new-character hero " MANNEQUIN " " MANNEQUIN " --out x", "every ANIM must be an .md5anim"},
+        {"new-character hero " MANNEQUIN " " ASSETS "clips/idle.md5anim --out", "--out needs a folder"},
+        {"new-character hero " MANNEQUIN " " ASSETS "clips/idle.md5anim --out x --scale 2", "unknown option '--scale'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        run = run_tool(cases[i].arguments);
+        CHECK(run.status == 2);
+        CHECK_STR_CONTAINS(run.output, cases[i].message);
+        free(run.output);
+    }
+    /* A mesh that cannot be read: exit 1 with file:line, nothing written. */
+    char dir[700], arguments[1500];
+    snprintf(dir, sizeof dir, "%s/no_mesh", folder);
+    snprintf(arguments, sizeof arguments, "new-character hero '%s/missing.md5mesh' '%sclips/idle.md5anim' --out '%s'",
+             folder, ASSETS, dir);
+    run = run_tool(arguments);
+    CHECK(run.status == 1);
+    CHECK_STR_CONTAINS(run.output, "missing.md5mesh: cannot open");
+    free(run.output);
+    struct stat info;
+    CHECK(stat(dir, &info) != 0);
+}
+
+int main(void)
+{
+    if (!test_make_temp_folder(folder, sizeof folder, "new_character")) {
+        fprintf(stderr, "cannot make a temporary folder\n");
+        return 1;
+    }
+    RUN(test_roles_from_file_names);
+    RUN(test_body_axes_feet_and_scale);
+    RUN(test_speeds_from_feet_and_root);
+    RUN(test_overlay_root_of_the_wave);
+    RUN(test_written_files_for_the_mannequin_load);
+    RUN(test_help_and_bad_arguments);
+    return check_report();
+}

@@ -1,0 +1,806 @@
+/* md5tool new-character, the writing half: the command, its arguments and the five files. See
+ * md5tool_new_character.h. realpath (for paths relative to DIR) is X/Open. */
+#define _XOPEN_SOURCE 700
+#include "md5tool_new_character.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "anim/anim_clip.h"
+#include "md5tool_common.h"
+
+/* The height new_character_study_body scales the body to. */
+#define TARGET_HEIGHT_METRES 1.8f
+
+/* ---- the command ------------------------------------------------------------------------------------- */
+
+static const char new_character_help[] =
+    "usage: md5tool new-character NAME MESH ANIM... --out DIR [--force]\n"
+    "\n"
+    "Writes DIR/characters.ini, clips.ini, states.ini, demo.ini and controls.ini so that\n"
+    "`marionette --config DIR` plays MESH as the player and as the crowd. NAME is the character's name\n"
+    "(1 to 63 letters, digits, '_', '.', '-'). DIR is made if missing; existing files are kept unless\n"
+    "--force. Paths in the files are relative to DIR.\n"
+    "\n"
+    "Every guess is marked with a `; guess` comment in the files, to correct by hand:\n"
+    "  role of each clip, from its file name (the mesh's name in front of it is ignored), first match wins:\n"
+    "    idle, stand, breath -> idle          walk -> walk          run, sprint, jog -> run\n"
+    "    jump -> jump                         turn + left/right -> turn_left / turn_right\n"
+    "    wave, attack, gesture, shoot, punch, throw -> overlay (upper body, E key)\n"
+    "    pain, hit, flinch -> pain (H key)    death, dying, die -> death (K key)\n"
+    "    dead -> dead (lying still after the death)\n"
+    "    anything else: a commented-out clip section and no state. Two clips for one role: the first in\n"
+    "    name order is used, the other commented out.\n"
+    "  loops: a clip whose last frame repeats the first (as the engine decides) loops; idle, walk and run\n"
+    "    loop whatever their last frame\n"
+    "  ground speed of walk and run: the root's travel per second when the root travels, else the planted\n"
+    "    foot's backward slide (median over the frames it is down), in the file's units per second\n"
+    "  up axis (+Z, -Z, +Y or -Y: the body's longer extent, feet at the bottom), forward axis (toes ahead\n"
+    "    of ankles, else +X) and scale (the body becomes 1.8 m tall), all in the idle clip's first frame\n"
+    "    (some files' bind pose faces another way than their clips)\n"
+    "  the overlay's branch: where the overlay clip moves the upper body most (e.g. a shoulder)\n"
+    "A clip that cannot be read or does not fit the mesh's skeleton is reported (file:line) and commented\n"
+    "out. Exit status: 0 written, 1 a file is invalid or exists, 2 command-line error.\n";
+
+typedef struct candidate {
+    const char *path;
+    char stem[ANIM_NAME_MAX];       /* the file name without the mesh's name, folder and extension */
+    char section[ANIM_NAME_MAX];    /* its clips.ini section */
+    char relative[PATH_MAX];        /* its path from DIR */
+    new_character_role role;
+    int rival;                      /* the clip that took the role first, or -1 */
+    loaded_file file;
+    bool usable;                    /* read, fits, and has its role to itself */
+    char problem[DIAG_TEXT_MAX];
+    new_character_speed speed;
+} candidate;
+
+typedef struct plan {
+    const char *name;
+    const char *mesh_path;
+    char mesh_relative[PATH_MAX];
+    const model *model;
+    new_character_body body;
+    candidate *clips;
+    int clip_count;
+    int by_role[NEW_CHARACTER_ROLE_COUNT]; /* index into clips, or -1 */
+    int idle;                               /* the idle state's clip: the idle one or a stand-in */
+    int overlay_root;                       /* joint, or -1 */
+    float walk_metres, run_metres;          /* m/s at the chosen scale, 0 without the clip or a speed */
+} plan;
+
+static bool valid_name(const char *name)
+{
+    size_t length = strlen(name);
+    if (length == 0 || length >= ANIM_NAME_MAX)
+        return false;
+    for (const char *c = name; *c; ++c)
+        if (!isalnum((unsigned char)*c) && *c != '_' && *c != '.' && *c != '-')
+            return false;
+    return true;
+}
+
+/* A name clips.ini accepts, from a file name: other characters become '_'. */
+static void section_name(const char *stem, char *out, size_t size)
+{
+    snprintf(out, size, "%s", stem[0] ? stem : "clip");
+    for (char *c = out; *c; ++c)
+        if (!isalnum((unsigned char)*c) && *c != '_' && *c != '.' && *c != '-')
+            *c = '_';
+}
+
+/* to_file as seen from from_folder, both canonical absolute paths: "../assets/a.md5anim". */
+static void relative_path(const char *from_folder, const char *to_file, char *out, size_t size)
+{
+    char from[PATH_MAX + 1];
+    snprintf(from, sizeof from, "%s%s", from_folder, strcmp(from_folder, "/") == 0 ? "" : "/");
+    size_t common = 0;
+    for (size_t i = 0; from[i] && from[i] == to_file[i]; ++i)
+        if (from[i] == '/')
+            common = i + 1;
+    size_t used = 0;
+    out[0] = '\0';
+    for (const char *c = from + common; *c; ++c)
+        if (*c == '/' && used + 3 < size) {
+            memcpy(out + used, "../", 4);
+            used += 3;
+        }
+    snprintf(out + used, size - used, "%s", to_file + common);
+}
+
+/* The path written into DIR's files for a file the user named: relative to DIR when both resolve, else
+ * absolute (or as given, when even that fails). */
+static void path_from_folder(const char *folder_real, const char *path, char *out, size_t size)
+{
+    char real[PATH_MAX];
+    if (folder_real[0] && realpath(path, real))
+        relative_path(folder_real, real, out, size);
+    else
+        snprintf(out, size, "%s", path);
+}
+
+static int compare_candidates(const void *a, const void *b)
+{
+    const candidate *x = a, *y = b;
+    const char *xs = strrchr(x->path, '/'), *ys = strrchr(y->path, '/');
+    int by_name = strcmp(xs ? xs + 1 : x->path, ys ? ys + 1 : y->path);
+    return by_name ? by_name : strcmp(x->path, y->path);
+}
+
+static const char *axis_text(int axis, float sign)
+{
+    static const char *const names[2][3] = {{"-X", "-Y", "-Z"}, {"+X", "+Y", "+Z"}};
+    return names[sign > 0.0f][axis];
+}
+
+static float metres(const plan *p, float file_units)
+{
+    return file_units * p->body.scale;
+}
+
+static const candidate *role_clip(const plan *p, new_character_role role)
+{
+    return p->by_role[role] >= 0 ? &p->clips[p->by_role[role]] : NULL;
+}
+
+/* A `; ` comment of free text (messages and paths), wrapped at spaces to 100 columns and cut into pieces
+ * of 180 where a word is longer: the ini reader refuses lines over 198 characters, comments included. */
+static void write_comment(FILE *out, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+static void write_comment(FILE *out, const char *format, ...)
+{
+    char text[4096];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text, sizeof text, format, args);
+    va_end(args);
+    enum { WRAP = 98, CUT = 180 };
+    const char *line = text;
+    while (*line) {
+        size_t length = strcspn(line, "\n");
+        size_t take = length;
+        if (take > WRAP) {
+            size_t space = 0;
+            for (size_t i = 0; i <= WRAP; ++i)
+                if (line[i] == ' ')
+                    space = i;
+            take = space > 0 ? space : length < CUT ? length : CUT;
+        }
+        fprintf(out, "; %.*s\n", (int)take, line);
+        line += take;
+        while (*line == ' ' || (*line == '\n' && take == length))
+            ++line, take = 0;
+    }
+}
+
+/* ---- characters.ini ---- */
+
+static void write_characters(FILE *out, const plan *p)
+{
+    const new_character_body *b = &p->body;
+    fprintf(out,
+            "; Written by md5tool new-character for %s. Every `; guess` is what the tool worked out from the\n"
+            "; files: correct it here if the character stands wrong. Keys as in the repository's\n"
+            "; config/characters.ini; scale, up and forward:\n"
+            ";   scale     file units to metres, 0.0001 to 10000\n"
+            ";   up        the file's up axis: +Z, -Z, +Y, -Y, +X or -X\n"
+            ";   forward   the way the character faces in the file, perpendicular to up\n"
+            "\n[%s]\nmesh = %s\nclips = clips.ini\nstates = states.ini\n",
+            p->name, p->name, p->mesh_relative);
+    fprintf(out, "; guess: %s, the body is %.4g file units tall along %s; this makes it %.1f m\n",
+            b->from_clip ? "in the first frame of its idle clip" : "in the bind pose", (double)b->height,
+            axis_text(b->up_axis, b->up_sign), (double)TARGET_HEIGHT_METRES);
+    fprintf(out, "scale = %.6g\n", (double)b->scale);
+    if (b->foot_count == 2 && b->feet_by_name)
+        fprintf(out, "; guess: the longer of the body's Y and Z extents, the feet (%s, %s) at its %s end\n",
+                p->model->skeleton.names[b->foot_root[0]], p->model->skeleton.names[b->foot_root[1]],
+                b->up_sign > 0.0f ? "lower" : "upper");
+    else
+        fprintf(out, "; guess: the longer of the body's Y and Z extents; no joints named foot, ankle, toe or heel "
+                     "to tell which end is down\n");
+    fprintf(out, "up = %s\n", axis_text(b->up_axis, b->up_sign));
+    if (b->forward_from_feet)
+        fprintf(out, "; guess: the toes are ahead of the ankles along %s\n", axis_text(b->forward_axis, b->forward_sign));
+    else
+        fprintf(out, "; guess: the toes do not say which way the character faces: %s is the default (Doom 3's)\n",
+                axis_text(b->forward_axis, b->forward_sign));
+    fprintf(out, "forward = %s\n", axis_text(b->forward_axis, b->forward_sign));
+}
+
+/* ---- clips.ini ---- */
+
+static const char *speed_method_text(new_character_speed_method method)
+{
+    return method == NEW_CHARACTER_SPEED_ROOT_MOTION   ? "the root's travel"
+           : method == NEW_CHARACTER_SPEED_PLANTED_FOOT ? "the planted foot's backward slide"
+                                                        : "nothing travels";
+}
+
+static bool role_loops(new_character_role role)
+{
+    return role == NEW_CHARACTER_ROLE_IDLE || role == NEW_CHARACTER_ROLE_WALK || role == NEW_CHARACTER_ROLE_RUN;
+}
+
+static bool is_locomotion(new_character_role role)
+{
+    return role == NEW_CHARACTER_ROLE_WALK || role == NEW_CHARACTER_ROLE_RUN;
+}
+
+/* Whether walk and run start on the same foot, so they can share a sync group. */
+static bool locomotion_in_step(const plan *p)
+{
+    const candidate *walk = role_clip(p, NEW_CHARACTER_ROLE_WALK), *run = role_clip(p, NEW_CHARACTER_ROLE_RUN);
+    return walk && run && walk->speed.foot_down_at_start >= 0 &&
+           walk->speed.foot_down_at_start == run->speed.foot_down_at_start;
+}
+
+static void write_clip(FILE *out, const plan *p, int index)
+{
+    const candidate *c = &p->clips[index];
+    const char *hash = c->usable ? "" : "; ";
+    fputc('\n', out);
+    if (!c->file.ok || !c->file.clip) {
+        write_comment(out, "Left out: %s", c->problem);
+    } else if (c->problem[0]) {
+        write_comment(out, "Left out: %s (does not fit %s)", c->problem, p->mesh_path);
+    } else if (c->rival >= 0) {
+        write_comment(out, "Left out: its name says %s, but %s came first in name order. To use this one instead, "
+                           "point [%s] at this file.",
+                      new_character_role_name(c->role), p->clips[c->rival].path, p->clips[c->rival].section);
+    } else if (c->role == NEW_CHARACTER_ROLE_UNKNOWN) {
+        fprintf(out, "; Left out: its name says nothing of what it is for. To use it, uncomment this section and add\n"
+                     "; to states.ini a state `[state %s]` with `clip = %s` and transitions into and out of it\n"
+                     "; (see the top of states.ini), or name the file after its role and run new-character again.\n",
+                c->section, c->section);
+    } else if (index == p->idle && c->role != NEW_CHARACTER_ROLE_IDLE) {
+        fprintf(out, "; guess: %s, and no idle clip: it also stands in for idle\n", new_character_role_name(c->role));
+    } else {
+        fprintf(out, "; guess: %s, from the file name\n", new_character_role_name(c->role));
+    }
+    fprintf(out, "%s[%s]\n%sfile = %s\n", hash, c->section, hash, c->relative);
+    const clip *anim = c->file.clip;
+    if (!anim) {
+        fprintf(out, "%sloop = false\n", hash);
+        return;
+    }
+    bool repeats = anim->last_frame_is_first && anim->frame_count > 1;
+    /* Idle, walk and run are cycles by their role; a dead pose or an unknown clip loops if it repeats its
+     * first frame; every other role is a one-shot. */
+    bool loops = role_loops(c->role) || index == p->idle ||
+                 ((c->role == NEW_CHARACTER_ROLE_DEAD || c->role == NEW_CHARACTER_ROLE_UNKNOWN) && repeats);
+    if (loops && repeats)
+        fprintf(out, "; the last frame repeats the first: a seamless cycle of %.3f s\n", (double)anim->loop_duration);
+    else if (loops)
+        fprintf(out, "; guess: a cycle by its role, though its last frame is not its first: it wraps from the last frame\n"
+                     "; to the first (a pop there means the file is not a loop)\n");
+    else if (c->role == NEW_CHARACTER_ROLE_DEAD)
+        fprintf(out, "; holds its last frame (its last frame is not its first: no cycle)\n");
+    else
+        fprintf(out, "; plays once (%.3f s) and holds its last frame\n", (double)anim->once_duration);
+    fprintf(out, "%sloop = %s\n", hash, loops ? "true" : "false");
+    const new_character_speed *sp = &c->speed;
+    if (is_locomotion(c->role) && sp->speed > 0.0f)
+        fprintf(out, "; measured from %s: %.4g file units/s, %.3g m/s at scale %.6g\n", speed_method_text(sp->method),
+                (double)sp->speed, (double)metres(p, sp->speed), (double)p->body.scale);
+    else if (is_locomotion(c->role))
+        fprintf(out, "; could not measure a ground speed (%s; no feet found or they do not slide): set it by hand\n",
+                speed_method_text(sp->method));
+    fprintf(out, "%sspeed = %.6g\n", hash, is_locomotion(c->role) ? (double)sp->speed : 0.0);
+    bool root_motion = (is_locomotion(c->role) && sp->method == NEW_CHARACTER_SPEED_ROOT_MOTION) ||
+                       c->role == NEW_CHARACTER_ROLE_TURN_LEFT || c->role == NEW_CHARACTER_ROLE_TURN_RIGHT;
+    if (is_locomotion(c->role) && root_motion)
+        fprintf(out, "; the root travels %.4g file units over the clip: played in place, the game moves the body\n",
+                (double)sp->root_travel);
+    else if (!is_locomotion(c->role) && sp->root_travel > 0.1f * p->body.height)
+        fprintf(out, "; the root travels %.4g file units: left in the pose (root_motion = false)\n",
+                (double)sp->root_travel);
+    fprintf(out, "%sroot_motion = %s\n", hash, root_motion ? "true" : "false");
+    if (is_locomotion(c->role) && locomotion_in_step(p))
+        fprintf(out, "; guess: walk and run start with the same foot down, so they keep in step across a crossfade\n"
+                     "%ssync = locomotion\n", hash);
+}
+
+static void write_clips(FILE *out, const plan *p)
+{
+    fprintf(out,
+            "; The clip library of %s, written by md5tool new-character. Keys as in the repository's\n"
+            "; config/clips.ini. speed is in the clip file's units per second (m/s for files in metres); the\n"
+            "; character's scale (characters.ini) turns it into m/s. Sections starting with `; [` were left\n"
+            "; out; the comment above each says why.\n",
+            p->name);
+    for (int i = 0; i < p->clip_count; ++i)
+        write_clip(out, p, i);
+}
+
+/* ---- states.ini ---- */
+
+enum { RUNGS_MAX = 3 };
+
+/* The locomotion ladder: idle, then walk and run when there are clips for them. */
+typedef struct ladder {
+    int count;
+    const char *state[RUNGS_MAX];
+    const candidate *clip[RUNGS_MAX];
+    float enter[RUNGS_MAX], leave[RUNGS_MAX]; /* rung i is entered from i-1 above enter[i], left below leave[i] */
+} ladder;
+
+static ladder build_ladder(const plan *p)
+{
+    ladder l = {.count = 1, .state = {"idle"}, .clip = {&p->clips[p->idle]}};
+    const candidate *walk = role_clip(p, NEW_CHARACTER_ROLE_WALK), *run = role_clip(p, NEW_CHARACTER_ROLE_RUN);
+    if (walk && p->idle != p->by_role[NEW_CHARACTER_ROLE_WALK]) {
+        l.state[l.count] = "walk";
+        l.clip[l.count++] = walk;
+    }
+    if (run && p->idle != p->by_role[NEW_CHARACTER_ROLE_RUN]) {
+        l.state[l.count] = "run";
+        l.clip[l.count++] = run;
+    }
+    float walk_speed = p->walk_metres, run_speed = p->run_metres;
+    if (l.count > 1) {
+        float first = l.count == 3 ? walk_speed : (walk ? walk_speed : run_speed);
+        l.enter[1] = first > 0.0f ? fminf(0.2f, 0.3f * first) : 0.2f;
+        l.leave[1] = 0.75f * l.enter[1];
+    }
+    if (l.count == 3) {
+        /* Around half-way between the two speeds, with a gap so a speed near it does not flicker. */
+        float high = fmaxf(run_speed, 1.2f * walk_speed), middle = 0.5f * (walk_speed + high);
+        float gap = fmaxf(0.05f * (high - walk_speed), 0.02f);
+        l.enter[2] = middle + gap;
+        l.leave[2] = middle - gap;
+    }
+    return l;
+}
+
+static void write_rung_state(FILE *out, const plan *p, const ladder *l, int i, const char *suffix)
+{
+    const candidate *overlay = role_clip(p, NEW_CHARACTER_ROLE_OVERLAY);
+    fprintf(out, "\n[state %s%s]\nclip = %s\n", l->state[i], suffix, l->clip[i]->section);
+    if (i > 0 && l->clip[i]->speed.speed > 0.0f) {
+        bool run_alone = l->count == 2 && l->clip[i]->role == NEW_CHARACTER_ROLE_RUN;
+        fprintf(out, "rate_from = speed\nrate_min = %s\nrate_max = %s\n",
+                run_alone ? "0.4" : i == 1 ? "0.5" : "0.6", i == 1 && !run_alone ? "1.6" : "1.5");
+        if (run_alone)
+            fprintf(out, "; no walk clip: a walk plays the run slower (demo.ini's walk_speed is 0.6 of the run's)\n");
+    } else if (i > 0) {
+        fprintf(out, "; no measured speed for %s: it plays at its authored rate whatever the ground speed\n",
+                l->clip[i]->section);
+    }
+    if (suffix[0] && overlay)
+        fprintf(out, "overlay = %s\noverlay_root = %s\n", overlay->section,
+                p->model->skeleton.names[p->overlay_root]);
+}
+
+static void write_ladder_transitions(FILE *out, const ladder *l, const char *suffix)
+{
+    for (int i = 1; i < l->count; ++i) {
+        fprintf(out, "\n[%s%s -> %s%s]\nwhen = speed > %.3g\nfade = 0.25\n", l->state[i - 1], suffix, l->state[i],
+                suffix, (double)l->enter[i]);
+        fprintf(out, "\n[%s%s -> %s%s]\nwhen = speed < %.3g\nfade = 0.3\n", l->state[i], suffix, l->state[i - 1],
+                suffix, (double)l->leave[i]);
+    }
+    if (l->count == 3)
+        fprintf(out, "\n; A sudden stop from a run goes straight to idle: above [run -> walk], which also holds then.\n"
+                     "[%s%s -> %s%s]\nwhen = speed < %.3g\nfade = 0.35\npriority = 1\n",
+                l->state[2], suffix, l->state[0], suffix, (double)l->leave[1]);
+}
+
+/* From a one-shot that ended, into what the speed asks for: the fastest rung first. */
+static void write_landing(FILE *out, const ladder *l, const char *from)
+{
+    for (int i = l->count - 1; i >= 1; --i)
+        fprintf(out, "\n[%s -> %s]\nwhen = end and speed > %.3g\nfade = 0.2\npriority = %d\n", from, l->state[i],
+                (double)l->leave[i], i);
+    fprintf(out, "\n[%s -> %s]\nwhen = end\nfade = 0.25\n", from, l->state[0]);
+}
+
+enum { LIVING_MAX = 2 * RUNGS_MAX + 4 };
+
+static void write_states(FILE *out, const plan *p)
+{
+    ladder l = build_ladder(p);
+    const candidate *overlay = role_clip(p, NEW_CHARACTER_ROLE_OVERLAY), *jump = role_clip(p, NEW_CHARACTER_ROLE_JUMP);
+    const candidate *pain = role_clip(p, NEW_CHARACTER_ROLE_PAIN), *death = role_clip(p, NEW_CHARACTER_ROLE_DEATH);
+    const candidate *dead = role_clip(p, NEW_CHARACTER_ROLE_DEAD);
+    const candidate *turns[2] = {role_clip(p, NEW_CHARACTER_ROLE_TURN_LEFT), role_clip(p, NEW_CHARACTER_ROLE_TURN_RIGHT)};
+    static const char *const turn_states[2] = {"turn_left", "turn_right"};
+
+    fprintf(out,
+            "; The state machine of %s, written by md5tool new-character. The syntax is explained at the top of\n"
+            "; the repository's config/states.ini. Speeds here are the ground speed the game sets, in m/s.\n"
+            ";\n"
+            "; idle, walk and run follow the ground speed; walk and run play faster or slower to match it.\n"
+            "; E (the wave trigger, and the crowd's wave and celebrate) plays the overlay clip on the upper body,\n"
+            "; Space (jump) the jump, H (hit) the pain reaction and K (die) the death, which holds: press K\n"
+            "; again, or move once it has played, to get back up.\n"
+            "\n[machine]\nstart = idle\nfade = 0.2\ntrigger_hold = 0.2\n"
+            "\n; What the demo sets (game/player.c, game/crowd.c): declared even when no state uses them.\n"
+            "[parameters]\nspeed = number 0        ; ground speed, m/s\n",
+            p->name);
+    if (turns[0] || turns[1])
+        fprintf(out, "turn = number 0         ; degrees to turn in place: negative left, positive right\n");
+    fprintf(out, "grounded = bool true\njump = trigger\nwave = trigger\ncelebrate = trigger\n"
+                 "hit = trigger           ; H in the demo\ndie = trigger           ; K in the demo\n");
+
+    fprintf(out, "\n; --- locomotion ------------------------------------------------------------------------------\n");
+    if (l.count > 1)
+        fprintf(out, "; guess: the thresholds come from the measured speeds: walk %.3g m/s, run %.3g m/s (0: no clip)\n",
+                (double)p->walk_metres, (double)p->run_metres);
+    if (p->idle != p->by_role[NEW_CHARACTER_ROLE_IDLE])
+        fprintf(out, "; guess: no idle clip: %s stands in for it\n", p->clips[p->idle].section);
+    for (int i = 0; i < l.count; ++i)
+        write_rung_state(out, p, &l, i, "");
+    write_ladder_transitions(out, &l, "");
+
+    const char *living[LIVING_MAX];
+    char names[RUNGS_MAX][ANIM_NAME_MAX + 16]; /* the overlay's states: idle_gesture, ... */
+    int living_count = 0;
+    for (int i = 0; i < l.count; ++i)
+        living[living_count++] = l.state[i];
+
+    if (overlay && p->overlay_root >= 0) {
+        fprintf(out, "\n; --- the overlay: %s over whatever the legs do -------------------------------------\n"
+                     "; guess: overlay_root %s is where %s moves the upper body most\n",
+                overlay->section, p->model->skeleton.names[p->overlay_root], overlay->section);
+        static const char *const gesture_suffix = "_gesture";
+        for (int i = 0; i < l.count; ++i) {
+            write_rung_state(out, p, &l, i, gesture_suffix);
+            snprintf(names[i], sizeof names[i], "%s%s", l.state[i], gesture_suffix);
+        }
+        for (int i = 0; i < l.count; ++i)
+            fprintf(out, "\n[%s -> %s]\nwhen = wave or celebrate\nfade = 0.2\n\n[%s -> %s]\nwhen = overlay_end\nfade = 0.3\n",
+                    l.state[i], names[i], names[i], l.state[i]);
+        write_ladder_transitions(out, &l, gesture_suffix);
+        for (int i = 0; i < l.count; ++i)
+            living[living_count++] = names[i];
+    }
+
+    int turn_count = 0;
+    for (int t = 0; t < 2; ++t) {
+        if (!turns[t])
+            continue;
+        if (turn_count++ == 0)
+            fprintf(out, "\n; --- turning in place (the demo's player turns with its body: only a game setting `turn` uses these)\n");
+        fprintf(out, "\n[state %s]\nclip = %s\n\n[idle -> %s]\nwhen = turn %s\nfade = 0.15\n\n[%s -> idle]\nwhen = end\nfade = 0.2\n",
+                turn_states[t], turns[t]->section, turn_states[t], t == 0 ? "< -45" : "> 45", turn_states[t]);
+        if (l.count > 1)
+            fprintf(out, "\n[%s -> %s]\nwhen = speed > %.3g and time > 0.3\nfade = 0.25\n", turn_states[t], l.state[1],
+                    (double)l.enter[1]);
+        living[living_count++] = turn_states[t];
+    }
+
+    /* The one-shots below are entered from each living state by name, not from `any`: a dead character
+     * must not jump or flinch. */
+    const char *reacting[LIVING_MAX + 2];
+    int reacting_count = 0;
+    for (int i = 0; i < living_count; ++i)
+        reacting[reacting_count++] = living[i];
+    if (jump) {
+        fprintf(out, "\n; --- jump (Space) ------------------------------------------------------------------------------\n"
+                     "\n[state jump]\nclip = %s\n", jump->section);
+        for (int i = 0; i < living_count; ++i)
+            fprintf(out, "\n[%s -> jump]\nwhen = jump and grounded\nfade = 0.1\npriority = 10\n", living[i]);
+        write_landing(out, &l, "jump");
+        reacting[reacting_count++] = "jump";
+    }
+    if (pain) {
+        fprintf(out, "\n; --- pain (H: the hit trigger) ---------------------------------------------------------------\n"
+                     "\n[state pain]\nclip = %s\n", pain->section);
+        for (int i = 0; i < reacting_count; ++i)
+            fprintf(out, "\n[%s -> pain]\nwhen = hit\nfade = 0.1\npriority = 15\n", reacting[i]);
+        write_landing(out, &l, "pain");
+        reacting[reacting_count++] = "pain";
+    }
+    const char *dying = death ? "death" : dead ? "dead" : NULL;
+    if (dying) {
+        fprintf(out, "\n; --- death (K: the die trigger) --------------------------------------------------------------\n"
+                     "; The death holds%s. Getting up: K again, or a move key once the death has played.\n",
+                death && dead ? ", then lies in the dead clip" : "");
+        if (death)
+            fprintf(out, "\n[state death]\nclip = %s\n", death->section);
+        if (dead)
+            fprintf(out, "\n[state dead]\nclip = %s\n", dead->section);
+        for (int i = 0; i < reacting_count; ++i)
+            fprintf(out, "\n[%s -> %s]\nwhen = die\nfade = 0.15\npriority = 20\n", reacting[i], dying);
+        if (death && dead)
+            fprintf(out, "\n[death -> dead]\nwhen = end\nfade = 0.4\n\n[death -> idle]\nwhen = die\nfade = 0.5\n"
+                         "\n[dead -> idle]\nwhen = die or speed > %.3g\nfade = 0.5\n",
+                    (double)(l.count > 1 ? l.enter[1] : 0.2f));
+        else if (death)
+            fprintf(out, "\n[death -> idle]\nwhen = die or end and speed > %.3g\nfade = 0.5\n",
+                    (double)(l.count > 1 ? l.enter[1] : 0.2f));
+        else
+            fprintf(out, "\n[dead -> idle]\nwhen = die or speed > %.3g and time > 1\nfade = 0.5\n",
+                    (double)(l.count > 1 ? l.enter[1] : 0.2f));
+    }
+}
+
+/* ---- demo.ini and controls.ini ---- */
+
+static void write_demo(FILE *out, const plan *p)
+{
+    float walk = p->walk_metres, run = p->run_metres;
+    const char *walk_note = "measured from the walk clip", *run_note = "measured from the run clip";
+    if (walk <= 0.0f && run > 0.0f) {
+        walk = 0.6f * run;
+        walk_note = "guess: no walk clip with a speed: 0.6 of the run's, the run clip played slower";
+    }
+    if (run <= 0.0f && walk > 0.0f) {
+        run = 2.5f * walk;
+        run_note = "guess: no run clip with a speed: 2.5 times the walk's, the walk clip played faster (up to 1.6)";
+    }
+    if (walk <= 0.0f) {
+        walk = 1.4f;
+        run = 3.5f;
+        walk_note = run_note = "guess: no walk or run clip with a speed: the demo's defaults";
+    }
+    /* demo.ini's ranges: 0.1 to 20, run at least walk. */
+    walk = fminf(fmaxf(walk, 0.1f), 20.0f);
+    run = fminf(fmaxf(run, walk), 20.0f);
+    fprintf(out,
+            "; The demo's settings for %s, written by md5tool new-character. Keys and ranges as in the repository's\n"
+            "; config/demo.ini; what is left out takes its default.\n"
+            "\n[player]\ncharacter = %s\n; %s, m/s\nwalk_speed = %.3g\n; %s, m/s\nrun_speed = %.3g\n"
+            "\n; The crowd (C adds one) is made of %s alone; it waves and celebrates now and then (the overlay).\n"
+            "[crowd]\nmix = %s 1\n",
+            p->name, p->name, walk_note, (double)walk, run_note, (double)run, p->name, p->name);
+}
+
+static void write_controls(FILE *out)
+{
+    fputs("; The demo's controls, written by md5tool new-character: empty sections keep every default key (the\n"
+          "; repository's config/controls.ini lists them: WASD moves, Shift runs, Space jumps, E waves (the\n"
+          "; overlay), H hits (pain), K dies and gets up again, F1 shows them all). Add `action = Key` lines to\n"
+          "; [keys] to remap.\n"
+          "\n[keys]\n\n[mouse]\n",
+          out);
+}
+
+/* ---- putting it together ---- */
+
+static bool write_file(const char *folder, const char *name, const plan *p, void (*writer)(FILE *, const plan *),
+                       void (*plain_writer)(FILE *))
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", folder, name);
+    FILE *out = fopen(path, "w");
+    if (!out) {
+        fprintf(stderr, "%s: cannot write: %s\n", path, strerror(errno));
+        return false;
+    }
+    if (writer)
+        writer(out, p);
+    else
+        plain_writer(out);
+    bool ok = !ferror(out);
+    ok = fclose(out) == 0 && ok;
+    if (!ok)
+        fprintf(stderr, "%s: writing failed\n", path);
+    return ok;
+}
+
+static const char *const written_files[] = {"characters.ini", "clips.ini", "states.ini", "demo.ini", "controls.ini"};
+
+/* Read and measure every clip; decide who plays each role. */
+static void study_clips(plan *p)
+{
+    for (int r = 0; r < NEW_CHARACTER_ROLE_COUNT; ++r)
+        p->by_role[r] = -1;
+    qsort(p->clips, (size_t)p->clip_count, sizeof *p->clips, compare_candidates);
+    for (int i = 0; i < p->clip_count; ++i) {
+        candidate *c = &p->clips[i];
+        c->rival = -1;
+        new_character_clip_name(c->path, p->mesh_path, c->stem, sizeof c->stem);
+        section_name(c->stem, c->section, sizeof c->section);
+        for (int other = 0; other < i; ++other)
+            if (strcmp(p->clips[other].section, c->section) == 0) {
+                size_t length = strlen(c->section);
+                snprintf(c->section + (length < ANIM_NAME_MAX - 4 ? length : ANIM_NAME_MAX - 4), 4, "_%d", i + 1 < 100 ? i + 1 : 99);
+                other = -1;
+            }
+        c->role = new_character_guess_role(c->path, p->mesh_path);
+        diag err = {0};
+        if (!load_file(c->path, FILE_TYPE_ANIM, &c->file)) {
+            snprintf(c->problem, sizeof c->problem, "%s", c->file.error);
+            continue;
+        }
+        if (!clip_fits_skeleton(c->file.clip, &p->model->skeleton, c->path, &err)) {
+            diag_format(&err, c->problem, sizeof c->problem);
+            continue;
+        }
+        if (c->role != NEW_CHARACTER_ROLE_UNKNOWN && p->by_role[c->role] >= 0) {
+            c->rival = p->by_role[c->role];
+            continue;
+        }
+        if (c->role == NEW_CHARACTER_ROLE_UNKNOWN)
+            continue;
+        c->usable = true;
+        p->by_role[c->role] = i;
+    }
+    /* Without an idle clip the first usable clip stands in (a looping one preferred); without any, none. */
+    p->idle = p->by_role[NEW_CHARACTER_ROLE_IDLE];
+    static const new_character_role stand_ins[] = {NEW_CHARACTER_ROLE_WALK, NEW_CHARACTER_ROLE_RUN,
+                                                   NEW_CHARACTER_ROLE_DEAD, NEW_CHARACTER_ROLE_OVERLAY,
+                                                   NEW_CHARACTER_ROLE_JUMP, NEW_CHARACTER_ROLE_PAIN,
+                                                   NEW_CHARACTER_ROLE_DEATH, NEW_CHARACTER_ROLE_TURN_LEFT,
+                                                   NEW_CHARACTER_ROLE_TURN_RIGHT};
+    for (size_t k = 0; p->idle < 0 && k < sizeof stand_ins / sizeof stand_ins[0]; ++k)
+        p->idle = p->by_role[stand_ins[k]];
+    if (p->idle >= 0 && p->clips[p->idle].role != NEW_CHARACTER_ROLE_IDLE) {
+        /* The stand-in is the idle now: the role it had is not played a second time. */
+        p->by_role[p->clips[p->idle].role] = -1;
+    }
+}
+
+/* With the body known: ground speeds and the overlay's branch. */
+static void measure_clips(plan *p)
+{
+    for (int i = 0; i < p->clip_count; ++i)
+        if (p->clips[i].file.clip && !p->clips[i].problem[0])
+            new_character_measure_speed(p->model, &p->body, p->clips[i].file.clip, &p->clips[i].speed);
+    const candidate *walk = role_clip(p, NEW_CHARACTER_ROLE_WALK), *run = role_clip(p, NEW_CHARACTER_ROLE_RUN);
+    p->walk_metres = walk ? metres(p, walk->speed.speed) : 0.0f;
+    p->run_metres = run ? metres(p, run->speed.speed) : 0.0f;
+    const candidate *overlay = role_clip(p, NEW_CHARACTER_ROLE_OVERLAY);
+    const candidate *idle = p->by_role[NEW_CHARACTER_ROLE_IDLE] >= 0 ? &p->clips[p->by_role[NEW_CHARACTER_ROLE_IDLE]] : NULL;
+    p->overlay_root = overlay ? new_character_overlay_root(p->model, &p->body, overlay->file.clip,
+                                                           idle ? idle->file.clip : NULL)
+                              : -1;
+}
+
+static void print_summary(const plan *p, const char *folder)
+{
+    const new_character_body *b = &p->body;
+    printf("%s: %s, %d joints, %.4g units tall along %s, facing %s%s; scale %.6g makes it %.1f m\n", p->name,
+           p->mesh_path, p->model->skeleton.joint_count, (double)b->height, axis_text(b->up_axis, b->up_sign),
+           axis_text(b->forward_axis, b->forward_sign), b->forward_from_feet ? " (toes ahead of ankles)" : " (default)",
+           (double)b->scale, (double)TARGET_HEIGHT_METRES);
+    if (b->foot_count == 2)
+        printf("  feet: %s and %s%s\n", p->model->skeleton.names[b->foot_root[0]],
+               p->model->skeleton.names[b->foot_root[1]], b->feet_by_name ? "" : " (the lowest leaf joints)");
+    else
+        printf("  feet: not found (speeds only from root motion)\n");
+    for (int i = 0; i < p->clip_count; ++i) {
+        const candidate *c = &p->clips[i];
+        printf("  %-12s %-10s ", c->section, c->usable || i == p->idle ? new_character_role_name(c->role) : "-");
+        if (c->problem[0])
+            printf("left out: %s\n", c->problem);
+        else if (c->rival >= 0)
+            printf("left out: %s already plays %s\n", p->clips[c->rival].section, new_character_role_name(c->role));
+        else if (c->role == NEW_CHARACTER_ROLE_UNKNOWN)
+            printf("left out: role unknown from its name (commented out in clips.ini)\n");
+        else if (is_locomotion(c->role) && c->speed.speed > 0.0f)
+            printf("loops, %.4g units/s = %.3g m/s (%s)\n", (double)c->speed.speed, (double)metres(p, c->speed.speed), speed_method_text(c->speed.method));
+        else
+            printf("%s%s\n", role_loops(c->role) || i == p->idle ? "loops" : "plays once",
+                   i == p->idle && c->role != NEW_CHARACTER_ROLE_IDLE ? "; stands in for idle" : "");
+    }
+    if (p->overlay_root >= 0)
+        printf("  overlay root: %s\n", p->model->skeleton.names[p->overlay_root]);
+    printf("wrote %s/characters.ini, clips.ini, states.ini, demo.ini and controls.ini: marionette --config %s\n",
+           folder, folder);
+}
+
+int command_new_character(int argc, char **argv)
+{
+    const char *folder = NULL, *name = NULL, *mesh_path = NULL;
+    bool force = false;
+    int clip_count = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(new_character_help, stdout);
+            return EXIT_SUCCESS;
+        }
+    }
+    char **paths = calloc((size_t)argc, sizeof *paths);
+    if (!paths) {
+        fprintf(stderr, "md5tool: out of memory\n");
+        return EXIT_INVALID;
+    }
+    for (int i = 1; i < argc; ++i) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--out") == 0) {
+            if (i + 1 >= argc || argv[i + 1][0] == '\0') {
+                free(paths);
+                return usage_error("%s", "new-character: --out needs a folder");
+            }
+            folder = argv[++i];
+        } else if (strcmp(arg, "--force") == 0) {
+            force = true;
+        } else if (arg[0] == '-' && arg[1] == '-') {
+            free(paths);
+            return usage_error("new-character: unknown option '%s'", arg);
+        } else if (!name) {
+            name = arg;
+        } else if (!mesh_path) {
+            mesh_path = arg;
+        } else {
+            paths[clip_count++] = argv[i];
+        }
+    }
+    const char *problem = !name || !mesh_path || clip_count == 0 ? "new-character needs NAME MESH ANIM... --out DIR"
+                          : !folder                               ? "new-character needs --out DIR"
+                          : !valid_name(name) ? "new-character: NAME must be 1 to 63 letters, digits, '_', '.', '-'"
+                          : !has_extension(mesh_path, ".md5mesh") ? "new-character: MESH must be an .md5mesh file"
+                                                                  : NULL;
+    for (int i = 0; !problem && i < clip_count; ++i)
+        if (!has_extension(paths[i], ".md5anim"))
+            problem = "new-character: every ANIM must be an .md5anim file";
+    if (problem) {
+        free(paths);
+        return usage_error("%s (new-character --help for the details)", problem);
+    }
+
+    plan p = {.name = name, .mesh_path = mesh_path, .clip_count = clip_count};
+    loaded_file mesh;
+    int status = EXIT_INVALID;
+    p.clips = calloc((size_t)clip_count, sizeof *p.clips);
+    if (!p.clips) {
+        free(paths);
+        return EXIT_INVALID;
+    }
+    for (int i = 0; i < clip_count; ++i)
+        p.clips[i].path = paths[i];
+    free(paths);
+    if (!load_file(mesh_path, FILE_TYPE_MESH, &mesh)) {
+        printf("%s\n", mesh.error);
+        goto done;
+    }
+    p.model = mesh.model;
+    for (int i = 0; !force && i < (int)(sizeof written_files / sizeof written_files[0]); ++i) {
+        char path[PATH_MAX];
+        struct stat info;
+        snprintf(path, sizeof path, "%s/%s", folder, written_files[i]);
+        if (stat(path, &info) == 0) {
+            fprintf(stderr, "%s exists: new-character does not overwrite a configuration (--force does)\n", path);
+            goto done;
+        }
+    }
+    if (mkdir(folder, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: cannot create folder: %s\n", folder, strerror(errno));
+        goto done;
+    }
+    char folder_real[PATH_MAX];
+    if (!realpath(folder, folder_real))
+        folder_real[0] = '\0';
+    path_from_folder(folder_real, mesh_path, p.mesh_relative, sizeof p.mesh_relative);
+    study_clips(&p);
+    /* The idle's first frame shows the body as it plays, which is what the axes are for. */
+    if (!new_character_study_body(p.model, p.idle >= 0 ? p.clips[p.idle].file.clip : NULL, &p.body)) {
+        fprintf(stderr, "md5tool: out of memory\n");
+        goto done;
+    }
+    measure_clips(&p);
+    for (int i = 0; i < p.clip_count; ++i) {
+        path_from_folder(folder_real, p.clips[i].path, p.clips[i].relative, sizeof p.clips[i].relative);
+        if (p.clips[i].problem[0])
+            fprintf(stderr, "%s (left out)\n", p.clips[i].problem);
+    }
+    if (p.idle < 0) {
+        fprintf(stderr, "%s: no clip fits this mesh with a role it can play; nothing written\n", mesh_path);
+        goto done;
+    }
+    bool written = write_file(folder, "characters.ini", &p, write_characters, NULL) &&
+                   write_file(folder, "clips.ini", &p, write_clips, NULL) &&
+                   write_file(folder, "states.ini", &p, write_states, NULL) &&
+                   write_file(folder, "demo.ini", &p, write_demo, NULL) &&
+                   write_file(folder, "controls.ini", &p, NULL, write_controls);
+    if (written) {
+        print_summary(&p, folder);
+        status = EXIT_SUCCESS;
+    }
+done:
+    for (int i = 0; i < p.clip_count; ++i)
+        loaded_file_free(&p.clips[i].file);
+    free(p.clips);
+    new_character_body_free(&p.body);
+    loaded_file_free(&mesh);
+    return status;
+}
