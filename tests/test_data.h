@@ -4,8 +4,8 @@
  *   MARIONETTE_REAL_MD5       a folder holding boneman/: boneman.md5mesh and its six clips (CC0, Blender)
  *   MARIONETTE_ASSIMP_MODELS  Debian's assimp-testmodels: MD5/SimpleCube.md5mesh, invalid/empty.md5mesh
  * A test program runs its own checks with no argument; `--boneman` or `--assimp` runs only the checks that
- * need that data, as a ctest entry of its own (tests/CMakeLists.txt, marionette_data_test). Such a part
- * starts with test_data_require(): when a file is missing it prints one line naming the files and the
+ * need that data, as a ctest entry of its own (tests/CMakeLists.txt, marionette_data_test). main starts
+ * with test_data_start(): when a file of that part is missing it prints one line naming the files and the
  * setting and returns TEST_DATA_SKIP, the entry's SKIP_RETURN_CODE, so ctest reports it skipped: never
  * passed, never failed. The checks of a program that need no such data always run. */
 #ifndef MARIONETTE_TEST_DATA_H
@@ -105,26 +105,21 @@ static inline bool test_data_is_file(const char *path)
 }
 
 /* 0 when every file of the NULL-terminated `files` is a regular file under `folder`; otherwise one line on
- * stdout (ctest keeps it in the test's output) naming the setting and the missing files, and TEST_DATA_SKIP. */
+ * stdout (`ctest -V` shows it, and build/Testing/Temporary/LastTest.log keeps it) naming the setting, the
+ * files missing (all of them when the setting is empty or not a folder) and how to provide them, and
+ * TEST_DATA_SKIP. */
 static inline int test_data_require(const char *program, const char *setting, const char *folder,
                                     const char *const *files, const char *how)
 {
-    if (folder[0] == '\0') {
-        printf("%s: SKIPPED: %s is not set; %s\n", program, setting, how);
-        return TEST_DATA_SKIP;
-    }
     struct stat status;
-    if (stat(folder, &status) != 0 || !S_ISDIR(status.st_mode)) {
-        printf("%s: SKIPPED: %s = %s is not a folder; %s\n", program, setting, folder, how);
-        return TEST_DATA_SKIP;
-    }
+    bool have_folder = folder[0] != '\0' && stat(folder, &status) == 0 && S_ISDIR(status.st_mode);
     char missing[1024] = "";
     size_t used = 0;
     int count = 0;
     for (int i = 0; files[i]; ++i) {
         char path[1024];
         int length = snprintf(path, sizeof path, "%s/%s", folder, files[i]);
-        if (length > 0 && (size_t)length < sizeof path && test_data_is_file(path))
+        if (have_folder && length > 0 && (size_t)length < sizeof path && test_data_is_file(path))
             continue;
         int wrote = snprintf(missing + used, sizeof missing - used, "%s%s", count ? ", " : "", files[i]);
         used = wrote > 0 && (size_t)wrote < sizeof missing - used ? used + (size_t)wrote : used;
@@ -132,7 +127,13 @@ static inline int test_data_require(const char *program, const char *setting, co
     }
     if (count == 0)
         return 0;
-    printf("%s: SKIPPED: %s = %s lacks %s; %s\n", program, setting, folder, missing, how);
+    if (folder[0] == '\0')
+        printf("%s: SKIPPED: %s is not set; it must name a folder holding %s; %s\n", program, setting, missing,
+               how);
+    else if (!have_folder)
+        printf("%s: SKIPPED: %s = %s is not a folder; it must hold %s; %s\n", program, setting, folder, missing, how);
+    else
+        printf("%s: SKIPPED: %s = %s lacks %s; %s\n", program, setting, folder, missing, how);
     return TEST_DATA_SKIP;
 }
 
@@ -145,8 +146,8 @@ static inline int test_data_require_boneman(const char *program)
         "boneman/boneman_running.md5anim", NULL,
     };
     return test_data_require(program, "MARIONETTE_REAL_MD5", MARIONETTE_REAL_MD5, files,
-                             "configure with -DMARIONETTE_REAL_MD5=FOLDER (or that environment variable), FOLDER "
-                             "holding boneman/ (README, \"Test data\")");
+                             "configure with -DMARIONETTE_REAL_MD5=FOLDER or set that environment variable before the "
+                             "first configure (README, \"Test data\")");
 }
 
 /* The two files of Debian's assimp-testmodels the tests read. */
