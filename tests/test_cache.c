@@ -353,8 +353,7 @@ static void test_boneman_files(void)
     static const char *clips[] = {"attack", "dead", "dying", "idle", "pain", "running"};
     cache *c = cache_create();
     diag err = {0};
-    cache_model_handle boneman =
-        cache_load_model(c, BONEMAN "boneman.md5mesh", &err, NULL);
+    cache_model_handle boneman = cache_load_model(c, BONEMAN "boneman.md5mesh", &err, NULL);
     CHECK(boneman.id != 0);
     for (size_t i = 0; i < sizeof clips / sizeof clips[0]; ++i) {
         char path[512];

@@ -1,4 +1,4 @@
-/* Every quirk of real MD5 files (docs/md5-format.md, "Quirks seen in real exported files") has a small file in
+/* Every quirk of real MD5 files (docs/md5-format.md, "Real files' quirks") has a small file in
  * tests/data/quirks/ and a row below saying what the reader does with it.
  *
  * Decisions, quirk by quirk:
