@@ -6,8 +6,9 @@
 #   FUZZ_JOBS=J ...                           J fuzzing processes sharing the corpus (one per core), each
 #                                             running SECONDS or N/J executions; figures are their sums
 # Configures and builds build-fuzz with clang the first time. Each target's corpus grows in
-# build-fuzz/corpus/TARGET across runs; the seeds (tests/data, ../shared/real-md5, assets/, config/, docs/) are
-# copied fresh into build-fuzz/seeds/TARGET every run. Prints executions and exec/s per target; exits
+# build-fuzz/corpus/TARGET across runs; the seeds (tests/data, assets/, config/, docs/, and the .md5mesh and
+# .md5anim files of MARIONETTE_REAL_MD5 when that setting names a folder: README, "Test data") are copied
+# fresh into build-fuzz/seeds/TARGET every run. Prints executions and exec/s per target; exits
 # non-zero on any crash, leak or timeout, naming the file that reproduces it (replay:
 # build-fuzz/tests/fuzz/TARGET FILE; add it to tests/ as a regression test).
 set -eu
@@ -28,6 +29,8 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
 fi
 # shellcheck disable=SC2086 # one word per target
 cmake --build "$build" -j "$(nproc)" --target $targets
+# Third-party seeds: the folder the build was configured with (empty or missing: none).
+real_md5=$(sed -n 's/^MARIONETTE_REAL_MD5:[A-Z]*=//p' "$build/CMakeCache.txt")
 
 copy_seeds() { # FOLDER FILE...: the files that exist, under their own names
     folder=$1
@@ -54,10 +57,11 @@ config_seed() { # OUT CHARACTERS CLIPS STATES
 seed() { # TARGET FOLDER
     case $1 in
     fuzz_md5mesh)
-        copy_seeds "$2" tests/data/quirks/*.md5mesh tests/data/quirks/camera.md5camera assets/models/*.md5mesh \
-            ../shared/real-md5/*/*.md5mesh ;;
+        copy_seeds "$2" tests/data/quirks/*.md5mesh tests/data/quirks/camera.md5camera assets/models/*.md5mesh
+        [ -z "$real_md5" ] || copy_seeds "$2" "$real_md5"/*.md5mesh "$real_md5"/*/*.md5mesh ;;
     fuzz_md5anim)
-        copy_seeds "$2" tests/data/quirks/*.md5anim assets/clips/*.md5anim ../shared/real-md5/*/*.md5anim ;;
+        copy_seeds "$2" tests/data/quirks/*.md5anim assets/clips/*.md5anim
+        [ -z "$real_md5" ] || copy_seeds "$2" "$real_md5"/*.md5anim "$real_md5"/*/*.md5anim ;;
     fuzz_config)
         config_seed "$2/config" config/characters.ini config/clips.ini config/states.ini
         for file in tests/data/config/*.ini; do

@@ -472,8 +472,8 @@ static void test_partial_load(void)
     snprintf(text, sizeof text,
              "[idle]\nfile = %s/assets/clips/idle.md5anim\nloop = true\n"
              "[walk]\nfile = walk.md5anim\nloop = true\nevents = footstep.L@3\n"
-             "[run]\nfile = %s/real-md5/boneman/boneman_running.md5anim\nloop = true\n",
-             MARIONETTE_SOURCE_DIR, MARIONETTE_SHARED_DIR);
+             "[run]\nfile = %s/quirks/base.md5anim\nloop = true\n", /* two joints: another skeleton */
+             MARIONETTE_SOURCE_DIR, MARIONETTE_TEST_DATA);
     test_write_file(clips, text);
     const char *good_states = "[machine]\nstart = idle\n[state idle]\nclip = idle\n[state walk]\nclip = walk\n"
                               "[state run]\nclip = run\n[state wave]\nclip = wavee\n"

@@ -1,6 +1,7 @@
 /* cache: one copy per file however it is spelled, refcounts that free at zero, handles that go stale
  * safely, clips shared between bodies of one hierarchy and refused for another, errors instead of
- * crashes. Inputs are written by the synthetic generator into a fresh temporary folder. */
+ * crashes. Inputs are written by the synthetic generator into a fresh temporary folder; `--boneman` loads
+ * the third-party boneman files (test_data.h). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,6 +10,7 @@
 #include "cache/cache.h"
 #include "check.h"
 #include "synth.h"
+#include "test_data.h"
 #include "test_files.h"
 
 static char folder[256];
@@ -321,7 +323,7 @@ static void test_missing_and_broken_files(void)
     CHECK_STR_CONTAINS(err.message, "not a regular file");
 
     err = (diag){0};
-    CHECK(cache_load_model(c, MARIONETTE_ASSIMP_MODELS "/invalid/empty.md5mesh", &err, NULL).id == 0);
+    CHECK(cache_load_model(c, MARIONETTE_TEST_DATA "/quirks/empty.md5mesh", &err, NULL).id == 0);
     CHECK_STR_CONTAINS(err.file, "empty.md5mesh");
 
     err = (diag){0};
@@ -346,17 +348,16 @@ static void test_missing_and_broken_files(void)
     CHECK(cache_get_stats(NULL).entries == 0);
 }
 
-static void test_real_files(void)
+static void test_boneman_files(void)
 {
     static const char *clips[] = {"attack", "dead", "dying", "idle", "pain", "running"};
     cache *c = cache_create();
     diag err = {0};
-    cache_model_handle boneman =
-        cache_load_model(c, MARIONETTE_SHARED_DIR "/real-md5/boneman/boneman.md5mesh", &err, NULL);
+    cache_model_handle boneman = cache_load_model(c, BONEMAN "boneman.md5mesh", &err, NULL);
     CHECK(boneman.id != 0);
     for (size_t i = 0; i < sizeof clips / sizeof clips[0]; ++i) {
         char path[512];
-        snprintf(path, sizeof path, "%s/real-md5/boneman/boneman_%s.md5anim", MARIONETTE_SHARED_DIR, clips[i]);
+        snprintf(path, sizeof path, BONEMAN "boneman_%s.md5anim", clips[i]);
         cache_clip_handle h = cache_load_clip(c, path, boneman, &err, NULL);
         if (!h.id)
             fprintf(stderr, "%s:%d: %s\n", err.file, err.line, err.message);
@@ -367,28 +368,34 @@ static void test_real_files(void)
     CHECK(stats.clips == 6);
     /* A boneman clip does not fit the synthetic 33-joint body. */
     cache_model_handle synthetic = cache_load_model(c, body_a, &err, NULL);
-    CHECK(cache_load_clip(c, MARIONETTE_SHARED_DIR "/real-md5/boneman/boneman_idle.md5anim", synthetic, &err,
-                          NULL).id == 0);
+    CHECK(cache_load_clip(c, BONEMAN "boneman_idle.md5anim", synthetic, &err, NULL).id == 0);
     CHECK(cache_get_stats(c).users == stats.users + 1);
     /* Destroying with users left frees everything (the sanitizer build checks for leaks). */
     cache_destroy(c);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    test_part part;
+    int skip = test_data_start(argc, argv, &part);
+    if (skip)
+        return skip;
     if (!setup()) {
         fprintf(stderr, "test_cache: cannot write test files under %s\n", MARIONETTE_BUILD_DIR);
         teardown();
         return 1;
     }
-    RUN(test_same_file_is_one_entry);
-    RUN(test_file_edited_in_place_is_a_new_version);
-    RUN(test_last_release_frees);
-    RUN(test_stale_handle_resolves_to_null);
-    RUN(test_bodies_share_clips);
-    RUN(test_mismatching_clip_is_refused);
-    RUN(test_missing_and_broken_files);
-    RUN(test_real_files);
+    if (part == TEST_PART_OWN) {
+        RUN(test_same_file_is_one_entry);
+        RUN(test_file_edited_in_place_is_a_new_version);
+        RUN(test_last_release_frees);
+        RUN(test_stale_handle_resolves_to_null);
+        RUN(test_bodies_share_clips);
+        RUN(test_mismatching_clip_is_refused);
+        RUN(test_missing_and_broken_files);
+    }
+    if (part == TEST_PART_BONEMAN)
+        RUN(test_boneman_files);
     teardown();
     return check_report();
 }

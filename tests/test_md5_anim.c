@@ -1,10 +1,12 @@
 /* .md5anim -> clip: baked local poses (flags and start indices applied), bounds, timing and the two loop
- * conventions, and clip_fits_skeleton. */
+ * conventions, and clip_fits_skeleton; and the example pair of docs/md5-format.md says what it claims. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "check.h"
 #include "md5/md5.h"
+#include "pose/pose.h"
+#include "test_files.h"
 
 /* Two joints; the root animates nothing, the arm animates pos.y (2) and quat.z (32), reading components
  * 0 and 1 of each frame. `last` is the text of the last frame's two components. */
@@ -215,6 +217,73 @@ static void test_refusals(void)
     CHECK(err.line == 7);
 }
 
+/* The fenced block right after the line `label` in `doc`, as a heap copy; NULL if there is none. */
+static char *doc_block(const char *doc, const char *label)
+{
+    const char *at = doc ? strstr(doc, label) : NULL;
+    const char *open = at ? strstr(at, "```\n") : NULL;
+    const char *close = open ? strstr(open + 4, "\n```") : NULL;
+    if (!close)
+        return NULL;
+    size_t length = (size_t)(close - (open + 4)) + 1;
+    char *block = malloc(length + 1);
+    memcpy(block, open + 4, length);
+    block[length] = '\0';
+    return block;
+}
+
+/* docs/md5-format.md's stick: both files load without a warning, the clip fits, follows the Doom 3 loop
+ * rule, its frame 1 bends "bend" by +45 degrees about +Y, and the skinned corners and normals are the ones
+ * the page quotes. */
+static void test_format_doc_examples(void)
+{
+    char *doc = test_read_file(MARIONETTE_SOURCE_DIR "/docs/md5-format.md", NULL);
+    char *mesh_text = doc_block(doc, "`stick.md5mesh`:\n");
+    char *anim_text = doc_block(doc, "`stick.md5anim`:\n");
+    CHECK(mesh_text && anim_text);
+    model *m = NULL;
+    clip *c = NULL;
+    diag err = {0};
+    diag_list warnings = {0};
+    CHECK(mesh_text && md5_parse_model(mesh_text, strlen(mesh_text), "stick.md5mesh", &m, &err, &warnings));
+    CHECK(anim_text && md5_parse_clip(anim_text, strlen(anim_text), "stick.md5anim", &c, &err, &warnings));
+    CHECK(warnings.total == 0);
+    if (m && c) {
+        CHECK(clip_fits_skeleton(c, &m->skeleton, "stick.md5anim", &err));
+        CHECK(m->mesh_count == 1 && m->meshes[0].vertex_count == 4 && m->meshes[0].max_influences == 2);
+        CHECK(c->frame_count == 3 && c->last_frame_is_first);
+        CHECK_NEAR(c->loop_duration, 2.0 / 30.0, 1e-6);
+        /* Stored y = -0.382683 and w = -sqrt(1 - y^2): the rotation of +45 degrees about +Y. */
+        const float *q = c->frames[1 * 2 + 1].rotation;
+        CHECK_NEAR(q[1], -0.382683, 1e-6);
+        CHECK_NEAR(q[3], -0.923880, 1e-6);
+        /* Bind normals: the clockwise triangles face +X. */
+        for (int v = 0; v < 4; ++v)
+            CHECK_NEAR(m->meshes[0].normals[v][0], 1.0, 1e-6);
+        joint_pose local[2], object[2];
+        mat4 palette[2];
+        float positions[4][3], normals[4][3];
+        CHECK(pose_sample(c, 1.0f / 30.0f, false, local) && pose_to_object(c->parents, 2, local, object) &&
+              pose_palette(object, (const mat4 *)m->skeleton.inverse_bind, 2, palette) &&
+              pose_skin_cpu(&m->meshes[0], (const mat4 *)palette, 2, positions, normals));
+        const float expected[4][3] = {
+            {0.0f, -0.25f, 0.0f}, {0.353553f, -0.25f, 0.853553f}, {0.265165f, 0.25f, 0.890165f}, {0.0f, 0.25f, 0.0f}};
+        for (int v = 0; v < 4; ++v)
+            for (int k = 0; k < 3; ++k)
+                CHECK_NEAR(positions[v][k], expected[v][k], 2e-6);
+        /* The frame's box in the file holds the skinned corners. */
+        for (int v = 0; v < 4; ++v)
+            for (int k = 0; k < 3; ++k)
+                CHECK(positions[v][k] >= c->bounds[1][0][k] - 1e-6f && positions[v][k] <= c->bounds[1][1][k] + 1e-6f);
+    }
+    diag_list_free(&warnings);
+    model_free(m);
+    clip_free(c);
+    free(mesh_text);
+    free(anim_text);
+    free(doc);
+}
+
 int main(void)
 {
     RUN(test_frames_are_baked);
@@ -223,5 +292,6 @@ int main(void)
     RUN(test_loop_ignores_root_travel);
     RUN(test_fits_skeleton);
     RUN(test_refusals);
+    RUN(test_format_doc_examples);
     return check_report();
 }

@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "md5/md5.h"
+#include "test_data.h"
 #include "test_files.h"
 
 /* Two joints: a root at the origin and "arm" at (1, 0, 0) turned 90 degrees about z. Vertex 0 hangs off
@@ -103,13 +104,13 @@ static void test_bind_positions_and_influences(void)
     model_free(m);
 }
 
-/* The Maya cube from assimp-testmodels: every normal must point away from the centre with the winding
- * as written (that is the front-face convention build_normals assumes). */
+/* The Maya cube from assimp-testmodels (`--assimp`, test_data.h): every normal must point away from the
+ * centre with the winding as written (that is the front-face convention build_normals assumes). */
 static void test_cube_normals_point_outward(void)
 {
     model *m = NULL;
     diag err = {0};
-    CHECK(md5_load_model(MARIONETTE_ASSIMP_MODELS "/MD5/SimpleCube.md5mesh", &m, &err, NULL));
+    CHECK(md5_load_model(ASSIMP_CUBE, &m, &err, NULL));
     if (!m)
         return;
     const skin_mesh *mesh = &m->meshes[0];
@@ -310,13 +311,20 @@ static void test_refusals(void)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    RUN(test_skeleton_and_inverse_bind);
-    RUN(test_bind_positions_and_influences);
-    RUN(test_cube_normals_point_outward);
-    RUN(test_texture_resolution);
-    RUN(test_texture_search_steps);
-    RUN(test_refusals);
+    test_part part;
+    int skip = test_data_start(argc, argv, &part);
+    if (skip)
+        return skip;
+    if (part == TEST_PART_OWN) {
+        RUN(test_skeleton_and_inverse_bind);
+        RUN(test_bind_positions_and_influences);
+        RUN(test_texture_resolution);
+        RUN(test_texture_search_steps);
+        RUN(test_refusals);
+    }
+    if (part == TEST_PART_ASSIMP)
+        RUN(test_cube_normals_point_outward);
     return check_report();
 }

@@ -1,5 +1,7 @@
 /* md5_read_float must agree with strtof bit for bit (sign of zero included) on everything inside its
- * grammar, and refuse everything outside it; md5_read_int must agree with strtol within int range. */
+ * grammar, and refuse everything outside it; md5_read_int must agree with strtol within int range. Every
+ * number of whole files too: the generated assets, and (`--boneman`, `--assimp`: test_data.h) the
+ * third-party boneman and assimp cube. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -7,6 +9,7 @@
 #include "base/file.h"
 #include "check.h"
 #include "md5/md5_number.h"
+#include "test_data.h"
 
 static bool same_bits(float a, float b)
 {
@@ -168,7 +171,13 @@ static void scan_file_numbers(const char *path)
     CHECK(failures == 0);
 }
 
-static void test_real_file_numbers(void)
+static void test_asset_file_numbers(void)
+{
+    scan_file_numbers(MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh");
+    scan_file_numbers(MARIONETTE_SOURCE_DIR "/assets/clips/walk.md5anim");
+}
+
+static void test_boneman_file_numbers(void)
 {
     static const char *const files[] = {
         "boneman.md5mesh", "boneman_attack.md5anim", "boneman_dead.md5anim", "boneman_dying.md5anim",
@@ -176,10 +185,14 @@ static void test_real_file_numbers(void)
     };
     for (size_t i = 0; i < sizeof files / sizeof *files; ++i) {
         char path[512];
-        snprintf(path, sizeof path, MARIONETTE_SHARED_DIR "/real-md5/boneman/%s", files[i]);
+        snprintf(path, sizeof path, BONEMAN "%s", files[i]);
         scan_file_numbers(path);
     }
-    scan_file_numbers(MARIONETTE_ASSIMP_MODELS "/MD5/SimpleCube.md5mesh");
+}
+
+static void test_cube_file_numbers(void)
+{
+    scan_file_numbers(ASSIMP_CUBE);
 }
 
 static void test_ints(void)
@@ -209,12 +222,22 @@ static void test_ints(void)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    RUN(test_edge_cases);
-    RUN(test_ints);
-    RUN(test_real_file_numbers);
-    RUN(test_random_strings);
-    RUN(test_random_numbers);
+    test_part part;
+    int skip = test_data_start(argc, argv, &part);
+    if (skip)
+        return skip;
+    if (part == TEST_PART_OWN) {
+        RUN(test_edge_cases);
+        RUN(test_ints);
+        RUN(test_asset_file_numbers);
+        RUN(test_random_strings);
+        RUN(test_random_numbers);
+    }
+    if (part == TEST_PART_BONEMAN)
+        RUN(test_boneman_file_numbers);
+    if (part == TEST_PART_ASSIMP)
+        RUN(test_cube_file_numbers);
     return check_report();
 }

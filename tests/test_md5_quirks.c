@@ -1,4 +1,4 @@
-/* Every quirk of real MD5 files (md5-format.md, "Quirks seen in real exported files") has a small file in
+/* Every quirk of real MD5 files (docs/md5-format.md, "Real files' quirks") has a small file in
  * tests/data/quirks/ and a row below saying what the reader does with it.
  *
  * Decisions, quirk by quirk:
@@ -62,6 +62,7 @@
 
 #include "check.h"
 #include "md5/md5.h"
+#include "test_data.h"
 
 #define QUIRKS MARIONETTE_TEST_DATA "/quirks/"
 
@@ -264,23 +265,44 @@ static void test_accepted_quirks_keep_their_data(void)
     clip_free(c);
 }
 
-static void test_assimp_empty_file(void)
+/* An empty file read as a mesh and as a clip: refused, naming the file. */
+static void check_empty_file(const char *path)
 {
     model *m = NULL;
     diag err = {0};
-    CHECK(!md5_load_model(MARIONETTE_ASSIMP_MODELS "/invalid/empty.md5mesh", &m, &err, NULL));
+    CHECK(!md5_load_model(path, &m, &err, NULL));
     CHECK(m == NULL);
     CHECK_STR_CONTAINS(err.message, "empty file");
     CHECK_STR_CONTAINS(err.file, "empty.md5mesh");
     clip *c = NULL;
-    CHECK(!md5_load_clip(MARIONETTE_ASSIMP_MODELS "/invalid/empty.md5mesh", &c, &err, NULL));
+    CHECK(!md5_load_clip(path, &c, &err, NULL));
+    CHECK(c == NULL);
     CHECK_STR_CONTAINS(err.message, "empty file");
 }
 
-int main(void)
+static void test_empty_file(void)
 {
-    RUN(test_quirk_table);
-    RUN(test_accepted_quirks_keep_their_data);
-    RUN(test_assimp_empty_file);
+    check_empty_file(MARIONETTE_TEST_DATA "/quirks/empty.md5mesh");
+}
+
+/* The empty file assimp-testmodels ships (`--assimp`, test_data.h). */
+static void test_assimp_empty_file(void)
+{
+    check_empty_file(ASSIMP_EMPTY);
+}
+
+int main(int argc, char **argv)
+{
+    test_part part;
+    int skip = test_data_start(argc, argv, &part);
+    if (skip)
+        return skip;
+    if (part == TEST_PART_OWN) {
+        RUN(test_quirk_table);
+        RUN(test_accepted_quirks_keep_their_data);
+        RUN(test_empty_file);
+    }
+    if (part == TEST_PART_ASSIMP)
+        RUN(test_assimp_empty_file);
     return check_report();
 }

@@ -1,14 +1,16 @@
-/* Real exported files: boneman (Blender, 40 joints, 6 clips) and assimp's Maya cube. They load, the
- * clips fit the skeleton, nothing is NaN; and every truncation and many corruptions of them are either
- * refused with a diag or loaded clean, never a crash or an out-of-bounds read (run under sanitizers). */
+/* Whole files: the generated assets (assets/), and the third-party boneman (Blender, 40 joints, 6 clips;
+ * `--boneman`) and assimp's Maya cube (`--assimp`), see test_data.h. They load, the clips fit the skeleton,
+ * nothing is NaN; and every truncation and many corruptions of them are either refused with a diag or
+ * loaded clean, never a crash or an out-of-bounds read (run under sanitizers). */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "base/file.h"
 #include "check.h"
 #include "md5/md5.h"
+#include "test_data.h"
 
-#define BONEMAN MARIONETTE_SHARED_DIR "/real-md5/boneman/"
+#define ASSETS MARIONETTE_SOURCE_DIR "/assets/"
 
 static const char *const clips[] = {
     "boneman_attack.md5anim", "boneman_dead.md5anim", "boneman_dying.md5anim",
@@ -135,11 +137,21 @@ static void truncate_everywhere(const char *path, bool mesh)
     free(text);
 }
 
-static void test_truncation(void)
+static void test_truncation_of_assets(void)
+{
+    truncate_everywhere(ASSETS "models/mannequin.md5mesh", true);
+    truncate_everywhere(ASSETS "clips/walk.md5anim", false);
+}
+
+static void test_truncation_of_boneman(void)
 {
     truncate_everywhere(BONEMAN "boneman.md5mesh", true);
     truncate_everywhere(BONEMAN "boneman_dying.md5anim", false);
-    truncate_everywhere(MARIONETTE_ASSIMP_MODELS "/MD5/SimpleCube.md5mesh", true);
+}
+
+static void test_truncation_of_cube(void)
+{
+    truncate_everywhere(ASSIMP_CUBE, true);
 }
 
 /* Overwrite random bytes with characters that matter to the grammar (digits, signs, quotes, braces,
@@ -171,17 +183,41 @@ static void corrupt_randomly(const char *path, bool mesh, int rounds)
     free(text);
 }
 
-static void test_corruption(void)
+static void test_corruption_of_assets(void)
+{
+    corrupt_randomly(ASSETS "clips/wave.md5anim", false, 1000);
+    corrupt_randomly(ASSETS "models/robot.md5mesh", true, 60);
+}
+
+static void test_corruption_of_boneman(void)
 {
     corrupt_randomly(BONEMAN "boneman_dead.md5anim", false, 2000);
-    corrupt_randomly(MARIONETTE_ASSIMP_MODELS "/MD5/SimpleCube.md5mesh", true, 3000);
     corrupt_randomly(BONEMAN "boneman.md5mesh", true, 60);
 }
 
-int main(void)
+static void test_corruption_of_cube(void)
 {
-    RUN(test_boneman_loads_and_clips_fit);
-    RUN(test_truncation);
-    RUN(test_corruption);
+    corrupt_randomly(ASSIMP_CUBE, true, 3000);
+}
+
+int main(int argc, char **argv)
+{
+    test_part part;
+    int skip = test_data_start(argc, argv, &part);
+    if (skip)
+        return skip;
+    if (part == TEST_PART_OWN) {
+        RUN(test_truncation_of_assets);
+        RUN(test_corruption_of_assets);
+    }
+    if (part == TEST_PART_BONEMAN) {
+        RUN(test_boneman_loads_and_clips_fit);
+        RUN(test_truncation_of_boneman);
+        RUN(test_corruption_of_boneman);
+    }
+    if (part == TEST_PART_ASSIMP) {
+        RUN(test_truncation_of_cube);
+        RUN(test_corruption_of_cube);
+    }
     return check_report();
 }

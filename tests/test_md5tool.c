@@ -1,6 +1,7 @@
-/* md5tool: runs the built tool (MARIONETTE_MD5TOOL) as a user would, on real and synthetic files, and
- * checks its answers against values this test reads from the files itself with sscanf, not through the
- * engine's parser, so a parser bug cannot hide behind a tool that agrees with it. */
+/* md5tool: runs the built tool (MARIONETTE_MD5TOOL) as a user would, on synthetic files, the generated
+ * assets and (`--boneman`, `--assimp`: test_data.h) third-party files, and checks its answers against values
+ * this test reads from the files itself with sscanf, not through the engine's parser, so a parser bug cannot
+ * hide behind a tool that agrees with it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,13 +12,14 @@
 #include "check.h"
 #include "json.h"
 #include "synth.h"
+#include "test_data.h"
 #include "test_files.h"
 
-#define BONEMAN MARIONETTE_SHARED_DIR "/real-md5/boneman/"
-#define CUBE MARIONETTE_ASSIMP_MODELS "/MD5/SimpleCube.md5mesh"
-#define EMPTY MARIONETTE_ASSIMP_MODELS "/invalid/empty.md5mesh"
+#define CLIPS MARIONETTE_SOURCE_DIR "/assets/clips/"
+#define EMPTY MARIONETTE_TEST_DATA "/quirks/empty.md5mesh"
 
-static const char *boneman_clips[] = {"attack", "dead", "dying", "idle", "pain", "running"};
+static const char *const boneman_clips[] = {"attack", "dead", "dying", "idle", "pain", "running"};
+static const char *const asset_clips[] = {"walk", "run", "jump", "celebrate"}; /* all at 30 frames a second */
 enum { CLIP_COUNT = sizeof boneman_clips / sizeof boneman_clips[0], PATH_SIZE = 512 };
 
 static char folder[256];
@@ -166,7 +168,7 @@ static file_facts read_facts(const char *path)
     return facts;
 }
 
-/* w from xyz as md5-format.md says: negative root, clamped radicand. */
+/* w from xyz as docs/md5-format.md says: negative root, clamped radicand. */
 static void quaternion_from_xyz(double x, double y, double z, double q[4])
 {
     double radicand = 1.0 - x * x - y * y - z * z;
@@ -278,7 +280,7 @@ static bool read_anim_pose(const char *path, int frame, joint_facts *out)
     return ok;
 }
 
-/* Vertex positions of every mesh from joints, verts and weights (md5-format.md's formula), concatenated
+/* Vertex positions of every mesh from joints, verts and weights (docs/md5-format.md's formula), concatenated
  * over meshes: in bind pose (posed NULL), or with the joints of `posed` in its place, which is what
  * skinning with palette = object * inverse(bind) must reproduce. Returns the vertex count, or -1. */
 static int read_positions(const char *path, const joint_facts *posed, double (*positions)[3], int capacity)
@@ -432,26 +434,27 @@ static void check_mesh_info(const char *path, const char *json)
     CHECK(field(json, "frames") == NULL);
 }
 
-static void test_info_real_mesh(void)
+/* info --json on a mesh, then the plain summary naming its joint and vertex counts. */
+static void check_info_mesh(const char *path, int joints, int vertices)
 {
-    tool_result r = run_tool("info --json '" BONEMAN "boneman.md5mesh'", false);
+    char arguments[PATH_SIZE + 32], expected[PATH_SIZE + 32];
+    snprintf(arguments, sizeof arguments, "info --json '%s'", path);
+    tool_result r = run_tool(arguments, false);
     CHECK(r.status == 0);
-    check_mesh_info(BONEMAN "boneman.md5mesh", r.output);
-    CHECK(number_field(r.output, "joints") == 40);
-    CHECK_STR_CONTAINS(r.output, "\"file\":\"" BONEMAN "boneman.md5mesh\"");
-    tool_result_free(&r);
-
-    r = run_tool("info --json '" CUBE "'", false);
-    CHECK(r.status == 0);
-    check_mesh_info(CUBE, r.output);
-    CHECK(number_field(r.output, "joints") == 3);
+    check_mesh_info(path, r.output);
+    CHECK(number_field(r.output, "joints") == joints);
+    snprintf(expected, sizeof expected, "\"file\":\"%s\"", path);
+    CHECK_STR_CONTAINS(r.output, expected);
     tool_result_free(&r);
 
     /* Without --json: a readable summary naming the counts. */
-    r = run_tool("info '" BONEMAN "boneman.md5mesh'", false);
+    snprintf(arguments, sizeof arguments, "info '%s'", path);
+    r = run_tool(arguments, false);
     CHECK(r.status == 0);
-    CHECK_STR_CONTAINS(r.output, "40 joints");
-    CHECK_STR_CONTAINS(r.output, "2203 vertices");
+    snprintf(expected, sizeof expected, "%d joints", joints);
+    CHECK_STR_CONTAINS(r.output, expected);
+    snprintf(expected, sizeof expected, "%d vertices", vertices);
+    CHECK_STR_CONTAINS(r.output, expected);
     tool_result_free(&r);
 }
 
@@ -481,38 +484,84 @@ static void test_info_weights_per_vertex(void)
     }
 }
 
-static void test_info_real_clips(void)
+static void test_info_mesh(void)
+{
+    check_info_mesh(synth_mesh, 20, 400);
+}
+
+static void test_info_boneman_mesh(void)
+{
+    check_info_mesh(BONEMAN "boneman.md5mesh", 40, 2203);
+}
+
+static void test_info_cube_mesh(void)
+{
+    tool_result r = run_tool("info --json '" ASSIMP_CUBE "'", false);
+    CHECK(r.status == 0);
+    check_mesh_info(ASSIMP_CUBE, r.output);
+    CHECK(number_field(r.output, "joints") == 3);
+    tool_result_free(&r);
+}
+
+/* info --json on the clips `prefix NAME .md5anim`, all of `joints` joints at `frame_rate`. */
+static void check_info_clips(const char *prefix, const char *const *names, int count, int joints, int frame_rate)
 {
     char arguments[4096] = "info --json";
-    for (int i = 0; i < CLIP_COUNT; ++i) {
+    for (int i = 0; i < count; ++i) {
         size_t used = strlen(arguments);
-        snprintf(arguments + used, sizeof arguments - used, " '%sboneman_%s.md5anim'", BONEMAN, boneman_clips[i]);
+        snprintf(arguments + used, sizeof arguments - used, " '%s%s.md5anim'", prefix, names[i]);
     }
     tool_result r = run_tool(arguments, false);
     CHECK(r.status == 0);
     /* One JSON object per line, in the order given. */
     char *line = r.output;
-    for (int i = 0; i < CLIP_COUNT; ++i) {
+    for (int i = 0; i < count; ++i) {
         char path[PATH_SIZE];
-        snprintf(path, sizeof path, "%sboneman_%s.md5anim", BONEMAN, boneman_clips[i]);
+        snprintf(path, sizeof path, "%s%s.md5anim", prefix, names[i]);
         file_facts facts = read_facts(path);
         char *end = line ? strchr(line, '\n') : NULL;
         CHECK(end != NULL);
         if (!end)
             break;
         *end = '\0';
-        CHECK_STR_CONTAINS(line, boneman_clips[i]);
+        CHECK_STR_CONTAINS(line, path);
         CHECK_STR_CONTAINS(line, "\"type\":\"anim\"");
         bool ok = false;
         CHECK(bool_field(line, "ok", &ok) && ok);
         CHECK(facts.frames > 0 && facts.frames == facts.frame_blocks);
         CHECK(number_field(line, "frames") == facts.frames);
         CHECK(number_field(line, "frame_rate") == facts.frame_rate);
-        CHECK(number_field(line, "frame_rate") == 24);
-        CHECK(number_field(line, "joints") == 40);
+        CHECK(number_field(line, "frame_rate") == frame_rate);
+        CHECK(number_field(line, "joints") == joints);
         CHECK(field(line, "vertices") == NULL);
         line = end + 1;
     }
+    tool_result_free(&r);
+}
+
+static void test_info_clips(void)
+{
+    check_info_clips(CLIPS, asset_clips, (int)(sizeof asset_clips / sizeof *asset_clips), 31, 30);
+}
+
+static void test_info_boneman_clips(void)
+{
+    check_info_clips(BONEMAN "boneman_", boneman_clips, CLIP_COUNT, 40, 24);
+}
+
+/* info --json GOOD BAD: both files reported, one line each, exit 1. */
+static void check_one_bad_among_good(const char *good, const char *bad)
+{
+    char arguments[2 * PATH_SIZE + 32];
+    snprintf(arguments, sizeof arguments, "info --json '%s' '%s'", good, bad);
+    tool_result r = run_tool(arguments, false);
+    CHECK(r.status == 1);
+    int lines = 0;
+    for (const char *c = r.output; c && *c; ++c)
+        lines += *c == '\n';
+    CHECK(lines == 2);
+    CHECK_STR_CONTAINS(r.output, good);
+    CHECK_STR_CONTAINS(r.output, bad);
     tool_result_free(&r);
 }
 
@@ -564,19 +613,24 @@ static void test_info_refuses_other_files(void)
     tool_result_free(&r);
 
     /* One bad file among good ones: every file reported, exit 1. */
-    r = run_tool("info --json '" CUBE "' '" EMPTY "'", false);
+    check_one_bad_among_good(tiny_mesh, EMPTY);
+}
+
+static void test_info_refuses_assimp_empty(void)
+{
+    tool_result r = run_tool("info --json '" ASSIMP_EMPTY "'", false);
     CHECK(r.status == 1);
-    int lines = 0;
-    for (const char *c = r.output; *c; ++c)
-        lines += *c == '\n';
-    CHECK(lines == 2);
+    bool ok = true;
+    CHECK(bool_field(r.output, "ok", &ok) && !ok);
+    CHECK_STR_CONTAINS(field(r.output, "error"), "empty.md5mesh");
     tool_result_free(&r);
+    check_one_bad_among_good(ASSIMP_CUBE, ASSIMP_EMPTY);
 }
 
 static void test_usage_errors(void)
 {
     const char *wrong[] = {"", "info", "frobnicate", "info --yaml x.md5mesh", "check only.md5mesh",
-                           "pose '" BONEMAN "boneman.md5mesh' '" BONEMAN "boneman_idle.md5anim'",
+                           "pose a.md5mesh b.md5anim",
                            "pose a.md5mesh b.md5anim --frame 1 --time 2", "skin a.md5mesh --frame 1",
                            "pose a.md5mesh b.md5anim --frame nan", "synth", "bench", "bench teleport"};
     for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; ++i) {
@@ -625,30 +679,46 @@ static void test_command_help(void)
     tool_result_free(&r);
 }
 
-static void test_check(void)
+/* check MESH (every clip `prefix NAME .md5anim`) exits 0; check MESH synth_anim (another skeleton) exits 1,
+ * naming the clip. */
+static void check_check(const char *mesh, const char *prefix, const char *const *names, int count)
 {
-    char arguments[4096] = "check '" BONEMAN "boneman.md5mesh'";
-    for (int i = 0; i < CLIP_COUNT; ++i) {
+    char arguments[4096];
+    snprintf(arguments, sizeof arguments, "check '%s'", mesh);
+    for (int i = 0; i < count; ++i) {
         size_t used = strlen(arguments);
-        snprintf(arguments + used, sizeof arguments - used, " '%sboneman_%s.md5anim'", BONEMAN, boneman_clips[i]);
+        snprintf(arguments + used, sizeof arguments - used, " '%s%s.md5anim'", prefix, names[i]);
     }
     tool_result r = run_tool(arguments, true);
     CHECK(r.status == 0);
     tool_result_free(&r);
 
-    snprintf(arguments, sizeof arguments, "check '%s' '%s' '%s'", synth_mesh, synth_anim, renamed_anim);
+    /* A clip of another skeleton: the message names the first differing joint. */
+    snprintf(arguments, sizeof arguments, "check '%s' '%s'", mesh, synth_anim);
     r = run_tool(arguments, true);
+    CHECK(r.status == 1);
+    CHECK_STR_CONTAINS(r.output, "walk.md5anim");
+    CHECK_STR_CONTAINS(r.output, "joint");
+    tool_result_free(&r);
+}
+
+static void test_check(void)
+{
+    check_check(MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh", CLIPS, asset_clips,
+                (int)(sizeof asset_clips / sizeof *asset_clips));
+
+    char arguments[4096];
+    snprintf(arguments, sizeof arguments, "check '%s' '%s' '%s'", synth_mesh, synth_anim, renamed_anim);
+    tool_result r = run_tool(arguments, true);
     CHECK(r.status == 1);
     CHECK_STR_CONTAINS(r.output, "renamed.md5anim");
     CHECK_STR_CONTAINS(r.output, "nape");
     tool_result_free(&r);
+}
 
-    /* A clip of another skeleton: the message names the first differing joint. */
-    snprintf(arguments, sizeof arguments, "check '" BONEMAN "boneman.md5mesh' '%s'", synth_anim);
-    r = run_tool(arguments, true);
-    CHECK(r.status == 1);
-    CHECK_STR_CONTAINS(r.output, "walk.md5anim");
-    tool_result_free(&r);
+static void test_check_boneman(void)
+{
+    check_check(BONEMAN "boneman.md5mesh", BONEMAN "boneman_", boneman_clips, CLIP_COUNT);
 }
 
 /* Compares md5tool's pose --json with the pose this test computes from the file's text. */
@@ -707,20 +777,21 @@ static void test_pose(void)
     tool_result_free(&r);
     check_pose(tiny_mesh, tiny_anim, 1, "--time 0.1");
 
-    /* Real clips: every joint, at frame 0 (roots: baseframe overridden by frame 0, as the flags say)
+    /* Whole clips: every joint, at frame 0 (roots: baseframe overridden by frame 0, as the flags say)
      * and at a later frame given as a time. */
-    for (int i = 0; i < CLIP_COUNT; ++i) {
+    for (size_t i = 0; i < sizeof asset_clips / sizeof *asset_clips; ++i) {
         char anim[PATH_SIZE];
-        snprintf(anim, sizeof anim, "%sboneman_%s.md5anim", BONEMAN, boneman_clips[i]);
-        check_pose(BONEMAN "boneman.md5mesh", anim, 0, "--frame 0");
-        check_pose(BONEMAN "boneman.md5mesh", anim, 1, "--time 0.041666667");
+        snprintf(anim, sizeof anim, CLIPS "%s.md5anim", asset_clips[i]);
+        check_pose(MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh", anim, 0, "--frame 0");
+        check_pose(MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh", anim, 1, "--time 0.033333333");
     }
     check_pose(synth_mesh, synth_anim, 7, "--frame 7");
 
     /* Plain text names the joints. */
-    r = run_tool("pose '" BONEMAN "boneman.md5mesh' '" BONEMAN "boneman_idle.md5anim' --frame 3", false);
+    snprintf(arguments, sizeof arguments, "pose '%s' '%s' --frame 3", synth_mesh, synth_anim);
+    r = run_tool(arguments, false);
     CHECK(r.status == 0);
-    CHECK_STR_CONTAINS(r.output, "LeftFingersTip");
+    CHECK_STR_CONTAINS(r.output, "neck");
     tool_result_free(&r);
 
     /* A clip that does not fit is refused, naming the joint. */
@@ -728,6 +799,21 @@ static void test_pose(void)
     r = run_tool(arguments, true);
     CHECK(r.status == 1);
     CHECK_STR_CONTAINS(r.output, "nape");
+    tool_result_free(&r);
+}
+
+/* The boneman clips, as test_pose does the generated ones; plain text names boneman's joints. */
+static void test_pose_boneman(void)
+{
+    for (int i = 0; i < CLIP_COUNT; ++i) {
+        char anim[PATH_SIZE];
+        snprintf(anim, sizeof anim, "%sboneman_%s.md5anim", BONEMAN, boneman_clips[i]);
+        check_pose(BONEMAN "boneman.md5mesh", anim, 0, "--frame 0");
+        check_pose(BONEMAN "boneman.md5mesh", anim, 1, "--time 0.041666667");
+    }
+    tool_result r = run_tool("pose '" BONEMAN "boneman.md5mesh' '" BONEMAN "boneman_idle.md5anim' --frame 3", false);
+    CHECK(r.status == 0);
+    CHECK_STR_CONTAINS(r.output, "LeftFingersTip");
     tool_result_free(&r);
 }
 
@@ -769,19 +855,12 @@ static void check_skin(const char *mesh, const char *anim, int frame)
     tool_result_free(&r);
 }
 
-static void test_skin(void)
+/* skin --json MESH ANIM --time 0.3: one position per vertex, all finite. */
+static void check_skin_finite(const char *mesh, const char *anim, int vertices)
 {
-    check_skin(BONEMAN "boneman.md5mesh", NULL, 0);
-    check_skin(CUBE, NULL, 0);
-    check_skin(tiny_mesh, NULL, 0);
-    check_skin(BONEMAN "boneman.md5mesh", BONEMAN "boneman_idle.md5anim", 0);
-    check_skin(BONEMAN "boneman.md5mesh", BONEMAN "boneman_running.md5anim", 17);
-    check_skin(synth_mesh, synth_anim, 4);
-    check_skin(tiny_mesh, tiny_anim, 1);
-
-    /* With a clip: one position per vertex, all finite. */
-    tool_result r = run_tool("skin --json '" BONEMAN "boneman.md5mesh' '" BONEMAN "boneman_running.md5anim' --time 0.3",
-                             false);
+    char arguments[2 * PATH_SIZE + 64];
+    snprintf(arguments, sizeof arguments, "skin --json '%s' '%s' --time 0.3", mesh, anim);
+    tool_result r = run_tool(arguments, false);
     CHECK(r.status == 0);
     int numbers = 0, finite = 0;
     const char *at = field(r.output, "positions");
@@ -794,10 +873,33 @@ static void test_skin(void)
         finite += isfinite(value) != 0;
         at = end;
     }
-    CHECK(numbers == 3 * 2203);
+    CHECK(numbers == 3 * vertices);
     CHECK(finite == numbers);
-    CHECK(strstr(r.output, "null") == NULL);
+    CHECK(r.output && strstr(r.output, "null") == NULL);
     tool_result_free(&r);
+}
+
+static void test_skin(void)
+{
+    check_skin(tiny_mesh, NULL, 0);
+    check_skin(synth_mesh, NULL, 0);
+    check_skin(MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh", CLIPS "run.md5anim", 9);
+    check_skin(synth_mesh, synth_anim, 4);
+    check_skin(tiny_mesh, tiny_anim, 1);
+    check_skin_finite(synth_mesh, synth_anim, 400);
+}
+
+static void test_skin_boneman(void)
+{
+    check_skin(BONEMAN "boneman.md5mesh", NULL, 0);
+    check_skin(BONEMAN "boneman.md5mesh", BONEMAN "boneman_idle.md5anim", 0);
+    check_skin(BONEMAN "boneman.md5mesh", BONEMAN "boneman_running.md5anim", 17);
+    check_skin_finite(BONEMAN "boneman.md5mesh", BONEMAN "boneman_running.md5anim", 2203);
+}
+
+static void test_skin_cube(void)
+{
+    check_skin(ASSIMP_CUBE, NULL, 0);
 }
 
 static void test_synth_command(void)
@@ -909,25 +1011,44 @@ static void test_json_writer(void)
         CHECK((float)read_back[i] == samples[i]);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    RUN(test_json_writer);
+    test_part part;
+    int skip = test_data_start(argc, argv, &part);
+    if (skip)
+        return skip;
+    if (part == TEST_PART_OWN)
+        RUN(test_json_writer);
     if (!setup()) {
         fprintf(stderr, "test_md5tool: cannot write test files under %s\n", MARIONETTE_BUILD_DIR);
         teardown();
         return 1;
     }
-    RUN(test_info_real_mesh);
-    RUN(test_info_weights_per_vertex);
-    RUN(test_info_real_clips);
-    RUN(test_info_refuses_other_files);
-    RUN(test_usage_errors);
-    RUN(test_command_help);
-    RUN(test_check);
-    RUN(test_pose);
-    RUN(test_skin);
-    RUN(test_synth_command);
-    RUN(test_bench_parse_summary);
+    if (part == TEST_PART_OWN) {
+        RUN(test_info_mesh);
+        RUN(test_info_weights_per_vertex);
+        RUN(test_info_clips);
+        RUN(test_info_refuses_other_files);
+        RUN(test_usage_errors);
+        RUN(test_command_help);
+        RUN(test_check);
+        RUN(test_pose);
+        RUN(test_skin);
+        RUN(test_synth_command);
+        RUN(test_bench_parse_summary);
+    }
+    if (part == TEST_PART_BONEMAN) {
+        RUN(test_info_boneman_mesh);
+        RUN(test_info_boneman_clips);
+        RUN(test_check_boneman);
+        RUN(test_pose_boneman);
+        RUN(test_skin_boneman);
+    }
+    if (part == TEST_PART_ASSIMP) {
+        RUN(test_info_cube_mesh);
+        RUN(test_info_refuses_assimp_empty);
+        RUN(test_skin_cube);
+    }
     teardown();
     return check_report();
 }

@@ -14,7 +14,7 @@
 #include "check.h"
 #include "test_files.h"
 
-#define BONEMAN MARIONETTE_SHARED_DIR "/real-md5/boneman/"
+#define BONEMAN MARIONETTE_REAL_MD5 "/boneman/"
 
 enum { SKIPPED = 77 };
 

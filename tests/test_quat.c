@@ -1,4 +1,4 @@
-/* test_quat: the interpolation and reconstruction corner cases real clips hit (md5-format.md): equal,
+/* test_quat: the interpolation and reconstruction corner cases real clips hit (docs/md5-format.md): equal,
  * nearly equal, opposite and 180-degrees-apart inputs, non-unit inputs, and the w recovery of stored
  * x, y, z with rounding, |xyz| = 1, a buggy |xyz|^2 = 1.6 and NaN. */
 #include <math.h>

@@ -1,7 +1,8 @@
 /* raster, png, tga and md5tool render/sheet: known shapes rasterized and their pixels checked; PNG files
  * decoded here with zlib alone (chunk by chunk, CRCs checked) so the writer cannot hide behind a reader
  * that shares its mistakes; TGA files written here byte by byte in both row orders and run-length
- * encoded; and the tool run on real models, its pictures read back. */
+ * encoded; and the tool run on whole models, its pictures read back: the generated mannequin, and
+ * (`--boneman`, `--assimp`: test_data.h) the third-party boneman and Maya cube. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +15,12 @@
 #include "md5/md5.h"
 #include "png.h"
 #include "raster.h"
+#include "test_data.h"
 #include "tga.h"
 
-#define BONEMAN MARIONETTE_SHARED_DIR "/real-md5/boneman/"
-#define CUBE MARIONETTE_ASSIMP_MODELS "/MD5/SimpleCube.md5mesh"
+#define MANNEQUIN MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh"
+#define CLIPS MARIONETTE_SOURCE_DIR "/assets/clips/"
+#define OTHER_SKELETON MARIONETTE_TEST_DATA "/quirks/base.md5anim" /* two joints */
 
 static const uint8_t black[3] = {0, 0, 0};
 static const uint8_t white[3] = {255, 255, 255};
@@ -282,7 +285,7 @@ static void test_culling_keeps_outside_of_real_cube(void)
 {
     model *cube = NULL;
     diag err = {0};
-    CHECK(md5_load_model(CUBE, &cube, &err, NULL));
+    CHECK(md5_load_model(ASSIMP_CUBE, &cube, &err, NULL));
     if (!cube)
         return;
     const skin_mesh *mesh = &cube->meshes[0];
@@ -563,35 +566,17 @@ static void check_framed_picture(const char *path, int expected_width, int expec
     free(pixels);
 }
 
-static void test_render_cube_and_boneman(void)
+/* md5tool render MESH [ANIM] ARGUMENTS --out PATH (PATH under the build tree, `name`), and the picture
+ * checked: `width` x `height`, the model on the centre pixel and framed. */
+static void check_render(const char *name, const char *mesh, const char *anim, const char *arguments, int width,
+                         int height)
 {
-    char arguments[2048], path[512];
-    snprintf(path, sizeof path, "%s/test_raster_cube.png", MARIONETTE_BUILD_DIR);
-    snprintf(arguments, sizeof arguments, "render '%s' --out '%s' --size 120 90", CUBE, path);
-    CHECK(run_tool(arguments) == 0);
-    check_framed_picture(path, 120, 90);
-
-    snprintf(path, sizeof path, "%s/test_raster_boneman.png", MARIONETTE_BUILD_DIR);
-    /* A skeleton is mostly gaps: these views put a bone (the pelvis) on the centre pixel. Boneman faces -Y
-     * (Blender's front), so "side" (from -Y) shows his front. */
-    snprintf(arguments, sizeof arguments, "render '%s' --view side --size 100 160 --out '%s'", BONEMAN "boneman.md5mesh",
-             path);
-    CHECK(run_tool(arguments) == 0);
-    check_framed_picture(path, 100, 160);
-
-    snprintf(arguments, sizeof arguments, "render '%s' '%s' --time 0.5 --skeleton --view back --size 96 128 --out '%s'",
-             BONEMAN "boneman.md5mesh", BONEMAN "boneman_running.md5anim", path);
-    CHECK(run_tool(arguments) == 0);
-    check_framed_picture(path, 96, 128);
-
-    /* Usage mistakes exit 2; a clip that does not fit exits 1. */
-    snprintf(arguments, sizeof arguments, "render '%s'", CUBE);
-    CHECK(run_tool(arguments) == 2);
-    snprintf(arguments, sizeof arguments, "render '%s' --out '%s' --view upside-down", CUBE, path);
-    CHECK(run_tool(arguments) == 2);
-    snprintf(arguments, sizeof arguments, "render '%s' '%s' --frame 1 --out '%s'", CUBE,
-             BONEMAN "boneman_running.md5anim", path);
-    CHECK(run_tool(arguments) == 1);
+    char command[2048], path[512];
+    snprintf(path, sizeof path, "%s/%s", MARIONETTE_BUILD_DIR, name);
+    snprintf(command, sizeof command, "render '%s' %s%s%s %s --out '%s'", mesh, anim ? "'" : "", anim ? anim : "",
+             anim ? "'" : "", arguments, path);
+    CHECK(run_tool(command) == 0);
+    check_framed_picture(path, width, height);
 }
 
 /* What md5tool prints on stderr and its exit status. */
@@ -635,24 +620,12 @@ static void test_render_textures_option(void)
     CHECK(run_tool_output(arguments, output, sizeof output) == 2);
 }
 
-static void test_sheet_size_and_fit(void)
+/* A clip for another skeleton: exit 1, and the message names the joint. */
+static void check_sheet_refuses(const char *name, const char *mesh, const char *anim)
 {
-    char arguments[2048], path[512];
-    snprintf(path, sizeof path, "%s/test_raster_sheet.png", MARIONETTE_BUILD_DIR);
-    snprintf(arguments, sizeof arguments, "sheet --out '%s' --columns 4 --cell 64 80 '%s' -- '%s' '%s'", path,
-             BONEMAN "boneman.md5mesh", BONEMAN "boneman_running.md5anim", BONEMAN "boneman_dying.md5anim");
-    CHECK(run_tool(arguments) == 0);
-    int width = 0, height = 0;
-    uint8_t *pixels = load_our_png(path, &width, &height);
-    CHECK(pixels != NULL);
-    CHECK(width == 4 * 64);
-    CHECK(height == 2 * 1 * 80); /* 2 clips x 1 mesh rows */
-    free(pixels);
-
-    /* A clip for another skeleton: exit 1 and the message names the joint. */
     char command[4096];
-    snprintf(command, sizeof command, "'%s' sheet --out '%s' '%s' -- '%s' 2>&1", MARIONETTE_MD5TOOL, path, CUBE,
-             BONEMAN "boneman_running.md5anim");
+    snprintf(command, sizeof command, "'%s' sheet --out '%s/%s' '%s' -- '%s' 2>&1", MARIONETTE_MD5TOOL,
+             MARIONETTE_BUILD_DIR, name, mesh, anim);
     FILE *pipe = popen(command, "r");
     char output[2048] = {0};
     size_t got = pipe ? fread(output, 1, sizeof output - 1, pipe) : 0;
@@ -663,22 +636,109 @@ static void test_sheet_size_and_fit(void)
     CHECK_STR_CONTAINS(output, "does not fit");
 }
 
-int main(void)
+/* A sheet of 2 clips of one mesh, 4 columns of 64 x 80: two rows. */
+static void check_sheet(const char *name, const char *mesh, const char *first, const char *second)
 {
-    RUN(test_triangle_covers_inside_only);
-    RUN(test_depth_keeps_nearer);
-    RUN(test_back_face_culling_follows_winding);
-    RUN(test_md5_normal_of_clockwise_triangle_faces_viewer);
-    RUN(test_culling_keeps_outside_of_real_cube);
-    RUN(test_lambert_brighter_facing_light);
-    RUN(test_perspective_camera);
-    RUN(test_texture_t_zero_is_top_row);
-    RUN(test_lines_text_and_copy);
-    RUN(test_png_round_trip);
-    RUN(test_tga_row_orders_and_depths);
-    RUN(test_tga_run_length);
-    RUN(test_render_cube_and_boneman);
-    RUN(test_sheet_size_and_fit);
-    RUN(test_render_textures_option);
+    char arguments[2048], path[512];
+    snprintf(path, sizeof path, "%s/%s", MARIONETTE_BUILD_DIR, name);
+    snprintf(arguments, sizeof arguments, "sheet --out '%s' --columns 4 --cell 64 80 '%s' -- '%s' '%s'", path, mesh,
+             first, second);
+    CHECK(run_tool(arguments) == 0);
+    int width = 0, height = 0;
+    uint8_t *pixels = load_our_png(path, &width, &height);
+    CHECK(pixels != NULL);
+    CHECK(width == 4 * 64);
+    CHECK(height == 2 * 1 * 80); /* 2 clips x 1 mesh rows */
+    free(pixels);
+}
+
+/* Usage mistakes exit 2; a clip that does not fit exits 1. */
+static void check_render_mistakes(const char *name, const char *mesh, const char *other_clip)
+{
+    char arguments[2048], path[512];
+    snprintf(path, sizeof path, "%s/%s", MARIONETTE_BUILD_DIR, name);
+    snprintf(arguments, sizeof arguments, "render '%s'", mesh);
+    CHECK(run_tool(arguments) == 2);
+    snprintf(arguments, sizeof arguments, "render '%s' --out '%s' --view upside-down", mesh, path);
+    CHECK(run_tool(arguments) == 2);
+    snprintf(arguments, sizeof arguments, "render '%s' '%s' --frame 1 --out '%s'", mesh, other_clip, path);
+    CHECK(run_tool(arguments) == 1);
+}
+
+static void test_render_mannequin(void)
+{
+    /* From the front the bind pose's arms spread across the picture; in the back view of the run the pelvis
+     * is on the centre pixel (from the side, the centre falls between its legs). */
+    check_render("test_raster_mannequin.png", MANNEQUIN, NULL, "--view front --size 100 160", 100, 160);
+    check_render("test_raster_mannequin_run.png", MANNEQUIN, CLIPS "run.md5anim",
+                 "--time 0.5 --skeleton --view back --size 96 128", 96, 128);
+    check_render_mistakes("test_raster_mannequin_mistake.png", MANNEQUIN, OTHER_SKELETON);
+}
+
+static void test_render_boneman(void)
+{
+    /* A skeleton is mostly gaps: these views put a bone (the pelvis) on the centre pixel. Boneman faces -Y
+     * (Blender's front), so "side" (from -Y) shows his front. */
+    check_render("test_raster_boneman.png", BONEMAN "boneman.md5mesh", NULL, "--view side --size 100 160", 100, 160);
+    check_render("test_raster_boneman_running.png", BONEMAN "boneman.md5mesh", BONEMAN "boneman_running.md5anim",
+                 "--time 0.5 --skeleton --view back --size 96 128", 96, 128);
+    check_render_mistakes("test_raster_boneman_mistake.png", BONEMAN "boneman.md5mesh", CLIPS "run.md5anim");
+}
+
+static void test_render_cube(void)
+{
+    check_render("test_raster_cube.png", ASSIMP_CUBE, NULL, "--size 120 90", 120, 90);
+    check_render_mistakes("test_raster_cube_mistake.png", ASSIMP_CUBE, OTHER_SKELETON);
+}
+
+static void test_sheet_size_and_fit(void)
+{
+    check_sheet("test_raster_sheet.png", MANNEQUIN, CLIPS "run.md5anim", CLIPS "jump.md5anim");
+    check_sheet_refuses("test_raster_sheet_refused.png", MANNEQUIN, OTHER_SKELETON);
+}
+
+static void test_sheet_boneman(void)
+{
+    check_sheet("test_raster_sheet_boneman.png", BONEMAN "boneman.md5mesh", BONEMAN "boneman_running.md5anim",
+                BONEMAN "boneman_dying.md5anim");
+    check_sheet_refuses("test_raster_sheet_boneman_refused.png", MANNEQUIN, BONEMAN "boneman_running.md5anim");
+}
+
+static void test_sheet_cube(void)
+{
+    check_sheet_refuses("test_raster_sheet_cube_refused.png", ASSIMP_CUBE, OTHER_SKELETON);
+}
+
+int main(int argc, char **argv)
+{
+    test_part part;
+    int skip = test_data_start(argc, argv, &part);
+    if (skip)
+        return skip;
+    if (part == TEST_PART_OWN) {
+        RUN(test_triangle_covers_inside_only);
+        RUN(test_depth_keeps_nearer);
+        RUN(test_back_face_culling_follows_winding);
+        RUN(test_md5_normal_of_clockwise_triangle_faces_viewer);
+        RUN(test_lambert_brighter_facing_light);
+        RUN(test_perspective_camera);
+        RUN(test_texture_t_zero_is_top_row);
+        RUN(test_lines_text_and_copy);
+        RUN(test_png_round_trip);
+        RUN(test_tga_row_orders_and_depths);
+        RUN(test_tga_run_length);
+        RUN(test_render_mannequin);
+        RUN(test_sheet_size_and_fit);
+        RUN(test_render_textures_option);
+    }
+    if (part == TEST_PART_BONEMAN) {
+        RUN(test_render_boneman);
+        RUN(test_sheet_boneman);
+    }
+    if (part == TEST_PART_ASSIMP) {
+        RUN(test_culling_keeps_outside_of_real_cube);
+        RUN(test_render_cube);
+        RUN(test_sheet_cube);
+    }
     return check_report();
 }

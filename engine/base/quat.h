@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-/* w from a stored x, y, z: w = -sqrt(1 - x^2 - y^2 - z^2), the radicand clamped at 0 (md5-format.md).
+/* w from a stored x, y, z: w = -sqrt(1 - x^2 - y^2 - z^2), the radicand clamped at 0 (docs/md5-format.md).
  * If |xyz|^2 exceeds 1 + tolerance the xyz part is renormalized (w = 0) and false is returned so the
  * caller can warn. Output always unit length and finite when the input is finite. */
 bool quat_from_xyz(float x, float y, float z, float out[4]);

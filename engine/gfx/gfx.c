@@ -1229,7 +1229,7 @@ static void set_lighting_uniforms(const gfx_program *program, mat4 view_projecti
     }
 }
 
-/* MD5 triangles are clockwise seen from the front (md5-format.md); the Z-up turn and rigid world
+/* MD5 triangles are clockwise seen from the front (docs/md5-format.md); the Z-up turn and rigid world
  * matrices keep that on screen, so clockwise is GL's front face here. */
 static void set_culling(gfx_culling culling)
 {

@@ -1,4 +1,4 @@
-/* md5: reads Doom 3 .md5mesh and .md5anim text (md5-format.md) into models and clips.
+/* md5: reads Doom 3 .md5mesh and .md5anim text (docs/md5-format.md) into models and clips.
  * Every quirk of real exported files is either accepted with a warning or refused with a diag naming
  * file:line; no byte sequence makes it crash, read out of bounds, or put a NaN in its output.
  * Knows nothing of GL, SDL, the cache or the pose stages. */

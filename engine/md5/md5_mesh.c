@@ -1,5 +1,5 @@
 /* .md5mesh reader: text -> model (skeleton in bind pose, skinned meshes). The format and its quirks are
- * described in md5-format.md; every decision about a quirk is listed in tests/test_md5_quirks.c. */
+ * described in docs/md5-format.md; every decision about a quirk is listed in tests/test_md5_quirks.c. */
 #include "md5.h"
 
 #include <math.h>

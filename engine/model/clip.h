@@ -3,7 +3,7 @@
  * frames[f * joint_count .. f * joint_count + joint_count - 1], so sampling between two frames reads two
  * contiguous blocks.
  *
- * Loop convention (see md5-format.md): if the last frame equals the first within CLIP_LOOP_TOLERANCE
+ * Loop convention (see docs/md5-format.md): if the last frame equals the first within CLIP_LOOP_TOLERANCE
  * (positions and rotations, sign of a quaternion ignored; root joints are not compared unless the clip has
  * nothing else, since a root-motion cycle ends where it travelled to) the clip follows the Doom 3 rule, its last frame
  * is a copy of the first and a cycle lasts (frame_count - 1) / frame_rate. Otherwise it follows the

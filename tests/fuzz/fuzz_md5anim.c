@@ -1,8 +1,9 @@
 /* fuzz_md5anim: any bytes as an .md5anim. The parser must refuse with a one-line diag or give a clip that
  * keeps clip.h's promises (parents before children, finite unit frames, finite bounds and durations). The
- * clip is then bound to each of a few real skeletons (clip_fits_skeleton) and sampled at ordinary and
- * hostile times, looping and not; every pose a stage accepts to make must be finite with unit rotations, on
- * the fitting skeleton's hierarchy through to skin matrices. */
+ * clip is then bound to each of a few whole skeletons (clip_fits_skeleton: a quirk file, the mannequin, and
+ * boneman when MARIONETTE_REAL_MD5 holds it) and sampled at ordinary and hostile times, looping and not;
+ * every pose a stage accepts to make must be finite with unit rotations, on the fitting skeleton's hierarchy
+ * through to skin matrices. */
 #include <float.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,12 +23,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    static const char *const paths[] = {
+    /* Boneman is third-party data the repository does not ship: without the setting, two skeletons. */
+    const char *const paths[] = {
         MARIONETTE_TEST_DATA "/quirks/base.md5mesh",
         MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh",
-        MARIONETTE_SHARED_DIR "/real-md5/boneman/boneman.md5mesh",
+        MARIONETTE_REAL_MD5[0] ? MARIONETTE_REAL_MD5 "/boneman/boneman.md5mesh" : NULL,
     };
-    for (size_t i = 0; i < sizeof paths / sizeof *paths; ++i) {
+    for (size_t i = 0; i < sizeof paths / sizeof *paths && paths[i]; ++i) {
         diag err;
         if (md5_load_model(paths[i], &fuzz_skeletons[fuzz_skeleton_count], &err, NULL))
             fuzz_skeleton_count++;
