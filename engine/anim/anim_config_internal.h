@@ -3,6 +3,7 @@
  *   anim_config_values.c  reporting problems at their line, reading values out of entries
  *   anim_config_clips.c   clips.ini: one character's clip library
  *   anim_config_states.c  states.ini: one character's state machine definition, conditions included
+ *   anim_config_import.c  characters.ini's scale, height, up and forward: a character's import
  * The text of every ini file goes through ini_document first. */
 #ifndef MARIONETTE_ANIM_CONFIG_INTERNAL_H
 #define MARIONETTE_ANIM_CONFIG_INTERNAL_H
@@ -36,6 +37,7 @@ typedef struct anim_config_loader {
     int error_count;
     bool partial;        /* assets that fail are worked around (anim_config_load_partial) */
     int stand_in_count;  /* problems worked around */
+    int warning_count;   /* warnings added to errors that are not problems */
 } anim_config_loader;
 
 /* anim_config_values.c ------------------------------------------------------------------------------- */
@@ -47,6 +49,11 @@ void anim_config_report(anim_config_loader *loader, const char *file, int line, 
 /* A problem a partial load works around (a clip or mesh that failed, a clip name the library lacks): reported
  * like any other, counted as a stand-in instead of an error. Only when loader->partial. */
 void anim_config_report_stand_in(anim_config_loader *loader, const char *file, int line, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* A warning: added to loader->errors like a problem (so it reaches the HUD), but the load goes on as if
+ * there were none. Counted in loader->warning_count. */
+void anim_config_report_warning(anim_config_loader *loader, const char *file, int line, const char *format, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* anim_config_report for a finished message; context is the loader. An ini_reporter's function. */
@@ -81,6 +88,35 @@ void anim_config_watch(anim_config *config, const char *path);
  * line), or against the path itself when referrer is NULL; then it returns false with document empty. */
 bool anim_config_read_document(anim_config_loader *loader, const char *path, const char *referrer,
                                int referrer_line, const char *what, ini_document *document);
+
+/* anim_config_import.c -------------------------------------------------------------------------------- */
+
+/* The import keys of one characters.ini section, as written; resolved once the mesh has loaded. */
+typedef struct anim_config_import {
+    float scale;           /* 0: not given */
+    float height;          /* metres; 0: not given */
+    anim_axes axes;        /* from up and forward (default up +Z, forward +X) */
+    const char *path;      /* characters.ini, for messages; NULL when loaded without one */
+    int section_line, scale_line, height_line;
+} anim_config_import;
+
+/* The keys a characters.ini section may have for its import, NULL-terminated. */
+extern const char *const anim_config_import_keys[];
+
+/* Read scale, height, up and forward from a characters.ini section into import, reporting every mistake
+ * at its line. */
+void anim_config_parse_import(anim_config_loader *loader, const char *path, const ini_section *section,
+                              anim_config_import *import);
+
+/* Fill the character's scale, axes, rotation, import and height_m from import and its model (which may
+ * be NULL: then scale and axes alone). A height that needs a model without one is reported; a character
+ * outside 0.2 to 5 m tall is a warning, at its section's line. import may be NULL: canonical, scale 1. */
+void anim_config_resolve_import(anim_config_loader *loader, const anim_config_import *import,
+                                anim_character *character);
+
+/* The height of a model's bind pose along a file-space up axis (canonical axis 2 of axes), in file units:
+ * the extent of its skinned vertices. 0 for a model without vertices. */
+float anim_config_bind_height(const model *model, const anim_axes *axes);
 
 /* anim_config_clips.c and anim_config_states.c: fill one character from a clips.ini, then a states.ini (which
  * refers to the clips). Problems are reported, at (referrer, referrer_line) when the file cannot be read. */

@@ -62,6 +62,17 @@ void anim_config_report_stand_in(anim_config_loader *loader, const char *file, i
     va_end(args);
 }
 
+void anim_config_report_warning(anim_config_loader *loader, const char *file, int line, const char *format, ...)
+{
+    char message[DIAG_MESSAGE_MAX];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, sizeof message, format, args);
+    va_end(args);
+    if (anim_config_add(loader, file, line, message))
+        loader->warning_count++;
+}
+
 /* "a, b, c" from the name fields of an array of structs (stride apart), cut to fit out. */
 const char *anim_config_join_names(char *out, size_t size, const char *first_name, size_t stride, int count)
 {
