@@ -28,6 +28,7 @@
 #include "tga.h"
 
 #include "md5tool_common.h"
+#include "md5tool_convert.h"
 #include "md5tool_trace.h"
 
 static const char help_text[] =
@@ -59,6 +60,11 @@ static const char help_text[] =
     "  md5tool trace CONFIG_DIR --script FILE [--json] [--character NAME] [--rate HZ]\n"
     "                                          step a character's state machine through a script of parameter\n"
     "                                          changes (default: first character, 60 Hz); a line per step\n"
+    "  md5tool convert IN OUT [--scale S] [--up AXIS] [--forward AXIS]\n"
+    "                                          rewrite an .md5mesh or .md5anim of ours (Z up, facing +X,\n"
+    "                                          metres) in other units (positions times S, 0.0001..10000,\n"
+    "                                          default 1) and axes (+X -X +Y -Y +Z -Z; default up +Z,\n"
+    "                                          forward +X); clips are written fully animated (flags 63)\n"
     "  md5tool --help\n"
     "\n"
     "The file type is decided by the extension (.md5mesh or .md5anim) and the parser must agree; any other\n"
@@ -524,5 +530,7 @@ int main(int argc, char **argv)
         return command_synth(command_argc, command_argv);
     if (strcmp(command, "trace") == 0)
         return command_trace(command_argc, command_argv);
+    if (strcmp(command, "convert") == 0)
+        return command_convert(command_argc, command_argv);
     return usage_error("unknown command '%s'", command);
 }

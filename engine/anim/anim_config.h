@@ -65,6 +65,14 @@ int anim_config_stand_in_count(const anim_config *config);
  * its import): the config is complete and plays as it is. */
 int anim_config_warning_count(const anim_config *config);
 
+/* An axis word as characters.ini's up and forward (and md5tool convert) take it: +X -X +Y -Y +Z -Z, also
+ * lowercase and without a sign (meaning +). Gives the file axis (0..2) and its sign; false for anything
+ * else. */
+bool anim_axis_parse(const char *word, int *axis, int *sign);
+/* The axes of a file whose up and forward are these (left completes a right-handed frame, as canonical
+ * +Y = +Z x +X). False when they are not perpendicular. */
+bool anim_axes_make(int up_axis, int up_sign, int forward_axis, int forward_sign, anim_axes *out);
+
 /* Releases the config's models and clips in the cache it was loaded with. NULL is fine. */
 void anim_config_free(anim_config *config);
 

@@ -33,23 +33,43 @@ static bool anim_config_parse_range(anim_config_loader *loader, const char *path
     return true;
 }
 
-/* "+X", "-z", "y": the file axis (0..2) and its sign. */
+bool anim_axis_parse(const char *word, int *axis, int *sign)
+{
+    int parsed_sign = 1;
+    if (word[0] == '+' || word[0] == '-')
+        parsed_sign = *word++ == '-' ? -1 : 1;
+    const char *letters = "XYZxyz";
+    const char *found = word[0] && !word[1] ? strchr(letters, word[0]) : NULL;
+    if (!found)
+        return false;
+    *axis = (int)(found - letters) % 3;
+    *sign = parsed_sign;
+    return true;
+}
+
+bool anim_axes_make(int up_axis, int up_sign, int forward_axis, int forward_sign, anim_axes *out)
+{
+    if (up_axis == forward_axis || up_axis < 0 || up_axis > 2 || forward_axis < 0 || forward_axis > 2)
+        return false;
+    /* Of two unit axes a != b, a x b is the third axis, positive when (a, b, third) is in cyclic order. */
+    int left_axis = 3 - up_axis - forward_axis;
+    int cyclic = (forward_axis - up_axis + 3) % 3 == 1 ? 1 : -1;
+    int left_sign = cyclic * up_sign * forward_sign;
+    *out = (anim_axes){.from = {(signed char)forward_axis, (signed char)left_axis, (signed char)up_axis},
+                       .sign = {(signed char)(forward_sign < 0 ? -1 : 1), (signed char)(left_sign < 0 ? -1 : 1),
+                                (signed char)(up_sign < 0 ? -1 : 1)}};
+    return true;
+}
+
+/* An axis word at its entry's line. */
 static bool anim_config_parse_axis(anim_config_loader *loader, const char *path, const ini_entry *entry, int *axis,
                                    int *sign)
 {
-    const char *text = entry->value;
-    *sign = 1;
-    if (text[0] == '+' || text[0] == '-')
-        *sign = *text++ == '-' ? -1 : 1;
-    const char *letters = "XYZxyz";
-    const char *found = text[0] && !text[1] ? strchr(letters, text[0]) : NULL;
-    if (!found) {
-        anim_config_report(loader, path, entry->line, "'%s' must be one of +X -X +Y -Y +Z -Z, not '%s'", entry->key,
-                           entry->value);
-        return false;
-    }
-    *axis = (int)(found - letters) % 3;
-    return true;
+    if (anim_axis_parse(entry->value, axis, sign))
+        return true;
+    anim_config_report(loader, path, entry->line, "'%s' must be one of +X -X +Y -Y +Z -Z, not '%s'", entry->key,
+                       entry->value);
+    return false;
 }
 
 static const char *anim_config_axis_name(int axis, int sign)
@@ -84,19 +104,11 @@ void anim_config_parse_import(anim_config_loader *loader, const char *path, cons
     bool forward_read = !forward || anim_config_parse_axis(loader, path, forward, &forward_axis, &forward_sign);
     if (!up_read || !forward_read)
         return;
-    if (up_axis == forward_axis) {
+    if (!anim_axes_make(up_axis, up_sign, forward_axis, forward_sign, &import->axes)) {
         const ini_entry *at = forward ? forward : up;
         anim_config_report(loader, path, at->line, "'forward' (%s) must be perpendicular to 'up' (%s)",
                            anim_config_axis_name(forward_axis, forward_sign), anim_config_axis_name(up_axis, up_sign));
-        return;
     }
-    /* Left completes a right-handed frame, as canonical +Y = +Z x +X: left = up x forward. Of two unit
-     * axes a and b (a != b), a x b is the third axis c, positive when (a, b, c) is a cyclic order. */
-    int left_axis = 3 - up_axis - forward_axis;
-    int cyclic = (forward_axis - up_axis + 3) % 3 == 1 ? 1 : -1;
-    int left_sign = cyclic * up_sign * forward_sign;
-    import->axes = (anim_axes){.from = {(signed char)forward_axis, (signed char)left_axis, (signed char)up_axis},
-                               .sign = {(signed char)forward_sign, (signed char)left_sign, (signed char)up_sign}};
 }
 
 float anim_config_bind_height(const model *model, const anim_axes *axes)
