@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "anim/anim_config.h"
 #include "anim/animator.h"
@@ -363,10 +365,43 @@ static void test_implausible_height_is_a_warning(void)
     cache_destroy(cache);
 }
 
+/* md5tool convert: a malformed input is reported at its line and leaves no output; axes that are not
+ * perpendicular are a usage error. */
+static void test_convert_refuses_bad_input(void)
+{
+    char folder[512], bad[600], out[600], messages[600], command[4096];
+    CHECK(test_make_temp_folder(folder, sizeof folder, "convert"));
+    CHECK(test_paths_in(folder, sizeof bad, bad, "bad.md5mesh", out, "out.md5mesh", messages, "messages.txt", NULL));
+    test_write_file(bad, "MD5Version 10\ncommandline \"\"\nnumJoints 1\nnumMeshes 0\n"
+                         "joints {\n\t\"root\" -1 ( 0 0 0 ) ( 0 0 x )\n}\n");
+    snprintf(command, sizeof command, "'%s' convert '%s' '%s' --scale 2 2> '%s'", MARIONETTE_MD5TOOL, bad, out,
+             messages);
+    int status = system(command);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+    char *text = test_read_file(messages, NULL);
+    char expected[1400];
+    snprintf(expected, sizeof expected, "md5tool convert: %s:6: expected a number, found 'x'\n", bad);
+    CHECK(text && strcmp(text, expected) == 0);
+    if (text && strcmp(text, expected) != 0)
+        fprintf(stderr, "  said: %s", text);
+    free(text);
+    CHECK(access(out, F_OK) != 0);
+
+    snprintf(command, sizeof command, "'%s' convert '%s' '%s' --up +Y --forward -y 2> '%s'", MARIONETTE_MD5TOOL,
+             ASSETS "/models/mannequin.md5mesh", out, messages);
+    status = system(command);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+    text = test_read_file(messages, NULL);
+    CHECK_STR_CONTAINS(text, "--forward -y must be perpendicular to --up +Y");
+    free(text);
+    CHECK(access(out, F_OK) != 0);
+}
+
 int main(void)
 {
     RUN(test_converted_mannequin_matches_the_original);
     RUN(test_import_keys_are_checked_at_their_lines);
     RUN(test_implausible_height_is_a_warning);
+    RUN(test_convert_refuses_bad_input);
     return check_report();
 }
