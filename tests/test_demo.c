@@ -551,6 +551,28 @@ static void test_converted_characters_look_the_same(void)
     CHECK(abs(figures[1].mannequin - figures[0].mannequin) <= figures[0].mannequin / 50);
     CHECK(abs(figures[1].robot - figures[0].robot) <= figures[0].robot / 50);
     CHECK(differing < WIDTH * HEIGHT / 200);
+
+    /* Without its height the converted mannequin is a 70.9 m giant: it still plays, and the HUD says so. */
+    char characters[600], expected[1024];
+    snprintf(characters, sizeof characters, "%s/characters.ini", config_dir);
+    CHECK(edit_file(characters, "states = states.ini\nheight = 1.8\n", "states = states.ini\n"));
+    demo_options options = options_for(config_dir, NULL, NULL, 0);
+    CHECK(demo_start(&d, &options));
+    for (int i = 0; i < 5; ++i)
+        demo_frame(&d);
+    char *text = test_read_file(characters, NULL);
+    int section_line = 1;
+    for (const char *c = text; c && strncmp(c, "[mannequin]", 11) != 0 && *c; ++c)
+        section_line += *c == '\n';
+    free(text);
+    snprintf(expected, sizeof expected,
+             "%s:%d: character 'mannequin' stands 70.9 m tall (bind pose); scale = 0.0254 would make it 1.8 m",
+             characters, section_line);
+    printf("  HUD: %s\n  status: %s\n", d.message_count ? d.messages[0] : "(none)", d.status);
+    CHECK(d.message_count == 1 && strcmp(d.messages[0], expected) == 0);
+    CHECK(strstr(d.status, "1 warning") != NULL);
+    CHECK(d.player != NULL && strcmp(animator_character(player_animator(d.player))->name, "mannequin") == 0);
+    demo_finish(&d);
 }
 
 int main(void)
