@@ -500,6 +500,8 @@ static void test_steady_frames_allocate_nothing(void)
 
 /* ---- A character in other units and axes ---------------------------------------------------------------- */
 
+enum { HUD_ROWS = 110 };
+
 /* Our assets converted by md5tool to Doom units (x 39.37), Y up, facing +Z, and loaded with `height = 1.8`,
  * `up = +Y`, `forward = +Z` (clip speeds in the files' units): the demo must look as it does with ours. */
 static void test_converted_characters_look_the_same(void)
@@ -535,8 +537,9 @@ static void test_converted_characters_look_the_same(void)
         save_picture(run == 0 ? "demo_import_original.png" : "demo_import_converted.png");
         demo_finish(&d);
     }
+    /* Below the HUD panel: its figures (frame times) differ from run to run. */
     int differing = 0;
-    for (int i = 0; i < WIDTH * HEIGHT; ++i) {
+    for (int i = HUD_ROWS * WIDTH; i < WIDTH * HEIGHT; ++i) {
         int largest = 0;
         for (int k = 0; k < 3; ++k)
             largest = abs((int)pictures[0][4 * i + k] - (int)pictures[1][4 * i + k]) > largest
@@ -550,7 +553,7 @@ static void test_converted_characters_look_the_same(void)
     CHECK(figures[0].mannequin > 500 && figures[0].robot > 100);
     CHECK(abs(figures[1].mannequin - figures[0].mannequin) <= figures[0].mannequin / 50);
     CHECK(abs(figures[1].robot - figures[0].robot) <= figures[0].robot / 50);
-    CHECK(differing < WIDTH * HEIGHT / 200);
+    CHECK(differing < WIDTH * (HEIGHT - HUD_ROWS) / 200);
 
     /* Without its height the converted mannequin is a 70.9 m giant: it still plays, and the HUD says so. */
     char characters[600], expected[1024];
