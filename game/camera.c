@@ -74,6 +74,7 @@ void camera_init(camera *camera, const camera_params *params, const float target
     if (!camera)
         return;
     camera->params = sanitized(params);
+    camera->subject_height = 0.0f;
     camera->yaw_degrees = 0.0f;
     camera->pitch_degrees = glm_clamp(CAMERA_START_PITCH_DEGREES, camera->params.min_pitch_degrees,
                                       camera->params.max_pitch_degrees);
@@ -134,10 +135,22 @@ void camera_snap(camera *camera, const float target[3])
         camera->goal[k] = camera->target[k] = target[k];
 }
 
+void camera_frame_subject(camera *camera, float metres)
+{
+    if (camera && metres >= 0.05f && metres <= 100.0f)
+        camera->subject_height = metres;
+}
+
+/* 1 (exactly) for a subject of the height the params are made for. */
+static float subject_scale(const camera *camera)
+{
+    return camera->subject_height > 0.0f ? camera->subject_height / CAMERA_SUBJECT_HEIGHT : 1.0f;
+}
+
 void camera_look_at(const camera *camera, vec3 out)
 {
     glm_vec3_copy((float *)camera->target, out);
-    out[1] += camera->params.target_height;
+    out[1] += camera->params.target_height * subject_scale(camera);
 }
 
 void camera_eye(const camera *camera, vec3 out)
@@ -146,9 +159,10 @@ void camera_eye(const camera *camera, vec3 out)
     vec3 look_at;
     camera_look_at(camera, look_at);
     /* Behind the look-at point along the ground forward (cos yaw, -sin yaw), up by the pitch. */
-    float ground = camera->distance * cosf(pitch);
+    float distance = camera->distance * subject_scale(camera);
+    float ground = distance * cosf(pitch);
     out[0] = look_at[0] - ground * cosf(yaw);
-    out[1] = look_at[1] + camera->distance * sinf(pitch);
+    out[1] = look_at[1] + distance * sinf(pitch);
     out[2] = look_at[2] + ground * sinf(yaw);
     /* Raising the eye, rather than pulling it in along the line of sight, keeps it at least
      * min_distance * cos(pitch limit) away from the look-at point on the ground, so it can never land on it

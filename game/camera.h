@@ -37,7 +37,13 @@ typedef struct camera {
     float yaw_degrees;   /* kept in (-180, 180] */
     float pitch_degrees; /* kept within the params' limits */
     float distance;      /* kept within the params' limits */
+    float subject_height; /* metres tall the followed character stands (camera_frame_subject); 0 reads as
+                           * CAMERA_SUBJECT_HEIGHT */
 } camera;
+
+/* The height the params are made for: a subject this tall is seen exactly as the params say; another
+ * is framed the same, its look-at height and the eye's distance scaled by subject_height / this. */
+#define CAMERA_SUBJECT_HEIGHT 1.8f
 
 /* A camera looking at `target` (already caught up) from behind heading 0 (yaw 0), pitch 15 degrees,
  * distance 4 m (both clamped to the params). params may be NULL for the defaults; a param that is not
@@ -62,7 +68,13 @@ void camera_follow(camera *camera, const float target[3], float dt);
 /* Put the followed point on `target` at once (spawning, respawning), without smoothing. */
 void camera_snap(camera *camera, const float target[3]);
 
-/* The point the camera looks at: target_height above the followed point. */
+/* Frame a subject `metres` tall (0.05 to 100; others are ignored): the look-at point goes to target_height
+ * * metres / CAMERA_SUBJECT_HEIGHT above the followed point and the eye stays that much further (or
+ * nearer) than distance, so a 0.5 m and a 3 m character fill the view as a 1.8 m one does. Zoom limits
+ * still apply to distance itself. */
+void camera_frame_subject(camera *camera, float metres);
+
+/* The point the camera looks at: target_height (scaled for the subject) above the followed point. */
 void camera_look_at(const camera *camera, vec3 out);
 
 /* Where the eye is. It orbits the look-at point at the distance, yaw and pitch; when that would put it

@@ -209,6 +209,8 @@ static void load_configuration(demo *d, bool force)
         clear_problems(d);
         show_problems(d, &problems);
         int stand_ins = anim_config_stand_in_count(d->config);
+        /* Warnings (a character of an implausible height) are listed like problems, but nothing failed. */
+        int warnings = config_loaded_now && !failed ? anim_config_warning_count(d->config) : 0;
         if ((failed || problems.total > 0) && !d->config)
             set_status(d, "%d problem%s and no configuration has loaded yet: fix it and press F5", problems.total,
                        problems.total == 1 ? "" : "s");
@@ -219,6 +221,8 @@ static void load_configuration(demo *d, bool force)
             /* Another file reloaded; the config's own problems still stand (F5 lists them again). */
             set_status(d, "reloaded; %d stand-in%s still play for what failed to load (F5 lists them)", stand_ins,
                        stand_ins == 1 ? "" : "s");
+        else if (!failed && stand_ins == 0 && warnings > 0 && problems.total == warnings)
+            set_status(d, "loaded, with %d warning%s (listed above)", warnings, warnings == 1 ? "" : "s");
         else if (failed || problems.total > 0)
             set_status(d, "reload: %d problem%s, the last good configuration keeps running", problems.total,
                        problems.total == 1 ? "" : "s");
@@ -677,6 +681,8 @@ bool demo_frame(demo *d)
     if (d->player) {
         vec3 position;
         player_position(d->player, position);
+        /* Framed by the character's height in metres, so a 0.5 m or a 3 m character fills the view too. */
+        camera_frame_subject(&d->camera, animator_character(player_animator(d->player))->height_m);
         camera_follow(&d->camera, position, (float)elapsed);
     }
     double draw_start = now_seconds();

@@ -152,6 +152,23 @@ void scene_free(scene *s)
     memset(s, 0, sizeof *s);
 }
 
+void scene_model_world(const anim_character *character, mat4 placement, mat4 out)
+{
+    const anim_axes canonical = anim_axes_canonical();
+    bool turned = character->axes.sign[0] != 0 && memcmp(&character->axes, &canonical, sizeof canonical) != 0;
+    if (!turned && (character->scale == 1.0f || character->scale == 0.0f)) {
+        glm_mat4_copy(placement, out); /* as before imports existed, bit for bit */
+        return;
+    }
+    /* gfx_z_up_to_y_up, written out so that its zeros and ones are exact: (x, y, z) -> (x, z, -y). */
+    mat4 turn = {{1, 0, 0, 0}, {0, 0, -1, 0}, {0, 1, 0, 0}, {0, 0, 0, 1}};
+    mat4 unturn, turned_import, import_y_up;
+    glm_mat4_transpose_to(turn, unturn);
+    glm_mat4_mul(turn, (vec4 *)character->import, turned_import);
+    glm_mat4_mul(turned_import, unturn, import_y_up);
+    glm_mat4_mul(placement, import_y_up, out);
+}
+
 /* Queue one entity with gfx and return where its palette goes (NULL when culled); its object pose in
  * *object. false when it cannot be drawn (no mesh for its body, no pose) or gfx refused it. */
 static bool scene_queue(scene *s, const animator *animator, mat4 world, const scene_views *views,
@@ -168,7 +185,8 @@ static bool scene_queue(scene *s, const animator *animator, mat4 world, const sc
     if (mesh.id == 0 || !*object || !skeleton->inverse_bind || skeleton->joint_count <= 0)
         return false;
     gfx_instance instance = {.mesh = mesh, .joint_count = skeleton->joint_count};
-    glm_mat4_copy(world, instance.world);
+    /* The bounds, the pose and the mesh stay in the file's units and axes; the import goes in the matrix. */
+    scene_model_world(animator_character(animator), world, instance.world);
     if (tint)
         memcpy(instance.tint, tint, sizeof instance.tint);
     if (anim_controller_bounds(controller, instance.bounds)) {
@@ -183,14 +201,14 @@ static bool scene_queue(scene *s, const animator *animator, mat4 world, const sc
         return false; /* refused, not culled: gfx_last_error says why */
     ++s->submitted;
     if (views && views->skeleton)
-        gfx_debug_skeleton(world, skeleton, *object, (float *)SCENE_SKELETON_COLOR);
+        gfx_debug_skeleton(instance.world, skeleton, *object, (float *)SCENE_SKELETON_COLOR);
     if (views && views->bounds) {
         /* Dim, the culling box: loose by design (clip bounds grown by the skin reach), it must never cut
          * a limb off. Bright, the box of this pose's skinned mesh. */
-        gfx_debug_box(world, instance.bounds, (float *)SCENE_CULLING_BOX_COLOR);
+        gfx_debug_box(instance.world, instance.bounds, (float *)SCENE_CULLING_BOX_COLOR);
         float pose_box[2][3];
         if (scene_pose_bounds(s, animator, pose_box))
-            gfx_debug_box(world, pose_box, (float *)SCENE_POSE_BOX_COLOR);
+            gfx_debug_box(instance.world, pose_box, (float *)SCENE_POSE_BOX_COLOR);
     }
     return true;
 }

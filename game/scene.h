@@ -71,6 +71,13 @@ bool scene_submit(scene *s, const animator *animator, mat4 world, const scene_vi
  * body's skin reach. False when its body has no mesh here. Allocates nothing. */
 bool scene_pose_bounds(scene *s, const animator *animator, float out[2][3]);
 
+/* The world matrix gfx takes for an entity of this character: its placement in the Y-up world times the
+ * character's import (characters.ini scale or height, up, forward). The import is given in canonical MD5
+ * space and gfx turns MD5 data to Y up after the world matrix, so it goes in as T * import * T^-1 (T that
+ * turn): a rotation and a uniform scale, as gfx_instance.world allows. scene_submit and the crowd apply
+ * it; `world` above is the placement. */
+void scene_model_world(const anim_character *character, mat4 placement, mat4 out);
+
 /* The crowd, first half, on the calling thread: room in gfx for every member (gfx_reserve, so no slot
  * moves), then each member queued as scene_submit does (culling, debug views) with its palette slot kept
  * in s->crowd_palettes[member] (NULL when culled or refused). Returns how many entries it set: every

@@ -964,6 +964,39 @@ static void test_in_place_strips_travel(void)
     anim_controller_destroy(controller);
 }
 
+/* A character's import (characters.ini scale) on its clip entries: the speed in clips.ini is in file units
+ * per second and root motion comes out in metres. */
+static void test_import_scale_gives_metres(void)
+{
+    anim_clip doom_walk = library[WALK];
+    doom_walk.ground_speed = 1.4f * 39.37f; /* inches per second */
+    doom_walk.import_scale = 1.0f / 39.37f;
+    anim_controller *controller = new_controller();
+    anim_controller_play(controller, 0, &doom_walk, 0.0f, NULL);
+    CHECK(anim_controller_set_ground_speed(controller, 0, 1.4f));
+    anim_layer_info info;
+    anim_controller_layer(controller, 0, 0, &info);
+    CHECK_NEAR(info.speed, 1.0, 1e-5);
+    anim_controller_destroy(controller);
+
+    anim_clip halved = library[WALK_ROOT_MOTION];
+    halved.import_scale = 0.5f;
+    anim_controller *controllers[2] = {new_controller(), new_controller()};
+    anim_controller_play(controllers[0], 0, &library[WALK_ROOT_MOTION], 0.0f, NULL);
+    anim_controller_play(controllers[1], 0, &halved, 0.0f, NULL);
+    for (int step = 0; step < 30; ++step) {
+        anim_update_result results[2];
+        for (int c = 0; c < 2; ++c)
+            anim_controller_update(controllers[c], 1.0 / 60.0, &results[c]);
+        CHECK_NEAR(results[1].translation[0], 0.5 * results[0].translation[0], 1e-7);
+        CHECK_NEAR(results[1].translation[1], 0.5 * results[0].translation[1], 1e-7);
+        CHECK(results[1].yaw == results[0].yaw);
+        CHECK(results[0].translation[0] > 0.0f);
+    }
+    anim_controller_destroy(controllers[0]);
+    anim_controller_destroy(controllers[1]);
+}
+
 /* ---- time ---- */
 
 static void test_time_scale_zero_freezes_everything(void)
@@ -1122,6 +1155,7 @@ int main(void)
     RUN(test_root_motion_walk_travels_with_planted_feet);
     RUN(test_root_motion_turn_turns_ninety_degrees);
     RUN(test_in_place_strips_travel);
+    RUN(test_import_scale_gives_metres);
     RUN(test_time_scale_zero_freezes_everything);
     RUN(test_one_shot_holds_its_last_frame);
     RUN(test_bounds_hold_the_skinned_bodies);

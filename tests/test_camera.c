@@ -303,8 +303,45 @@ static void test_view_centres_the_target(void)
     CHECK_NEAR(near_point[2] / near_point[3], -1.0, 1e-4);
 }
 
+/* A subject's height frames it: 1.8 m is exactly the params' view; 0.5 m and 3 m scale the look-at height and
+ * the eye's distance, so each fills the view the same; heights out of range are ignored. */
+static void test_framing_by_subject_height(void)
+{
+    camera plain, framed;
+    camera_init(&plain, NULL, (float[3]){1.0f, 0.0f, 2.0f});
+    camera_init(&framed, NULL, (float[3]){1.0f, 0.0f, 2.0f});
+    camera_frame_subject(&framed, 1.8f);
+    vec3 a, b;
+    camera_eye(&plain, a);
+    camera_eye(&framed, b);
+    CHECK(a[0] == b[0] && a[1] == b[1] && a[2] == b[2]);
+    camera_look_at(&plain, a);
+    camera_look_at(&framed, b);
+    CHECK(a[0] == b[0] && a[1] == b[1] && a[2] == b[2]);
+    CHECK_NEAR(a[1], camera_default_params().target_height, 0.0);
+
+    float heights[] = {0.5f, 3.0f};
+    for (int i = 0; i < 2; ++i) {
+        camera_frame_subject(&framed, heights[i]);
+        float k = heights[i] / 1.8f;
+        vec3 look_at, eye;
+        camera_look_at(&framed, look_at);
+        camera_eye(&framed, eye);
+        CHECK_NEAR(look_at[1], camera_default_params().target_height * k, 1e-6);
+        CHECK_NEAR(glm_vec3_distance(look_at, eye), framed.distance * k, 1e-4);
+        /* Seen along the view, the subject spans the same angle: its height over the eye's distance. */
+        CHECK_NEAR(heights[i] / glm_vec3_distance(look_at, eye), 1.8f / (plain.distance), 1e-4);
+    }
+    float before = framed.subject_height;
+    camera_frame_subject(&framed, 0.0f);
+    camera_frame_subject(&framed, NAN);
+    camera_frame_subject(&framed, 1000.0f);
+    CHECK(framed.subject_height == before);
+}
+
 int main(void)
 {
+    RUN(test_framing_by_subject_height);
     RUN(test_eye_for_known_angles);
     RUN(test_forward_points_away_from_the_camera);
     RUN(test_orbiting_a_full_turn_returns);

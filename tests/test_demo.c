@@ -761,6 +761,86 @@ static void test_steady_frames_allocate_nothing(void)
     demo_finish(&d);
 }
 
+/* ---- A character in other units and axes ---------------------------------------------------------------- */
+
+enum { HUD_ROWS = 110 };
+
+/* Our assets converted by md5tool to Doom units (x 39.37), Y up, facing +Z, and loaded with `height = 1.8`,
+ * `up = +Y`, `forward = +Z` (clip speeds in the files' units): the demo must look as it does with ours. */
+static void test_converted_characters_look_the_same(void)
+{
+    char root[400], command[4096], config_dir[512], script[600];
+    snprintf(root, sizeof root, "%s/demo_import", MARIONETTE_BUILD_DIR);
+    snprintf(command, sizeof command,
+             "set -e; rm -rf '%s'; mkdir -p '%s/assets/models' '%s/assets/clips'; cp -r '%s/config' '%s/config'; "
+             "ln -s '%s/assets/textures' '%s/assets/textures'; "
+             "for f in '%s'/assets/models/*.md5mesh '%s'/assets/clips/*.md5anim; do "
+             "  kind=$(basename \"$(dirname \"$f\")\"); "
+             "  '%s' convert \"$f\" '%s'/assets/$kind/$(basename \"$f\") --scale 39.37 --up +Y --forward +Z; done; "
+             "sed -i 's/^states = states.ini$/&\\nheight = 1.8\\nup = +Y\\nforward = +Z/' '%s/config/characters.ini'; "
+             "sed -i 's/^speed = 1.4$/speed = 55.118/; s/^speed = 3.5$/speed = 137.795/' '%s/config/clips.ini'",
+             root, root, root, MARIONETTE_SOURCE_DIR, root, MARIONETTE_SOURCE_DIR, root, MARIONETTE_SOURCE_DIR,
+             MARIONETTE_SOURCE_DIR, MARIONETTE_MD5TOOL, root, root, root);
+    CHECK(system(command) == 0);
+    snprintf(config_dir, sizeof config_dir, "%s/config", root);
+    write_script(script, sizeof script, config_dir, "walk", "0.2 press W\n");
+    static uint8_t pictures[2][WIDTH * HEIGHT * 4];
+    picture_figures figures[2];
+    const char *dirs[2] = {MARIONETTE_SOURCE_DIR "/config", config_dir};
+    for (int run = 0; run < 2; ++run) {
+        demo_options options = options_for(dirs[run], script, NULL, 0);
+        options.crowd = 8;
+        CHECK(demo_start(&d, &options));
+        CHECK(d.message_count == 0);
+        for (int i = 0; i < 100; ++i)
+            demo_frame(&d);
+        figures[run] = look();
+        CHECK(platform_read_pixels(pictures[run]));
+        CHECK(strcmp(player_state_name(d.player), "walk") == 0);
+        save_picture(run == 0 ? "demo_import_original.png" : "demo_import_converted.png");
+        demo_finish(&d);
+    }
+    /* Below the HUD panel: its figures (frame times) differ from run to run. */
+    int differing = 0;
+    for (int i = HUD_ROWS * WIDTH; i < WIDTH * HEIGHT; ++i) {
+        int largest = 0;
+        for (int k = 0; k < 3; ++k)
+            largest = abs((int)pictures[0][4 * i + k] - (int)pictures[1][4 * i + k]) > largest
+                          ? abs((int)pictures[0][4 * i + k] - (int)pictures[1][4 * i + k])
+                          : largest;
+        differing += largest > 40;
+    }
+    printf("  ours: %d mannequin, %d robot pixels; converted: %d, %d; %d pixels differ\n", figures[0].mannequin,
+           figures[0].robot, figures[1].mannequin, figures[1].robot, differing);
+    CHECK(figures[0].player_seen && figures[1].player_seen);
+    CHECK(figures[0].mannequin > 500 && figures[0].robot > 100);
+    CHECK(abs(figures[1].mannequin - figures[0].mannequin) <= figures[0].mannequin / 50);
+    CHECK(abs(figures[1].robot - figures[0].robot) <= figures[0].robot / 50);
+    CHECK(differing < WIDTH * (HEIGHT - HUD_ROWS) / 200);
+
+    /* Without its height the converted mannequin is a 70.9 m giant: it still plays, and the HUD says so. */
+    char characters[600], expected[1024];
+    snprintf(characters, sizeof characters, "%s/characters.ini", config_dir);
+    CHECK(edit_file(characters, "states = states.ini\nheight = 1.8\n", "states = states.ini\n"));
+    demo_options options = options_for(config_dir, NULL, NULL, 0);
+    CHECK(demo_start(&d, &options));
+    for (int i = 0; i < 5; ++i)
+        demo_frame(&d);
+    char *text = test_read_file(characters, NULL);
+    int section_line = 1;
+    for (const char *c = text; c && strncmp(c, "[mannequin]", 11) != 0 && *c; ++c)
+        section_line += *c == '\n';
+    free(text);
+    snprintf(expected, sizeof expected,
+             "%s:%d: warning: character 'mannequin' stands 70.9 m tall (bind pose); scale = 0.0254 would make it 1.8 m",
+             characters, section_line);
+    printf("  HUD: %s\n  status: %s\n", d.message_count ? d.messages[0] : "(none)", d.status);
+    CHECK(d.message_count == 1 && strcmp(d.messages[0], expected) == 0);
+    CHECK(strstr(d.status, "1 warning") != NULL);
+    CHECK(d.player != NULL && strcmp(animator_character(player_animator(d.player))->name, "mannequin") == 0);
+    demo_finish(&d);
+}
+
 int main(void)
 {
     RUN(test_steady_frames_allocate_nothing);
@@ -774,5 +854,6 @@ int main(void)
     RUN(test_missing_texture);
     RUN(test_windows_shader_and_per_character_textures);
     RUN(test_broken_clips_at_start_then_fixed);
+    RUN(test_converted_characters_look_the_same);
     return check_report();
 }

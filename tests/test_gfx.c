@@ -674,6 +674,11 @@ static void test_cpu_skinning_matches_gpu(void)
 
 enum { SHADOW_PIXELS_MAX = IMAGE_WIDTH * IMAGE_HEIGHT };
 
+/* The characters' size for draw_for_shadows: a world scale, as an import to metres gives. Above 1 the
+ * instance also gets its bounds, which gfx fits the shadow to. */
+static float shadow_scale = 1.0f;
+static void instance_bounds(const model *m, const clip *c, float time, float out[2][3]);
+
 /* Seen from above at a slant, lit from the side so shadows fall beside the character on open ground. */
 static gfx_frame_desc shadow_frame(void)
 {
@@ -695,6 +700,10 @@ static void draw_for_shadows(const model *m, gfx_mesh mesh, const clip *c, float
         CHECK(pose_at(m, c, time, object, palette));
         gfx_instance instance = {.mesh = mesh, .palette = (const mat4 *)palette, .joint_count = m->skeleton.joint_count};
         glm_translate_make(instance.world, (vec3){x, 0.0f, 0.0f});
+        if (shadow_scale != 1.0f) {
+            glm_scale_uni(instance.world, shadow_scale);
+            instance_bounds(m, c, time, instance.bounds);
+        }
         CHECK(gfx_submit(&instance));
     }
     end_frame_checked();
@@ -793,6 +802,28 @@ static void test_shadows_follow_the_pose(void)
     free(cheering.inside);
     free(moved.inside);
     free(robot_shadow.inside);
+    free(rgba);
+    free(empty_depth);
+}
+
+/* A character scaled to 3.6 m (as a characters.ini scale or height may) casts its whole shadow: the
+ * shadow map is fitted to its height, not to a human's 2 m. Twice as tall, four times the shadow. */
+static void test_tall_character_casts_its_whole_shadow(void)
+{
+    size_t pixels = (size_t)IMAGE_WIDTH * IMAGE_HEIGHT;
+    uint8_t *rgba = malloc(pixels * 4);
+    float *empty_depth = malloc(pixels * sizeof *empty_depth);
+    draw_for_shadows(mannequin, mannequin_mesh, NULL, 0.0f, 0.0f, true, rgba, empty_depth);
+    shadow_mask human = find_shadow(mannequin, mannequin_mesh, idle, 1.0f, 0.0f, empty_depth, NULL);
+    shadow_scale = 2.0f;
+    shadow_mask tall = find_shadow(mannequin, mannequin_mesh, idle, 1.0f, 0.0f, empty_depth, "gfx_shadow_tall.png");
+    shadow_scale = 1.0f;
+    printf("  shadow pixels: 1.8 m %d, 3.6 m %d (%.2f times)\n", human.count, tall.count,
+           (double)tall.count / (human.count ? human.count : 1));
+    CHECK(human.count > 1000);
+    CHECK(tall.count > 3.8 * human.count && tall.count < 4.2 * human.count); /* cut at 2 m, it was 3.4 */
+    free(human.inside);
+    free(tall.inside);
     free(rgba);
     free(empty_depth);
 }
@@ -1315,6 +1346,7 @@ int main(void)
         RUN(test_naive_path_matches_instanced);
         RUN(test_cpu_skinning_matches_gpu);
         RUN(test_shadows_follow_the_pose);
+        RUN(test_tall_character_casts_its_whole_shadow);
         RUN(test_culling_with_pose_bounds);
         RUN(test_debug_views);
         RUN(test_buffers_grow_past_capacity);

@@ -2,10 +2,8 @@
  * generated clips whose true values are known (tools/assetgen makes walk at 1.4 m/s and run at 3.5 m/s in
  * place, walk_root_motion travelling at 1.4 m/s, wave on the right arm), and the files it writes for the
  * mannequin loading through the engine and the demo's own readers. The built tool runs as a user runs it.
- *
- * characters.ini's scale, up and forward keys come from another branch: until it is merged the loader
- * refuses them as unknown keys, and this test then loads a copy without those three lines (and says so).
- * Once merged, the files load exactly as written. */
+ * The part run as `test_new_character --boneman` does the same on a real third-party character (boneman,
+ * from MARIONETTE_REAL_MD5; skipped when that is absent, see test_data.h). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -16,6 +14,7 @@
 #include "demo_config.h"
 #include "md5/md5.h"
 #include "md5tool_new_character.h"
+#include "test_data.h"
 #include "test_files.h"
 
 #define ASSETS MARIONETTE_SOURCE_DIR "/assets/"
@@ -244,44 +243,16 @@ static void ini_value(const char *text, const char *section, const char *key, ch
     }
 }
 
-/* characters.ini without the keys another branch adds. */
-static void strip_axes_keys(const char *from, const char *to)
+/* Loads DIR/characters.ini through the engine, as the demo does, exactly as written: no error and no warning.
+ * Returns the config (NULL after printing its errors). */
+static anim_config *load_written_config(const char *dir, cache *cache)
 {
-    char *text = test_read_file(from, NULL);
-    if (!text)
-        return;
-    FILE *out = fopen(to, "w");
-    for (char *line = strtok(text, "\n"); out && line; line = strtok(NULL, "\n"))
-        if (strncmp(line, "scale = ", 8) != 0 && strncmp(line, "up = ", 5) != 0 && strncmp(line, "forward = ", 10) != 0)
-            fprintf(out, "%s\n", line);
-    if (out)
-        fclose(out);
-    free(text);
-}
-
-/* Loads DIR/characters.ini through the engine, as the demo does. Without the scale/up/forward keys merged,
- * a copy without them; *merged says which. Returns the config (NULL after printing its errors). */
-static anim_config *load_written_config(const char *dir, cache *cache, bool *merged)
-{
-    char path[800], stripped[800];
+    char path[800];
     snprintf(path, sizeof path, "%s/characters.ini", dir);
     diag_list errors = {0};
     anim_config *config = anim_config_load(path, cache, &errors);
-    *merged = config != NULL;
-    bool only_axes_keys = !config && errors.count > 0;
-    for (int i = 0; i < errors.count; ++i)
-        only_axes_keys = only_axes_keys && (strstr(errors.items[i].message, "unknown key 'scale'") ||
-                                            strstr(errors.items[i].message, "unknown key 'up'") ||
-                                            strstr(errors.items[i].message, "unknown key 'forward'"));
-    if (!config && only_axes_keys) {
-        printf("  note: the loader does not know scale/up/forward yet (not merged): loading without them\n");
-        snprintf(stripped, sizeof stripped, "%s/characters_without_axes.ini", dir);
-        strip_axes_keys(path, stripped);
-        diag_list_clear(&errors);
-        config = anim_config_load(stripped, cache, &errors);
-    }
-    if (!config)
-        test_print_diags(&errors);
+    test_print_diags(&errors);
+    CHECK(errors.count == 0);
     diag_list_free(&errors);
     return config;
 }
@@ -371,8 +342,7 @@ static void test_written_files_for_the_mannequin_load(void)
     CHECK_STR_CONTAINS(states, "\ncelebrate = trigger");
 
     cache *cache = cache_create();
-    bool merged = false;
-    anim_config *config = load_written_config(dir, cache, &merged);
+    anim_config *config = load_written_config(dir, cache);
     CHECK(config != NULL);
     const anim_character *character = config ? anim_config_find_character(config, "mannequin") : NULL;
     CHECK(character != NULL);
@@ -387,10 +357,14 @@ static void test_written_files_for_the_mannequin_load(void)
             CHECK(found);
         }
         CHECK(strcmp(machine->states[machine->start_state].name, "idle") == 0);
+        /* The scale written makes the loaded character 1.8 m tall, and the walk's speed is 1.4 m/s in metres. */
+        CHECK_NEAR(character->height_m, 1.8, 1e-3);
         int walk = anim_config_find_clip(character, "walk");
         CHECK(walk >= 0);
-        if (walk >= 0)
+        if (walk >= 0) {
             CHECK_NEAR(character->clips[walk].ground_speed, 1.4, 0.07);
+            CHECK_NEAR(anim_clip_ground_speed_metres(&character->clips[walk]), 1.4, 0.07);
+        }
         CHECK(anim_config_find_clip(character, "celebrate") < 0);
     }
     anim_config_free(config);
@@ -465,17 +439,93 @@ static void test_help_and_bad_arguments(void)
     CHECK(stat(dir, &info) != 0);
 }
 
-int main(void)
+/* ---- boneman (MARIONETTE_REAL_MD5) ---- */
+
+static char *ini_after(char *text, const char *header)
 {
-    if (!test_make_temp_folder(folder, sizeof folder, "new_character")) {
+    char *at = text ? strstr(text, header) : NULL;
+    return at ? at + strlen(header) : NULL;
+}
+
+static void test_boneman_starter_config(void)
+{
+    char dir[700], command[3000], output[800];
+    snprintf(dir, sizeof dir, "%s/boneman", folder);
+    snprintf(output, sizeof output, "%s/output.txt", folder);
+    snprintf(command, sizeof command, "'%s' new-character boneman '%s'boneman.md5mesh '%s'*.md5anim --out '%s' > '%s' 2>&1",
+             MARIONETTE_MD5TOOL, BONEMAN, BONEMAN, dir, output);
+    int status = system(command);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    char *summary = test_read_file(output, NULL);
+    printf("%s", summary ? summary : "");
+    CHECK_STR_CONTAINS(summary, "along +Z, facing +X (toes ahead of ankles)");
+    CHECK_STR_CONTAINS(summary, "feet: RightFoot and LeftFoot");
+    CHECK_STR_CONTAINS(summary, "  attack       overlay");
+    CHECK_STR_CONTAINS(summary, "  dead         dead");
+    CHECK_STR_CONTAINS(summary, "  dying        death      plays once");
+    CHECK_STR_CONTAINS(summary, "  idle         idle       loops");
+    CHECK_STR_CONTAINS(summary, "  pain         pain       plays once");
+    CHECK_STR_CONTAINS(summary, "  running      run        loops, ");
+    CHECK_STR_CONTAINS(summary, "(the planted foot's backward slide)");
+    free(summary);
+
+    char path[800];
+    snprintf(path, sizeof path, "%s/clips.ini", dir);
+    char *clips = test_read_file(path, NULL);
+    /* The run's planted foot slides back about 3.9 units/s (measured by hand from md5tool pose: the left
+     * toe goes from x 0.97 to -2.17 in 20 frames at 24 fps, 3.8 units/s). */
+    char *running = ini_after(clips, "\n[running]\n");
+    char *speed = running ? strstr(running, "\nspeed = ") : NULL;
+    CHECK(speed != NULL);
+    if (speed)
+        CHECK_NEAR(atof(speed + 9), 3.9, 0.3);
+    char *dying = ini_after(clips, "\n[dying]\n");
+    CHECK(dying && strstr(dying, "loop = false") && strstr(dying, "loop = false") < strstr(dying, "\n["));
+    free(clips);
+    snprintf(path, sizeof path, "%s/states.ini", dir);
+    char *states = test_read_file(path, NULL);
+    CHECK_STR_CONTAINS(states, "\n[state idle_gesture]\nclip = idle\noverlay = attack\noverlay_root = UpperSpine\n");
+    CHECK_STR_CONTAINS(states, "\n[run -> death]\nwhen = die\n");
+    CHECK_STR_CONTAINS(states, "\n[death -> dead]\nwhen = end\n");
+    CHECK_STR_CONTAINS(states, "\n[run -> pain]\nwhen = hit\n");
+    free(states);
+
+    /* Through the engine, as the demo loads it: exactly as written, 1.8 m tall. */
+    snprintf(path, sizeof path, "%s/characters.ini", dir);
+    cache *cache = cache_create();
+    diag_list errors = {0};
+    anim_config *config = anim_config_load(path, cache, &errors);
+    test_print_diags(&errors);
+    CHECK(config != NULL);
+    const anim_character *boneman = config ? anim_config_find_character(config, "boneman") : NULL;
+    CHECK(errors.count == 0);
+    CHECK(boneman && boneman->machine.state_count == 7); /* idle, run, 2 overlay, pain, death, dead */
+    if (boneman)
+        CHECK_NEAR(boneman->height_m, 1.8, 1e-3);
+    diag_list_free(&errors);
+    anim_config_free(config);
+    cache_destroy(cache);
+}
+
+int main(int argc, char **argv)
+{
+    test_part part;
+    int skip = test_data_start(argc, argv, &part);
+    if (skip)
+        return skip;
+    if (!test_make_temp_folder(folder, sizeof folder, part == TEST_PART_BONEMAN ? "new_character_boneman" : "new_character")) {
         fprintf(stderr, "cannot make a temporary folder\n");
         return 1;
     }
-    RUN(test_roles_from_file_names);
-    RUN(test_body_axes_feet_and_scale);
-    RUN(test_speeds_from_feet_and_root);
-    RUN(test_overlay_root_of_the_wave);
-    RUN(test_written_files_for_the_mannequin_load);
-    RUN(test_help_and_bad_arguments);
+    if (part == TEST_PART_OWN) {
+        RUN(test_roles_from_file_names);
+        RUN(test_body_axes_feet_and_scale);
+        RUN(test_speeds_from_feet_and_root);
+        RUN(test_overlay_root_of_the_wave);
+        RUN(test_written_files_for_the_mannequin_load);
+        RUN(test_help_and_bad_arguments);
+    }
+    if (part == TEST_PART_BONEMAN)
+        RUN(test_boneman_starter_config);
     return check_report();
 }

@@ -28,6 +28,7 @@
 #include "tga.h"
 
 #include "md5tool_common.h"
+#include "md5tool_convert.h"
 #include "md5tool_new_character.h"
 #include "md5tool_trace.h"
 
@@ -522,6 +523,10 @@ static const md5tool_command commands[] = {
     {"trace", command_trace, "trace CONFIG_DIR --script FILE [--json] [--character NAME] [--rate HZ]",
      "step a character's state machine through a script of parameter changes (default: first character,\n"
      "60 Hz); a line per step"},
+    {"convert", command_convert, "convert IN OUT [--scale S] [--up AXIS] [--forward AXIS]",
+     "rewrite an .md5mesh or .md5anim of ours (Z up, facing +X, metres) in other units (positions times S,\n"
+     "0.0001..10000, default 1) and axes (+X -X +Y -Y +Z -Z; default up +Z, forward +X); clips are written\n"
+     "fully animated (flags 63)"},
     {"new-character", command_new_character, "new-character NAME MESH ANIM... --out DIR [--force]",
      "a starter config (characters, clips, states, demo, controls) for your own model: roles, speeds, axes\n"
      "and scale guessed and marked in the files (new-character --help for the details)"},

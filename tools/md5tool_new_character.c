@@ -43,8 +43,9 @@ static const char new_character_help[] =
     "  ground speed of walk and run: the root's travel per second when the root travels, else the planted\n"
     "    foot's backward slide (median over the frames it is down), in the file's units per second\n"
     "  up axis (+Z, -Z, +Y or -Y: the body's longer extent, feet at the bottom), forward axis (toes ahead\n"
-    "    of ankles, else +X) and scale (the body becomes 1.8 m tall), all in the idle clip's first frame\n"
-    "    (some files' bind pose faces another way than their clips)\n"
+    "    of ankles, else +X), both in the idle clip's first frame (some files' bind pose faces another way\n"
+    "    than their clips); scale: the bind pose becomes 1.8 m tall along that up axis, as characters.ini's\n"
+    "    `height = 1.8` would make it\n"
     "  the overlay's branch: where the overlay clip moves the upper body most (e.g. a shoulder)\n"
     "A clip that cannot be read or does not fit the mesh's skeleton is reported (file:line) and commented\n"
     "out. Exit status: 0 written, 1 a file is invalid or exists, 2 command-line error.\n";

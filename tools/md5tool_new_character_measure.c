@@ -282,6 +282,13 @@ bool new_character_study_body(const model *m, const clip *reference, new_charact
     }
     out->up_axis = high[1] - low[1] > high[2] - low[2] ? 1 : 2;
     out->height = high[out->up_axis] - low[out->up_axis];
+    /* The axes come from the clip (a bind pose may face elsewhere, or be a T pose), but the height that the
+     * scale is for is the bind pose's, as characters.ini's `height` measures it: the written scale then
+     * stands the loaded character exactly 1.8 m tall. */
+    float bind_low[3], bind_high[3];
+    if (reference && pose_extent(m, s->bind_object, bind_low, bind_high) &&
+        bind_high[out->up_axis] > bind_low[out->up_axis])
+        out->height = bind_high[out->up_axis] - bind_low[out->up_axis];
     float scale = out->height > 0.0f ? TARGET_HEIGHT_METRES / out->height : 1.0f;
     out->scale = fminf(fmaxf(scale, SCALE_MIN), SCALE_MAX);
 

@@ -23,15 +23,61 @@ typedef enum anim_root_mode {
     ANIM_ROOT_MOTION,    /* the root's horizontal travel and turn are extracted and handed to the entity */
 } anim_root_mode;
 
+/* A change of axes from a file's convention to the engine's canonical MD5 space (Z up, facing +X, +Y to
+ * the character's left): canonical axis i (0 forward, 1 left, 2 up) is file axis from[i] times sign[i].
+ * Only whole axes are swapped and negated, so a point goes across and back exactly, bit for bit. All
+ * zero (sign 0) means the file already is canonical. */
+typedef struct anim_axes {
+    signed char from[3]; /* 0..2: X, Y, Z of the file */
+    signed char sign[3]; /* +1 or -1; 0: no change of axes at all */
+} anim_axes;
+
+/* The canonical axes: forward +X, left +Y, up +Z. */
+static inline anim_axes anim_axes_canonical(void)
+{
+    return (anim_axes){.from = {0, 1, 2}, .sign = {1, 1, 1}};
+}
+
+/* A file-space vector (position, or the x, y, z of a quaternion: turning a rotation into other axes
+ * turns its axis) into canonical space, and back. in and out may be the same. */
+static inline void anim_axes_to_canonical(const anim_axes *axes, const float in[3], float out[3])
+{
+    float copy[3] = {in[0], in[1], in[2]};
+    for (int i = 0; i < 3; ++i)
+        out[i] = axes->sign[0] == 0 ? copy[i] : axes->sign[i] < 0 ? -copy[axes->from[i]] : copy[axes->from[i]];
+}
+
+static inline void anim_axes_from_canonical(const anim_axes *axes, const float in[3], float out[3])
+{
+    float copy[3] = {in[0], in[1], in[2]};
+    for (int i = 0; i < 3; ++i) {
+        if (axes->sign[0] == 0)
+            out[i] = copy[i];
+        else
+            out[axes->from[i]] = axes->sign[i] < 0 ? -copy[i] : copy[i];
+    }
+}
+
 typedef struct anim_clip {
     char name[ANIM_NAME_MAX];   /* logical name, the section in clips.ini: "walk" */
     const clip *clip;           /* baked data, owned by the asset cache */
     bool loop;                  /* cycle, or one-shot that holds its last frame */
-    float ground_speed;         /* m/s the clip was made for; 0 when it does not travel */
+    float ground_speed;         /* the speed the clip was made for, in the clip file's units per second (m/s
+                                 * for files in metres); 0 when it does not travel. Times import_scale: m/s */
     int sync_group;             /* clips with the same group >= 0 keep their normalized phase; -1 none */
     anim_root_mode root_mode;
     int event_count;
     const anim_event_mark *events; /* event_count marks sorted by frame */
+    /* The import of the character this entry belongs to (characters.ini scale or height, up, forward),
+     * so the controller finds the floor in the clip's own axes and gives root motion in metres: */
+    float import_scale;         /* file units to metres; 0 reads as 1 */
+    anim_axes import_axes;      /* file axes to canonical; all zero: the file is canonical */
 } anim_clip;
+
+/* ground_speed in m/s: times the character's scale. */
+static inline float anim_clip_ground_speed_metres(const anim_clip *clip)
+{
+    return clip->import_scale > 0.0f ? clip->ground_speed * clip->import_scale : clip->ground_speed;
+}
 
 #endif

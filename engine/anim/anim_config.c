@@ -34,6 +34,7 @@ struct anim_config {
     int watched_count, watched_capacity;
     watched_file_stamp *watched;
     int stand_in_count; /* problems a partial load worked around */
+    int warning_count;  /* warnings that are not problems */
 };
 
 /* ---------------------------------------------------------------------------------------------------- */
@@ -111,6 +112,7 @@ typedef struct anim_character_source {
     const char *referrer;                             /* characters.ini, or NULL when given directly */
     const ini_section *section;                       /* its section there (texture keys), or NULL */
     int name_line, mesh_line, clips_line, states_line;
+    const anim_config_import *import;                 /* scale, height and axes; NULL: as the files are */
 } anim_character_source;
 
 static void anim_config_load_one(anim_config_loader *loader, const anim_character_source *source,
@@ -140,6 +142,8 @@ static void anim_config_load_one(anim_config_loader *loader, const anim_characte
     }
     if (character->model)
         anim_config_load_textures(loader, character, storage, source->mesh_path, source->referrer, source->section);
+    /* Before the clips: each clip entry carries the import, and rate_from turns clip speeds into m/s. */
+    anim_config_resolve_import(loader, source->import, character);
     anim_config_load_clips(loader, character, storage, source->clips_path, source->referrer, source->clips_line);
     if (source->states_path)
         anim_config_load_states(loader, character, storage, source->states_path, source->referrer,
@@ -237,6 +241,7 @@ static anim_config *anim_config_finish(anim_config_loader *loader, anim_config *
     diag_list_sort(loader->errors, loader->errors_before);
     if (loader->error_count == 0) {
         config->stand_in_count = loader->stand_in_count;
+        config->warning_count = loader->warning_count;
         return config;
     }
     if (keep_watching) {
@@ -287,9 +292,18 @@ static anim_config *anim_config_load_files(const char *characters_path, cache *c
         if (document.section_count == 0)
             anim_config_report(&loader, characters_path, 0, "no characters: expected a [NAME] section per character");
         static const char *const keys[] = {"mesh", "clips", "states", "textures", "texture.*", NULL};
+        const char *known[16];
+        int known_count = 0;
+        for (int k = 0; keys[k]; ++k)
+            known[known_count++] = keys[k];
+        for (int k = 0; anim_config_import_keys[k]; ++k)
+            known[known_count++] = anim_config_import_keys[k];
+        known[known_count] = NULL;
         for (int s = 0; s < count; ++s) {
             const ini_section *section = &document.sections[s];
-            anim_config_check_keys(&loader, characters_path, section, keys);
+            anim_config_check_keys(&loader, characters_path, section, known);
+            anim_config_import import;
+            anim_config_parse_import(&loader, characters_path, section, &import);
             anim_config_check_name(&loader, characters_path, section->line, "character", section->name);
             const ini_entry *found[3];
             char paths[3][ANIM_CONFIG_PATH_MAX];
@@ -310,7 +324,8 @@ static anim_config *anim_config_load_files(const char *characters_path, cache *c
             anim_character_source source = {
                 .name = section->name, .mesh_path = paths[0], .clips_path = paths[1], .states_path = paths[2],
                 .referrer = characters_path, .name_line = section->line, .mesh_line = found[0]->line,
-                .clips_line = found[1]->line, .states_line = found[2]->line, .section = section};
+                .clips_line = found[1]->line, .states_line = found[2]->line, .section = section,
+                .import = &import};
             anim_config_add_character(&loader, &source);
         }
     }
@@ -331,6 +346,11 @@ anim_config *anim_config_load_partial(const char *characters_path, cache *cache,
 int anim_config_stand_in_count(const anim_config *config)
 {
     return config ? config->stand_in_count : 0;
+}
+
+int anim_config_warning_count(const anim_config *config)
+{
+    return config ? config->warning_count : 0;
 }
 
 static anim_config *anim_config_load_single(const char *name, const char *mesh_path, const char *clips_path,

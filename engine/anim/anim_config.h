@@ -11,6 +11,8 @@
 
 #include <stdbool.h>
 
+#include <cglm/cglm.h>
+
 #include "../base/diag.h"
 #include "../cache/cache.h"
 #include "anim_clip.h"
@@ -30,6 +32,15 @@ typedef struct anim_character {
     int sync_group_count;
     const char (*sync_group_names)[ANIM_NAME_MAX]; /* anim_clip.sync_group indexes these */
     state_machine_definition machine;  /* state_count 0 when loaded without a states file */
+    /* The import (characters.ini scale or height, up, forward): the mesh and clips stay as their files
+     * have them, shared in the cache; an entity's model matrix is its placement times `import`, which
+     * takes file space to the engine's canonical MD5 space (Z up, facing +X, metres). */
+    float scale;                       /* file units to metres (resolved from `height` when given that) */
+    anim_axes axes;                    /* file axes to canonical; anim_axes_canonical() for up +Z, forward +X */
+    mat4 rotation;                     /* the same as a matrix: canonical = rotation * file */
+    mat4 import;                       /* scale * rotation */
+    float height_m;                    /* the bind pose's height after import, metres: the skinned mesh's
+                                        * extent along the up axis (0 without a model) */
 } anim_character;
 
 typedef struct anim_config anim_config;
@@ -55,6 +66,17 @@ anim_config *anim_config_load_partial(const char *characters_path, cache *cache,
 /* Problems a partial load (or reload) worked around, each counted once as reported (two characters sharing
  * a clips.ini share its problems); 0 for a complete config. */
 int anim_config_stand_in_count(const anim_config *config);
+/* Warnings the load added to its list that are not problems (a character outside 0.2 to 5 m tall after
+ * its import): the config is complete and plays as it is. */
+int anim_config_warning_count(const anim_config *config);
+
+/* An axis word as characters.ini's up and forward (and md5tool convert) take it: +X -X +Y -Y +Z -Z, also
+ * lowercase and without a sign (meaning +). Gives the file axis (0..2) and its sign; false for anything
+ * else. */
+bool anim_axis_parse(const char *word, int *axis, int *sign);
+/* The axes of a file whose up and forward are these (left completes a right-handed frame, as canonical
+ * +Y = +Z x +X). False when they are not perpendicular. */
+bool anim_axes_make(int up_axis, int up_sign, int forward_axis, int forward_sign, anim_axes *out);
 
 /* Releases the config's models and clips in the cache it was loaded with. NULL is fine. */
 void anim_config_free(anim_config *config);

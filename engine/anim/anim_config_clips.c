@@ -98,7 +98,8 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
     for (int s = 0; s < count; ++s) {
         const ini_section *section = &document.sections[s];
         anim_clip *clip = &storage->clips[s];
-        *clip = (anim_clip){.sync_group = -1, .root_mode = ANIM_ROOT_IN_PLACE};
+        *clip = (anim_clip){.sync_group = -1, .root_mode = ANIM_ROOT_IN_PLACE, .import_scale = character->scale,
+                            .import_axes = character->axes};
         character->clip_count = s + 1;
         anim_config_check_name(loader, path, section->line, "clip", section->name);
         snprintf(clip->name, sizeof clip->name, "%s", section->name);

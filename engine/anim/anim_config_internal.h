@@ -4,6 +4,7 @@
  *   anim_config_clips.c   clips.ini: one character's clip library
  *   anim_config_states.c  states.ini: one character's state machine definition, conditions included
  *   anim_config_textures.c  one character's texture paths: its characters.ini keys `textures`, `texture.*`
+ *   anim_config_import.c  characters.ini's scale, height, up and forward: a character's import
  * The text of every ini file goes through ini_document first. */
 #ifndef MARIONETTE_ANIM_CONFIG_INTERNAL_H
 #define MARIONETTE_ANIM_CONFIG_INTERNAL_H
@@ -39,6 +40,7 @@ typedef struct anim_config_loader {
     int error_count;
     bool partial;        /* assets that fail are worked around (anim_config_load_partial) */
     int stand_in_count;  /* problems worked around */
+    int warning_count;   /* warnings added to errors that are not problems */
 } anim_config_loader;
 
 /* anim_config_values.c ------------------------------------------------------------------------------- */
@@ -58,8 +60,10 @@ void anim_config_report_message(void *context, const char *file, int line, const
 /* "a, b, c" from the name fields of an array of structs (stride apart), cut to fit out; "(none)" for none. */
 const char *anim_config_join_names(char *out, size_t size, const char *first_name, size_t stride, int count);
 
-/* Not a problem with the config, only worth knowing (a texture that will be a placeholder): added to
- * loader->errors as "warning: ..." at its line, counted as neither an error nor a stand-in. */
+/* Not a problem with the config, only worth knowing (a texture that will be a placeholder, a character a
+ * hundred times too tall): added to loader->errors as "warning: ..." at its line (so it reaches the HUD), and
+ * counted in loader->warning_count, as neither an error nor a stand-in: the load goes on as if it were not
+ * there. */
 void anim_config_warn(anim_config_loader *loader, const char *file, int line, const char *format, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -90,6 +94,35 @@ void anim_config_watch(anim_config *config, const char *path);
  * line), or against the path itself when referrer is NULL; then it returns false with document empty. */
 bool anim_config_read_document(anim_config_loader *loader, const char *path, const char *referrer,
                                int referrer_line, const char *what, ini_document *document);
+
+/* anim_config_import.c -------------------------------------------------------------------------------- */
+
+/* The import keys of one characters.ini section, as written; resolved once the mesh has loaded. */
+typedef struct anim_config_import {
+    float scale;           /* 0: not given */
+    float height;          /* metres; 0: not given */
+    anim_axes axes;        /* from up and forward (default up +Z, forward +X) */
+    const char *path;      /* characters.ini, for messages; NULL when loaded without one */
+    int section_line, scale_line, height_line;
+} anim_config_import;
+
+/* The keys a characters.ini section may have for its import, NULL-terminated. */
+extern const char *const anim_config_import_keys[];
+
+/* Read scale, height, up and forward from a characters.ini section into import, reporting every mistake
+ * at its line. */
+void anim_config_parse_import(anim_config_loader *loader, const char *path, const ini_section *section,
+                              anim_config_import *import);
+
+/* Fill the character's scale, axes, rotation, import and height_m from import and its model (which may
+ * be NULL: then scale and axes alone). A height that needs a model without one is reported; a character
+ * outside 0.2 to 5 m tall is a warning, at its section's line. import may be NULL: canonical, scale 1. */
+void anim_config_resolve_import(anim_config_loader *loader, const anim_config_import *import,
+                                anim_character *character);
+
+/* The height of a model's bind pose along a file-space up axis (canonical axis 2 of axes), in file units:
+ * the extent of its skinned vertices. 0 for a model without vertices. */
+float anim_config_bind_height(const model *model, const anim_axes *axes);
 
 /* anim_config_clips.c and anim_config_states.c: fill one character from a clips.ini, then a states.ini (which
  * refers to the clips). Problems are reported, at (referrer, referrer_line) when the file cannot be read. */

@@ -402,7 +402,8 @@ static void anim_config_read_state(anim_config_loader *loader, const char *path,
                                "rate_from needs a clip that travels; clip '%s' has no speed in the clip library",
                                character->clips[state->clip].name);
         } else if (state->clip >= 0) {
-            state->rate_reference = character->clips[state->clip].ground_speed;
+            /* The game's speed parameter is in m/s; the clip's speed is in its file's units. */
+            state->rate_reference = anim_clip_ground_speed_metres(&character->clips[state->clip]);
         }
     }
     const char *limits[] = {"rate_min", "rate_max"};

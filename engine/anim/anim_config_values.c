@@ -71,7 +71,8 @@ void anim_config_warn(anim_config_loader *loader, const char *file, int line, co
     va_start(args, format);
     vsnprintf(message + sizeof prefix - 1, sizeof message - (sizeof prefix - 1), format, args);
     va_end(args);
-    anim_config_add(loader, file, line, message);
+    if (anim_config_add(loader, file, line, message))
+        loader->warning_count++;
 }
 
 /* "a, b, c" from the name fields of an array of structs (stride apart), cut to fit out. */

@@ -153,11 +153,33 @@ static double heading_of(const float q[4])
     return atan2(2.0 * (x * y + w * z), 1.0 - 2.0 * (y * y + z * z));
 }
 
+/* The file axis of canonical axis k (0 forward, 1 left, 2 up) of a clip's character: the floor of a Y-up
+ * file is not its X and Y. */
+static int file_axis(const anim_clip *clip, int k)
+{
+    return clip->import_axes.sign[0] != 0 ? clip->import_axes.from[k] : k;
+}
+
+/* A root rotation in canonical axes (and back): turning the axes turns the quaternion's axis; w stays. */
+static void rotation_to_canonical(const anim_clip *clip, const float in[4], float out[4])
+{
+    anim_axes_to_canonical(&clip->import_axes, in, out);
+    out[3] = in[3];
+}
+
+static void rotation_from_canonical(const anim_clip *clip, const float in[4], float out[4])
+{
+    anim_axes_from_canonical(&clip->import_axes, in, out);
+    out[3] = in[3];
+}
+
 /* The root frame at `seconds` into the clip, interpolated as pose_sample does but without wrapping:
  * the end of a cycle is the last frame itself, a stride further on than the first. (A clip in the
- * tutorials' loop convention has no frame for the end of its cycle; its last step holds still.) */
-static root_frame root_frame_at(const clip *c, double seconds)
+ * tutorials' loop convention has no frame for the end of its cycle; its last step holds still.) In the
+ * canonical axes of the clip's character, in file units. */
+static root_frame root_frame_at(const anim_clip *entry, double seconds)
 {
+    const clip *c = entry->clip;
     int last = c->frame_count - 1;
     double frame = seconds * c->frame_rate;
     frame = frame < 0.0 ? 0.0 : frame > last ? last : frame;
@@ -166,13 +188,13 @@ static root_frame root_frame_at(const clip *c, double seconds)
     float alpha = (float)(frame - first);
     const joint_pose *a = &c->frames[(ptrdiff_t)first * c->joint_count];
     const joint_pose *b = &c->frames[(ptrdiff_t)second * c->joint_count];
-    float rotation[4];
+    float rotation[4], position[3];
     quat_nlerp(a->rotation, b->rotation, alpha, rotation);
-    root_frame out = {
-        .x = a->position[0] + alpha * (b->position[0] - a->position[0]),
-        .y = a->position[1] + alpha * (b->position[1] - a->position[1]),
-        .yaw = heading_of(rotation),
-    };
+    for (int k = 0; k < 3; ++k)
+        position[k] = a->position[k] + alpha * (b->position[k] - a->position[k]);
+    anim_axes_to_canonical(&entry->import_axes, position, position);
+    rotation_to_canonical(entry, rotation, rotation);
+    root_frame out = {.x = position[0], .y = position[1], .yaw = heading_of(rotation)};
     return out;
 }
 
@@ -198,9 +220,9 @@ static root_frame root_compose(root_frame first, root_frame second)
 
 /* The root's motion while a layer moves from cycles `from` to `to`, across any loop boundaries: the rest
  * of the first cycle, a whole stride per loop in between, and the start of the last. */
-static root_frame layer_root_motion(const anim_layer *layer, double from, double to)
+static root_frame layer_root_motion_in_file_units(const anim_layer *layer, double from, double to)
 {
-    const clip *c = layer->clip->clip;
+    const anim_clip *c = layer->clip;
     double duration = clip_duration(layer->clip);
     if (!layer->clip->loop || !(to > from))
         return root_relative(root_frame_at(c, fmin(from, 1.0) * duration), root_frame_at(c, fmin(to, 1.0) * duration));
@@ -221,21 +243,34 @@ static root_frame layer_root_motion(const anim_layer *layer, double from, double
     return motion;
 }
 
+/* The same in metres: the character's scale turns file units into metres. */
+static root_frame layer_root_motion(const anim_layer *layer, double from, double to)
+{
+    root_frame motion = layer_root_motion_in_file_units(layer, from, to);
+    if (layer->clip->import_scale > 0.0f) {
+        motion.x *= layer->clip->import_scale;
+        motion.y *= layer->clip->import_scale;
+    }
+    return motion;
+}
+
 /* What the clip's root mode leaves of the root in a sampled pose: in place, its height and turn; root
  * motion, its height and tilt, since the entity carries the travel and the heading. */
 static void strip_root(const anim_clip *clip, joint_pose *pose)
 {
     joint_pose *root = &pose[0];
-    root->position[0] = 0.0f;
-    root->position[1] = 0.0f;
+    root->position[file_axis(clip, 0)] = 0.0f;
+    root->position[file_axis(clip, 1)] = 0.0f;
     if (clip->root_mode != ANIM_ROOT_MOTION)
         return;
-    float half = (float)(-0.5 * heading_of(root->rotation));
+    versor upright;
+    rotation_to_canonical(clip, root->rotation, upright);
+    float half = (float)(-0.5 * heading_of(upright));
     versor unturn = {0.0f, 0.0f, sinf(half), cosf(half)};
     versor rotation;
-    glm_quat_mul(unturn, root->rotation, rotation);
+    glm_quat_mul(unturn, upright, rotation);
     glm_quat_normalize(rotation);
-    glm_vec4_copy(rotation, root->rotation);
+    rotation_from_canonical(clip, rotation, root->rotation);
 }
 
 /* ---- snapshots ---- */
@@ -646,7 +681,7 @@ bool anim_controller_set_ground_speed(anim_controller *controller, int channel, 
     anim_channel *c = &controller->channels[channel];
     for (int k = 0; k < c->layer_count; ++k)
         if (c->layers[k].clip && c->layers[k].clip->ground_speed > 0.0f)
-            c->layers[k].speed = meters_per_second / c->layers[k].clip->ground_speed;
+            c->layers[k].speed = meters_per_second / anim_clip_ground_speed_metres(c->layers[k].clip);
     return true;
 }
 
@@ -1005,17 +1040,19 @@ static void layer_bounds(const anim_layer *layer, float out[2][3])
     pose_sample_bounds(c, time, layer->clip->loop, out);
     joint_pose root;
     pose_sample_joint(c, time, layer->clip->loop, 0, &root);
+    /* The floor's two axes, in the clip's file axes. */
+    int ground[2] = {file_axis(layer->clip, 0), file_axis(layer->clip, 1)};
     for (int corner = 0; corner < 2; ++corner)
         for (int k = 0; k < 2; ++k)
-            out[corner][k] -= root.position[k];
+            out[corner][ground[k]] -= root.position[ground[k]];
     if (layer->clip->root_mode == ANIM_ROOT_MOTION) {
         float reach = 0.0f;
         for (int corner = 0; corner < 2; ++corner)
             for (int k = 0; k < 2; ++k)
-                reach = fmaxf(reach, fabsf(out[corner][k]));
+                reach = fmaxf(reach, fabsf(out[corner][ground[k]]));
         reach *= sqrtf(2.0f); /* a corner of the box can swing onto an axis */
-        out[0][0] = out[0][1] = -reach;
-        out[1][0] = out[1][1] = reach;
+        out[0][ground[0]] = out[0][ground[1]] = -reach;
+        out[1][ground[0]] = out[1][ground[1]] = reach;
     }
 }
 

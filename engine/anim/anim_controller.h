@@ -89,7 +89,8 @@ bool anim_controller_mask_branch(anim_controller *controller, int channel, const
 bool anim_controller_set_speed(anim_controller *controller, int channel, float speed);
 
 /* For locomotion: each layer of the channel whose clip travels (ground_speed > 0) plays at
- * meters_per_second / ground_speed, so its feet do not slide at that speed; other layers keep theirs. */
+ * meters_per_second / its ground speed in m/s (anim_clip_ground_speed_metres), so its feet do not slide at
+ * that speed; other layers keep theirs. */
 bool anim_controller_set_ground_speed(anim_controller *controller, int channel, float meters_per_second);
 
 /* Scales every update's dt: 1 normal, 0.25 slow motion, 0 paused (times, fades, events and root motion all
@@ -130,8 +131,9 @@ typedef struct anim_event {
 } anim_event;
 
 typedef struct anim_update_result {
-    /* Root motion of this step in the entity's own space (its +X forward, Z up): move the entity by
-     * translation turned by its current facing, then turn it by yaw (radians, about Z, positive left).
+    /* Root motion of this step in the entity's own space (its +X forward, Z up), in metres: move the
+     * entity by translation turned by its current facing, then turn it by yaw (radians, about Z, positive
+     * left). The clip's file units and axes become these through its anim_clip's import_scale and axes.
      * The weighted sum over channel 0's layers; in-place clips count with zero motion. */
     float translation[3];
     float yaw;

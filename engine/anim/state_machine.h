@@ -69,7 +69,8 @@ typedef struct state_machine_state {
     int clip;           /* index into the character's clip library */
     bool loop;
     /* Playback rate: rate, times (parameter value / rate_reference) when rate_parameter >= 0, clamped to
-     * [rate_min, rate_max]. With rate_reference the clip's ground speed this keeps feet from sliding. */
+     * [rate_min, rate_max]. With rate_reference the clip's ground speed in m/s (its clips.ini speed times the
+     * character's scale) this keeps feet from sliding. */
     float rate;
     int rate_parameter; /* number parameter index, or -1 */
     float rate_reference;

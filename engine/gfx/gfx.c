@@ -46,6 +46,11 @@ static const float GFX_GROUND_HALF_SIZE = 60.0f;
  * and arm span), and never wider than the largest radius (beyond it the map's texels would be too coarse
  * to read; farther characters are lit). */
 static const float GFX_SHADOW_CHARACTER_EXTENT = 2.0f;
+/* A taller character (an import may scale one to 5 m) needs more: its bounds' top above its origin, which
+ * the skin reach pads by about a quarter, times this. At the demo's light its shadow reaches about 0.7 of
+ * its height away; the padding makes two thirds of the top enough, and keeps every human-sized body,
+ * jumping ones included (top under 3 m), at the 2 m above. */
+static const float GFX_SHADOW_HEIGHT_SHARE = 0.65f;
 static const float GFX_SHADOW_MAX_RADIUS = 40.0f;
 /* Normals view: line length in metres. */
 static const float GFX_NORMAL_LENGTH = 0.04f;
@@ -80,6 +85,7 @@ typedef struct gfx_queued_instance {
     int first_skinned_vertex; /* into the CPU path's skinned vertices */
     mat4 world;         /* already including the Z-up to Y-up turn */
     vec4 tint;
+    float height;       /* its bounds' top above its origin, world metres; 0 without bounds */
 } gfx_queued_instance;
 
 typedef struct gfx_program {
@@ -1062,6 +1068,19 @@ static bool instance_visible(mat4 world, float bounds[2][3])
     return true;
 }
 
+/* How far the top of a box placed by world stands above world's origin, in world metres (Y up). */
+static float bounds_height(mat4 world, float bounds[2][3])
+{
+    float top = -FLT_MAX;
+    for (int c = 0; c < 8; ++c) {
+        vec4 corner = {bounds[c & 1][0], bounds[(c >> 1) & 1][1], bounds[(c >> 2) & 1][2], 1.0f};
+        vec4 world_corner;
+        glm_mat4_mulv(world, corner, world_corner);
+        top = fmaxf(top, world_corner[1]);
+    }
+    return fmaxf(top - world[3][1], 0.0f);
+}
+
 static bool has_bounds(float bounds[2][3])
 {
     for (int i = 0; i < 6; ++i)
@@ -1122,6 +1141,7 @@ static bool queue_instance(const gfx_instance *instance, const char *caller, boo
     queued->first_matrix = gfx.palette_count;
     queued->first_skinned_vertex = gfx.skinned_count;
     glm_mat4_copy(world, queued->world);
+    queued->height = has_bounds(bounds) ? bounds_height(world, bounds) : 0.0f;
     bool no_tint = instance->tint[0] == 0.0f && instance->tint[1] == 0.0f && instance->tint[2] == 0.0f &&
                    instance->tint[3] == 0.0f;
     glm_vec4_copy(no_tint ? (vec4){1.0f, 1.0f, 1.0f, 1.0f} : (float *)instance->tint, queued->tint);
@@ -1330,12 +1350,15 @@ static void fit_light_view_projection(void)
     glm_vec3_copy(gfx.frame.shadow_center, center);
     if (radius == 0.0f) {
         vec3 low = {FLT_MAX, FLT_MAX, FLT_MAX}, high = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
+        float tallest = 0.0f;
         for (int i = 0; i < gfx.instance_count; ++i) {
             glm_vec3_minv(low, gfx.queued[i].world[3], low);
             glm_vec3_maxv(high, gfx.queued[i].world[3], high);
+            tallest = fmaxf(tallest, gfx.queued[i].height);
         }
         glm_vec3_center(low, high, center);
-        radius = 0.5f * glm_vec3_distance(low, high) + GFX_SHADOW_CHARACTER_EXTENT;
+        radius = 0.5f * glm_vec3_distance(low, high) +
+                 fmaxf(GFX_SHADOW_CHARACTER_EXTENT, GFX_SHADOW_HEIGHT_SHARE * tallest);
     }
     radius = fminf(ceilf(radius), GFX_SHADOW_MAX_RADIUS);
     const float *light = gfx.light_unit;
