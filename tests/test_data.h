@@ -19,77 +19,9 @@
 /* The compile definitions come from the two cache variables; empty when the setting is not given. */
 #ifndef MARIONETTE_REAL_MD5
 #define MARIONETTE_REAL_MD5 ""
-/* Which part of a program to run. */
-typedef enum test_part {
-    TEST_PART_OWN,     /* no argument: the checks on the repository's own files */
-    TEST_PART_BONEMAN, /* --boneman: the checks on MARIONETTE_REAL_MD5 */
-    TEST_PART_ASSIMP,  /* --assimp: the checks on MARIONETTE_ASSIMP_MODELS */
-} test_part;
-
-/* Reads the part from the command line and checks its data. 0: run `*part`; otherwise main returns this:
- * TEST_DATA_SKIP (the data is absent, the line printed) or 2 (a usage mistake). Every such main reads:
- *   test_part part;
- *   int skip = test_data_start(argc, argv, &part);
- *   if (skip)
- *       return skip;
- *   if (part == TEST_PART_OWN) { RUN(...); } ... return check_report(); */
-static inline int test_data_start(int argc, char **argv, test_part *part)
-{
-    const char *program = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-    char name[256];
-    *part = TEST_PART_OWN;
-    if (argc == 1)
-        return 0;
-    snprintf(name, sizeof name, "%s %s", program, argv[1]);
-    if (argc == 2 && strcmp(argv[1], "--boneman") == 0) {
-        *part = TEST_PART_BONEMAN;
-        return test_data_require_boneman(name);
-    }
-    if (argc == 2 && strcmp(argv[1], "--assimp") == 0) {
-        *part = TEST_PART_ASSIMP;
-        return test_data_require_assimp(name);
-    }
-    fprintf(stderr, "usage: %s [--boneman | --assimp]\n", program);
-    return 2;
-}
-
 #endif
 #ifndef MARIONETTE_ASSIMP_MODELS
 #define MARIONETTE_ASSIMP_MODELS ""
-/* Which part of a program to run. */
-typedef enum test_part {
-    TEST_PART_OWN,     /* no argument: the checks on the repository's own files */
-    TEST_PART_BONEMAN, /* --boneman: the checks on MARIONETTE_REAL_MD5 */
-    TEST_PART_ASSIMP,  /* --assimp: the checks on MARIONETTE_ASSIMP_MODELS */
-} test_part;
-
-/* Reads the part from the command line and checks its data. 0: run `*part`; otherwise main returns this:
- * TEST_DATA_SKIP (the data is absent, the line printed) or 2 (a usage mistake). Every such main reads:
- *   test_part part;
- *   int skip = test_data_start(argc, argv, &part);
- *   if (skip)
- *       return skip;
- *   if (part == TEST_PART_OWN) { RUN(...); } ... return check_report(); */
-static inline int test_data_start(int argc, char **argv, test_part *part)
-{
-    const char *program = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-    char name[256];
-    *part = TEST_PART_OWN;
-    if (argc == 1)
-        return 0;
-    snprintf(name, sizeof name, "%s %s", program, argv[1]);
-    if (argc == 2 && strcmp(argv[1], "--boneman") == 0) {
-        *part = TEST_PART_BONEMAN;
-        return test_data_require_boneman(name);
-    }
-    if (argc == 2 && strcmp(argv[1], "--assimp") == 0) {
-        *part = TEST_PART_ASSIMP;
-        return test_data_require_assimp(name);
-    }
-    fprintf(stderr, "usage: %s [--boneman | --assimp]\n", program);
-    return 2;
-}
-
 #endif
 
 #define BONEMAN MARIONETTE_REAL_MD5 "/boneman/"

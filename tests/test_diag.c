@@ -82,6 +82,22 @@ static void test_file_read_all(void)
     remove(fifo);
 }
 
+/* A file search (texture candidates) takes regular files it can open, nothing else: not a folder, not a
+ * FIFO (opening one would block), not a name that is not there. */
+static void test_file_is_readable(void)
+{
+    CHECK(file_is_readable(MARIONETTE_TEST_DATA "/../check.h"));
+    CHECK(!file_is_readable(MARIONETTE_TEST_DATA));
+    CHECK(!file_is_readable(MARIONETTE_TEST_DATA "/no-such-file.tga"));
+    CHECK(!file_is_readable(""));
+    CHECK(!file_is_readable(NULL));
+    const char *fifo = MARIONETTE_BUILD_DIR "/test_diag_readable.fifo";
+    remove(fifo);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    CHECK(!file_is_readable(fifo));
+    remove(fifo);
+}
+
 /* By file (in the order the files first appear) and line; the same place keeps its order. */
 static void test_list_sorted_by_place(void)
 {
@@ -111,5 +127,6 @@ int main(void)
     RUN(test_list_keeps_first_and_counts_all);
     RUN(test_list_sorted_by_place);
     RUN(test_file_read_all);
+    RUN(test_file_is_readable);
     return check_report();
 }

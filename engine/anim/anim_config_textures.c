@@ -7,22 +7,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../base/file.h"
 #include "../md5/md5.h"
 #include "anim_config_internal.h"
 
 static const char texture_key_prefix[] = "texture.";
-
-static bool anim_config_is_readable_file(const char *path)
-{
-    struct stat info;
-    if (stat(path, &info) != 0 || !S_ISREG(info.st_mode))
-        return false;
-    FILE *file = fopen(path, "rb");
-    if (!file)
-        return false;
-    fclose(file);
-    return true;
-}
 
 static bool anim_config_is_texture_key(const char *key)
 {
@@ -80,7 +69,7 @@ static void anim_config_check_overrides(anim_config_loader *loader, const char *
             continue;
         }
         anim_config_watch(loader->config, path);
-        if (!anim_config_is_readable_file(path))
+        if (!file_is_readable(path))
             anim_config_warn(loader, characters_path, entry->line,
                              "texture override for shader \"%s\": cannot read '%s'; searching as if it were not there",
                              shader, path);
@@ -99,7 +88,7 @@ static bool anim_config_find_texture(const char *characters_path, const ini_sect
 {
     const ini_entry *entry = anim_config_find_override(section, shader);
     if (entry && entry->value[0] != '\0' && anim_config_resolve_path(characters_path, entry->value, out, size) &&
-        anim_config_is_readable_file(out))
+        file_is_readable(out))
         return true;
     if (md5_resolve_texture(mesh_path, shader, out, size))
         return true;

@@ -42,3 +42,15 @@ bool file_read_all(const char *path, char **data, size_t *size, diag *err)
     *size = length;
     return true;
 }
+
+bool file_is_readable(const char *path)
+{
+    struct stat info;
+    if (!path || stat(path, &info) != 0 || !S_ISREG(info.st_mode))
+        return false;
+    FILE *file = fopen(path, "rb");
+    if (!file)
+        return false;
+    fclose(file);
+    return true;
+}

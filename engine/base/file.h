@@ -11,4 +11,8 @@
  * Folders, devices and unreadable files fail with a diag naming path. Free with free(). */
 bool file_read_all(const char *path, char **data, size_t *size, diag *err);
 
+/* True when path is a regular file this process can open for reading (what a search for a file by
+ * candidate names wants to know before it settles on one). */
+bool file_is_readable(const char *path);
+
 #endif

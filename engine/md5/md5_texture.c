@@ -6,6 +6,8 @@
  * program open /etc/passwd or ../../secret.png. */
 #include "md5.h"
 
+#include "../base/file.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,21 +16,9 @@ enum { TEXTURE_PATH_MAX = 1024 };
 
 static const char *const image_extensions[] = {".tga", ".png", ".jpg", ".bmp"};
 
-static bool is_readable_file(const char *path)
-{
-    struct stat info;
-    if (stat(path, &info) != 0 || !S_ISREG(info.st_mode))
-        return false;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    fclose(f);
-    return true;
-}
-
 static bool found(const char *candidate, char *out, size_t out_size)
 {
-    if (!is_readable_file(candidate))
+    if (!file_is_readable(candidate))
         return false;
     if (strlen(candidate) >= out_size)
         return false; /* a path the caller cannot hold is as good as none */
