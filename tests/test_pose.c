@@ -814,15 +814,20 @@ static void test_skin_identity_palette_reproduces_bind(void)
         }
 }
 
-static void test_skin_rotated_joint(void)
+/* Joint 0 stays; joint 1 turns 90 degrees about z around the origin and moves up 1 in z. */
+static void rotated_joint_palette(mat4 palette[2])
 {
-    /* Joint 0 stays; joint 1 turns 90 degrees about z around the origin and moves up 1 in z. */
-    test_mesh t;
-    make_mesh(&t);
-    mat4 palette[2];
     glm_mat4_identity(palette[0]);
     glm_rotate_make(palette[1], PI_F / 2.0f, (vec3){0.0f, 0.0f, 1.0f});
     palette[1][3][2] = 1.0f;
+}
+
+static void test_skin_rotated_joint(void)
+{
+    test_mesh t;
+    make_mesh(&t);
+    mat4 palette[2];
+    rotated_joint_palette(palette);
     float positions[TEST_VERTICES][3], normals[TEST_VERTICES][3];
     CHECK(pose_skin_cpu(&t.mesh, (const mat4 *)palette, 2, positions, normals));
     /* Vertex 0 on the still joint. */
@@ -982,9 +987,7 @@ static void test_skinned_bounds(void)
     test_mesh t;
     make_mesh(&t);
     mat4 palette[2];
-    glm_mat4_identity(palette[0]);
-    glm_rotate_make(palette[1], PI_F / 2.0f, (vec3){0.0f, 0.0f, 1.0f});
-    palette[1][3][2] = 1.0f;
+    rotated_joint_palette(palette);
     float box[2][3];
     CHECK(pose_skinned_bounds(&t.mesh, 1, (const mat4 *)palette, 2, box));
     static const float expected[2][3] = {{-2.0f, 0.0f, 0.0f}, {1.0f, 0.5f, 2.0f}};
