@@ -6,11 +6,23 @@
 #define MARIONETTE_HEAP_COUNTER_H
 
 #include <stddef.h>
+#include <string.h>
 
 static long heap_calls;
 /* Blocks our code allocated (strdup included) and has not freed: its change between two equal situations
  * is what leaks. Blocks other libraries hand us to free would skew it; our code takes none. */
 static long heap_calls_live;
+/* Bytes asked for (all blocks, freed or not) and the largest single request: what a reader's memory bound
+ * (md5.h) is checked against. Reset them before the call being measured. */
+static size_t heap_bytes_requested;
+static size_t heap_largest_request;
+
+static inline void heap_note_request(size_t size)
+{
+    heap_bytes_requested += size;
+    if (size > heap_largest_request)
+        heap_largest_request = size;
+}
 
 void *__real_malloc(size_t size);
 void *__real_calloc(size_t count, size_t size);
@@ -28,6 +40,7 @@ void __wrap_free(void *pointer);
 void *__wrap_malloc(size_t size)
 {
     ++heap_calls;
+    heap_note_request(size);
     void *block = __real_malloc(size);
     heap_calls_live += block != NULL;
     return block;
@@ -36,6 +49,7 @@ void *__wrap_malloc(size_t size)
 void *__wrap_calloc(size_t count, size_t size)
 {
     ++heap_calls;
+    heap_note_request(size != 0 && count > (size_t)-1 / size ? (size_t)-1 : count * size);
     void *block = __real_calloc(count, size);
     heap_calls_live += block != NULL;
     return block;
@@ -44,6 +58,7 @@ void *__wrap_calloc(size_t count, size_t size)
 void *__wrap_realloc(void *pointer, size_t size)
 {
     ++heap_calls;
+    heap_note_request(size);
     void *block = __real_realloc(pointer, size);
     heap_calls_live += !pointer && block;
     heap_calls_live -= pointer && size == 0 && !block;
@@ -53,6 +68,7 @@ void *__wrap_realloc(void *pointer, size_t size)
 void *__wrap_aligned_alloc(size_t alignment, size_t size)
 {
     ++heap_calls;
+    heap_note_request(size);
     void *block = __real_aligned_alloc(alignment, size);
     heap_calls_live += block != NULL;
     return block;
@@ -61,6 +77,7 @@ void *__wrap_aligned_alloc(size_t alignment, size_t size)
 char *__wrap_strdup(const char *text)
 {
     ++heap_calls;
+    heap_note_request(strlen(text) + 1);
     char *copy = __real_strdup(text);
     heap_calls_live += copy != NULL;
     return copy;

@@ -11,6 +11,7 @@
 
 #include "anim/anim_config.h"
 #include "check.h"
+#include "heap_counter.h"
 #include "md5/md5.h"
 #include "test_files.h"
 
@@ -53,6 +54,9 @@ static const malformed_case cases[] = {
     /* regression (found by fuzz_md5mesh): a vertex further from its joint than a float can say made
      * model.skin_reach infinite */
     {"skin_reach_overflow.md5mesh", MESH, "vert 0: bind position is too large", 15},
+    /* finite local translations whose sum down the hierarchy is not (issue 16): the demo stretched the
+     * body to infinity */
+    {"object_space_overflow.md5anim", ANIM, "frame 1: joint 2 'b' reaches a position too large for a float in object space", 30},
     /* numbers that are not finite decimals */
     {"nan_negative_in_weight.md5mesh", MESH, "expected a position, found '-nan'", 26},
     {"inf_bias.md5mesh", MESH, "expected a bias, found 'inf'", 24},
@@ -290,8 +294,104 @@ static void test_paths_that_are_not_files(void)
     CHECK(rmdir(folder) == 0);
 }
 
+/* Memory amplification (issue 16): a count that lies is refused before anything is allocated for it, and
+ * nothing the readers allocate exceeds md5.h's bound, 64 x the file's size + 1 MiB, whatever the counts
+ * say. Each count is held by the bytes alone; the product numFrames x numJoints is what a small file
+ * could make huge (3.2 GB of poses from half a megabyte, before the budget). */
+typedef struct lying_case {
+    malformed_kind kind;
+    const char *head;  /* the file's text up to the padding */
+    size_t padding;    /* bytes of a // comment appended (each count is then held by the bytes alone) */
+    const char *error; /* the whole message */
+    int line;
+} lying_case;
+
+static void check_lying_counts(const lying_case *c)
+{
+    size_t head = strlen(c->head);
+    size_t size = head + c->padding + (c->padding ? 3 : 0);
+    char *text = malloc(size + 1);
+    CHECK(text != NULL);
+    if (!text)
+        return;
+    memcpy(text, c->head, head);
+    if (c->padding) {
+        memcpy(text + head, "//", 2);
+        memset(text + head + 2, 'x', c->padding);
+        text[size - 1] = '\n';
+    }
+    text[size] = '\0';
+    diag err = {0};
+    model *m = NULL;
+    clip *clip = NULL;
+    heap_bytes_requested = 0;
+    heap_largest_request = 0;
+    bool ok = c->kind == MESH ? md5_parse_model(text, size, "lie.md5", &m, &err, NULL)
+                              : md5_parse_clip(text, size, "lie.md5", &clip, &err, NULL);
+    size_t requested = heap_bytes_requested, largest = heap_largest_request;
+    size_t bound = 64 * size + 1024 * 1024;
+    CHECK(!ok && m == NULL && clip == NULL);
+    CHECK(strcmp(err.message, c->error) == 0);
+    CHECK(err.line == c->line && strcmp(err.file, "lie.md5") == 0);
+    CHECK(largest <= bound);
+    CHECK(requested <= bound);
+    if (strcmp(err.message, c->error) != 0 || err.line != c->line || requested > bound)
+        fprintf(stderr, "  got line %d \"%s\"; %zu bytes requested (largest %zu) for a file of %zu\n", err.line,
+                err.message, requested, largest, size);
+    model_free(m);
+    clip_free(clip);
+    free(text);
+}
+
+#define ANIM_HEAD(frames, joints, components)                                                               \
+    "MD5Version 10\ncommandline \"\"\nnumFrames " frames "\nnumJoints " joints "\nframeRate 24\n"              \
+    "numAnimatedComponents " components "\n"
+#define MESH_HEAD(joints, meshes) "MD5Version 10\ncommandline \"\"\nnumJoints " joints "\nnumMeshes " meshes "\n"
+#define MESH_ONE_JOINT MESH_HEAD("1", "1") "joints {\n\"root\" -1 ( 0 0 0 ) ( 0 0 0 )\n}\nmesh {\nshader \"\"\n"
+
+static void test_lying_counts_allocate_little(void)
+{
+    static const lying_case cases[] = {
+        {ANIM, ANIM_HEAD("60000", "60000", "0"), 0, "numFrames 60000 cannot be right: only 54 bytes follow", 3},
+        {ANIM, ANIM_HEAD("2", "60000", "0"), 0, "numJoints 60000 cannot be right: only 38 bytes follow", 4},
+        {ANIM, ANIM_HEAD("1", "1", "1000000000"), 0,
+         "numAnimatedComponents 1000000000 cannot be right: only 1 bytes follow", 6},
+        /* each count fits the file; together they do not */
+        {ANIM, ANIM_HEAD("1000", "1", "10000"), 50000,
+         "numFrames 1000 with numAnimatedComponents 10000 cannot be right: only 50004 bytes follow", 6},
+        {ANIM, ANIM_HEAD("10000", "10000", "0"), 480000,
+         "numFrames 10000 x numJoints 10000 cannot be right: 3051 MiB of poses from a file of 480101 bytes (at "
+         "most 64 x its size + 1 MiB)",
+         6},
+        {MESH, MESH_HEAD("60000", "1"), 0, "numJoints 60000 cannot be right: only 13 bytes follow", 3},
+        {MESH, MESH_HEAD("1", "60000"), 0, "numMeshes 60000 cannot be right: only 1 bytes follow", 4},
+        {MESH, MESH_ONE_JOINT "numverts 60000000\n", 0, "numverts 60000000 cannot be right: only 1 bytes follow", 10},
+        {MESH, MESH_ONE_JOINT "numverts 0\nnumtris 60000000\n", 0,
+         "numtris 60000000 cannot be right: only 1 bytes follow", 11},
+        {MESH, MESH_ONE_JOINT "numverts 0\nnumtris 0\nnumweights 2000000000\n", 0,
+         "numweights 2000000000 cannot be right: only 1 bytes follow", 12},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i)
+        check_lying_counts(&cases[i]);
+}
+
+/* A joint name is file text: in a message its control characters are escaped (diag.c), so a name holding
+ * a terminal escape sequence cannot clear the screen of whoever reads the error. */
+static void test_escape_sequences_in_names_are_escaped(void)
+{
+    static const char text[] = ANIM_HEAD("1", "1", "0") "hierarchy {\n\"\x1b[2J\x07\" -1 64 0\n}\n";
+    clip *c = NULL;
+    diag err = {0};
+    CHECK(!md5_parse_clip(text, sizeof text - 1, "esc\x1b.md5anim", &c, &err, NULL));
+    CHECK(strcmp(err.message, "joint '\\e[2J\\x07' has flags 64: only bits 0..5 (0..63) mean something") == 0);
+    CHECK(strcmp(err.file, "esc\\e.md5anim") == 0);
+    CHECK(err.line == 8);
+}
+
 int main(void)
 {
+    RUN(test_lying_counts_allocate_little);
+    RUN(test_escape_sequences_in_names_are_escaped);
     RUN(test_malformed_table);
     RUN(test_truncated_at_every_section);
     RUN(test_long_quoted_token_in_an_error);

@@ -124,7 +124,7 @@ static const quirk quirks[] = {
     {"frame_number_999.md5anim", ANIM, false, "frame 999 where frame 1 was expected", 28},
     {"nan_in_position.md5mesh", MESH, false, "expected a position, found 'nan'", 9},
     {"inf_in_frame.md5anim", ANIM, false, "expected a frame component, found 'inf'", 29},
-    {"overflow_number.md5anim", ANIM, false, "found '1e39'", 29},
+    {"overflow_number.md5anim", ANIM, false, "1e39 is out of range for a frame component: a float's largest magnitude is about 3.4e38", 29},
     {"empty.md5mesh", MESH, false, "empty file", 0},
     {"white_space_only.md5anim", ANIM, false, "expected 'MD5Version'", 4},
     {"version_11.md5mesh", MESH, false, "unsupported MD5Version 11", 1},

@@ -5,15 +5,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+size_t diag_escape(const char *text, char *out, size_t size)
+{
+    if (size == 0)
+        return 0;
+    size_t used = 0;
+    for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c; ++c) {
+        char escaped[5] = {(char)*c, '\0'};
+        if (*c == '\n' || *c == '\r' || *c == '\t')
+            escaped[0] = ' '; /* layout, not a command: a space keeps the words apart on one line */
+        else if (*c == 0x1b)
+            memcpy(escaped, "\\e", 3);
+        else if (*c < ' ' || *c == 0x7f)
+            snprintf(escaped, sizeof escaped, "\\x%02X", *c);
+        size_t length = strlen(escaped);
+        if (used + length >= size)
+            break; /* whole escapes only: a cut "\x1" would read as another byte */
+        memcpy(out + used, escaped, length);
+        used += length;
+    }
+    out[used] = '\0';
+    return used;
+}
+
 static void diag_fill(diag *d, const char *file, int line, const char *format, va_list args)
 {
-    snprintf(d->file, sizeof d->file, "%s", file ? file : "");
+    /* File text (joint names, paths, tokens) reaches messages through many format strings; escaping here,
+     * once, keeps a terminal escape sequence in a file from ever reaching a terminal raw. */
+    char raw[DIAG_MESSAGE_MAX];
+    diag_escape(file, d->file, sizeof d->file);
     d->line = line;
-    vsnprintf(d->message, sizeof d->message, format, args);
-    /* Keep the message on one line whatever the caller interpolated into it. */
-    for (char *c = d->message; *c; ++c)
-        if (*c == '\n' || *c == '\r')
-            *c = ' ';
+    vsnprintf(raw, sizeof raw, format, args);
+    diag_escape(raw, d->message, sizeof d->message);
 }
 
 bool diag_set(diag *d, const char *file, int line, const char *format, ...)

@@ -16,9 +16,16 @@ typedef struct diag {
 } diag;
 
 /* Fill d (if not NULL) with file, line and a printf-style message. Always returns false, so a failing
- * function can end with `return diag_set(err, ...);`. */
+ * function can end with `return diag_set(err, ...);`. The file and the formatted message go through
+ * diag_escape (as do diag_list_add's), so a diag is always one line of printable text. */
 bool diag_set(diag *d, const char *file, int line, const char *format, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* Copy text to out (size bytes, NUL-terminated, truncated at a whole character or escape) with control
+ * characters made harmless for a terminal: LF, CR and tab become a space, ESC becomes \e, every other
+ * byte below 0x20 and DEL become \xHH. Bytes from 0x80 up (UTF-8) are kept. Returns the length written.
+ * For text from a file printed outside a diag (md5tool's joint names). */
+size_t diag_escape(const char *text, char *out, size_t size);
 
 /* "file:line: message" (or "file: message" when line is 0). Returns the length it wanted to write. */
 int diag_format(const diag *d, char *out, size_t size);

@@ -1,7 +1,20 @@
 /* md5: reads Doom 3 .md5mesh and .md5anim text (docs/md5-format.md) into models and clips.
  * Every quirk of real exported files is either accepted with a warning or refused with a diag naming
  * file:line; no byte sequence makes it crash, read out of bounds, or put a NaN in its output.
- * Knows nothing of GL, SDL, the cache or the pose stages. */
+ * Knows nothing of GL, SDL, the cache or the pose stages.
+ *
+ * Memory is bounded by the bytes read, before anything is allocated: every count a file gives (numJoints,
+ * numFrames, numAnimatedComponents, numMeshes, numverts, numtris, numweights) is refused with file:line
+ * unless count x the fewest bytes one item can be written in fits in the text after it
+ * (md5_lexer_can_hold; frames count their block, bounds line and 2 bytes per animated component). The one
+ * product of counts, a clip's baked frames (numFrames x numJoints poses of 32 bytes), must also fit in
+ * MD5_DERIVED_BYTES_PER_BYTE x the file's size + MD5_DERIVED_BYTES_SLACK (real clips need under 1 x).
+ * So a reader's peak heap stays below about 64 x the file's size + 1 MiB whatever the counts claim
+ * (tests/test_malformed.c and the fuzz harnesses measure it). Time is linear in the file's size.
+ * Numbers: a float must be finite and within a float's range as written ("1e39", "1e-300" are refused
+ * naming the text); an integer must fit an int. A clip whose joints reach a non-finite object-space
+ * position in any frame is refused, as a mesh whose bind pose does. A UTF-8 byte-order mark is skipped;
+ * LF, CR LF and a lone CR all end a line. */
 #ifndef MARIONETTE_MD5_H
 #define MARIONETTE_MD5_H
 
@@ -11,6 +24,10 @@
 #include "../base/diag.h"
 #include "../model/clip.h"
 #include "../model/model.h"
+
+/* The budget for data derived from a whole file (see above). */
+#define MD5_DERIVED_BYTES_PER_BYTE 64u
+#define MD5_DERIVED_BYTES_SLACK (1024u * 1024u)
 
 /* Parse text (size bytes, need not be NUL-terminated) named `name` in diags. On success *out is a new
  * model (free with model_free). `warnings` may be NULL. Shader paths are resolved relative to the folder

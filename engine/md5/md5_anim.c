@@ -2,6 +2,7 @@
  * flags or baseframes again. Quirk decisions are listed in tests/test_md5_quirks.c. */
 #include "md5.h"
 
+#include <cglm/cglm.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@
 #include "md5_lexer.h"
 
 /* Fewest bytes per item (see md5_mesh.c): a hierarchy line plus a baseframe line per joint, and per
- * frame "frame 0{}" plus two bytes per animated component. */
+ * frame a bounds line, "frame 0{}" and two bytes per animated component. */
 enum {
     JOINT_BYTES_MIN = 7 + 14,
     FRAME_BYTES_MIN = 9,
@@ -152,11 +153,40 @@ static void bake_frame(const clip *c, const anim_joint *joints, const float *com
     }
 }
 
+/* Every joint of frame f placed in object space must stay finite: finite local translations can still
+ * sum to infinity down a chain, and such a pose would stretch a body to infinity and defeat culling.
+ * The same float arithmetic as the pose stage (parent rotation * local, parent position + rotated local
+ * translation), so what passes here stays finite there. `object` is joint_count scratch poses. */
+static bool check_object_space(md5_lexer *lex, const clip *c, int frame, const char *frame_at, joint_pose *object)
+{
+    const joint_pose *local = &c->frames[(size_t)frame * (size_t)c->joint_count];
+    for (int j = 0; j < c->joint_count; ++j) {
+        int parent = c->parents[j];
+        if (parent < 0) {
+            object[j] = local[j];
+        } else {
+            vec3 offset;
+            glm_quat_mul(object[parent].rotation, (float *)local[j].rotation, object[j].rotation);
+            glm_quat_rotatev(object[parent].rotation, (float *)local[j].position, offset);
+            glm_vec3_add(object[parent].position, offset, object[j].position);
+        }
+        for (int k = 0; k < 3; ++k)
+            if (!isfinite(object[j].position[k]))
+                return md5_lexer_fail(lex, frame_at, "frame %d: joint %d '%s' reaches a position too large for a float "
+                                      "in object space", frame, j, c->names[j]);
+    }
+    return true;
+}
+
 static bool parse_frames(md5_lexer *lex, clip *c, const anim_joint *joints, int component_count)
 {
     float *components = malloc((component_count ? (size_t)component_count : 1) * sizeof *components);
-    if (!components)
+    joint_pose *object = md5_alloc_aligned((size_t)c->joint_count * sizeof *object);
+    if (!components || !object) {
+        free(components);
+        free(object);
         return md5_lexer_fail(lex, lex->cursor, "out of memory for %d components", component_count);
+    }
     bad_rotations bad = {0};
     for (int f = 0; f < c->frame_count; ++f) {
         md5_lexer_skip_space(lex);
@@ -176,8 +206,11 @@ static bool parse_frames(md5_lexer *lex, clip *c, const anim_joint *joints, int 
         if (!md5_lexer_punctuation(lex, '}'))
             break;
         bake_frame(c, joints, components, f, at, &bad);
+        if (!check_object_space(lex, c, f, at, object))
+            break;
     }
     free(components);
+    free(object);
     if (bad.count > 0)
         md5_lexer_warn(lex, bad.first_at,
                        "%d joint rotations are not unit quaternions (first: frame %d joint '%s', |xyz|^2 = %g): "
@@ -249,10 +282,16 @@ bool md5_parse_clip(const char *text, size_t size, const char *name, clip **out,
     if (!md5_lexer_count(&lex, "numAnimatedComponents", 0, 1, &component_count))
         return false;
     /* Now that both are known: can the frames fit in what is left? */
-    uint64_t frame_bytes = (uint64_t)frame_count * ((uint64_t)component_count * COMPONENT_BYTES_MIN + FRAME_BYTES_MIN);
-    if (frame_bytes > (uint64_t)(lex.end - lex.cursor))
+    size_t frame_bytes_min = (size_t)component_count * COMPONENT_BYTES_MIN + FRAME_BYTES_MIN + BOUNDS_BYTES_MIN;
+    if (!md5_lexer_can_hold(&lex, frame_count, frame_bytes_min))
         return md5_lexer_fail(&lex, lex.cursor, "numFrames %d with numAnimatedComponents %d cannot be right: only %zu "
                               "bytes follow", frame_count, component_count, (size_t)(lex.end - lex.cursor));
+    /* Each count is held by the bytes; their product, the baked frames, has a budget of its own. */
+    uint64_t baked = (uint64_t)frame_count * (uint64_t)joint_count * sizeof(joint_pose);
+    if (!md5_lexer_budget_allows(&lex, baked))
+        return md5_lexer_fail(&lex, lex.cursor, "numFrames %d x numJoints %d cannot be right: %llu MiB of poses "
+                              "from a file of %zu bytes (at most %u x its size + 1 MiB)", frame_count, joint_count,
+                              (unsigned long long)(baked >> 20), size, MD5_DERIVED_BYTES_PER_BYTE);
 
     clip *c = calloc(1, sizeof *c);
     anim_joint *joints = calloc((size_t)joint_count, sizeof *joints);

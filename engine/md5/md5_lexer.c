@@ -1,6 +1,7 @@
 #include "md5_lexer.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -19,6 +20,24 @@ void md5_lexer_init(md5_lexer *lex, const char *text, size_t size, const char *n
         .counted_to = text,
         .counted_line = 1,
     };
+    /* A UTF-8 byte-order mark (Windows editors write one) is not text: skip it, as the ini reader does. */
+    if (size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+        lex->cursor = text + 3;
+}
+
+bool md5_lexer_can_hold(const md5_lexer *lex, int64_t count, size_t min_bytes_each)
+{
+    if (count < 0)
+        return false;
+    uint64_t left = (uint64_t)(lex->end - lex->cursor);
+    /* Division, not multiplication: count * min_bytes_each may not fit in 64 bits. */
+    return min_bytes_each == 0 || (uint64_t)count <= left / min_bytes_each;
+}
+
+bool md5_lexer_budget_allows(const md5_lexer *lex, uint64_t bytes)
+{
+    uint64_t size = (uint64_t)(lex->end - lex->begin);
+    return bytes <= size * MD5_DERIVED_BYTES_PER_BYTE + MD5_DERIVED_BYTES_SLACK;
 }
 
 int md5_lexer_line(md5_lexer *lex, const char *position)
@@ -33,13 +52,10 @@ int md5_lexer_line(md5_lexer *lex, const char *position)
     }
     const char *p = lex->counted_to;
     int line = lex->counted_line;
-    while (p < position) {
-        const char *newline = memchr(p, '\n', (size_t)(position - p));
-        if (!newline)
-            break;
-        ++line;
-        p = newline + 1;
-    }
+    /* A line ends at LF, CR LF or a lone CR (old Mac exporters): a CR counts only when no LF follows it,
+     * which may lie past position. */
+    for (; p < position; ++p)
+        line += *p == '\n' || (*p == '\r' && (p + 1 == lex->end || p[1] != '\n'));
     lex->counted_to = position;
     lex->counted_line = line;
     return line;
@@ -87,7 +103,8 @@ static void describe_token(const md5_lexer *lex, char *out, size_t size)
     }
     size_t length = 1;
     if (*p == '"') {
-        while (p + length < lex->end && length < TOKEN_SHOWN_MAX && p[length] != '"' && p[length] != '\n')
+        while (p + length < lex->end && length < TOKEN_SHOWN_MAX && p[length] != '"' && p[length] != '\n' &&
+               p[length] != '\r')
             ++length;
         /* The closing quote only when it fits: shown[] holds TOKEN_SHOWN_MAX characters and the NUL. */
         if (p + length < lex->end && length < TOKEN_SHOWN_MAX && p[length] == '"')
@@ -123,14 +140,67 @@ bool md5_lexer_fail_expected(md5_lexer *lex, const char *format, ...)
     return md5_lexer_fail(lex, lex->cursor, "expected %s, found %s", what, found);
 }
 
+/* Length of the text at p shaped like a number of md5_number.h's grammar, 0 if it is not one. */
+static size_t number_shape(const char *p, const char *end)
+{
+    const char *q = p;
+    q += q < end && (*q == '-' || *q == '+');
+    size_t digits = 0;
+    for (; q < end && *q >= '0' && *q <= '9'; ++q)
+        ++digits;
+    if (q < end && *q == '.')
+        for (++q; q < end && *q >= '0' && *q <= '9'; ++q)
+            ++digits;
+    if (digits == 0)
+        return 0;
+    if (q < end && (*q == 'e' || *q == 'E')) {
+        ++q;
+        q += q < end && (*q == '-' || *q == '+');
+        if (q == end || *q < '0' || *q > '9')
+            return 0;
+        while (q < end && *q >= '0' && *q <= '9')
+            ++q;
+    }
+    return (size_t)(q - p);
+}
+
+/* Fail naming the number as written: a value a float cannot hold must not be shown as another one. */
+static bool fail_out_of_range(md5_lexer *lex, const char *p, size_t length, const char *what, bool too_small)
+{
+    int shown = (int)(length > TOKEN_SHOWN_MAX ? TOKEN_SHOWN_MAX : length);
+    return md5_lexer_fail(lex, p, "%.*s%s is out of range for %s: %s", shown, p, length > TOKEN_SHOWN_MAX ? "..." : "", what,
+                          too_small ? "a float's smallest magnitude is about 1.4e-45 (write 0 for zero)"
+                                    : "a float's largest magnitude is about 3.4e38");
+}
+
+bool md5_lexer_float_failed(md5_lexer *lex, const char *what)
+{
+    const char *p = lex->cursor;
+    size_t length = number_shape(p, lex->end);
+    /* A number of the grammar, whole, that did not read: too large for a float. */
+    if (length > 0 && (p + length == lex->end || md5_lexer_is_delimiter(p[length])))
+        return fail_out_of_range(lex, p, length, what, false);
+    return md5_lexer_fail_expected(lex, "%s", what);
+}
+
+bool md5_lexer_float_zero(md5_lexer *lex, const char *start, const char *stop, const char *what)
+{
+    for (const char *p = start; p < stop && *p != 'e' && *p != 'E'; ++p)
+        if (*p >= '1' && *p <= '9')
+            return fail_out_of_range(lex, start, (size_t)(stop - start), what, true);
+    return true;
+}
+
 bool md5_lexer_skip_comment(md5_lexer *lex)
 {
     const char *p = lex->cursor;
     if (lex->end - p < 2 || p[0] != '/')
         return false;
     if (p[1] == '/') {
-        const char *newline = memchr(p, '\n', (size_t)(lex->end - p));
-        lex->cursor = newline ? newline + 1 : lex->end;
+        const char *q = p + 2;
+        while (q < lex->end && *q != '\n' && *q != '\r')
+            ++q;
+        lex->cursor = q; /* the line end itself is white space */
         return true;
     }
     if (p[1] == '*') {
@@ -156,7 +226,8 @@ bool md5_lexer_string(md5_lexer *lex, const char **start, size_t *length, const 
     if (p == lex->end || *p != '"')
         return md5_lexer_fail_expected(lex, "%s (a quoted string)", what);
     const char *close = memchr(p + 1, '"', (size_t)(lex->end - p - 1));
-    const char *newline = memchr(p + 1, '\n', (size_t)((close ? close : lex->end) - p - 1));
+    const char *stop = close ? close : lex->end;
+    bool newline = memchr(p + 1, '\n', (size_t)(stop - p - 1)) || memchr(p + 1, '\r', (size_t)(stop - p - 1));
     if (!close || newline)
         return md5_lexer_fail(lex, p, "unterminated string");
     /* Names and paths become C strings: a NUL would silently cut "ro\0ot" to "ro". */
@@ -222,7 +293,7 @@ bool md5_lexer_count(md5_lexer *lex, const char *keyword, int minimum, size_t by
     if (*count < minimum)
         return md5_lexer_fail(lex, at, "%s %d: at least %d expected", keyword, *count, minimum);
     size_t left = (size_t)(lex->end - lex->cursor);
-    if ((size_t)*count > left / bytes_per_item)
+    if (!md5_lexer_can_hold(lex, *count, bytes_per_item))
         return md5_lexer_fail(lex, at, "%s %d cannot be right: only %zu bytes follow", keyword, *count, left);
     return true;
 }

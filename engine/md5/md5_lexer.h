@@ -1,17 +1,19 @@
 /* md5_lexer: the tokenizer behind the .md5mesh and .md5anim readers. It walks a byte range (not
  * necessarily NUL-terminated) with one pointer: white space (any byte <= ' ', so tabs, CR and stray NUL
- * bytes too), // and block comments, "quoted strings" (no escapes, so "C:\models" keeps its backslashes),
+ * bytes too; a line ends at LF, CR LF or a lone CR), // and block comments, "quoted strings" (no escapes, so "C:\models" keeps its backslashes),
  * numbers and the punctuation ( ) { }. Nothing is allocated per token and no line is counted until a
- * diag needs one. The first error sticks: every later call fails without touching the diag again.
+ * diag needs one. A UTF-8 byte-order mark at the start is skipped. The first error sticks: every later call fails without touching the diag again.
  * Private to engine/md5; knows nothing of what the tokens mean. */
 #ifndef MARIONETTE_MD5_LEXER_H
 #define MARIONETTE_MD5_LEXER_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "../base/diag.h"
+#include "md5.h"
 #include "md5_number.h"
 
 typedef struct md5_lexer {
@@ -140,7 +142,13 @@ MD5_LEXER_HOT bool md5_lexer_int(md5_lexer *lex, int *value, const char *what)
     return md5_lexer_fail_expected(lex, "%s", what);
 }
 
-/* The next token must be a finite float (integers welcome). */
+/* Out of line, for md5_lexer_float: the failure, and the check of a value that read as zero. */
+bool md5_lexer_float_failed(md5_lexer *lex, const char *what);
+bool md5_lexer_float_zero(md5_lexer *lex, const char *start, const char *stop, const char *what);
+
+/* The next token must be a float (integers welcome) whose magnitude a float can hold: a number too large
+ * ("1e39") or nonzero but too small to be anything but 0 ("1e-300") fails with the text as written,
+ * "1e39 is out of range for <what>: ...", never with another number. */
 MD5_LEXER_HOT bool md5_lexer_float(md5_lexer *lex, float *value, const char *what)
 {
     if (lex->failed)
@@ -148,10 +156,12 @@ MD5_LEXER_HOT bool md5_lexer_float(md5_lexer *lex, float *value, const char *wha
     md5_lexer_skip_space(lex);
     const char *p = lex->cursor;
     if (md5_read_float_inline(&p, lex->end, value) && (p == lex->end || md5_lexer_is_delimiter(*p))) {
+        if (*value == 0.0f && !md5_lexer_float_zero(lex, lex->cursor, p, what))
+            return false;
         lex->cursor = p;
         return true;
     }
-    return md5_lexer_fail_expected(lex, "%s", what);
+    return md5_lexer_float_failed(lex, what);
 }
 
 /* The next token must be a "quoted string" on one line; *start and *length give its contents. */
@@ -169,9 +179,17 @@ bool md5_lexer_skip_block(md5_lexer *lex);
  * the error when the text is not MD5 at all. */
 bool md5_lexer_version(md5_lexer *lex, const char *kind);
 
-/* `keyword <int>` where the count must be >= minimum and small enough that count items of at least
- * bytes_per_item bytes each fit in the text that is left: a count that lies cannot make us allocate
- * more than a few times the file size. */
+/* The one memory bound of the MD5 readers (md5.h says what it promises). Could count items, each written
+ * in at least min_bytes_each bytes, fit in the text after the cursor? Every count a file gives goes
+ * through this before anything is allocated for it. */
+bool md5_lexer_can_hold(const md5_lexer *lex, int64_t count, size_t min_bytes_each);
+/* May data derived from the whole file (a clip's frames baked for every joint, the product of two counts
+ * each already held) take `bytes`? At most MD5_DERIVED_BYTES_PER_BYTE times the file's size plus
+ * MD5_DERIVED_BYTES_SLACK (md5.h). */
+bool md5_lexer_budget_allows(const md5_lexer *lex, uint64_t bytes);
+
+/* `keyword <int>` where the count must be >= minimum and pass md5_lexer_can_hold(bytes_per_item): a
+ * count that lies is refused before it is allocated for. */
 bool md5_lexer_count(md5_lexer *lex, const char *keyword, int minimum, size_t bytes_per_item, int *count);
 
 /* A NUL-terminated heap copy of length bytes; NULL when out of memory. */
