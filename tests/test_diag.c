@@ -29,6 +29,33 @@ static void test_message_stays_on_one_line(void)
     CHECK_STR_CONTAINS(d.message, "two lines");
 }
 
+/* Control characters from file text (a joint name holding a terminal escape sequence) are escaped in every
+ * diag, file name included (issue 16); layout characters become spaces; UTF-8 stays. */
+static void test_control_characters_escaped(void)
+{
+    diag d;
+    diag_set(&d, "a\x1b]0;title\x07.md5anim", 2, "joint '%s'", "\x1b[2J\x01\x7f\tok \xc3\xa9");
+    CHECK(strcmp(d.message, "joint '\\e[2J\\x01\\x7F ok \xc3\xa9'") == 0);
+    CHECK(strcmp(d.file, "a\\e]0;title\\x07.md5anim") == 0);
+    diag_list list = {0};
+    diag_list_add(&list, "w", 1, "name %s", "\x1b[31m");
+    CHECK(list.count == 1 && strcmp(list.items[0].message, "name \\e[31m") == 0);
+    diag_list_free(&list);
+
+    /* Truncation keeps escapes whole. */
+    char out[8];
+    CHECK(diag_escape("ab\x01\x02", out, sizeof out) == 6);
+    CHECK(strcmp(out, "ab\\x01") == 0);
+    CHECK(diag_escape(NULL, out, sizeof out) == 0 && out[0] == '\0');
+    /* A message full of control bytes still fits, cut at a whole escape. */
+    char many[200];
+    memset(many, 0x01, sizeof many - 1);
+    many[sizeof many - 1] = '\0';
+    diag_set(&d, "f", 1, "%s", many);
+    CHECK(strlen(d.message) == (DIAG_MESSAGE_MAX - 1) / 4 * 4);
+    CHECK(strncmp(d.message + strlen(d.message) - 4, "\\x01", 4) == 0);
+}
+
 static void test_long_text_is_truncated_not_overflowed(void)
 {
     char long_name[1000];
@@ -123,6 +150,7 @@ int main(void)
 {
     RUN(test_set_and_format);
     RUN(test_message_stays_on_one_line);
+    RUN(test_control_characters_escaped);
     RUN(test_long_text_is_truncated_not_overflowed);
     RUN(test_list_keeps_first_and_counts_all);
     RUN(test_list_sorted_by_place);

@@ -2,8 +2,11 @@
  * tests/data/quirks/ and a row below saying what the reader does with it.
  *
  * Decisions, quirk by quirk:
- *   CRLF / LF, tabs or spaces, trailing white space, no final newline, NUL byte at the end
- *       accepted silently: every byte <= ' ' (NUL and CR included) is white space.
+ *   CRLF / LF / lone CR (old Mac), tabs or spaces, trailing white space, no final newline, NUL byte at the end
+ *       accepted silently: every byte <= ' ' (NUL and CR included) is white space; LF, CR LF and a lone CR
+ *       each end one line (a // comment too), so line numbers are right in all three.
+ *   a UTF-8 byte-order mark before MD5Version
+ *       accepted silently (skipped), as the ini reader does.
  *   comments after joint lines, whole-line comments inside mesh {}, on the MD5Version line, between
  *   MD5Version and commandline, block comments
  *       accepted silently; an unterminated block comment is an error at its start.
@@ -44,8 +47,9 @@
  *   startIndex, frame number)
  *       error naming the index and the count it exceeds; 4294967295 does not fit an int and is
  *       reported as out of range where it was read.
- *   NaN, inf, 1e39 in number slots
- *       error: the number reader accepts only finite decimal numbers.
+ *   NaN, inf, 1e39, 1e-300 in number slots
+ *       error: the number reader accepts only finite decimal numbers a float can hold; 1e39 and 1e-300
+ *       (nonzero, yet 0 as a float) are named as written: "1e-300 is out of range for a frame rate".
  *   a 0-byte file
  *       error "empty file" (line 0); white space only is "expected 'MD5Version'".
  *   not MD5Version 10 (version 11, an .md5camera, an image)
@@ -58,7 +62,9 @@
  *       only a lookup by name is ambiguous (it finds the first). A clip with the same duplicated names
  *       has the same hierarchy and fits.
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "md5/md5.h"
@@ -265,6 +271,153 @@ static void test_accepted_quirks_keep_their_data(void)
     clip_free(c);
 }
 
+static char *read_quirk(const char *name, size_t *size)
+{
+    char path[512];
+    snprintf(path, sizeof path, QUIRKS "%s", name);
+    FILE *f = fopen(path, "rb");
+    char *text = f ? malloc(65536) : NULL;
+    *size = text ? fread(text, 1, 65535, f) : 0;
+    if (f)
+        fclose(f);
+    CHECK(text != NULL && *size > 0);
+    return text;
+}
+
+/* text with every LF replaced by `line_end` (NUL-terminated; the caller frees). */
+static char *with_line_ends(const char *text, size_t size, const char *line_end, const char *prefix, size_t *out_size)
+{
+    char *out = malloc(size * 2 + 8);
+    size_t n = strlen(prefix);
+    memcpy(out, prefix, n);
+    for (size_t i = 0; i < size; ++i) {
+        if (text[i] == '\n') {
+            memcpy(out + n, line_end, strlen(line_end));
+            n += strlen(line_end);
+        } else {
+            out[n++] = text[i];
+        }
+    }
+    out[n] = '\0';
+    *out_size = n;
+    return out;
+}
+
+/* A byte-order mark and lone-CR line ends (issue 16): base.md5anim (whose hierarchy lines end in //
+ * comments, which must stop at a CR) and base.md5mesh load the same with LF, CR LF and CR, with and
+ * without a BOM; an error on line 16 of each is reported on line 16. */
+static void test_bom_and_line_ends(void)
+{
+    static const char *const line_ends[] = {"\n", "\r\n", "\r"};
+    static const char *const prefixes[] = {"", "\xEF\xBB\xBF"};
+    size_t anim_size, mesh_size;
+    char *anim = read_quirk("base.md5anim", &anim_size);
+    char *mesh = read_quirk("base.md5mesh", &mesh_size);
+    for (int e = 0; e < 3 && anim && mesh; ++e) {
+        for (int b = 0; b < 2; ++b) {
+            size_t size;
+            char *text = with_line_ends(anim, anim_size, line_ends[e], prefixes[b], &size);
+            clip *c = NULL;
+            diag err = {0};
+            diag_list warnings = {0};
+            CHECK(md5_parse_clip(text, size, "x.md5anim", &c, &err, &warnings));
+            CHECK(c && c->joint_count == 2 && c->frame_count == 2 && c->frames[3].position[0] == 1.0f);
+            CHECK(warnings.total == 0);
+            clip_free(c);
+            /* line 16 is the second bounds line: break its first number */
+            char *bad = strstr(text, "( -1 -1 -1 ) ( 1 1 1 )");
+            bad = bad ? strstr(bad + 1, "( -1 -1 -1 )") : NULL;
+            CHECK(bad != NULL);
+            if (bad) {
+                bad[2] = 'x';
+                CHECK(!md5_parse_clip(text, size, "x.md5anim", &c, &err, NULL));
+                CHECK(err.line == 16);
+                CHECK(strcmp(err.message, "expected a bound, found 'x1'") == 0);
+            }
+            free(text);
+
+            text = with_line_ends(mesh, mesh_size, line_ends[e], prefixes[b], &size);
+            model *m = NULL;
+            CHECK(md5_parse_model(text, size, "x.md5mesh", &m, &err, &warnings));
+            CHECK(m && m->skeleton.joint_count == 2 && m->meshes[0].vertex_count == 3);
+            CHECK(warnings.total == 0);
+            model_free(m);
+            bad = strstr(text, "vert 1 ( 1 0 )");
+            CHECK(bad != NULL);
+            if (bad) {
+                bad[5] = '7';
+                CHECK(!md5_parse_model(text, size, "x.md5mesh", &m, &err, NULL));
+                CHECK(err.line == 17);
+                CHECK(strcmp(err.message, "vert 7 where vert 1 was expected") == 0);
+            }
+            free(text);
+            diag_list_free(&warnings);
+        }
+    }
+    /* An unterminated string ends at a lone CR too. */
+    static const char cr_string[] = "MD5Version 10\rcommandline \"abc\rnumJoints 1\r";
+    model *m = NULL;
+    diag err = {0};
+    CHECK(!md5_parse_model(cr_string, sizeof cr_string - 1, "s.md5mesh", &m, &err, NULL));
+    CHECK(strcmp(err.message, "unterminated string") == 0 && err.line == 2);
+    free(anim);
+    free(mesh);
+}
+
+/* Numbers a float cannot hold are named as written, never as the number they would have become
+ * (issue 16: "frameRate 0" for 1e-300, "found 1" for 1e39). */
+static void test_numbers_out_of_range_named_as_written(void)
+{
+    static const struct {
+        const char *number;
+        const char *message;
+    } cases[] = {
+        {"1e-300", "1e-300 is out of range for a frame rate: a float's smallest magnitude is about 1.4e-45 (write 0 "
+                   "for zero)"},
+        {"1e39", "1e39 is out of range for a frame rate: a float's largest magnitude is about 3.4e38"},
+        {"-1e39", "-1e39 is out of range for a frame rate: a float's largest magnitude is about 3.4e38"},
+        {"0.0000000000000000000000000000000000000000000000001",
+         "0.000000000000000000000000000000... is out of range for a frame rate: a float's smallest magnitude is "
+         "about 1.4e-45 (write 0 for zero)"},
+        {"1e-30", "frameRate 1e-30: must be at least 0.001 and at most 10000"},
+        {"0e-300", "frameRate 0: must be at least 0.001 and at most 10000"},
+        {"inf", "expected a frame rate, found 'inf'"},
+        {"0x1p3", "expected a frame rate, found '0x1p3'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        char text[256];
+        int length = snprintf(text, sizeof text, "MD5Version 10\nnumFrames 1\nnumJoints 1\nframeRate %s\n// %s\n",
+                              cases[i].number, "room for the counts to be believed: ................................");
+        clip *c = NULL;
+        diag err = {0};
+        CHECK(!md5_parse_clip(text, (size_t)length, "r.md5anim", &c, &err, NULL));
+        CHECK(err.line == 4);
+        CHECK(strcmp(err.message, cases[i].message) == 0);
+        if (strcmp(err.message, cases[i].message) != 0)
+            fprintf(stderr, "  %s: got \"%s\"\n", cases[i].number, err.message);
+    }
+    /* In a mesh, and where zero is written as zero (accepted). */
+    size_t size;
+    char *mesh = read_quirk("base.md5mesh", &size);
+    char *at = mesh ? strstr(mesh, "( 1 0 0 )") : NULL;
+    CHECK(at != NULL);
+    if (at) {
+        char text[4096];
+        int length = snprintf(text, sizeof text, "%.*s( -1e39 0 -0.000e-999 )%s", (int)(at - mesh), mesh,
+                              at + strlen("( 1 0 0 )"));
+        model *m = NULL;
+        diag err = {0};
+        CHECK(!md5_parse_model(text, (size_t)length, "m.md5mesh", &m, &err, NULL));
+        CHECK(strcmp(err.message, "-1e39 is out of range for a position: a float's largest magnitude is about 3.4e38") == 0);
+        CHECK(err.line == 9);
+        length = snprintf(text, sizeof text, "%.*s( 1 0 -0.000e-999 )%s", (int)(at - mesh), mesh,
+                          at + strlen("( 1 0 0 )"));
+        CHECK(md5_parse_model(text, (size_t)length, "m.md5mesh", &m, &err, NULL));
+        model_free(m);
+    }
+    free(mesh);
+}
+
 /* An empty file read as a mesh and as a clip: refused, naming the file. */
 static void check_empty_file(const char *path)
 {
@@ -301,6 +454,8 @@ int main(int argc, char **argv)
         RUN(test_quirk_table);
         RUN(test_accepted_quirks_keep_their_data);
         RUN(test_empty_file);
+        RUN(test_bom_and_line_ends);
+        RUN(test_numbers_out_of_range_named_as_written);
     }
     if (part == TEST_PART_ASSIMP)
         RUN(test_assimp_empty_file);

@@ -148,8 +148,10 @@ static void info_text(const loaded_file *f)
                t.by_weights[3], t.by_weights[4]);
         for (int i = 0; i < m->mesh_count; ++i) {
             const skin_mesh *mesh = &m->meshes[i];
+            char shader[DIAG_MESSAGE_MAX]; /* file text: no raw control characters to the terminal */
+            diag_escape(mesh->shader, shader, sizeof shader);
             printf("  mesh %d: shader \"%s\", %d vertices, %d triangles, %d weights, texture %s\n", i,
-                   mesh->shader ? mesh->shader : "", mesh->vertex_count, mesh->triangle_count, mesh->weight_count,
+                   shader, mesh->vertex_count, mesh->triangle_count, mesh->weight_count,
                    mesh->texture_path ? mesh->texture_path : "not found (placeholder)");
             if (mesh->vertices_cut > 0)
                 printf("    %d vertices have more than %d weights; the GPU path keeps the %d largest "
@@ -290,8 +292,10 @@ static int command_pose(int argc, char **argv)
                (double)p.time, (double)(p.time * c->frame_rate), c->frame_count, (double)c->frame_rate);
         for (int j = 0; j < s->joint_count; ++j) {
             const joint_pose *o = &p.object[j];
+            char name[DIAG_MESSAGE_MAX]; /* file text: no raw control characters to the terminal */
+            diag_escape(s->names[j], name, sizeof name);
             printf("  %3d %-24s parent %3d  pos ( %10.6f %10.6f %10.6f )  orient ( %9.6f %9.6f %9.6f %9.6f )\n", j,
-                   s->names[j], s->parents[j], (double)o->position[0], (double)o->position[1],
+                   name, s->parents[j], (double)o->position[0], (double)o->position[1],
                    (double)o->position[2], (double)o->rotation[0], (double)o->rotation[1], (double)o->rotation[2],
                    (double)o->rotation[3]);
         }

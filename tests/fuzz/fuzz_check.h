@@ -6,6 +6,7 @@
 #define MARIONETTE_FUZZ_CHECK_H
 
 #include <math.h>
+#include <sanitizer/allocator_interface.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,39 @@ static inline bool fuzz_diag_list_ok(const diag_list *list)
         if (!fuzz_diag_ok(&list->items[i]))
             return false;
     return true;
+}
+
+/* Heap use, from the sanitizer allocator's hooks (every malloc and free of the process, libFuzzer's too):
+ * fuzz_heap_start() before a parse and fuzz_heap_peak() after it give the most bytes live at once in
+ * between, above what was live at the start. What md5.h promises about memory is checked with it. */
+static long long fuzz_heap_live, fuzz_heap_high, fuzz_heap_base;
+
+static void fuzz_heap_on_malloc(const volatile void *block, size_t size)
+{
+    (void)block;
+    fuzz_heap_live += (long long)size;
+    if (fuzz_heap_live > fuzz_heap_high)
+        fuzz_heap_high = fuzz_heap_live;
+}
+
+static void fuzz_heap_on_free(const volatile void *block)
+{
+    if (block)
+        fuzz_heap_live -= (long long)__sanitizer_get_allocated_size((const void *)block);
+}
+
+static inline void fuzz_heap_start(void)
+{
+    static bool installed;
+    if (!installed)
+        installed = __sanitizer_install_malloc_and_free_hooks(fuzz_heap_on_malloc, fuzz_heap_on_free) != 0;
+    FUZZ_REQUIRE(installed);
+    fuzz_heap_base = fuzz_heap_high = fuzz_heap_live;
+}
+
+static inline size_t fuzz_heap_peak(void)
+{
+    return (size_t)(fuzz_heap_high - fuzz_heap_base);
 }
 
 /* FNV-1a of the input: a value per input for choices (sample times) that must repeat when it is replayed. */
