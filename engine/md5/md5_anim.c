@@ -3,6 +3,7 @@
 #include "md5.h"
 
 #include <cglm/cglm.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -130,9 +131,11 @@ typedef struct bad_rotations {
     float first_length2;
 } bad_rotations;
 
-static void bake_frame(const clip *c, const anim_joint *joints, const float *components, int frame,
-                       const char *frame_at, bad_rotations *bad)
+/* Returns the largest magnitude of a local translation component in the frame (for check_object_space). */
+static float bake_frame(const clip *c, const anim_joint *joints, const float *components, int frame,
+                        const char *frame_at, bad_rotations *bad)
 {
+    float largest = 0.0f;
     joint_pose *poses = &c->frames[(size_t)frame * (size_t)c->joint_count];
     for (int j = 0; j < c->joint_count; ++j) {
         float values[6];
@@ -143,6 +146,7 @@ static void bake_frame(const clip *c, const anim_joint *joints, const float *com
                 values[k] = *source++;
         joint_pose *pose = &poses[j];
         memcpy(pose->position, values, 3 * sizeof(float));
+        largest = fmaxf(largest, fmaxf(fabsf(values[0]), fmaxf(fabsf(values[1]), fabsf(values[2]))));
         pose->unused = 0.0f;
         if (!quat_from_xyz(values[3], values[4], values[5], pose->rotation) && bad->count++ == 0) {
             bad->first_at = frame_at;
@@ -151,6 +155,7 @@ static void bake_frame(const clip *c, const anim_joint *joints, const float *com
             bad->first_length2 = values[3] * values[3] + values[4] * values[4] + values[5] * values[5];
         }
     }
+    return largest;
 }
 
 /* Every joint of frame f placed in object space must stay finite: finite local translations can still
@@ -205,8 +210,11 @@ static bool parse_frames(md5_lexer *lex, clip *c, const anim_joint *joints, int 
                 break;
         if (!md5_lexer_punctuation(lex, '}'))
             break;
-        bake_frame(c, joints, components, f, at, &bad);
-        if (!check_object_space(lex, c, f, at, object))
+        float largest = bake_frame(c, joints, components, f, at, &bad);
+        /* A chain is at most joint_count long and each link at most sqrt(3) x largest, so below this no
+         * sum can approach infinity (a quarter of FLT_MAX leaves room for the rotation's intermediates):
+         * real frames skip the walk. */
+        if (largest > FLT_MAX / 8.0f / (float)c->joint_count && !check_object_space(lex, c, f, at, object))
             break;
     }
     free(components);

@@ -177,18 +177,15 @@ bool md5_lexer_float_failed(md5_lexer *lex, const char *what)
 {
     const char *p = lex->cursor;
     size_t length = number_shape(p, lex->end);
-    /* A number of the grammar, whole, that did not read: too large for a float. */
-    if (length > 0 && (p + length == lex->end || md5_lexer_is_delimiter(p[length])))
-        return fail_out_of_range(lex, p, length, what, false);
+    /* A number of the grammar, whole, that did not read: too large for a float, or nonzero and too small
+     * (a float would hold 0). Which: read in the grammar alone, whatever lies beyond the float range. */
+    if (length > 0 && (p + length == lex->end || md5_lexer_is_delimiter(p[length]))) {
+        const char *q = p;
+        float ignored;
+        bool too_small = md5_read_float(&q, p + length, &ignored); /* reads, as 0 */
+        return fail_out_of_range(lex, p, length, what, too_small);
+    }
     return md5_lexer_fail_expected(lex, "%s", what);
-}
-
-bool md5_lexer_float_zero(md5_lexer *lex, const char *start, const char *stop, const char *what)
-{
-    for (const char *p = start; p < stop && *p != 'e' && *p != 'E'; ++p)
-        if (*p >= '1' && *p <= '9')
-            return fail_out_of_range(lex, start, (size_t)(stop - start), what, true);
-    return true;
 }
 
 bool md5_lexer_skip_comment(md5_lexer *lex)
@@ -197,10 +194,13 @@ bool md5_lexer_skip_comment(md5_lexer *lex)
     if (lex->end - p < 2 || p[0] != '/')
         return false;
     if (p[1] == '/') {
-        const char *q = p + 2;
-        while (q < lex->end && *q != '\n' && *q != '\r')
-            ++q;
-        lex->cursor = q; /* the line end itself is white space */
+        /* memchr for LF (the usual end), then a lone CR before it (old Mac files); either ends the
+         * comment and is itself white space. */
+        const char *q = memchr(p + 2, '\n', (size_t)(lex->end - p - 2));
+        if (!q)
+            q = lex->end;
+        const char *cr = memchr(p + 2, '\r', (size_t)(q - p - 2));
+        lex->cursor = cr ? cr : q;
         return true;
     }
     if (p[1] == '*') {

@@ -119,6 +119,22 @@ bool md5_read_float(const char **cursor, const char *end, float *value)
     return true;
 }
 
+bool md5_read_float_in_range(const char **cursor, const char *end, float *value)
+{
+    const char *start = *cursor;
+    if (!md5_read_float(cursor, end, value))
+        return false;
+    if (*value != 0.0f)
+        return true;
+    /* Zero: was a digit 1-9 written before the exponent? */
+    for (const char *p = start; p < *cursor && *p != 'e' && *p != 'E'; ++p)
+        if (*p >= '1' && *p <= '9') {
+            *cursor = start;
+            return false;
+        }
+    return true;
+}
+
 bool md5_read_int(const char **cursor, const char *end, int *value)
 {
     const char *p = *cursor;
