@@ -375,6 +375,26 @@ static void test_lying_counts_allocate_little(void)
         check_lying_counts(&cases[i]);
 }
 
+/* The object-space check refuses only what overflows: a chain of large translations whose sum a float
+ * still holds loads, with its object positions as summed. */
+static void test_large_finite_object_space_loads(void)
+{
+    size_t size;
+    char *text = test_read_file(MALFORMED "object_space_overflow.md5anim", &size);
+    CHECK(text != NULL);
+    char *at = text ? strstr(text, "2e38\n}") : NULL;
+    CHECK(at != NULL);
+    if (at) {
+        at[0] = '1'; /* frame 1: 1e38 + 2e38, below FLT_MAX (3.4e38) */
+        clip *c = NULL;
+        diag err = {0};
+        CHECK(md5_parse_clip(text, size, "big.md5anim", &c, &err, NULL));
+        CHECK(c && c->frames[1 * 3 + 2].position[0] == 1e38f && c->frames[1 * 3 + 1].position[0] == 2e38f);
+        clip_free(c);
+    }
+    free(text);
+}
+
 /* A joint name is file text: in a message its control characters are escaped (diag.c), so a name holding
  * a terminal escape sequence cannot clear the screen of whoever reads the error. */
 static void test_escape_sequences_in_names_are_escaped(void)
@@ -392,6 +412,7 @@ int main(void)
 {
     RUN(test_lying_counts_allocate_little);
     RUN(test_escape_sequences_in_names_are_escaped);
+    RUN(test_large_finite_object_space_loads);
     RUN(test_malformed_table);
     RUN(test_truncated_at_every_section);
     RUN(test_long_quoted_token_in_an_error);
