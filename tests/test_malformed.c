@@ -56,7 +56,11 @@ static const malformed_case cases[] = {
     {"skin_reach_overflow.md5mesh", MESH, "vert 0: bind position is too large", 15},
     /* finite local translations whose sum down the hierarchy is not (issue 16): the demo stretched the
      * body to infinity */
-    {"object_space_overflow.md5anim", ANIM, "frame 1: joint 2 'b' reaches a position too large for a float in object space", 30},
+    {"object_space_overflow.md5anim", ANIM,
+     "frame 1: joint 2 'b' can be 1.2e+30 units from the origin (its chain's translations add up to more than 1e+30)", 30},
+    /* regression (found by fuzz_md5anim, issue 16): one joint 2e38 from its parent is a finite frame, but
+     * rotating it (pose_to_object) overflowed on the way */
+    {"reach_one_frame_2e38.md5anim", ANIM, "frame 0: joint 1 'arm' can be 2e+38 units from the origin", 23},
     /* numbers that are not finite decimals */
     {"nan_negative_in_weight.md5mesh", MESH, "expected a position, found '-nan'", 26},
     {"inf_bias.md5mesh", MESH, "expected a bias, found 'inf'", 24},
@@ -375,21 +379,21 @@ static void test_lying_counts_allocate_little(void)
         check_lying_counts(&cases[i]);
 }
 
-/* The object-space check refuses only what overflows: a chain of large translations whose sum a float
- * still holds loads, with its object positions as summed. */
+/* The reach check refuses only what passes MD5_REACH_MAX: a chain of large translations that stays below
+ * it loads, its frames as written. */
 static void test_large_finite_object_space_loads(void)
 {
     size_t size;
     char *text = test_read_file(MALFORMED "object_space_overflow.md5anim", &size);
     CHECK(text != NULL);
-    char *at = text ? strstr(text, "2e38\n}") : NULL;
+    char *at = text ? strstr(text, "6e29\n}") : NULL;
     CHECK(at != NULL);
     if (at) {
-        at[0] = '1'; /* frame 1: 1e38 + 2e38, below FLT_MAX (3.4e38) */
+        at[0] = '3'; /* frame 1: 6e29 + 3e29, below MD5_REACH_MAX */
         clip *c = NULL;
         diag err = {0};
         CHECK(md5_parse_clip(text, size, "big.md5anim", &c, &err, NULL));
-        CHECK(c && c->frames[1 * 3 + 2].position[0] == 1e38f && c->frames[1 * 3 + 1].position[0] == 2e38f);
+        CHECK(c && c->frames[1 * 3 + 2].position[0] == 3e29f && c->frames[1 * 3 + 1].position[0] == 6e29f);
         clip_free(c);
     }
     free(text);

@@ -15,8 +15,9 @@
  * count that lies is refused before its allocation, never after. Time grows with the file's size, not
  * with what its counts claim.
  * Numbers: a float must be finite and within a float's range as written ("1e39", "1e-300" are refused
- * naming the text); an integer must fit an int. A clip whose joints reach a non-finite object-space
- * position in any frame is refused, as a mesh whose bind pose does. A UTF-8 byte-order mark is skipped;
+ * naming the text); an integer must fit an int. A clip whose joints could get further than MD5_REACH_MAX
+ * from the origin (finite translations adding up down a chain) is refused at the frame that takes them
+ * there, as a mesh whose bind pose overflows is. A UTF-8 byte-order mark is skipped;
  * LF, CR LF and a lone CR all end a line. */
 #ifndef MARIONETTE_MD5_H
 #define MARIONETTE_MD5_H
@@ -34,6 +35,11 @@
 #define MD5_DERIVED_BYTES_SLACK (1024u * 1024u)
 #define MD5_HEAP_BYTES_PER_BYTE 96u
 #define MD5_HEAP_BYTES_SLACK (2u * 1024u * 1024u)
+/* How far a clip's joint may get from the origin: the translation lengths of its chain added up, each the
+ * longest that joint has in any frame. A bound on every pose sampled or blended from the clip, whatever the
+ * rotations; far below FLT_MAX (3.4e38) so the pose stage's arithmetic stays finite, far above any real
+ * character (real clips reach under 1e4). */
+#define MD5_REACH_MAX 1e30
 
 /* Parse text (size bytes, need not be NUL-terminated) named `name` in diags. On success *out is a new
  * model (free with model_free). `warnings` may be NULL. Shader paths are resolved relative to the folder

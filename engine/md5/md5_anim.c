@@ -2,8 +2,6 @@
  * flags or baseframes again. Quirk decisions are listed in tests/test_md5_quirks.c. */
 #include "md5.h"
 
-#include <cglm/cglm.h>
-#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -131,7 +129,7 @@ typedef struct bad_rotations {
     float first_length2;
 } bad_rotations;
 
-/* Returns the largest magnitude of a local translation component in the frame (for check_object_space). */
+/* Returns the largest magnitude of a local translation component in the frame (for check_reach). */
 static float bake_frame(const clip *c, const anim_joint *joints, const float *components, int frame,
                         const char *frame_at, bad_rotations *bad)
 {
@@ -158,27 +156,27 @@ static float bake_frame(const clip *c, const anim_joint *joints, const float *co
     return largest;
 }
 
-/* Every joint of frame f placed in object space must stay finite: finite local translations can still
- * sum to infinity down a chain, and such a pose would stretch a body to infinity and defeat culling.
- * The same float arithmetic as the pose stage (parent rotation * local, parent position + rotated local
- * translation), so what passes here stays finite there. `object` is joint_count scratch poses. */
-static bool check_object_space(md5_lexer *lex, const clip *c, int frame, const char *frame_at, joint_pose *object)
+/* How far from the origin a joint can get in any pose made of this clip's frames: its chain's translation
+ * lengths added up, each the longest that joint has had in any frame so far. Rotations (blended or not)
+ * never lengthen a translation, and a blend of translations is no longer than the longest, so this bounds
+ * every sampled and blended pose, not only the frames; MD5_REACH_MAX keeps it far enough from FLT_MAX for
+ * the pose stage's arithmetic (a rotation's intermediates, the difference of two frames) to stay finite.
+ * Finite local values can still add up to infinity down a chain: such a pose stretched the body to
+ * infinity and defeated culling. `longest` and `reach` are joint_count scratch doubles. */
+static bool check_reach(md5_lexer *lex, const clip *c, int frame, const char *frame_at, double *longest,
+                        double *reach)
 {
     const joint_pose *local = &c->frames[(size_t)frame * (size_t)c->joint_count];
     for (int j = 0; j < c->joint_count; ++j) {
-        int parent = c->parents[j];
-        if (parent < 0) {
-            object[j] = local[j];
-        } else {
-            vec3 offset;
-            glm_quat_mul(object[parent].rotation, (float *)local[j].rotation, object[j].rotation);
-            glm_quat_rotatev(object[parent].rotation, (float *)local[j].position, offset);
-            glm_vec3_add(object[parent].position, offset, object[j].position);
-        }
-        for (int k = 0; k < 3; ++k)
-            if (!isfinite(object[j].position[k]))
-                return md5_lexer_fail(lex, frame_at, "frame %d: joint %d '%s' reaches a position too large for a float "
-                                      "in object space", frame, j, c->names[j]);
+        const float *t = local[j].position;
+        double length = sqrt((double)t[0] * t[0] + (double)t[1] * t[1] + (double)t[2] * t[2]);
+        if (length > longest[j])
+            longest[j] = length;
+        reach[j] = (c->parents[j] >= 0 ? reach[c->parents[j]] : 0.0) + longest[j];
+        if (reach[j] > MD5_REACH_MAX)
+            return md5_lexer_fail(lex, frame_at, "frame %d: joint %d '%s' can be %g units from the origin (its "
+                                  "chain's translations add up to more than %g)", frame, j, c->names[j], reach[j],
+                                  MD5_REACH_MAX);
     }
     return true;
 }
@@ -186,13 +184,15 @@ static bool check_object_space(md5_lexer *lex, const clip *c, int frame, const c
 static bool parse_frames(md5_lexer *lex, clip *c, const anim_joint *joints, int component_count)
 {
     float *components = malloc((component_count ? (size_t)component_count : 1) * sizeof *components);
-    joint_pose *object = md5_alloc_aligned((size_t)c->joint_count * sizeof *object);
-    if (!components || !object) {
+    double *longest = calloc(2 * (size_t)c->joint_count, sizeof *longest);
+    if (!components || !longest) {
         free(components);
-        free(object);
+        free(longest);
         return md5_lexer_fail(lex, lex->cursor, "out of memory for %d components", component_count);
     }
     bad_rotations bad = {0};
+    float largest = 0.0f;
+    int walked = 0; /* frames check_reach has seen */
     for (int f = 0; f < c->frame_count; ++f) {
         md5_lexer_skip_space(lex);
         const char *at = lex->cursor;
@@ -210,15 +210,21 @@ static bool parse_frames(md5_lexer *lex, clip *c, const anim_joint *joints, int 
                 break;
         if (!md5_lexer_punctuation(lex, '}'))
             break;
-        float largest = bake_frame(c, joints, components, f, at, &bad);
-        /* A chain is at most joint_count long and each link at most sqrt(3) x largest, so below this no
-         * sum can approach infinity (a quarter of FLT_MAX leaves room for the rotation's intermediates):
-         * real frames skip the walk. */
-        if (largest > FLT_MAX / 8.0f / (float)c->joint_count && !check_object_space(lex, c, f, at, object))
-            break;
+        /* A chain is at most joint_count long and each link at most sqrt(3) x the largest component seen,
+         * so while that stays small no reach can pass the limit: real clips skip the walk. Once it does
+         * not, every later frame is walked (longest[] must then see them all). */
+        largest = fmaxf(largest, bake_frame(c, joints, components, f, at, &bad));
+        if ((double)largest * 1.75 * c->joint_count > MD5_REACH_MAX) {
+            /* The frames skipped so far could not fail on their own (the test above), but count in the
+             * reach. */
+            while (walked <= f && check_reach(lex, c, walked, at, longest, longest + c->joint_count))
+                ++walked;
+            if (lex->failed)
+                break;
+        }
     }
     free(components);
-    free(object);
+    free(longest);
     if (bad.count > 0)
         md5_lexer_warn(lex, bad.first_at,
                        "%d joint rotations are not unit quaternions (first: frame %d joint '%s', |xyz|^2 = %g): "
