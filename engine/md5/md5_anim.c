@@ -129,11 +129,9 @@ typedef struct bad_rotations {
     float first_length2;
 } bad_rotations;
 
-/* Returns the largest magnitude of a local translation component in the frame (for check_reach). */
-static float bake_frame(const clip *c, const anim_joint *joints, const float *components, int frame,
+static void bake_frame(const clip *c, const anim_joint *joints, const float *components, int frame,
                         const char *frame_at, bad_rotations *bad)
 {
-    float largest = 0.0f;
     joint_pose *poses = &c->frames[(size_t)frame * (size_t)c->joint_count];
     for (int j = 0; j < c->joint_count; ++j) {
         float values[6];
@@ -144,7 +142,6 @@ static float bake_frame(const clip *c, const anim_joint *joints, const float *co
                 values[k] = *source++;
         joint_pose *pose = &poses[j];
         memcpy(pose->position, values, 3 * sizeof(float));
-        largest = fmaxf(largest, fmaxf(fabsf(values[0]), fmaxf(fabsf(values[1]), fabsf(values[2]))));
         pose->unused = 0.0f;
         if (!quat_from_xyz(values[3], values[4], values[5], pose->rotation) && bad->count++ == 0) {
             bad->first_at = frame_at;
@@ -153,46 +150,88 @@ static float bake_frame(const clip *c, const anim_joint *joints, const float *co
             bad->first_length2 = values[3] * values[3] + values[4] * values[4] + values[5] * values[5];
         }
     }
-    return largest;
+}
+
+/* Where frame `frame`'s "frame N" is, for a diag after the frames were read (the error path only). */
+static const char *find_frame(const md5_lexer *lex, const char *from, int frame)
+{
+    md5_lexer scan = *lex;
+    scan.cursor = from;
+    scan.err = NULL;
+    scan.warnings = NULL;
+    scan.failed = false;
+    for (;;) {
+        md5_lexer_skip_space(&scan);
+        const char *at = scan.cursor;
+        if (scan.failed || at == scan.end)
+            return NULL;
+        int index;
+        if (MD5_ACCEPT(&scan, "frame") && md5_lexer_int(&scan, &index, "a frame number") && index == frame)
+            return at;
+        scan.failed = false;
+        if (scan.cursor == at) /* not "frame": step over one token (numbers and braces, here) */
+            do
+                ++scan.cursor;
+            while (scan.cursor < scan.end && !md5_lexer_is_delimiter(*scan.cursor));
+    }
 }
 
 /* How far from the origin a joint can get in any pose made of this clip's frames: its chain's translation
- * lengths added up, each the longest that joint has had in any frame so far. Rotations (blended or not)
- * never lengthen a translation, and a blend of translations is no longer than the longest, so this bounds
- * every sampled and blended pose, not only the frames; MD5_REACH_MAX keeps it far enough from FLT_MAX for
- * the pose stage's arithmetic (a rotation's intermediates, the difference of two frames) to stay finite.
+ * lengths added up, each the longest that joint has in any frame. Rotations (blended or not) never
+ * lengthen a translation, and a blend of translations is no longer than the longest, so this bounds every
+ * sampled and blended pose, not only the frames; MD5_REACH_MAX keeps it far enough from FLT_MAX for the
+ * pose stage's arithmetic (a rotation's intermediates, the difference of two frames) to stay finite.
  * Finite local values can still add up to infinity down a chain: such a pose stretched the body to
- * infinity and defeated culling. `longest` and `reach` are joint_count scratch doubles. */
-static bool check_reach(md5_lexer *lex, const clip *c, int frame, const char *frame_at, double *longest,
-                        double *reach)
+ * infinity and defeated culling (and fuzz_md5anim found one 2e38 translation overflowing in a rotation).
+ * A pass of its own after the frames, kept out of the parsing loop. */
+static __attribute__((noinline)) bool check_reach(md5_lexer *lex, const clip *c, const char *frames_at)
 {
-    const joint_pose *local = &c->frames[(size_t)frame * (size_t)c->joint_count];
-    for (int j = 0; j < c->joint_count; ++j) {
-        const float *t = local[j].position;
-        double length = sqrt((double)t[0] * t[0] + (double)t[1] * t[1] + (double)t[2] * t[2]);
-        if (length > longest[j])
-            longest[j] = length;
-        reach[j] = (c->parents[j] >= 0 ? reach[c->parents[j]] : 0.0) + longest[j];
-        if (reach[j] > MD5_REACH_MAX)
-            return md5_lexer_fail(lex, frame_at, "frame %d: joint %d '%s' can be %g units from the origin (its "
-                                  "chain's translations add up to more than %g)", frame, j, c->names[j], reach[j],
-                                  MD5_REACH_MAX);
+    /* The largest magnitude of any translation component: for finite floats without their signs the
+     * bit patterns order as the values do. A chain is at most joint_count long and each link at most
+     * sqrt(3) x that, so while it is small no reach can pass the limit: real clips stop here. */
+    uint32_t largest_bits = 0;
+    size_t poses = (size_t)c->frame_count * (size_t)c->joint_count;
+    for (size_t i = 0; i < poses; ++i)
+        for (int k = 0; k < 3; ++k) {
+            uint32_t bits;
+            memcpy(&bits, &c->frames[i].position[k], sizeof bits);
+            bits &= 0x7fffffffu;
+            largest_bits = bits > largest_bits ? bits : largest_bits;
+        }
+    float largest;
+    memcpy(&largest, &largest_bits, sizeof largest);
+    if ((double)largest * 1.75 * c->joint_count <= MD5_REACH_MAX)
+        return true;
+    double *longest = calloc(2 * (size_t)c->joint_count, sizeof *longest);
+    if (!longest)
+        return md5_lexer_fail(lex, NULL, "out of memory");
+    double *reach = longest + c->joint_count;
+    bool ok = true;
+    for (int f = 0; f < c->frame_count && ok; ++f) {
+        const joint_pose *local = &c->frames[(size_t)f * (size_t)c->joint_count];
+        for (int j = 0; j < c->joint_count && ok; ++j) {
+            const float *t = local[j].position;
+            double length = sqrt((double)t[0] * t[0] + (double)t[1] * t[1] + (double)t[2] * t[2]);
+            if (length > longest[j])
+                longest[j] = length;
+            reach[j] = (c->parents[j] >= 0 ? reach[c->parents[j]] : 0.0) + longest[j];
+            if (reach[j] > MD5_REACH_MAX)
+                ok = md5_lexer_fail(lex, find_frame(lex, frames_at, f),
+                                    "frame %d: joint %d '%s' can be %g units from the origin (its chain's "
+                                    "translations add up to more than %g)",
+                                    f, j, c->names[j], reach[j], MD5_REACH_MAX);
+        }
     }
-    return true;
+    free(longest);
+    return ok;
 }
 
 static bool parse_frames(md5_lexer *lex, clip *c, const anim_joint *joints, int component_count)
 {
     float *components = malloc((component_count ? (size_t)component_count : 1) * sizeof *components);
-    double *longest = calloc(2 * (size_t)c->joint_count, sizeof *longest);
-    if (!components || !longest) {
-        free(components);
-        free(longest);
+    if (!components)
         return md5_lexer_fail(lex, lex->cursor, "out of memory for %d components", component_count);
-    }
     bad_rotations bad = {0};
-    float largest = 0.0f;
-    int walked = 0; /* frames check_reach has seen */
     for (int f = 0; f < c->frame_count; ++f) {
         md5_lexer_skip_space(lex);
         const char *at = lex->cursor;
@@ -210,21 +249,9 @@ static bool parse_frames(md5_lexer *lex, clip *c, const anim_joint *joints, int 
                 break;
         if (!md5_lexer_punctuation(lex, '}'))
             break;
-        /* A chain is at most joint_count long and each link at most sqrt(3) x the largest component seen,
-         * so while that stays small no reach can pass the limit: real clips skip the walk. Once it does
-         * not, every later frame is walked (longest[] must then see them all). */
-        largest = fmaxf(largest, bake_frame(c, joints, components, f, at, &bad));
-        if ((double)largest * 1.75 * c->joint_count > MD5_REACH_MAX) {
-            /* The frames skipped so far could not fail on their own (the test above), but count in the
-             * reach. */
-            while (walked <= f && check_reach(lex, c, walked, at, longest, longest + c->joint_count))
-                ++walked;
-            if (lex->failed)
-                break;
-        }
+        bake_frame(c, joints, components, f, at, &bad);
     }
     free(components);
-    free(longest);
     if (bad.count > 0)
         md5_lexer_warn(lex, bad.first_at,
                        "%d joint rotations are not unit quaternions (first: frame %d joint '%s', |xyz|^2 = %g): "
@@ -329,7 +356,10 @@ bool md5_parse_clip(const char *text, size_t size, const char *name, clip **out,
         goto fail;
     }
     if (!parse_hierarchy(&lex, c, joints, component_count, &c->bytes) || !parse_bounds(&lex, c) ||
-        !parse_baseframe(&lex, c, joints) || !parse_frames(&lex, c, joints, component_count))
+        !parse_baseframe(&lex, c, joints))
+        goto fail;
+    const char *frames_at = lex.cursor;
+    if (!parse_frames(&lex, c, joints, component_count) || !check_reach(&lex, c, frames_at))
         goto fail;
     if (!md5_lexer_at_end(&lex))
         md5_lexer_warn(&lex, lex.cursor, "text after the last frame: ignored");

@@ -1,5 +1,6 @@
 #include "md5_lexer.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -180,9 +181,9 @@ bool md5_lexer_float_failed(md5_lexer *lex, const char *what)
     /* A number of the grammar, whole, that did not read: too large for a float, or nonzero and too small
      * (a float would hold 0). Which: read in the grammar alone, whatever lies beyond the float range. */
     if (length > 0 && (p + length == lex->end || md5_lexer_is_delimiter(p[length]))) {
-        const char *q = p;
-        float ignored;
-        bool too_small = md5_read_float(&q, p + length, &ignored); /* reads, as 0 */
+        char *copy = md5_copy_string(p, length); /* strtod wants a NUL; an error path may allocate */
+        bool too_small = copy && fabs(strtod(copy, NULL)) < 1.0;
+        free(copy);
         return fail_out_of_range(lex, p, length, what, too_small);
     }
     return md5_lexer_fail_expected(lex, "%s", what);

@@ -143,7 +143,7 @@ MD5_LEXER_HOT bool md5_lexer_int(md5_lexer *lex, int *value, const char *what)
 }
 
 /* Out of line, for md5_lexer_float: the failure, naming a number out of range as written. */
-bool md5_lexer_float_failed(md5_lexer *lex, const char *what);
+__attribute__((cold)) bool md5_lexer_float_failed(md5_lexer *lex, const char *what);
 
 /* The next token must be a float (integers welcome) whose magnitude a float can hold: a number too large
  * ("1e39") or nonzero but too small to be anything but 0 ("1e-300") fails with the text as written,
@@ -154,8 +154,7 @@ MD5_LEXER_HOT bool md5_lexer_float(md5_lexer *lex, float *value, const char *wha
         return false;
     md5_lexer_skip_space(lex);
     const char *p = lex->cursor;
-    if (md5_read_float_fast(&p, lex->end, value, md5_read_float_in_range) &&
-        (p == lex->end || md5_lexer_is_delimiter(*p))) {
+    if (md5_read_float_inline(&p, lex->end, value) && (p == lex->end || md5_lexer_is_delimiter(*p))) {
         lex->cursor = p;
         return true;
     }

@@ -113,25 +113,10 @@ bool md5_read_float(const char **cursor, const char *end, float *value)
             return true;
         }
     }
-    if (!read_float_with_strtof(start, (size_t)(p - start), value))
+    /* The value is not 0 (handled above): strtof's 0 is an underflow, a different number. */
+    if (!read_float_with_strtof(start, (size_t)(p - start), value) || *value == 0.0f)
         return false;
     *cursor = p;
-    return true;
-}
-
-bool md5_read_float_in_range(const char **cursor, const char *end, float *value)
-{
-    const char *start = *cursor;
-    if (!md5_read_float(cursor, end, value))
-        return false;
-    if (*value != 0.0f)
-        return true;
-    /* Zero: was a digit 1-9 written before the exponent? */
-    for (const char *p = start; p < *cursor && *p != 'e' && *p != 'E'; ++p)
-        if (*p >= '1' && *p <= '9') {
-            *cursor = start;
-            return false;
-        }
     return true;
 }
 

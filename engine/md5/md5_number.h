@@ -1,5 +1,6 @@
 /* md5_number: the number reader behind the md5 lexer. Every float it returns equals what strtof
- * returns for the same text; it is only faster for the short decimals exporters write.
+ * returns for the same text; it is only faster for the short decimals exporters write. It refuses what
+ * strtof would turn into another number (infinity, or 0 for nonzero text).
  * Grammar (no hex, inf or nan): [+-] digits [. digits] [(e|E) [+-] digits], at least one digit before
  * the exponent. */
 #ifndef MARIONETTE_MD5_NUMBER_H
@@ -10,13 +11,10 @@
 #include <string.h>
 
 /* Read a float starting at *cursor, not past end. On success sets *value, moves *cursor past the number
- * and returns true. Fails (cursor unchanged) on text outside the grammar and on values that overflow to
- * infinity; does not check what follows the number. */
+ * and returns true. Fails (cursor unchanged) on text outside the grammar and on values out of a float's
+ * range: those that overflow to infinity and nonzero ones that round to 0 ("1e-300", "1e-46"; subnormals
+ * read). Does not check what follows the number. */
 bool md5_read_float(const char **cursor, const char *end, float *value);
-
-/* md5_read_float, also failing on nonzero text that a float can only hold as 0 ("1e-300", "1e-46"): what
- * the lexer reads, so that such a number is refused as written rather than kept as another one. */
-bool md5_read_float_in_range(const char **cursor, const char *end, float *value);
 
 /* Read a decimal integer [+-]digits within [INT32_MIN, INT32_MAX]. */
 bool md5_read_int(const char **cursor, const char *end, int *value);
@@ -34,10 +32,7 @@ static const double md5_exact_powers_of_ten[23] = {
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
-/* The fast path with its fallback for everything else (a constant, so the call is direct). The fast path
- * itself never rounds nonzero text to 0. */
-MD5_NUMBER_HOT bool md5_read_float_fast(const char **cursor, const char *end, float *value,
-                                        bool (*slow)(const char **, const char *, float *))
+MD5_NUMBER_HOT bool md5_read_float_inline(const char **cursor, const char *end, float *value)
 {
     const char *p = *cursor;
     bool negative = p < end && *p == '-';
@@ -63,7 +58,7 @@ MD5_NUMBER_HOT bool md5_read_float_fast(const char **cursor, const char *end, fl
     /* At most 15 digits: the mantissa is below 2^53, so it and the power of ten are exact doubles and the
      * division is correctly rounded (Clinger). */
     if (digits == 0 || digits > 15 || (p < end && (*p == 'e' || *p == 'E')))
-        return slow(cursor, end, value);
+        return md5_read_float(cursor, end, value);
     double d = (double)mantissa / md5_exact_powers_of_ten[fraction_digits];
     /* Rounding that double to float is exact unless it sits on a float midpoint (the 29 bits a float
      * drops are exactly one half): then the first rounding may have decided the tie. A nonzero d is
@@ -71,16 +66,11 @@ MD5_NUMBER_HOT bool md5_read_float_fast(const char **cursor, const char *end, fl
     uint64_t bits;
     memcpy(&bits, &d, sizeof bits);
     if ((bits & ((UINT64_C(1) << 29) - 1)) == (UINT64_C(1) << 28))
-        return slow(cursor, end, value);
+        return md5_read_float(cursor, end, value);
     float f = (float)d;
     *value = negative ? -f : f;
     *cursor = p;
     return true;
-}
-
-MD5_NUMBER_HOT bool md5_read_float_inline(const char **cursor, const char *end, float *value)
-{
-    return md5_read_float_fast(cursor, end, value, md5_read_float);
 }
 
 MD5_NUMBER_HOT bool md5_read_int_inline(const char **cursor, const char *end, int *value)
