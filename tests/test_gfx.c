@@ -46,7 +46,7 @@ static model *load_model(const char *name)
         char texture[512];
         if (!m->meshes[i].texture_path &&
             md5_find_texture_in_folder(MARIONETTE_SOURCE_DIR "/assets/textures", m->meshes[i].shader, texture,
-                                       sizeof texture))
+                                       sizeof texture, NULL))
             m->meshes[i].texture_path = strdup(texture);
     }
     return m;

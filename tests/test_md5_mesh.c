@@ -148,23 +148,23 @@ static void test_texture_resolution(void)
     snprintf(image, sizeof image, "%s/sub/skin.png", folder);
     test_write_file(image, "not really an image");
 
-    CHECK(md5_resolve_texture(model_path, "C:\\models\\guard.tga", out, sizeof out));
+    CHECK(md5_resolve_texture(model_path, "C:\\models\\guard.tga", out, sizeof out, NULL));
     CHECK_STR_CONTAINS(out, "md5_texture_test/guard.tga");
-    CHECK(md5_resolve_texture(model_path, "/home/artist/guard.tga", out, sizeof out));
+    CHECK(md5_resolve_texture(model_path, "/home/artist/guard.tga", out, sizeof out, NULL));
     CHECK_STR_CONTAINS(out, "md5_texture_test/guard.tga");
-    CHECK(md5_resolve_texture(model_path, "models/characters/guard", out, sizeof out)); /* no extension */
+    CHECK(md5_resolve_texture(model_path, "models/characters/guard", out, sizeof out, NULL)); /* no extension */
     CHECK_STR_CONTAINS(out, "md5_texture_test/guard.tga");
-    CHECK(md5_resolve_texture(model_path, "sub/skin.dds", out, sizeof out)); /* extension swapped */
+    CHECK(md5_resolve_texture(model_path, "sub/skin.dds", out, sizeof out, NULL)); /* extension swapped */
     CHECK_STR_CONTAINS(out, "md5_texture_test/sub/skin.png");
-    CHECK(md5_resolve_texture(model_path, "sub\\skin", out, sizeof out));
-    CHECK(!md5_resolve_texture(model_path, "", out, sizeof out));
-    CHECK(!md5_resolve_texture(model_path, "nothing_here", out, sizeof out));
-    CHECK(!md5_resolve_texture(model_path, "sub/", out, sizeof out));
+    CHECK(md5_resolve_texture(model_path, "sub\\skin", out, sizeof out, NULL));
+    CHECK(!md5_resolve_texture(model_path, "", out, sizeof out, NULL));
+    CHECK(!md5_resolve_texture(model_path, "nothing_here", out, sizeof out, NULL));
+    CHECK(!md5_resolve_texture(model_path, "sub/", out, sizeof out, NULL));
     char tiny[8];
-    CHECK(!md5_resolve_texture(model_path, "guard.tga", tiny, sizeof tiny));
+    CHECK(!md5_resolve_texture(model_path, "guard.tga", tiny, sizeof tiny, NULL));
     /* A relative shader path never resolves against the working directory. */
     test_write_file("only_in_working_directory.tga", "not really an image");
-    CHECK(!md5_resolve_texture(model_path, "only_in_working_directory.tga", out, sizeof out));
+    CHECK(!md5_resolve_texture(model_path, "only_in_working_directory.tga", out, sizeof out, NULL));
     remove("only_in_working_directory.tga");
 
     /* And through the loader: texture_path is filled in. */
@@ -217,50 +217,50 @@ static void test_texture_search_steps(void)
     test_write_file(outside, "not really an image");
 
     /* Step 2 before step 3; a folder of the same name as the stem is not an image. */
-    CHECK(md5_resolve_texture(mesh_path, "models/players/level0/dretch", out, sizeof out));
+    CHECK(md5_resolve_texture(mesh_path, "models/players/level0/dretch", out, sizeof out, NULL));
     CHECK_STR_CONTAINS(out, "/models/models/players/level0/dretch.tga");
     snprintf(path, sizeof path, "%s/models/players/level0/dretch.tga", models);
     CHECK(remove(path) == 0);
-    CHECK(md5_resolve_texture(mesh_path, "models/players/level0/dretch", out, sizeof out));
+    CHECK(md5_resolve_texture(mesh_path, "models/players/level0/dretch", out, sizeof out, NULL));
     CHECK(strcmp(out + strlen(models), "/dretch.png") == 0);
     /* As written before any other extension; without one, .tga first. */
-    CHECK(md5_resolve_texture(mesh_path, "guard1_body.png", out, sizeof out));
+    CHECK(md5_resolve_texture(mesh_path, "guard1_body.png", out, sizeof out, NULL));
     CHECK(strcmp(out + strlen(models), "/guard1_body.png") == 0);
-    CHECK(md5_resolve_texture(mesh_path, "guard1_body", out, sizeof out));
+    CHECK(md5_resolve_texture(mesh_path, "guard1_body", out, sizeof out, NULL));
     CHECK(strcmp(out + strlen(models), "/guard1_body.tga") == 0);
     /* A drive letter: never a folder, only its file name (as written first: the .tga). */
-    CHECK(md5_resolve_texture(mesh_path, "f:\\md5viewer\\guard1_body.tga", out, sizeof out));
+    CHECK(md5_resolve_texture(mesh_path, "f:\\md5viewer\\guard1_body.tga", out, sizeof out, NULL));
     CHECK(strcmp(out + strlen(models), "/guard1_body.tga") == 0);
-    CHECK(!md5_resolve_texture(mesh_path, "f:\\md5viewer\\guard1_body_nowhere.jpg", out, sizeof out));
-    CHECK(md5_resolve_texture(mesh_path, "F:guard1_body.png", out, sizeof out));
+    CHECK(!md5_resolve_texture(mesh_path, "f:\\md5viewer\\guard1_body_nowhere.jpg", out, sizeof out, NULL));
+    CHECK(md5_resolve_texture(mesh_path, "F:guard1_body.png", out, sizeof out, NULL));
     CHECK(strcmp(out + strlen(models), "/guard1_body.png") == 0);
     /* "//bope.tga" is absolute: its file name is found in the mesh's folder. */
-    CHECK(md5_resolve_texture(mesh_path, "//bope.tga", out, sizeof out));
+    CHECK(md5_resolve_texture(mesh_path, "//bope.tga", out, sizeof out, NULL));
     CHECK(strcmp(out + strlen(models), "/bope.tga") == 0);
     /* An absolute path that exists is not opened; its file name in the mesh's folder is (or nothing). */
-    CHECK(!md5_resolve_texture(mesh_path, outside, out, sizeof out));
+    CHECK(!md5_resolve_texture(mesh_path, outside, out, sizeof out, NULL));
     snprintf(path, sizeof path, "/%s", outside); /* "//..." */
-    CHECK(!md5_resolve_texture(mesh_path, path, out, sizeof out));
+    CHECK(!md5_resolve_texture(mesh_path, path, out, sizeof out, NULL));
     snprintf(path, sizeof path, "%s/secret/abs.png", root);
-    CHECK(md5_resolve_texture(mesh_path, path, out, sizeof out));
+    CHECK(md5_resolve_texture(mesh_path, path, out, sizeof out, NULL));
     CHECK(strcmp(out, "") != 0 && strcmp(out + strlen(models), "/abs.png") == 0);
     /* ".." never leaves the folder, however it is spelt. */
-    CHECK(!md5_resolve_texture(mesh_path, "../secret/secret.png", out, sizeof out));
-    CHECK(!md5_resolve_texture(mesh_path, "..\\secret\\secret.png", out, sizeof out));
-    CHECK(!md5_resolve_texture(mesh_path, "players/../../secret/secret", out, sizeof out));
-    CHECK(!md5_resolve_texture(mesh_path, "..", out, sizeof out));
-    CHECK(!md5_resolve_texture(mesh_path, "", out, sizeof out));
+    CHECK(!md5_resolve_texture(mesh_path, "../secret/secret.png", out, sizeof out, NULL));
+    CHECK(!md5_resolve_texture(mesh_path, "..\\secret\\secret.png", out, sizeof out, NULL));
+    CHECK(!md5_resolve_texture(mesh_path, "players/../../secret/secret", out, sizeof out, NULL));
+    CHECK(!md5_resolve_texture(mesh_path, "..", out, sizeof out, NULL));
+    CHECK(!md5_resolve_texture(mesh_path, "", out, sizeof out, NULL));
     /* The textures folder is not the model's business. */
-    CHECK(!md5_resolve_texture(mesh_path, "only_here", out, sizeof out));
+    CHECK(!md5_resolve_texture(mesh_path, "only_here", out, sizeof out, NULL));
 
     /* Step 3 in another folder: the file name only, never the path as written. */
     snprintf(path, sizeof path, "%s/textures", root);
-    CHECK(md5_find_texture_in_folder(path, "c:\\art\\only_here.tga", out, sizeof out));
+    CHECK(md5_find_texture_in_folder(path, "c:\\art\\only_here.tga", out, sizeof out, NULL));
     CHECK_STR_CONTAINS(out, "/textures/only_here.bmp");
-    CHECK(md5_find_texture_in_folder(path, "only_here", out, sizeof out));
-    CHECK(!md5_find_texture_in_folder(path, "../secret/secret.png", out, sizeof out));
-    CHECK(!md5_find_texture_in_folder(path, "", out, sizeof out));
-    CHECK(!md5_find_texture_in_folder("", "guard1_body.png", out, sizeof out));
+    CHECK(md5_find_texture_in_folder(path, "only_here", out, sizeof out, NULL));
+    CHECK(!md5_find_texture_in_folder(path, "../secret/secret.png", out, sizeof out, NULL));
+    CHECK(!md5_find_texture_in_folder(path, "", out, sizeof out, NULL));
+    CHECK(!md5_find_texture_in_folder("", "guard1_body.png", out, sizeof out, NULL));
 
     /* Through the loader, the Windows form from a real exporter. */
     char text[4096];

@@ -390,7 +390,7 @@ static bool parse_mesh(md5_lexer *lex, model *m, int mesh_index)
         return md5_lexer_fail(lex, lex->cursor, "out of memory");
     m->bytes += shader_length + 1;
     char texture[1024];
-    if (md5_resolve_texture(lex->name, mesh->shader, texture, sizeof texture)) {
+    if (md5_resolve_texture(lex->name, mesh->shader, texture, sizeof texture, lex->warnings)) {
         mesh->texture_path = md5_copy_string(texture, strlen(texture));
         m->bytes += strlen(texture) + 1;
     }
