@@ -2,6 +2,7 @@
  * texture lookup, and refusal of files that are not meshes. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "md5/md5.h"
@@ -182,6 +183,83 @@ static void test_texture_resolution(void)
     model_free(m);
 }
 
+/* A symbolic link inside a searched folder that leads out of it (a file link, or a folder link on the way)
+ * is not followed, and is reported; a link that stays inside is fine. */
+static void test_texture_search_refuses_links_out(void)
+{
+    char root[512], models[600], textures[600], mesh_path[700], path[900], target[900], out[900];
+    CHECK(test_make_temp_folder(root, sizeof root, "md5_texture_links"));
+    snprintf(models, sizeof models, "%s/models", root);
+    snprintf(textures, sizeof textures, "%s/textures", root);
+    snprintf(mesh_path, sizeof mesh_path, "%s/guard.md5mesh", models);
+    snprintf(path, sizeof path, "%s/secret", root);
+    CHECK(mkdir(models, 0700) == 0 && mkdir(textures, 0700) == 0 && mkdir(path, 0700) == 0);
+    snprintf(path, sizeof path, "%s/secret/secret.png", root);
+    test_write_file(path, "not really an image");
+    snprintf(path, sizeof path, "%s/inside.png", models);
+    test_write_file(path, "not really an image");
+    const char *links[][2] = {
+        {"/secret/secret.png", "/models/evil.png"},   /* a file link out */
+        {"/secret", "/models/sub"},                   /* a folder link out: "sub/secret.png" */
+        {"/secret/secret.png", "/textures/evil.png"}, /* the same in a textures folder */
+        {"/models/inside.png", "/models/alias.png"},  /* a link that stays inside */
+    };
+    for (size_t i = 0; i < sizeof links / sizeof *links; ++i) {
+        snprintf(target, sizeof target, "%s%s", root, links[i][0]);
+        snprintf(path, sizeof path, "%s%s", root, links[i][1]);
+        CHECK(symlink(target, path) == 0);
+    }
+
+    diag_list warnings = {0};
+    CHECK(!md5_resolve_texture(mesh_path, "evil.png", out, sizeof out, &warnings));
+    CHECK(warnings.total == 1); /* tried at steps 2 and 3, reported once */
+    if (warnings.count > 0) {
+        CHECK_STR_CONTAINS(warnings.items[0].file, "/models/evil.png");
+        CHECK_STR_CONTAINS(warnings.items[0].message, "leads outside the folder");
+    }
+    diag_list_free(&warnings);
+    CHECK(!md5_resolve_texture(mesh_path, "sub/secret.png", out, sizeof out, &warnings));
+    CHECK(warnings.total == 1);
+    if (warnings.count > 0)
+        CHECK_STR_CONTAINS(warnings.items[0].file, "/models/sub/secret.png");
+    diag_list_free(&warnings);
+    CHECK(!md5_find_texture_in_folder(textures, "evil", out, sizeof out, &warnings));
+    CHECK(warnings.total == 1);
+    if (warnings.count > 0)
+        CHECK_STR_CONTAINS(warnings.items[0].message, "leads outside the folder");
+    diag_list_free(&warnings);
+    CHECK(md5_resolve_texture(mesh_path, "alias.png", out, sizeof out, &warnings));
+    CHECK_STR_CONTAINS(out, "/models/alias.png");
+    CHECK(warnings.total == 0);
+    /* The mesh's folder reached through a link of its own is still its folder. */
+    snprintf(path, sizeof path, "%s/models_link", root);
+    CHECK(symlink(models, path) == 0);
+    snprintf(mesh_path, sizeof mesh_path, "%s/models_link/guard.md5mesh", root);
+    CHECK(md5_resolve_texture(mesh_path, "inside.png", out, sizeof out, &warnings));
+    CHECK(!md5_resolve_texture(mesh_path, "evil.png", out, sizeof out, &warnings));
+    CHECK(warnings.total == 1);
+    diag_list_free(&warnings);
+
+    /* Through the reader: the refusal is a warning at the shader's line, and the mesh has no texture. */
+    char text[4096];
+    snprintf(text, sizeof text, "%s", two_joint_mesh);
+    char *shader = strstr(text, "missing_texture");
+    memcpy(shader, "evil.png\"       ", 16); /* padded with spaces to the old length */
+    test_write_file(mesh_path, text);
+    model *m = NULL;
+    diag err;
+    CHECK(md5_load_model(mesh_path, &m, &err, &warnings));
+    CHECK(m && !m->meshes[0].texture_path);
+    CHECK(warnings.total == 1);
+    if (warnings.count == 1) {
+        CHECK(strcmp(warnings.items[0].file, mesh_path) == 0);
+        CHECK(warnings.items[0].line == 10);
+        CHECK_STR_CONTAINS(warnings.items[0].message, "leads outside the folder");
+    }
+    diag_list_free(&warnings);
+    model_free(m);
+}
+
 /* Every shader form the texture search meets, each found at the step it belongs to and no earlier one, and
  * every way out of the mesh's folder refused even when the file it names exists. */
 static void test_texture_search_steps(void)
@@ -322,6 +400,7 @@ int main(int argc, char **argv)
         RUN(test_bind_positions_and_influences);
         RUN(test_texture_resolution);
         RUN(test_texture_search_steps);
+        RUN(test_texture_search_refuses_links_out);
         RUN(test_refusals);
     }
     if (part == TEST_PART_ASSIMP)

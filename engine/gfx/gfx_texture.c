@@ -178,6 +178,18 @@ static SDL_Surface *decode(image_format format, const char *data, size_t size)
     return loaded;
 }
 
+/* "12 MiB", "3 KiB" or "100 bytes": a size in a message, never rounded to 0. */
+static const char *size_text(uint64_t bytes, char *text, size_t size)
+{
+    if (bytes >= (1u << 20))
+        snprintf(text, size, "%llu MiB", (unsigned long long)(bytes >> 20));
+    else if (bytes >= (1u << 10))
+        snprintf(text, size, "%llu KiB", (unsigned long long)(bytes >> 10));
+    else
+        snprintf(text, size, "%llu bytes", (unsigned long long)bytes);
+    return text;
+}
+
 /* Read, measure, decode and upload: 0 with a warning when the image is refused or cannot be read. */
 static GLuint load_image(const char *path, file_identity *identity, size_t *bytes, const char *where, int line,
                          const char *label, diag_list *warnings)
@@ -194,7 +206,7 @@ static GLuint load_image(const char *path, file_identity *identity, size_t *byte
     image_format format = image_header(path, (const uint8_t *)data, size, &width, &height);
     uint64_t decoded = (uint64_t)width * height * 4u;
     const char *refusal = NULL;
-    char reason[160];
+    char reason[200], decoded_text[32], limit_text[32];
     if (format == IMAGE_UNKNOWN) {
         refusal = "is not a PNG, JPEG, BMP or .tga image (or its header is cut short)";
     } else if (width == 0 || height == 0) {
@@ -206,13 +218,15 @@ static GLuint load_image(const char *path, file_identity *identity, size_t *byte
                  (unsigned)width, (unsigned)height, GFX_TEXTURE_MAX_SIDE, GFX_TEXTURE_MAX_SIDE);
         refusal = reason;
     } else if (decoded > GFX_TEXTURE_MAX_BYTES) {
-        snprintf(reason, sizeof reason, "is a %s of %u x %u pixels, %llu MiB decoded, beyond the %d MiB an image may take",
-                 format_names[format], (unsigned)width, (unsigned)height, (unsigned long long)(decoded >> 20),
-                 (int)(GFX_TEXTURE_MAX_BYTES >> 20));
+        snprintf(reason, sizeof reason, "is a %s of %u x %u pixels, %s decoded, beyond the %s an image may take",
+                 format_names[format], (unsigned)width, (unsigned)height,
+                 size_text(decoded, decoded_text, sizeof decoded_text),
+                 size_text(GFX_TEXTURE_MAX_BYTES, limit_text, sizeof limit_text));
         refusal = reason;
     } else if (table.bytes + decoded > table.budget) {
-        snprintf(reason, sizeof reason, "(%llu MiB decoded) would take the textures held past their budget of %zu MiB",
-                 (unsigned long long)(decoded >> 20), table.budget >> 20);
+        snprintf(reason, sizeof reason, "(%s decoded) would take the textures held past their budget of %s",
+                 size_text(decoded, decoded_text, sizeof decoded_text),
+                 size_text(table.budget, limit_text, sizeof limit_text));
         refusal = reason;
     }
     if (refusal) {

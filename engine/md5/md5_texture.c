@@ -28,6 +28,10 @@ static bool found(const texture_search *search, const char *candidate, char *out
     if (!file_is_readable(candidate))
         return false;
     if (!file_is_inside(candidate, search->folder)) {
+        /* Steps 2 and 3 can try one candidate twice: one report for it. */
+        for (int i = 0; search->warnings && i < search->warnings->count; ++i)
+            if (strncmp(search->warnings->items[i].file, candidate, DIAG_FILE_MAX - 1) == 0)
+                return false;
         diag_list_add(search->warnings, candidate, 0,
                       "leads outside the folder '%s' through a symbolic link; not used as a texture",
                       search->folder[0] ? search->folder : ".");
