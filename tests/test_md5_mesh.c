@@ -215,7 +215,7 @@ static void test_texture_search_refuses_links_out(void)
     CHECK(warnings.total == 1); /* tried at steps 2 and 3, reported once */
     if (warnings.count > 0) {
         CHECK_STR_CONTAINS(warnings.items[0].file, "/models/evil.png");
-        CHECK_STR_CONTAINS(warnings.items[0].message, "leads outside the folder");
+        CHECK_STR_CONTAINS(warnings.items[0].message, "leads out of the folder searched");
     }
     diag_list_free(&warnings);
     CHECK(!md5_resolve_texture(mesh_path, "sub/secret.png", out, sizeof out, &warnings));
@@ -226,7 +226,7 @@ static void test_texture_search_refuses_links_out(void)
     CHECK(!md5_find_texture_in_folder(textures, "evil", out, sizeof out, &warnings));
     CHECK(warnings.total == 1);
     if (warnings.count > 0)
-        CHECK_STR_CONTAINS(warnings.items[0].message, "leads outside the folder");
+        CHECK_STR_CONTAINS(warnings.items[0].message, "leads out of the folder searched");
     diag_list_free(&warnings);
     CHECK(md5_resolve_texture(mesh_path, "alias.png", out, sizeof out, &warnings));
     CHECK_STR_CONTAINS(out, "/models/alias.png");
@@ -254,7 +254,7 @@ static void test_texture_search_refuses_links_out(void)
     if (warnings.count == 1) {
         CHECK(strcmp(warnings.items[0].file, mesh_path) == 0);
         CHECK(warnings.items[0].line == 10);
-        CHECK_STR_CONTAINS(warnings.items[0].message, "leads outside the folder");
+        CHECK_STR_CONTAINS(warnings.items[0].message, "leads out of the folder searched");
     }
     diag_list_free(&warnings);
     model_free(m);

@@ -98,7 +98,7 @@ static bool anim_config_find_texture(anim_config_loader *loader, const char *cha
               (textures_folder[0] != '\0' &&
                md5_find_texture_in_folder(textures_folder, shader, out, size, &refusals));
     for (int r = 0; r < refusals.count; ++r)
-        anim_config_warn(loader, mesh_path, mesh->shader_line, "texture for shader \"%s\": %s: %s", shader,
+        anim_config_warn(loader, mesh_path, mesh->shader_line, "texture for shader \"%s\": %s %s", shader,
                          refusals.items[r].file, refusals.items[r].message);
     diag_list_free(&refusals);
     return ok;

@@ -37,7 +37,8 @@ bool md5_load_clip(const char *path, clip **out, diag *err, diag_list *warnings)
  * own extension swapped for each. Nothing found: the renderer warns at the shader's line and draws a
  * magenta checker. The working directory is never searched, and no file outside those folders is opened:
  * a candidate that is a symbolic link (or lies under one) leading out of the folder it was searched in is
- * not used, and is reported in warnings (may be NULL) as "PATH: leads outside the folder ...".
+ * not used, and is reported in warnings (may be NULL) as "PATH: leads out of the folder searched ...",
+ * once a path.
  *
  * md5_resolve_texture does steps 2 and 3 in the mesh's folder (what a model knows alone: its
  * skin_mesh.texture_path, for tools without a character). Returns true and writes the path to out if a

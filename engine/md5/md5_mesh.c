@@ -394,7 +394,7 @@ static bool parse_mesh(md5_lexer *lex, model *m, int mesh_index)
     diag_list refusals = {0};
     bool texture_found = md5_resolve_texture(lex->name, mesh->shader, texture, sizeof texture, &refusals);
     for (int r = 0; r < refusals.count; ++r)
-        diag_list_add(lex->warnings, lex->name, mesh->shader_line, "texture for shader \"%s\": %s: %s", mesh->shader,
+        diag_list_add(lex->warnings, lex->name, mesh->shader_line, "texture for shader \"%s\": %s %s", mesh->shader,
                       refusals.items[r].file, refusals.items[r].message);
     diag_list_free(&refusals);
     if (texture_found) {

@@ -33,8 +33,7 @@ static bool found(const texture_search *search, const char *candidate, char *out
             if (strncmp(search->warnings->items[i].file, candidate, DIAG_FILE_MAX - 1) == 0)
                 return false;
         diag_list_add(search->warnings, candidate, 0,
-                      "leads outside the folder '%s' through a symbolic link; not used as a texture",
-                      search->folder[0] ? search->folder : ".");
+                      "leads out of the folder searched through a symbolic link; not used");
         return false;
     }
     if (strlen(candidate) >= out_size)
