@@ -625,6 +625,38 @@ static void test_textures_are_shared_by_file(void)
     CHECK(gfx_frame_stats().textures == before.textures);
 }
 
+/* A 2 x 2 BMP (24-bit, rows padded to 4 bytes) and TGA (24-bit, uncompressed), written by hand: the
+ * formats other than PNG (written by tools/png.h) decode through their own headers' sizes. */
+static void test_texture_formats_load(void)
+{
+    char folder[512], mesh_path[600], bmp[600], tga[600];
+    CHECK(test_make_temp_folder(folder, sizeof folder, "gfx_texture_formats"));
+    CHECK(test_paths_in(folder, 600, mesh_path, "one.md5mesh", bmp, "small.bmp", tga, "small.tga", NULL));
+    write_blocks_mesh(mesh_path, 1, "whatever");
+    uint8_t bmp_bytes[54 + 2 * 8] = {'B', 'M', [2] = sizeof bmp_bytes, [10] = 54, [14] = 40, [18] = 2, [22] = 2,
+                                     [26] = 1, [28] = 24};
+    memset(bmp_bytes + 54, 0x80, 2 * 8);
+    CHECK(test_write_bytes(bmp, bmp_bytes, sizeof bmp_bytes));
+    uint8_t tga_bytes[18 + 4 * 3] = {[2] = 2, [12] = 2, [14] = 2, [16] = 24};
+    memset(tga_bytes + 18, 0x40, 4 * 3);
+    CHECK(test_write_bytes(tga, tga_bytes, sizeof tga_bytes));
+    const char *images[] = {bmp, tga};
+    for (int i = 0; i < 2; ++i) {
+        gfx_stats before = gfx_frame_stats();
+        const char *const paths[1] = {images[i]};
+        diag_list warnings = {0};
+        model *loaded;
+        gfx_mesh mesh = make_mesh_from(mesh_path, paths, &warnings, &loaded);
+        test_print_diags(&warnings);
+        CHECK(warnings.total == 0);
+        CHECK(gfx_frame_stats().textures_loaded == before.textures_loaded + 1);
+        CHECK(gfx_frame_stats().texture_bytes == before.texture_bytes + 2 * 2 * 4);
+        gfx_destroy_mesh(mesh);
+        model_free(loaded);
+        diag_list_free(&warnings);
+    }
+}
+
 /* Refusals: each one warning at the mesh's shader line, the placeholder drawn, nothing decoded. */
 static void check_refused(const char *mesh_path, const char *image, const char *expected)
 {
@@ -668,6 +700,25 @@ static void test_textures_are_bounded(void)
     check_refused(mesh_path, lying, "beyond the 8192 x 8192 limit");
     CHECK(write_lying_png(too_many_bytes, 8192, 4096)); /* within the sides, 128 MiB decoded */
     check_refused(mesh_path, too_many_bytes, "128 MiB decoded, beyond the 64 MiB");
+    /* The other formats' headers, each lying the same way: a JPEG's frame after another segment, a BMP's
+     * info header, a TGA's (no signature: known by its extension). */
+    char jpeg[600], bmp[600], tga[600];
+    CHECK(test_paths_in(folder, 600, jpeg, "lying.jpg", bmp, "lying.bmp", tga, "lying.tga", NULL));
+    const uint8_t jpeg_bytes[] = {0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04, 'J', 'F', 0xff, 0xc0, 0x00, 0x11, 8,
+                                  0x4e, 0x20, 0x4e, 0x20, 3}; /* 20000 x 20000 */
+    CHECK(test_write_bytes(jpeg, jpeg_bytes, sizeof jpeg_bytes));
+    check_refused(mesh_path, jpeg, "JPEG of 20000 x 20000 pixels, beyond the 8192 x 8192 limit");
+    uint8_t bmp_bytes[54] = {'B', 'M'};
+    bmp_bytes[14] = 40;                                              /* BITMAPINFOHEADER */
+    bmp_bytes[18] = 0x10, bmp_bytes[19] = 0x27;                      /* width 10000 */
+    bmp_bytes[22] = 0xf0, bmp_bytes[23] = 0xd8, bmp_bytes[24] = 0xff, bmp_bytes[25] = 0xff; /* height -10000 */
+    CHECK(test_write_bytes(bmp, bmp_bytes, sizeof bmp_bytes));
+    check_refused(mesh_path, bmp, "BMP of 10000 x 10000 pixels, beyond the 8192 x 8192 limit");
+    uint8_t tga_bytes[18] = {0, 0, 2};
+    tga_bytes[12] = 0xff, tga_bytes[13] = 0xff, tga_bytes[14] = 0xff, tga_bytes[15] = 0xff; /* 65535 x 65535 */
+    tga_bytes[16] = 24;
+    CHECK(test_write_bytes(tga, tga_bytes, sizeof tga_bytes));
+    check_refused(mesh_path, tga, "TGA of 65535 x 65535 pixels, beyond the 8192 x 8192 limit");
     test_write_file(text, "not really an image");
     check_refused(mesh_path, text, "not a PNG, JPEG, BMP or .tga image");
     check_refused(mesh_path, folder, "not a regular file");
@@ -1548,6 +1599,7 @@ int main(void)
         RUN(test_crowd);
         RUN(test_textures_are_shared_by_file);
         RUN(test_textures_are_bounded);
+        RUN(test_texture_formats_load);
         RUN(test_texture_budget);
         RUN(test_naive_path_matches_instanced);
         RUN(test_cpu_skinning_matches_gpu);
