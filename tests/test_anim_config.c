@@ -585,6 +585,62 @@ static const char *texture_in(const anim_character *character, int mesh, const c
     return !path ? "" : strncmp(path, root, strlen(root)) == 0 ? path + strlen(root) : path;
 }
 
+/* What a downloaded character folder can name and must not get: a FIFO as an override (refused without
+ * blocking: opening it would wait for a writer forever) and a link in its textures folder leading out of it
+ * (not followed, a warning at the mesh's shader line). */
+static void test_character_textures_refused(void)
+{
+    char root[512], path[1200], target[1200];
+    CHECK(test_make_temp_folder(root, sizeof root, "anim_textures_refused"));
+    char command[2048];
+    snprintf(command, sizeof command, "cd '%s' && mkdir -p models secret chars/tex", root);
+    CHECK(system(command) == 0);
+    snprintf(path, sizeof path, "%s/secret/linked.png", root);
+    test_write_file(path, "not really an image");
+    snprintf(target, sizeof target, "%s/secret/linked.png", root);
+    snprintf(path, sizeof path, "%s/chars/tex/linked.png", root);
+    CHECK(symlink(target, path) == 0);
+    snprintf(path, sizeof path, "%s/chars/pipe.png", root);
+    CHECK(mkfifo(path, 0600) == 0);
+    const char *shaders[] = {"piped", "linked"};
+    snprintf(path, sizeof path, "%s/models/guard.md5mesh", root);
+    CHECK(write_dressed_mesh(path, shaders, 2));
+    char characters[700];
+    snprintf(characters, sizeof characters, "%s/chars/characters.ini", root);
+    char ini[2048];
+    snprintf(ini, sizeof ini,
+             "[hostile]\nmesh = ../models/guard.md5mesh\nclips = %s/clips.ini\nstates = %s/states.ini\n"
+             "textures = tex\n"
+             "texture.piped = pipe.png\n", /* line 6 */
+             CONFIG, CONFIG);
+    test_write_file(characters, ini);
+
+    cache *cache = cache_create();
+    diag_list errors = {0};
+    anim_config *config = anim_config_load(characters, cache, &errors);
+    test_print_diags(&errors);
+    CHECK(config != NULL && errors.total == 2 && anim_config_warning_count(config) == 2);
+    bool fifo_reported = false, link_reported = false;
+    for (int i = 0; i < errors.count; ++i) {
+        const diag *d = &errors.items[i];
+        fifo_reported = fifo_reported || (d->line == 6 && strstr(d->message, "chars/pipe.png") != NULL);
+        link_reported = link_reported || (strstr(d->file, "models/guard.md5mesh") != NULL && d->line > 0 &&
+                                          strstr(d->message, "leads out of the folder searched") != NULL &&
+                                          strstr(d->message, "shader \"linked\"") != NULL);
+    }
+    CHECK(fifo_reported);
+    CHECK(link_reported);
+    const anim_character *hostile = anim_config_find_character(config, "hostile");
+    CHECK(strcmp(texture_in(hostile, 0, root), "") == 0);
+    CHECK(strcmp(texture_in(hostile, 1, root), "") == 0);
+    anim_config_free(config);
+    CHECK(cache_get_stats(cache).users == 0);
+    cache_destroy(cache);
+    diag_list_free(&errors);
+    snprintf(command, sizeof command, "rm -rf '%s'", root);
+    CHECK(system(command) == 0);
+}
+
 /* Every step of the texture search through characters.ini: overrides first, then the mesh's folder, then the
  * character's textures folder; a shader shared by two meshes resolves once; characters sharing a mesh (one
  * model in the cache) each get their own images; problems with the keys are warnings at their lines. */
@@ -963,6 +1019,7 @@ int main(void)
     RUN(test_hot_reload_of_an_edited_clip);
     RUN(test_partial_load);
     RUN(test_character_textures);
+    RUN(test_character_textures_refused);
     RUN(test_ini_keys_may_hold_colons);
     RUN(test_state_machine);
     RUN(test_state_machine_priority_and_restart);

@@ -3,7 +3,9 @@
 #include "check.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void test_set_and_format(void)
 {
@@ -109,6 +111,68 @@ static void test_file_read_all(void)
     remove(fifo);
 }
 
+/* A bounded read: refused without reading past its limit, never blocking on a FIFO, and the identity of
+ * what it read (which two spellings of one file share, and an edit changes). */
+static void test_file_read_bounded(void)
+{
+    const char *path = MARIONETTE_BUILD_DIR "/test_diag_bounded.txt";
+    FILE *file = fopen(path, "wb");
+    CHECK(file && fputs("twelve bytes", file) >= 0 && fclose(file) == 0);
+    char *data = NULL;
+    size_t size = 0;
+    file_identity identity, same, other_spelling;
+    diag err;
+    CHECK(file_read_bounded(path, 12, &data, &size, &identity, &err));
+    CHECK(size == 12 && data && strcmp(data, "twelve bytes") == 0);
+    free(data);
+    CHECK(!file_read_bounded(path, 11, &data, &size, NULL, &err));
+    CHECK(!data && size == 0);
+    CHECK_STR_CONTAINS(err.message, "12 bytes, more than the 11 allowed");
+    CHECK(file_identify(path, &same, &err) && file_identity_equal(&identity, &same));
+    CHECK(file_identify(MARIONETTE_BUILD_DIR "/./test_diag_bounded.txt", &other_spelling, &err));
+    CHECK(file_identity_equal(&identity, &other_spelling));
+    file = fopen(path, "ab");
+    CHECK(file && fputs("!", file) >= 0 && fclose(file) == 0);
+    CHECK(file_identify(path, &same, &err) && !file_identity_equal(&identity, &same)); /* the size changed */
+    remove(path);
+
+    CHECK(!file_read_bounded(MARIONETTE_TEST_DATA, 1000, &data, &size, NULL, &err));
+    CHECK_STR_CONTAINS(err.message, "not a regular file");
+    const char *fifo = MARIONETTE_BUILD_DIR "/test_diag_bounded.fifo";
+    remove(fifo);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    CHECK(!file_read_bounded(fifo, 1000, &data, &size, NULL, &err));
+    CHECK_STR_CONTAINS(err.message, "not a regular file");
+    CHECK(!file_identify(fifo, &same, &err));
+    remove(fifo);
+    CHECK(!file_read_bounded(MARIONETTE_BUILD_DIR "/no-such-file", 1000, &data, &size, NULL, &err));
+    CHECK_STR_CONTAINS(err.message, "cannot open");
+}
+
+/* Inside a folder once every link is followed: the folder itself and what lies under it, not a sibling
+ * whose name starts the same, nor what a link inside leads to outside. */
+static void test_file_is_inside(void)
+{
+    CHECK(file_is_inside(MARIONETTE_TEST_DATA "/../check.h", MARIONETTE_TEST_DATA "/.."));
+    CHECK(!file_is_inside(MARIONETTE_TEST_DATA "/../check.h", MARIONETTE_TEST_DATA));
+    CHECK(file_is_inside(MARIONETTE_TEST_DATA, MARIONETTE_TEST_DATA "/"));
+    CHECK(!file_is_inside(MARIONETTE_TEST_DATA "/no-such-file", MARIONETTE_TEST_DATA));
+    const char *folder = MARIONETTE_BUILD_DIR "/test_diag_inside";
+    const char *sibling = MARIONETTE_BUILD_DIR "/test_diag_inside_sibling";
+    const char *link = MARIONETTE_BUILD_DIR "/test_diag_inside/link";
+    remove(link);
+    rmdir(folder);
+    rmdir(sibling);
+    CHECK(mkdir(folder, 0700) == 0 && mkdir(sibling, 0700) == 0);
+    CHECK(!file_is_inside(sibling, folder));
+    CHECK(symlink(sibling, link) == 0);
+    CHECK(!file_is_inside(link, folder));
+    CHECK(file_is_inside(link, MARIONETTE_BUILD_DIR));
+    remove(link);
+    rmdir(folder);
+    rmdir(sibling);
+}
+
 /* A file search (texture candidates) takes regular files it can open, nothing else: not a folder, not a
  * FIFO (opening one would block), not a name that is not there. */
 static void test_file_is_readable(void)
@@ -156,5 +220,7 @@ int main(void)
     RUN(test_list_sorted_by_place);
     RUN(test_file_read_all);
     RUN(test_file_is_readable);
+    RUN(test_file_read_bounded);
+    RUN(test_file_is_inside);
     return check_report();
 }

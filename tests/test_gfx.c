@@ -11,10 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <GL/glew.h>
 
 #include "check.h"
+#include "png.h"
+#include "test_files.h"
 #include "gfx/gfx.h"
 #include "md5/md5.h"
 #include "platform/platform.h"
@@ -46,7 +51,7 @@ static model *load_model(const char *name)
         char texture[512];
         if (!m->meshes[i].texture_path &&
             md5_find_texture_in_folder(MARIONETTE_SOURCE_DIR "/assets/textures", m->meshes[i].shader, texture,
-                                       sizeof texture))
+                                       sizeof texture, NULL))
             m->meshes[i].texture_path = strdup(texture);
     }
     return m;
@@ -503,6 +508,255 @@ static void test_misuse_is_reported(void)
     save_picture("gfx_placeholder_texture.png");
     gfx_destroy_mesh(placeholder);
     CHECK(gfx_mesh_joint_count(placeholder) == 0); /* the stale handle is refused */
+}
+
+/* ---- Textures shared by file, and bounded ---------------------------------------------------------------- */
+
+/* An .md5mesh of one joint and `blocks` empty mesh blocks, each with the shader `shader`. */
+static void write_blocks_mesh(const char *path, int blocks, const char *shader)
+{
+    char text[4096];
+    int length = snprintf(text, sizeof text,
+                          "MD5Version 10\ncommandline \"\"\nnumJoints 1\nnumMeshes %d\n"
+                          "joints {\n\t\"root\"\t-1 ( 0 0 0 ) ( 0 0 0 )\n}\n", blocks);
+    for (int b = 0; b < blocks; ++b)
+        length += snprintf(text + length, sizeof text - (size_t)length,
+                           "mesh {\n\tshader \"%s\"\n\tnumverts 0\n\tnumtris 0\n\tnumweights 0\n}\n", shader);
+    test_write_file(path, text);
+}
+
+static bool write_png(const char *path, int width, int height)
+{
+    uint8_t *pixels = calloc((size_t)width * (size_t)height, 3);
+    for (int i = 0; pixels && i < width * height; ++i)
+        pixels[3 * i] = 200; /* red */
+    diag err;
+    bool ok = pixels && png_write_rgb(path, pixels, width, height, &err);
+    free(pixels);
+    return ok;
+}
+
+/* A PNG whose header claims width x height and that ends right after it: no pixel data at all. */
+static bool write_lying_png(const char *path, uint32_t width, uint32_t height)
+{
+    uint8_t header[33] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'};
+    for (int k = 0; k < 4; ++k) {
+        header[16 + k] = (uint8_t)(width >> (24 - 8 * k));
+        header[20 + k] = (uint8_t)(height >> (24 - 8 * k));
+    }
+    header[24] = 8; /* bit depth */
+    header[25] = 2; /* RGB */
+    return test_write_bytes(path, header, sizeof header);
+}
+
+static gfx_mesh make_mesh_from(const char *mesh_path, const char *const *texture_paths, diag_list *warnings,
+                               model **loaded)
+{
+    diag err;
+    *loaded = NULL;
+    CHECK(md5_load_model(mesh_path, loaded, &err, NULL));
+    if (!*loaded)
+        return (gfx_mesh){0};
+    gfx_mesh mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = *loaded, .label = "blocks", .path = mesh_path,
+                                                   .texture_paths = texture_paths},
+                                  &err, warnings);
+    CHECK(mesh.id != 0);
+    return mesh;
+}
+
+static double seconds_since(struct timespec start)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - start.tv_sec) + 1e-9 * (double)(now.tv_nsec - start.tv_nsec);
+}
+
+/* Eight mesh blocks naming one image decode and upload it once; a second model (another spelling of the
+ * path, as a character's texture_paths give it) shares it; it is deleted with its last user. */
+static void test_textures_are_shared_by_file(void)
+{
+    char folder[512], image[600], mesh_a[600], mesh_b[600], other_spelling[700];
+    CHECK(test_make_temp_folder(folder, sizeof folder, "gfx_textures"));
+    CHECK(test_paths_in(folder, 600, image, "shared.png", mesh_a, "a.md5mesh", mesh_b, "b.md5mesh", NULL));
+    snprintf(other_spelling, sizeof other_spelling, "%s/./shared.png", folder);
+    CHECK(write_png(image, 8, 4));
+    write_blocks_mesh(mesh_a, 8, "shared.png");
+    write_blocks_mesh(mesh_b, 2, "shared");
+
+    gfx_stats before = gfx_frame_stats();
+    diag_list warnings = {0};
+    model *model_a, *model_b;
+    gfx_mesh a = make_mesh_from(mesh_a, NULL, &warnings, &model_a);
+    gfx_stats after_a = gfx_frame_stats();
+    CHECK(after_a.textures_loaded == before.textures_loaded + 1);
+    CHECK(after_a.textures == before.textures + 1);
+    CHECK(after_a.texture_bytes == before.texture_bytes + 8 * 4 * 4);
+    const char *const spelled[2] = {other_spelling, other_spelling};
+    gfx_mesh b = make_mesh_from(mesh_b, spelled, &warnings, &model_b);
+    gfx_stats after_b = gfx_frame_stats();
+    CHECK(warnings.total == 0);
+    CHECK(after_b.textures_loaded == after_a.textures_loaded);
+    CHECK(after_b.textures == after_a.textures);
+    CHECK(after_b.texture_bytes == after_a.texture_bytes);
+
+    gfx_destroy_mesh(a);
+    CHECK(gfx_frame_stats().textures == after_a.textures); /* b still draws with it */
+    gfx_destroy_mesh(b);
+    CHECK(gfx_frame_stats().textures == before.textures);
+    CHECK(gfx_frame_stats().texture_bytes == before.texture_bytes);
+
+    model_free(model_b);
+
+    /* An image edited in place is a new version: a mesh made after the edit draws the new pixels, while one
+     * made before keeps the old upload until it goes. */
+    a = make_mesh_from(mesh_a, NULL, &warnings, &model_b);
+    CHECK(write_png(image, 16, 16));
+    model *model_c;
+    gfx_mesh c = make_mesh_from(mesh_a, NULL, &warnings, &model_c);
+    CHECK(gfx_frame_stats().textures == before.textures + 2);
+    CHECK(gfx_frame_stats().texture_bytes == before.texture_bytes + 8 * 4 * 4 + 16 * 16 * 4);
+    gfx_destroy_mesh(a);
+    gfx_destroy_mesh(c);
+    CHECK(warnings.total == 0);
+    diag_list_free(&warnings);
+    model_free(model_a);
+    model_free(model_b);
+    model_free(model_c);
+    CHECK(gfx_frame_stats().textures == before.textures);
+}
+
+/* A 2 x 2 BMP (24-bit, rows padded to 4 bytes) and TGA (24-bit, uncompressed), written by hand: the
+ * formats other than PNG (written by tools/png.h) decode through their own headers' sizes. */
+static void test_texture_formats_load(void)
+{
+    char folder[512], mesh_path[600], bmp[600], tga[600];
+    CHECK(test_make_temp_folder(folder, sizeof folder, "gfx_texture_formats"));
+    CHECK(test_paths_in(folder, 600, mesh_path, "one.md5mesh", bmp, "small.bmp", tga, "small.tga", NULL));
+    write_blocks_mesh(mesh_path, 1, "whatever");
+    uint8_t bmp_bytes[54 + 2 * 8] = {'B', 'M', [2] = sizeof bmp_bytes, [10] = 54, [14] = 40, [18] = 2, [22] = 2,
+                                     [26] = 1, [28] = 24};
+    memset(bmp_bytes + 54, 0x80, 2 * 8);
+    CHECK(test_write_bytes(bmp, bmp_bytes, sizeof bmp_bytes));
+    uint8_t tga_bytes[18 + 4 * 3] = {[2] = 2, [12] = 2, [14] = 2, [16] = 24};
+    memset(tga_bytes + 18, 0x40, 4 * 3);
+    CHECK(test_write_bytes(tga, tga_bytes, sizeof tga_bytes));
+    const char *images[] = {bmp, tga};
+    for (int i = 0; i < 2; ++i) {
+        gfx_stats before = gfx_frame_stats();
+        const char *const paths[1] = {images[i]};
+        diag_list warnings = {0};
+        model *loaded;
+        gfx_mesh mesh = make_mesh_from(mesh_path, paths, &warnings, &loaded);
+        test_print_diags(&warnings);
+        CHECK(warnings.total == 0);
+        CHECK(gfx_frame_stats().textures_loaded == before.textures_loaded + 1);
+        CHECK(gfx_frame_stats().texture_bytes == before.texture_bytes + 2 * 2 * 4);
+        gfx_destroy_mesh(mesh);
+        model_free(loaded);
+        diag_list_free(&warnings);
+    }
+}
+
+/* Refusals: each one warning at the mesh's shader line, the placeholder drawn, nothing decoded. */
+static void check_refused(const char *mesh_path, const char *image, const char *expected)
+{
+    gfx_stats before = gfx_frame_stats();
+    const char *const paths[1] = {image};
+    diag_list warnings = {0};
+    model *loaded;
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    gfx_mesh mesh = make_mesh_from(mesh_path, paths, &warnings, &loaded);
+    CHECK(seconds_since(start) < 1.0); /* decoding 16384 x 16384 takes tens of seconds */
+    CHECK(warnings.total == 1);
+    if (warnings.count == 1) {
+        CHECK(strcmp(warnings.items[0].file, mesh_path) == 0);
+        CHECK(warnings.items[0].line == 9); /* the shader line */
+        CHECK_STR_CONTAINS(warnings.items[0].message, expected);
+        CHECK_STR_CONTAINS(warnings.items[0].message, "placeholder");
+        printf("  refused: %s\n", warnings.items[0].message);
+    }
+    gfx_stats after = gfx_frame_stats();
+    CHECK(after.textures_loaded == before.textures_loaded);
+    CHECK(after.texture_bytes == before.texture_bytes);
+    gfx_destroy_mesh(mesh);
+    model_free(loaded);
+    diag_list_free(&warnings);
+}
+
+static void test_textures_are_bounded(void)
+{
+    char folder[512], mesh_path[600], wide[600], lying[600], too_many_bytes[600], fifo[600], text[600];
+    CHECK(test_make_temp_folder(folder, sizeof folder, "gfx_texture_limits"));
+    CHECK(test_paths_in(folder, 600, mesh_path, "one.md5mesh", wide, "wide.png", lying, "lying.png",
+                        too_many_bytes, "bytes.png", fifo, "fifo.png", text, "text.png", NULL));
+    write_blocks_mesh(mesh_path, 1, "whatever");
+    CHECK(write_png(wide, 16384, 16)); /* a real image, a few hundred bytes on disk */
+    struct stat info;
+    CHECK(stat(wide, &info) == 0 && info.st_size < 16384);
+    check_refused(mesh_path, wide, "16384 x 16 pixels, beyond the 8192 x 8192 limit");
+    /* A header claiming a picture of 4 billion pixels a side, 33 bytes on disk: refused before decoding. */
+    CHECK(write_lying_png(lying, 0xfffffff0u, 0xfffffff0u));
+    check_refused(mesh_path, lying, "beyond the 8192 x 8192 limit");
+    CHECK(write_lying_png(too_many_bytes, 8192, 4096)); /* within the sides, 128 MiB decoded */
+    check_refused(mesh_path, too_many_bytes, "128 MiB decoded, beyond the 64 MiB");
+    /* The other formats' headers, each lying the same way: a JPEG's frame after another segment, a BMP's
+     * info header, a TGA's (no signature: known by its extension). */
+    char jpeg[600], bmp[600], tga[600];
+    CHECK(test_paths_in(folder, 600, jpeg, "lying.jpg", bmp, "lying.bmp", tga, "lying.tga", NULL));
+    const uint8_t jpeg_bytes[] = {0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04, 'J', 'F', 0xff, 0xc0, 0x00, 0x11, 8,
+                                  0x4e, 0x20, 0x4e, 0x20, 3}; /* 20000 x 20000 */
+    CHECK(test_write_bytes(jpeg, jpeg_bytes, sizeof jpeg_bytes));
+    check_refused(mesh_path, jpeg, "JPEG of 20000 x 20000 pixels, beyond the 8192 x 8192 limit");
+    uint8_t bmp_bytes[54] = {'B', 'M'};
+    bmp_bytes[14] = 40;                                              /* BITMAPINFOHEADER */
+    bmp_bytes[18] = 0x10, bmp_bytes[19] = 0x27;                      /* width 10000 */
+    bmp_bytes[22] = 0xf0, bmp_bytes[23] = 0xd8, bmp_bytes[24] = 0xff, bmp_bytes[25] = 0xff; /* height -10000 */
+    CHECK(test_write_bytes(bmp, bmp_bytes, sizeof bmp_bytes));
+    check_refused(mesh_path, bmp, "BMP of 10000 x 10000 pixels, beyond the 8192 x 8192 limit");
+    uint8_t tga_bytes[18] = {0, 0, 2};
+    tga_bytes[12] = 0xff, tga_bytes[13] = 0xff, tga_bytes[14] = 0xff, tga_bytes[15] = 0xff; /* 65535 x 65535 */
+    tga_bytes[16] = 24;
+    CHECK(test_write_bytes(tga, tga_bytes, sizeof tga_bytes));
+    check_refused(mesh_path, tga, "TGA of 65535 x 65535 pixels, beyond the 8192 x 8192 limit");
+    test_write_file(text, "not really an image");
+    check_refused(mesh_path, text, "not a PNG, JPEG, BMP or .tga image");
+    check_refused(mesh_path, folder, "not a regular file");
+    /* A FIFO with no writer: opening it would block forever. */
+    CHECK(mkfifo(fifo, 0600) == 0);
+    check_refused(mesh_path, fifo, "not a regular file");
+    remove(fifo);
+}
+
+/* The budget of all textures held: an image that would pass it is refused, and loads once room is made. */
+static void test_texture_budget(void)
+{
+    char folder[512], mesh_path[600], small[600], large[600];
+    CHECK(test_make_temp_folder(folder, sizeof folder, "gfx_texture_budget"));
+    CHECK(test_paths_in(folder, 600, mesh_path, "one.md5mesh", small, "small.png", large, "large.png", NULL));
+    write_blocks_mesh(mesh_path, 1, "whatever");
+    CHECK(write_png(small, 16, 16));  /* 1 KiB decoded */
+    CHECK(write_png(large, 16, 32));  /* 2 KiB decoded */
+    size_t held_by_characters = gfx_frame_stats().texture_bytes; /* the mannequin's and robot's images */
+    setup_again((gfx_desc){.texture_budget_bytes = held_by_characters + 3 * 1024 - 1});
+    CHECK(gfx_frame_stats().texture_bytes == held_by_characters);
+    const char *const small_paths[1] = {small};
+    diag_list warnings = {0};
+    model *small_model;
+    gfx_mesh held = make_mesh_from(mesh_path, small_paths, &warnings, &small_model);
+    CHECK(warnings.total == 0);
+    check_refused(mesh_path, large, "past their budget");
+    gfx_destroy_mesh(held);
+    const char *const large_paths[1] = {large};
+    model *large_model;
+    gfx_mesh now_fits = make_mesh_from(mesh_path, large_paths, &warnings, &large_model);
+    CHECK(warnings.total == 0);
+    CHECK(gfx_frame_stats().texture_bytes == held_by_characters + 16 * 32 * 4);
+    gfx_destroy_mesh(now_fits);
+    model_free(small_model);
+    model_free(large_model);
+    diag_list_free(&warnings);
+    setup_again((gfx_desc){0});
 }
 
 /* ---- A crowd to look at -------------------------------------------------------------------------------- */
@@ -1343,6 +1597,10 @@ int main(void)
         RUN(test_draw_calls_do_not_grow_with_instances);
         RUN(test_misuse_is_reported);
         RUN(test_crowd);
+        RUN(test_textures_are_shared_by_file);
+        RUN(test_textures_are_bounded);
+        RUN(test_texture_formats_load);
+        RUN(test_texture_budget);
         RUN(test_naive_path_matches_instanced);
         RUN(test_cpu_skinning_matches_gpu);
         RUN(test_shadows_follow_the_pose);

@@ -2,6 +2,7 @@
  * texture lookup, and refusal of files that are not meshes. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "md5/md5.h"
@@ -148,23 +149,23 @@ static void test_texture_resolution(void)
     snprintf(image, sizeof image, "%s/sub/skin.png", folder);
     test_write_file(image, "not really an image");
 
-    CHECK(md5_resolve_texture(model_path, "C:\\models\\guard.tga", out, sizeof out));
+    CHECK(md5_resolve_texture(model_path, "C:\\models\\guard.tga", out, sizeof out, NULL));
     CHECK_STR_CONTAINS(out, "md5_texture_test/guard.tga");
-    CHECK(md5_resolve_texture(model_path, "/home/artist/guard.tga", out, sizeof out));
+    CHECK(md5_resolve_texture(model_path, "/home/artist/guard.tga", out, sizeof out, NULL));
     CHECK_STR_CONTAINS(out, "md5_texture_test/guard.tga");
-    CHECK(md5_resolve_texture(model_path, "models/characters/guard", out, sizeof out)); /* no extension */
+    CHECK(md5_resolve_texture(model_path, "models/characters/guard", out, sizeof out, NULL)); /* no extension */
     CHECK_STR_CONTAINS(out, "md5_texture_test/guard.tga");
-    CHECK(md5_resolve_texture(model_path, "sub/skin.dds", out, sizeof out)); /* extension swapped */
+    CHECK(md5_resolve_texture(model_path, "sub/skin.dds", out, sizeof out, NULL)); /* extension swapped */
     CHECK_STR_CONTAINS(out, "md5_texture_test/sub/skin.png");
-    CHECK(md5_resolve_texture(model_path, "sub\\skin", out, sizeof out));
-    CHECK(!md5_resolve_texture(model_path, "", out, sizeof out));
-    CHECK(!md5_resolve_texture(model_path, "nothing_here", out, sizeof out));
-    CHECK(!md5_resolve_texture(model_path, "sub/", out, sizeof out));
+    CHECK(md5_resolve_texture(model_path, "sub\\skin", out, sizeof out, NULL));
+    CHECK(!md5_resolve_texture(model_path, "", out, sizeof out, NULL));
+    CHECK(!md5_resolve_texture(model_path, "nothing_here", out, sizeof out, NULL));
+    CHECK(!md5_resolve_texture(model_path, "sub/", out, sizeof out, NULL));
     char tiny[8];
-    CHECK(!md5_resolve_texture(model_path, "guard.tga", tiny, sizeof tiny));
+    CHECK(!md5_resolve_texture(model_path, "guard.tga", tiny, sizeof tiny, NULL));
     /* A relative shader path never resolves against the working directory. */
     test_write_file("only_in_working_directory.tga", "not really an image");
-    CHECK(!md5_resolve_texture(model_path, "only_in_working_directory.tga", out, sizeof out));
+    CHECK(!md5_resolve_texture(model_path, "only_in_working_directory.tga", out, sizeof out, NULL));
     remove("only_in_working_directory.tga");
 
     /* And through the loader: texture_path is filled in. */
@@ -179,6 +180,83 @@ static void test_texture_resolution(void)
     CHECK(md5_load_model(model_path, &m, &err, NULL));
     CHECK(m && m->meshes[0].texture_path);
     CHECK_STR_CONTAINS(m ? m->meshes[0].texture_path : NULL, "sub/skin.png");
+    model_free(m);
+}
+
+/* A symbolic link inside a searched folder that leads out of it (a file link, or a folder link on the way)
+ * is not followed, and is reported; a link that stays inside is fine. */
+static void test_texture_search_refuses_links_out(void)
+{
+    char root[512], models[600], textures[600], mesh_path[700], path[900], target[900], out[900];
+    CHECK(test_make_temp_folder(root, sizeof root, "md5_texture_links"));
+    snprintf(models, sizeof models, "%s/models", root);
+    snprintf(textures, sizeof textures, "%s/textures", root);
+    snprintf(mesh_path, sizeof mesh_path, "%s/guard.md5mesh", models);
+    snprintf(path, sizeof path, "%s/secret", root);
+    CHECK(mkdir(models, 0700) == 0 && mkdir(textures, 0700) == 0 && mkdir(path, 0700) == 0);
+    snprintf(path, sizeof path, "%s/secret/secret.png", root);
+    test_write_file(path, "not really an image");
+    snprintf(path, sizeof path, "%s/inside.png", models);
+    test_write_file(path, "not really an image");
+    const char *links[][2] = {
+        {"/secret/secret.png", "/models/evil.png"},   /* a file link out */
+        {"/secret", "/models/sub"},                   /* a folder link out: "sub/secret.png" */
+        {"/secret/secret.png", "/textures/evil.png"}, /* the same in a textures folder */
+        {"/models/inside.png", "/models/alias.png"},  /* a link that stays inside */
+    };
+    for (size_t i = 0; i < sizeof links / sizeof *links; ++i) {
+        snprintf(target, sizeof target, "%s%s", root, links[i][0]);
+        snprintf(path, sizeof path, "%s%s", root, links[i][1]);
+        CHECK(symlink(target, path) == 0);
+    }
+
+    diag_list warnings = {0};
+    CHECK(!md5_resolve_texture(mesh_path, "evil.png", out, sizeof out, &warnings));
+    CHECK(warnings.total == 1); /* tried at steps 2 and 3, reported once */
+    if (warnings.count > 0) {
+        CHECK_STR_CONTAINS(warnings.items[0].file, "/models/evil.png");
+        CHECK_STR_CONTAINS(warnings.items[0].message, "leads out of the folder searched");
+    }
+    diag_list_free(&warnings);
+    CHECK(!md5_resolve_texture(mesh_path, "sub/secret.png", out, sizeof out, &warnings));
+    CHECK(warnings.total == 1);
+    if (warnings.count > 0)
+        CHECK_STR_CONTAINS(warnings.items[0].file, "/models/sub/secret.png");
+    diag_list_free(&warnings);
+    CHECK(!md5_find_texture_in_folder(textures, "evil", out, sizeof out, &warnings));
+    CHECK(warnings.total == 1);
+    if (warnings.count > 0)
+        CHECK_STR_CONTAINS(warnings.items[0].message, "leads out of the folder searched");
+    diag_list_free(&warnings);
+    CHECK(md5_resolve_texture(mesh_path, "alias.png", out, sizeof out, &warnings));
+    CHECK_STR_CONTAINS(out, "/models/alias.png");
+    CHECK(warnings.total == 0);
+    /* The mesh's folder reached through a link of its own is still its folder. */
+    snprintf(path, sizeof path, "%s/models_link", root);
+    CHECK(symlink(models, path) == 0);
+    snprintf(mesh_path, sizeof mesh_path, "%s/models_link/guard.md5mesh", root);
+    CHECK(md5_resolve_texture(mesh_path, "inside.png", out, sizeof out, &warnings));
+    CHECK(!md5_resolve_texture(mesh_path, "evil.png", out, sizeof out, &warnings));
+    CHECK(warnings.total == 1);
+    diag_list_free(&warnings);
+
+    /* Through the reader: the refusal is a warning at the shader's line, and the mesh has no texture. */
+    char text[4096];
+    snprintf(text, sizeof text, "%s", two_joint_mesh);
+    char *shader = strstr(text, "missing_texture");
+    memcpy(shader, "evil.png\"       ", 16); /* padded with spaces to the old length */
+    test_write_file(mesh_path, text);
+    model *m = NULL;
+    diag err;
+    CHECK(md5_load_model(mesh_path, &m, &err, &warnings));
+    CHECK(m && !m->meshes[0].texture_path);
+    CHECK(warnings.total == 1);
+    if (warnings.count == 1) {
+        CHECK(strcmp(warnings.items[0].file, mesh_path) == 0);
+        CHECK(warnings.items[0].line == 10);
+        CHECK_STR_CONTAINS(warnings.items[0].message, "leads out of the folder searched");
+    }
+    diag_list_free(&warnings);
     model_free(m);
 }
 
@@ -217,50 +295,50 @@ static void test_texture_search_steps(void)
     test_write_file(outside, "not really an image");
 
     /* Step 2 before step 3; a folder of the same name as the stem is not an image. */
-    CHECK(md5_resolve_texture(mesh_path, "models/players/level0/dretch", out, sizeof out));
+    CHECK(md5_resolve_texture(mesh_path, "models/players/level0/dretch", out, sizeof out, NULL));
     CHECK_STR_CONTAINS(out, "/models/models/players/level0/dretch.tga");
     snprintf(path, sizeof path, "%s/models/players/level0/dretch.tga", models);
     CHECK(remove(path) == 0);
-    CHECK(md5_resolve_texture(mesh_path, "models/players/level0/dretch", out, sizeof out));
+    CHECK(md5_resolve_texture(mesh_path, "models/players/level0/dretch", out, sizeof out, NULL));
     CHECK(strcmp(out + strlen(models), "/dretch.png") == 0);
     /* As written before any other extension; without one, .tga first. */
-    CHECK(md5_resolve_texture(mesh_path, "guard1_body.png", out, sizeof out));
+    CHECK(md5_resolve_texture(mesh_path, "guard1_body.png", out, sizeof out, NULL));
     CHECK(strcmp(out + strlen(models), "/guard1_body.png") == 0);
-    CHECK(md5_resolve_texture(mesh_path, "guard1_body", out, sizeof out));
+    CHECK(md5_resolve_texture(mesh_path, "guard1_body", out, sizeof out, NULL));
     CHECK(strcmp(out + strlen(models), "/guard1_body.tga") == 0);
     /* A drive letter: never a folder, only its file name (as written first: the .tga). */
-    CHECK(md5_resolve_texture(mesh_path, "f:\\md5viewer\\guard1_body.tga", out, sizeof out));
+    CHECK(md5_resolve_texture(mesh_path, "f:\\md5viewer\\guard1_body.tga", out, sizeof out, NULL));
     CHECK(strcmp(out + strlen(models), "/guard1_body.tga") == 0);
-    CHECK(!md5_resolve_texture(mesh_path, "f:\\md5viewer\\guard1_body_nowhere.jpg", out, sizeof out));
-    CHECK(md5_resolve_texture(mesh_path, "F:guard1_body.png", out, sizeof out));
+    CHECK(!md5_resolve_texture(mesh_path, "f:\\md5viewer\\guard1_body_nowhere.jpg", out, sizeof out, NULL));
+    CHECK(md5_resolve_texture(mesh_path, "F:guard1_body.png", out, sizeof out, NULL));
     CHECK(strcmp(out + strlen(models), "/guard1_body.png") == 0);
     /* "//bope.tga" is absolute: its file name is found in the mesh's folder. */
-    CHECK(md5_resolve_texture(mesh_path, "//bope.tga", out, sizeof out));
+    CHECK(md5_resolve_texture(mesh_path, "//bope.tga", out, sizeof out, NULL));
     CHECK(strcmp(out + strlen(models), "/bope.tga") == 0);
     /* An absolute path that exists is not opened; its file name in the mesh's folder is (or nothing). */
-    CHECK(!md5_resolve_texture(mesh_path, outside, out, sizeof out));
+    CHECK(!md5_resolve_texture(mesh_path, outside, out, sizeof out, NULL));
     snprintf(path, sizeof path, "/%s", outside); /* "//..." */
-    CHECK(!md5_resolve_texture(mesh_path, path, out, sizeof out));
+    CHECK(!md5_resolve_texture(mesh_path, path, out, sizeof out, NULL));
     snprintf(path, sizeof path, "%s/secret/abs.png", root);
-    CHECK(md5_resolve_texture(mesh_path, path, out, sizeof out));
+    CHECK(md5_resolve_texture(mesh_path, path, out, sizeof out, NULL));
     CHECK(strcmp(out, "") != 0 && strcmp(out + strlen(models), "/abs.png") == 0);
     /* ".." never leaves the folder, however it is spelt. */
-    CHECK(!md5_resolve_texture(mesh_path, "../secret/secret.png", out, sizeof out));
-    CHECK(!md5_resolve_texture(mesh_path, "..\\secret\\secret.png", out, sizeof out));
-    CHECK(!md5_resolve_texture(mesh_path, "players/../../secret/secret", out, sizeof out));
-    CHECK(!md5_resolve_texture(mesh_path, "..", out, sizeof out));
-    CHECK(!md5_resolve_texture(mesh_path, "", out, sizeof out));
+    CHECK(!md5_resolve_texture(mesh_path, "../secret/secret.png", out, sizeof out, NULL));
+    CHECK(!md5_resolve_texture(mesh_path, "..\\secret\\secret.png", out, sizeof out, NULL));
+    CHECK(!md5_resolve_texture(mesh_path, "players/../../secret/secret", out, sizeof out, NULL));
+    CHECK(!md5_resolve_texture(mesh_path, "..", out, sizeof out, NULL));
+    CHECK(!md5_resolve_texture(mesh_path, "", out, sizeof out, NULL));
     /* The textures folder is not the model's business. */
-    CHECK(!md5_resolve_texture(mesh_path, "only_here", out, sizeof out));
+    CHECK(!md5_resolve_texture(mesh_path, "only_here", out, sizeof out, NULL));
 
     /* Step 3 in another folder: the file name only, never the path as written. */
     snprintf(path, sizeof path, "%s/textures", root);
-    CHECK(md5_find_texture_in_folder(path, "c:\\art\\only_here.tga", out, sizeof out));
+    CHECK(md5_find_texture_in_folder(path, "c:\\art\\only_here.tga", out, sizeof out, NULL));
     CHECK_STR_CONTAINS(out, "/textures/only_here.bmp");
-    CHECK(md5_find_texture_in_folder(path, "only_here", out, sizeof out));
-    CHECK(!md5_find_texture_in_folder(path, "../secret/secret.png", out, sizeof out));
-    CHECK(!md5_find_texture_in_folder(path, "", out, sizeof out));
-    CHECK(!md5_find_texture_in_folder("", "guard1_body.png", out, sizeof out));
+    CHECK(md5_find_texture_in_folder(path, "only_here", out, sizeof out, NULL));
+    CHECK(!md5_find_texture_in_folder(path, "../secret/secret.png", out, sizeof out, NULL));
+    CHECK(!md5_find_texture_in_folder(path, "", out, sizeof out, NULL));
+    CHECK(!md5_find_texture_in_folder("", "guard1_body.png", out, sizeof out, NULL));
 
     /* Through the loader, the Windows form from a real exporter. */
     char text[4096];
@@ -322,6 +400,7 @@ int main(int argc, char **argv)
         RUN(test_bind_positions_and_influences);
         RUN(test_texture_resolution);
         RUN(test_texture_search_steps);
+        RUN(test_texture_search_refuses_links_out);
         RUN(test_refusals);
     }
     if (part == TEST_PART_ASSIMP)

@@ -189,7 +189,7 @@ static void load_textures(picture_model *picture, const char *model_path, const 
         char found[1024];
         const char *texture_path = mesh->texture_path;
         if (!texture_path && textures_dir &&
-            md5_find_texture_in_folder(textures_dir, mesh->shader, found, sizeof found))
+            md5_find_texture_in_folder(textures_dir, mesh->shader, found, sizeof found, NULL))
             texture_path = found;
         if (!texture_path) {
             fprintf(stderr, "%s: warning: mesh %d: texture \"%s\" not found; drawing a placeholder\n", model_path, i,

@@ -82,17 +82,26 @@ static void anim_config_check_overrides(anim_config_loader *loader, const char *
     }
 }
 
-/* The image for one shader: the override, then the mesh's folder, then the textures folder. */
-static bool anim_config_find_texture(const char *characters_path, const ini_section *section, const char *mesh_path,
-                                     const char *textures_folder, const char *shader, char *out, size_t size)
+/* The image for one shader: the override, then the mesh's folder, then the textures folder. A candidate
+ * the search refuses (a symbolic link leading out of its folder) is a warning at the mesh's shader line. */
+static bool anim_config_find_texture(anim_config_loader *loader, const char *characters_path,
+                                     const ini_section *section, const char *mesh_path, const skin_mesh *mesh,
+                                     const char *textures_folder, char *out, size_t size)
 {
+    const char *shader = mesh->shader;
     const ini_entry *entry = anim_config_find_override(section, shader);
     if (entry && entry->value[0] != '\0' && anim_config_resolve_path(characters_path, entry->value, out, size) &&
         file_is_readable(out))
         return true;
-    if (md5_resolve_texture(mesh_path, shader, out, size))
-        return true;
-    return textures_folder[0] != '\0' && md5_find_texture_in_folder(textures_folder, shader, out, size);
+    diag_list refusals = {0};
+    bool ok = md5_resolve_texture(mesh_path, shader, out, size, &refusals) ||
+              (textures_folder[0] != '\0' &&
+               md5_find_texture_in_folder(textures_folder, shader, out, size, &refusals));
+    for (int r = 0; r < refusals.count; ++r)
+        anim_config_warn(loader, mesh_path, mesh->shader_line, "texture for shader \"%s\": %s %s", shader,
+                         refusals.items[r].file, refusals.items[r].message);
+    diag_list_free(&refusals);
+    return ok;
 }
 
 void anim_config_load_textures(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
@@ -118,8 +127,8 @@ void anim_config_load_textures(anim_config_loader *loader, anim_character *chara
         char path[ANIM_CONFIG_PATH_MAX];
         if (same < m)
             storage->texture_paths[m] = storage->texture_paths[same] ? strdup(storage->texture_paths[same]) : NULL;
-        else if (anim_config_find_texture(characters_path, section, mesh_path, textures_folder, shader, path,
-                                          sizeof path)) {
+        else if (anim_config_find_texture(loader, characters_path, section, mesh_path, &model->meshes[m],
+                                          textures_folder, path, sizeof path)) {
             anim_config_watch(loader->config, path); /* an image edited on disk is a reload */
             storage->texture_paths[m] = strdup(path);
         }

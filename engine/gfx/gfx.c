@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include <GL/glew.h>
-#include <SDL_image.h>
 
 #include "../pose/pose.h"
 #include "gfx_internal.h"
@@ -61,7 +60,7 @@ typedef struct gfx_part {
     GLuint vertex_buffer;
     GLuint index_buffer;
     GLuint texture;
-    bool owns_texture;  /* false for the shared placeholder */
+    int texture_entry;  /* in the shared texture table (gfx_texture.c); -1 for the placeholder */
     int vertex_count;
     int index_count;
     skin_mesh bind;     /* a copy of the bind-pose data the CPU skinning path needs (no uvs, triangles) */
@@ -355,7 +354,7 @@ static bool link_programs(diag *err)
 
 /* ---- Textures ------------------------------------------------------------------------------------------ */
 
-static void set_texture_sampling(void)
+void gfx_texture_sampling(void)
 {
     glGenerateMipmap(GL_TEXTURE_2D);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
@@ -386,39 +385,8 @@ static GLuint make_placeholder_texture(void)
     glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
     glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, GFX_PLACEHOLDER_SIZE, GFX_PLACEHOLDER_SIZE, 0, GL_RGBA,
                  GL_UNSIGNED_BYTE, pixels);
-    set_texture_sampling();
+    gfx_texture_sampling();
     glBindTexture(GL_TEXTURE_2D, 0);
-    return texture;
-}
-
-/* Rows go up as stored (top row first): MD5 uvs have v = 0 at the top of the image, and GL's t = 0 is the
- * first row uploaded, so no flip is needed. 0 when the image cannot be read. */
-static GLuint load_texture(const char *path, const char *where, int line, const char *label,
-                           diag_list *warnings)
-{
-    SDL_Surface *loaded = IMG_Load(path);
-    if (!loaded) {
-        diag_list_add(warnings, where, line, "%s: cannot load the texture %s (%s); using the placeholder", label,
-                      path, IMG_GetError());
-        return 0;
-    }
-    SDL_Surface *rgba = SDL_ConvertSurfaceFormat(loaded, SDL_PIXELFORMAT_RGBA32, 0);
-    SDL_FreeSurface(loaded);
-    if (!rgba) {
-        diag_list_add(warnings, where, line, "%s: cannot convert the texture %s to RGBA (%s); using the placeholder",
-                      label, path, SDL_GetError());
-        return 0;
-    }
-    GLuint texture = 0;
-    glGenTextures(1, &texture);
-    glBindTexture(GL_TEXTURE_2D, texture);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, rgba->pitch / 4);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, rgba->w, rgba->h, 0, GL_RGBA, GL_UNSIGNED_BYTE, rgba->pixels);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-    set_texture_sampling();
-    glBindTexture(GL_TEXTURE_2D, 0);
-    SDL_FreeSurface(rgba);
     return texture;
 }
 
@@ -732,6 +700,7 @@ bool gfx_setup(const gfx_desc *desc, diag *err)
     }
 
     gfx.placeholder_texture = make_placeholder_texture();
+    gfx_texture_setup(d.texture_budget_bytes ? d.texture_budget_bytes : GFX_TEXTURE_BUDGET_BYTES);
     make_ground();
     if (!make_shadow_map(err)) {
         gfx.ready = true;
@@ -773,8 +742,8 @@ static void release_part(gfx_part *part)
     glDeleteVertexArrays(1, &part->vertex_array);
     glDeleteBuffers(1, &part->vertex_buffer);
     glDeleteBuffers(1, &part->index_buffer);
-    if (part->owns_texture)
-        glDeleteTextures(1, &part->texture);
+    gfx_texture_release(part->texture_entry);
+    part->texture_entry = -1;
 }
 
 void gfx_shutdown(void)
@@ -797,6 +766,7 @@ void gfx_shutdown(void)
     glDeleteTextures(1, &gfx.skinned_texture);
     glDeleteBuffers(1, &gfx.skinned_buffer);
     free(gfx.skinned_staging);
+    gfx_texture_shutdown();
     glDeleteTextures(1, &gfx.placeholder_texture);
     glDeleteVertexArrays(1, &gfx.ground_vertex_array);
     glDeleteBuffers(1, &gfx.ground_vertex_buffer);
@@ -901,8 +871,8 @@ static bool upload_part(const skin_mesh *source, const char *texture_path, gfx_p
     /* Texture problems are reported at the shader statement that names the image, when the file is known. */
     const char *where = path ? path : label;
     int line = path ? source->shader_line : 0;
-    part->texture = texture_path ? load_texture(texture_path, where, line, label, warnings) : 0;
-    part->owns_texture = part->texture != 0;
+    part->texture_entry = texture_path ? gfx_texture_acquire(texture_path, where, line, label, warnings) : -1;
+    part->texture = gfx_texture_name(part->texture_entry);
     if (!part->texture) {
         if (!texture_path)
             diag_list_add(warnings, where, line, "%s: shader \"%s\" names no image found; using the placeholder",
@@ -942,6 +912,8 @@ gfx_mesh gfx_make_mesh(const gfx_mesh_desc *desc, diag *err, diag_list *warnings
         diag_set(err, label, 0, "out of memory");
         return (gfx_mesh){0};
     }
+    for (int i = 0; i < m->mesh_count; ++i)
+        parts[i].texture_entry = -1; /* none acquired yet: what a failure part-way releases */
     int vertex_count = 0;
     for (int i = 0; i < m->mesh_count; ++i) {
         parts[i].first_vertex = vertex_count;
@@ -1486,7 +1458,9 @@ void gfx_end_frame(void)
 
 gfx_stats gfx_frame_stats(void)
 {
-    return gfx.stats;
+    gfx_stats stats = gfx.stats;
+    gfx_texture_stats(&stats.textures, &stats.textures_loaded, &stats.texture_bytes);
+    return stats;
 }
 
 /* ---- Checks -------------------------------------------------------------------------------------------- */

@@ -3,8 +3,9 @@
  * misuse reported in words. A mesh's geometry is uploaded once; per frame only skin matrices and instance
  * data change: every palette of the frame goes to one texture buffer (written straight into it, mapped),
  * and each mesh is drawn with one instanced draw call for all its instances, skinned in the vertex shader.
- * Knows nothing of windows, input or SDL (platform owns those; SDL_image is used only to load textures),
- * nor of files, clips or the animation controller: it takes models and palettes. Needs a current GL 3.3
+ * Knows nothing of windows, input or SDL (platform owns those; SDL_image is used only to decode textures),
+ * nor of clips or the animation controller: it takes models and palettes. The one file it reads is an image
+ * a mesh names (gfx_texture.c), each once however many meshes name it. Needs a current GL 3.3
  * core context with its entry points loaded (platform_setup does that). */
 #ifndef MARIONETTE_GFX_H
 #define MARIONETTE_GFX_H
@@ -27,7 +28,20 @@ typedef struct gfx_desc {
     int shadow_map_size;    /* side of the square shadow map in texels, 64..8192; 0: 2048 */
     int debug_line_capacity; /* debug lines per frame (skeletons, boxes); more are dropped and counted;
                               * 0: 65536 */
+    size_t texture_budget_bytes; /* decoded bytes of all textures held at once; 0: GFX_TEXTURE_BUDGET_BYTES */
 } gfx_desc;
+
+/* Texture limits. An image is measured from its header (PNG IHDR, JPEG start of frame, BMP info header,
+ * TGA header) before anything decodes it, and refused, with a warning at the mesh's shader line and the
+ * magenta placeholder drawn instead, when a side exceeds GFX_TEXTURE_MAX_SIDE pixels, when its decoded
+ * RGBA (4 bytes a pixel) would exceed GFX_TEXTURE_MAX_BYTES, or when it would take the decoded bytes of
+ * all the textures held past gfx_desc.texture_budget_bytes; its file must be a regular file (folders,
+ * FIFOs and devices are refused before opening) of at most GFX_TEXTURE_MAX_FILE_BYTES. Formats: PNG,
+ * JPEG and BMP by their signature, TGA by the .tga extension; anything else is refused. */
+enum { GFX_TEXTURE_MAX_SIDE = 8192 };
+#define GFX_TEXTURE_MAX_BYTES ((size_t)64 << 20)           /* 4096 x 4096, or 8192 x 2048 */
+#define GFX_TEXTURE_MAX_FILE_BYTES ((size_t)65 << 20)      /* an uncompressed image and its header */
+#define GFX_TEXTURE_BUDGET_BYTES ((size_t)512 << 20)
 
 bool gfx_setup(const gfx_desc *desc, diag *err);
 void gfx_shutdown(void);
@@ -35,7 +49,9 @@ void gfx_shutdown(void);
 /* ---- Meshes --------------------------------------------------------------------------------------------- */
 
 /* A model's skinned meshes on the GPU: static vertex buffers (bind positions, normals, uvs, 4 joint
- * indices, 4 weights), an index buffer and a texture per skin_mesh. id 0 is never a valid mesh. */
+ * indices, 4 weights), an index buffer and a texture per skin_mesh. Textures are shared: an image file
+ * (however spelt, told apart by device, inode, modification time and size) is decoded and uploaded once
+ * for every mesh that names it, and deleted with the last. id 0 is never a valid mesh. */
 typedef struct gfx_mesh {
     uint32_t id;
 } gfx_mesh;
@@ -155,6 +171,10 @@ typedef struct gfx_stats {
     int cpu_skinned_vertices; /* vertices pose_skin_cpu skinned (cpu_skinning frames) */
     int debug_lines;        /* debug lines drawn */
     int debug_lines_dropped;/* debug lines over gfx_desc.debug_line_capacity, not drawn */
+    /* Textures, as of the gfx_frame_stats call (not of a frame): */
+    int textures;           /* distinct images held (the placeholder not counted) */
+    int textures_loaded;    /* images read, decoded and uploaded since setup */
+    size_t texture_bytes;   /* decoded RGBA bytes of the images held (base level, no mipmaps) */
 } gfx_stats;
 
 gfx_stats gfx_frame_stats(void);

@@ -22,4 +22,15 @@ void gfx_debug_shutdown(void);
 void gfx_debug_begin(void);
 int gfx_debug_draw(mat4 view_projection, int *lines, int *dropped);
 
+/* Textures shared by file (gfx_texture.c). gfx_texture_acquire adds a user to the image at path, loading
+ * it on its first use; -1 when it is refused or unreadable (warned at where:line, naming label): the caller
+ * draws the placeholder. gfx_texture_sampling sets the bound GL_TEXTURE_2D's mipmaps and filters. */
+void gfx_texture_setup(size_t budget_bytes);
+void gfx_texture_shutdown(void);
+int gfx_texture_acquire(const char *path, const char *where, int line, const char *label, diag_list *warnings);
+GLuint gfx_texture_name(int index);
+void gfx_texture_release(int index);
+void gfx_texture_stats(int *held, int *loaded, size_t *bytes);
+void gfx_texture_sampling(void);
+
 #endif

@@ -64,14 +64,19 @@ bool md5_load_clip(const char *path, clip **out, diag *err, diag_list *warnings)
  *      character's `textures` folder (characters.ini, anim_config);
  * where each candidate in 2 and 3 is tried as written, then with .tga .png .jpg .bmp appended, then with its
  * own extension swapped for each. Nothing found: the renderer warns at the shader's line and draws a
- * magenta checker. The working directory is never searched, and no file outside those folders is opened.
+ * magenta checker. The working directory is never searched, and no file outside those folders is opened:
+ * a candidate that is a symbolic link (or lies under one) leading out of the folder it was searched in is
+ * not used, and is reported in warnings (may be NULL) as "PATH: leads out of the folder searched ...",
+ * once a path.
  *
  * md5_resolve_texture does steps 2 and 3 in the mesh's folder (what a model knows alone: its
  * skin_mesh.texture_path, for tools without a character). Returns true and writes the path to out if a
  * readable file is found. */
-bool md5_resolve_texture(const char *model_path, const char *shader, char *out, size_t out_size);
+bool md5_resolve_texture(const char *model_path, const char *shader, char *out, size_t out_size,
+                         diag_list *warnings);
 /* Step 3 in another folder: the shader's file name in `folder` (not "": the working directory is never
  * searched), with the extensions as above. */
-bool md5_find_texture_in_folder(const char *folder, const char *shader, char *out, size_t out_size);
+bool md5_find_texture_in_folder(const char *folder, const char *shader, char *out, size_t out_size,
+                                diag_list *warnings);
 
 #endif

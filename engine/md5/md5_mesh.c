@@ -390,7 +390,14 @@ static bool parse_mesh(md5_lexer *lex, model *m, int mesh_index)
         return md5_lexer_fail(lex, lex->cursor, "out of memory");
     m->bytes += shader_length + 1;
     char texture[1024];
-    if (md5_resolve_texture(lex->name, mesh->shader, texture, sizeof texture)) {
+    /* A candidate refused (a link out of the folder) is reported at the shader's line. */
+    diag_list refusals = {0};
+    bool texture_found = md5_resolve_texture(lex->name, mesh->shader, texture, sizeof texture, &refusals);
+    for (int r = 0; r < refusals.count; ++r)
+        diag_list_add(lex->warnings, lex->name, mesh->shader_line, "texture for shader \"%s\": %s %s", mesh->shader,
+                      refusals.items[r].file, refusals.items[r].message);
+    diag_list_free(&refusals);
+    if (texture_found) {
         mesh->texture_path = md5_copy_string(texture, strlen(texture));
         m->bytes += strlen(texture) + 1;
     }

@@ -3,7 +3,8 @@
  * root, a name without extension, or nothing. We try the likely places in a fixed order (md5.h) and give
  * up quietly: the renderer shows a placeholder texture for a mesh without one. Whatever the shader says,
  * only files inside the folder searched are ever looked at: a mesh file must not be able to make the
- * program open /etc/passwd or ../../secret.png. */
+ * program open /etc/passwd or ../../secret.png, nor lead there through a symbolic link inside the folder
+ * (every candidate is resolved and must stay under the resolved folder; one that leaves is a warning). */
 #include "md5.h"
 
 #include "../base/file.h"
@@ -16,10 +17,25 @@ enum { TEXTURE_PATH_MAX = 1024 };
 
 static const char *const image_extensions[] = {".tga", ".png", ".jpg", ".bmp"};
 
-static bool found(const char *candidate, char *out, size_t out_size)
+/* Where a search looks and where it reports what it refuses. */
+typedef struct texture_search {
+    const char *folder;   /* "" or ending in '/': the folder every candidate must stay inside */
+    diag_list *warnings;  /* may be NULL */
+} texture_search;
+
+static bool found(const texture_search *search, const char *candidate, char *out, size_t out_size)
 {
     if (!file_is_readable(candidate))
         return false;
+    if (!file_is_inside(candidate, search->folder)) {
+        /* Steps 2 and 3 can try one candidate twice: one report for it. */
+        for (int i = 0; search->warnings && i < search->warnings->count; ++i)
+            if (strncmp(search->warnings->items[i].file, candidate, DIAG_FILE_MAX - 1) == 0)
+                return false;
+        diag_list_add(search->warnings, candidate, 0,
+                      "leads out of the folder searched through a symbolic link; not used");
+        return false;
+    }
     if (strlen(candidate) >= out_size)
         return false; /* a path the caller cannot hold is as good as none */
     memcpy(out, candidate, strlen(candidate) + 1);
@@ -28,9 +44,9 @@ static bool found(const char *candidate, char *out, size_t out_size)
 
 /* Try `path`, then path with each image extension appended, then with its own extension (if any)
  * swapped for each. */
-static bool try_with_extensions(const char *path, char *out, size_t out_size)
+static bool try_with_extensions(const texture_search *search, const char *path, char *out, size_t out_size)
 {
-    if (found(path, out, out_size))
+    if (found(search, path, out, out_size))
         return true;
     char candidate[TEXTURE_PATH_MAX + 8];
     size_t length = strlen(path);
@@ -39,11 +55,11 @@ static bool try_with_extensions(const char *path, char *out, size_t out_size)
     size_t stem = dot && (!slash || dot > slash + 1) ? (size_t)(dot - path) : length;
     for (size_t i = 0; i < sizeof image_extensions / sizeof *image_extensions; ++i) {
         snprintf(candidate, sizeof candidate, "%s%s", path, image_extensions[i]);
-        if (found(candidate, out, out_size))
+        if (found(search, candidate, out, out_size))
             return true;
         if (stem < length) {
             snprintf(candidate, sizeof candidate, "%.*s%s", (int)stem, path, image_extensions[i]);
-            if (found(candidate, out, out_size))
+            if (found(search, candidate, out, out_size))
                 return true;
         }
     }
@@ -108,23 +124,26 @@ static void folder_of(const char *file_path, char *folder, size_t size)
 }
 
 /* The base name in `folder` ("" or ending in '/'), with its extensions. */
-static bool try_base_name(const char *folder, const char *path, char *out, size_t out_size)
+static bool try_base_name(const texture_search *search, const char *path, char *out, size_t out_size)
 {
+    const char *folder = search->folder;
     const char *base = base_name(path);
     if (!base)
         return false;
     char candidate[2 * TEXTURE_PATH_MAX];
     snprintf(candidate, sizeof candidate, "%s%s", folder, base);
-    return strlen(candidate) < TEXTURE_PATH_MAX && try_with_extensions(candidate, out, out_size);
+    return strlen(candidate) < TEXTURE_PATH_MAX && try_with_extensions(search, candidate, out, out_size);
 }
 
-bool md5_resolve_texture(const char *model_path, const char *shader, char *out, size_t out_size)
+bool md5_resolve_texture(const char *model_path, const char *shader, char *out, size_t out_size,
+                         diag_list *warnings)
 {
     char path[TEXTURE_PATH_MAX];
     if (!out || out_size == 0 || !normalized_shader(shader, path, sizeof path) || !base_name(path))
         return false;
     char folder[TEXTURE_PATH_MAX];
     folder_of(model_path, folder, sizeof folder);
+    texture_search search = {folder, warnings};
 
     /* A relative path is read against the model's folder, never against the working directory, so where
      * the program was started from cannot change which image loads. One that would leave the folder is
@@ -132,13 +151,14 @@ bool md5_resolve_texture(const char *model_path, const char *shader, char *out, 
     if (stays_inside(path)) {
         char candidate[2 * TEXTURE_PATH_MAX];
         snprintf(candidate, sizeof candidate, "%s%s", folder, path);
-        if (strlen(candidate) < TEXTURE_PATH_MAX && try_with_extensions(candidate, out, out_size))
+        if (strlen(candidate) < TEXTURE_PATH_MAX && try_with_extensions(&search, candidate, out, out_size))
             return true;
     }
-    return try_base_name(folder, path, out, out_size);
+    return try_base_name(&search, path, out, out_size);
 }
 
-bool md5_find_texture_in_folder(const char *folder, const char *shader, char *out, size_t out_size)
+bool md5_find_texture_in_folder(const char *folder, const char *shader, char *out, size_t out_size,
+                                diag_list *warnings)
 {
     char path[TEXTURE_PATH_MAX];
     if (!folder || !out || out_size == 0 || !normalized_shader(shader, path, sizeof path))
@@ -148,5 +168,6 @@ bool md5_find_texture_in_folder(const char *folder, const char *shader, char *ou
         return false; /* no folder: the working directory is never searched */
     char with_slash[TEXTURE_PATH_MAX];
     snprintf(with_slash, sizeof with_slash, "%s%s", folder, folder[length - 1] == '/' ? "" : "/");
-    return try_base_name(with_slash, path, out, out_size);
+    texture_search search = {with_slash, warnings};
+    return try_base_name(&search, path, out, out_size);
 }
