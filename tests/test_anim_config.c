@@ -991,6 +991,29 @@ static void test_states_limits_and_reachability(void)
     anim_config_free(config);
     diag_list_free(&errors);
 
+    /* At the limits, loaded: ANIM_CONFIG_STATES_MAX states with long names that differ at their ends, a
+     * transition from each to the next and from each to the first (2046 sections, 4092 transitions with
+     * the `or`), each state reached from the start. */
+    buffer.length = 0;
+    text_append(&buffer, "[machine]\nstart = state_with_a_long_name_number_0\n");
+    for (int s = 0; s < ANIM_CONFIG_STATES_MAX; ++s)
+        text_append(&buffer, "[state state_with_a_long_name_number_%d]\nclip = idle\n", s);
+    for (int s = 0; s + 1 < ANIM_CONFIG_STATES_MAX; ++s)
+        text_append(&buffer, "[state_with_a_long_name_number_%d -> state_with_a_long_name_number_%d]\n"
+                             "when = time > 1 or time > 2\n"
+                             "[state_with_a_long_name_number_%d -> state_with_a_long_name_number_0]\n"
+                             "when = time > 3 or time > 4\n", s, s + 1, s + 1);
+    config = load_generated_states(folder, buffer.text, buffer.length, "1024 states, 4092 transitions", &errors,
+                                   cache);
+    CHECK(config != NULL && errors.total == 0);
+    if (config) {
+        const anim_character *character = anim_config_character(config, 0);
+        CHECK(character->machine.state_count == ANIM_CONFIG_STATES_MAX);
+        CHECK(character->machine.transition_count == 4 * (ANIM_CONFIG_STATES_MAX - 1));
+    }
+    anim_config_free(config);
+    diag_list_free(&errors);
+
     /* 300 states in a chain: the last one has no way in, and is named. */
     buffer.length = 0;
     text_append(&buffer, "[machine]\nstart = s0\n");
