@@ -228,9 +228,8 @@ static void controls_read_keys_section(controls_loader *loader, const ini_sectio
 
 static void controls_read_number(controls_loader *loader, const ini_entry *entry, float *out)
 {
-    char *end = NULL;
-    float value = strtof(entry->value, &end);
-    if (entry->value[0] == '\0' || *end != '\0' || !isfinite(value) || value <= 0.0f) {
+    float value = 0.0f;
+    if (!ini_parse_float(entry->value, &value) || value <= 0.0f) { /* decimal only, as in every ini file */
         controls_report(loader, entry->line, "'%s' must be a number greater than 0, not '%s'", entry->key,
                         entry->value);
         return;

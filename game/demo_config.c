@@ -150,6 +150,8 @@ static bool demo_config_read_number(const char *text, double *out)
 {
     char *end = NULL;
     errno = 0;
+    if (ini_number_length(text) != strlen(text)) /* decimal only, as in every ini file: no 0x1p3, inf, nan */
+        return false;
     double value = strtod(text, &end);
     if (text[0] == '\0' || *end != '\0' || !isfinite(value) || errno == ERANGE)
         return false;

@@ -1132,6 +1132,65 @@ static void test_one_shot_holds_its_last_frame(void)
     anim_controller_destroy(controller);
 }
 
+
+/* ---- extreme rates and steps (issue 16) ---- */
+
+/* The largest rate states.ini allows (anim_config.h, ANIM_CONFIG_RATE_MAX) on a clip with events, for many
+ * steps, and then speeds and steps no file allows but a program may pass: each update keeps its event count
+ * within ANIM_EVENTS_MAX, counts the rest without overflow (events_dropped never goes negative), and leaves
+ * the layer at a finite position. The sanitizer build halts on any signed overflow or out-of-range
+ * float-to-integer conversion on the way. */
+static void test_extreme_rates_and_steps_stay_defined(void)
+{
+    static const struct {
+        float speed;
+        double dt;
+        int steps;
+    } cases[] = {
+        {100.0f, 1.0 / 60.0, 2000},   /* ANIM_CONFIG_RATE_MAX: the largest rate a states.ini may give */
+        {100.0f, 1.0e9, 50},          /* the longest step the controller takes (longer ones are cut to it) */
+        {3.0e38f, 1.0 / 60.0, 200},   /* the largest float speed a program may set */
+        {3.0e38f, 1.0e300, 50},       /* and the largest step */
+        {1.0e-38f, 1.0e300, 50},      /* a tiny speed over a huge step */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        anim_controller *controller = new_controller();
+        CHECK(anim_controller_play(controller, 0, &library[WALK], 0.0f, &(anim_play_options){.speed = cases[c].speed}));
+        CHECK(anim_controller_play(controller, 0, &library[RUN], 0.5f, &(anim_play_options){.speed = cases[c].speed}));
+        long long total_events = 0;
+        for (int step = 0; step < cases[c].steps; ++step) {
+            anim_update_result result;
+            CHECK(anim_controller_update(controller, cases[c].dt, &result));
+            CHECK(result.event_count >= 0 && result.event_count <= ANIM_EVENTS_MAX);
+            CHECK(result.events_dropped >= 0);
+            for (int e = 0; e < result.event_count; ++e)
+                CHECK(result.events[e].step_fraction >= 0.0f && result.events[e].step_fraction <= 1.0f);
+            CHECK(isfinite(result.translation[0]) && isfinite(result.translation[1]) && isfinite(result.yaw));
+            total_events += result.event_count;
+        }
+        anim_layer_info layer;
+        CHECK(anim_controller_layer(controller, 0, 0, &layer));
+        CHECK(isfinite(layer.cycles) && layer.cycles > 0.0);
+        CHECK(total_events > 0); /* a clip with two marks played for many cycles fires */
+        anim_controller_destroy(controller);
+    }
+    /* At the largest rate a file allows, 60 steps a second still report every footstep of one layer: 100
+     * times walk's cycle rate, two marks a cycle, at most a few dozen a step. */
+    anim_controller *controller = new_controller();
+    CHECK(anim_controller_play(controller, 0, &library[WALK], 0.0f, &(anim_play_options){.speed = 100.0f}));
+    int fired = 0, dropped = 0;
+    for (int step = 0; step < 60; ++step) {
+        anim_update_result result;
+        anim_controller_update(controller, 1.0 / 60.0, &result);
+        fired += result.event_count;
+        dropped += result.events_dropped;
+    }
+    anim_layer_info layer;
+    CHECK(anim_controller_layer(controller, 0, 0, &layer));
+    CHECK_NEAR((double)(fired + dropped), 2.0 * floor(layer.cycles), 2.0);
+    anim_controller_destroy(controller);
+}
+
 int main(void)
 {
     if (!load_assets()) {
@@ -1159,6 +1218,7 @@ int main(void)
     RUN(test_time_scale_zero_freezes_everything);
     RUN(test_one_shot_holds_its_last_frame);
     RUN(test_bounds_hold_the_skinned_bodies);
+    RUN(test_extreme_rates_and_steps_stay_defined);
     for (int i = 0; i < CLIP_COUNT; ++i)
         clip_free(clips[i]);
     model_free(mannequin);

@@ -226,6 +226,8 @@ static void test_every_mistake_is_reported_and_changes_nothing(void)
         {"[mouse]\nzoom_per_wheel_step = -1\n", 2, "'zoom_per_wheel_step' must be a number greater than 0"},
         {"[mouse]\norbit_keys_degrees_per_second = 90deg\n", 2, "not '90deg'"},
         {"[mouse]\norbit_keys_degrees_per_second = nan\n", 2, "not 'nan'"},
+        {"[mouse]\norbit_keys_degrees_per_second = 0x1p3\n", 2, "not '0x1p3'"}, /* decimal only */
+        {"[keys]\njump: J\n", 2, "(':' does not separate a key from its value: write '=')"},
         {"[mouse]\ninvert_y = yes\n", 2, "'invert_y' must be true or false, not 'yes'"},
         {"[mouse]\nsensitivity = 2\n", 2, "unknown key 'sensitivity' in [mouse]"},
         {"[keys]\njump Space\n", 2, "expected 'key = value'"},

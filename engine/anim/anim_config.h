@@ -45,6 +45,16 @@ typedef struct anim_character {
 
 typedef struct anim_config anim_config;
 
+/* Limits a states.ini or clips.ini is held to (besides ini_document's INI_SECTIONS_MAX and INI_KEYS_MAX),
+ * each refused at the line that passes it. Every number the files accept has a range too (the table in
+ * anim_config_values.c, documented at the top of each file in config/); the largest playback rate is the
+ * one the animation controller is tested with. */
+enum {
+    ANIM_CONFIG_STATES_MAX = 1024,      /* [state NAME] sections in a states.ini */
+    ANIM_CONFIG_TRANSITIONS_MAX = 4096, /* transitions, counting each `or` alternative as one */
+};
+#define ANIM_CONFIG_RATE_MAX 100.0f /* a state's rate, rate_min and rate_max */
+
 /* Load every character of a characters.ini (paths in it are relative to its folder). Problems go to errors
  * (may be NULL), each with its file and line. Returns NULL when there was any problem. Warnings ("warning:
  * ...": a texture override naming a file that cannot be read, a textures folder that is not there) go to

@@ -38,11 +38,16 @@ static void anim_config_parse_events(anim_config_loader *loader, const char *pat
             continue;
         }
         *at = '\0';
-        char *end = NULL;
-        float frame = strtof(at + 1, &end);
-        if (*end != '\0' || !isfinite(frame) || frame < 0.0f) {
+        float frame = 0.0f;
+        if (!ini_parse_float(at + 1, &frame) || frame < 0.0f) {
             anim_config_report(loader, path, entry->line, "event '%s': frame '%s' must be a number >= 0", token,
                                at + 1);
+            continue;
+        }
+        if (!anim_config_in_range(ANIM_RANGE_EVENT_FRAME, frame)) {
+            char range[64];
+            anim_config_report(loader, path, entry->line, "event '%s': frame %s must be %s", token, at + 1,
+                               anim_config_range_text(ANIM_RANGE_EVENT_FRAME, range, sizeof range));
             continue;
         }
         if (!anim_config_check_name(loader, path, entry->line, "event", token))
@@ -129,7 +134,7 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
         if ((entry = ini_find_entry(section, "loop")) && anim_config_parse_bool(loader, path, entry, &flag))
             clip->loop = flag;
         if ((entry = ini_find_entry(section, "speed")))
-            anim_config_parse_number(loader, path, entry, 0.0f, &clip->ground_speed);
+            anim_config_parse_number(loader, path, entry, ANIM_RANGE_CLIP_SPEED, &clip->ground_speed);
         if ((entry = ini_find_entry(section, "root_motion")) &&
             anim_config_parse_bool(loader, path, entry, &flag))
             clip->root_mode = flag ? ANIM_ROOT_MOTION : ANIM_ROOT_IN_PLACE;

@@ -8,30 +8,11 @@
 
 #include "anim_config_internal.h"
 
-/* The ranges characters.ini documents. */
-static const float ANIM_IMPORT_SCALE_MIN = 0.0001f, ANIM_IMPORT_SCALE_MAX = 10000.0f;
-static const float ANIM_IMPORT_HEIGHT_MIN = 0.05f, ANIM_IMPORT_HEIGHT_MAX = 100.0f;
 /* Outside these a character is probably in other units than the file's scale says: warned, not refused. */
 static const float ANIM_IMPORT_PLAUSIBLE_MIN = 0.2f, ANIM_IMPORT_PLAUSIBLE_MAX = 5.0f;
 static const float ANIM_IMPORT_SUGGESTED_HEIGHT = 1.8f;
 
 const char *const anim_config_import_keys[] = {"scale", "height", "up", "forward", NULL};
-
-/* A number within [minimum, maximum], written whole. */
-static bool anim_config_parse_range(anim_config_loader *loader, const char *path, const ini_entry *entry,
-                                    float minimum, float maximum, float *out)
-{
-    float value;
-    if (!anim_config_parse_number(loader, path, entry, -INFINITY, &value))
-        return false;
-    if (!(value >= minimum && value <= maximum)) {
-        anim_config_report(loader, path, entry->line, "'%s' must be %g to %g, not %s", entry->key, (double)minimum,
-                           (double)maximum, entry->value);
-        return false;
-    }
-    *out = value;
-    return true;
-}
 
 bool anim_axis_parse(const char *word, int *axis, int *sign)
 {
@@ -89,11 +70,10 @@ void anim_config_parse_import(anim_config_loader *loader, const char *path, cons
         anim_config_report(loader, path, second->line,
                            "character [%s] has both 'scale' and 'height': give one (height sets the scale)",
                            section->name);
-    } else if (scale && anim_config_parse_range(loader, path, scale, ANIM_IMPORT_SCALE_MIN, ANIM_IMPORT_SCALE_MAX,
-                                                &import->scale)) {
+    } else if (scale && anim_config_parse_number(loader, path, scale, ANIM_RANGE_SCALE, &import->scale)) {
         import->scale_line = scale->line;
-    } else if (height && anim_config_parse_range(loader, path, height, ANIM_IMPORT_HEIGHT_MIN,
-                                                 ANIM_IMPORT_HEIGHT_MAX, &import->height)) {
+    } else if (height && anim_config_parse_number(loader, path, height, ANIM_RANGE_HEIGHT,
+                                                  &import->height)) {
         import->height_line = height->line;
     }
 

@@ -72,11 +72,34 @@ void anim_config_warn(anim_config_loader *loader, const char *file, int line, co
 void anim_config_check_keys(anim_config_loader *loader, const char *path, const ini_section *section,
                             const char *const *known);
 
-/* Each reports a bad value at the entry's line and returns false, leaving out alone. */
+/* The range of every number the animation config files accept: one row each in anim_config_values.c, the
+ * same as documented at the top of config/clips.ini, states.ini and characters.ini. */
+typedef enum anim_config_range {
+    ANIM_RANGE_CLIP_SPEED,        /* clips.ini speed, file units per second */
+    ANIM_RANGE_EVENT_FRAME,       /* clips.ini events' frames (also at most the clip's last frame) */
+    ANIM_RANGE_RATE,              /* states.ini rate, rate_min, rate_max */
+    ANIM_RANGE_FADE,              /* states.ini fade, [machine] and transitions, seconds */
+    ANIM_RANGE_TRIGGER_HOLD,      /* states.ini trigger_hold, seconds */
+    ANIM_RANGE_PRIORITY,          /* states.ini priority, a whole number */
+    ANIM_RANGE_PARAMETER_DEFAULT, /* states.ini [parameters] number defaults */
+    ANIM_RANGE_CONDITION,         /* numbers in conditions: parameter comparisons and time */
+    ANIM_RANGE_SCALE,             /* characters.ini scale */
+    ANIM_RANGE_HEIGHT,            /* characters.ini height, metres */
+    ANIM_RANGE_COUNT
+} anim_config_range;
+
+/* Is value within range? (NaN is not.) */
+bool anim_config_in_range(anim_config_range range, double value);
+/* "0 to 100": the range as its messages print it. */
+const char *anim_config_range_text(anim_config_range range, char *out, size_t size);
+
+/* Each reports a bad value at the entry's line and returns false, leaving out alone. A number is written
+ * whole in decimal (ini_parse_float) and within its range. */
 bool anim_config_parse_bool(anim_config_loader *loader, const char *path, const ini_entry *entry, bool *out);
-bool anim_config_parse_number(anim_config_loader *loader, const char *path, const ini_entry *entry, float minimum,
-                              float *out);
-bool anim_config_parse_integer(anim_config_loader *loader, const char *path, const ini_entry *entry, int *out);
+bool anim_config_parse_number(anim_config_loader *loader, const char *path, const ini_entry *entry,
+                              anim_config_range range, float *out);
+bool anim_config_parse_integer(anim_config_loader *loader, const char *path, const ini_entry *entry,
+                               anim_config_range range, int *out);
 
 /* Names of clips, states, parameters, characters and sync groups; `what` says which in the report. */
 bool anim_config_check_name(anim_config_loader *loader, const char *path, int line, const char *what,

@@ -65,12 +65,16 @@ static const char *anim_config_next_token(const char *cursor, condition_token *t
         snprintf(token->text, sizeof token->text, "%.*s", (int)(cursor - start), start);
         return cursor;
     }
-    char *end = NULL;
-    float number = strtof(cursor, &end);
-    if (end != cursor && isfinite(number)) {
-        token->kind = CONDITION_NUMBER;
-        token->number = number;
+    /* A decimal number as everywhere in the ini files (no "0x1p3", "inf" or "nan"); followed by a letter
+     * or digit it is one bad word ("0x10", "1.5m"), not a number and a name. */
+    size_t length = ini_number_length(cursor);
+    if (length > 0) {
+        const char *end = cursor + length;
+        while (anim_config_is_name_character(*end, false))
+            ++end;
         snprintf(token->text, sizeof token->text, "%.*s", (int)(end - cursor), cursor);
+        token->kind = end == cursor + length && ini_parse_float(token->text, &token->number) ? CONDITION_NUMBER
+                                                                                              : CONDITION_BAD;
         return end;
     }
     token->kind = CONDITION_BAD;
@@ -129,6 +133,12 @@ static bool anim_config_parse_comparison(condition_parse *parse, const char *sub
     if (parse->token.kind != CONDITION_NUMBER)
         return anim_config_condition_error(parse, "expected a number after '%s', found %s", subject,
                                            anim_config_token_text(&parse->token));
+    if (!anim_config_in_range(ANIM_RANGE_CONDITION, parse->token.number)) {
+        char range[64];
+        return anim_config_condition_error(parse, "the number after '%s' must be %s, not %s", subject,
+                                           anim_config_range_text(ANIM_RANGE_CONDITION, range, sizeof range),
+                                           parse->token.text);
+    }
     term->value = parse->token.number;
     anim_config_advance(parse);
     return true;
@@ -315,7 +325,8 @@ static void anim_config_read_parameters(anim_config_loader *loader, const char *
         if (ok && strcmp(type, "number") == 0) {
             parameter.type = STATE_MACHINE_NUMBER;
             ok = fields == 1 ||
-                 anim_config_parse_number(loader, path, &default_entry, -INFINITY, &parameter.default_value);
+                 anim_config_parse_number(loader, path, &default_entry, ANIM_RANGE_PARAMETER_DEFAULT,
+                                          &parameter.default_value);
             if (!ok)
                 continue;
         } else if (ok && strcmp(type, "bool") == 0) {
@@ -387,7 +398,7 @@ static void anim_config_read_state(anim_config_loader *loader, const char *path,
     if ((entry = ini_find_entry(section, "loop")) && anim_config_parse_bool(loader, path, entry, &flag))
         state->loop = flag;
     if ((entry = ini_find_entry(section, "rate")))
-        anim_config_parse_number(loader, path, entry, 0.0f, &state->rate);
+        anim_config_parse_number(loader, path, entry, ANIM_RANGE_RATE, &state->rate);
 
     const ini_entry *rate_from = ini_find_entry(section, "rate_from");
     if (rate_from) {
@@ -414,7 +425,7 @@ static void anim_config_read_state(anim_config_loader *loader, const char *path,
         if (!rate_from)
             anim_config_report(loader, path, entry->line, "%s only applies with rate_from", limits[i]);
         else
-            anim_config_parse_number(loader, path, entry, 0.0f, limit_values[i]);
+            anim_config_parse_number(loader, path, entry, ANIM_RANGE_RATE, limit_values[i]);
     }
     if (state->rate_min > state->rate_max)
         anim_config_report(loader, path, section->line, "state '%s': rate_min %g is above rate_max %g", state->name,
@@ -472,9 +483,25 @@ static bool anim_config_push_transition(anim_character_storage *storage, state_m
     return true;
 }
 
+/* False once the machine holds ANIM_CONFIG_TRANSITIONS_MAX transitions: reported at section's line, once
+ * (*full remembers). */
+static bool anim_config_transition_room(anim_config_loader *loader, const char *path, const ini_section *section,
+                                        const state_machine_definition *machine, bool *full)
+{
+    if (machine->transition_count < ANIM_CONFIG_TRANSITIONS_MAX)
+        return true;
+    if (!*full)
+        anim_config_report(loader, path, section->line,
+                           "more than %d transitions (each 'or' alternative counts as one): the rest are not read",
+                           ANIM_CONFIG_TRANSITIONS_MAX);
+    *full = true;
+    return false;
+}
+
 static void anim_config_read_transition(anim_config_loader *loader, const char *path, const ini_section *section,
                                         const char *from_name, const char *to_name, float default_fade,
-                                        anim_character_storage *storage, state_machine_definition *machine)
+                                        anim_character_storage *storage, state_machine_definition *machine,
+                                        bool *full)
 {
     anim_config_check_keys(loader, path, section, anim_config_transition_keys);
     state_machine_transition transition = {.fade = default_fade};
@@ -482,9 +509,9 @@ static void anim_config_read_transition(anim_config_loader *loader, const char *
     transition.to = anim_config_transition_end(loader, path, section, machine, to_name, false);
     const ini_entry *entry;
     if ((entry = ini_find_entry(section, "fade")))
-        anim_config_parse_number(loader, path, entry, 0.0f, &transition.fade);
+        anim_config_parse_number(loader, path, entry, ANIM_RANGE_FADE, &transition.fade);
     if ((entry = ini_find_entry(section, "priority")))
-        anim_config_parse_integer(loader, path, entry, &transition.priority);
+        anim_config_parse_integer(loader, path, entry, ANIM_RANGE_PRIORITY, &transition.priority);
     if ((entry = ini_find_entry(section, "restart")) &&
         anim_config_parse_bool(loader, path, entry, &transition.restart) && transition.from != STATE_MACHINE_ANY)
         anim_config_report(loader, path, entry->line,
@@ -523,6 +550,8 @@ static void anim_config_read_transition(anim_config_loader *loader, const char *
         }
         if (transition.to < 0)
             continue;
+        if (!anim_config_transition_room(loader, path, section, machine, full))
+            return;
         state_machine_transition expanded = transition;
         expanded.term_count = clauses[c].term_count;
         memcpy(expanded.terms, clauses[c].terms, sizeof expanded.terms);
@@ -536,10 +565,15 @@ static void anim_config_read_transition(anim_config_loader *loader, const char *
 static void anim_config_check_reachable(anim_config_loader *loader, const char *path,
                                         const state_machine_definition *machine, const int *state_lines)
 {
-    bool reached[256] = {false};
-    if (machine->start_state < 0 || machine->state_count > 256)
+    if (machine->start_state < 0 || machine->state_count <= 0)
         return;
+    bool *reached = calloc((size_t)machine->state_count, sizeof *reached);
+    if (!reached) {
+        anim_config_report(loader, path, 0, "out of memory");
+        return;
+    }
     reached[machine->start_state] = true;
+    /* A pass per step of the longest path: at most states x transitions, bounded by the file's limits. */
     for (bool changed = true; changed;) {
         changed = false;
         for (int i = 0; i < machine->transition_count; ++i) {
@@ -556,6 +590,7 @@ static void anim_config_check_reachable(anim_config_loader *loader, const char *
             anim_config_report(loader, path, state_lines[s],
                                "state '%s' cannot be reached from the start state '%s': no transition leads to it",
                                machine->states[s].name, machine->states[machine->start_state].name);
+    free(reached);
 }
 
 /* Highest priority first; a stable insertion sort keeps the written order among equals. */
@@ -594,6 +629,7 @@ void anim_config_load_states(anim_config_loader *loader, anim_character *charact
     /* Parameters and state names first: sections may come in any order and refer to each other. */
     const ini_section *machine_section = NULL;
     char first[ANIM_CONFIG_PATH_MAX], second[ANIM_CONFIG_PATH_MAX];
+    bool states_full = false;
     for (int s = 0; s < section_count; ++s) {
         const ini_section *section = &document.sections[s];
         kinds[s] = anim_config_states_section(section->name, first, second);
@@ -611,6 +647,13 @@ void anim_config_load_states(anim_config_loader *loader, anim_character *charact
             }
             if (state_machine_find_state(machine, first) >= 0) {
                 anim_config_report(loader, path, section->line, "duplicate state '%s'", first);
+                continue;
+            }
+            if (machine->state_count == ANIM_CONFIG_STATES_MAX) {
+                if (!states_full)
+                    anim_config_report(loader, path, section->line, "more than %d states: the rest are not read",
+                                       ANIM_CONFIG_STATES_MAX);
+                states_full = true;
                 continue;
             }
             snprintf(storage->states[machine->state_count].name, ANIM_NAME_MAX, "%.*s", ANIM_NAME_MAX - 1, first);
@@ -636,9 +679,9 @@ void anim_config_load_states(anim_config_loader *loader, anim_character *charact
         anim_config_report(loader, path, 0, "no [machine] section: it names the start state ('start = idle')");
     } else {
         if ((entry = ini_find_entry(machine_section, "fade")))
-            anim_config_parse_number(loader, path, entry, 0.0f, &default_fade);
+            anim_config_parse_number(loader, path, entry, ANIM_RANGE_FADE, &default_fade);
         if ((entry = ini_find_entry(machine_section, "trigger_hold")))
-            anim_config_parse_number(loader, path, entry, 0.0f, &machine->trigger_hold);
+            anim_config_parse_number(loader, path, entry, ANIM_RANGE_TRIGGER_HOLD, &machine->trigger_hold);
         if (!(entry = ini_find_entry(machine_section, "start")))
             anim_config_report(loader, path, machine_section->line, "[machine] has no 'start' state");
         else if ((machine->start_state = state_machine_find_state(machine, entry->value)) < 0)
@@ -647,12 +690,13 @@ void anim_config_load_states(anim_config_loader *loader, anim_character *charact
     if (machine->state_count == 0)
         anim_config_report(loader, path, 0, "no states: expected [state NAME] sections");
 
-    for (int s = 0; s < section_count; ++s) {
+    bool transitions_full = false;
+    for (int s = 0; s < section_count && !transitions_full; ++s) {
         if (kinds[s] != STATES_SECTION_TRANSITION)
             continue;
         anim_config_states_section(document.sections[s].name, first, second);
         anim_config_read_transition(loader, path, &document.sections[s], first, second, default_fade, storage,
-                                    machine);
+                                    machine, &transitions_full);
     }
     anim_config_sort_transitions(storage, machine->transition_count);
     /* Only a machine without other mistakes: a misspelt transition would make every later state unreachable. */

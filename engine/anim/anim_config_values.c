@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -86,7 +87,9 @@ const char *anim_config_join_names(char *out, size_t size, const char *first_nam
             break;
         used += (size_t)written;
     }
-    return count ? out : "(none)";
+    if (count <= 0) /* in out too, for a caller that prints out: never an empty list */
+        snprintf(out, size, "(none)");
+    return out;
 }
 
 /* "texture.*" matches "texture.anything"; any other known key only itself. */
@@ -131,32 +134,71 @@ bool anim_config_parse_bool(anim_config_loader *loader, const char *path, const 
     return false;
 }
 
-/* A finite number >= minimum, written whole ("1.5", not "1.5m"). */
-bool anim_config_parse_number(anim_config_loader *loader, const char *path, const ini_entry *entry, float minimum,
-                              float *out)
+/* The one table of ranges (anim_config_internal.h); the header comments of config/clips.ini, states.ini and characters.ini document the same. Rates stop at
+ * ANIM_CONFIG_RATE_MAX, the rate the animation controller is tested with; seconds at a minute, where a
+ * longer fade or hold is a typo; condition numbers and defaults at a million, beyond any speed in m/s or
+ * angle in degrees a game sets. */
+static const struct {
+    double minimum, maximum;
+} anim_config_ranges[ANIM_RANGE_COUNT] = {
+    [ANIM_RANGE_CLIP_SPEED] = {0.0, 1.0e6},
+    [ANIM_RANGE_EVENT_FRAME] = {0.0, 1.0e6},
+    [ANIM_RANGE_RATE] = {0.0, ANIM_CONFIG_RATE_MAX},
+    [ANIM_RANGE_FADE] = {0.0, 60.0},
+    [ANIM_RANGE_TRIGGER_HOLD] = {0.0, 60.0},
+    [ANIM_RANGE_PRIORITY] = {-1000.0, 1000.0},
+    [ANIM_RANGE_PARAMETER_DEFAULT] = {-1.0e6, 1.0e6},
+    [ANIM_RANGE_CONDITION] = {-1.0e6, 1.0e6},
+    [ANIM_RANGE_SCALE] = {0.0001, 10000.0},
+    [ANIM_RANGE_HEIGHT] = {0.05, 100.0},
+};
+
+bool anim_config_in_range(anim_config_range range, double value)
 {
-    char *end = NULL;
-    float value = strtof(entry->value, &end);
-    if (entry->value[0] == '\0' || *end != '\0' || !isfinite(value)) {
+    return value >= anim_config_ranges[range].minimum && value <= anim_config_ranges[range].maximum;
+}
+
+const char *anim_config_range_text(anim_config_range range, char *out, size_t size)
+{
+    snprintf(out, size, "%g to %g", anim_config_ranges[range].minimum, anim_config_ranges[range].maximum);
+    return out;
+}
+
+/* A number written whole in decimal ("1.5", not "1.5m" or "0x1p3"), within its range. */
+bool anim_config_parse_number(anim_config_loader *loader, const char *path, const ini_entry *entry,
+                              anim_config_range range, float *out)
+{
+    float value;
+    if (!ini_parse_float(entry->value, &value)) {
         anim_config_report(loader, path, entry->line, "'%s' must be a number, not '%s'", entry->key, entry->value);
         return false;
     }
-    if (value < minimum) {
-        anim_config_report(loader, path, entry->line, "'%s' must be at least %g, not %s", entry->key, (double)minimum,
-                           entry->value);
+    if (!anim_config_in_range(range, value)) {
+        char text[64];
+        anim_config_report(loader, path, entry->line, "'%s' must be %s, not %s", entry->key,
+                           anim_config_range_text(range, text, sizeof text), entry->value);
         return false;
     }
     *out = value;
     return true;
 }
 
-bool anim_config_parse_integer(anim_config_loader *loader, const char *path, const ini_entry *entry, int *out)
+bool anim_config_parse_integer(anim_config_loader *loader, const char *path, const ini_entry *entry,
+                               anim_config_range range, int *out)
 {
-    char *end = NULL;
-    long value = strtol(entry->value, &end, 10);
-    if (entry->value[0] == '\0' || *end != '\0' || value < -1000000 || value > 1000000) {
+    const char *digits = entry->value + (entry->value[0] == '-' || entry->value[0] == '+');
+    size_t length = strlen(digits);
+    if (length == 0 || strspn(digits, "0123456789") != length) {
         anim_config_report(loader, path, entry->line, "'%s' must be a whole number, not '%s'", entry->key,
                            entry->value);
+        return false;
+    }
+    errno = 0;
+    long value = strtol(entry->value, NULL, 10); /* ERANGE saturates, and the range refuses it */
+    if (errno == ERANGE || !anim_config_in_range(range, (double)value)) {
+        char text[64];
+        anim_config_report(loader, path, entry->line, "'%s' must be a whole number %s, not %s", entry->key,
+                           anim_config_range_text(range, text, sizeof text), entry->value);
         return false;
     }
     *out = (int)value;

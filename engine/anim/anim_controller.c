@@ -1,5 +1,7 @@
 #include "anim_controller.h"
 
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,6 +25,18 @@
 /* A step over more whole loops than this adds no further strides of root motion: it only bounds the
  * work a nonsensical dt can cause. */
 #define ANIM_MAX_LOOPS_PER_STEP 4096
+
+/* How far one update may move a layer, in cycles, and how long a step may be, in seconds. A program may
+ * pass any finite dt and speed (a file's rate is at most 100, anim_config.h); beyond these, a step's
+ * events would be dropped (ANIM_EVENTS_MAX) and its root motion capped anyway, so cutting the step there
+ * changes only a phase nobody could see. What it buys: cycles stay far below 2^53 after any run (a
+ * billion updates at the cap reach 2^50), so every cycle count converts to a long long without overflow,
+ * and every product of a rate and a step stays finite. */
+#define ANIM_MAX_CYCLES_PER_STEP 1048576.0
+#define ANIM_MAX_STEP_SECONDS 1.0e9
+/* Cycle counts (a long long) are clamped to this before conversion; unreachable by the bounds above, it
+ * keeps the conversion defined for any double. */
+#define ANIM_CYCLE_COUNT_LIMIT 4.0e18
 
 /* How poses are computed without a whole pose of scratch per entity, and why.
  * Every stage between sampling and local-to-object works joint by joint, so the local pose is built a
@@ -89,6 +103,22 @@ static bool valid_channel(const anim_controller *controller, int channel)
 static bool valid_fade(float seconds)
 {
     return seconds >= 0.0f && isfinite(seconds);
+}
+
+/* A whole number of cycles as a long long: defined for any double (NaN gives 0). */
+static long long cycle_count(double cycles)
+{
+    if (!(cycles > -ANIM_CYCLE_COUNT_LIMIT))
+        return cycles < 0.0 ? (long long)-ANIM_CYCLE_COUNT_LIMIT : 0;
+    return (long long)fmin(cycles, ANIM_CYCLE_COUNT_LIMIT);
+}
+
+/* A double as a float, saturated at the largest finite float instead of the undefined conversion. */
+static float saturate_float(double value)
+{
+    if (!(fabs(value) <= FLT_MAX))
+        return isnan(value) ? 0.0f : value > 0.0 ? FLT_MAX : -FLT_MAX;
+    return (float)value;
 }
 
 /* Seconds per cycle: a loop's cycle, or a one-shot's run to its last frame. */
@@ -681,7 +711,8 @@ bool anim_controller_set_ground_speed(anim_controller *controller, int channel, 
     anim_channel *c = &controller->channels[channel];
     for (int k = 0; k < c->layer_count; ++k)
         if (c->layers[k].clip && c->layers[k].clip->ground_speed > 0.0f)
-            c->layers[k].speed = meters_per_second / anim_clip_ground_speed_metres(c->layers[k].clip);
+            c->layers[k].speed = saturate_float((double)meters_per_second /
+                                                anim_clip_ground_speed_metres(c->layers[k].clip)); /* finite */
     return true;
 }
 
@@ -693,6 +724,13 @@ void anim_controller_set_time_scale(anim_controller *controller, float time_scal
 
 /* ---- update ---- */
 
+/* events_dropped grows by `more`, saturating at INT_MAX: a step over millions of cycles drops millions. */
+static void count_dropped(anim_update_result *result, long long more)
+{
+    long long room = (long long)INT_MAX - result->events_dropped;
+    result->events_dropped += (int)(more < room ? (more > 0 ? more : 0) : room);
+}
+
 /* Keep the earliest ANIM_EVENTS_MAX events of the step, in the order they happened (ties: the order
  * they were found, channel by channel and layer by layer, so the same input always gives the same
  * order). */
@@ -700,7 +738,7 @@ static void add_event(anim_update_result *result, anim_event event)
 {
     int count = result->event_count;
     if (count == ANIM_EVENTS_MAX) {
-        ++result->events_dropped;
+        count_dropped(result, 1);
         if (!(event.step_fraction < result->events[count - 1].step_fraction))
             return;
         --count;
@@ -795,7 +833,7 @@ static bool contact_event(const layer_step *step, int k, int mark, double fracti
             offset = 0.0;
         /* Its crossing of that mark, as fire_events places it: a whole cycle count plus the phase. */
         double now_j = step->from[j] + fraction * (step->to[j] - step->from[j]);
-        long long cycle_j = llround(now_j - offset - other_phase);
+        long long cycle_j = cycle_count(floor(now_j - offset - other_phase + 0.5));
         double crossing_j = (double)cycle_j + other_phase;
         bool j_crossed = crossed_in_channel(step, j, crossing_j);
         /* A newer member's crossing is the contact's. An older member's earlier one was, if this layer
@@ -833,18 +871,19 @@ static void fire_events(const layer_step *step, int k, int channel, anim_update_
         double at = mark_phase(clip, e);
         long long first = 0, last = 0;
         if (clip->loop) {
-            first = (long long)ceil(from - at);
-            last = (long long)ceil(until - at) - 1;
+            first = cycle_count(ceil(from - at));
+            last = cycle_count(ceil(until - at)) - 1;
         } else {
             bool crossed = at >= from && (at < until || reaches_end);
             last = crossed ? 0 : -1;
         }
         for (long long n = first; n <= last; ++n) {
             if (n - first >= ANIM_EVENTS_MAX) {
-                result->events_dropped += (int)fmin((double)(last - n + 1), (double)INT32_MAX / 2);
+                count_dropped(result, last - n + 1);
                 break;
             }
-            double fraction = (n + at - from) / (to - from);
+            /* In [0, 1] but for rounding of huge cycle counts: clamped, so it stays a fraction. */
+            double fraction = fmin(fmax(((double)n + at - from) / (to - from), 0.0), 1.0);
             anim_event event = {
                 .name = clip->events[e].name,
                 .clip = clip,
@@ -870,7 +909,7 @@ static void advance_channel(anim_channel *channel, int channel_index, double dt,
     for (int k = 0; k < count; ++k) {
         const anim_layer *layer = &channel->layers[k];
         fades_before[k] = layer->fade;
-        fades_after[k] = fminf(1.0f, (float)(layer->fade + layer->fade_rate * dt));
+        fades_after[k] = (float)fmin(1.0, layer->fade + layer->fade_rate * dt);
         life[k] = 1.0;
     }
     /* A layer that completes its fade-in hides everything below it from that moment on. */
@@ -883,9 +922,9 @@ static void advance_channel(anim_channel *channel, int channel_index, double dt,
     }
     float channel_before = channel->weight, channel_after = channel->weight;
     if (channel->weight < channel->weight_target)
-        channel_after = fminf(channel->weight_target, (float)(channel->weight + channel->weight_rate * dt));
+        channel_after = (float)fmin(channel->weight_target, channel->weight + channel->weight_rate * dt);
     else if (channel->weight > channel->weight_target)
-        channel_after = fmaxf(channel->weight_target, (float)(channel->weight - channel->weight_rate * dt));
+        channel_after = (float)fmax(channel->weight_target, channel->weight - channel->weight_rate * dt);
     if (channel_after == 0.0f && channel_before > 0.0f) {
         double moment = channel_before / (channel->weight_rate * dt);
         for (int k = 0; k < count; ++k)
@@ -941,7 +980,7 @@ static void advance_channel(anim_channel *channel, int channel_index, double dt,
         step.fresh[k] = k > 0 && fades_before[k] == 0.0f;
         if (!layer->clip)
             continue;
-        step.to[k] = isinf(rates[k]) ? 1.0 : layer->cycles + rates[k] * dt;
+        step.to[k] = isinf(rates[k]) ? 1.0 : layer->cycles + fmin(rates[k] * dt, ANIM_MAX_CYCLES_PER_STEP);
         if (!layer->clip->loop)
             step.to[k] = fmin(step.to[k], 1.0);
     }
@@ -983,16 +1022,16 @@ bool anim_controller_update(anim_controller *controller, double dt, anim_update_
         return false;
     if (result)
         memset(result, 0, sizeof *result);
-    dt *= controller->time_scale;
+    dt = fmin(dt * controller->time_scale, ANIM_MAX_STEP_SECONDS);
 
     root_frame root_motion = {0.0, 0.0, 0.0};
     if (dt > 0.0)
         for (int c = 0; c < ANIM_CHANNEL_COUNT; ++c)
             advance_channel(&controller->channels[c], c, dt, result, c == 0 ? &root_motion : NULL);
     if (result) {
-        result->translation[0] = (float)root_motion.x;
-        result->translation[1] = (float)root_motion.y;
-        result->yaw = (float)root_motion.yaw;
+        result->translation[0] = saturate_float(root_motion.x);
+        result->translation[1] = saturate_float(root_motion.y);
+        result->yaw = saturate_float(root_motion.yaw);
         for (int c = 0; c < ANIM_CHANNEL_COUNT; ++c)
             result->finished[c] = anim_controller_finished(controller, c);
     }

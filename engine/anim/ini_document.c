@@ -1,7 +1,10 @@
 #include "ini_document.h"
 
+#include <float.h>
 #include <ini.h>
+#include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +29,7 @@ typedef struct ini_reading {
     const char *cursor, *end;
     int line;
     int section; /* index into document->sections, or INI_NO_SECTION / INI_IGNORED_SECTION */
+    bool stopped; /* a limit was passed: the rest of the file is not read */
 } ini_reading;
 
 static void ini_report(ini_reading *reading, int line, const char *format, ...) __attribute__((format(printf, 3, 4)));
@@ -51,16 +55,85 @@ char *ini_trim(char *text)
     return text;
 }
 
+/* ---- names to indices: duplicates and lookups in constant time, so a file's reading is linear ---- */
+
+static uint32_t ini_hash(const char *text)
+{
+    uint32_t hash = 2166136261u; /* FNV-1a */
+    for (const unsigned char *c = (const unsigned char *)text; *c; ++c)
+        hash = (hash ^ *c) * 16777619u;
+    return hash;
+}
+
+typedef const char *(*ini_name_of)(const void *items, int i);
+
+static const char *ini_entry_key(const void *items, int i)
+{
+    return ((const ini_entry *)items)[i].key;
+}
+
+static const char *ini_section_name(const void *items, int i)
+{
+    return ((const ini_section *)items)[i].name;
+}
+
+/* The index of the item called name, or -1. */
+static int ini_index_find(const ini_index *index, const void *items, ini_name_of name_of, const char *name)
+{
+    if (index->capacity == 0)
+        return -1;
+    uint32_t mask = (uint32_t)index->capacity - 1;
+    for (uint32_t slot = ini_hash(name) & mask;; slot = (slot + 1) & mask) {
+        int item = index->slots[slot] - 1;
+        if (item < 0)
+            return -1;
+        if (strcmp(name_of(items, item), name) == 0)
+            return item;
+    }
+}
+
+static void ini_index_place(ini_index *index, const char *name, int item)
+{
+    uint32_t mask = (uint32_t)index->capacity - 1;
+    uint32_t slot = ini_hash(name) & mask;
+    while (index->slots[slot] != 0)
+        slot = (slot + 1) & mask;
+    index->slots[slot] = item + 1;
+}
+
+/* Add items[count - 1] (already in items); false when out of memory. */
+static bool ini_index_add(ini_index *index, const void *items, ini_name_of name_of, int count)
+{
+    if (count * 2 > index->capacity) { /* at most half full: probes stay short */
+        int capacity = index->capacity ? index->capacity * 2 : 16;
+        int *slots = calloc((size_t)capacity, sizeof *slots);
+        if (!slots)
+            return false;
+        free(index->slots);
+        *index = (ini_index){.slots = slots, .capacity = capacity};
+        for (int i = 0; i < count - 1; ++i)
+            ini_index_place(index, name_of(items, i), i);
+    }
+    ini_index_place(index, name_of(items, count - 1), count - 1);
+    return true;
+}
+
 static void ini_begin_section(ini_reading *reading, char *name)
 {
     ini_document *document = reading->document;
-    for (int i = 0; i < document->section_count; ++i) {
-        if (strcmp(document->sections[i].name, name) == 0) {
-            ini_report(reading, reading->line, "duplicate section [%s]; the first is at line %d", name,
-                       document->sections[i].line);
-            reading->section = INI_IGNORED_SECTION; /* its keys would otherwise be reported as duplicates too */
-            return;
-        }
+    int seen = ini_index_find(&document->index, document->sections, ini_section_name, name);
+    if (seen >= 0) {
+        ini_report(reading, reading->line, "duplicate section [%s]; the first is at line %d", name,
+                   document->sections[seen].line);
+        reading->section = INI_IGNORED_SECTION; /* its keys would otherwise be reported as duplicates too */
+        return;
+    }
+    if (document->section_count == INI_SECTIONS_MAX) {
+        ini_report(reading, reading->line, "more than %d sections in one file: the rest of the file is not read",
+                   INI_SECTIONS_MAX);
+        reading->section = INI_IGNORED_SECTION;
+        reading->stopped = true;
+        return;
     }
     if (document->section_count == document->section_capacity) {
         int capacity = document->section_capacity ? document->section_capacity * 2 : 16;
@@ -74,14 +147,21 @@ static void ini_begin_section(ini_reading *reading, char *name)
         document->section_capacity = capacity;
     }
     document->sections[document->section_count] = (ini_section){.name = strdup(name), .line = reading->line};
+    if (!document->sections[document->section_count].name ||
+        !ini_index_add(&document->index, document->sections, ini_section_name, document->section_count + 1)) {
+        free(document->sections[document->section_count].name);
+        ini_report(reading, reading->line, "out of memory");
+        reading->section = INI_IGNORED_SECTION;
+        return;
+    }
     reading->section = document->section_count++;
 }
 
-/* Is there a '=' or ':' (libinih's separators) before an inline comment? */
+/* Is there a '=' before an inline comment? (libinih also splits at ':', which the syntax does not have.) */
 static bool ini_has_separator(const char *text)
 {
     for (const char *c = text; *c; ++c) {
-        if (*c == '=' || *c == ':')
+        if (*c == '=')
             return true;
         if (*c == ';' && c > text && (c[-1] == ' ' || c[-1] == '\t'))
             return false;
@@ -89,8 +169,7 @@ static bool ini_has_separator(const char *text)
     return false;
 }
 
-/* The ':' before a line's first '=' (not in an inline comment) become INI_HIDDEN_COLON; a line without '='
- * keeps its ':' as the separator ("key: value"). */
+/* The ':' before a line's first '=' (not in an inline comment) become INI_HIDDEN_COLON. */
 static void ini_hide_key_colons(char *text)
 {
     char *equals = NULL;
@@ -149,7 +228,9 @@ static void ini_inspect_line(ini_reading *reading, char *buffer)
         }
     }
     if (!ini_has_separator(text)) {
-        ini_report(reading, reading->line, "expected 'key = value' or '[section]', not '%s'", ini_trim(text));
+        bool colon = strchr(text, ':') != NULL;
+        ini_report(reading, reading->line, "expected 'key = value' or '[section]', not '%s'%s", ini_trim(text),
+                   colon ? " (':' does not separate a key from its value: write '=')" : "");
         buffer[0] = '\0';
         return;
     }
@@ -160,7 +241,7 @@ static void ini_inspect_line(ini_reading *reading, char *buffer)
 static char *ini_read_line(char *buffer, int size, void *stream)
 {
     ini_reading *reading = stream;
-    if (reading->cursor >= reading->end)
+    if (reading->cursor >= reading->end || reading->stopped)
         return NULL;
     const char *start = reading->cursor;
     const char *newline = memchr(start, '\n', (size_t)(reading->end - start));
@@ -190,6 +271,8 @@ static char *ini_read_line(char *buffer, int size, void *stream)
 
 static bool ini_add_entry(ini_section *section, const char *key, const char *value, int line)
 {
+    if (section->entry_count >= INT32_MAX / 4)
+        return false;
     if (section->entry_count == section->entry_capacity) {
         int capacity = section->entry_capacity ? section->entry_capacity * 2 : 8;
         ini_entry *entries = realloc(section->entries, (size_t)capacity * sizeof *entries);
@@ -201,6 +284,11 @@ static bool ini_add_entry(ini_section *section, const char *key, const char *val
     ini_entry *entry = &section->entries[section->entry_count];
     *entry = (ini_entry){.key = strdup(key), .value = strdup(value), .line = line};
     if (!entry->key || !entry->value) {
+        free(entry->key);
+        free(entry->value);
+        return false;
+    }
+    if (!ini_index_add(&section->index, section->entries, ini_entry_key, section->entry_count + 1)) {
         free(entry->key);
         free(entry->value);
         return false;
@@ -230,15 +318,23 @@ static int ini_take_key(void *user, const char *section_name, const char *hidden
         return 1;
     }
     ini_section *section = &reading->document->sections[reading->section];
-    for (int i = 0; i < section->entry_count; ++i) {
-        if (strcmp(section->entries[i].key, key) == 0) {
-            ini_report(reading, reading->line, "duplicate key '%s' in [%s]; the first is at line %d", key,
-                       section->name, section->entries[i].line);
-            return 1;
-        }
+    const ini_entry *seen = ini_find_entry(section, key);
+    if (seen) {
+        ini_report(reading, reading->line, "duplicate key '%s' in [%s]; the first is at line %d", key,
+                   section->name, seen->line);
+        return 1;
+    }
+    if (reading->document->key_count == INI_KEYS_MAX) {
+        ini_report(reading, reading->line, "more than %d keys in one file: the rest of the file is not read",
+                   INI_KEYS_MAX);
+        reading->section = INI_IGNORED_SECTION;
+        reading->stopped = true;
+        return 1;
     }
     if (!ini_add_entry(section, key, value, reading->line))
         ini_report(reading, reading->line, "out of memory");
+    else
+        reading->document->key_count++;
     return 1; /* go on: every mistake in the file is reported, not just the first */
 }
 
@@ -264,16 +360,65 @@ void ini_document_free(ini_document *document)
             free(section->entries[e].value);
         }
         free(section->entries);
+        free(section->index.slots);
         free(section->name);
     }
     free(document->sections);
+    free(document->index.slots);
     *document = (ini_document){0};
 }
 
 const ini_entry *ini_find_entry(const ini_section *section, const char *key)
 {
-    for (int i = 0; i < section->entry_count; ++i)
-        if (strcmp(section->entries[i].key, key) == 0)
-            return &section->entries[i];
-    return NULL;
+    int found = ini_index_find(&section->index, section->entries, ini_entry_key, key);
+    return found >= 0 ? &section->entries[found] : NULL;
+}
+
+const ini_section *ini_find_section(const ini_document *document, const char *name)
+{
+    int found = ini_index_find(&document->index, document->sections, ini_section_name, name);
+    return found >= 0 ? &document->sections[found] : NULL;
+}
+
+static size_t ini_digits(const char *text)
+{
+    size_t length = 0;
+    while (text[length] >= '0' && text[length] <= '9')
+        ++length;
+    return length;
+}
+
+size_t ini_number_length(const char *text)
+{
+    size_t at = text[0] == '+' || text[0] == '-';
+    size_t whole = ini_digits(text + at);
+    at += whole;
+    size_t fraction = 0;
+    if (text[at] == '.') {
+        fraction = ini_digits(text + at + 1);
+        if (whole + fraction > 0)
+            at += 1 + fraction;
+    }
+    if (whole + fraction == 0)
+        return 0;
+    if (text[at] == 'e' || text[at] == 'E') {
+        size_t sign = text[at + 1] == '+' || text[at + 1] == '-';
+        size_t exponent = ini_digits(text + at + 1 + sign);
+        if (exponent > 0)
+            at += 1 + sign + exponent;
+    }
+    return at;
+}
+
+bool ini_parse_float(const char *text, float *out)
+{
+    size_t length = ini_number_length(text);
+    if (length == 0 || text[length] != '\0')
+        return false;
+    /* Read as a double, so that a value beyond float range is seen as such, not as infinity. */
+    double value = strtod(text, NULL);
+    if (!(fabs(value) <= (double)FLT_MAX))
+        return false;
+    *out = (float)value;
+    return true;
 }

@@ -5,6 +5,7 @@
 #ifndef MARIONETTE_INI_DOCUMENT_H
 #define MARIONETTE_INI_DOCUMENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct ini_entry {
@@ -13,17 +14,26 @@ typedef struct ini_entry {
     int line;
 } ini_entry;
 
+/* An open-addressing hash of names to indices (into a section's entries or a document's sections). */
+typedef struct ini_index {
+    int *slots; /* index + 1, 0 for an empty slot */
+    int capacity; /* a power of two, at least twice the count */
+} ini_index;
+
 typedef struct ini_section {
     char *name;
     int line;
     int entry_count, entry_capacity;
     ini_entry *entries; /* in the order written; keys are unique within a section */
+    ini_index index;    /* entries by key */
 } ini_section;
 
 typedef struct ini_document {
     const char *path; /* borrowed, for reports */
     int section_count, section_capacity;
     ini_section *sections; /* in the order written; names are unique */
+    ini_index index;       /* sections by name */
+    int key_count;         /* all sections together */
 } ini_document;
 
 /* Where the reader's complaints go, one finished message at a time. */
@@ -32,17 +42,39 @@ typedef struct ini_reporter {
     void *context;
 } ini_reporter;
 
-/* Fill document from text (size bytes, the contents of path). A key ends at its line's first '=', so it may
- * hold ':' ("texture.f:\\art\\body.tga = body.png"); only a line without '=' is split at ':'. Every problem
- * goes to reporter, and reading goes on past it, so one pass names all of them; what was read well is kept.
- * Free with ini_document_free even when there were problems. */
+/* Limits of one ini file, so that a careless or hostile file cannot hold the thread that reads it: the
+ * section or key past the limit is reported at its line and the rest of the file is not read. Checking
+ * duplicates and finding a key are hash lookups, so reading is linear in the file's size. */
+enum {
+    INI_SECTIONS_MAX = 4096, /* sections in one file */
+    INI_KEYS_MAX = 16384,    /* keys in one file, all sections together */
+};
+
+/* Fill document from text (size bytes, the contents of path). The syntax is `[section]` and `key = value`
+ * lines only: a key ends at its line's first '=', so it may hold ':' ("texture.f:\\art\\body.tga =
+ * body.png"), and a line without '=' (such as libinih's `key: value`) is refused. Every problem goes to
+ * reporter, and reading goes on past it, so one pass names all of them; what was read well is kept; past
+ * INI_SECTIONS_MAX or INI_KEYS_MAX reading stops. Free with ini_document_free even when there were problems. */
 void ini_document_parse(ini_document *document, const char *path, const char *text, size_t size,
                         ini_reporter reporter);
 
 void ini_document_free(ini_document *document);
 
-/* The entry with this key, or NULL. */
+/* The entry with this key, or NULL. A hash lookup. */
 const ini_entry *ini_find_entry(const ini_section *section, const char *key);
+
+/* The section with this name, or NULL. A hash lookup. */
+const ini_section *ini_find_section(const ini_document *document, const char *name);
+
+/* The length of the decimal number at the start of text, 0 when there is none: an optional sign, digits
+ * with an optional '.' (at least one digit), an optional exponent ("e-3"). Hexadecimal ("0x1p3"), "inf" and
+ * "nan" are not numbers in an ini file. */
+size_t ini_number_length(const char *text);
+
+/* text, all of it, as such a number within float range: false for "1.5m", "0x10", "nan", "1e39" (beyond
+ * the largest float, refused rather than read as infinity). A value smaller than the smallest float
+ * ("1e-50") reads as 0. The one number reader of every ini file the project reads. */
+bool ini_parse_float(const char *text, float *out);
 
 /* Strip leading and trailing spaces and tabs in place, as libinih does to names and values. */
 char *ini_trim(char *text);

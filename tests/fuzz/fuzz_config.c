@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "anim/anim_config.h"
+#include "anim/anim_controller.h"
 #include "fuzz_check.h"
 #include "fuzz_parts.h"
 #include "md5/md5.h"
@@ -102,7 +103,7 @@ static void fuzz_check_character(const anim_character *character)
     for (int i = 0; i < character->clip_count; ++i) {
         const anim_clip *clip = &character->clips[i];
         FUZZ_REQUIRE(clip->clip != NULL && clip->clip->joint_count == joint_count);
-        FUZZ_REQUIRE(isfinite(clip->ground_speed) && clip->sync_group >= -1 &&
+        FUZZ_REQUIRE(clip->ground_speed >= 0.0f && clip->ground_speed <= 1.0e6f && clip->sync_group >= -1 &&
                      clip->sync_group < character->sync_group_count);
         FUZZ_REQUIRE(clip->event_count >= 0 && (clip->event_count == 0 || clip->events != NULL));
         for (int e = 0; e < clip->event_count; ++e)
@@ -120,20 +121,30 @@ static void fuzz_check_character(const anim_character *character)
         FUZZ_REQUIRE(state->overlay_clip >= -1 && state->overlay_clip < character->clip_count);
         FUZZ_REQUIRE(state->overlay_root_joint >= -1 && state->overlay_root_joint < joint_count);
         FUZZ_REQUIRE(state->rate_parameter >= -1 && state->rate_parameter < machine->parameter_count);
-        /* rate_max is +inf when a state sets no limit. */
+        /* rate_max is +inf when a state sets no limit; what a file sets is within 0 to ANIM_CONFIG_RATE_MAX. */
         FUZZ_REQUIRE(isfinite(state->rate) && isfinite(state->rate_min) && !isnan(state->rate_max) &&
                      state->rate_min <= state->rate_max);
+        FUZZ_REQUIRE(state->rate >= 0.0f && state->rate <= ANIM_CONFIG_RATE_MAX && state->rate_min >= 0.0f &&
+                     state->rate_min <= ANIM_CONFIG_RATE_MAX &&
+                     (state->rate_parameter < 0 || state->rate_max <= ANIM_CONFIG_RATE_MAX));
     }
+    FUZZ_REQUIRE(machine->state_count <= ANIM_CONFIG_STATES_MAX &&
+                 machine->transition_count <= ANIM_CONFIG_TRANSITIONS_MAX);
+    FUZZ_REQUIRE(machine->trigger_hold >= 0.0f && machine->trigger_hold <= 60.0f);
+    for (int p = 0; p < machine->parameter_count; ++p)
+        FUZZ_REQUIRE(fabsf(machine->parameters[p].default_value) <= 1.0e6f);
     for (int t = 0; t < machine->transition_count; ++t) {
         const state_machine_transition *transition = &machine->transitions[t];
         FUZZ_REQUIRE(transition->from == STATE_MACHINE_ANY ||
                      (transition->from >= 0 && transition->from < machine->state_count));
         FUZZ_REQUIRE(transition->to >= 0 && transition->to < machine->state_count);
-        FUZZ_REQUIRE(isfinite(transition->fade) && transition->fade >= 0.0f);
+        FUZZ_REQUIRE(isfinite(transition->fade) && transition->fade >= 0.0f && transition->fade <= 60.0f);
+        FUZZ_REQUIRE(transition->priority >= -1000 && transition->priority <= 1000);
         FUZZ_REQUIRE(transition->term_count >= 1 && transition->term_count <= STATE_MACHINE_MAX_TERMS);
         for (int k = 0; k < transition->term_count; ++k)
             FUZZ_REQUIRE(transition->terms[k].parameter >= -1 &&
-                         transition->terms[k].parameter < machine->parameter_count);
+                         transition->terms[k].parameter < machine->parameter_count &&
+                         fabsf(transition->terms[k].value) <= 1.0e6f);
         FUZZ_REQUIRE(t == 0 || machine->transitions[t - 1].priority >= transition->priority);
     }
 }
@@ -146,6 +157,7 @@ static void fuzz_step_machine(const anim_character *character, unsigned hash)
         return;
     state_machine_instance instance;
     state_machine_instance_init(machine, &instance);
+    anim_controller *controller = anim_controller_create(&(anim_controller_desc){.skeleton = &character->model->skeleton});
     for (int step = 0; step < 8; ++step) {
         for (int p = 0; p < machine->parameter_count; ++p) {
             hash = hash * 1103515245u + 12345u;
@@ -161,7 +173,19 @@ static void fuzz_step_machine(const anim_character *character, unsigned hash)
         FUZZ_REQUIRE(instance.state >= 0 && instance.state < machine->state_count);
         FUZZ_REQUIRE(result.clip >= 0 && result.clip < character->clip_count);
         FUZZ_REQUIRE(isfinite(result.speed_scale) && isfinite(result.fade));
+        /* What the state plays, as the demo plays it: a frame and one long step, at the state's rate (the
+         * controller's arithmetic must hold for every rate a file allows; a sanitizer build checks it). */
+        if (controller && anim_controller_play(controller, 0, &character->clips[result.clip], result.fade,
+                                               &(anim_play_options){.speed = result.speed_scale})) {
+            anim_update_result update;
+            FUZZ_REQUIRE(anim_controller_update(controller, 1.0 / 60.0, &update));
+            FUZZ_REQUIRE(update.event_count >= 0 && update.event_count <= ANIM_EVENTS_MAX &&
+                         update.events_dropped >= 0);
+            FUZZ_REQUIRE(anim_controller_update(controller, step == 7 ? 1.0e6 : 0.5, &update));
+            FUZZ_REQUIRE(update.events_dropped >= 0 && isfinite(update.translation[0]));
+        }
     }
+    anim_controller_destroy(controller);
 }
 
 /* True when a message of the list is not a warning, or when the list kept fewer than it counted (an error
