@@ -245,6 +245,7 @@ static void demo_config_read_mix(demo_config_reader *reader, const ini_entry *en
         return;
     }
     config->crowd.body_count = count;
+    config->crowd.mix_line = entry->line;
     memcpy(config->crowd.bodies, bodies, sizeof bodies);
 }
 
@@ -285,9 +286,11 @@ static void demo_config_read_value(demo_config_reader *reader, const demo_config
         break;
     }
     case DEMO_CONFIG_NAME:
-        if (demo_config_valid_name(entry->value, strlen(entry->value)))
+        if (demo_config_valid_name(entry->value, strlen(entry->value))) {
             snprintf(field, DEMO_CONFIG_NAME_MAX, "%s", entry->value);
-        else
+            /* The one name key is the player's: its line is kept for "no such character" at load. */
+            config->player.character_line = entry->line;
+        } else
             demo_config_report(reader, entry->line, "'%s': character name '%s' must be 1 to %d letters, digits, "
                                "'_', '.' or '-'", spec->key, entry->value, DEMO_CONFIG_NAME_MAX - 1);
         break;
