@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "anim/ini_document.h"
+#include "base/decimal.h"
 #include "base/file.h"
 
 demo_config demo_config_defaults(void)
@@ -145,16 +146,10 @@ static bool demo_config_valid_name(const char *name, size_t length)
     return true;
 }
 
-/* A finite number written whole: "1.5" is one; "1.5m", "" and "nan" are not. */
+/* A finite decimal number written whole: "1.5" is one; "1.5m", "", "nan" and "0x10" are not. */
 static bool demo_config_read_number(const char *text, double *out)
 {
-    char *end = NULL;
-    errno = 0;
-    double value = strtod(text, &end);
-    if (text[0] == '\0' || *end != '\0' || !isfinite(value) || errno == ERANGE)
-        return false;
-    *out = value;
-    return true;
+    return decimal_read(text, out);
 }
 
 /* A whole number: "12" is one; "1.5" and "12abc" are not. */
