@@ -36,7 +36,7 @@ void watch_stamp_take(const char *path, watch_stamp *stamp);
  * model is not read twice a second for ever). */
 bool watch_changed(const char *path, watch_stamp *stamp);
 
-/* FNV-1a 64 of the file's bytes, with no heap use; false when it cannot be read. */
+/* FNV-1a 64 of the file's bytes, with no heap use (not even a FILE); false when it cannot be read. */
 bool watch_hash_file(const char *path, uint64_t *hash);
 
 #endif
