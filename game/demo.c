@@ -272,7 +272,7 @@ static void load_configuration(demo *d, bool force)
             set_status(d, "refused: %d error%s, the last good configuration keeps running", errors,
                        errors == 1 ? "" : "s");
         else if (warnings > 0)
-            set_status(d, "%s, with %d warning%s (listed above)", verb, warnings, warnings == 1 ? "" : "s");
+            set_status(d, "%s, with %d warning%s (each listed with its file:line)", verb, warnings, warnings == 1 ? "" : "s");
         else if (d->frame_count > 0)
             set_status(d, "reloaded the configuration");
     }

@@ -658,7 +658,7 @@ static void test_missing_texture(void)
     CHECK(shader_line > 1 && d.message_count == 1 && strstr(d.messages[0], where) != NULL);
     /* It loaded: the status says so, not that a last good configuration keeps running. */
     printf("  status: %s\n", d.status);
-    CHECK(strcmp(d.status, "loaded, with 1 warning (listed above)") == 0);
+    CHECK(strcmp(d.status, "loaded, with 1 warning (each listed with its file:line)") == 0);
     CHECK(magenta > 100);
     CHECK(d.gl_error_frames == 0);
     demo_finish(&d);
@@ -818,7 +818,7 @@ static void test_reload_split_saves_and_status(void)
     printf("  undecodable image: %s\n  status: %s\n", d.message_count ? d.messages[0] : "(none)", d.status);
     CHECK(d.config != before && d.message_count == 1);
     CHECK(d.message_count == 1 && strstr(d.messages[0], "bad.tga") && strstr(d.messages[0], "placeholder"));
-    CHECK(strcmp(d.status, "reloaded, with 1 warning (listed above)") == 0);
+    CHECK(strcmp(d.status, "reloaded, with 1 warning (each listed with its file:line)") == 0);
 
     /* Adopted with a warning: [player] names no character; the first plays. */
     CHECK(edit_file(settings, "character = mannequin", "character = nobody"));
@@ -830,7 +830,7 @@ static void test_reload_split_saves_and_status(void)
              "playing 'mannequin'", settings, line_starting(settings, "character = nobody"));
     printf("  unknown player: %s\n  status: %s\n", d.message_count ? d.messages[0] : "(none)", d.status);
     CHECK(d.message_count == 1 && strcmp(d.messages[0], expected) == 0);
-    CHECK(strcmp(d.status, "reloaded, with 1 warning (listed above)") == 0);
+    CHECK(strcmp(d.status, "reloaded, with 1 warning (each listed with its file:line)") == 0);
     CHECK(d.player && strcmp(animator_character(player_animator(d.player))->name, "mannequin") == 0);
 
     /* Refused: an error in states.ini; the last good configuration keeps running. */
