@@ -2,6 +2,7 @@
 #include "controls.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <SDL_keyboard.h>
 
 #include "anim/ini_document.h"
+#include "base/decimal.h"
 #include "base/file.h"
 
 _Static_assert(GAME_ACTION_COUNT <= 32, "game_input_key_down.actions holds one bit per action");
@@ -73,9 +75,36 @@ static const struct {
     SDL_Keycode key;
 } key_aliases[] = {{"Comma", SDLK_COMMA}, {"Semicolon", SDLK_SEMICOLON}, {"Hash", SDLK_HASH}};
 
+int controls_name_odd_byte(const char *name)
+{
+    for (int i = 0; name && name[i]; ++i)
+        if ((unsigned char)name[i] < 0x20 || (unsigned char)name[i] > 0x7e)
+            return i;
+    return -1;
+}
+
+const char *controls_name_printable(const char *name, char *out, size_t size)
+{
+    size_t used = 0;
+    if (size == 0)
+        return out;
+    for (const unsigned char *c = (const unsigned char *)(name ? name : ""); *c && used + 1 < size; ++c) {
+        if (*c >= 0x20 && *c <= 0x7e) {
+            out[used++] = (char)*c;
+        } else {
+            if (used + 5 > size)
+                break;
+            snprintf(out + used, size - used, "\\x%02X", *c);
+            used += 4;
+        }
+    }
+    out[used] = '\0';
+    return out;
+}
+
 SDL_Keycode controls_key_from_name(const char *name)
 {
-    if (!name || !name[0])
+    if (!name || !name[0] || controls_name_odd_byte(name) >= 0)
         return SDLK_UNKNOWN;
     for (size_t i = 0; i < sizeof key_aliases / sizeof key_aliases[0]; ++i)
         if (strcasecmp(name, key_aliases[i].name) == 0)
@@ -182,11 +211,17 @@ static void controls_read_keys(controls_loader *loader, const ini_entry *entry, 
         snprintf(key_name, sizeof key_name, "%.*s", (int)(length < sizeof key_name ? length : sizeof key_name - 1),
                  cursor);
         char *trimmed = ini_trim(key_name);
+        char printable[4 * CONTROLS_KEY_NAME_MAX];
         ++listed;
         SDL_Keycode key = controls_key_from_name(trimmed);
         if (trimmed[0] == '\0')
             controls_report(loader, entry->line, "%s: a key name is missing between commas (the comma key is "
                             "written Comma)", name);
+        else if (controls_name_odd_byte(trimmed) >= 0)
+            controls_report(loader, entry->line, "%s: key name '%s' has a control character or non-ASCII text "
+                            "(byte %d); key names are SDL's English names such as W, Up, Left Shift", name,
+                            controls_name_printable(trimmed, printable, sizeof printable),
+                            controls_name_odd_byte(trimmed) + 1);
         else if (key == SDLK_UNKNOWN || length >= sizeof key_name)
             controls_report(loader, entry->line, "%s: unknown key name '%s' (SDL key names such as W, Up, "
                             "Left Shift, Space, F1, Escape, [; see the top of controls.ini)", name, trimmed);
@@ -217,8 +252,9 @@ static void controls_read_keys_section(controls_loader *loader, const ini_sectio
         const ini_entry *entry = &section->entries[e];
         game_action action = game_action_from_name(entry->key);
         if (action == GAME_ACTION_COUNT) {
+            char printable[DIAG_MESSAGE_MAX / 2];
             controls_report(loader, entry->line, "unknown action '%s' in [keys] (the actions are listed at the "
-                            "top of controls.ini)", entry->key);
+                            "top of controls.ini)", controls_name_printable(entry->key, printable, sizeof printable));
             continue;
         }
         action_lines[action] = entry->line;
@@ -226,35 +262,48 @@ static void controls_read_keys_section(controls_loader *loader, const ini_sectio
     }
 }
 
-static void controls_read_number(controls_loader *loader, const ini_entry *entry, float *out)
-{
-    float value = 0.0f;
-    if (!ini_parse_float(entry->value, &value) || value <= 0.0f) { /* decimal only, as in every ini file */
-        controls_report(loader, entry->line, "'%s' must be a number greater than 0, not '%s'", entry->key,
-                        entry->value);
-        return;
-    }
-    *out = value;
-}
+/* [mouse]'s numbers and their ranges (controls.ini's header says them too): beyond these a drag or a wheel
+ * step would turn the camera by thousands of turns or move it kilometres. */
+static const struct {
+    const char *key;
+    size_t offset; /* of the float in controls */
+    float minimum, maximum;
+} controls_mouse_numbers[] = {
+    {"orbit_degrees_per_pixel", offsetof(controls, orbit_degrees_per_pixel), 0.001f, 10.0f},
+    {"zoom_per_wheel_step", offsetof(controls, zoom_per_wheel_step), 0.01f, 100.0f},
+    {"orbit_keys_degrees_per_second", offsetof(controls, orbit_keys_degrees_per_second), 1.0f, 3600.0f},
+};
 
 static void controls_read_mouse_section(controls_loader *loader, const ini_section *section, controls *c)
 {
     for (int e = 0; e < section->entry_count; ++e) {
         const ini_entry *entry = &section->entries[e];
-        if (strcmp(entry->key, "orbit_degrees_per_pixel") == 0)
-            controls_read_number(loader, entry, &c->orbit_degrees_per_pixel);
-        else if (strcmp(entry->key, "zoom_per_wheel_step") == 0)
-            controls_read_number(loader, entry, &c->zoom_per_wheel_step);
-        else if (strcmp(entry->key, "orbit_keys_degrees_per_second") == 0)
-            controls_read_number(loader, entry, &c->orbit_keys_degrees_per_second);
-        else if (strcmp(entry->key, "invert_y") == 0) {
+        bool known = false;
+        for (size_t n = 0; n < sizeof controls_mouse_numbers / sizeof controls_mouse_numbers[0]; ++n) {
+            if (strcmp(entry->key, controls_mouse_numbers[n].key) != 0)
+                continue;
+            known = true;
+            double value = 0.0;
+            float minimum = controls_mouse_numbers[n].minimum, maximum = controls_mouse_numbers[n].maximum;
+            if (decimal_read(entry->value, &value) && value >= minimum && value <= maximum)
+                *(float *)(void *)((char *)c + controls_mouse_numbers[n].offset) = (float)value;
+            else
+                controls_report(loader, entry->line, "'%s' must be a number from %g to %g, not '%s'", entry->key,
+                                (double)minimum, (double)maximum, entry->value);
+        }
+        if (known)
+            continue;
+        if (strcmp(entry->key, "invert_y") == 0) {
             if (strcmp(entry->value, "true") == 0 || strcmp(entry->value, "false") == 0)
                 c->invert_y = entry->value[0] == 't';
             else
                 controls_report(loader, entry->line, "'invert_y' must be true or false, not '%s'", entry->value);
-        } else
+        } else {
+            char printable[DIAG_MESSAGE_MAX / 2];
             controls_report(loader, entry->line, "unknown key '%s' in [mouse] (known keys: orbit_degrees_per_pixel, "
-                            "zoom_per_wheel_step, invert_y, orbit_keys_degrees_per_second)", entry->key);
+                            "zoom_per_wheel_step, invert_y, orbit_keys_degrees_per_second)",
+                            controls_name_printable(entry->key, printable, sizeof printable));
+        }
     }
 }
 

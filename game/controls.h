@@ -80,8 +80,17 @@ game_action game_action_from_name(const char *name);
 
 /* A key from its name as controls.ini and input scripts write it: SDL's names, case-insensitive ("W",
  * "Left Shift", "F1", "["), plus Comma, Semicolon and Hash for the keys that are separators or comments in
- * those files. SDLK_UNKNOWN (0) for a name that is no key. Needs no SDL_Init. */
+ * those files. SDLK_UNKNOWN (0) for a name that is no key, and for any name with a byte outside printable
+ * ASCII (a control character, UTF-8 text: SDL would take "é" as a key no keyboard layout here names).
+ * Needs no SDL_Init. */
 SDL_Keycode controls_key_from_name(const char *name);
+
+/* The byte offset of the first byte of name outside printable ASCII (' ' to '~'); -1 when there is none. */
+int controls_name_odd_byte(const char *name);
+
+/* name for a message: bytes outside printable ASCII written as \xNN, so a file's control characters never
+ * reach the terminal raw. Always NUL-terminated; returns out. */
+const char *controls_name_printable(const char *name, char *out, size_t size);
 
 /* The name controls_key_from_name reads back as key ("W", "Left Shift", "Comma"); "?" for a key SDL has no
  * name for. Always NUL-terminated. */

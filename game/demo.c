@@ -67,12 +67,14 @@ static void clear_problems(demo *d)
 
 /* ---- Configuration ---------------------------------------------------------------------------------- */
 
-static long modification_time(const char *path)
+/* Whether a watched file changed since it was last loaded; if so, the stamp moves on before the caller
+ * reads the file (a write between the two shows as a change at the next poll, never as none). */
+static bool file_due(const char *path, watch_stamp *stamp, bool force)
 {
-    struct stat info;
-    if (stat(path, &info) != 0)
-        return -1;
-    return (long)info.st_mtim.tv_sec * 1000 + info.st_mtim.tv_nsec / 1000000;
+    if (!force && !watch_changed(path, stamp))
+        return false;
+    watch_stamp_take(path, stamp);
+    return true;
 }
 
 /* The bodies of the crowd mix, looked up in the running config; unknown names are reported. */
@@ -83,13 +85,34 @@ static int crowd_bodies(demo *d, crowd_body *bodies, diag_list *problems)
         const demo_config_body *body = &d->settings.crowd.bodies[i];
         const anim_character *character = anim_config_find_character(d->config, body->character);
         if (!character) {
-            diag_list_add(problems, d->settings_path, 0, "crowd mix names \"%s\", which characters.ini does not have",
+            diag_list_add(problems, d->settings_path, d->settings.crowd.mix_line,
+                          "crowd mix names \"%s\", which characters.ini does not have",
                           body->character);
             continue;
         }
         bodies[count++] = (crowd_body){.character = character, .weight = body->weight};
     }
     return count;
+}
+
+/* [player] character names no character: say so at demo.ini's line, naming those there are; the first
+ * plays instead. */
+static void report_unknown_player(demo *d, diag_list *problems)
+{
+    const char *name = d->settings.player.character;
+    int count = anim_config_character_count(d->config);
+    if (count == 0 || anim_config_find_character(d->config, name))
+        return;
+    char known[DIAG_MESSAGE_MAX] = "";
+    size_t used = 0;
+    for (int i = 0; i < count && used < sizeof known; ++i) {
+        int wrote = snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
+                             anim_config_character(d->config, i)->name);
+        used += wrote > 0 ? (size_t)wrote : 0;
+    }
+    diag_list_add(problems, d->settings_path, d->settings.player.character_line,
+                  "warning: [player] character '%s' is not in characters.ini (it has %s): playing '%s'", name,
+                  known, anim_config_character(d->config, 0)->name);
 }
 
 static const anim_character *player_character(demo *d)
@@ -159,36 +182,47 @@ static void adopt_config(demo *d, anim_config *config, diag_list *problems)
     anim_config_free(old);
 }
 
-/* Load everything at start, or reload what changed (force: everything, as F5 asks). A file with problems
- * keeps its last good version running; the problems go to the HUD and stderr. */
+/* Problems a step added: errors when the step was refused (its file's last good version keeps running),
+ * warnings when it was adopted anyway (a missing texture, an implausible height). */
+static void count_problems(const diag_list *problems, int total_before, bool adopted, int *errors, int *warnings)
+{
+    *(adopted ? warnings : errors) += problems->total - total_before;
+}
+
+/* Load everything at start, or reload what changed (force: everything, as F5 asks). A file with errors
+ * keeps its last good version running; its problems and any warnings go to the HUD and stderr, and the
+ * status line says which happened. */
 static void load_configuration(demo *d, bool force)
 {
     diag_list problems = {0};
     bool any = false, failed = false;
-    long controls_time = modification_time(d->controls_path);
-    if (force || controls_time != d->watched_mtimes[0]) {
+    bool check_player = false; /* demo.ini or characters.ini adopted: does the player's name still exist? */
+    int errors = 0, warnings = 0, before;
+    if (file_due(d->controls_path, &d->watched[0], force)) {
         any = true;
-        d->watched_mtimes[0] = controls_time;
-        failed |= !controls_load(d->controls_path, &d->controls, &problems);
+        before = problems.total;
+        bool adopted = controls_load(d->controls_path, &d->controls, &problems);
+        failed |= !adopted;
+        count_problems(&problems, before, adopted, &errors, &warnings);
     }
-    long settings_time = modification_time(d->settings_path);
-    if (force || settings_time != d->watched_mtimes[1]) {
+    if (file_due(d->settings_path, &d->watched[1], force)) {
         any = true;
-        d->watched_mtimes[1] = settings_time;
-        if (demo_config_load(d->settings_path, &d->settings, &problems)) {
+        before = problems.total;
+        bool adopted = demo_config_load(d->settings_path, &d->settings, &problems);
+        if (adopted) {
             /* The running player takes the new speeds now, not only when it is next re-created. */
             player_params params = player_params_of(&d->settings);
             if (d->player && !player_set_params(d->player, &params))
                 diag_list_add(&problems, d->settings_path, 0, "the player cannot take these speeds");
+            check_player = true;
         } else {
             failed = true;
         }
+        count_problems(&problems, before, adopted, &errors, &warnings);
     }
     /* Without a good config there is nothing to ask reload_due: try again when characters.ini changes
      * (or on F5), not every poll, so a broken start says so once. */
-    long characters_time = modification_time(d->characters_path);
-    bool first_try = !d->config && d->watched_mtimes[2] != characters_time;
-    d->watched_mtimes[2] = characters_time;
+    bool first_try = !d->config && file_due(d->characters_path, &d->watched[2], false);
     /* With nothing complete running yet (the start, or a start that had to leave things out), a load keeps
      * going past assets that fail: the rest plays, stand-ins fill in and the problems are shown. Once a
      * complete config runs, a reload with problems keeps it instead. */
@@ -197,20 +231,30 @@ static void load_configuration(demo *d, bool force)
     if (first_try || force || (d->config && anim_config_reload_due(d->config))) {
         any = true;
         config_loaded_now = true;
+        before = problems.total;
         anim_config *config = !d->config ? anim_config_load_partial(d->characters_path, d->cache, &problems)
                               : partial  ? anim_config_reload_partial(d->config, &problems)
                                          : anim_config_reload(d->config, &problems);
-        if (config)
+        if (config) {
+            /* Adopted: what the load and the swap (textures that failed, a player that cannot play) found
+             * are warnings, unless the load had to put in stand-ins (below). */
             adopt_config(d, config, &problems);
-        else
+            check_player = true;
+        } else {
             failed = true;
+        }
+        count_problems(&problems, before, config != NULL, &errors, &warnings);
+    }
+    if (check_player && d->config) {
+        before = problems.total;
+        report_unknown_player(d, &problems);
+        count_problems(&problems, before, true, &errors, &warnings);
     }
     if (any) {
         clear_problems(d);
         show_problems(d, &problems);
         int stand_ins = anim_config_stand_in_count(d->config);
-        /* Warnings (a character of an implausible height) are listed like problems, but nothing failed. */
-        int warnings = config_loaded_now && !failed ? anim_config_warning_count(d->config) : 0;
+        const char *verb = d->frame_count > 0 ? "reloaded" : "loaded";
         if ((failed || problems.total > 0) && !d->config)
             set_status(d, "%d problem%s and no configuration has loaded yet: fix it and press F5", problems.total,
                        problems.total == 1 ? "" : "s");
@@ -221,11 +265,14 @@ static void load_configuration(demo *d, bool force)
             /* Another file reloaded; the config's own problems still stand (F5 lists them again). */
             set_status(d, "reloaded; %d stand-in%s still play for what failed to load (F5 lists them)", stand_ins,
                        stand_ins == 1 ? "" : "s");
-        else if (!failed && stand_ins == 0 && warnings > 0 && problems.total == warnings)
-            set_status(d, "loaded, with %d warning%s (listed above)", warnings, warnings == 1 ? "" : "s");
-        else if (failed || problems.total > 0)
-            set_status(d, "reload: %d problem%s, the last good configuration keeps running", problems.total,
-                       problems.total == 1 ? "" : "s");
+        else if (errors > 0 && warnings > 0)
+            set_status(d, "refused: %d error%s, the last good configuration keeps running (and %d warning%s)",
+                       errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+        else if (errors > 0)
+            set_status(d, "refused: %d error%s, the last good configuration keeps running", errors,
+                       errors == 1 ? "" : "s");
+        else if (warnings > 0)
+            set_status(d, "%s, with %d warning%s (each listed with its file:line)", verb, warnings, warnings == 1 ? "" : "s");
         else if (d->frame_count > 0)
             set_status(d, "reloaded the configuration");
     }
@@ -581,12 +628,12 @@ bool demo_start(demo *d, const demo_options *options)
     d->controls = controls_defaults();
     d->settings = demo_config_defaults();
     d->cache = cache_create();
-    d->watched_mtimes[0] = d->watched_mtimes[1] = d->watched_mtimes[2] = -2; /* never a real time: all load at start */
+    /* d->watched is all zero ("never looked"): every file loads at the first poll. */
 
     /* Settings first: they say how big the window is. */
     diag_list problems = {0};
+    watch_stamp_take(d->settings_path, &d->watched[1]);
     demo_config_load(d->settings_path, &d->settings, &problems);
-    d->watched_mtimes[1] = modification_time(d->settings_path);
 
     diag err;
     platform_desc desc = {
@@ -597,8 +644,14 @@ bool demo_start(demo *d, const demo_options *options)
         .vsync = d->settings.window.vsync,
     };
     if (!platform_setup(&desc, &err)) {
-        fprintf(stderr, "marionette: %s; without a display: --headless (offscreen) or xvfb-run -a marionette "
-                        "(see README \"Troubleshooting\")\n", err.message);
+        /* Suggest offscreen rendering only to a run that is not offscreen already. */
+        const char *driver = getenv("SDL_VIDEODRIVER");
+        if (options->headless || (driver && strcmp(driver, "offscreen") == 0))
+            fprintf(stderr, "marionette: %s; offscreen at %d x %d: try a smaller --size, or check the OpenGL driver "
+                            "(see README \"Troubleshooting\")\n", err.message, desc.width, desc.height);
+        else
+            fprintf(stderr, "marionette: %s; without a display: --headless (offscreen) or xvfb-run -a marionette "
+                            "(see README \"Troubleshooting\")\n", err.message);
         diag_list_free(&problems);
         return false;
     }

@@ -10,6 +10,7 @@
 
 #include "anim/anim_config.h"
 #include "base/diag.h"
+#include "base/watch.h"
 #include "cache/cache.h"
 #include "camera.h"
 #include "controls.h"
@@ -89,7 +90,7 @@ typedef struct demo {
     demo_timings timings;
     gfx_stats gfx;               /* last frame's */
     int gl_error_frames;         /* frames that ended with GL errors */
-    long watched_mtimes[3];      /* controls.ini, demo.ini and characters.ini, for reload */
+    watch_stamp watched[3];      /* controls.ini, demo.ini and characters.ini, for reload (base/watch) */
     double last_frame_start, last_reload_poll, step_accumulator;
 } demo;
 

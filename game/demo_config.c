@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "anim/ini_document.h"
+#include "base/decimal.h"
 #include "base/file.h"
 
 demo_config demo_config_defaults(void)
@@ -145,18 +146,10 @@ static bool demo_config_valid_name(const char *name, size_t length)
     return true;
 }
 
-/* A finite number written whole: "1.5" is one; "1.5m", "" and "nan" are not. */
+/* A finite decimal number written whole: "1.5" is one; "1.5m", "", "nan" and "0x10" are not. */
 static bool demo_config_read_number(const char *text, double *out)
 {
-    char *end = NULL;
-    errno = 0;
-    if (ini_number_length(text) != strlen(text)) /* decimal only, as in every ini file: no 0x1p3, inf, nan */
-        return false;
-    double value = strtod(text, &end);
-    if (text[0] == '\0' || *end != '\0' || !isfinite(value) || errno == ERANGE)
-        return false;
-    *out = value;
-    return true;
+    return decimal_read(text, out);
 }
 
 /* A whole number: "12" is one; "1.5" and "12abc" are not. */
@@ -247,6 +240,7 @@ static void demo_config_read_mix(demo_config_reader *reader, const ini_entry *en
         return;
     }
     config->crowd.body_count = count;
+    config->crowd.mix_line = entry->line;
     memcpy(config->crowd.bodies, bodies, sizeof bodies);
 }
 
@@ -287,9 +281,11 @@ static void demo_config_read_value(demo_config_reader *reader, const demo_config
         break;
     }
     case DEMO_CONFIG_NAME:
-        if (demo_config_valid_name(entry->value, strlen(entry->value)))
+        if (demo_config_valid_name(entry->value, strlen(entry->value))) {
             snprintf(field, DEMO_CONFIG_NAME_MAX, "%s", entry->value);
-        else
+            /* The one name key is the player's: its line is kept for "no such character" at load. */
+            config->player.character_line = entry->line;
+        } else
             demo_config_report(reader, entry->line, "'%s': character name '%s' must be 1 to %d letters, digits, "
                                "'_', '.' or '-'", spec->key, entry->value, DEMO_CONFIG_NAME_MAX - 1);
         break;

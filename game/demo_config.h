@@ -24,6 +24,7 @@ typedef struct demo_config_body {
 typedef struct demo_config {
     struct {
         char character[DEMO_CONFIG_NAME_MAX]; /* default "mannequin" */
+        int character_line;                   /* demo.ini's line that named it; 0: the default */
         float walk_speed;                     /* m/s, default 1.4 */
         float run_speed;                      /* m/s, default 3.5; at least walk_speed */
     } player;
@@ -32,6 +33,7 @@ typedef struct demo_config {
         float spacing;             /* metres between spawn spots, default 1.6 */
         int body_count;            /* entries in bodies, 1..DEMO_CONFIG_BODIES_MAX */
         demo_config_body bodies[DEMO_CONFIG_BODIES_MAX]; /* default mannequin 1, robot 1 */
+        int mix_line;              /* demo.ini's line of the mix; 0: the default */
         float wander_radius;       /* metres around each member's home, default 6 */
         float wave_chance;         /* probability per idle pause, default 0.3 */
         float celebrate_chance;    /* probability per idle pause, default 0.1 */

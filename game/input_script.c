@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/decimal.h"
 #include "base/file.h"
 #include "controls.h"
 
@@ -109,12 +110,7 @@ static char *next_word(char **cursor)
 
 static bool parse_number(const char *text, double *out)
 {
-    char *end = NULL;
-    double value = strtod(text, &end);
-    if (text[0] == '\0' || *end != '\0' || !isfinite(value))
-        return false;
-    *out = value;
-    return true;
+    return decimal_read(text, out);
 }
 
 /* wheel's or drag's numbers: exactly count of them in arguments. */
@@ -188,8 +184,9 @@ static void parse_line(script_loader *loader, int line, char *text, double *prev
     if (!time_word)
         return;
     double time;
-    if (!parse_number(time_word, &time) || time < 0.0) {
-        script_error(loader, line, "bad time '%s': seconds of simulation time, a number >= 0", time_word);
+    if (!parse_number(time_word, &time) || time < 0.0 || time > INPUT_SCRIPT_TIME_MAX) {
+        script_error(loader, line, "bad time '%s': seconds of simulation time, a number from 0 to %g", time_word,
+                     INPUT_SCRIPT_TIME_MAX);
         return;
     }
     if (time < *previous_time) {
@@ -211,7 +208,9 @@ static void parse_line(script_loader *loader, int line, char *text, double *prev
         }
         SDL_Keycode key = controls_key_from_name(arguments);
         if (key == SDLK_UNKNOWN) {
-            script_error(loader, line, "unknown key name '%s' (SDL key names, as in controls.ini)", arguments);
+            char printable[DIAG_MESSAGE_MAX / 2];
+            script_error(loader, line, "unknown key name '%s' (SDL key names in printable ASCII, as in controls.ini)",
+                         controls_name_printable(arguments, printable, sizeof printable));
             return;
         }
         track_held_keys(loader, line, verb, arguments, key);

@@ -12,8 +12,8 @@
  *     3.0        press    Left Shift   ; SDL key names, as in controls.ini (may contain spaces)
  *     4.0        wheel    -2           ; mouse wheel steps (zoom)
  *     4.5        drag     120 -30      ; mouse drag in pixels (orbit)
- * Times are simulation seconds (not wall clock), never decreasing. Wheel steps and drag pixels lie within
- * -1e6..1e6. */
+ * Times are simulation seconds (not wall clock), never decreasing, 0 to INPUT_SCRIPT_TIME_MAX. Wheel steps
+ * and drag pixels lie within -1e6..1e6. Numbers are plain decimals (base/decimal: no hexadecimal). */
 #ifndef MARIONETTE_INPUT_SCRIPT_H
 #define MARIONETTE_INPUT_SCRIPT_H
 
@@ -22,6 +22,9 @@
 #include <SDL_keycode.h>
 
 #include "base/diag.h"
+
+/* About 116 days of simulation: a double adds a 1/144 s step to it with sub-microsecond error. */
+#define INPUT_SCRIPT_TIME_MAX 1e7
 
 typedef enum input_script_event_kind {
     INPUT_SCRIPT_KEY_DOWN,

@@ -1,4 +1,5 @@
 /* marionette: the demo. Parses the command line and runs game/demo. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +15,9 @@ static void usage(FILE *out)
             "Keys are listed in config/controls.ini (F1 shows them in the demo).\n"
             "\n"
             "  --headless            render offscreen: no window, no display needed (Mesa llvmpipe works)\n"
-            "  --frames N            stop after N frames (headless frames show 1/60 s each)\n"
+            "  --frames N            stop after N frames, 1 to 100000000 (headless frames show 1/60 s each)\n"
             "  --screenshot FILE     write the last frame to FILE (PNG)\n"
-            "  --crowd N             spawn N crowd members at the start\n"
+            "  --crowd N             spawn N crowd members at the start, 0 to 1000000 (demo.ini's max caps it)\n"
             "  --script FILE         replay timed key presses from FILE as the player's input\n"
             "                        (lines: SECONDS press|release|tap KEY, SECONDS wheel STEPS,\n"
             "                        SECONDS drag DX DY; times are simulation seconds)\n"
@@ -24,19 +25,31 @@ static void usage(FILE *out)
             "                        to FILE as a JSON array\n"
             "  --config DIR          folder of characters.ini, controls.ini and demo.ini\n"
             "                        (default: %s)\n"
-            "  --size W H            window or offscreen size in pixels (default: demo.ini's)\n"
+            "  --size W H            window or offscreen size in pixels, 16 to 16384 each (default: demo.ini's)\n"
             "  --cpu-skinning        start with CPU skinning (G switches at run time)\n"
             "  --help-overlay        start with the controls shown (F1 switches)\n"
             "  --help                this text\n",
             MARIONETTE_DEFAULT_CONFIG);
 }
 
-static bool parse_count(const char *text, int minimum, int *out)
+/* The command line's numbers and their ranges (usage() says them too). */
+enum {
+    MAIN_FRAMES_MAX = 100000000, /* about 19 days of frames at 60 per second */
+    MAIN_CROWD_MAX = 1000000,    /* as demo.ini's [crowd] max */
+    MAIN_SIZE_MIN = 16,
+    MAIN_SIZE_MAX = 16384, /* as demo.ini's [window]; what GL 3.3 drivers offer for a framebuffer */
+};
+
+/* A whole number in [minimum, maximum], or a one-line message naming the option and its range. */
+static bool parse_count(const char *option, const char *text, int minimum, int maximum, int *out)
 {
     char *end = NULL;
+    errno = 0;
     long value = strtol(text, &end, 10);
-    if (end == text || *end != '\0' || value < minimum || value > 100000000)
+    if (end == text || *end != '\0' || errno == ERANGE || value < minimum || value > maximum) {
+        fprintf(stderr, "marionette: %s: '%s' is not a whole number from %d to %d\n", option, text, minimum, maximum);
         return false;
+    }
     *out = (int)value;
     return true;
 }
@@ -56,10 +69,12 @@ int main(int argc, char **argv)
             options.cpu_skinning = true;
         } else if (strcmp(arg, "--help-overlay") == 0) {
             options.show_help = true;
-        } else if (strcmp(arg, "--frames") == 0 && has_value && parse_count(argv[a + 1], 1, &options.frames)) {
-            ++a;
-        } else if (strcmp(arg, "--crowd") == 0 && has_value && parse_count(argv[a + 1], 0, &options.crowd)) {
-            ++a;
+        } else if (strcmp(arg, "--frames") == 0 && has_value) {
+            if (!parse_count(arg, argv[++a], 1, MAIN_FRAMES_MAX, &options.frames))
+                return 2;
+        } else if (strcmp(arg, "--crowd") == 0 && has_value) {
+            if (!parse_count(arg, argv[++a], 0, MAIN_CROWD_MAX, &options.crowd))
+                return 2;
         } else if (strcmp(arg, "--screenshot") == 0 && has_value) {
             options.screenshot = argv[++a];
         } else if (strcmp(arg, "--script") == 0 && has_value) {
@@ -68,8 +83,10 @@ int main(int argc, char **argv)
             options.trace = argv[++a];
         } else if (strcmp(arg, "--config") == 0 && has_value) {
             options.config_dir = argv[++a];
-        } else if (strcmp(arg, "--size") == 0 && a + 2 < argc && parse_count(argv[a + 1], 16, &options.width) &&
-                   parse_count(argv[a + 2], 16, &options.height)) {
+        } else if (strcmp(arg, "--size") == 0 && a + 2 < argc) {
+            if (!parse_count(arg, argv[a + 1], MAIN_SIZE_MIN, MAIN_SIZE_MAX, &options.width) ||
+                !parse_count(arg, argv[a + 2], MAIN_SIZE_MIN, MAIN_SIZE_MAX, &options.height))
+                return 2;
             a += 2;
         } else {
             fprintf(stderr, "marionette: %s: unknown option or bad value\n", arg);

@@ -56,6 +56,14 @@ static void test_key_names_work_without_sdl_init(void)
     CHECK(controls_key_from_name("Comma") == SDLK_COMMA);
     CHECK(controls_key_from_name("SEMICOLON") == SDLK_SEMICOLON);
     CHECK(controls_key_from_name("Hash") == SDLK_HASH);
+    /* SDL reads one UTF-8 character as the key of that character; the files' key names are ASCII only. */
+    CHECK(SDL_GetKeyFromName("\xC3\xA9") != SDLK_UNKNOWN);
+    CHECK(controls_key_from_name("\xC3\xA9") == SDLK_UNKNOWN);
+    CHECK(controls_key_from_name("W\t") == SDLK_UNKNOWN);
+    CHECK(controls_name_odd_byte("Left Shift") == -1 && controls_name_odd_byte("a\x7f") == 1);
+    char printable[16];
+    CHECK(strcmp(controls_name_printable("a\x1b[2J", printable, sizeof printable), "a\\x1B[2J") == 0);
+    CHECK(strcmp(controls_name_printable("\x01\x02\x03\x04", printable, 10), "\\x01\\x02") == 0);
     CHECK(controls_key_from_name("Keypad 8") == SDLK_KP_8);
     CHECK(controls_key_from_name("Spcae") == SDLK_UNKNOWN);
     CHECK(controls_key_from_name("") == SDLK_UNKNOWN);
@@ -222,8 +230,18 @@ static void test_every_mistake_is_reported_and_changes_nothing(void)
         {"[keys]\njump = J\nwave = j\n", 3, "'J' is bound to both jump (line 2) and wave"},
         {"[keys]\nwave = J\njump = J\n", 3, "'J' is bound to both wave (line 2) and jump"},
         {"[mouse]\norbit_degrees_per_pixel = fast\n", 2,
-         "'orbit_degrees_per_pixel' must be a number greater than 0, not 'fast'"},
-        {"[mouse]\nzoom_per_wheel_step = -1\n", 2, "'zoom_per_wheel_step' must be a number greater than 0"},
+         "'orbit_degrees_per_pixel' must be a number from 0.001 to 10, not 'fast'"},
+        {"[mouse]\nzoom_per_wheel_step = -1\n", 2, "'zoom_per_wheel_step' must be a number from 0.01 to 100, not '-1'"},
+        /* Ranges: a drag of one pixel could turn the camera 1e30 degrees (infinity and NaN after a few). */
+        {"[mouse]\norbit_degrees_per_pixel = 1e30\n", 2, "from 0.001 to 10, not '1e30'"},
+        {"[mouse]\nzoom_per_wheel_step = 101\n", 2, "from 0.01 to 100, not '101'"},
+        {"[mouse]\norbit_keys_degrees_per_second = 3601\n", 2, "from 1 to 3600, not '3601'"},
+        {"[mouse]\norbit_keys_degrees_per_second = 0x5A\n", 2, "not '0x5A'"}, /* no hexadecimal */
+        {"[mouse]\nzoom_per_wheel_step = 1e-400\n", 2, "not '1e-400'"},        /* not read as 0 */
+        /* Key names are printable ASCII: a control character or UTF-8 text is named, escaped, with its byte. */
+        {"[keys]\njump = J\x01\n", 2, "jump: key name 'J\\x01' has a control character or non-ASCII text (byte 2)"},
+        {"[keys]\njump = \xC3\xA9\n", 2, "jump: key name '\\xC3\\xA9' has a control character or non-ASCII text (byte 1)"},
+        {"[keys]\nj\x1bump = J\n", 2, "unknown action 'j\\x1Bump'"},
         {"[mouse]\norbit_keys_degrees_per_second = 90deg\n", 2, "not '90deg'"},
         {"[mouse]\norbit_keys_degrees_per_second = nan\n", 2, "not 'nan'"},
         {"[mouse]\norbit_keys_degrees_per_second = 0x1p3\n", 2, "not '0x1p3'"}, /* decimal only */

@@ -611,6 +611,45 @@ static void test_level_of_detail(void)
     jobs_destroy(two);
 }
 
+/* demo.ini's widest [crowd] and [player] values (spacing 100, wander_radius 1000, every chance 1, speeds 20,
+ * a player far out): the spiral, homes and wandering stay finite and within their bounds (the sanitizer
+ * build checks the arithmetic on the way). */
+static void test_widest_settings_stay_finite(void)
+{
+    crowd *c = crowd_create(3000, 7);
+    crowd_spawn_desc desc = standard_desc();
+    desc.spacing = 100.0f;
+    desc.wander_radius = 1000.0f;
+    desc.wave_chance = 1.0f;
+    desc.celebrate_chance = 1.0f;
+    desc.run_chance = 1.0f;
+    desc.walk_speed = 20.0f;
+    desc.run_speed = 20.0f;
+    desc.center_x = -1.0e5f;
+    desc.center_z = 1.0e5f;
+    CHECK(crowd_spawn(c, 3000, &desc) == 3000);
+    float farthest_home = 0.0f;
+    for (int i = 0; i < crowd_count(c); ++i) {
+        float x, z;
+        crowd_home(c, i, &x, &z);
+        CHECK(isfinite(x) && isfinite(z));
+        farthest_home = fmaxf(farthest_home, fmaxf(fabsf(x + 1.0e5f), fabsf(z - 1.0e5f)));
+    }
+    CHECK(farthest_home <= 100.0f * 28.0f); /* 3000 spots fill rings up to 28 of the spiral */
+    for (int step = 0; step < 240; ++step)
+        crowd_update(c, STEP);
+    int astray = 0;
+    for (int i = 0; i < crowd_count(c); ++i) {
+        float x, z;
+        crowd_home(c, i, &x, &z);
+        const mover *m = crowd_mover(c, i);
+        astray += !(isfinite(m->x) && isfinite(m->z) && isfinite(m->heading) && m->speed >= 0.0f &&
+                    m->speed <= 20.0f * 1.01f && hypotf(m->x - x, m->z - z) <= 1000.0f * 1.05f);
+    }
+    CHECK(astray == 0);
+    crowd_destroy(c);
+}
+
 int main(void)
 {
     shared_cache = cache_create();
@@ -632,6 +671,7 @@ int main(void)
     RUN(test_rebind_follows_a_reload);
     RUN(test_threads_give_the_serial_crowd);
     RUN(test_level_of_detail);
+    RUN(test_widest_settings_stay_finite);
     anim_config_free(config);
     CHECK(cache_get_stats(shared_cache).users == 0);
     cache_destroy(shared_cache);

@@ -656,6 +656,9 @@ static void test_missing_texture(void)
     char where[64];
     snprintf(where, sizeof where, "mannequin.md5mesh:%d: ", shader_line);
     CHECK(shader_line > 1 && d.message_count == 1 && strstr(d.messages[0], where) != NULL);
+    /* It loaded: the status says so, not that a last good configuration keeps running. */
+    printf("  status: %s\n", d.status);
+    CHECK(strcmp(d.status, "loaded, with 1 warning (each listed with its file:line)") == 0);
     CHECK(magenta > 100);
     CHECK(d.gl_error_frames == 0);
     demo_finish(&d);
@@ -723,6 +726,121 @@ static void test_windows_shader_and_per_character_textures(void)
             CHECK(scene_mesh(&d.scene, painted).id == painted_mesh.id);
         }
     }
+    CHECK(d.gl_error_frames == 0);
+    demo_finish(&d);
+}
+
+/* Edit `path` in place (same size, same inode) replacing `from` by `to` (as long), then put the file's
+ * modification time back: the second half of a save landing in the tick of the first, which a watcher of
+ * times (and of milliseconds in particular) cannot see. */
+static void edit_in_same_tick(const char *path, const char *from, const char *to)
+{
+    CHECK(strlen(from) == strlen(to));
+    struct stat before;
+    CHECK(stat(path, &before) == 0);
+    char *text = test_read_file(path, NULL);
+    char *at = text ? strstr(text, from) : NULL;
+    CHECK(at != NULL);
+    if (at) {
+        memcpy(at, to, strlen(to));
+        FILE *f = fopen(path, "r+b");
+        CHECK(f != NULL && fwrite(text, 1, strlen(text), f) == strlen(text));
+        if (f)
+            fclose(f);
+    }
+    free(text);
+    struct timespec times[2] = {{0, UTIME_OMIT}, before.st_mtim};
+    CHECK(utimensat(AT_FDCWD, path, times, 0) == 0);
+    struct stat after;
+    CHECK(stat(path, &after) == 0 && after.st_size == before.st_size && after.st_ino == before.st_ino &&
+          after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec);
+}
+
+/* The line (1-based) of the first line of a file that starts with `start`; 0 if none. */
+static int line_starting(const char *path, const char *start)
+{
+    char *text = test_read_file(path, NULL);
+    int line = 1, found = 0;
+    for (const char *c = text; c && *c && !found; ++c) {
+        if ((c == text || c[-1] == '\n') && strncmp(c, start, strlen(start)) == 0)
+            found = line;
+        line += *c == '\n';
+    }
+    free(text);
+    return found;
+}
+
+/* A save in two steps inside one time tick is reloaded (demo.ini, and a character's states.ini), and the
+ * status line says what each reload did: adopted clean, adopted with warnings (an image that cannot be
+ * decoded, a [player] character that does not exist), or refused with errors. */
+static void test_reload_split_saves_and_status(void)
+{
+    char config_dir[512], settings[600], states[600], characters[600], bad_image[600];
+    make_scratch_config(config_dir, sizeof config_dir);
+    snprintf(settings, sizeof settings, "%s/demo.ini", config_dir);
+    snprintf(states, sizeof states, "%s/states.ini", config_dir);
+    snprintf(characters, sizeof characters, "%s/characters.ini", config_dir);
+    snprintf(bad_image, sizeof bad_image, "%s/bad.tga", config_dir);
+    demo_options options = options_for(config_dir, NULL, NULL, 0);
+    CHECK(demo_start(&d, &options));
+    for (int i = 0; i < 5; ++i)
+        demo_frame(&d);
+    CHECK(d.message_count == 0 && d.settings.player.walk_speed == 1.4f);
+
+    /* demo.ini: same size, same time, other bytes. */
+    edit_in_same_tick(settings, "walk_speed = 1.4", "walk_speed = 1.9");
+    for (int i = 0; i < 3; ++i)
+        demo_frame(&d);
+    printf("  demo.ini saved within one tick: walk_speed %.1f, status \"%s\"\n", (double)d.settings.player.walk_speed,
+           d.status);
+    CHECK(d.settings.player.walk_speed == 1.9f);
+    CHECK(strcmp(d.status, "reloaded the configuration") == 0 && d.message_count == 0);
+
+    /* states.ini, watched by the character config: the same. */
+    const anim_config *before = d.config;
+    edit_in_same_tick(states, "[state walk]\nclip = walk", "[state walk]\nclip = run ");
+    for (int i = 0; i < 3; ++i)
+        demo_frame(&d);
+    const anim_character *mannequin = anim_config_find_character(d.config, "mannequin");
+    int walk = mannequin ? state_machine_find_state(&mannequin->machine, "walk") : -1;
+    printf("  states.ini saved within one tick: config %s, status \"%s\"\n", d.config != before ? "new" : "old",
+           d.status);
+    CHECK(d.config != before && walk >= 0);
+    CHECK(walk >= 0 && strcmp(mannequin->clips[mannequin->machine.states[walk].clip].name, "run") == 0);
+    CHECK(strcmp(d.status, "reloaded the configuration") == 0 && d.message_count == 0);
+
+    /* Adopted with a warning: an image that is there but cannot be decoded (the placeholder is drawn). */
+    test_write_file(bad_image, "not an image");
+    CHECK(edit_file(characters, "[robot]\n", "[robot]\ntexture.../textures/robot.tga = bad.tga\n"));
+    before = d.config;
+    for (int i = 0; i < 3; ++i)
+        demo_frame(&d);
+    printf("  undecodable image: %s\n  status: %s\n", d.message_count ? d.messages[0] : "(none)", d.status);
+    CHECK(d.config != before && d.message_count == 1);
+    CHECK(d.message_count == 1 && strstr(d.messages[0], "bad.tga") && strstr(d.messages[0], "placeholder"));
+    CHECK(strcmp(d.status, "reloaded, with 1 warning (each listed with its file:line)") == 0);
+
+    /* Adopted with a warning: [player] names no character; the first plays. */
+    CHECK(edit_file(settings, "character = mannequin", "character = nobody"));
+    for (int i = 0; i < 3; ++i)
+        demo_frame(&d);
+    char expected[1024];
+    snprintf(expected, sizeof expected,
+             "%s:%d: warning: [player] character 'nobody' is not in characters.ini (it has mannequin, robot): "
+             "playing 'mannequin'", settings, line_starting(settings, "character = nobody"));
+    printf("  unknown player: %s\n  status: %s\n", d.message_count ? d.messages[0] : "(none)", d.status);
+    CHECK(d.message_count == 1 && strcmp(d.messages[0], expected) == 0);
+    CHECK(strcmp(d.status, "reloaded, with 1 warning (each listed with its file:line)") == 0);
+    CHECK(d.player && strcmp(animator_character(player_animator(d.player))->name, "mannequin") == 0);
+
+    /* Refused: an error in states.ini; the last good configuration keeps running. */
+    before = d.config;
+    CHECK(edit_file(states, "[walk -> run]\nwhen = speed > 2.6", "[walk -> run]\nwhen = speed >> 2.6"));
+    for (int i = 0; i < 3; ++i)
+        demo_frame(&d);
+    printf("  broken states.ini: %s\n  status: %s\n", d.message_count ? d.messages[0] : "(none)", d.status);
+    CHECK(d.config == before && d.message_count == 1 && strstr(d.messages[0], "states.ini:"));
+    CHECK(strcmp(d.status, "refused: 1 error, the last good configuration keeps running") == 0);
     CHECK(d.gl_error_frames == 0);
     demo_finish(&d);
 }
@@ -846,6 +964,7 @@ int main(void)
     RUN(test_steady_frames_allocate_nothing);
     RUN(test_scripted_run);
     RUN(test_hot_reload_and_broken_config);
+    RUN(test_reload_split_saves_and_status);
     RUN(test_speed_edit_applies_at_once);
     RUN(test_screenshots_go_to_their_folder);
     RUN(test_bounds_view_boxes);

@@ -204,6 +204,11 @@ static void test_every_kind_of_mistake_names_its_line(void)
     check_one_error("[camera]\n\npitch = nan\n", 3, "must be a number");
     check_one_error("[crowd]\nspacing = 0x1p1\n", 2, "'spacing' must be a number, not '0x1p1'"); /* no hex */
     check_one_error("[camera]\npitch: 10\n", 2, "(':' does not separate a key from its value: write '=')");
+    /* Plain decimals only: strtod would read these as 16, 8 and 0. */
+    check_one_error("[camera]\npitch = 0x10\n", 2, "'pitch' must be a number, not '0x10'");
+    check_one_error("[camera]\npitch = 0x1p3\n", 2, "must be a number");
+    check_one_error("[player]\nwalk_speed = 1e-400\n", 2, "must be a number");
+    check_one_error("[player]\nwalk_speed = 1e39\n", 2, "'walk_speed' must be between 0.1 and 20, not 1e39");
     check_one_error("[crowd]\ncount = 1.5\n", 2, "'count' must be a whole number");
     check_one_error("[crowd]\nseed = -1\n", 2, "'seed' must be a whole number");
     check_one_error("[crowd]\nseed = 99999999999999999999999\n", 2, "'seed' must be a whole number");

@@ -106,9 +106,66 @@ static void test_no_display_refused(void)
     run_without_display(command, "no display", "run.sh without a display");
 }
 
+/* Runs `command` (stdout and stderr to a log); its exit status and the log's text (to free). */
+static int run_logged(const char *command, char **text)
+{
+    char line[4096], log[512];
+    snprintf(log, sizeof log, "%s/demo_options.log", MARIONETTE_BUILD_DIR);
+    snprintf(line, sizeof line, "timeout 20 %s > '%s' 2>&1", command, log);
+    int status = system(line);
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    *text = NULL;
+    FILE *f = fopen(log, "rb");
+    if (f) {
+        char buffer[8192];
+        size_t got = fread(buffer, 1, sizeof buffer - 1, f);
+        buffer[got] = '\0';
+        fclose(f);
+        *text = strdup(buffer);
+    }
+    printf("  %s: exit %d\n  | %s", command, code, *text ? *text : "(no output)\n");
+    return code;
+}
+
+/* A run that is offscreen already is not told to try --headless; the command line's numbers have ranges
+ * and a refusal names the option and the range. */
+static void test_offscreen_refusal_and_option_ranges(void)
+{
+    char command[1024], *text = NULL;
+    /* An OpenGL that offers less than 3.3: Mesa's override makes one; a driver that ignores it runs. */
+    snprintf(command, sizeof command, "env SDL_VIDEODRIVER=offscreen MESA_GL_VERSION_OVERRIDE=3.0 '%s' --headless "
+             "--frames 1 --size 64 64", MARIONETTE_DEMO);
+    int code = run_logged(command, &text);
+    if (code == 0) {
+        printf("  (the driver ignores MESA_GL_VERSION_OVERRIDE: nothing to refuse)\n");
+    } else {
+        CHECK(code == 1 && text != NULL);
+        CHECK_STR_CONTAINS(text, "offscreen at 64 x 64: try a smaller --size");
+        CHECK(text && strstr(text, "--headless") == NULL && strstr(text, "xvfb") == NULL);
+    }
+    free(text);
+
+    static const struct {
+        const char *arguments, *said;
+    } refused[] = {
+        {"--size 100000 10", "--size: '100000' is not a whole number from 16 to 16384"},
+        {"--size 640 8", "--size: '8' is not a whole number from 16 to 16384"},
+        {"--crowd 2000000", "--crowd: '2000000' is not a whole number from 0 to 1000000"},
+        {"--frames 0", "--frames: '0' is not a whole number from 1 to 100000000"},
+        {"--frames 99999999999999999999", "--frames: '99999999999999999999' is not a whole number"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
+        snprintf(command, sizeof command, "'%s' --headless %s", MARIONETTE_DEMO, refused[i].arguments);
+        CHECK(run_logged(command, &text) == 2);
+        CHECK_STR_CONTAINS(text, refused[i].said);
+        free(text);
+    }
+}
+
 int main(void)
 {
     RUN(test_no_display_refused);
+    RUN(test_offscreen_refusal_and_option_ranges);
     RUN(test_window_run);
     return check_report();
 }

@@ -221,6 +221,10 @@ static void test_bad_lines_are_reported_with_their_line(void)
         /* Past float's range these were stored as infinity (fuzz_settings' finite-number check). */
         {17, "wheel: 1e300 is out of range (-1e+06 to 1e+06)"},
         {18, "drag: -2e6 is out of range (-1e+06 to 1e+06)"},
+        /* Times have a range too, and numbers are decimals: hexadecimal is not read. */
+        {19, "bad time '1e300': seconds of simulation time, a number from 0 to 1e+07"},
+        {20, "bad time '0x10'"},
+        {21, "unknown key name '\\xC3\\xA9' (SDL key names in printable ASCII"},
     };
     diag_list errors = {0};
     input_script *script = load_text("soon press W\n"
@@ -240,7 +244,10 @@ static void test_bad_lines_are_reported_with_their_line(void)
                                      "inf tap W\n"
                                      "3 drag 1 2 3\n"
                                      "3 wheel 1e300\n"
-                                     "3 drag 5 -2e6\n",
+                                     "3 drag 5 -2e6\n"
+                                     "1e300 tap W\n"
+                                     "0x10 tap W\n"
+                                     "4 tap \xC3\xA9\n",
                                      &errors);
     CHECK(script == NULL);
     int expected_count = (int)(sizeof expected / sizeof expected[0]);

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "../base/file.h"
+#include "../base/watch.h"
 #include "anim_config_internal.h"
 
 /* Loading happens in two steps per file. First the ini text becomes sections of `key = value` entries that
@@ -16,11 +16,7 @@
 
 typedef struct watched_file_stamp {
     char *path;
-    bool exists;
-    long long modified_seconds;
-    long modified_nanoseconds;
-    long long size;
-    unsigned long long inode; /* an editor that saves by renaming a new file over the old changes it */
+    watch_stamp stamp; /* times, size, inode and the bytes' hash: base/watch decides what is a change */
 } watched_file_stamp;
 
 struct anim_config {
@@ -40,16 +36,6 @@ struct anim_config {
 /* ---------------------------------------------------------------------------------------------------- */
 /* Watched files, and reading them                                                                      */
 
-static void anim_config_stamp(watched_file_stamp *file)
-{
-    struct stat status;
-    file->exists = stat(file->path, &status) == 0;
-    file->modified_seconds = file->exists ? (long long)status.st_mtim.tv_sec : 0;
-    file->modified_nanoseconds = file->exists ? status.st_mtim.tv_nsec : 0;
-    file->size = file->exists ? (long long)status.st_size : -1;
-    file->inode = file->exists ? (unsigned long long)status.st_ino : 0;
-}
-
 /* Remember a file the load read (or tried to read: a missing file that appears is an edit too). */
 void anim_config_watch(anim_config *config, const char *path)
 {
@@ -68,7 +54,7 @@ void anim_config_watch(anim_config *config, const char *path)
     *file = (watched_file_stamp){.path = strdup(path)};
     if (!file->path)
         return;
-    anim_config_stamp(file);
+    watch_stamp_take(file->path, &file->stamp); /* before the caller reads it: see watch_stamp_take */
     config->watched_count++;
 }
 
@@ -406,15 +392,11 @@ const anim_character *anim_config_find_character(const anim_config *config, cons
 
 bool anim_config_reload_due(const anim_config *config)
 {
-    for (int i = 0; config && i < config->watched_count; ++i) {
-        watched_file_stamp now = {.path = config->watched[i].path};
-        anim_config_stamp(&now);
-        const watched_file_stamp *then = &config->watched[i];
-        if (now.exists != then->exists || now.modified_seconds != then->modified_seconds ||
-            now.modified_nanoseconds != then->modified_nanoseconds || now.size != then->size ||
-            now.inode != then->inode)
+    /* The stamps are not the config's meaning: watch_changed may note that a large file has settled
+     * (config is const, the watch list it points to is not). */
+    for (int i = 0; config && i < config->watched_count; ++i)
+        if (watch_changed(config->watched[i].path, &config->watched[i].stamp))
             return true;
-    }
     return false;
 }
 

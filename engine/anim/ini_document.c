@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/decimal.h"
 #include "../base/diag.h"
 
 /* Debian's libinih does not pass line numbers to the handler, so the reader callback counts the lines it
@@ -380,44 +381,17 @@ const ini_section *ini_find_section(const ini_document *document, const char *na
     return found >= 0 ? &document->sections[found] : NULL;
 }
 
-static size_t ini_digits(const char *text)
-{
-    size_t length = 0;
-    while (text[length] >= '0' && text[length] <= '9')
-        ++length;
-    return length;
-}
-
 size_t ini_number_length(const char *text)
 {
-    size_t at = text[0] == '+' || text[0] == '-';
-    size_t whole = ini_digits(text + at);
-    at += whole;
-    size_t fraction = 0;
-    if (text[at] == '.') {
-        fraction = ini_digits(text + at + 1);
-        if (whole + fraction > 0)
-            at += 1 + fraction;
-    }
-    if (whole + fraction == 0)
-        return 0;
-    if (text[at] == 'e' || text[at] == 'E') {
-        size_t sign = text[at + 1] == '+' || text[at + 1] == '-';
-        size_t exponent = ini_digits(text + at + 1 + sign);
-        if (exponent > 0)
-            at += 1 + sign + exponent;
-    }
-    return at;
+    return decimal_length(text);
 }
 
 bool ini_parse_float(const char *text, float *out)
 {
-    size_t length = ini_number_length(text);
-    if (length == 0 || text[length] != '\0')
-        return false;
-    /* Read as a double, so that a value beyond float range is seen as such, not as infinity. */
-    double value = strtod(text, NULL);
-    if (!(fabs(value) <= (double)FLT_MAX))
+    /* The demo's one decimal grammar; read as a double, so that a value beyond float range is seen as
+     * such, not as infinity. */
+    double value;
+    if (!decimal_read(text, &value) || !(fabs(value) <= (double)FLT_MAX))
         return false;
     *out = (float)value;
     return true;

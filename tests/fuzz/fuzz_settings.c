@@ -61,9 +61,10 @@ static void fuzz_check_outcome(bool loaded, const diag_list *errors, const void 
 
 static void fuzz_check_controls(const controls *c)
 {
-    FUZZ_REQUIRE(isfinite(c->orbit_degrees_per_pixel) && c->orbit_degrees_per_pixel > 0.0f);
-    FUZZ_REQUIRE(isfinite(c->zoom_per_wheel_step) && c->zoom_per_wheel_step > 0.0f);
-    FUZZ_REQUIRE(isfinite(c->orbit_keys_degrees_per_second) && c->orbit_keys_degrees_per_second > 0.0f);
+    /* controls.ini's documented ranges. */
+    FUZZ_REQUIRE(c->orbit_degrees_per_pixel >= 0.001f && c->orbit_degrees_per_pixel <= 10.0f);
+    FUZZ_REQUIRE(c->zoom_per_wheel_step >= 0.01f && c->zoom_per_wheel_step <= 100.0f);
+    FUZZ_REQUIRE(c->orbit_keys_degrees_per_second >= 1.0f && c->orbit_keys_degrees_per_second <= 3600.0f);
     for (int a = 0; a < GAME_ACTION_COUNT; ++a) {
         FUZZ_REQUIRE(c->key_count[a] >= 0 && c->key_count[a] <= CONTROLS_KEYS_PER_ACTION);
         for (int k = 0; k < c->key_count[a]; ++k) {
@@ -75,6 +76,7 @@ static void fuzz_check_controls(const controls *c)
             char name[CONTROLS_KEY_NAME_MAX];
             controls_key_name(key, name, sizeof name);
             FUZZ_REQUIRE(strcmp(name, "?") == 0 || controls_key_from_name(name) == key);
+            FUZZ_REQUIRE(controls_name_odd_byte(name) < 0); /* bound from a printable ASCII name */
         }
     }
     /* The help fits its promised buffer, in lines of the promised length; a short buffer still ends. */
@@ -200,7 +202,7 @@ static void fuzz_replay(input_script *script, int per_poll)
 {
     double duration = input_script_duration(script);
     int events = input_script_event_count(script);
-    FUZZ_REQUIRE(isfinite(duration) && duration >= 0.0 && events >= 0);
+    FUZZ_REQUIRE(isfinite(duration) && duration >= 0.0 && duration <= INPUT_SCRIPT_TIME_MAX && events >= 0);
     FUZZ_REQUIRE(events > 0 || (duration == 0.0 && input_script_finished(script)));
     double step = 1.0 / 60.0, time = 0.0, last_time = 0.0;
     int delivered = 0, ups = 0, downs = 0, polls = 0;

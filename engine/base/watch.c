@@ -1,0 +1,83 @@
+/* watch: see watch.h. Why a hash as well as the times: a file's modification time ticks coarser than
+ * writes can come (whole seconds on some file systems, the kernel's clock tick on others), so a save in
+ * two steps inside one tick leaves time, size and inode as they were after the first step. The bytes are
+ * the only witness that cannot miss it. Reading them costs little for config files (a few KB, twice a
+ * second), so small files are always hashed; a large file (a model) is hashed only while its time is
+ * recent enough that another write could still share it. */
+#include "watch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+bool watch_hash_file(const char *path, uint64_t *hash)
+{
+    /* open and read, not fopen: a FILE is a heap block, and headless runs look at their files every frame. */
+    int file = open(path, O_RDONLY | O_CLOEXEC);
+    if (file < 0)
+        return false;
+    uint64_t value = 0xcbf29ce484222325ull;
+    unsigned char buffer[4096];
+    ssize_t got;
+    while ((got = read(file, buffer, sizeof buffer)) > 0 || (got < 0 && errno == EINTR))
+        for (ssize_t i = 0; i < got; ++i)
+            value = (value ^ buffer[i]) * 0x100000001b3ull;
+    close(file);
+    *hash = value;
+    return got == 0;
+}
+
+/* Whether a write could still land in the same time tick as the file's modification time: the time is
+ * less than WATCH_SETTLE_SECONDS old, or in the future (a clock set back, a network file system's clock). */
+static bool watch_time_recent(const watch_stamp *stamp)
+{
+    struct timespec now;
+    if (clock_gettime(CLOCK_REALTIME, &now) != 0)
+        return true;
+    double age = (double)((long long)now.tv_sec - stamp->modified_seconds) +
+                 1e-9 * (double)(now.tv_nsec - stamp->modified_nanoseconds);
+    return age < WATCH_SETTLE_SECONDS;
+}
+
+/* stat, and the hash when the rules above want it. */
+static void watch_look(const char *path, watch_stamp *stamp, bool hash_anyway)
+{
+    struct stat status;
+    *stamp = (watch_stamp){.taken = true};
+    if (!path || stat(path, &status) != 0)
+        return;
+    stamp->exists = true;
+    stamp->size = (long long)status.st_size;
+    stamp->modified_seconds = (long long)status.st_mtim.tv_sec;
+    stamp->modified_nanoseconds = status.st_mtim.tv_nsec;
+    stamp->inode = (unsigned long long)status.st_ino;
+    stamp->device = (unsigned long long)status.st_dev;
+    if (S_ISREG(status.st_mode) &&
+        (hash_anyway || stamp->size <= WATCH_ALWAYS_HASH_BYTES || watch_time_recent(stamp)))
+        stamp->hashed = watch_hash_file(path, &stamp->content_hash);
+}
+
+void watch_stamp_take(const char *path, watch_stamp *stamp)
+{
+    watch_look(path, stamp, false);
+}
+
+bool watch_changed(const char *path, watch_stamp *stamp)
+{
+    if (!stamp->taken)
+        return true;
+    watch_stamp now;
+    watch_look(path, &now, stamp->hashed);
+    if (now.exists != stamp->exists || now.size != stamp->size || now.modified_seconds != stamp->modified_seconds ||
+        now.modified_nanoseconds != stamp->modified_nanoseconds || now.inode != stamp->inode ||
+        now.device != stamp->device)
+        return true;
+    if (stamp->hashed && (!now.hashed || now.content_hash != stamp->content_hash))
+        return true;
+    /* Same bytes: a large file whose time has settled need not be read again until its times move. */
+    if (stamp->hashed && stamp->size > WATCH_ALWAYS_HASH_BYTES && !watch_time_recent(stamp))
+        stamp->hashed = false;
+    return false;
+}

@@ -1,0 +1,42 @@
+/* watch: has a file changed since it was last looked at? One mechanism for every file a hot reload
+ * watches (configs, and the models and clips they name). Knows nothing of what the files mean. */
+#ifndef MARIONETTE_WATCH_H
+#define MARIONETTE_WATCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Files up to this size are compared by content (a hash of their bytes) on every look, whatever their
+ * times say; larger ones only while their modification time is recent (WATCH_SETTLE_SECONDS). */
+#define WATCH_ALWAYS_HASH_BYTES (256 * 1024)
+/* A write cannot land in the same file-system time tick as one seen this long ago: coarse file systems
+ * tick in 1 or 2 seconds (FAT: 2), most in nanoseconds or the kernel's clock tick; one more second is
+ * margin for a file server's clock that runs behind ours. */
+#define WATCH_SETTLE_SECONDS 3
+
+/* What a look at a file saw. All zero is "never looked": any file differs from it. */
+typedef struct watch_stamp {
+    bool taken;
+    bool exists;
+    bool hashed; /* content_hash holds the bytes' hash: a small file, or one written recently */
+    long long size;
+    long long modified_seconds;
+    long modified_nanoseconds;
+    unsigned long long inode, device; /* an editor that saves by renaming a new file over the old changes them */
+    uint64_t content_hash;            /* FNV-1a 64 of the bytes */
+} watch_stamp;
+
+/* Look at the file now. Take the stamp BEFORE reading the file: a write that lands between the look and
+ * the read then shows as a change at the next look (one reload too many, never one too few). */
+void watch_stamp_take(const char *path, watch_stamp *stamp);
+
+/* True when the file differs from what the stamp saw: appeared, vanished, replaced, resized, touched, or
+ * the same size and time with other bytes (a save in two steps inside one time tick). It does not move
+ * the stamp on, except to stop hashing a large file once its time is old enough to settle (so a big
+ * model is not read twice a second for ever). */
+bool watch_changed(const char *path, watch_stamp *stamp);
+
+/* FNV-1a 64 of the file's bytes, with no heap use (not even a FILE); false when it cannot be read. */
+bool watch_hash_file(const char *path, uint64_t *hash);
+
+#endif

@@ -1,0 +1,158 @@
+/* base/watch: a completed write is never missed, whatever the file's times say; nothing unchanged is a change. */
+#include "base/watch.h"
+#include "check.h"
+#include "test_files.h"
+
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+static char folder[512];
+
+/* Overwrite the file in place (same inode) with `text`, then put its times back to what `before` saw: a
+ * second write inside the first one's time tick, forced so the test does not depend on the file system. */
+static void write_in_same_tick(const char *path, const char *text, const watch_stamp *before)
+{
+    FILE *file = fopen(path, "r+b");
+    CHECK(file != NULL);
+    if (!file)
+        return;
+    CHECK(fwrite(text, 1, strlen(text), file) == strlen(text));
+    CHECK(fclose(file) == 0);
+    struct timespec times[2] = {{0, UTIME_OMIT}, {(time_t)before->modified_seconds, before->modified_nanoseconds}};
+    CHECK(utimensat(AT_FDCWD, path, times, 0) == 0);
+}
+
+static void set_modified_time(const char *path, time_t seconds)
+{
+    struct timespec times[2] = {{0, UTIME_OMIT}, {seconds, 0}};
+    CHECK(utimensat(AT_FDCWD, path, times, 0) == 0);
+}
+
+static void test_never_taken_is_a_change(void)
+{
+    watch_stamp stamp = {0};
+    CHECK(watch_changed("/no/such/file", &stamp));
+}
+
+static void test_unchanged_file_is_not_a_change(void)
+{
+    char path[512];
+    CHECK(test_paths_in(folder, sizeof path, path, "same.ini", NULL));
+    test_write_file(path, "[player]\ncharacter = robot\n");
+    watch_stamp stamp;
+    watch_stamp_take(path, &stamp);
+    CHECK(stamp.exists && stamp.hashed && stamp.size == 27);
+    CHECK(!watch_changed(path, &stamp));
+    CHECK(!watch_changed(path, &stamp)); /* a look does not move the stamp on */
+}
+
+/* The bug: a save in two steps (half, then the rest) inside one time tick, the half seen by a reload in
+ * between. Times, size and inode are those of the half; only the bytes differ. */
+static void test_split_write_in_one_tick_is_a_change(void)
+{
+    char path[512];
+    CHECK(test_paths_in(folder, sizeof path, path, "split.ini", NULL));
+    test_write_file(path, "walk_speed = 1.4\n;;;;;;;;;;;;;;;\n"); /* half written: the rest not yet there */
+    watch_stamp half;
+    watch_stamp_take(path, &half);
+    write_in_same_tick(path, "walk_speed = 1.4\nrun_speed = 9.0\n", &half);
+    watch_stamp after;
+    watch_stamp_take(path, &after);
+    CHECK(after.size == half.size && after.inode == half.inode && after.modified_seconds == half.modified_seconds &&
+          after.modified_nanoseconds == half.modified_nanoseconds); /* the forced tick held */
+    CHECK(watch_changed(path, &half));
+    CHECK(!watch_changed(path, &after));
+
+    /* The same with a time long past (a copy that keeps times, a file server's clock): small files are
+     * compared by their bytes whatever the time. */
+    set_modified_time(path, 1000000000);
+    watch_stamp old;
+    watch_stamp_take(path, &old);
+    write_in_same_tick(path, "walk_speed = 2.0\n", &old);
+    CHECK(watch_changed(path, &old));
+}
+
+/* A large file (a model) is hashed while its time is recent, and then a split write is caught too; once its
+ * time is old it is not read on every look. */
+static void test_large_file_hashed_while_recent(void)
+{
+    char path[512];
+    CHECK(test_paths_in(folder, sizeof path, path, "big.md5mesh", NULL));
+    size_t size = WATCH_ALWAYS_HASH_BYTES + 4096;
+    char *bytes = malloc(size + 1);
+    CHECK(bytes != NULL);
+    if (!bytes)
+        return;
+    memset(bytes, 'a', size);
+    bytes[size] = '\0';
+    CHECK(test_write_bytes(path, bytes, size));
+    watch_stamp recent;
+    watch_stamp_take(path, &recent);
+    CHECK(recent.hashed);
+    bytes[size / 2] = 'b';
+    write_in_same_tick(path, bytes, &recent);
+    CHECK(watch_changed(path, &recent));
+
+    set_modified_time(path, 1000000000);
+    watch_stamp old;
+    watch_stamp_take(path, &old);
+    CHECK(!old.hashed);
+    CHECK(!watch_changed(path, &old));
+    free(bytes);
+}
+
+static void test_appear_vanish_replace_resize(void)
+{
+    char path[512], other[512];
+    CHECK(test_paths_in(folder, sizeof path, path, "moves.ini", other, "moves.ini.new", NULL));
+    watch_stamp missing;
+    watch_stamp_take(path, &missing);
+    CHECK(missing.taken && !missing.exists);
+    CHECK(!watch_changed(path, &missing));
+    test_write_file(path, "a = 1\n");
+    CHECK(watch_changed(path, &missing)); /* appeared */
+
+    watch_stamp first;
+    watch_stamp_take(path, &first);
+    test_write_file(other, "a = 2\n");
+    struct timespec times[2] = {{0, UTIME_OMIT}, {(time_t)first.modified_seconds, first.modified_nanoseconds}};
+    CHECK(utimensat(AT_FDCWD, other, times, 0) == 0);
+    CHECK(rename(other, path) == 0);
+    CHECK(watch_changed(path, &first)); /* an editor's save by rename: another inode */
+
+    watch_stamp renamed;
+    watch_stamp_take(path, &renamed);
+    test_write_file(path, "a = 22\n");
+    CHECK(watch_changed(path, &renamed)); /* resized */
+
+    watch_stamp present;
+    watch_stamp_take(path, &present);
+    CHECK(remove(path) == 0);
+    CHECK(watch_changed(path, &present)); /* vanished */
+}
+
+static void test_hash_is_fnv1a_64(void)
+{
+    char path[512];
+    CHECK(test_paths_in(folder, sizeof path, path, "hash.txt", NULL));
+    test_write_file(path, "a");
+    uint64_t hash = 0;
+    CHECK(watch_hash_file(path, &hash));
+    CHECK(hash == 0xaf63dc4c8601ec8cull); /* FNV-1a 64 of "a", the published test vector */
+    test_write_file(path, "");
+    CHECK(watch_hash_file(path, &hash) && hash == 0xcbf29ce484222325ull);
+    CHECK(!watch_hash_file("/no/such/file", &hash));
+}
+
+int main(void)
+{
+    CHECK(test_make_temp_folder(folder, sizeof folder, "test_watch"));
+    RUN(test_never_taken_is_a_change);
+    RUN(test_unchanged_file_is_not_a_change);
+    RUN(test_split_write_in_one_tick_is_a_change);
+    RUN(test_large_file_hashed_while_recent);
+    RUN(test_appear_vanish_replace_resize);
+    RUN(test_hash_is_fnv1a_64);
+    return check_report();
+}
