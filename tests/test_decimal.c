@@ -33,8 +33,29 @@ static void test_what_strtod_reads_and_the_files_do_not(void)
     CHECK(!decimal_read(NULL, &value));
 }
 
+/* The number at the start of a longer text (a condition's constant): its length, and decimal_read agreeing on
+ * exactly those characters. */
+static void test_length_inside_text(void)
+{
+    static const struct {
+        const char *text;
+        size_t length;
+    } cases[] = {{"1.5 and", 3}, {"-2e3)", 4}, {"1e", 1}, {"1e+", 1}, {"1.", 2}, {".5x", 2}, {"0x10", 1},
+                 {"+", 0}, {".", 0}, {"e5", 0}, {"", 0}, {"12abc", 2}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        size_t length = decimal_length(cases[i].text);
+        if (length != cases[i].length)
+            fprintf(stderr, "decimal_length(\"%s\") = %zu, want %zu\n", cases[i].text, length, cases[i].length);
+        CHECK(length == cases[i].length);
+    }
+    CHECK(decimal_length(NULL) == 0);
+    double value = 0.0;
+    CHECK(decimal_read("1.", &value) && value == 1.0);
+}
+
 int main(void)
 {
+    RUN(test_length_inside_text);
     RUN(test_plain_decimals);
     RUN(test_what_strtod_reads_and_the_files_do_not);
     return check_report();
