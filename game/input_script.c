@@ -9,6 +9,7 @@
 
 #include "base/decimal.h"
 #include "base/file.h"
+#include "base/text_line.h"
 #include "controls.h"
 
 /* Step times are sums or products of a step size that does not divide a second exactly (1/60, 1/144):
@@ -255,9 +256,7 @@ input_script *input_script_load(const char *path, diag_list *errors)
         return NULL;
     }
     /* Every line holds at most one event, so the line count bounds the entries and held keys. */
-    size_t line_count = 1;
-    for (size_t i = 0; i < size; ++i)
-        line_count += text[i] == '\n';
+    size_t line_count = text_line_count(text, text + size);
     input_script *script = calloc(1, sizeof *script);
     if (script)
         script->entries = calloc(line_count, sizeof *script->entries);
@@ -275,11 +274,8 @@ input_script *input_script_load(const char *path, diag_list *errors)
     if (size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
         cursor += 3; /* the byte order mark some Windows editors write first */
     for (int line = 1; cursor < end || line == 1; ++line) {
-        char *newline = memchr(cursor, '\n', (size_t)(end - cursor));
-        char *stop = newline ? newline : end;
-        size_t length = (size_t)(stop - cursor);
-        if (length > 0 && cursor[length - 1] == '\r')
-            --length;
+        const char *next = end;
+        size_t length = cursor < end ? text_line(cursor, end, &next) : 0;
         if (memchr(cursor, '\0', length)) {
             script_error(&loader, line, "line contains a NUL byte");
         } else {
@@ -287,9 +283,9 @@ input_script *input_script_load(const char *path, diag_list *errors)
             strip_comment(cursor);
             parse_line(&loader, line, cursor, &previous_time, &previous_line, script);
         }
-        if (!newline)
+        cursor = (char *)next;
+        if (cursor >= end)
             break;
-        cursor = newline + 1;
     }
     free(loader.held);
     free(text);

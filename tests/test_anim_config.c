@@ -841,6 +841,30 @@ static void count_report(void *context, const char *file, int line, const char *
 
 /* A key ends at its line's first '=' so it may hold a ':' (a Windows shader); a line without '=' still splits
  * at ':' as libinih does, and a ':' in a value is the value's. */
+/* "\n", "\r\n" and a lone "\r" each end a line (engine/base/text_line.h): the same entries on the same line
+ * numbers whichever an editor wrote; a lone CR used to leave the whole file one line. */
+static void test_ini_line_ends(void)
+{
+    static const char *const ends[] = {"\n", "\r\n", "\r"};
+    for (int e = 0; e < 3; ++e) {
+        char text[256];
+        snprintf(text, sizeof text, "[a]%sx = 1%s%s; note%s[b]%sy = 2%s", ends[e], ends[e], ends[e], ends[e], ends[e],
+                 ends[e]);
+        int reports = 0;
+        ini_document document;
+        ini_document_parse(&document, "ends.ini", text, strlen(text), (ini_reporter){count_report, &reports});
+        CHECK(reports == 0 && document.section_count == 2);
+        if (document.section_count == 2) {
+            const ini_entry *x = ini_find_entry(&document.sections[0], "x");
+            const ini_entry *y = ini_find_entry(&document.sections[1], "y");
+            CHECK(x && strcmp(x->value, "1") == 0 && x->line == 2);
+            CHECK(y && strcmp(y->value, "2") == 0 && y->line == 6);
+            CHECK(document.sections[1].line == 5);
+        }
+        ini_document_free(&document);
+    }
+}
+
 static void test_ini_keys_may_hold_colons(void)
 {
     const char text[] = "[s]\n"
@@ -1277,6 +1301,7 @@ int main(void)
     RUN(test_partial_load);
     RUN(test_character_textures);
     RUN(test_character_textures_refused);
+    RUN(test_ini_line_ends);
     RUN(test_ini_keys_may_hold_colons);
     RUN(test_ini_numbers_are_decimal_and_in_float_range);
     RUN(test_ini_limits_of_keys_and_sections);

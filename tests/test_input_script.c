@@ -339,6 +339,23 @@ static void test_comments_names_and_line_endings(void)
     CHECK(events[5].kind == INPUT_SCRIPT_KEY_UP && events[5].key == SDLK_KP_8 && events[5].line == 9);
     input_script_free(script);
 
+    /* Lone CRs (old Mac editors) end lines too: the same events on the same line numbers, and a mistake is
+     * reported at its own line, not at line 1 of one long line. More lines than '\n' bytes: the entries
+     * are sized by the lines found, so the last events are still kept. */
+    script = load_text("# cr only\r0.25 press Semicolon\r\r0.5 tap Comma\r1 press W\r2 release W", &errors);
+    CHECK(script != NULL && errors.total == 0);
+    if (script) {
+        CHECK(input_script_event_count(script) == 4);
+        CHECK(input_script_poll(script, 10.0, events, 8) == 4);
+        CHECK(events[0].key == SDLK_SEMICOLON && events[0].line == 2);
+        CHECK(events[1].key == SDLK_COMMA && events[1].line == 4);
+        CHECK(events[3].kind == INPUT_SCRIPT_KEY_UP && events[3].line == 6);
+        input_script_free(script);
+    }
+    script = load_text("0.25 press W\r0.5 hop W\r", &errors);
+    CHECK(script == NULL && errors.count == 1 && errors.items[0].line == 2);
+    diag_list_clear(&errors);
+
     /* An empty script is finished from the start. */
     script = load_text("# nothing to do\n", &errors);
     CHECK(script != NULL);

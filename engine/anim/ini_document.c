@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../base/decimal.h"
+#include "../base/text_line.h"
 #include "../base/diag.h"
 
 /* Debian's libinih does not pass line numbers to the handler, so the reader callback counts the lines it
@@ -245,13 +246,8 @@ static char *ini_read_line(char *buffer, int size, void *stream)
     if (reading->cursor >= reading->end || reading->stopped)
         return NULL;
     const char *start = reading->cursor;
-    const char *newline = memchr(start, '\n', (size_t)(reading->end - start));
-    const char *stop = newline ? newline : reading->end;
-    reading->cursor = newline ? newline + 1 : reading->end;
+    size_t length = text_line(start, reading->end, &reading->cursor);
     reading->line++;
-    size_t length = (size_t)(stop - start);
-    if (length > 0 && start[length - 1] == '\r')
-        --length;
     buffer[0] = '\0';
     if (size < 2)
         return buffer;
