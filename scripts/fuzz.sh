@@ -23,6 +23,11 @@ shift
 targets=${*:-fuzz_md5mesh fuzz_md5anim fuzz_config fuzz_settings}
 build=build-fuzz
 root=$(pwd)
+# The config and settings targets write their input as files, three per execution: in memory (/dev/shm)
+# that costs a quarter less than on a disk. An explicit TMPDIR wins.
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+    export TMPDIR=/dev/shm
+fi
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
     CC=clang cmake -S . -B "$build" -DMARIONETTE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF

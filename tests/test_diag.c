@@ -78,6 +78,15 @@ static void test_list_keeps_first_and_counts_all(void)
     CHECK(list.total == DIAG_LIST_KEEP + 10);
     CHECK(list.items[0].line == 1);
     CHECK(strcmp(list.items[DIAG_LIST_KEEP - 1].message, "warning 63") == 0);
+    /* A copy of a filled message counts and is kept under the same rule. */
+    diag filled;
+    diag_set(&filled, "c.ini", 4, "copied");
+    CHECK(diag_list_add_copy(&list, &filled) && list.total == DIAG_LIST_KEEP + 11 && list.count == DIAG_LIST_KEEP);
+    diag_list_clear(&list);
+    CHECK(diag_list_add_copy(&list, &filled) && list.count == 1 && list.total == 1);
+    CHECK(list.items[0].line == 4 && strcmp(list.items[0].file, "c.ini") == 0 &&
+          strcmp(list.items[0].message, "copied") == 0);
+    CHECK(diag_list_add_copy(NULL, &filled));
     diag_list_clear(&list);
     CHECK(list.count == 0 && list.total == 0);
     diag_list_free(&list);

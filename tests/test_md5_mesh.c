@@ -101,6 +101,12 @@ static void test_bind_positions_and_influences(void)
     for (int v = 0; v < 3; ++v) {
         CHECK_NEAR(fabs(mesh->normals[v][2]), 1.0, 1e-6);
     }
+    /* The bind-pose box: x from 0.75 to 2, y from 0 to 0.5, z 0 (what a characters.ini height measures). */
+    CHECK_NEAR(m->bind_bounds[0][0], 0.75, 1e-5);
+    CHECK_NEAR(m->bind_bounds[1][0], 2.0, 1e-5);
+    CHECK_NEAR(m->bind_bounds[0][1], 0.0, 1e-5);
+    CHECK_NEAR(m->bind_bounds[1][1], 0.5, 1e-5);
+    CHECK(m->bind_bounds[0][2] == 0.0f && m->bind_bounds[1][2] == 0.0f);
     diag_list_free(&warnings);
     model_free(m);
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 static char folder[512];
 
@@ -132,17 +133,29 @@ static void test_appear_vanish_replace_resize(void)
     CHECK(watch_changed(path, &present)); /* vanished */
 }
 
-static void test_hash_is_fnv1a_64(void)
+/* The file's hash is XXH3 64 of its bytes, read in pieces: equal to the one-shot hash of the same bytes for
+ * sizes around the reader's buffer, and the published value for no bytes. */
+static void test_hash_is_xxh3_64(void)
 {
     char path[512];
-    CHECK(test_paths_in(folder, sizeof path, path, "hash.txt", NULL));
-    test_write_file(path, "a");
-    uint64_t hash = 0;
-    CHECK(watch_hash_file(path, &hash));
-    CHECK(hash == 0xaf63dc4c8601ec8cull); /* FNV-1a 64 of "a", the published test vector */
+    CHECK(test_paths_in(folder, sizeof path, path, "hash.bin", NULL));
+    static unsigned char bytes[40000];
+    for (size_t i = 0; i < sizeof bytes; ++i)
+        bytes[i] = (unsigned char)(i * 2654435761u >> 13);
+    static const size_t sizes[] = {1, 240, 16383, 16384, 16385, 40000};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; ++k) {
+        FILE *file = fopen(path, "wb");
+        CHECK(file && fwrite(bytes, 1, sizes[k], file) == sizes[k]);
+        if (file)
+            fclose(file);
+        uint64_t hash = 0;
+        CHECK(watch_hash_file(path, &hash));
+        CHECK(hash == XXH3_64bits(bytes, sizes[k]));
+    }
+    uint64_t empty_hash = XXH3_64bits(bytes, 2); /* not the empty value */
     test_write_file(path, "");
-    CHECK(watch_hash_file(path, &hash) && hash == 0xcbf29ce484222325ull);
-    CHECK(!watch_hash_file("/no/such/file", &hash));
+    CHECK(watch_hash_file(path, &empty_hash) && empty_hash == 0x2d06800538d394c2ull); /* XXH3 64 of nothing */
+    CHECK(!watch_hash_file("/no/such/file", &empty_hash));
 }
 
 int main(void)
@@ -153,6 +166,6 @@ int main(void)
     RUN(test_split_write_in_one_tick_is_a_change);
     RUN(test_large_file_hashed_while_recent);
     RUN(test_appear_vanish_replace_resize);
-    RUN(test_hash_is_fnv1a_64);
+    RUN(test_hash_is_xxh3_64);
     return check_report();
 }

@@ -93,17 +93,13 @@ void anim_config_parse_import(anim_config_loader *loader, const char *path, cons
 
 float anim_config_bind_height(const model *model, const anim_axes *axes)
 {
-    float low = INFINITY, high = -INFINITY;
-    for (int m = 0; model && m < model->mesh_count; ++m) {
-        const skin_mesh *mesh = &model->meshes[m];
-        for (int v = 0; v < mesh->vertex_count; ++v) {
-            float canonical[3];
-            anim_axes_to_canonical(axes, mesh->positions[v], canonical);
-            low = fminf(low, canonical[2]);
-            high = fmaxf(high, canonical[2]);
-        }
-    }
-    return high > low ? high - low : 0.0f;
+    if (!model)
+        return 0.0f;
+    /* Canonical up is the file's axis from[2] (with a sign that does not change an extent); all-zero axes
+     * are the identity (anim_axes_to_canonical). */
+    int up = axes->sign[0] == 0 ? 2 : axes->from[2];
+    float extent = model->bind_bounds[1][up] - model->bind_bounds[0][up];
+    return extent > 0.0f ? extent : 0.0f;
 }
 
 void anim_config_resolve_import(anim_config_loader *loader, const anim_config_import *import,

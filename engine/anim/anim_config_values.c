@@ -24,7 +24,7 @@ static bool anim_config_add(anim_config_loader *loader, const char *file, int li
             strcmp(seen->message, probe.message) == 0)
             return false;
     }
-    return diag_list_add(loader->errors, file, line, "%s", message);
+    return diag_list_add_copy(loader->errors, &probe);
 }
 
 void anim_config_report_message(void *context, const char *file, int line, const char *message)

@@ -11,12 +11,16 @@ size_t diag_escape(const char *text, char *out, size_t size)
         return 0;
     size_t used = 0;
     for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c; ++c) {
-        char escaped[5] = {(char)*c, '\0'};
-        if (*c == '\n' || *c == '\r' || *c == '\t')
-            escaped[0] = ' '; /* layout, not a command: a space keeps the words apart on one line */
-        else if (*c == 0x1b)
+        if (*c >= ' ' && *c != 0x7f) { /* the common case: the byte as it is */
+            if (used + 1 >= size)
+                break;
+            out[used++] = (char)*c;
+            continue;
+        }
+        char escaped[5] = {' ', '\0'}; /* layout (newline, CR, tab), not a command: a space keeps words apart */
+        if (*c == 0x1b)
             memcpy(escaped, "\\e", 3);
-        else if (*c < ' ' || *c == 0x7f)
+        else if (*c != '\n' && *c != '\r' && *c != '\t')
             snprintf(escaped, sizeof escaped, "\\x%02X", *c);
         size_t length = strlen(escaped);
         if (used + length >= size)
@@ -57,25 +61,44 @@ int diag_format(const diag *d, char *out, size_t size)
     return snprintf(out, size, "%s: %s", d->file, d->message);
 }
 
-bool diag_list_add(diag_list *list, const char *file, int line, const char *format, ...)
+/* Counts a message and returns the slot to keep it in, or NULL when it is only counted. */
+static diag *diag_list_slot(diag_list *list)
 {
-    if (!list)
-        return true;
     list->total++;
     if (list->count >= DIAG_LIST_KEEP)
-        return true;
+        return NULL;
     if (list->count == list->capacity) {
         int capacity = list->capacity ? list->capacity * 2 : 8;
         diag *items = realloc(list->items, (size_t)capacity * sizeof *items);
         if (!items)
-            return true; /* out of memory: the warning is counted, not kept */
+            return NULL; /* out of memory: the warning is counted, not kept */
         list->items = items;
         list->capacity = capacity;
     }
+    return &list->items[list->count++];
+}
+
+bool diag_list_add(diag_list *list, const char *file, int line, const char *format, ...)
+{
+    if (!list)
+        return true;
+    diag *slot = diag_list_slot(list);
+    if (!slot)
+        return true;
     va_list args;
     va_start(args, format);
-    diag_fill(&list->items[list->count++], file, line, format, args);
+    diag_fill(slot, file, line, format, args);
     va_end(args);
+    return true;
+}
+
+bool diag_list_add_copy(diag_list *list, const diag *d)
+{
+    if (!list)
+        return true;
+    diag *slot = diag_list_slot(list);
+    if (slot)
+        *slot = *d;
     return true;
 }
 

@@ -43,6 +43,8 @@ typedef struct diag_list {
 /* Append a warning (NULL list: ignored). Returns true so it can be used in expressions. */
 bool diag_list_add(diag_list *list, const char *file, int line, const char *format, ...)
     __attribute__((format(printf, 4, 5)));
+/* Append a copy of a message already filled (diag_set), as diag_list_add would have filled it. */
+bool diag_list_add_copy(diag_list *list, const diag *d);
 /* Put items[first..count) in reading order: grouped by file, the files in the order they first appear
  * there, and by line within a file (line 0, the file as a whole, last: often a summary); items at the
  * same place keep their order. Loaders that read a file in several passes report out of line order;

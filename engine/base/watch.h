@@ -23,7 +23,7 @@ typedef struct watch_stamp {
     long long modified_seconds;
     long modified_nanoseconds;
     unsigned long long inode, device; /* an editor that saves by renaming a new file over the old changes them */
-    uint64_t content_hash;            /* FNV-1a 64 of the bytes */
+    uint64_t content_hash;            /* XXH3 64 of the bytes */
 } watch_stamp;
 
 /* Look at the file now. Take the stamp BEFORE reading the file: a write that lands between the look and
@@ -36,7 +36,7 @@ void watch_stamp_take(const char *path, watch_stamp *stamp);
  * model is not read twice a second for ever). */
 bool watch_changed(const char *path, watch_stamp *stamp);
 
-/* FNV-1a 64 of the file's bytes, with no heap use (not even a FILE); false when it cannot be read. */
+/* XXH3 64 (libxxhash) of the file's bytes, with no heap use (not even a FILE); false when it cannot be read. */
 bool watch_hash_file(const char *path, uint64_t *hash);
 
 #endif

@@ -472,6 +472,7 @@ bool md5_parse_model(const char *text, size_t size, const char *name, model **ou
     }
     if (lex.failed)
         goto fail;
+    model_measure_bind_bounds(m);
     *out = m;
     return true;
 fail:

@@ -50,7 +50,13 @@ typedef struct model {
      * stays within this distance of the box of its joints: a clip's joint bounds grown by skin_reach hold
      * this body, whichever body the clip was made for. */
     float skin_reach;
+    /* The box of every vertex in bind pose, object space (min xyz, max xyz); all zero with no vertices.
+     * A character's height along any axis is read from it without walking the vertices. */
+    float bind_bounds[2][3];
 } model;
+
+/* Fills bind_bounds from the meshes' positions: the reader calls it once the meshes are complete. */
+void model_measure_bind_bounds(model *m);
 
 void model_free(model *m);
 
