@@ -13,10 +13,10 @@
 
 #include <SDL.h>
 
-#include "anim_json.h"
+#include "anim/anim_json.h"
 #include "gfx/gfx_text.h"
 #include "hud.h"
-#include "json.h"
+#include "base/json.h"
 #include "platform/platform.h"
 
 static const double DEMO_HEADLESS_FRAME_SECONDS = 1.0 / 60.0; /* a headless frame shows this much time */

@@ -626,7 +626,7 @@ static void test_textures_are_shared_by_file(void)
 }
 
 /* A 2 x 2 BMP (24-bit, rows padded to 4 bytes) and TGA (24-bit, uncompressed), written by hand: the
- * formats other than PNG (written by tools/png.h) decode through their own headers' sizes. */
+ * formats other than PNG (written by tools/common/png.h) decode through their own headers' sizes. */
 static void test_texture_formats_load(void)
 {
     char folder[512], mesh_path[600], bmp[600], tga[600];

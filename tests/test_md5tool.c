@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "json.h"
+#include "base/json.h"
 #include "synth.h"
 #include "test_data.h"
 #include "test_files.h"

@@ -19,7 +19,7 @@
 #include "base/diag.h"
 #include "base/file.h"
 #include "bench.h"
-#include "json.h"
+#include "base/json.h"
 #include "md5/md5.h"
 #include "png.h"
 #include "pose/pose.h"

@@ -1,6 +1,6 @@
 /* md5tool_common: what md5tool's commands share: loading a file by its extension, the MESH [ANIM]
  * (--frame F | --time T) arguments of pose, skin and render, and the one-line usage error. Private to
- * tools/md5tool*.c. */
+ * tools/md5tool/md5tool*.c. */
 #ifndef MARIONETTE_MD5TOOL_COMMON_H
 #define MARIONETTE_MD5TOOL_COMMON_H
 

@@ -3,6 +3,8 @@
 #ifndef MARIONETTE_BENCH_H
 #define MARIONETTE_BENCH_H
 
+#include "bench_common.h" /* the clock and median each command uses */
+
 /* md5tool bench parse FILE...   (no files: writes and measures the synthetic workload, see synth.h)
  * Summary: "parse: 812.4 MB/s (2.47 MB, median of 15)" */
 int bench_parse_main(int argc, char **argv);
@@ -14,10 +16,5 @@ int bench_pose_main(int argc, char **argv);
 /* md5tool bench anim [MESH WALK RUN WAVE] [--characters N]
  * Summary: "anim: 1.234 us/entity (1000 entities, 31 joints, 3 layers)" */
 int bench_anim_main(int argc, char **argv);
-
-/* Shared by all: a monotonic clock in seconds, and the median of n values (sorts them in place; the
- * median of an even count is the mean of the middle two). */
-double bench_seconds_now(void);
-double bench_median(double *values, int count);
 
 #endif

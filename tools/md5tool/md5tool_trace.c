@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "base/file.h"
-#include "anim_json.h"
-#include "json.h"
+#include "anim/anim_json.h"
+#include "base/json.h"
 #include "md5tool_common.h"
 
 enum { TRACE_MAX_TOKENS = 4, TRACE_DEFAULT_RATE = 60, TRACE_MAX_RATE = 10000 };

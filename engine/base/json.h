@@ -1,7 +1,7 @@
-/* json: the smallest JSON writer the tools need. A writer tracks nesting so callers never place commas by
- * hand; strings are escaped (quotes, backslashes, control characters); numbers print with %.9g, enough
- * for a float to read back bit for bit, and a NaN or infinity is written as null, never as invalid JSON.
- * Knows nothing of MD5 or the engine. */
+/* json: the smallest JSON writer md5tool's --json and the demo's --trace need. A writer tracks nesting so
+ * callers never place commas by hand; strings are escaped (quotes, backslashes, control characters);
+ * numbers print with %.9g, enough for a float to read back bit for bit, and a NaN or infinity is written
+ * as null, never as invalid JSON. Knows nothing of MD5 or the rest of the engine. */
 #ifndef MARIONETTE_JSON_H
 #define MARIONETTE_JSON_H
 

@@ -26,7 +26,7 @@
 
 #include <GL/glew.h>
 
-#include "bench.h"
+#include "bench_common.h"
 #include "base/jobs.h"
 #include "cache/cache.h"
 #include "crowd.h"

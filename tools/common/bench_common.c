@@ -1,4 +1,4 @@
-#include "bench.h"
+#include "bench_common.h"
 
 #include <stdlib.h>
 #include <time.h>

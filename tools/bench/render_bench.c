@@ -22,7 +22,7 @@
 
 #include <GL/glew.h>
 
-#include "bench.h"
+#include "bench_common.h"
 #include "gfx/gfx.h"
 #include "md5/md5.h"
 #include "platform/platform.h"

@@ -4,8 +4,8 @@
 #ifndef MARIONETTE_ANIM_JSON_H
 #define MARIONETTE_ANIM_JSON_H
 
-#include "anim/animator.h"
-#include "json.h"
+#include "../base/json.h"
+#include "animator.h"
 
 /* Keys: state, time_in_state, transition (null or {from, to, fade}), channels ([{channel, weight,
  * layers: [{clip, time, cycles, speed, weight, finished}]}]), events ([{name, clip, channel, cycle,
