@@ -1,0 +1,134 @@
+#!/bin/sh
+# check_layers: the arrows between the tree's layers, read from the #include lines of engine/, game/ and
+# tools/ (issue 17). Prints each violation as file:line and fails when
+#   - a file in engine/ includes a header of game/ or tools/ (the engine knows neither);
+#   - a file in game/ includes a header of tools/ (the demo needs no tool);
+#   - a file outside engine/platform/ includes an SDL header (SDL.h, SDL_*.h, SDL2/...): one room knows SDL.
+# tests/ is not scanned: tests drive and inspect everything, SDL included.
+# A quoted include is looked up where the build finds it (the including file's folder, engine/, the
+# repository root, game/, tools/ and each tools/*/ folder); the first file that exists names the layer.
+# Angle-bracket includes are system headers (<png.h> is libpng, not tools/common/png.h) and are checked
+# only for SDL. A name found nowhere (a generated or system header) is not a layer question.
+#   tests/check_layers.sh [ROOT [SDL_ALLOWANCE]]
+# ROOT defaults to this checkout. SDL_ALLOWANCE (default ROOT/tests/check_layers_sdl_allowance.txt) lists,
+# one path a line (# comments), files that may still include SDL for now; an entry whose file no longer
+# does is itself reported, so the list can only shrink.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "${1:-$here/..}" && pwd -P) || exit 2
+allowance=${2:-$root/tests/check_layers_sdl_allowance.txt}
+case $allowance in
+/*) ;;
+*) allowance=$(pwd)/$allowance ;; # named from where the caller stands, read after moving to the root
+esac
+cd "$root" || exit 2
+
+violations=0
+report() { # FILE:LINE MESSAGE
+    echo "$1: $2"
+    violations=$((violations + 1))
+}
+
+allowance_name=${allowance#"$root"/} # as messages name it
+allowed_paths=""
+if [ -f "$allowance" ]; then
+    allowed_paths=$(sed 's/#.*//; s/[[:space:]]*$//; s/^[[:space:]]*//' "$allowance" | grep -v '^$')
+fi
+is_allowed() { # FILE
+    printf '%s\n' "$allowed_paths" | grep -qxF "$1"
+}
+sdl_users="" # allowed files seen including SDL, one a line
+
+layer_of() { # PATH relative to the root, maybe with ../ in it: engine, game, tools or other
+    case $1 in
+    *..*) resolved=$(cd "$(dirname "$1")" 2>/dev/null && pwd -P) || resolved=""
+        resolved=${resolved#"$root"/} ;;
+    *) resolved=$1 ;;
+    esac
+    case $resolved in
+    engine/* | engine) echo engine ;;
+    game/* | game) echo game ;;
+    tools/* | tools) echo tools ;;
+    *) echo other ;;
+    esac
+}
+
+resolve() { # FOLDER NAME: the first candidate that exists, relative to the root; nothing if none does
+    for candidate in "$1/$2" "engine/$2" "$2" "game/$2" "tools/$2" tools/*/"$2"; do
+        if [ -f "$candidate" ]; then
+            echo "$candidate"
+            return
+        fi
+    done
+}
+
+files=$(find engine game tools -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null | LC_ALL=C sort)
+for file in $files; do
+    folder=$(dirname "$file")
+    layer=${file%%/*}
+    includes=$(awk '{
+        if (match($0, /^[ \t]*#[ \t]*include[ \t]*[<"][^>"]*[>"]/)) {
+            spec = substr($0, RSTART, RLENGTH)
+            sub(/^[ \t]*#[ \t]*include[ \t]*/, "", spec)
+            print FNR " " spec
+        }
+    }' "$file")
+    [ -n "$includes" ] || continue
+    while read -r line spec; do
+        name=${spec#?}
+        name=${name%?}
+        case $name in
+        SDL.h | SDL_*.h | SDL2/*)
+            case $file in
+            engine/platform/*) ;;
+            *)
+                if is_allowed "$file"; then
+                    sdl_users="$sdl_users$file
+"
+                else
+                    report "$file:$line" "includes $spec: only engine/platform/ may include SDL"
+                fi
+                ;;
+            esac
+            continue
+            ;;
+        esac
+        case $spec in
+        \"*) ;;
+        *) continue ;;
+        esac
+        case $layer in
+        engine | game) ;;
+        *) continue ;;
+        esac
+        target=$(resolve "$folder" "$name")
+        [ -n "$target" ] || continue
+        target_layer=$(layer_of "$target")
+        case $layer:$target_layer in
+        engine:game | engine:tools | game:tools)
+            report "$file:$line" "includes $spec ($target): $layer/ must not depend on $target_layer/" ;;
+        esac
+    done <<EOF
+$includes
+EOF
+done
+
+# The allowance shrinks: an entry whose file includes no SDL header any more is reported where it stands.
+if [ -f "$allowance" ]; then
+    entry_line=0
+    while IFS= read -r entry || [ -n "$entry" ]; do
+        entry_line=$((entry_line + 1))
+        entry=$(printf '%s' "$entry" | sed 's/#.*//; s/[[:space:]]*$//; s/^[[:space:]]*//')
+        [ -n "$entry" ] || continue
+        if ! printf '%s' "$sdl_users" | grep -qxF "$entry"; then
+            report "$allowance_name:$entry_line" "$entry includes no SDL header (or is gone): remove it from the allowance"
+        fi
+    done <"$allowance"
+fi
+
+if [ "$violations" -gt 0 ]; then
+    echo "check_layers: $violations violation(s)"
+    exit 1
+fi
+echo "check_layers: engine/, game/ and tools/ keep their arrows ($(printf '%s\n' "$files" | wc -l | tr -d ' ') files)"
+exit 0
