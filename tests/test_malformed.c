@@ -380,7 +380,7 @@ static void test_lying_counts_allocate_little(void)
         check_lying_counts(&cases[i]);
 }
 
-/* The reach check refuses only what passes MD5_REACH_MAX: a chain of large translations that stays below
+/* The reach check refuses only what passes BUILD_REACH_MAX: a chain of large translations that stays below
  * it loads, its frames as written. */
 static void test_large_finite_object_space_loads(void)
 {
@@ -390,7 +390,7 @@ static void test_large_finite_object_space_loads(void)
     char *at = text ? strstr(text, "6e29\n}") : NULL;
     CHECK(at != NULL);
     if (at) {
-        at[0] = '3'; /* frame 1: 6e29 + 3e29, below MD5_REACH_MAX */
+        at[0] = '3'; /* frame 1: 6e29 + 3e29, below BUILD_REACH_MAX */
         clip *c = NULL;
         diag err = {0};
         CHECK(loader_parse_md5_clip(text, size, "big.md5anim", &c, &err, NULL));
