@@ -22,6 +22,7 @@
 
 #include "anim/anim_controller.h"
 #include "check.h"
+#include "build/loader.h"
 #include "md5/md5.h"
 #include "pose/pose.h"
 #include "synth.h"
@@ -48,12 +49,12 @@ static anim_clip library[CLIP_COUNT];
 static bool load_assets(void)
 {
     diag err;
-    if (!md5_load_model(ASSETS "models/mannequin.md5mesh", &mannequin, &err, NULL))
+    if (!loader_load_md5_model(ASSETS "models/mannequin.md5mesh", &mannequin, &err, NULL))
         return false;
     for (int i = 0; i < CLIP_COUNT; ++i) {
         char path[512];
         snprintf(path, sizeof path, ASSETS "clips/%s.md5anim", clip_files[i]);
-        if (!md5_load_clip(path, &clips[i], &err, NULL))
+        if (!loader_load_md5_clip(path, &clips[i], &err, NULL))
             return false;
         anim_clip *a = &library[i];
         snprintf(a->name, sizeof a->name, "%s", clip_files[i]);
@@ -383,12 +384,12 @@ static void test_big_skeleton_in_passes(void)
     model *body = NULL;
     clip *parsed[2] = {NULL, NULL};
     diag err;
-    CHECK(text && md5_parse_model(text, size, "synth.md5mesh", &body, &err, NULL));
+    CHECK(text && loader_parse_md5_model(text, size, "synth.md5mesh", &body, &err, NULL));
     free(text);
     for (int k = 0; k < 2; ++k) {
         params.seed = 5 + (uint64_t)k; /* same hierarchy, other motion */
         text = synth_anim_text(&params, &size);
-        CHECK(text && md5_parse_clip(text, size, "synth.md5anim", &parsed[k], &err, NULL));
+        CHECK(text && loader_parse_md5_clip(text, size, "synth.md5anim", &parsed[k], &err, NULL));
         free(text);
     }
     if (!body || !parsed[0] || !parsed[1]) {
@@ -1037,7 +1038,7 @@ static void test_bounds_hold_the_skinned_bodies(void)
 {
     model *robot = NULL;
     diag err;
-    CHECK(md5_load_model(ASSETS "models/robot.md5mesh", &robot, &err, NULL));
+    CHECK(loader_load_md5_model(ASSETS "models/robot.md5mesh", &robot, &err, NULL));
     if (!robot)
         return;
     model *bodies[2] = {mannequin, robot};

@@ -10,6 +10,7 @@
 #include "anim/anim_config.h"
 #include "base/file.h"
 #include "check.h"
+#include "build/loader.h"
 #include "md5/md5.h"
 #include "test_files.h"
 
@@ -105,7 +106,7 @@ static void test_everything_loads_without_warnings_and_fits(void)
         snprintf(path, sizeof path, "%s/models/%s.md5mesh", ASSETS, body_name((body_kind)kind));
         diag err = {0};
         diag_list warnings = {0};
-        bool ok = md5_load_model(path, &bodies[kind], &err, &warnings);
+        bool ok = loader_load_md5_model(path, &bodies[kind], &err, &warnings);
         if (!ok)
             fprintf(stderr, "  %s:%d: %s\n", err.file, err.line, err.message);
         CHECK(ok);
@@ -124,7 +125,7 @@ static void test_everything_loads_without_warnings_and_fits(void)
         clip *c = NULL;
         diag err = {0};
         diag_list warnings = {0};
-        bool ok = md5_load_clip(path, &c, &err, &warnings);
+        bool ok = loader_load_md5_clip(path, &c, &err, &warnings);
         if (!ok)
             fprintf(stderr, "  %s:%d: %s\n", err.file, err.line, err.message);
         CHECK(ok);

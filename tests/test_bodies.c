@@ -14,6 +14,7 @@
 #include "assetgen/rig.h"
 #include "assetgen/texture.h"
 #include "check.h"
+#include "build/loader.h"
 #include "md5/md5.h"
 #include "pose/pose.h"
 #include "test_files.h"
@@ -43,7 +44,7 @@ static model *load_body(body_kind kind)
     model *m = NULL;
     diag err;
     diag_list warnings = {0};
-    bool parsed = text.bytes && md5_parse_model(text.bytes, text.size, body_name(kind), &m, &err, &warnings);
+    bool parsed = text.bytes && loader_parse_md5_model(text.bytes, text.size, body_name(kind), &m, &err, &warnings);
     CHECK(parsed);
     if (!parsed && text.bytes) {
         char message[DIAG_TEXT_MAX];

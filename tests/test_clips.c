@@ -16,6 +16,7 @@
 #include "assetgen/clips.h"
 #include "assetgen/rig.h"
 #include "check.h"
+#include "build/loader.h"
 #include "md5/md5.h"
 #include "pose/pose.h"
 #include "test_files.h"
@@ -44,7 +45,7 @@ static clip *generate_clip(int index)
     clip *c = NULL;
     diag err = {0};
     diag_list warnings = {0};
-    bool ok = md5_parse_clip(text.bytes, text.size, name, &c, &err, &warnings);
+    bool ok = loader_parse_md5_clip(text.bytes, text.size, name, &c, &err, &warnings);
     if (!ok)
         fprintf(stderr, "  %s:%d: %s\n", name, err.line, err.message);
     for (int i = 0; i < warnings.count; ++i)

@@ -21,6 +21,7 @@
 #include "png.h"
 #include "test_files.h"
 #include "gfx/gfx.h"
+#include "build/loader.h"
 #include "md5/md5.h"
 #include "platform/platform.h"
 #include "pose/pose.h"
@@ -39,7 +40,7 @@ static model *load_model(const char *name)
     snprintf(path, sizeof path, "%s/assets/models/%s.md5mesh", MARIONETTE_SOURCE_DIR, name);
     model *m = NULL;
     diag err;
-    if (!md5_load_model(path, &m, &err, NULL)) {
+    if (!loader_load_md5_model(path, &m, &err, NULL)) {
         char message[DIAG_TEXT_MAX];
         diag_format(&err, message, sizeof message);
         fprintf(stderr, "%s\n", message);
@@ -63,7 +64,7 @@ static clip *load_clip(const char *name)
     snprintf(path, sizeof path, "%s/assets/clips/%s.md5anim", MARIONETTE_SOURCE_DIR, name);
     clip *c = NULL;
     diag err;
-    if (!md5_load_clip(path, &c, &err, NULL)) {
+    if (!loader_load_md5_clip(path, &c, &err, NULL)) {
         char message[DIAG_TEXT_MAX];
         diag_format(&err, message, sizeof message);
         fprintf(stderr, "%s\n", message);
@@ -554,7 +555,7 @@ static gfx_mesh make_mesh_from(const char *mesh_path, const char *const *texture
 {
     diag err;
     *loaded = NULL;
-    CHECK(md5_load_model(mesh_path, loaded, &err, NULL));
+    CHECK(loader_load_md5_model(mesh_path, loaded, &err, NULL));
     if (!*loaded)
         return (gfx_mesh){0};
     gfx_mesh mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = *loaded, .label = "blocks", .path = mesh_path,

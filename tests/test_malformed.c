@@ -12,6 +12,7 @@
 #include "anim/anim_config.h"
 #include "check.h"
 #include "heap_counter.h"
+#include "build/loader.h"
 #include "md5/md5.h"
 #include "test_files.h"
 
@@ -83,7 +84,7 @@ static const malformed_case cases[] = {
     {"clips_event_frame_negative.ini", CLIPS, "event 'step': frame '-1' must be a number >= 0", 4},
     {"clips_event_frame_nan.ini", CLIPS, "event 'step': frame 'nan' must be a number >= 0", 4},
     {"clips_file_is_folder.ini", CLIPS, "is a folder, not a file", 2},
-    {"clips_file_is_ini.ini", CLIPS, "expected 'MD5Version'", 2},
+    {"clips_file_is_ini.ini", CLIPS, "files cannot be read as an animation (supported: .md5anim)", 2},
     {"clips_non_utf8_name.ini", CLIPS, "clip name", 1},
     {"clips_nul_in_value.ini", CLIPS, "NUL", 2},
     {"clips_binary_garbage.ini", CLIPS, "", 1},
@@ -112,7 +113,7 @@ static bool load_as_expecting(malformed_kind kind, const char *path, const char 
     if (kind == MESH || kind == ANIM) {
         model *m = NULL;
         clip *c = NULL;
-        bool ok = kind == MESH ? md5_load_model(path, &m, err, NULL) : md5_load_clip(path, &c, err, NULL);
+        bool ok = kind == MESH ? loader_load_md5_model(path, &m, err, NULL) : loader_load_md5_clip(path, &c, err, NULL);
         CHECK(ok == (m != NULL || c != NULL));
         model_free(m);
         clip_free(c);
@@ -184,8 +185,8 @@ static void check_truncations(const char *path, malformed_kind kind)
         clip *c = NULL;
         diag err = {0};
         diag_list warnings = {0};
-        bool ok = kind == MESH ? md5_parse_model(copy, cut, "cut.md5mesh", &m, &err, &warnings)
-                               : md5_parse_clip(copy, cut, "cut.md5anim", &c, &err, &warnings);
+        bool ok = kind == MESH ? loader_parse_md5_model(copy, cut, "cut.md5mesh", &m, &err, &warnings)
+                               : loader_parse_md5_clip(copy, cut, "cut.md5anim", &c, &err, &warnings);
         int failures = check_failures;
         if (ok) {
             /* Cut between the joints and the first mesh block: numMeshes lies, the quirk accepted with a
@@ -228,7 +229,7 @@ static void test_long_quoted_token_in_an_error(void)
     static const char text[] = "MD5Version 10\ncommandline \"\"\nnumJoints \"abcdefghijklmnopqrstuvwxyz01234\"\n";
     model *m = NULL;
     diag err = {0};
-    CHECK(!md5_parse_model(text, sizeof text - 1, "long.md5mesh", &m, &err, NULL));
+    CHECK(!loader_parse_md5_model(text, sizeof text - 1, "long.md5mesh", &m, &err, NULL));
     CHECK_STR_CONTAINS(err.message, "found '\"abcdefghijklmnopqrstuvwxyz01234'...");
     CHECK(err.line == 3);
 }
@@ -330,8 +331,8 @@ static void check_lying_counts(const lying_case *c)
     clip *clip = NULL;
     heap_bytes_requested = 0;
     heap_largest_request = 0;
-    bool ok = c->kind == MESH ? md5_parse_model(text, size, "lie.md5", &m, &err, NULL)
-                              : md5_parse_clip(text, size, "lie.md5", &clip, &err, NULL);
+    bool ok = c->kind == MESH ? loader_parse_md5_model(text, size, "lie.md5", &m, &err, NULL)
+                              : loader_parse_md5_clip(text, size, "lie.md5", &clip, &err, NULL);
     size_t requested = heap_bytes_requested, largest = heap_largest_request;
     size_t bound = 64 * size + 1024 * 1024;
     CHECK(!ok && m == NULL && clip == NULL);
@@ -379,7 +380,7 @@ static void test_lying_counts_allocate_little(void)
         check_lying_counts(&cases[i]);
 }
 
-/* The reach check refuses only what passes MD5_REACH_MAX: a chain of large translations that stays below
+/* The reach check refuses only what passes BUILD_REACH_MAX: a chain of large translations that stays below
  * it loads, its frames as written. */
 static void test_large_finite_object_space_loads(void)
 {
@@ -389,10 +390,10 @@ static void test_large_finite_object_space_loads(void)
     char *at = text ? strstr(text, "6e29\n}") : NULL;
     CHECK(at != NULL);
     if (at) {
-        at[0] = '3'; /* frame 1: 6e29 + 3e29, below MD5_REACH_MAX */
+        at[0] = '3'; /* frame 1: 6e29 + 3e29, below BUILD_REACH_MAX */
         clip *c = NULL;
         diag err = {0};
-        CHECK(md5_parse_clip(text, size, "big.md5anim", &c, &err, NULL));
+        CHECK(loader_parse_md5_clip(text, size, "big.md5anim", &c, &err, NULL));
         CHECK(c && c->frames[1 * 3 + 2].position[0] == 3e29f && c->frames[1 * 3 + 1].position[0] == 6e29f);
         clip_free(c);
     }
@@ -406,7 +407,7 @@ static void test_escape_sequences_in_names_are_escaped(void)
     static const char text[] = ANIM_HEAD("1", "1", "0") "hierarchy {\n\"\x1b[2J\x07\" -1 64 0\n}\n";
     clip *c = NULL;
     diag err = {0};
-    CHECK(!md5_parse_clip(text, sizeof text - 1, "esc\x1b.md5anim", &c, &err, NULL));
+    CHECK(!loader_parse_md5_clip(text, sizeof text - 1, "esc\x1b.md5anim", &c, &err, NULL));
     CHECK(strcmp(err.message, "joint '\\e[2J\\x07' has flags 64: only bits 0..5 (0..63) mean something") == 0);
     CHECK(strcmp(err.file, "esc\\e.md5anim") == 0);
     CHECK(err.line == 8);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "build/loader.h"
 #include "md5/md5.h"
 #include "pose/pose.h"
 #include "test_files.h"
@@ -26,7 +27,7 @@ static clip *parse_clip(int frames, const char *rate, const char *last, diag_lis
                            f == frames - 1 && last ? last : f == 0 ? "0 0" : "1 0.5");
     clip *c = NULL;
     diag err = {0};
-    bool ok = md5_parse_clip(text, (size_t)length, "memory/test.md5anim", &c, &err, warnings);
+    bool ok = loader_parse_md5_clip(text, (size_t)length, "memory/test.md5anim", &c, &err, warnings);
     if (!ok)
         fprintf(stderr, "  %d: %s\n", err.line, err.message);
     CHECK(ok);
@@ -104,7 +105,7 @@ static void test_loop_ignores_quaternion_sign(void)
                           "hierarchy {\n\"root\" -1 32 0\n}\nbounds {\n( 0 0 0 ) ( 1 1 1 )\n( 0 0 0 ) ( 1 1 1 )\n}\n"
                           "baseframe {\n( 0 0 0 ) ( 0 0 0 )\n}\nframe 0 {\n1\n}\nframe 1 {\n-1\n}\n");
     clip *c = NULL;
-    CHECK(md5_parse_clip(text, (size_t)length, "sign.md5anim", &c, NULL, NULL));
+    CHECK(loader_parse_md5_clip(text, (size_t)length, "sign.md5anim", &c, NULL, NULL));
     CHECK(c && c->last_frame_is_first);
     clip_free(c);
 }
@@ -125,7 +126,7 @@ static clip *parse_root_motion_clip(const char *last_arm)
                           last_arm);
     clip *c = NULL;
     diag err = {0};
-    CHECK(md5_parse_clip(text, (size_t)length, "root_motion.md5anim", &c, &err, NULL));
+    CHECK(loader_parse_md5_clip(text, (size_t)length, "root_motion.md5anim", &c, &err, NULL));
     return c;
 }
 
@@ -148,7 +149,7 @@ static void test_fits_skeleton(void)
         "\"arm\" 0 ( 1 0 0 ) ( 0 0 0 )\n}\n";
     model *m = NULL;
     diag err = {0};
-    CHECK(md5_parse_model(mesh_text, strlen(mesh_text), "fit.md5mesh", &m, &err, NULL));
+    CHECK(loader_parse_md5_model(mesh_text, strlen(mesh_text), "fit.md5mesh", &m, &err, NULL));
     clip *c = parse_clip(2, "24", NULL, NULL);
     if (!m || !c) {
         model_free(m);
@@ -188,31 +189,31 @@ static void test_refusals(void)
 {
     diag err = {0};
     clip *c = NULL;
-    CHECK(!md5_parse_clip("", 0, "x.md5anim", &c, &err, NULL));
+    CHECK(!loader_parse_md5_clip("", 0, "x.md5anim", &c, &err, NULL));
     CHECK_STR_CONTAINS(err.message, "empty file");
     const char *zero_rate = "MD5Version 10\nnumFrames 1\nnumJoints 1\nframeRate 0\nnumAnimatedComponents 0\n";
-    CHECK(!md5_parse_clip(zero_rate, strlen(zero_rate), "x.md5anim", &c, &err, NULL));
+    CHECK(!loader_parse_md5_clip(zero_rate, strlen(zero_rate), "x.md5anim", &c, &err, NULL));
     CHECK_STR_CONTAINS(err.message, "frameRate 0");
     CHECK(err.line == 4);
     /* A denormal rate passed "above 0" and made the clip's durations infinite (fuzz_md5anim found it). */
     const char *tiny_rate = "MD5Version 10\nnumFrames 2\nnumJoints 1\nframeRate 241e-45\nnumAnimatedComponents 0\n";
-    CHECK(!md5_parse_clip(tiny_rate, strlen(tiny_rate), "x.md5anim", &c, &err, NULL));
+    CHECK(!loader_parse_md5_clip(tiny_rate, strlen(tiny_rate), "x.md5anim", &c, &err, NULL));
     CHECK_STR_CONTAINS(err.message, "frameRate 2.41");
     CHECK_STR_CONTAINS(err.message, "must be at least 0.001");
     CHECK(err.line == 4 && c == NULL);
     const char *slowest_rate = "MD5Version 10\nnumFrames 1\nnumJoints 1\nframeRate 0.001\nnumAnimatedComponents 0\n"
                                "hierarchy {\n\"root\" -1 0 0\n}\nbounds {\n( 0 0 0 ) ( 0 0 0 )\n}\n"
                                "baseframe {\n( 0 0 0 ) ( 0 0 0 )\n}\nframe 0 {\n}\n";
-    CHECK(md5_parse_clip(slowest_rate, strlen(slowest_rate), "x.md5anim", &c, &err, NULL));
+    CHECK(loader_parse_md5_clip(slowest_rate, strlen(slowest_rate), "x.md5anim", &c, &err, NULL));
     CHECK(c && isfinite(c->loop_duration) && isfinite(c->once_duration));
     clip_free(c);
     c = NULL;
     const char *no_frames = "MD5Version 10\nnumFrames 0\n";
-    CHECK(!md5_parse_clip(no_frames, strlen(no_frames), "x.md5anim", &c, &err, NULL));
+    CHECK(!loader_parse_md5_clip(no_frames, strlen(no_frames), "x.md5anim", &c, &err, NULL));
     CHECK_STR_CONTAINS(err.message, "numFrames 0: at least 1");
     const char *bad_flags = "MD5Version 10\nnumFrames 1\nnumJoints 1\nframeRate 24\nnumAnimatedComponents 0\n"
                             "hierarchy {\n\"root\" -1 64 0\n}\n";
-    CHECK(!md5_parse_clip(bad_flags, strlen(bad_flags), "x.md5anim", &c, &err, NULL));
+    CHECK(!loader_parse_md5_clip(bad_flags, strlen(bad_flags), "x.md5anim", &c, &err, NULL));
     CHECK_STR_CONTAINS(err.message, "flags 64");
     CHECK(err.line == 7);
 }
@@ -245,8 +246,8 @@ static void test_format_doc_examples(void)
     clip *c = NULL;
     diag err = {0};
     diag_list warnings = {0};
-    CHECK(mesh_text && md5_parse_model(mesh_text, strlen(mesh_text), "stick.md5mesh", &m, &err, &warnings));
-    CHECK(anim_text && md5_parse_clip(anim_text, strlen(anim_text), "stick.md5anim", &c, &err, &warnings));
+    CHECK(mesh_text && loader_parse_md5_model(mesh_text, strlen(mesh_text), "stick.md5mesh", &m, &err, &warnings));
+    CHECK(anim_text && loader_parse_md5_clip(anim_text, strlen(anim_text), "stick.md5anim", &c, &err, &warnings));
     CHECK(warnings.total == 0);
     if (m && c) {
         CHECK(clip_fits_skeleton(c, &m->skeleton, "stick.md5anim", &err));

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "build/loader.h"
 #include "md5/md5.h"
 #include "test_data.h"
 #include "test_files.h"
@@ -39,7 +40,7 @@ static const char two_joint_mesh[] =
 static model *parse(const char *text, diag *err, diag_list *warnings)
 {
     model *m = NULL;
-    bool ok = md5_parse_model(text, strlen(text), "memory/test.md5mesh", &m, err, warnings);
+    bool ok = loader_parse_md5_model(text, strlen(text), "memory/test.md5mesh", &m, err, warnings);
     CHECK(ok == (m != NULL));
     return m;
 }
@@ -117,7 +118,7 @@ static void test_cube_normals_point_outward(void)
 {
     model *m = NULL;
     diag err = {0};
-    CHECK(md5_load_model(ASSIMP_CUBE, &m, &err, NULL));
+    CHECK(loader_load_md5_model(ASSIMP_CUBE, &m, &err, NULL));
     if (!m)
         return;
     const skin_mesh *mesh = &m->meshes[0];
@@ -183,7 +184,7 @@ static void test_texture_resolution(void)
     char *shader = strstr(text, "missing_texture\"");
     memcpy(shader, "sub\\skin.jpg\"   ", 16);
     test_write_file(model_path, text);
-    CHECK(md5_load_model(model_path, &m, &err, NULL));
+    CHECK(loader_load_md5_model(model_path, &m, &err, NULL));
     CHECK(m && m->meshes[0].texture_path);
     CHECK_STR_CONTAINS(m ? m->meshes[0].texture_path : NULL, "sub/skin.png");
     model_free(m);
@@ -254,7 +255,7 @@ static void test_texture_search_refuses_links_out(void)
     test_write_file(mesh_path, text);
     model *m = NULL;
     diag err;
-    CHECK(md5_load_model(mesh_path, &m, &err, &warnings));
+    CHECK(loader_load_md5_model(mesh_path, &m, &err, &warnings));
     CHECK(m && !m->meshes[0].texture_path);
     CHECK(warnings.total == 1);
     if (warnings.count == 1) {
@@ -357,7 +358,7 @@ static void test_texture_search_steps(void)
     test_write_file(mesh_path, text);
     model *m = NULL;
     diag err;
-    CHECK(md5_load_model(mesh_path, &m, &err, NULL));
+    CHECK(loader_load_md5_model(mesh_path, &m, &err, NULL));
     CHECK(m && strcmp(m->meshes[0].shader, "f:\\md5viewer\\bope.jpg") == 0);
     CHECK(m && m->meshes[0].texture_path && strcmp(m->meshes[0].texture_path + strlen(models), "/bope.tga") == 0);
     model_free(m);
@@ -369,13 +370,13 @@ static void test_refusals(void)
 {
     diag err = {0};
     model *m = NULL;
-    CHECK(!md5_parse_model("", 0, "x.md5mesh", &m, &err, NULL));
+    CHECK(!loader_parse_md5_model("", 0, "x.md5mesh", &m, &err, NULL));
     CHECK_STR_CONTAINS(err.message, "empty file");
     CHECK(err.line == 0);
-    CHECK(!md5_load_model(MARIONETTE_TEST_DATA "/no/such/file.md5mesh", &m, &err, NULL));
+    CHECK(!loader_load_md5_model(MARIONETTE_TEST_DATA "/no/such/file.md5mesh", &m, &err, NULL));
     CHECK_STR_CONTAINS(err.file, "file.md5mesh");
     const char *anim = "MD5Version 10\ncommandline \"\"\nnumFrames 1\n";
-    CHECK(!md5_parse_model(anim, strlen(anim), "x.md5mesh", &m, &err, NULL));
+    CHECK(!loader_parse_md5_model(anim, strlen(anim), "x.md5mesh", &m, &err, NULL));
     CHECK_STR_CONTAINS(err.message, "not an .md5mesh");
     CHECK(err.line == 3);
     /* Every prefix of a valid mesh is refused cleanly, or accepted whole, or (cut exactly between the
@@ -385,7 +386,7 @@ static void test_refusals(void)
         char *prefix = malloc(n ? n : 1);
         memcpy(prefix, two_joint_mesh, n);
         diag_list warnings = {0};
-        bool ok = md5_parse_model(prefix, n, "prefix.md5mesh", &m, &err, &warnings);
+        bool ok = loader_parse_md5_model(prefix, n, "prefix.md5mesh", &m, &err, &warnings);
         CHECK(!ok || n >= length - 1 || (warnings.total == 1 && strstr(warnings.items[0].message, "numMeshes 1 but only 0")));
         if (!ok)
             CHECK(err.line >= (n ? 1 : 0) && err.message[0] != 0);

@@ -67,6 +67,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "build/loader.h"
 #include "md5/md5.h"
 #include "test_data.h"
 
@@ -158,16 +159,16 @@ static void run_quirk(const quirk *q)
     bool ok;
     if (q->kind == MESH) {
         model *m = NULL;
-        ok = md5_load_model(path, &m, &err, &warnings);
+        ok = loader_load_md5_model(path, &m, &err, &warnings);
         CHECK(ok == (m != NULL));
         model_free(m);
     } else {
         clip *c = NULL;
-        ok = md5_load_clip(path, &c, &err, &warnings);
+        ok = loader_load_md5_clip(path, &c, &err, &warnings);
         CHECK(ok == (c != NULL));
         if (ok && q->kind == FIT) {
             model *m = NULL;
-            CHECK(md5_load_model(QUIRKS "base.md5mesh", &m, &err, NULL));
+            CHECK(loader_load_md5_model(QUIRKS "base.md5mesh", &m, &err, NULL));
             ok = m && clip_fits_skeleton(c, &m->skeleton, q->file, &err);
             model_free(m);
         }
@@ -206,33 +207,33 @@ static void test_quirk_table(void)
 static void test_accepted_quirks_keep_their_data(void)
 {
     model *m = NULL;
-    CHECK(md5_load_model(QUIRKS "shader_backslashes.md5mesh", &m, NULL, NULL));
+    CHECK(loader_load_md5_model(QUIRKS "shader_backslashes.md5mesh", &m, NULL, NULL));
     CHECK(m && strcmp(m->meshes[0].shader, "C:\\models\\guard.tga") == 0);
     model_free(m);
-    CHECK(md5_load_model(QUIRKS "shader_with_slashes.md5mesh", &m, NULL, NULL));
+    CHECK(loader_load_md5_model(QUIRKS "shader_with_slashes.md5mesh", &m, NULL, NULL));
     CHECK(m && strcmp(m->meshes[0].shader, "models//guard//skin.tga") == 0);
     model_free(m);
-    CHECK(md5_load_model(QUIRKS "shader_empty.md5mesh", &m, NULL, NULL));
+    CHECK(loader_load_md5_model(QUIRKS "shader_empty.md5mesh", &m, NULL, NULL));
     CHECK(m && m->meshes[0].shader[0] == '\0' && m->meshes[0].texture_path == NULL);
     model_free(m);
-    CHECK(md5_load_model(QUIRKS "comments_everywhere.md5mesh", &m, NULL, NULL));
+    CHECK(loader_load_md5_model(QUIRKS "comments_everywhere.md5mesh", &m, NULL, NULL));
     CHECK(m && m->skeleton.joint_count == 2 && m->meshes[0].vertex_count == 3 &&
           strcmp(m->meshes[0].shader, "skin.tga") == 0);
     model_free(m);
-    CHECK(md5_load_model(QUIRKS "quat_exactly_unit.md5mesh", &m, NULL, NULL));
+    CHECK(loader_load_md5_model(QUIRKS "quat_exactly_unit.md5mesh", &m, NULL, NULL));
     CHECK(m && m->skeleton.bind_object[1].rotation[3] == 0.0f);
     CHECK_NEAR(m ? m->skeleton.bind_object[1].rotation[0] : 0, 0.6, 1e-6);
     model_free(m);
-    CHECK(md5_load_model(QUIRKS "quat_too_long.md5mesh", &m, NULL, NULL));
+    CHECK(loader_load_md5_model(QUIRKS "quat_too_long.md5mesh", &m, NULL, NULL));
     if (m) {
         const float *q = m->skeleton.bind_object[1].rotation;
         CHECK_NEAR(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1.0, 1e-5);
     }
     model_free(m);
-    CHECK(md5_load_model(QUIRKS "several_roots.md5mesh", &m, NULL, NULL));
+    CHECK(loader_load_md5_model(QUIRKS "several_roots.md5mesh", &m, NULL, NULL));
     CHECK(m && m->skeleton.parents[4] == -1 && m->skeleton.parents[3] == 2);
     model_free(m);
-    CHECK(md5_load_model(QUIRKS "five_weights.md5mesh", &m, NULL, NULL));
+    CHECK(loader_load_md5_model(QUIRKS "five_weights.md5mesh", &m, NULL, NULL));
     if (m) {
         const skin_mesh *mesh = &m->meshes[0];
         CHECK(mesh->vertices_cut == 1 && mesh->max_influences == 5);
@@ -242,27 +243,27 @@ static void test_accepted_quirks_keep_their_data(void)
         CHECK(mesh->joints[1][0] == 1 && mesh->joints[1][1] == 1 && mesh->joints[1][2] == 0);
     }
     model_free(m);
-    CHECK(md5_load_model(QUIRKS "twenty_one_meshes.md5mesh", &m, NULL, NULL));
+    CHECK(loader_load_md5_model(QUIRKS "twenty_one_meshes.md5mesh", &m, NULL, NULL));
     CHECK(m && m->mesh_count == 21);
     model_free(m);
-    CHECK(md5_load_model(QUIRKS "num_meshes_lies.md5mesh", &m, NULL, NULL));
+    CHECK(loader_load_md5_model(QUIRKS "num_meshes_lies.md5mesh", &m, NULL, NULL));
     CHECK(m && m->mesh_count == 1);
     model_free(m);
-    CHECK(md5_load_model(QUIRKS "zero_vertices.md5mesh", &m, NULL, NULL));
+    CHECK(loader_load_md5_model(QUIRKS "zero_vertices.md5mesh", &m, NULL, NULL));
     CHECK(m && m->mesh_count == 2 && m->meshes[1].vertex_count == 0 && m->meshes[1].triangle_count == 0);
     model_free(m);
 
     clip *c = NULL;
-    CHECK(md5_load_clip(QUIRKS "integer_floats.md5anim", &c, NULL, NULL));
+    CHECK(loader_load_md5_clip(QUIRKS "integer_floats.md5anim", &c, NULL, NULL));
     CHECK(c && c->frame_rate == 1.0f && c->frames[1 * 2 + 1].position[2] == 3.0f);
     clip_free(c);
-    CHECK(md5_load_clip(QUIRKS "frames_501_rate_60.md5anim", &c, NULL, NULL));
+    CHECK(loader_load_md5_clip(QUIRKS "frames_501_rate_60.md5anim", &c, NULL, NULL));
     CHECK(c && c->frame_count == 501 && c->frame_rate == 60.0f);
     clip_free(c);
-    CHECK(md5_load_clip(QUIRKS "bounds_extra_lines.md5anim", &c, NULL, NULL));
+    CHECK(loader_load_md5_clip(QUIRKS "bounds_extra_lines.md5anim", &c, NULL, NULL));
     CHECK(c && c->frame_count == 2);
     clip_free(c);
-    CHECK(md5_load_clip(QUIRKS "quat_too_long.md5anim", &c, NULL, NULL));
+    CHECK(loader_load_md5_clip(QUIRKS "quat_too_long.md5anim", &c, NULL, NULL));
     if (c) {
         const float *q = c->frames[1 * 2 + 1].rotation;
         CHECK_NEAR(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1.0, 1e-5);
@@ -320,7 +321,7 @@ static void test_bom_and_line_ends(void)
             clip *c = NULL;
             diag err = {0};
             diag_list warnings = {0};
-            CHECK(md5_parse_clip(text, size, "x.md5anim", &c, &err, &warnings));
+            CHECK(loader_parse_md5_clip(text, size, "x.md5anim", &c, &err, &warnings));
             CHECK(c && c->joint_count == 2 && c->frame_count == 2 && c->frames[3].position[0] == 1.0f);
             CHECK(warnings.total == 0);
             clip_free(c);
@@ -330,7 +331,7 @@ static void test_bom_and_line_ends(void)
             CHECK(bad != NULL);
             if (bad) {
                 bad[2] = 'x';
-                CHECK(!md5_parse_clip(text, size, "x.md5anim", &c, &err, NULL));
+                CHECK(!loader_parse_md5_clip(text, size, "x.md5anim", &c, &err, NULL));
                 CHECK(err.line == 16);
                 CHECK(strcmp(err.message, "expected a bound, found 'x1'") == 0);
             }
@@ -338,7 +339,7 @@ static void test_bom_and_line_ends(void)
 
             text = with_line_ends(mesh, mesh_size, line_ends[e], prefixes[b], &size);
             model *m = NULL;
-            CHECK(md5_parse_model(text, size, "x.md5mesh", &m, &err, &warnings));
+            CHECK(loader_parse_md5_model(text, size, "x.md5mesh", &m, &err, &warnings));
             CHECK(m && m->skeleton.joint_count == 2 && m->meshes[0].vertex_count == 3);
             CHECK(warnings.total == 0);
             model_free(m);
@@ -346,7 +347,7 @@ static void test_bom_and_line_ends(void)
             CHECK(bad != NULL);
             if (bad) {
                 bad[5] = '7';
-                CHECK(!md5_parse_model(text, size, "x.md5mesh", &m, &err, NULL));
+                CHECK(!loader_parse_md5_model(text, size, "x.md5mesh", &m, &err, NULL));
                 CHECK(err.line == 17);
                 CHECK(strcmp(err.message, "vert 7 where vert 1 was expected") == 0);
             }
@@ -358,7 +359,7 @@ static void test_bom_and_line_ends(void)
     static const char cr_string[] = "MD5Version 10\rcommandline \"abc\rnumJoints 1\r";
     model *m = NULL;
     diag err = {0};
-    CHECK(!md5_parse_model(cr_string, sizeof cr_string - 1, "s.md5mesh", &m, &err, NULL));
+    CHECK(!loader_parse_md5_model(cr_string, sizeof cr_string - 1, "s.md5mesh", &m, &err, NULL));
     CHECK(strcmp(err.message, "unterminated string") == 0 && err.line == 2);
     free(anim);
     free(mesh);
@@ -390,7 +391,7 @@ static void test_numbers_out_of_range_named_as_written(void)
                               cases[i].number, "room for the counts to be believed: ................................");
         clip *c = NULL;
         diag err = {0};
-        CHECK(!md5_parse_clip(text, (size_t)length, "r.md5anim", &c, &err, NULL));
+        CHECK(!loader_parse_md5_clip(text, (size_t)length, "r.md5anim", &c, &err, NULL));
         CHECK(err.line == 4);
         CHECK(strcmp(err.message, cases[i].message) == 0);
         if (strcmp(err.message, cases[i].message) != 0)
@@ -407,12 +408,12 @@ static void test_numbers_out_of_range_named_as_written(void)
                               at + strlen("( 1 0 0 )"));
         model *m = NULL;
         diag err = {0};
-        CHECK(!md5_parse_model(text, (size_t)length, "m.md5mesh", &m, &err, NULL));
+        CHECK(!loader_parse_md5_model(text, (size_t)length, "m.md5mesh", &m, &err, NULL));
         CHECK(strcmp(err.message, "-1e39 is out of range for a position: a float's largest magnitude is about 3.4e38") == 0);
         CHECK(err.line == 9);
         length = snprintf(text, sizeof text, "%.*s( 1 0 -0.000e-999 )%s", (int)(at - mesh), mesh,
                           at + strlen("( 1 0 0 )"));
-        CHECK(md5_parse_model(text, (size_t)length, "m.md5mesh", &m, &err, NULL));
+        CHECK(loader_parse_md5_model(text, (size_t)length, "m.md5mesh", &m, &err, NULL));
         model_free(m);
     }
     free(mesh);
@@ -423,12 +424,12 @@ static void check_empty_file(const char *path)
 {
     model *m = NULL;
     diag err = {0};
-    CHECK(!md5_load_model(path, &m, &err, NULL));
+    CHECK(!loader_load_md5_model(path, &m, &err, NULL));
     CHECK(m == NULL);
     CHECK_STR_CONTAINS(err.message, "empty file");
     CHECK_STR_CONTAINS(err.file, "empty.md5mesh");
     clip *c = NULL;
-    CHECK(!md5_load_clip(path, &c, &err, NULL));
+    CHECK(!loader_load_md5_clip(path, &c, &err, NULL));
     CHECK(c == NULL);
     CHECK_STR_CONTAINS(err.message, "empty file");
 }

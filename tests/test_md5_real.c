@@ -7,6 +7,7 @@
 
 #include "base/file.h"
 #include "check.h"
+#include "build/loader.h"
 #include "md5/md5.h"
 #include "test_data.h"
 
@@ -65,7 +66,7 @@ static void test_boneman_loads_and_clips_fit(void)
     model *m = NULL;
     diag err = {0};
     diag_list warnings = {0};
-    CHECK(md5_load_model(BONEMAN "boneman.md5mesh", &m, &err, &warnings));
+    CHECK(loader_load_md5_model(BONEMAN "boneman.md5mesh", &m, &err, &warnings));
     if (!m)
         return;
     CHECK(warnings.total == 0);
@@ -78,7 +79,7 @@ static void test_boneman_loads_and_clips_fit(void)
         char path[512];
         snprintf(path, sizeof path, BONEMAN "%s", clips[i]);
         clip *c = NULL;
-        CHECK(md5_load_clip(path, &c, &err, &warnings));
+        CHECK(loader_load_md5_clip(path, &c, &err, &warnings));
         if (!c)
             continue;
         CHECK(c->frame_rate == 24.0f);
@@ -101,12 +102,12 @@ static bool parse_copy(const char *text, size_t size, bool mesh)
     bool ok;
     if (mesh) {
         model *m = NULL;
-        ok = md5_parse_model(copy, size, "copy.md5mesh", &m, &err, &warnings);
+        ok = loader_parse_md5_model(copy, size, "copy.md5mesh", &m, &err, &warnings);
         CHECK(!ok || model_is_clean(m));
         model_free(m);
     } else {
         clip *c = NULL;
-        ok = md5_parse_clip(copy, size, "copy.md5anim", &c, &err, &warnings);
+        ok = loader_parse_md5_clip(copy, size, "copy.md5anim", &c, &err, &warnings);
         CHECK(!ok || clip_is_clean(c));
         clip_free(c);
     }

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "controls.h"
 #include "demo_config.h"
+#include "build/loader.h"
 #include "md5/md5.h"
 #include "md5tool_new_character.h"
 #include "test_data.h"
@@ -48,7 +49,7 @@ static void load_clip_or_fail(const char *name, clip **out)
     snprintf(path, sizeof path, ASSETS "clips/%s.md5anim", name);
     diag err = {0};
     *out = NULL;
-    CHECK(md5_load_clip(path, out, &err, NULL));
+    CHECK(loader_load_md5_clip(path, out, &err, NULL));
 }
 
 /* ---- roles ---- */
@@ -113,7 +114,7 @@ static bool mannequin_load(mannequin *m)
 {
     diag err = {0};
     *m = (mannequin){0};
-    if (!md5_load_model(MANNEQUIN, &m->model, &err, NULL))
+    if (!loader_load_md5_model(MANNEQUIN, &m->model, &err, NULL))
         return false;
     load_clip_or_fail("idle", &m->idle);
     return m->idle && new_character_study_body(m->model, m->idle, &m->body);

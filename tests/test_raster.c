@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "check.h"
+#include "build/loader.h"
 #include "md5/md5.h"
 #include "png.h"
 #include "raster.h"
@@ -285,7 +286,7 @@ static void test_culling_keeps_outside_of_real_cube(void)
 {
     model *cube = NULL;
     diag err = {0};
-    CHECK(md5_load_model(ASSIMP_CUBE, &cube, &err, NULL));
+    CHECK(loader_load_md5_model(ASSIMP_CUBE, &cube, &err, NULL));
     if (!cube)
         return;
     const skin_mesh *mesh = &cube->meshes[0];

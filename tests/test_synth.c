@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "build/loader.h"
 #include "md5/md5.h"
 #include "model/clip.h"
 #include "synth.h"
@@ -170,7 +171,7 @@ static void test_parser_reads_requested_counts(void)
     clip *c = NULL;
     diag err = {0};
     diag_list warnings = {0};
-    bool model_ok = mesh_text && md5_parse_model(mesh_text, mesh_size, "synth.md5mesh", &m, &err, &warnings);
+    bool model_ok = mesh_text && loader_parse_md5_model(mesh_text, mesh_size, "synth.md5mesh", &m, &err, &warnings);
     if (!model_ok)
         fprintf(stderr, "model: %s:%d: %s\n", err.file, err.line, err.message);
     CHECK(model_ok);
@@ -193,7 +194,7 @@ static void test_parser_reads_requested_counts(void)
         CHECK(weights == p.vertices * p.weights_per_vertex);
         CHECK(bad_indices == 0);
     }
-    bool clip_ok = anim_text && md5_parse_clip(anim_text, anim_size, "synth.md5anim", &c, &err, &warnings);
+    bool clip_ok = anim_text && loader_parse_md5_clip(anim_text, anim_size, "synth.md5anim", &c, &err, &warnings);
     if (!clip_ok)
         fprintf(stderr, "clip: %s:%d: %s\n", err.file, err.line, err.message);
     CHECK(clip_ok);
@@ -228,7 +229,7 @@ static void test_doom3_loop_convention(void)
     CHECK(text != NULL);
     clip *c = NULL;
     diag err = {0};
-    bool ok = text && md5_parse_clip(text, size, "loop.md5anim", &c, &err, NULL);
+    bool ok = text && loader_parse_md5_clip(text, size, "loop.md5anim", &c, &err, NULL);
     CHECK(ok);
     if (ok) {
         CHECK(c->last_frame_is_first);
@@ -244,7 +245,7 @@ static void test_default_workload_parses(void)
     char *text = synth_mesh_text(&(synth_params){0}, &size);
     model *m = NULL;
     diag err = {0};
-    bool ok = text && md5_parse_model(text, size, "default.md5mesh", &m, &err, NULL);
+    bool ok = text && loader_parse_md5_model(text, size, "default.md5mesh", &m, &err, NULL);
     CHECK(ok);
     if (ok) {
         CHECK(m->skeleton.joint_count == 33);
@@ -282,7 +283,7 @@ static void test_unusual_parameters(void)
         model *m = NULL;
         clip *c = NULL;
         diag err = {0};
-        bool ok = mesh_text && md5_parse_model(mesh_text, mesh_size, "case.md5mesh", &m, &err, NULL);
+        bool ok = mesh_text && loader_parse_md5_model(mesh_text, mesh_size, "case.md5mesh", &m, &err, NULL);
         if (!ok)
             fprintf(stderr, "case %zu: %s:%d: %s\n", i, err.file, err.line, err.message);
         CHECK(ok);
@@ -297,7 +298,7 @@ static void test_unusual_parameters(void)
             CHECK(vertices == p.vertices);
             CHECK(triangles == p.triangles);
         }
-        ok = anim_text && md5_parse_clip(anim_text, anim_size, "case.md5anim", &c, &err, NULL);
+        ok = anim_text && loader_parse_md5_clip(anim_text, anim_size, "case.md5anim", &c, &err, NULL);
         if (!ok)
             fprintf(stderr, "case %zu: %s:%d: %s\n", i, err.file, err.line, err.message);
         CHECK(ok);

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../md5/md5.h"
+#include "../build/loader.h"
 
 /* A handle packs a slot's index (plus one, so that 0 is never a valid handle) in the low 16 bits and the
  * slot's generation in the high 16. Freeing a slot bumps its generation, so an old handle to a reused
@@ -167,7 +167,7 @@ cache_model_handle cache_load_model(cache *c, const char *path, diag *err, diag_
         return (cache_model_handle){cache_handle_id(c, e)};
     }
     model *loaded = NULL;
-    if (!md5_load_model(path, &loaded, err, warnings))
+    if (!loader_load_model(path, &loaded, err, warnings))
         return (cache_model_handle){0};
     e = cache_new_entry(c, path, err);
     if (!e) {
@@ -207,7 +207,7 @@ cache_clip_handle cache_load_clip(cache *c, const char *path, cache_model_handle
         return (cache_clip_handle){cache_handle_id(c, e)};
     }
     clip *loaded = NULL;
-    if (!md5_load_clip(path, &loaded, err, warnings))
+    if (!loader_load_clip(path, &loaded, err, warnings))
         return (cache_clip_handle){0};
     if (!clip_fits_skeleton(loaded, skeleton, path, err)) {
         clip_free(loaded);

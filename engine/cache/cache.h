@@ -1,4 +1,5 @@
-/* cache: loads models and clips by path once and shares them. Entries are deduplicated by the file's
+/* cache: loads models and clips by path once (with the reader the file's extension names and the build
+ * step: engine/build/loader.h) and shares them. Entries are deduplicated by the file's
  * identity (device + inode, so "a/../b.md5mesh" and "b.md5mesh" are one entry) and version
  * (modification time + size: a file edited in place loads again as a new entry, for hot reload, while
  * users of the old version keep it), refcounted, and freed when the last user releases them. A clip is stored once however many models use it; each request

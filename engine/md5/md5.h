@@ -1,7 +1,9 @@
-/* md5: reads Doom 3 .md5mesh and .md5anim text (docs/md5-format.md) into models and clips.
- * Every quirk of real exported files is either accepted with a warning or refused with a diag naming
- * file:line; no byte sequence makes it crash, read out of bounds, or put a NaN in its output.
- * Knows nothing of GL, SDL, the cache or the pose stages.
+/* md5: reads Doom 3 .md5mesh and .md5anim text (docs/md5-format.md) into raw data (engine/build/raw.h):
+ * a skeleton in bind pose, meshes with their weight lists as written, a clip's local joint poses per
+ * frame. It bakes nothing (inverse binds, the 4-weight cut, normals, loops are engine/build's); the
+ * loader table (engine/build/loader.h) pairs it with the build step. Every quirk of real exported files
+ * is either accepted with a warning or refused with a diag naming file:line; no byte sequence makes it crash, read out of bounds, or put a NaN in its output.
+ * Knows nothing of GL, SDL, the cache, the pose stages or the runtime model and clip.
  *
  * Memory is bounded by the bytes read, before anything is allocated: every count a file gives (numJoints,
  * numFrames, numAnimatedComponents, numMeshes, numverts, numtris, numweights) is refused with file:line
@@ -15,10 +17,10 @@
  * count that lies is refused before its allocation, never after. Time grows with the file's size, not
  * with what its counts claim.
  * Numbers: a float must be finite and within a float's range as written ("1e39", "1e-300" are refused
- * naming the text); an integer must fit an int. A clip whose joints could get further than MD5_REACH_MAX
- * from the origin (finite translations adding up down a chain) is refused at the frame that takes them
- * there, as a mesh whose bind pose overflows is. A UTF-8 byte-order mark is skipped;
- * LF, CR LF and a lone CR all end a line. */
+ * naming the text); an integer must fit an int. The build step refuses what no reader can see alone (a
+ * clip whose joints could get further than BUILD_REACH_MAX from the origin, a mesh whose bind pose
+ * overflows: engine/build/build.h), naming the file:line the raw data carries. A UTF-8 byte-order mark
+ * is skipped; LF, CR LF and a lone CR all end a line. */
 #ifndef MARIONETTE_MD5_H
 #define MARIONETTE_MD5_H
 
@@ -26,8 +28,7 @@
 #include <stddef.h>
 
 #include "../base/diag.h"
-#include "../model/clip.h"
-#include "../model/model.h"
+#include "../build/raw.h"
 
 /* The budget for data derived from a whole file (see above), and the bound on a parse's peak heap that
  * follows from it and from the per-item minimum sizes (the fuzz harnesses check the latter). */
@@ -35,23 +36,14 @@
 #define MD5_DERIVED_BYTES_SLACK (1024u * 1024u)
 #define MD5_HEAP_BYTES_PER_BYTE 96u
 #define MD5_HEAP_BYTES_SLACK (2u * 1024u * 1024u)
-/* How far a clip's joint may get from the origin: the translation lengths of its chain added up, each the
- * longest that joint has in any frame. A bound on every pose sampled or blended from the clip, whatever the
- * rotations; far below FLT_MAX (3.4e38) so the pose stage's arithmetic stays finite, far above any real
- * character (real clips reach under 1e4). */
-#define MD5_REACH_MAX 1e30
 
-/* Parse text (size bytes, need not be NUL-terminated) named `name` in diags. On success *out is a new
- * model (free with model_free). `warnings` may be NULL. Shader paths are resolved relative to the folder
- * of `name`. */
-bool md5_parse_model(const char *text, size_t size, const char *name, model **out, diag *err,
-                     diag_list *warnings);
-bool md5_parse_clip(const char *text, size_t size, const char *name, clip **out, diag *err,
+/* Read text (size bytes, need not be NUL-terminated) named `name` in diags into *out, which refers to
+ * the text (raw_source) until the build step is done with it. On failure *out is left empty. `warnings`
+ * may be NULL. Shader paths are resolved relative to the folder of `name` (raw_mesh.texture_path). */
+bool md5_read_model(const char *text, size_t size, const char *name, raw_model *out, diag *err,
                     diag_list *warnings);
-
-/* Read the file at path and parse it. */
-bool md5_load_model(const char *path, model **out, diag *err, diag_list *warnings);
-bool md5_load_clip(const char *path, clip **out, diag *err, diag_list *warnings);
+bool md5_read_clip(const char *text, size_t size, const char *name, raw_clip *out, diag *err,
+                   diag_list *warnings);
 
 /* Texture search. A shader string names an image however the exporter saw it: "models/players/dretch"
  * (game-relative, no extension), "guard1_body.png", "f:\\md5viewer\\guard1_body.tga" (Windows),

@@ -1,13 +1,12 @@
-/* .md5anim reader: text -> clip with every frame baked to local joint poses, so sampling never looks at
- * flags or baseframes again. Quirk decisions are listed in tests/test_md5_quirks.c. */
+/* .md5anim reader: text -> raw clip with every frame decoded to local joint poses, so nothing after it
+ * looks at flags or baseframes. Quirk decisions are listed in tests/test_md5_quirks.c. Loops, durations
+ * and the reach check are engine/build's (build_clip). */
 #include "md5.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/file.h"
 #include "../base/quat.h"
 #include "md5_lexer.h"
 
@@ -34,7 +33,7 @@ typedef struct anim_joint {
     float base[6]; /* position xyz, quaternion xyz */
 } anim_joint;
 
-static bool parse_hierarchy(md5_lexer *lex, clip *c, anim_joint *joints, int component_count, size_t *bytes)
+static bool parse_hierarchy(md5_lexer *lex, raw_clip *c, anim_joint *joints, int component_count)
 {
     if (!md5_lexer_expect(lex, "hierarchy", 9) || !md5_lexer_punctuation(lex, '{'))
         return false;
@@ -52,7 +51,6 @@ static bool parse_hierarchy(md5_lexer *lex, clip *c, anim_joint *joints, int com
         c->names[i] = md5_copy_string(name, name_length);
         if (!c->names[i])
             return md5_lexer_fail(lex, at, "out of memory");
-        *bytes += name_length + 1;
         if (parent < -1 || parent >= c->joint_count)
             return md5_lexer_fail(lex, at, "joint %d '%s' has parent %d, out of range (numJoints %d)", i,
                                   c->names[i], parent, c->joint_count);
@@ -87,7 +85,7 @@ static bool parse_vector(md5_lexer *lex, float *v, const char *what)
            md5_lexer_punctuation(lex, ')');
 }
 
-static bool parse_bounds(md5_lexer *lex, clip *c)
+static bool parse_bounds(md5_lexer *lex, raw_clip *c)
 {
     if (!md5_lexer_expect(lex, "bounds", 6) || !md5_lexer_punctuation(lex, '{'))
         return false;
@@ -109,7 +107,7 @@ static bool parse_bounds(md5_lexer *lex, clip *c)
     return md5_lexer_punctuation(lex, '}');
 }
 
-static bool parse_baseframe(md5_lexer *lex, clip *c, anim_joint *joints)
+static bool parse_baseframe(md5_lexer *lex, raw_clip *c, anim_joint *joints)
 {
     if (!md5_lexer_expect(lex, "baseframe", 9) || !md5_lexer_punctuation(lex, '{'))
         return false;
@@ -129,7 +127,7 @@ typedef struct bad_rotations {
     float first_length2;
 } bad_rotations;
 
-static void bake_frame(const clip *c, const anim_joint *joints, const float *components, int frame,
+static void bake_frame(const raw_clip *c, const anim_joint *joints, const float *components, int frame,
                         const char *frame_at, bad_rotations *bad)
 {
     joint_pose *poses = &c->frames[(size_t)frame * (size_t)c->joint_count];
@@ -152,81 +150,7 @@ static void bake_frame(const clip *c, const anim_joint *joints, const float *com
     }
 }
 
-/* Where frame `frame`'s "frame N" is, for a diag after the frames were read (the error path only). */
-static const char *find_frame(const md5_lexer *lex, const char *from, int frame)
-{
-    md5_lexer scan = *lex;
-    scan.cursor = from;
-    scan.err = NULL;
-    scan.warnings = NULL;
-    scan.failed = false;
-    for (;;) {
-        md5_lexer_skip_space(&scan);
-        const char *at = scan.cursor;
-        if (scan.failed || at == scan.end)
-            return NULL;
-        int index;
-        if (MD5_ACCEPT(&scan, "frame") && md5_lexer_int(&scan, &index, "a frame number") && index == frame)
-            return at;
-        scan.failed = false;
-        if (scan.cursor == at) /* not "frame": step over one token (numbers and braces, here) */
-            do
-                ++scan.cursor;
-            while (scan.cursor < scan.end && !md5_lexer_is_delimiter(*scan.cursor));
-    }
-}
-
-/* How far from the origin a joint can get in any pose made of this clip's frames: its chain's translation
- * lengths added up, each the longest that joint has in any frame. Rotations (blended or not) never
- * lengthen a translation, and a blend of translations is no longer than the longest, so this bounds every
- * sampled and blended pose, not only the frames; MD5_REACH_MAX keeps it far enough from FLT_MAX for the
- * pose stage's arithmetic (a rotation's intermediates, the difference of two frames) to stay finite.
- * Finite local values can still add up to infinity down a chain: such a pose stretched the body to
- * infinity and defeated culling (and fuzz_md5anim found one 2e38 translation overflowing in a rotation).
- * A pass of its own after the frames, kept out of the parsing loop. */
-static __attribute__((noinline)) bool check_reach(md5_lexer *lex, const clip *c, const char *frames_at)
-{
-    /* The largest magnitude of any translation component: for finite floats without their signs the
-     * bit patterns order as the values do. A chain is at most joint_count long and each link at most
-     * sqrt(3) x that, so while it is small no reach can pass the limit: real clips stop here. */
-    uint32_t largest_bits = 0;
-    size_t poses = (size_t)c->frame_count * (size_t)c->joint_count;
-    for (size_t i = 0; i < poses; ++i)
-        for (int k = 0; k < 3; ++k) {
-            uint32_t bits;
-            memcpy(&bits, &c->frames[i].position[k], sizeof bits);
-            bits &= 0x7fffffffu;
-            largest_bits = bits > largest_bits ? bits : largest_bits;
-        }
-    float largest;
-    memcpy(&largest, &largest_bits, sizeof largest);
-    if ((double)largest * 1.75 * c->joint_count <= MD5_REACH_MAX)
-        return true;
-    double *longest = calloc(2 * (size_t)c->joint_count, sizeof *longest);
-    if (!longest)
-        return md5_lexer_fail(lex, NULL, "out of memory");
-    double *reach = longest + c->joint_count;
-    bool ok = true;
-    for (int f = 0; f < c->frame_count && ok; ++f) {
-        const joint_pose *local = &c->frames[(size_t)f * (size_t)c->joint_count];
-        for (int j = 0; j < c->joint_count && ok; ++j) {
-            const float *t = local[j].position;
-            double length = sqrt((double)t[0] * t[0] + (double)t[1] * t[1] + (double)t[2] * t[2]);
-            if (length > longest[j])
-                longest[j] = length;
-            reach[j] = (c->parents[j] >= 0 ? reach[c->parents[j]] : 0.0) + longest[j];
-            if (reach[j] > MD5_REACH_MAX)
-                ok = md5_lexer_fail(lex, find_frame(lex, frames_at, f),
-                                    "frame %d: joint %d '%s' can be %g units from the origin (its chain's "
-                                    "translations add up to more than %g)",
-                                    f, j, c->names[j], reach[j], MD5_REACH_MAX);
-        }
-    }
-    free(longest);
-    return ok;
-}
-
-static bool parse_frames(md5_lexer *lex, clip *c, const anim_joint *joints, int component_count)
+static bool parse_frames(md5_lexer *lex, raw_clip *c, const anim_joint *joints, int component_count)
 {
     float *components = malloc((component_count ? (size_t)component_count : 1) * sizeof *components);
     if (!components)
@@ -235,6 +159,7 @@ static bool parse_frames(md5_lexer *lex, clip *c, const anim_joint *joints, int 
     for (int f = 0; f < c->frame_count; ++f) {
         md5_lexer_skip_space(lex);
         const char *at = lex->cursor;
+        c->frame_at[f] = (size_t)(at - lex->begin);
         int index;
         if (!md5_lexer_expect(lex, "frame", 5) || !md5_lexer_int(lex, &index, "a frame number"))
             break;
@@ -260,43 +185,10 @@ static bool parse_frames(md5_lexer *lex, clip *c, const anim_joint *joints, int 
     return !lex->failed;
 }
 
-static bool same_pose(const joint_pose *a, const joint_pose *b)
+bool md5_read_clip(const char *text, size_t size, const char *name, raw_clip *out, diag *err,
+                   diag_list *warnings)
 {
-    float same_sign = 0.0f, opposite_sign = 0.0f, position = 0.0f;
-    for (int k = 0; k < 4; ++k) {
-        same_sign = fmaxf(same_sign, fabsf(a->rotation[k] - b->rotation[k]));
-        opposite_sign = fmaxf(opposite_sign, fabsf(a->rotation[k] + b->rotation[k]));
-    }
-    for (int k = 0; k < 3; ++k)
-        position = fmaxf(position, fabsf(a->position[k] - b->position[k]));
-    return position <= CLIP_LOOP_TOLERANCE && fminf(same_sign, opposite_sign) <= CLIP_LOOP_TOLERANCE;
-}
-
-/* Loop convention (clip.h): the Doom 3 rule when the last frame repeats the first. Root joints are left
- * out of the comparison when there are other joints: they carry the character's travel, and a root-motion
- * cycle ends one stride further on (and, in a turn, facing elsewhere) than it started. */
-static void set_durations(clip *c)
-{
-    const joint_pose *first = c->frames;
-    const joint_pose *last = &c->frames[(size_t)(c->frame_count - 1) * (size_t)c->joint_count];
-    bool only_roots = true;
-    for (int j = 0; j < c->joint_count; ++j)
-        only_roots = only_roots && c->parents[j] < 0;
-    c->last_frame_is_first = true;
-    for (int j = 0; j < c->joint_count && c->last_frame_is_first; ++j)
-        if (only_roots || c->parents[j] >= 0)
-            c->last_frame_is_first = same_pose(&first[j], &last[j]);
-    float cycle_frames = (float)(c->last_frame_is_first ? c->frame_count - 1 : c->frame_count);
-    if (c->frame_count == 1)
-        cycle_frames = 0.0f; /* nothing to cycle through: a pose held forever */
-    c->loop_duration = cycle_frames / c->frame_rate;
-    c->once_duration = (float)(c->frame_count - 1) / c->frame_rate;
-}
-
-bool md5_parse_clip(const char *text, size_t size, const char *name, clip **out, diag *err,
-                    diag_list *warnings)
-{
-    *out = NULL;
+    *out = (raw_clip){0};
     if (!text || size == 0)
         return diag_set(err, name, 0, "empty file");
     md5_lexer lex;
@@ -334,55 +226,37 @@ bool md5_parse_clip(const char *text, size_t size, const char *name, clip **out,
                               "from a file of %zu bytes (at most %u x its size + 1 MiB)", frame_count, joint_count,
                               (unsigned long long)(baked >> 20), size, MD5_DERIVED_BYTES_PER_BYTE);
 
-    clip *c = calloc(1, sizeof *c);
+    raw_clip *c = out;
     anim_joint *joints = calloc((size_t)joint_count, sizeof *joints);
-    if (!c || !joints) {
-        free(c);
-        free(joints);
+    if (!joints)
         return md5_lexer_fail(&lex, NULL, "out of memory");
-    }
     size_t joints_size = (size_t)joint_count, frames_size = (size_t)frame_count;
+    c->source = (raw_source){.name = lex.name, .text = text, .size = size};
     c->joint_count = joint_count;
     c->frame_count = frame_count;
     c->frame_rate = frame_rate;
     c->names = calloc(joints_size, sizeof *c->names);
     c->parents = malloc(joints_size * sizeof *c->parents);
     c->frames = md5_alloc_aligned(frames_size * joints_size * sizeof *c->frames);
+    c->frame_at = malloc(frames_size * sizeof *c->frame_at);
     c->bounds = malloc(frames_size * sizeof *c->bounds);
-    c->bytes = sizeof *c + joints_size * (sizeof *c->names + sizeof *c->parents) +
-               frames_size * (joints_size * sizeof *c->frames + sizeof *c->bounds);
-    if (!c->names || !c->parents || !c->frames || !c->bounds) {
+    if (!c->names || !c->parents || !c->frames || !c->frame_at || !c->bounds) {
         md5_lexer_fail(&lex, NULL, "out of memory for %d frames of %d joints", frame_count, joint_count);
         goto fail;
     }
-    if (!parse_hierarchy(&lex, c, joints, component_count, &c->bytes) || !parse_bounds(&lex, c) ||
-        !parse_baseframe(&lex, c, joints))
+    if (!parse_hierarchy(&lex, c, joints, component_count) || !parse_bounds(&lex, c) ||
+        !parse_baseframe(&lex, c, joints) || !parse_frames(&lex, c, joints, component_count))
         goto fail;
-    const char *frames_at = lex.cursor;
-    if (!parse_frames(&lex, c, joints, component_count) || !check_reach(&lex, c, frames_at))
-        goto fail;
-    if (!md5_lexer_at_end(&lex))
+    if (!md5_lexer_at_end(&lex)) {
+        lex.warnings = &c->trailing_notes; /* after the build step's reach check, as when it was here */
         md5_lexer_warn(&lex, lex.cursor, "text after the last frame: ignored");
+    }
     if (lex.failed)
         goto fail;
-    set_durations(c);
     free(joints);
-    *out = c;
     return true;
 fail:
     free(joints);
-    clip_free(c);
+    raw_clip_free(c);
     return false;
-}
-
-bool md5_load_clip(const char *path, clip **out, diag *err, diag_list *warnings)
-{
-    *out = NULL;
-    char *text;
-    size_t size;
-    if (!file_read_all(path, &text, &size, err))
-        return false;
-    bool ok = md5_parse_clip(text, size, path, out, err, warnings);
-    free(text);
-    return ok;
 }

@@ -1,5 +1,5 @@
-/* clip: one .md5anim baked for fast sampling, immutable after load and shared by every model whose
- * skeleton has the same hierarchy. Local (parent-relative) poses, frame-major: frame f's joints are
+/* clip: one animation (an .md5anim) baked for fast sampling by engine/build, immutable after load and
+ * shared by every model whose skeleton has the same hierarchy. Local (parent-relative) poses, frame-major: frame f's joints are
  * frames[f * joint_count .. f * joint_count + joint_count - 1], so sampling between two frames reads two
  * contiguous blocks.
  *

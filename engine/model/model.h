@@ -1,6 +1,7 @@
-/* model: a skeleton in bind pose and the skinned meshes on it, built from an .md5mesh and immutable
- * after load so any number of entities can share one copy. The inverse bind matrices belong here, not to
- * clips: that is what lets bodies of different shape share the same animation data.
+/* model: a skeleton in bind pose and the skinned meshes on it, built from a character file by
+ * engine/build and immutable after load so any number of entities can share one copy. The inverse bind
+ * matrices belong here, not to clips: that is what lets bodies of different shape share the same
+ * animation data.
  * Knows nothing of files, GL or the clips that animate it. */
 #ifndef MARIONETTE_MODEL_H
 #define MARIONETTE_MODEL_H
@@ -54,9 +55,6 @@ typedef struct model {
      * A character's height along any axis is read from it without walking the vertices. */
     float bind_bounds[2][3];
 } model;
-
-/* Fills bind_bounds from the meshes' positions: the reader calls it once the meshes are complete. */
-void model_measure_bind_bounds(model *m);
 
 void model_free(model *m);
 

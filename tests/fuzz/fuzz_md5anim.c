@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "fuzz_check.h"
+#include "build/loader.h"
 #include "md5/md5.h"
 #include "pose/pose.h"
 
@@ -31,7 +32,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     };
     for (size_t i = 0; i < sizeof paths / sizeof *paths && paths[i]; ++i) {
         diag err;
-        if (md5_load_model(paths[i], &fuzz_skeletons[fuzz_skeleton_count], &err, NULL))
+        if (loader_load_md5_model(paths[i], &fuzz_skeletons[fuzz_skeleton_count], &err, NULL))
             fuzz_skeleton_count++;
         else
             fprintf(stderr, "fuzz_md5anim: no skeleton from %s: %s\n", paths[i], err.message);
@@ -104,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     diag err = {0};
     diag_list warnings = {0};
     fuzz_heap_start();
-    bool ok = md5_parse_clip((const char *)data, size, "fuzz.md5anim", &c, &err, &warnings);
+    bool ok = loader_parse_md5_clip((const char *)data, size, "fuzz.md5anim", &c, &err, &warnings);
     /* md5.h's memory promise: the parse's peak heap is bounded by the input's size, whatever it claims. */
     FUZZ_REQUIRE(fuzz_heap_peak() <= MD5_HEAP_BYTES_PER_BYTE * size + MD5_HEAP_BYTES_SLACK);
     FUZZ_REQUIRE(ok == (c != NULL));

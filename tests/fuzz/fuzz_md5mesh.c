@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "fuzz_check.h"
+#include "build/loader.h"
 #include "md5/md5.h"
 #include "pose/pose.h"
 
@@ -78,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     diag err = {0};
     diag_list warnings = {0};
     fuzz_heap_start();
-    bool ok = md5_parse_model((const char *)data, size, FUZZ_MESH_NAME, &m, &err, &warnings);
+    bool ok = loader_parse_md5_model((const char *)data, size, FUZZ_MESH_NAME, &m, &err, &warnings);
     /* md5.h's memory promise: the parse's peak heap is bounded by the input's size, whatever it claims. */
     FUZZ_REQUIRE(fuzz_heap_peak() <= MD5_HEAP_BYTES_PER_BYTE * size + MD5_HEAP_BYTES_SLACK);
     FUZZ_REQUIRE(ok == (m != NULL));

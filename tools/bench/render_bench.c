@@ -24,6 +24,7 @@
 
 #include "bench_common.h"
 #include "gfx/gfx.h"
+#include "build/loader.h"
 #include "md5/md5.h"
 #include "platform/platform.h"
 #include "pose/pose.h"
@@ -76,7 +77,7 @@ static model *load_model(const char *assets, const char *name)
     snprintf(path, sizeof path, "%s/models/%s.md5mesh", assets, name);
     model *m = NULL;
     diag err;
-    if (!md5_load_model(path, &m, &err, NULL)) {
+    if (!loader_load_md5_model(path, &m, &err, NULL)) {
         fprintf(stderr, "render_bench: %s:%d: %s\n", err.file, err.line, err.message);
         return NULL;
     }
@@ -89,7 +90,7 @@ static clip *load_clip(const char *assets, const char *name)
     snprintf(path, sizeof path, "%s/clips/%s.md5anim", assets, name);
     clip *c = NULL;
     diag err;
-    if (!md5_load_clip(path, &c, &err, NULL)) {
+    if (!loader_load_md5_clip(path, &c, &err, NULL)) {
         fprintf(stderr, "render_bench: %s:%d: %s\n", err.file, err.line, err.message);
         return NULL;
     }

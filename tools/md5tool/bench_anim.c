@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "anim/anim_controller.h"
+#include "build/loader.h"
 #include "md5/md5.h"
 
 enum {
@@ -134,10 +135,10 @@ int bench_anim_main(int argc, char **argv)
     clip *clips[3] = {NULL, NULL, NULL};
     diag err;
     int status = 1;
-    if (!md5_load_model(files[0], &m, &err, NULL))
+    if (!loader_load_md5_model(files[0], &m, &err, NULL))
         goto failed;
     for (int k = 0; k < 3; ++k)
-        if (!md5_load_clip(files[1 + k], &clips[k], &err, NULL) || !clip_fits_skeleton(clips[k], &m->skeleton, files[1 + k], &err))
+        if (!loader_load_md5_clip(files[1 + k], &clips[k], &err, NULL) || !clip_fits_skeleton(clips[k], &m->skeleton, files[1 + k], &err))
             goto failed;
 
     /* Walk and run as config/clips.ini sets them up: one sync group, footsteps at the heel strikes. */

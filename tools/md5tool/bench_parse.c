@@ -1,5 +1,5 @@
 /* bench parse: how fast the md5 parser turns text into models and clips. Files are read into memory once
- * so the disk is not measured; a pass parses and builds every file (md5_parse_model / md5_parse_clip,
+ * so the disk is not measured; a pass parses and builds every file (loader_parse_md5_model / loader_parse_md5_clip,
  * warnings collected as a loader would), freeing the results outside the timed part; a run is as many
  * passes as make it last 10 ms, and reports the time per pass. Without files it
  * measures the synthetic workload (synth.h defaults: a 33-joint, 6000-vertex mesh and a 300-frame clip).
@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "base/file.h"
+#include "build/loader.h"
 #include "md5/md5.h"
 #include "synth.h"
 
@@ -50,8 +51,8 @@ static double bench_parse_run(const bench_input *inputs, int count, diag_list *w
         diag err = {0};
         double start = bench_seconds_now();
         bool ok = inputs[i].is_mesh
-                      ? md5_parse_model(inputs[i].text, inputs[i].size, inputs[i].name, &m, &err, warnings)
-                      : md5_parse_clip(inputs[i].text, inputs[i].size, inputs[i].name, &c, &err, warnings);
+                      ? loader_parse_md5_model(inputs[i].text, inputs[i].size, inputs[i].name, &m, &err, warnings)
+                      : loader_parse_md5_clip(inputs[i].text, inputs[i].size, inputs[i].name, &c, &err, warnings);
         elapsed += bench_seconds_now() - start;
         model_free(m);
         clip_free(c);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "build/loader.h"
 #include "md5/md5.h"
 #include "pose/pose.h"
 
@@ -339,9 +340,9 @@ static int measure_files(const char *mesh_path, const char *clip_paths[2], int c
     model *m = NULL;
     clip *loaded[2] = {NULL, NULL};
     diag err;
-    bool ok = md5_load_model(mesh_path, &m, &err, NULL);
+    bool ok = loader_load_md5_model(mesh_path, &m, &err, NULL);
     for (int k = 0; k < 2 && ok; ++k)
-        ok = md5_load_clip(clip_paths[k], &loaded[k], &err, NULL) &&
+        ok = loader_load_md5_clip(clip_paths[k], &loaded[k], &err, NULL) &&
              clip_fits_skeleton(loaded[k], &m->skeleton, clip_paths[k], &err);
     int status = 1;
     if (ok) {

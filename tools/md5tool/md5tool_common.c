@@ -94,9 +94,9 @@ bool load_file(const char *path, file_type expected, loaded_file *f)
     diag err = {0};
     if (file_read_all(path, &text, &size, &err)) {
         if (f->type == FILE_TYPE_MESH)
-            f->ok = md5_parse_model(text, size, path, &f->model, &err, &f->warnings);
+            f->ok = loader_parse_md5_model(text, size, path, &f->model, &err, &f->warnings);
         else
-            f->ok = md5_parse_clip(text, size, path, &f->clip, &err, &f->warnings);
+            f->ok = loader_parse_md5_clip(text, size, path, &f->clip, &err, &f->warnings);
     }
     /* The parser has the last word: a clip saved as .md5mesh fails here, and its message says so. */
     if (!f->ok)

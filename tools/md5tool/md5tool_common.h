@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "base/diag.h"
+#include "build/loader.h"
 #include "md5/md5.h"
 
 enum { EXIT_INVALID = 1, EXIT_USAGE = 2 };
