@@ -1,0 +1,33 @@
+/* build: raw data (raw.h, from any reader) -> the runtime's immutable model and clip, in one place
+ * whatever the file format: inverse bind matrices, the cut to SKIN_MAX_INFLUENCES weights a vertex and
+ * its renormalising, skin_reach, bind normals and bounds; a clip's loop convention, durations, bounds and
+ * reach. Its messages name file:line from the positions the raw data carries, and go to the same diag and
+ * diag_list the reader used.
+ * Knows nothing of file formats, of reading files, of GL or of the cache. */
+#ifndef MARIONETTE_BUILD_H
+#define MARIONETTE_BUILD_H
+
+#include <stdbool.h>
+
+#include "../base/diag.h"
+#include "../model/clip.h"
+#include "../model/model.h"
+#include "raw.h"
+
+/* How far a clip's joint may get from the origin: the translation lengths of its chain added up, each the
+ * longest that joint has in any frame. A bound on every pose sampled or blended from the clip, whatever the
+ * rotations; far below FLT_MAX (3.4e38) so the pose stage's arithmetic stays finite, far above any real
+ * character (real clips reach under 1e4). */
+#define BUILD_REACH_MAX 1e30
+
+/* A new model (free with model_free) from raw, which is left as it was: building the same raw twice
+ * gives two equal models. On failure *out is NULL and err says why. `warnings` may be NULL. */
+bool build_model(const raw_model *raw, model **out, diag *err, diag_list *warnings);
+
+/* A new clip (free with clip_free) from raw. Takes over raw's frames, names, parents and bounds (a clip's
+ * frames may be 64 times its file's size: holding them twice would pass the readers' heap bound), so raw
+ * is built once; raw_clip_free still frees what is left. Without bounds in raw, each frame's box is that
+ * of its joints' positions. */
+bool build_clip(raw_clip *raw, clip **out, diag *err, diag_list *warnings);
+
+#endif

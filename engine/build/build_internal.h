@@ -1,0 +1,34 @@
+/* What build_model.c and build_clip.c share: reporting at a raw position the way the readers report
+ * (first error wins, warnings past DIAG_LIST_KEEP only counted), and 16-byte aligned blocks.
+ * Private to engine/build. */
+#ifndef MARIONETTE_BUILD_INTERNAL_H
+#define MARIONETTE_BUILD_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "raw.h"
+
+#define BUILD_NO_POSITION SIZE_MAX /* a message not tied to a line */
+
+typedef struct build_report {
+    raw_line_counter lines;
+    const char *name;
+    diag *err;             /* may be NULL */
+    diag_list *warnings;   /* may be NULL */
+} build_report;
+
+build_report build_report_start(const raw_source *source, diag *err, diag_list *warnings);
+
+/* Fill err at position (BUILD_NO_POSITION: line 0) and return false. */
+bool build_fail(build_report *r, size_t position, const char *format, ...) __attribute__((format(printf, 3, 4)));
+/* Add a warning at position. */
+void build_warn(build_report *r, size_t position, const char *format, ...) __attribute__((format(printf, 3, 4)));
+/* Pass on warnings a reader kept for the build step to report in reading order (raw.h). */
+void build_pass_notes(build_report *r, const diag_list *notes);
+
+/* 16-byte aligned block (joint_pose, mat4), at least 16 bytes; free with free(). */
+void *build_alloc_aligned(size_t size);
+
+#endif

@@ -1,0 +1,134 @@
+#include "loader.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../base/file.h"
+#include "../md5/md5.h"
+#include "build.h"
+
+typedef bool (*loader_read_model_fn)(const char *text, size_t size, const char *name, raw_model *out,
+                                     diag *err, diag_list *warnings);
+typedef bool (*loader_read_clip_fn)(const char *text, size_t size, const char *name, raw_clip *out,
+                                    diag *err, diag_list *warnings);
+
+/* One row per file type: its extension and the reader for the kind it holds (the other is NULL). The
+ * build step is the kind's, whatever the format. */
+typedef struct loader_format {
+    const char *extension;
+    loader_read_model_fn read_model;
+    loader_read_clip_fn read_clip;
+} loader_format;
+
+static const loader_format loader_formats[] = {
+    {".md5mesh", md5_read_model, NULL},
+    {".md5anim", NULL, md5_read_clip},
+};
+enum { LOADER_FORMAT_COUNT = sizeof loader_formats / sizeof loader_formats[0] };
+
+/* The row for path's extension that reads the wanted kind, or NULL with err naming the supported ones. */
+static const loader_format *loader_find(const char *path, bool want_model, diag *err)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash + 1 : path, '.');
+    char supported[128] = "";
+    for (int i = 0; i < LOADER_FORMAT_COUNT; ++i) {
+        const loader_format *row = &loader_formats[i];
+        if (want_model ? !row->read_model : !row->read_clip)
+            continue;
+        if (dot && strcasecmp(dot, row->extension) == 0)
+            return row;
+        size_t used = strlen(supported);
+        snprintf(supported + used, sizeof supported - used, "%s%s", used ? ", " : "", row->extension);
+    }
+    const char *kind = want_model ? "a model" : "an animation";
+    if (!dot)
+        diag_set(err, path, 0, "no file extension to tell how to read %s (supported: %s)", kind, supported);
+    else
+        diag_set(err, path, 0, "'%s' files cannot be read as %s (supported: %s)", dot, kind, supported);
+    return NULL;
+}
+
+static bool loader_build_model(loader_read_model_fn read, const char *text, size_t size, const char *name,
+                               model **out, diag *err, diag_list *warnings)
+{
+    *out = NULL;
+    raw_model raw;
+    bool ok = read(text, size, name, &raw, err, warnings) && build_model(&raw, out, err, warnings);
+    raw_model_free(&raw);
+    return ok;
+}
+
+static bool loader_build_clip(loader_read_clip_fn read, const char *text, size_t size, const char *name,
+                              clip **out, diag *err, diag_list *warnings)
+{
+    *out = NULL;
+    raw_clip raw;
+    bool ok = read(text, size, name, &raw, err, warnings) && build_clip(&raw, out, err, warnings);
+    raw_clip_free(&raw);
+    return ok;
+}
+
+static bool loader_file_model(loader_read_model_fn read, const char *path, model **out, diag *err,
+                              diag_list *warnings)
+{
+    *out = NULL;
+    char *text;
+    size_t size;
+    if (!file_read_all(path, &text, &size, err))
+        return false;
+    bool ok = loader_build_model(read, text, size, path, out, err, warnings);
+    free(text);
+    return ok;
+}
+
+static bool loader_file_clip(loader_read_clip_fn read, const char *path, clip **out, diag *err,
+                             diag_list *warnings)
+{
+    *out = NULL;
+    char *text;
+    size_t size;
+    if (!file_read_all(path, &text, &size, err))
+        return false;
+    bool ok = loader_build_clip(read, text, size, path, out, err, warnings);
+    free(text);
+    return ok;
+}
+
+bool loader_load_model(const char *path, model **out, diag *err, diag_list *warnings)
+{
+    *out = NULL;
+    const loader_format *row = loader_find(path, true, err);
+    return row && loader_file_model(row->read_model, path, out, err, warnings);
+}
+
+bool loader_load_clip(const char *path, clip **out, diag *err, diag_list *warnings)
+{
+    *out = NULL;
+    const loader_format *row = loader_find(path, false, err);
+    return row && loader_file_clip(row->read_clip, path, out, err, warnings);
+}
+
+bool loader_parse_md5_model(const char *text, size_t size, const char *name, model **out, diag *err,
+                            diag_list *warnings)
+{
+    return loader_build_model(md5_read_model, text, size, name, out, err, warnings);
+}
+
+bool loader_parse_md5_clip(const char *text, size_t size, const char *name, clip **out, diag *err,
+                           diag_list *warnings)
+{
+    return loader_build_clip(md5_read_clip, text, size, name, out, err, warnings);
+}
+
+bool loader_load_md5_model(const char *path, model **out, diag *err, diag_list *warnings)
+{
+    return loader_file_model(md5_read_model, path, out, err, warnings);
+}
+
+bool loader_load_md5_clip(const char *path, clip **out, diag *err, diag_list *warnings)
+{
+    return loader_file_clip(md5_read_clip, path, out, err, warnings);
+}

@@ -1,0 +1,33 @@
+/* loader: a character file -> runtime model or clip, the reader chosen by the file's extension through
+ * one table (loader.c): a reader turns text into raw data (raw.h), build.h bakes it. A second format is
+ * one reader and one row. Also the md5 entry points that tests and tools use on text or on a file
+ * whatever its name.
+ * Knows nothing of the cache, GL or what a format's text looks like. */
+#ifndef MARIONETTE_LOADER_H
+#define MARIONETTE_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../base/diag.h"
+#include "../model/clip.h"
+#include "../model/model.h"
+
+/* Read the file at path with the reader its extension names (case ignored) and build it. An extension
+ * no reader has (or one for the other kind) fails with a one-line err naming the supported ones.
+ * `warnings` may be NULL. */
+bool loader_load_model(const char *path, model **out, diag *err, diag_list *warnings);
+bool loader_load_clip(const char *path, clip **out, diag *err, diag_list *warnings);
+
+/* .md5mesh / .md5anim text (size bytes, need not be NUL-terminated) named `name` in diags, read and
+ * built. */
+bool loader_parse_md5_model(const char *text, size_t size, const char *name, model **out, diag *err,
+                            diag_list *warnings);
+bool loader_parse_md5_clip(const char *text, size_t size, const char *name, clip **out, diag *err,
+                           diag_list *warnings);
+
+/* The file at path read as md5 whatever its extension (tests of files named for another type). */
+bool loader_load_md5_model(const char *path, model **out, diag *err, diag_list *warnings);
+bool loader_load_md5_clip(const char *path, clip **out, diag *err, diag_list *warnings);
+
+#endif
