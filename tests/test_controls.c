@@ -90,6 +90,33 @@ static void test_key_names_work_without_sdl_init(void)
     CHECK(SDL_WasInit(0) == 0);
 }
 
+/* engine/platform's names for the keys the engine names: each reads back as itself, and the names the
+ * files have always used give the same codes (values written down, so a change of table shows). */
+static void test_platform_key_names(void)
+{
+    static const platform_key named[] = {
+        PLATFORM_KEY_A, PLATFORM_KEY_Z, PLATFORM_KEY_0, PLATFORM_KEY_9, PLATFORM_KEY_SPACE, PLATFORM_KEY_ESCAPE,
+        PLATFORM_KEY_RETURN, PLATFORM_KEY_TAB, PLATFORM_KEY_F1, PLATFORM_KEY_F12, PLATFORM_KEY_UP,
+        PLATFORM_KEY_LEFT, PLATFORM_KEY_PAGEDOWN, PLATFORM_KEY_KP_0, PLATFORM_KEY_KP_8, PLATFORM_KEY_KP_ENTER,
+        PLATFORM_KEY_LSHIFT, PLATFORM_KEY_RGUI, PLATFORM_KEY_LEFTBRACKET, PLATFORM_KEY_PERIOD,
+        PLATFORM_KEY_DELETE, PLATFORM_KEY_NUMLOCK,
+    };
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; ++i) {
+        const char *name = platform_key_name(named[i]);
+        CHECK(name[0] != '\0');
+        CHECK(platform_key_from_name(name) == named[i]);
+    }
+    CHECK(strcmp(platform_key_name(PLATFORM_KEY_A), "A") == 0);
+    CHECK(strcmp(platform_key_name(PLATFORM_KEY_LSHIFT), "Left Shift") == 0);
+    CHECK(strcmp(platform_key_name(PLATFORM_KEY_KP_8), "Keypad 8") == 0);
+    CHECK(strcmp(platform_key_name(PLATFORM_KEY_UNKNOWN), "") == 0);
+    CHECK(platform_key_from_name("Keypad 8") == (1 << 30 | 96));
+    CHECK(platform_key_from_name("F1") == (1 << 30 | 58));
+    CHECK(platform_key_from_name("q") == 'q' && platform_key_from_name("Q") == 'q');
+    CHECK(platform_key_from_name("") == PLATFORM_KEY_UNKNOWN && platform_key_from_name(NULL) == PLATFORM_KEY_UNKNOWN);
+    CHECK(platform_key_from_name("Spcae") == PLATFORM_KEY_UNKNOWN);
+}
+
 static void test_action_names(void)
 {
     CHECK(strcmp(game_action_name(GAME_ACTION_MOVE_FORWARD), "move_forward") == 0);
@@ -447,6 +474,7 @@ int main(void)
         return 1;
     }
     RUN(test_key_names_work_without_sdl_init);
+    RUN(test_platform_key_names);
     RUN(test_action_names);
     RUN(test_defaults_bind_what_the_issue_says);
     RUN(test_shipped_file_gives_the_defaults);

@@ -988,8 +988,31 @@ static void test_window_events_reach_the_demo(void)
 {
     demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", NULL, NULL, 0);
     CHECK(demo_start(&d, &options));
-    platform_event none;
-    CHECK(!platform_next_event(&none)); /* headless: nothing queued of itself */
+    platform_event event;
+    CHECK(!platform_next_event(&event)); /* headless: nothing queued of itself */
+
+    /* The translation itself: modifiers and buttons as bits, sizes, events of no use skipped. */
+    SDL_Event user = {.type = SDL_USEREVENT};
+    CHECK(SDL_PushEvent(&user) == 1);
+    SDL_Event key = {.type = SDL_KEYUP};
+    key.key.keysym.sym = SDLK_KP_8;
+    key.key.keysym.mod = KMOD_LSHIFT | KMOD_RCTRL;
+    CHECK(SDL_PushEvent(&key) == 1);
+    SDL_Event button = {.type = SDL_MOUSEBUTTONDOWN};
+    button.button.button = SDL_BUTTON_RIGHT;
+    button.button.x = 12, button.button.y = 34;
+    CHECK(SDL_PushEvent(&button) == 1);
+    SDL_Event resized = {.type = SDL_WINDOWEVENT};
+    resized.window.event = SDL_WINDOWEVENT_SIZE_CHANGED;
+    resized.window.data1 = 800, resized.window.data2 = 600;
+    CHECK(SDL_PushEvent(&resized) == 1);
+    CHECK(platform_next_event(&event) && event.type == PLATFORM_EVENT_KEY_UP);
+    CHECK(event.key == PLATFORM_KEY_KP_8 && event.modifiers == (PLATFORM_MOD_SHIFT | PLATFORM_MOD_CTRL));
+    CHECK(platform_next_event(&event) && event.type == PLATFORM_EVENT_MOUSE_BUTTON_DOWN);
+    CHECK(event.buttons == PLATFORM_MOUSE_RIGHT && event.x == 12 && event.y == 34);
+    CHECK(platform_next_event(&event) && event.type == PLATFORM_EVENT_WINDOW_RESIZED);
+    CHECK(event.width == 800 && event.height == 600);
+    CHECK(!platform_next_event(&event));
 
     bool help_before = d.show_help;
     push_key(SDLK_F1, true, false);
