@@ -1,4 +1,4 @@
-/* demo: the program people run first. An event loop (engine/platform's events) around a fixed-step simulation (120 Hz) of the
+/* demo: the program people run first. A platform event loop around a fixed-step simulation (120 Hz) of the
  * player and the crowd, rendering decoupled from it; keys through config/controls.ini; hot reload of every
  * config file; headless runs driven by an input script with a JSON trace and a screenshot, for tests.
  * The state is a plain struct tests can look at; the HUD gets a hud_view of it (demo_hud_view). */
