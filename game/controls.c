@@ -9,8 +9,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include <SDL_keyboard.h>
-
 #include "anim/ini_document.h"
 #include "base/decimal.h"
 #include "base/file.h"
@@ -20,7 +18,7 @@ _Static_assert(GAME_ACTION_COUNT <= 32, "game_input_key_down.actions holds one b
 typedef struct action_info {
     const char *name;      /* as written in controls.ini */
     const char *help;      /* label in the help text */
-    const char *keys[CONTROLS_KEYS_PER_ACTION]; /* default keys, SDL names */
+    const char *keys[CONTROLS_KEYS_PER_ACTION]; /* default keys, by name (platform_keys.h) */
 } action_info;
 
 static const action_info action_infos[GAME_ACTION_COUNT] = {
@@ -69,11 +67,12 @@ game_action game_action_from_name(const char *name)
 /* ---------------------------------------------------------------------------------------------------- */
 /* Key names                                                                                             */
 
-/* Keys whose SDL name is a character the files use as a separator or a comment. */
+/* Keys whose platform name is a character the files use as a separator or a comment. */
 static const struct {
     const char *name;
-    SDL_Keycode key;
-} key_aliases[] = {{"Comma", SDLK_COMMA}, {"Semicolon", SDLK_SEMICOLON}, {"Hash", SDLK_HASH}};
+    platform_key key;
+} key_aliases[] = {{"Comma", PLATFORM_KEY_COMMA}, {"Semicolon", PLATFORM_KEY_SEMICOLON},
+                   {"Hash", PLATFORM_KEY_HASH}};
 
 int controls_name_odd_byte(const char *name)
 {
@@ -102,17 +101,17 @@ const char *controls_name_printable(const char *name, char *out, size_t size)
     return out;
 }
 
-SDL_Keycode controls_key_from_name(const char *name)
+platform_key controls_key_from_name(const char *name)
 {
     if (!name || !name[0] || controls_name_odd_byte(name) >= 0)
-        return SDLK_UNKNOWN;
+        return PLATFORM_KEY_UNKNOWN;
     for (size_t i = 0; i < sizeof key_aliases / sizeof key_aliases[0]; ++i)
         if (strcasecmp(name, key_aliases[i].name) == 0)
             return key_aliases[i].key;
-    return SDL_GetKeyFromName(name);
+    return platform_key_from_name(name);
 }
 
-void controls_key_name(SDL_Keycode key, char *out, size_t size)
+void controls_key_name(platform_key key, char *out, size_t size)
 {
     if (size == 0)
         return;
@@ -122,8 +121,8 @@ void controls_key_name(SDL_Keycode key, char *out, size_t size)
             return;
         }
     }
-    const char *name = key == SDLK_UNKNOWN ? "" : SDL_GetKeyName(key);
-    snprintf(out, size, "%s", name && name[0] ? name : "?");
+    const char *name = platform_key_name(key);
+    snprintf(out, size, "%s", name[0] ? name : "?");
 }
 
 /* ---------------------------------------------------------------------------------------------------- */
@@ -143,10 +142,10 @@ controls controls_defaults(void)
     return c;
 }
 
-int controls_actions_for_key(const controls *c, SDL_Keycode key, game_action *actions, int max)
+int controls_actions_for_key(const controls *c, platform_key key, game_action *actions, int max)
 {
     int found = 0;
-    if (key == SDLK_UNKNOWN)
+    if (key == PLATFORM_KEY_UNKNOWN)
         return 0;
     for (int a = 0; a < GAME_ACTION_COUNT && found < max; ++a) {
         for (int k = 0; k < c->key_count[a] && k < CONTROLS_KEYS_PER_ACTION; ++k) {
@@ -202,7 +201,7 @@ static void controls_read_keys(controls_loader *loader, const ini_entry *entry, 
         return;
     }
     int count = 0, listed = 0;
-    SDL_Keycode keys[CONTROLS_KEYS_PER_ACTION];
+    platform_key keys[CONTROLS_KEYS_PER_ACTION];
     const char *cursor = entry->value;
     for (;;) {
         const char *comma = strchr(cursor, ',');
@@ -213,7 +212,7 @@ static void controls_read_keys(controls_loader *loader, const ini_entry *entry, 
         char *trimmed = ini_trim(key_name);
         char printable[4 * CONTROLS_KEY_NAME_MAX];
         ++listed;
-        SDL_Keycode key = controls_key_from_name(trimmed);
+        platform_key key = controls_key_from_name(trimmed);
         if (trimmed[0] == '\0')
             controls_report(loader, entry->line, "%s: a key name is missing between commas (the comma key is "
                             "written Comma)", name);
@@ -222,7 +221,7 @@ static void controls_read_keys(controls_loader *loader, const ini_entry *entry, 
                             "(byte %d); key names are SDL's English names such as W, Up, Left Shift", name,
                             controls_name_printable(trimmed, printable, sizeof printable),
                             controls_name_odd_byte(trimmed) + 1);
-        else if (key == SDLK_UNKNOWN || length >= sizeof key_name)
+        else if (key == PLATFORM_KEY_UNKNOWN || length >= sizeof key_name)
             controls_report(loader, entry->line, "%s: unknown key name '%s' (SDL key names such as W, Up, "
                             "Left Shift, Space, F1, Escape, [; see the top of controls.ini)", name, trimmed);
         else {
@@ -494,7 +493,7 @@ static void game_input_release_actions(game_input *input, uint32_t actions)
     }
 }
 
-void game_input_key(game_input *input, const controls *c, SDL_Keycode key, bool down)
+void game_input_key(game_input *input, const controls *c, platform_key key, bool down)
 {
     int slot = -1;
     for (int i = 0; i < input->key_down_count; ++i)

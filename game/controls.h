@@ -1,8 +1,8 @@
 /* controls: the demo's key bindings (actions such as jump or pause, each bound to up to four keys) read
  * from config/controls.ini so a player can remap them without rebuilding, the mouse settings, the help
  * text built from the actual bindings, and the per-step input state the fixed-step simulation reads.
- * Knows SDL's key codes and key names only (no window, no events, no SDL_Init); knows nothing of what an
- * action does to the player, the camera or the renderer. */
+ * Knows the engine's key codes and key names only (platform_keys.h: no window, no events); knows nothing of
+ * what an action does to the player, the camera or the renderer. */
 #ifndef MARIONETTE_CONTROLS_H
 #define MARIONETTE_CONTROLS_H
 
@@ -10,9 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <SDL_keycode.h>
-
 #include "base/diag.h"
+#include "platform/platform_keys.h"
 
 typedef enum game_action {
     GAME_ACTION_MOVE_FORWARD,
@@ -52,7 +51,7 @@ enum {
 
 /* A plain value: copying it copies the bindings, so a failed reload can leave the last good one alone. */
 typedef struct controls {
-    SDL_Keycode keys[GAME_ACTION_COUNT][CONTROLS_KEYS_PER_ACTION];
+    platform_key keys[GAME_ACTION_COUNT][CONTROLS_KEYS_PER_ACTION];
     int key_count[GAME_ACTION_COUNT]; /* 0: the action is unbound */
     float orbit_degrees_per_pixel;       /* camera turn per pixel of mouse drag */
     float zoom_per_wheel_step;           /* metres the camera moves in or out per wheel step */
@@ -70,7 +69,7 @@ controls controls_defaults(void);
 bool controls_load(const char *path, controls *out, diag_list *errors);
 
 /* The actions bound to key (at most max written to actions, in action order); returns how many. */
-int controls_actions_for_key(const controls *c, SDL_Keycode key, game_action *actions, int max);
+int controls_actions_for_key(const controls *c, platform_key key, game_action *actions, int max);
 
 /* The action's name as written in controls.ini ("move_forward"); "unknown" outside the enum. */
 const char *game_action_name(game_action action);
@@ -78,12 +77,12 @@ const char *game_action_name(game_action action);
 /* The action named name, or GAME_ACTION_COUNT when there is none. */
 game_action game_action_from_name(const char *name);
 
-/* A key from its name as controls.ini and input scripts write it: SDL's names, case-insensitive ("W",
- * "Left Shift", "F1", "["), plus Comma, Semicolon and Hash for the keys that are separators or comments in
- * those files. SDLK_UNKNOWN (0) for a name that is no key, and for any name with a byte outside printable
- * ASCII (a control character, UTF-8 text: SDL would take "é" as a key no keyboard layout here names).
- * Needs no SDL_Init. */
-SDL_Keycode controls_key_from_name(const char *name);
+/* A key from its name as controls.ini and input scripts write it: platform_key_from_name's names,
+ * case-insensitive ("W", "Left Shift", "F1", "["), plus Comma, Semicolon and Hash for the keys that are
+ * separators or comments in those files. PLATFORM_KEY_UNKNOWN (0) for a name that is no key, and for any name
+ * with a byte outside printable ASCII (a control character, UTF-8 text: platform_key_from_name would take "é"
+ * as a key no keyboard layout here names). Needs no window. */
+platform_key controls_key_from_name(const char *name);
 
 /* The byte offset of the first byte of name outside printable ASCII (' ' to '~'); -1 when there is none. */
 int controls_name_odd_byte(const char *name);
@@ -92,9 +91,9 @@ int controls_name_odd_byte(const char *name);
  * reach the terminal raw. Always NUL-terminated; returns out. */
 const char *controls_name_printable(const char *name, char *out, size_t size);
 
-/* The name controls_key_from_name reads back as key ("W", "Left Shift", "Comma"); "?" for a key SDL has no
- * name for. Always NUL-terminated. */
-void controls_key_name(SDL_Keycode key, char *out, size_t size);
+/* The name controls_key_from_name reads back as key ("W", "Left Shift", "Comma"); "?" for a key that has no
+ * name. Always NUL-terminated. */
+void controls_key_name(platform_key key, char *out, size_t size);
 
 /* The on-screen help from the actual bindings (a remapped jump shows its new key): lines of at most
  * CONTROLS_HELP_LINE_MAX characters separated by '\n', no newline after the last. Cut short (still
@@ -106,7 +105,7 @@ void controls_help_text(const controls *c, char *buffer, size_t size);
 enum { GAME_INPUT_KEYS_DOWN_MAX = 16 }; /* more keys than any keyboard reports at once */
 
 typedef struct game_input_key_down {
-    SDL_Keycode key;
+    platform_key key;
     uint32_t actions; /* bit per game_action: what the key held when it went down, so a reload of the
                        * bindings while it is held still releases exactly what it pressed */
 } game_input_key_down;
@@ -125,7 +124,7 @@ typedef struct game_input {
 
 /* A key went down or up. A down for a key already down (key repeat) and an up for a key not down (pressed
  * before the window had focus) change nothing; keys bound to no action are not tracked. */
-void game_input_key(game_input *input, const controls *c, SDL_Keycode key, bool down);
+void game_input_key(game_input *input, const controls *c, platform_key key, bool down);
 
 /* Let go of every key (the window lost focus, so the ups will never come): held actions get released. */
 void game_input_release_all(game_input *input);

@@ -1,4 +1,4 @@
-/* demo: see demo.h. One frame: SDL events -> input (controls.ini) -> fixed simulation steps (script
+/* demo: see demo.h. One frame: platform events -> input (controls.ini) -> fixed simulation steps (script
  * events, actions, player, crowd, trace) -> camera -> draw (player, crowd, debug views) -> HUD. */
 #include "demo.h"
 
@@ -10,8 +10,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <SDL.h>
 
 #include "anim/anim_json.h"
 #include "gfx/gfx_text.h"
@@ -543,29 +541,28 @@ static void simulate_step(demo *d, float dt)
 
 static void handle_events(demo *d)
 {
-    SDL_Event event;
-    while (SDL_PollEvent(&event)) {
+    platform_event event;
+    while (platform_next_event(&event)) {
         switch (event.type) {
-        case SDL_QUIT:
+        case PLATFORM_EVENT_QUIT:
             d->quit = true;
             break;
-        case SDL_KEYDOWN:
-        case SDL_KEYUP:
-            if (!event.key.repeat)
-                game_input_key(&d->input, &d->controls, event.key.keysym.sym, event.type == SDL_KEYDOWN);
+        case PLATFORM_EVENT_KEY_DOWN:
+        case PLATFORM_EVENT_KEY_UP:
+            if (!event.repeat)
+                game_input_key(&d->input, &d->controls, event.key, event.type == PLATFORM_EVENT_KEY_DOWN);
             break;
-        case SDL_MOUSEMOTION:
-            if (event.motion.state & (SDL_BUTTON_LMASK | SDL_BUTTON_RMASK)) {
-                d->input.drag_x += (float)event.motion.xrel;
-                d->input.drag_y += (float)event.motion.yrel;
+        case PLATFORM_EVENT_MOUSE_MOTION:
+            if (event.buttons & (PLATFORM_MOUSE_LEFT | PLATFORM_MOUSE_RIGHT)) {
+                d->input.drag_x += (float)event.dx;
+                d->input.drag_y += (float)event.dy;
             }
             break;
-        case SDL_MOUSEWHEEL:
-            d->input.wheel_steps += (float)event.wheel.y;
+        case PLATFORM_EVENT_MOUSE_WHEEL:
+            d->input.wheel_steps += (float)event.wheel_y;
             break;
-        case SDL_WINDOWEVENT:
-            if (event.window.event == SDL_WINDOWEVENT_FOCUS_LOST)
-                game_input_release_all(&d->input);
+        case PLATFORM_EVENT_FOCUS_LOST:
+            game_input_release_all(&d->input);
             break;
         default:
             break;
@@ -574,6 +571,51 @@ static void handle_events(demo *d)
 }
 
 /* ---- Drawing -------------------------------------------------------------------------------------------- */
+
+_Static_assert((int)DEMO_EVENT_LOG <= (int)HUD_EVENTS_MAX && (int)DEMO_MESSAGE_LINES <= (int)HUD_MESSAGES_MAX,
+               "the HUD's view holds every logged event and shown message");
+
+void demo_hud_view(const demo *d, hud_view *view)
+{
+    crowd_memory_figures memory = crowd_memory(d->crowd);
+    cache_stats shared = cache_get_stats(d->cache);
+    *view = (hud_view){
+        .fps = d->timings.fps,
+        .frame_ms = d->timings.frame_ms,
+        .update_ms = d->timings.update_ms,
+        .draw_ms = d->timings.draw_ms,
+        .player_layers = d->player ? animator_controller(player_animator(d->player)) : NULL,
+        .player_state = d->player ? player_state_name(d->player) : "",
+        .player_speed = d->player ? player_speed(d->player) : 0.0f,
+        .time_scale = d->time_scale,
+        .paused = d->paused,
+        .event_count = d->event_count,
+        .crowd_entities = memory.entity_count,
+        .crowd_poses_per_step = crowd_poses_updated(d->crowd),
+        .crowd_bytes_per_entity = memory.bytes_per_entity,
+        .crowd_entity_bytes = memory.entity_bytes,
+        .shared_bytes = shared.shared_bytes,
+        .shared_models = shared.models,
+        .shared_clips = shared.clips,
+        .draw_calls = d->gfx.draw_calls,
+        .drawn = d->gfx.instances,
+        .culled = d->gfx.culled,
+        .cpu_skinning = d->views.cpu_skinning,
+        .skeleton = d->views.skeleton,
+        .bounds = d->views.bounds,
+        .normals = d->views.normals,
+        .status = d->status,
+        .message_count = d->message_count,
+        .messages_total = d->messages_total,
+        .show_help = d->show_help,
+        .controls = &d->controls,
+    };
+    for (int i = 0; i < d->event_count; ++i)
+        view->events[i] = (hud_event){d->events[i].name, d->events[i].weight,
+                                      d->simulation_time - d->events[i].time};
+    for (int i = 0; i < d->message_count; ++i)
+        view->messages[i] = d->messages[i];
+}
 
 static void draw_frame(demo *d)
 {
@@ -603,7 +645,9 @@ static void draw_frame(demo *d)
     platform_begin_frame();
     gfx_end_frame();
     d->gfx = gfx_frame_stats();
-    hud_draw(d, width, height);
+    hud_view hud;
+    demo_hud_view(d, &hud);
+    hud_draw(&hud, width, height);
 }
 
 /* Exponential smoothing: the HUD's figures settle over about a second without jumping every frame. */
@@ -645,8 +689,7 @@ bool demo_start(demo *d, const demo_options *options)
     };
     if (!platform_setup(&desc, &err)) {
         /* Suggest offscreen rendering only to a run that is not offscreen already. */
-        const char *driver = getenv("SDL_VIDEODRIVER");
-        if (options->headless || (driver && strcmp(driver, "offscreen") == 0))
+        if (options->headless || platform_environment_wants_offscreen())
             fprintf(stderr, "marionette: %s; offscreen at %d x %d: try a smaller --size, or check the OpenGL driver "
                             "(see README \"Troubleshooting\")\n", err.message, desc.width, desc.height);
         else

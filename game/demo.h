@@ -1,7 +1,7 @@
-/* demo: the program people run first. An SDL event loop around a fixed-step simulation (120 Hz) of the
+/* demo: the program people run first. A platform event loop around a fixed-step simulation (120 Hz) of the
  * player and the crowd, rendering decoupled from it; keys through config/controls.ini; hot reload of every
  * config file; headless runs driven by an input script with a JSON trace and a screenshot, for tests.
- * The state is a plain struct so the HUD (hud.c) can read what it shows. */
+ * The state is a plain struct tests can look at; the HUD gets a hud_view of it (demo_hud_view). */
 #ifndef MARIONETTE_DEMO_H
 #define MARIONETTE_DEMO_H
 
@@ -16,6 +16,7 @@
 #include "controls.h"
 #include "crowd.h"
 #include "demo_config.h"
+#include "hud.h"
 #include "input_script.h"
 #include "player.h"
 #include "scene.h"
@@ -104,5 +105,8 @@ int demo_run(const demo_options *options);
 bool demo_start(demo *d, const demo_options *options);
 bool demo_frame(demo *d);
 void demo_finish(demo *d);
+
+/* What the HUD shows of d now; the view points into d (valid until d changes). */
+void demo_hud_view(const demo *d, hud_view *view);
 
 #endif

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "demo.h"
 #include "gfx/gfx_text.h"
 
 enum { HUD_TEXT_MAX = 4096, HUD_MARGIN = 8, HUD_PADDING = 6 };
@@ -65,53 +64,49 @@ static void add_channel(hud_buffer *b, const anim_controller *controller, int ch
     add(b, "\n");
 }
 
-void hud_text(const demo *d, char *buffer, size_t size)
+void hud_text(const hud_view *v, char *buffer, size_t size)
 {
     hud_buffer b = {.text = buffer, .size = size};
     if (size == 0)
         return;
     buffer[0] = '\0';
-    add(&b, "marionette  %.0f fps  frame %.1f ms  update %.2f ms  draw %.1f ms\n", d->timings.fps,
-        d->timings.frame_ms, d->timings.update_ms, d->timings.draw_ms);
-    if (d->player) {
-        const animator *a = player_animator(d->player);
-        add(&b, "player  %s  %.2f m/s  time x%.3g%s\n", player_state_name(d->player), (double)player_speed(d->player),
-            (double)d->time_scale, d->paused ? "  PAUSED (P resume, . step)" : "");
+    add(&b, "marionette  %.0f fps  frame %.1f ms  update %.2f ms  draw %.1f ms\n", v->fps, v->frame_ms,
+        v->update_ms, v->draw_ms);
+    if (v->player_layers) {
+        add(&b, "player  %s  %.2f m/s  time x%.3g%s\n", v->player_state, (double)v->player_speed,
+            (double)v->time_scale, v->paused ? "  PAUSED (P resume, . step)" : "");
         for (int channel = 0; channel < ANIM_CHANNEL_COUNT; ++channel)
-            add_channel(&b, animator_controller(a), channel);
+            add_channel(&b, v->player_layers, channel);
     } else {
         add(&b, "player  none (no valid character; fix the config and press F5)\n");
     }
     add(&b, "events ");
-    if (d->event_count == 0)
+    if (v->event_count == 0)
         add(&b, " none yet");
-    for (int i = d->event_count - 1; i >= 0; --i)
-        add(&b, " %s (%.2f) %.1fs ago", d->events[i].name, (double)d->events[i].weight,
-            d->simulation_time - d->events[i].time);
+    for (int i = v->event_count - 1; i >= 0; --i)
+        add(&b, " %s (%.2f) %.1fs ago", v->events[i].name, (double)v->events[i].weight, v->events[i].seconds_ago);
     add(&b, "\n");
 
-    crowd_memory_figures memory = crowd_memory(d->crowd);
-    cache_stats shared = cache_get_stats(d->cache);
-    add(&b, "crowd  %d entities (%d poses a step)  shared ", memory.entity_count, crowd_poses_updated(d->crowd));
-    add_bytes(&b, shared.shared_bytes);
-    add(&b, " (%d models, %d clips)  per entity ", shared.models, shared.clips);
-    add_bytes(&b, memory.entity_count > 0 ? memory.bytes_per_entity : 0);
+    add(&b, "crowd  %d entities (%d poses a step)  shared ", v->crowd_entities, v->crowd_poses_per_step);
+    add_bytes(&b, v->shared_bytes);
+    add(&b, " (%d models, %d clips)  per entity ", v->shared_models, v->shared_clips);
+    add_bytes(&b, v->crowd_entities > 0 ? v->crowd_bytes_per_entity : 0);
     add(&b, "  all entities ");
-    add_bytes(&b, memory.entity_bytes);
+    add_bytes(&b, v->crowd_entity_bytes);
     add(&b, "\n");
-    add(&b, "draw  %d calls  %d drawn  %d culled  %s skinning%s%s%s\n", d->gfx.draw_calls, d->gfx.instances,
-        d->gfx.culled, d->views.cpu_skinning ? "CPU" : "GPU", d->views.skeleton ? "  skeleton" : "",
-        d->views.bounds ? "  bounds" : "", d->views.normals ? "  normals" : "");
-    if (d->views.bounds)
+    add(&b, "draw  %d calls  %d drawn  %d culled  %s skinning%s%s%s\n", v->draw_calls, v->drawn, v->culled,
+        v->cpu_skinning ? "CPU" : "GPU", v->skeleton ? "  skeleton" : "", v->bounds ? "  bounds" : "",
+        v->normals ? "  normals" : "");
+    if (v->bounds)
         add(&b, "bounds  bright box: this pose's skinned mesh  dim box: culling margin (clip bounds + skin reach)\n");
-    if (d->status[0])
-        add(&b, "%s\n", d->status);
+    if (v->status && v->status[0])
+        add(&b, "%s\n", v->status);
 }
 
-void hud_draw(const demo *d, int width, int height)
+void hud_draw(const hud_view *v, int width, int height)
 {
     char text[HUD_TEXT_MAX];
-    hud_text(d, text, sizeof text);
+    hud_text(v, text, sizeof text);
     int scale = height >= 1000 ? 2 : 1;
     int line = gfx_text_line_height(scale);
     gfx_text_begin(width, height);
@@ -126,27 +121,27 @@ void hud_draw(const demo *d, int width, int height)
     gfx_text_draw(HUD_MARGIN + HUD_PADDING, HUD_MARGIN + HUD_PADDING, scale, HUD_TEXT, text);
 
     /* Config problems stay at the bottom, in red, until a good reload. */
-    if (d->message_count > 0) {
-        int shown = d->message_count + (d->messages_total > d->message_count);
+    if (v->message_count > 0) {
+        int shown = v->message_count + (v->messages_total > v->message_count);
         float top = (float)(height - HUD_MARGIN - 2 * HUD_PADDING - shown * line);
         int widest = 0;
-        for (int i = 0; i < d->message_count; ++i) {
-            int w = gfx_text_width(d->messages[i], scale);
+        for (int i = 0; i < v->message_count; ++i) {
+            int w = gfx_text_width(v->messages[i], scale);
             widest = w > widest ? w : widest;
         }
         gfx_text_rect(HUD_MARGIN, top, (float)(widest + 2 * HUD_PADDING), (float)(shown * line + 2 * HUD_PADDING),
                       HUD_PANEL);
-        for (int i = 0; i < d->message_count; ++i)
+        for (int i = 0; i < v->message_count; ++i)
             gfx_text_draw(HUD_MARGIN + HUD_PADDING, top + HUD_PADDING + (float)(i * line), scale, HUD_ERROR,
-                          d->messages[i]);
-        if (d->messages_total > d->message_count)
-            gfx_text_drawf(HUD_MARGIN + HUD_PADDING, top + HUD_PADDING + (float)(d->message_count * line), scale,
-                           HUD_ERROR, "... and %d more on stderr", d->messages_total - d->message_count);
+                          v->messages[i]);
+        if (v->messages_total > v->message_count)
+            gfx_text_drawf(HUD_MARGIN + HUD_PADDING, top + HUD_PADDING + (float)(v->message_count * line), scale,
+                           HUD_ERROR, "... and %d more on stderr", v->messages_total - v->message_count);
     }
 
-    if (d->show_help) {
+    if (v->show_help && v->controls) {
         char help[CONTROLS_HELP_TEXT_MAX];
-        controls_help_text(&d->controls, help, sizeof help);
+        controls_help_text(v->controls, help, sizeof help);
         int help_lines = 1;
         for (const char *c = help; *c; ++c)
             help_lines += *c == '\n';
@@ -157,8 +152,8 @@ void hud_draw(const demo *d, int width, int height)
         gfx_text_draw(left + HUD_PADDING, HUD_MARGIN + HUD_PADDING, scale, HUD_TEXT, help);
     } else {
         char key[CONTROLS_KEY_NAME_MAX] = "F1";
-        if (d->controls.key_count[GAME_ACTION_HELP] > 0)
-            controls_key_name(d->controls.keys[GAME_ACTION_HELP][0], key, sizeof key);
+        if (v->controls && v->controls->key_count[GAME_ACTION_HELP] > 0)
+            controls_key_name(v->controls->keys[GAME_ACTION_HELP][0], key, sizeof key);
         char hint[96];
         snprintf(hint, sizeof hint, "%s: controls", key);
         int w = gfx_text_width(hint, scale);

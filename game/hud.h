@@ -1,17 +1,60 @@
 /* hud: the demo's text overlay, drawn with gfx_text after the scene: frame figures, the player's state,
  * layers and last events, the crowd's shared and per-entity memory, draw calls, the views switched on,
  * the last reload and any config problem with its file:line, and the controls (F1).
- * Reads the demo's state; changes nothing. */
+ * Reads a hud_view (what it shows, filled by the demo every frame) and changes nothing; knows nothing of the
+ * demo's state, the player, the crowd or the cache. */
 #ifndef MARIONETTE_HUD_H
 #define MARIONETTE_HUD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
-struct demo;
+#include "anim/anim_controller.h"
+#include "controls.h"
 
-void hud_draw(const struct demo *d, int width, int height);
+enum {
+    HUD_EVENTS_MAX = 6,   /* the player's last events listed */
+    HUD_MESSAGES_MAX = 6, /* config problems listed (the rest: "... and N more on stderr") */
+};
+
+typedef struct hud_event {
+    const char *name;
+    float weight;
+    double seconds_ago; /* simulation seconds */
+} hud_event;
+
+/* Everything the HUD shows; the strings and the controller belong to the caller and must outlive the call. */
+typedef struct hud_view {
+    double fps, frame_ms, update_ms, draw_ms;
+
+    const anim_controller *player_layers; /* the player's channels and layers; NULL: no player */
+    const char *player_state;
+    float player_speed;                   /* m/s */
+    float time_scale;
+    bool paused;
+    hud_event events[HUD_EVENTS_MAX];     /* newest last */
+    int event_count;
+
+    int crowd_entities, crowd_poses_per_step;
+    size_t crowd_bytes_per_entity, crowd_entity_bytes;
+    size_t shared_bytes;                  /* models and clips in the asset cache */
+    int shared_models, shared_clips;
+
+    int draw_calls, drawn, culled;        /* the last frame's */
+    bool cpu_skinning, skeleton, bounds, normals;
+
+    const char *status;                   /* the last reload or screenshot; "" or NULL: none */
+    const char *messages[HUD_MESSAGES_MAX];
+    int message_count;                    /* config problems of the last failed (re)load shown */
+    int messages_total;                   /* all of them, shown or not */
+
+    bool show_help;
+    const controls *controls;             /* the bindings, for the help and the help key's name; NULL: F1 */
+} hud_view;
+
+void hud_draw(const hud_view *view, int width, int height);
 
 /* The HUD's lines as plain text (what hud_draw shows, help excluded), for tests and logs. */
-void hud_text(const struct demo *d, char *buffer, size_t size);
+void hud_text(const hud_view *view, char *buffer, size_t size);
 
 #endif

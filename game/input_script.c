@@ -39,7 +39,7 @@ struct input_script {
 /* Loading                                                                                               */
 
 typedef struct held_key {
-    SDL_Keycode key;
+    platform_key key;
     int line;
 } held_key;
 
@@ -145,7 +145,7 @@ static bool parse_numbers(script_loader *loader, int line, const char *verb, cha
     return true;
 }
 
-static int find_held(const script_loader *loader, SDL_Keycode key)
+static int find_held(const script_loader *loader, platform_key key)
 {
     for (int i = 0; i < loader->held_count; ++i)
         if (loader->held[i].key == key)
@@ -154,7 +154,7 @@ static int find_held(const script_loader *loader, SDL_Keycode key)
 }
 
 /* Warn about key verbs that do nothing or undo a press, as a player's keyboard would act on them. */
-static void track_held_keys(script_loader *loader, int line, const char *verb, const char *name, SDL_Keycode key)
+static void track_held_keys(script_loader *loader, int line, const char *verb, const char *name, platform_key key)
 {
     int held = find_held(loader, key);
     if (strcmp(verb, "press") == 0) {
@@ -207,8 +207,8 @@ static void parse_line(script_loader *loader, int line, char *text, double *prev
             script_error(loader, line, "%s needs a key name", verb);
             return;
         }
-        SDL_Keycode key = controls_key_from_name(arguments);
-        if (key == SDLK_UNKNOWN) {
+        platform_key key = controls_key_from_name(arguments);
+        if (key == PLATFORM_KEY_UNKNOWN) {
             char printable[DIAG_MESSAGE_MAX / 2];
             script_error(loader, line, "unknown key name '%s' (SDL key names in printable ASCII, as in controls.ini)",
                          controls_name_printable(arguments, printable, sizeof printable));

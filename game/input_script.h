@@ -9,7 +9,7 @@
  *     0.5        press    W
  *     2.0        release  W
  *     2.5        tap      Space        ; press now, release one simulation step later
- *     3.0        press    Left Shift   ; SDL key names, as in controls.ini (may contain spaces)
+ *     3.0        press    Left Shift   ; key names, as in controls.ini (may contain spaces)
  *     4.0        wheel    -2           ; mouse wheel steps (zoom)
  *     4.5        drag     120 -30      ; mouse drag in pixels (orbit)
  * Times are simulation seconds (not wall clock), never decreasing, 0 to INPUT_SCRIPT_TIME_MAX. Wheel steps
@@ -19,9 +19,8 @@
 
 #include <stdbool.h>
 
-#include <SDL_keycode.h>
-
 #include "base/diag.h"
+#include "platform/platform_keys.h"
 
 /* About 116 days of simulation: a double adds a 1/144 s step to it with sub-microsecond error. */
 #define INPUT_SCRIPT_TIME_MAX 1e7
@@ -35,9 +34,9 @@ typedef enum input_script_event_kind {
 
 typedef struct input_script_event {
     input_script_event_kind kind;
-    SDL_Keycode key;      /* KEY_DOWN, KEY_UP */
-    float wheel;          /* WHEEL: steps, positive away from the user (as SDL's wheel y) */
-    float drag_x, drag_y; /* DRAG: pixels, x right, y down (as SDL's mouse motion) */
+    platform_key key;     /* KEY_DOWN, KEY_UP */
+    float wheel;          /* WHEEL: steps, positive away from the user (as platform_event.wheel_y) */
+    float drag_x, drag_y; /* DRAG: pixels, x right, y down (as platform_event.dx, dy) */
     double time;          /* the time the file gave the event (a tap's release: its press's time) */
     int line;             /* the file's line, for traces */
 } input_script_event;

@@ -27,7 +27,7 @@ static bool controls_equal(const controls *a, const controls *b)
 }
 
 /* The single action key drives, or GAME_ACTION_COUNT for none (and a check that it is never two). */
-static game_action action_of(const controls *c, SDL_Keycode key)
+static game_action action_of(const controls *c, platform_key key)
 {
     game_action actions[GAME_ACTION_COUNT];
     int count = controls_actions_for_key(c, key, actions, GAME_ACTION_COUNT);
@@ -44,40 +44,40 @@ static bool load_text(const char *text, controls *c, diag_list *errors)
 static void test_key_names_work_without_sdl_init(void)
 {
     CHECK(SDL_WasInit(0) == 0);
-    CHECK(controls_key_from_name("W") == SDLK_w);
-    CHECK(controls_key_from_name("w") == SDLK_w);
-    CHECK(controls_key_from_name("Up") == SDLK_UP);
-    CHECK(controls_key_from_name("left shift") == SDLK_LSHIFT);
-    CHECK(controls_key_from_name("Space") == SDLK_SPACE);
-    CHECK(controls_key_from_name("F1") == SDLK_F1);
-    CHECK(controls_key_from_name("escape") == SDLK_ESCAPE);
-    CHECK(controls_key_from_name("[") == SDLK_LEFTBRACKET);
-    CHECK(controls_key_from_name(".") == SDLK_PERIOD);
-    CHECK(controls_key_from_name("Comma") == SDLK_COMMA);
-    CHECK(controls_key_from_name("SEMICOLON") == SDLK_SEMICOLON);
-    CHECK(controls_key_from_name("Hash") == SDLK_HASH);
-    /* SDL reads one UTF-8 character as the key of that character; the files' key names are ASCII only. */
-    CHECK(SDL_GetKeyFromName("\xC3\xA9") != SDLK_UNKNOWN);
-    CHECK(controls_key_from_name("\xC3\xA9") == SDLK_UNKNOWN);
-    CHECK(controls_key_from_name("W\t") == SDLK_UNKNOWN);
+    CHECK(controls_key_from_name("W") == PLATFORM_KEY_W);
+    CHECK(controls_key_from_name("w") == PLATFORM_KEY_W);
+    CHECK(controls_key_from_name("Up") == PLATFORM_KEY_UP);
+    CHECK(controls_key_from_name("left shift") == PLATFORM_KEY_LSHIFT);
+    CHECK(controls_key_from_name("Space") == PLATFORM_KEY_SPACE);
+    CHECK(controls_key_from_name("F1") == PLATFORM_KEY_F1);
+    CHECK(controls_key_from_name("escape") == PLATFORM_KEY_ESCAPE);
+    CHECK(controls_key_from_name("[") == PLATFORM_KEY_LEFTBRACKET);
+    CHECK(controls_key_from_name(".") == PLATFORM_KEY_PERIOD);
+    CHECK(controls_key_from_name("Comma") == PLATFORM_KEY_COMMA);
+    CHECK(controls_key_from_name("SEMICOLON") == PLATFORM_KEY_SEMICOLON);
+    CHECK(controls_key_from_name("Hash") == PLATFORM_KEY_HASH);
+    /* platform_key_from_name reads one UTF-8 character as the key that types it; files use ASCII names. */
+    CHECK(platform_key_from_name("\xC3\xA9") != PLATFORM_KEY_UNKNOWN);
+    CHECK(controls_key_from_name("\xC3\xA9") == PLATFORM_KEY_UNKNOWN);
+    CHECK(controls_key_from_name("W\t") == PLATFORM_KEY_UNKNOWN);
     CHECK(controls_name_odd_byte("Left Shift") == -1 && controls_name_odd_byte("a\x7f") == 1);
     char printable[16];
     CHECK(strcmp(controls_name_printable("a\x1b[2J", printable, sizeof printable), "a\\x1B[2J") == 0);
     CHECK(strcmp(controls_name_printable("\x01\x02\x03\x04", printable, 10), "\\x01\\x02") == 0);
-    CHECK(controls_key_from_name("Keypad 8") == SDLK_KP_8);
-    CHECK(controls_key_from_name("Spcae") == SDLK_UNKNOWN);
-    CHECK(controls_key_from_name("") == SDLK_UNKNOWN);
-    CHECK(controls_key_from_name(NULL) == SDLK_UNKNOWN);
+    CHECK(controls_key_from_name("Keypad 8") == PLATFORM_KEY_KP_8);
+    CHECK(controls_key_from_name("Spcae") == PLATFORM_KEY_UNKNOWN);
+    CHECK(controls_key_from_name("") == PLATFORM_KEY_UNKNOWN);
+    CHECK(controls_key_from_name(NULL) == PLATFORM_KEY_UNKNOWN);
     char name[CONTROLS_KEY_NAME_MAX];
-    controls_key_name(SDLK_COMMA, name, sizeof name);
+    controls_key_name(PLATFORM_KEY_COMMA, name, sizeof name);
     CHECK(strcmp(name, "Comma") == 0);
-    controls_key_name(SDLK_w, name, sizeof name);
+    controls_key_name(PLATFORM_KEY_W, name, sizeof name);
     CHECK(strcmp(name, "W") == 0);
-    controls_key_name(SDLK_RSHIFT, name, sizeof name);
+    controls_key_name(PLATFORM_KEY_RSHIFT, name, sizeof name);
     CHECK(strcmp(name, "Right Shift") == 0);
-    controls_key_name(SDLK_UNKNOWN, name, sizeof name);
+    controls_key_name(PLATFORM_KEY_UNKNOWN, name, sizeof name);
     CHECK(strcmp(name, "?") == 0);
-    controls_key_name(SDLK_RSHIFT, name, 4);
+    controls_key_name(PLATFORM_KEY_RSHIFT, name, 4);
     CHECK(strcmp(name, "Rig") == 0);
     /* Every name the help prints reads back as the same key, so a player can copy it into controls.ini. */
     controls defaults = controls_defaults();
@@ -88,6 +88,33 @@ static void test_key_names_work_without_sdl_init(void)
         }
     }
     CHECK(SDL_WasInit(0) == 0);
+}
+
+/* engine/platform's names for the keys the engine names: each reads back as itself, and the names the
+ * files have always used give the same codes (values written down, so a change of table shows). */
+static void test_platform_key_names(void)
+{
+    static const platform_key named[] = {
+        PLATFORM_KEY_A, PLATFORM_KEY_Z, PLATFORM_KEY_0, PLATFORM_KEY_9, PLATFORM_KEY_SPACE, PLATFORM_KEY_ESCAPE,
+        PLATFORM_KEY_RETURN, PLATFORM_KEY_TAB, PLATFORM_KEY_F1, PLATFORM_KEY_F12, PLATFORM_KEY_UP,
+        PLATFORM_KEY_LEFT, PLATFORM_KEY_PAGEDOWN, PLATFORM_KEY_KP_0, PLATFORM_KEY_KP_8, PLATFORM_KEY_KP_ENTER,
+        PLATFORM_KEY_LSHIFT, PLATFORM_KEY_RGUI, PLATFORM_KEY_LEFTBRACKET, PLATFORM_KEY_PERIOD,
+        PLATFORM_KEY_DELETE, PLATFORM_KEY_NUMLOCK,
+    };
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; ++i) {
+        const char *name = platform_key_name(named[i]);
+        CHECK(name[0] != '\0');
+        CHECK(platform_key_from_name(name) == named[i]);
+    }
+    CHECK(strcmp(platform_key_name(PLATFORM_KEY_A), "A") == 0);
+    CHECK(strcmp(platform_key_name(PLATFORM_KEY_LSHIFT), "Left Shift") == 0);
+    CHECK(strcmp(platform_key_name(PLATFORM_KEY_KP_8), "Keypad 8") == 0);
+    CHECK(strcmp(platform_key_name(PLATFORM_KEY_UNKNOWN), "") == 0);
+    CHECK(platform_key_from_name("Keypad 8") == (1 << 30 | 96));
+    CHECK(platform_key_from_name("F1") == (1 << 30 | 58));
+    CHECK(platform_key_from_name("q") == 'q' && platform_key_from_name("Q") == 'q');
+    CHECK(platform_key_from_name("") == PLATFORM_KEY_UNKNOWN && platform_key_from_name(NULL) == PLATFORM_KEY_UNKNOWN);
+    CHECK(platform_key_from_name("Spcae") == PLATFORM_KEY_UNKNOWN);
 }
 
 static void test_action_names(void)
@@ -107,24 +134,24 @@ static void test_defaults_bind_what_the_issue_says(void)
 {
     controls c = controls_defaults();
     static const struct {
-        SDL_Keycode key;
+        platform_key key;
         game_action action;
     } expected[] = {
-        {SDLK_w, GAME_ACTION_MOVE_FORWARD},   {SDLK_UP, GAME_ACTION_MOVE_FORWARD},
-        {SDLK_s, GAME_ACTION_MOVE_BACK},      {SDLK_DOWN, GAME_ACTION_MOVE_BACK},
-        {SDLK_a, GAME_ACTION_MOVE_LEFT},      {SDLK_LEFT, GAME_ACTION_MOVE_LEFT},
-        {SDLK_d, GAME_ACTION_MOVE_RIGHT},     {SDLK_RIGHT, GAME_ACTION_MOVE_RIGHT},
-        {SDLK_LSHIFT, GAME_ACTION_RUN},       {SDLK_RSHIFT, GAME_ACTION_RUN},
-        {SDLK_SPACE, GAME_ACTION_JUMP},       {SDLK_e, GAME_ACTION_WAVE},
-        {SDLK_h, GAME_ACTION_HIT},            {SDLK_k, GAME_ACTION_DIE},
-        {SDLK_q, GAME_ACTION_ORBIT_LEFT},     {SDLK_r, GAME_ACTION_ORBIT_RIGHT},
-        {SDLK_F1, GAME_ACTION_HELP},          {SDLK_F2, GAME_ACTION_SKELETON},
-        {SDLK_F3, GAME_ACTION_BOUNDS},        {SDLK_F4, GAME_ACTION_NORMALS},
-        {SDLK_g, GAME_ACTION_SKINNING},       {SDLK_p, GAME_ACTION_PAUSE},
-        {SDLK_PERIOD, GAME_ACTION_STEP},      {SDLK_LEFTBRACKET, GAME_ACTION_SLOWER},
-        {SDLK_RIGHTBRACKET, GAME_ACTION_FASTER}, {SDLK_F5, GAME_ACTION_RELOAD},
-        {SDLK_c, GAME_ACTION_CROWD_SPAWN},    {SDLK_x, GAME_ACTION_CROWD_CLEAR},
-        {SDLK_F12, GAME_ACTION_SCREENSHOT},   {SDLK_ESCAPE, GAME_ACTION_QUIT},
+        {PLATFORM_KEY_W, GAME_ACTION_MOVE_FORWARD},   {PLATFORM_KEY_UP, GAME_ACTION_MOVE_FORWARD},
+        {PLATFORM_KEY_S, GAME_ACTION_MOVE_BACK},      {PLATFORM_KEY_DOWN, GAME_ACTION_MOVE_BACK},
+        {PLATFORM_KEY_A, GAME_ACTION_MOVE_LEFT},      {PLATFORM_KEY_LEFT, GAME_ACTION_MOVE_LEFT},
+        {PLATFORM_KEY_D, GAME_ACTION_MOVE_RIGHT},     {PLATFORM_KEY_RIGHT, GAME_ACTION_MOVE_RIGHT},
+        {PLATFORM_KEY_LSHIFT, GAME_ACTION_RUN},       {PLATFORM_KEY_RSHIFT, GAME_ACTION_RUN},
+        {PLATFORM_KEY_SPACE, GAME_ACTION_JUMP},       {PLATFORM_KEY_E, GAME_ACTION_WAVE},
+        {PLATFORM_KEY_H, GAME_ACTION_HIT},            {PLATFORM_KEY_K, GAME_ACTION_DIE},
+        {PLATFORM_KEY_Q, GAME_ACTION_ORBIT_LEFT},     {PLATFORM_KEY_R, GAME_ACTION_ORBIT_RIGHT},
+        {PLATFORM_KEY_F1, GAME_ACTION_HELP},          {PLATFORM_KEY_F2, GAME_ACTION_SKELETON},
+        {PLATFORM_KEY_F3, GAME_ACTION_BOUNDS},        {PLATFORM_KEY_F4, GAME_ACTION_NORMALS},
+        {PLATFORM_KEY_G, GAME_ACTION_SKINNING},       {PLATFORM_KEY_P, GAME_ACTION_PAUSE},
+        {PLATFORM_KEY_PERIOD, GAME_ACTION_STEP},      {PLATFORM_KEY_LEFTBRACKET, GAME_ACTION_SLOWER},
+        {PLATFORM_KEY_RIGHTBRACKET, GAME_ACTION_FASTER}, {PLATFORM_KEY_F5, GAME_ACTION_RELOAD},
+        {PLATFORM_KEY_C, GAME_ACTION_CROWD_SPAWN},    {PLATFORM_KEY_X, GAME_ACTION_CROWD_CLEAR},
+        {PLATFORM_KEY_F12, GAME_ACTION_SCREENSHOT},   {PLATFORM_KEY_ESCAPE, GAME_ACTION_QUIT},
     };
     int expected_count = (int)(sizeof expected / sizeof expected[0]);
     for (int i = 0; i < expected_count; ++i)
@@ -136,15 +163,15 @@ static void test_defaults_bind_what_the_issue_says(void)
         total += c.key_count[action];
     }
     CHECK(total == expected_count);
-    CHECK(action_of(&c, SDLK_j) == GAME_ACTION_COUNT);
-    CHECK(action_of(&c, SDLK_UNKNOWN) == GAME_ACTION_COUNT);
+    CHECK(action_of(&c, PLATFORM_KEY_J) == GAME_ACTION_COUNT);
+    CHECK(action_of(&c, PLATFORM_KEY_UNKNOWN) == GAME_ACTION_COUNT);
     CHECK_NEAR(c.orbit_degrees_per_pixel, 0.3, 1e-7);
     CHECK_NEAR(c.zoom_per_wheel_step, 0.5, 1e-7);
     CHECK(!c.invert_y);
     CHECK_NEAR(c.orbit_keys_degrees_per_second, 90.0, 1e-7);
     /* max limits what is written. */
     game_action actions[1] = {GAME_ACTION_COUNT};
-    CHECK(controls_actions_for_key(&c, SDLK_SPACE, actions, 0) == 0);
+    CHECK(controls_actions_for_key(&c, PLATFORM_KEY_SPACE, actions, 0) == 0);
     CHECK(actions[0] == GAME_ACTION_COUNT);
 }
 
@@ -179,21 +206,21 @@ static void test_remap_through_a_file(void)
                     "orbit_degrees_per_pixel = 0.125\n",
                     &c, &errors));
     CHECK(errors.total == 0);
-    CHECK(action_of(&c, SDLK_j) == GAME_ACTION_JUMP);
-    CHECK(action_of(&c, SDLK_SPACE) == GAME_ACTION_COUNT);
+    CHECK(action_of(&c, PLATFORM_KEY_J) == GAME_ACTION_JUMP);
+    CHECK(action_of(&c, PLATFORM_KEY_SPACE) == GAME_ACTION_COUNT);
     CHECK(c.key_count[GAME_ACTION_WAVE] == 4);
-    CHECK(c.keys[GAME_ACTION_WAVE][0] == SDLK_COMMA);
-    CHECK(c.keys[GAME_ACTION_WAVE][1] == SDLK_SEMICOLON);
-    CHECK(c.keys[GAME_ACTION_WAVE][2] == SDLK_KP_8);
-    CHECK(c.keys[GAME_ACTION_WAVE][3] == SDLK_LCTRL);
-    CHECK(action_of(&c, SDLK_e) == GAME_ACTION_COUNT);
+    CHECK(c.keys[GAME_ACTION_WAVE][0] == PLATFORM_KEY_COMMA);
+    CHECK(c.keys[GAME_ACTION_WAVE][1] == PLATFORM_KEY_SEMICOLON);
+    CHECK(c.keys[GAME_ACTION_WAVE][2] == PLATFORM_KEY_KP_8);
+    CHECK(c.keys[GAME_ACTION_WAVE][3] == PLATFORM_KEY_LCTRL);
+    CHECK(action_of(&c, PLATFORM_KEY_E) == GAME_ACTION_COUNT);
     CHECK(c.key_count[GAME_ACTION_RUN] == 0);
-    CHECK(action_of(&c, SDLK_LSHIFT) == GAME_ACTION_COUNT);
-    CHECK(action_of(&c, SDLK_HASH) == GAME_ACTION_QUIT);
-    CHECK(action_of(&c, SDLK_ESCAPE) == GAME_ACTION_COUNT);
+    CHECK(action_of(&c, PLATFORM_KEY_LSHIFT) == GAME_ACTION_COUNT);
+    CHECK(action_of(&c, PLATFORM_KEY_HASH) == GAME_ACTION_QUIT);
+    CHECK(action_of(&c, PLATFORM_KEY_ESCAPE) == GAME_ACTION_COUNT);
     /* What the file leaves out keeps its default. */
-    CHECK(action_of(&c, SDLK_w) == GAME_ACTION_MOVE_FORWARD);
-    CHECK(action_of(&c, SDLK_F5) == GAME_ACTION_RELOAD);
+    CHECK(action_of(&c, PLATFORM_KEY_W) == GAME_ACTION_MOVE_FORWARD);
+    CHECK(action_of(&c, PLATFORM_KEY_F5) == GAME_ACTION_RELOAD);
     CHECK(c.invert_y);
     CHECK_NEAR(c.zoom_per_wheel_step, 1.5, 1e-7);
     CHECK_NEAR(c.orbit_degrees_per_pixel, 0.125, 1e-7);
@@ -201,13 +228,13 @@ static void test_remap_through_a_file(void)
 
     /* A second load starts from the defaults, not from the previous file: jump is back on Space. */
     CHECK(load_text("[keys]\nwave = F6\n", &c, &errors));
-    CHECK(action_of(&c, SDLK_SPACE) == GAME_ACTION_JUMP);
-    CHECK(action_of(&c, SDLK_F6) == GAME_ACTION_WAVE);
+    CHECK(action_of(&c, PLATFORM_KEY_SPACE) == GAME_ACTION_JUMP);
+    CHECK(action_of(&c, PLATFORM_KEY_F6) == GAME_ACTION_WAVE);
     CHECK(!c.invert_y);
     /* A key freed by a remap can go to another action in the same file. */
     CHECK(load_text("[keys]\nwave = Space\njump = E\n", &c, &errors));
-    CHECK(action_of(&c, SDLK_SPACE) == GAME_ACTION_WAVE);
-    CHECK(action_of(&c, SDLK_e) == GAME_ACTION_JUMP);
+    CHECK(action_of(&c, PLATFORM_KEY_SPACE) == GAME_ACTION_WAVE);
+    CHECK(action_of(&c, PLATFORM_KEY_E) == GAME_ACTION_JUMP);
     CHECK(errors.total == 0);
     diag_list_free(&errors);
 }
@@ -368,42 +395,42 @@ static void test_input_two_keys_for_one_action(void)
 {
     controls c = controls_defaults();
     game_input input = {0};
-    game_input_key(&input, &c, SDLK_w, true);
+    game_input_key(&input, &c, PLATFORM_KEY_W, true);
     CHECK(input.held[GAME_ACTION_MOVE_FORWARD] == 1);
     CHECK(input.pressed[GAME_ACTION_MOVE_FORWARD]);
     game_input_end_step(&input);
     CHECK(!input.pressed[GAME_ACTION_MOVE_FORWARD]);
-    game_input_key(&input, &c, SDLK_UP, true);
+    game_input_key(&input, &c, PLATFORM_KEY_UP, true);
     CHECK(input.held[GAME_ACTION_MOVE_FORWARD] == 2);
     CHECK(!input.pressed[GAME_ACTION_MOVE_FORWARD]); /* already held: no second press */
-    game_input_key(&input, &c, SDLK_w, true);          /* key repeat */
+    game_input_key(&input, &c, PLATFORM_KEY_W, true);          /* key repeat */
     CHECK(input.held[GAME_ACTION_MOVE_FORWARD] == 2);
-    game_input_key(&input, &c, SDLK_w, false);
+    game_input_key(&input, &c, PLATFORM_KEY_W, false);
     CHECK(input.held[GAME_ACTION_MOVE_FORWARD] == 1); /* Up still holds it */
     CHECK(!input.released[GAME_ACTION_MOVE_FORWARD]);
-    game_input_key(&input, &c, SDLK_w, false); /* a second up for the same key changes nothing */
+    game_input_key(&input, &c, PLATFORM_KEY_W, false); /* a second up for the same key changes nothing */
     CHECK(input.held[GAME_ACTION_MOVE_FORWARD] == 1);
-    game_input_key(&input, &c, SDLK_UP, false);
+    game_input_key(&input, &c, PLATFORM_KEY_UP, false);
     CHECK(input.held[GAME_ACTION_MOVE_FORWARD] == 0);
     CHECK(input.released[GAME_ACTION_MOVE_FORWARD]);
     /* A key pressed before the window had focus, or bound to nothing: nothing happens. */
-    game_input_key(&input, &c, SDLK_s, false);
+    game_input_key(&input, &c, PLATFORM_KEY_S, false);
     CHECK(input.held[GAME_ACTION_MOVE_BACK] == 0 && !input.released[GAME_ACTION_MOVE_BACK]);
-    game_input_key(&input, &c, SDLK_j, true);
+    game_input_key(&input, &c, PLATFORM_KEY_J, true);
     CHECK(input.key_down_count == 0);
 
     /* A press and release within one step: both edges are seen, the action is not held. */
     game_input_end_step(&input);
-    game_input_key(&input, &c, SDLK_SPACE, true);
-    game_input_key(&input, &c, SDLK_SPACE, false);
+    game_input_key(&input, &c, PLATFORM_KEY_SPACE, true);
+    game_input_key(&input, &c, PLATFORM_KEY_SPACE, false);
     CHECK(input.pressed[GAME_ACTION_JUMP] && input.released[GAME_ACTION_JUMP]);
     CHECK(input.held[GAME_ACTION_JUMP] == 0);
 
     /* Focus lost: everything held is released, with its edge. */
     game_input_end_step(&input);
-    game_input_key(&input, &c, SDLK_LSHIFT, true);
-    game_input_key(&input, &c, SDLK_RSHIFT, true);
-    game_input_key(&input, &c, SDLK_d, true);
+    game_input_key(&input, &c, PLATFORM_KEY_LSHIFT, true);
+    game_input_key(&input, &c, PLATFORM_KEY_RSHIFT, true);
+    game_input_key(&input, &c, PLATFORM_KEY_D, true);
     input.wheel_steps = 2.0f;
     input.drag_x = 5.0f;
     game_input_end_step(&input);
@@ -413,7 +440,7 @@ static void test_input_two_keys_for_one_action(void)
     CHECK(input.held[GAME_ACTION_RUN] == 0 && input.released[GAME_ACTION_RUN]);
     CHECK(input.held[GAME_ACTION_MOVE_RIGHT] == 0 && input.released[GAME_ACTION_MOVE_RIGHT]);
     CHECK(input.key_down_count == 0);
-    game_input_key(&input, &c, SDLK_LSHIFT, false); /* the up arriving after all: ignored */
+    game_input_key(&input, &c, PLATFORM_KEY_LSHIFT, false); /* the up arriving after all: ignored */
     CHECK(input.held[GAME_ACTION_RUN] == 0);
 
     /* Bindings reloaded while a key is held: its release undoes what its press did. */
@@ -421,9 +448,9 @@ static void test_input_two_keys_for_one_action(void)
     controls remapped = c;
     diag_list errors = {0};
     CHECK(load_text("[keys]\njump = J\n", &remapped, &errors));
-    game_input_key(&input, &remapped, SDLK_j, true);
+    game_input_key(&input, &remapped, PLATFORM_KEY_J, true);
     CHECK(input.held[GAME_ACTION_JUMP] == 1);
-    game_input_key(&input, &c, SDLK_j, false);
+    game_input_key(&input, &c, PLATFORM_KEY_J, false);
     CHECK(input.held[GAME_ACTION_JUMP] == 0 && input.released[GAME_ACTION_JUMP]);
 
     /* More keys at once than tracked: the extra ones are ignored, never written past the array. */
@@ -447,6 +474,7 @@ int main(void)
         return 1;
     }
     RUN(test_key_names_work_without_sdl_init);
+    RUN(test_platform_key_names);
     RUN(test_action_names);
     RUN(test_defaults_bind_what_the_issue_says);
     RUN(test_shipped_file_gives_the_defaults);

@@ -9,6 +9,7 @@
  *     one, and a fix clears the report.
  * Pictures are saved under the build folder as demo_*.png to be looked at. */
 #include <malloc.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <SDL.h>
 
 #include "check.h"
 #include "demo.h"
@@ -28,6 +31,14 @@
 enum { WIDTH = 480, HEIGHT = 270 };
 
 static demo d; /* large */
+
+/* What the HUD shows of d now, as text. */
+static void demo_hud_text(char *text, size_t size)
+{
+    hud_view view;
+    demo_hud_view(&d, &view);
+    hud_text(&view, text, size);
+}
 
 static void save_picture(const char *name)
 {
@@ -129,7 +140,7 @@ static void test_scripted_run(void)
     for (int i = 0; i < d.event_count; ++i)
         footsteps += strncmp(d.events[i].name, "footstep", 8) == 0;
     char hud[4096];
-    hud_text(&d, hud, sizeof hud);
+    demo_hud_text(hud, sizeof hud);
     printf("%s", hud);
     printf("  states:");
     for (int i = 0; i < visits; ++i)
@@ -282,7 +293,7 @@ static void test_hot_reload_and_broken_config(void)
     for (int i = 0; i < 30; ++i)
         demo_frame(&d);
     char hud[4096];
-    hud_text(&d, hud, sizeof hud);
+    demo_hud_text(hud, sizeof hud);
     printf("  broken: %d message(s): %s\n", d.message_count, d.message_count ? d.messages[0] : "");
     CHECK(d.message_count >= 1);
     CHECK(d.message_count >= 1 && strstr(d.messages[0], "states.ini:") != NULL);
@@ -959,6 +970,99 @@ static void test_converted_characters_look_the_same(void)
     demo_finish(&d);
 }
 
+/* ---- Window events -------------------------------------------------------------------------------------- */
+
+static void push_key(SDL_Keycode key, bool down, bool repeat)
+{
+    SDL_Event event = {.type = down ? SDL_KEYDOWN : SDL_KEYUP};
+    event.key.state = down ? SDL_PRESSED : SDL_RELEASED;
+    event.key.repeat = repeat;
+    event.key.keysym.sym = key;
+    CHECK(SDL_PushEvent(&event) == 1);
+}
+
+/* Events as SDL queues them for a window reach the demo through platform_next_event only: keys through the
+ * bindings (a repeat is no new press), drags with a button held orbit, drags without do nothing, the wheel
+ * zooms, focus loss lets go of held keys, the close button quits. */
+static void test_window_events_reach_the_demo(void)
+{
+    demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", NULL, NULL, 0);
+    CHECK(demo_start(&d, &options));
+    platform_event event;
+    CHECK(!platform_next_event(&event)); /* headless: nothing queued of itself */
+
+    /* The translation itself: modifiers and buttons as bits, sizes, events of no use skipped. */
+    SDL_Event user = {.type = SDL_USEREVENT};
+    CHECK(SDL_PushEvent(&user) == 1);
+    SDL_Event key = {.type = SDL_KEYUP};
+    key.key.keysym.sym = SDLK_KP_8;
+    key.key.keysym.mod = KMOD_LSHIFT | KMOD_RCTRL;
+    CHECK(SDL_PushEvent(&key) == 1);
+    SDL_Event button = {.type = SDL_MOUSEBUTTONDOWN};
+    button.button.button = SDL_BUTTON_RIGHT;
+    button.button.x = 12, button.button.y = 34;
+    CHECK(SDL_PushEvent(&button) == 1);
+    SDL_Event resized = {.type = SDL_WINDOWEVENT};
+    resized.window.event = SDL_WINDOWEVENT_SIZE_CHANGED;
+    resized.window.data1 = 800, resized.window.data2 = 600;
+    CHECK(SDL_PushEvent(&resized) == 1);
+    CHECK(platform_next_event(&event) && event.type == PLATFORM_EVENT_KEY_UP);
+    CHECK(event.key == PLATFORM_KEY_KP_8 && event.modifiers == (PLATFORM_MOD_SHIFT | PLATFORM_MOD_CTRL));
+    CHECK(platform_next_event(&event) && event.type == PLATFORM_EVENT_MOUSE_BUTTON_DOWN);
+    CHECK(event.buttons == PLATFORM_MOUSE_RIGHT && event.x == 12 && event.y == 34);
+    CHECK(platform_next_event(&event) && event.type == PLATFORM_EVENT_WINDOW_RESIZED);
+    CHECK(event.width == 800 && event.height == 600);
+    CHECK(!platform_next_event(&event));
+
+    bool help_before = d.show_help;
+    push_key(SDLK_F1, true, false);
+    CHECK(demo_frame(&d));
+    CHECK(d.show_help == !help_before);
+    push_key(SDLK_F1, true, true); /* the system repeating the held key */
+    CHECK(demo_frame(&d));
+    CHECK(d.show_help == !help_before);
+    push_key(SDLK_F1, false, false);
+    push_key(SDLK_F1, true, false);
+    CHECK(demo_frame(&d));
+    CHECK(d.show_help == help_before);
+    push_key(SDLK_F1, false, false);
+
+    push_key(SDLK_w, true, false);
+    CHECK(demo_frame(&d));
+    CHECK(d.input.held[GAME_ACTION_MOVE_FORWARD] == 1);
+    SDL_Event focus = {.type = SDL_WINDOWEVENT};
+    focus.window.event = SDL_WINDOWEVENT_FOCUS_LOST;
+    CHECK(SDL_PushEvent(&focus) == 1);
+    CHECK(demo_frame(&d));
+    CHECK(d.input.held[GAME_ACTION_MOVE_FORWARD] == 0 && d.input.key_down_count == 0);
+
+    float yaw = d.camera.yaw_degrees;
+    SDL_Event motion = {.type = SDL_MOUSEMOTION};
+    motion.motion.xrel = 40;
+    CHECK(SDL_PushEvent(&motion) == 1); /* no button held: only a moving pointer */
+    CHECK(demo_frame(&d));
+    CHECK(d.camera.yaw_degrees == yaw);
+    motion.motion.state = SDL_BUTTON_LMASK;
+    CHECK(SDL_PushEvent(&motion) == 1);
+    CHECK(demo_frame(&d));
+    printf("  yaw %.2f -> %.2f after a 40 pixel drag\n", (double)yaw, (double)d.camera.yaw_degrees);
+    CHECK(fabsf(d.camera.yaw_degrees - yaw) > 5.0f);
+
+    float distance = d.camera.distance;
+    SDL_Event wheel = {.type = SDL_MOUSEWHEEL};
+    wheel.wheel.y = 2;
+    CHECK(SDL_PushEvent(&wheel) == 1);
+    CHECK(demo_frame(&d));
+    printf("  distance %.2f -> %.2f after 2 wheel steps\n", (double)distance, (double)d.camera.distance);
+    CHECK(d.camera.distance < distance - 0.5f);
+
+    SDL_Event quit = {.type = SDL_QUIT};
+    CHECK(SDL_PushEvent(&quit) == 1);
+    CHECK(!demo_frame(&d));
+    CHECK(d.quit && d.gl_error_frames == 0);
+    demo_finish(&d);
+}
+
 int main(void)
 {
     RUN(test_steady_frames_allocate_nothing);
@@ -974,5 +1078,6 @@ int main(void)
     RUN(test_windows_shader_and_per_character_textures);
     RUN(test_broken_clips_at_start_then_fixed);
     RUN(test_converted_characters_look_the_same);
+    RUN(test_window_events_reach_the_demo);
     return check_report();
 }

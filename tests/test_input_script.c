@@ -71,13 +71,13 @@ static void test_every_verb(void)
     if (count == 8) {
         static const struct {
             input_script_event_kind kind;
-            SDL_Keycode key;
+            platform_key key;
             int step, line;
         } expected[] = {
-            {INPUT_SCRIPT_KEY_DOWN, SDLK_w, 30, 2},       {INPUT_SCRIPT_KEY_UP, SDLK_w, 120, 3},
-            {INPUT_SCRIPT_KEY_DOWN, SDLK_SPACE, 150, 5},  {INPUT_SCRIPT_KEY_UP, SDLK_SPACE, 151, 5},
-            {INPUT_SCRIPT_KEY_DOWN, SDLK_LSHIFT, 180, 6}, {INPUT_SCRIPT_WHEEL, SDLK_UNKNOWN, 240, 7},
-            {INPUT_SCRIPT_DRAG, SDLK_UNKNOWN, 270, 8},    {INPUT_SCRIPT_KEY_UP, SDLK_LSHIFT, 270, 9},
+            {INPUT_SCRIPT_KEY_DOWN, PLATFORM_KEY_W, 30, 2},       {INPUT_SCRIPT_KEY_UP, PLATFORM_KEY_W, 120, 3},
+            {INPUT_SCRIPT_KEY_DOWN, PLATFORM_KEY_SPACE, 150, 5},  {INPUT_SCRIPT_KEY_UP, PLATFORM_KEY_SPACE, 151, 5},
+            {INPUT_SCRIPT_KEY_DOWN, PLATFORM_KEY_LSHIFT, 180, 6}, {INPUT_SCRIPT_WHEEL, PLATFORM_KEY_UNKNOWN, 240, 7},
+            {INPUT_SCRIPT_DRAG, PLATFORM_KEY_UNKNOWN, 270, 8},    {INPUT_SCRIPT_KEY_UP, PLATFORM_KEY_LSHIFT, 270, 9},
         };
         for (int i = 0; i < 8; ++i) {
             CHECK(got[i].event.kind == expected[i].kind);
@@ -110,15 +110,15 @@ static void test_same_time_keeps_file_order_and_max_is_respected(void)
     CHECK(input_script_poll(script, 0.999, events, 8) == 0);
     /* max 2: the rest stays due and comes next, still in order. */
     CHECK(input_script_poll(script, 1.0, events, 2) == 2);
-    CHECK(events[0].kind == INPUT_SCRIPT_KEY_DOWN && events[0].key == SDLK_b);
+    CHECK(events[0].kind == INPUT_SCRIPT_KEY_DOWN && events[0].key == PLATFORM_KEY_B);
     CHECK(events[1].kind == INPUT_SCRIPT_WHEEL && events[1].line == 2);
     CHECK(input_script_poll(script, 1.0, events, 8) == 2);
-    CHECK(events[0].key == SDLK_a && events[0].line == 3);
+    CHECK(events[0].key == PLATFORM_KEY_A && events[0].line == 3);
     CHECK(events[1].kind == INPUT_SCRIPT_DRAG);
     CHECK(!input_script_finished(script));
     /* Jumping far ahead delivers everything due at once. */
     CHECK(input_script_poll(script, 10.0, events, 8) == 1);
-    CHECK(events[0].kind == INPUT_SCRIPT_KEY_UP && events[0].key == SDLK_a);
+    CHECK(events[0].kind == INPUT_SCRIPT_KEY_UP && events[0].key == PLATFORM_KEY_A);
     CHECK(input_script_finished(script));
     CHECK(input_script_poll(script, 10.0, events, 0) == 0);
     CHECK(input_script_poll(NULL, 10.0, events, 8) == 0);
@@ -133,25 +133,25 @@ static void test_tap_releases_at_the_next_step(void)
         return;
     input_script_event events[8];
     CHECK(input_script_poll(script, 1.0, events, 8) == 2);
-    CHECK(events[0].kind == INPUT_SCRIPT_KEY_DOWN && events[0].key == SDLK_SPACE);
-    CHECK(events[1].kind == INPUT_SCRIPT_KEY_DOWN && events[1].key == SDLK_x);
+    CHECK(events[0].kind == INPUT_SCRIPT_KEY_DOWN && events[0].key == PLATFORM_KEY_SPACE);
+    CHECK(events[1].kind == INPUT_SCRIPT_KEY_DOWN && events[1].key == PLATFORM_KEY_X);
     /* A second poll within the same step: the tap is still down. */
     CHECK(input_script_poll(script, 1.0, events, 8) == 0);
     CHECK(!input_script_finished(script));
     /* The next step: the release first (it belongs to the earlier time), then what is due now. */
     CHECK(input_script_poll(script, 1.0 + 1.0 / 60.0, events, 8) == 2);
-    CHECK(events[0].kind == INPUT_SCRIPT_KEY_UP && events[0].key == SDLK_SPACE && events[0].line == 1);
-    CHECK(events[1].kind == INPUT_SCRIPT_KEY_DOWN && events[1].key == SDLK_c);
+    CHECK(events[0].kind == INPUT_SCRIPT_KEY_UP && events[0].key == PLATFORM_KEY_SPACE && events[0].line == 1);
+    CHECK(events[1].kind == INPUT_SCRIPT_KEY_DOWN && events[1].key == PLATFORM_KEY_C);
     /* Two taps at once: both down together, both up at the next step, in file order. */
     CHECK(input_script_poll(script, 1.2, events, 8) == 2);
-    CHECK(events[0].key == SDLK_e && events[1].key == SDLK_q);
+    CHECK(events[0].key == PLATFORM_KEY_E && events[1].key == PLATFORM_KEY_Q);
     CHECK(events[0].kind == INPUT_SCRIPT_KEY_DOWN && events[1].kind == INPUT_SCRIPT_KEY_DOWN);
     CHECK(!input_script_finished(script)); /* every event handed out, but the releases are pending */
     /* max 1: one release per poll, the second still comes before anything else. */
     CHECK(input_script_poll(script, 1.25, events, 1) == 1);
-    CHECK(events[0].kind == INPUT_SCRIPT_KEY_UP && events[0].key == SDLK_e);
+    CHECK(events[0].kind == INPUT_SCRIPT_KEY_UP && events[0].key == PLATFORM_KEY_E);
     CHECK(input_script_poll(script, 1.25, events, 1) == 1);
-    CHECK(events[0].kind == INPUT_SCRIPT_KEY_UP && events[0].key == SDLK_q);
+    CHECK(events[0].kind == INPUT_SCRIPT_KEY_UP && events[0].key == PLATFORM_KEY_Q);
     CHECK(input_script_finished(script));
     input_script_free(script);
 }
@@ -173,7 +173,7 @@ static void test_same_events_at_any_step_rate(void)
         CHECK(count == 8);
         for (int i = 0; i < count; ++i) {
             /* Each event comes at the first step whose time reaches it; a tap's release one step later. */
-            bool tap_release = got[i].event.kind == INPUT_SCRIPT_KEY_UP && got[i].event.key == SDLK_SPACE;
+            bool tap_release = got[i].event.kind == INPUT_SCRIPT_KEY_UP && got[i].event.key == PLATFORM_KEY_SPACE;
             int expected_step = (int)ceil(got[i].event.time * rates[r] - 1e-6) + (tap_release ? 1 : 0);
             CHECK(got[i].step == expected_step);
         }
@@ -331,12 +331,12 @@ static void test_comments_names_and_line_endings(void)
     CHECK_NEAR(input_script_duration(script), 2.0, 1e-12);
     input_script_event events[8];
     CHECK(input_script_poll(script, 10.0, events, 8) == 6);
-    CHECK(events[0].key == SDLK_SEMICOLON && events[0].line == 4);
-    CHECK(events[1].key == SDLK_HASH);
-    CHECK(events[2].key == SDLK_COMMA);
-    CHECK(events[3].key == SDLK_KP_8 && events[3].line == 7);
-    CHECK(events[4].key == SDLK_LEFTBRACKET);
-    CHECK(events[5].kind == INPUT_SCRIPT_KEY_UP && events[5].key == SDLK_KP_8 && events[5].line == 9);
+    CHECK(events[0].key == PLATFORM_KEY_SEMICOLON && events[0].line == 4);
+    CHECK(events[1].key == PLATFORM_KEY_HASH);
+    CHECK(events[2].key == PLATFORM_KEY_COMMA);
+    CHECK(events[3].key == PLATFORM_KEY_KP_8 && events[3].line == 7);
+    CHECK(events[4].key == PLATFORM_KEY_LEFTBRACKET);
+    CHECK(events[5].kind == INPUT_SCRIPT_KEY_UP && events[5].key == PLATFORM_KEY_KP_8 && events[5].line == 9);
     input_script_free(script);
 
     /* Lone CRs (old Mac editors) end lines too: the same events on the same line numbers, and a mistake is
@@ -347,8 +347,8 @@ static void test_comments_names_and_line_endings(void)
     if (script) {
         CHECK(input_script_event_count(script) == 4);
         CHECK(input_script_poll(script, 10.0, events, 8) == 4);
-        CHECK(events[0].key == SDLK_SEMICOLON && events[0].line == 2);
-        CHECK(events[1].key == SDLK_COMMA && events[1].line == 4);
+        CHECK(events[0].key == PLATFORM_KEY_SEMICOLON && events[0].line == 2);
+        CHECK(events[1].key == PLATFORM_KEY_COMMA && events[1].line == 4);
         CHECK(events[3].kind == INPUT_SCRIPT_KEY_UP && events[3].line == 6);
         input_script_free(script);
     }
@@ -375,7 +375,7 @@ static void test_replay_through_the_bindings(void)
     if (!script)
         return;
     controls c = controls_defaults();
-    c.keys[GAME_ACTION_WAVE][0] = SDLK_j;
+    c.keys[GAME_ACTION_WAVE][0] = PLATFORM_KEY_J;
     game_input input = {0};
     int jump_presses = 0, jump_held_steps = 0, forward_steps = 0, wave_presses = 0;
     double dt = 1.0 / 60.0;

@@ -388,8 +388,8 @@ static void test_written_files_for_the_mannequin_load(void)
     CHECK(controls_load(path, &loaded, &errors));
     test_print_diags(&errors);
     CHECK(memcmp(&loaded, &defaults, sizeof loaded) == 0);
-    CHECK(loaded.key_count[GAME_ACTION_HIT] == 1 && loaded.keys[GAME_ACTION_HIT][0] == SDLK_h);
-    CHECK(loaded.key_count[GAME_ACTION_DIE] == 1 && loaded.keys[GAME_ACTION_DIE][0] == SDLK_k);
+    CHECK(loaded.key_count[GAME_ACTION_HIT] == 1 && loaded.keys[GAME_ACTION_HIT][0] == PLATFORM_KEY_H);
+    CHECK(loaded.key_count[GAME_ACTION_DIE] == 1 && loaded.keys[GAME_ACTION_DIE][0] == PLATFORM_KEY_K);
     diag_list_free(&errors);
     free(clips);
     free(states);

@@ -59,7 +59,7 @@ static double seconds_now(void)
 }
 
 /* A key as the player would press it: down this frame, up the next (through the bindings). */
-static void press(SDL_Keycode key, bool down)
+static void press(platform_key key, bool down)
 {
     game_input_key(&d.input, &d.controls, key, down);
 }
@@ -125,14 +125,14 @@ int main(int argc, char **argv)
             player_place(d.player, 0.0f, 0.0f, 0.0f);
         for (int frame = 0; frame < CYCLE_FRAMES; ++frame) {
             switch (frame) {
-            case 0: press(SDLK_w, true); press(SDLK_c, true); break;
-            case 1: press(SDLK_c, false); break;
-            case 10: press(SDLK_LSHIFT, true); press(SDLK_F2, true); press(SDLK_F3, true); press(SDLK_F4, true); break;
-            case 11: press(SDLK_F2, false); press(SDLK_F3, false); press(SDLK_F4, false); break;
-            case 30: press(SDLK_SPACE, true); press(SDLK_g, true); break;
-            case 31: press(SDLK_SPACE, false); press(SDLK_g, false); break;
+            case 0: press(PLATFORM_KEY_W, true); press(PLATFORM_KEY_C, true); break;
+            case 1: press(PLATFORM_KEY_C, false); break;
+            case 10: press(PLATFORM_KEY_LSHIFT, true); press(PLATFORM_KEY_F2, true); press(PLATFORM_KEY_F3, true); press(PLATFORM_KEY_F4, true); break;
+            case 11: press(PLATFORM_KEY_F2, false); press(PLATFORM_KEY_F3, false); press(PLATFORM_KEY_F4, false); break;
+            case 30: press(PLATFORM_KEY_SPACE, true); press(PLATFORM_KEY_G, true); break;
+            case 31: press(PLATFORM_KEY_SPACE, false); press(PLATFORM_KEY_G, false); break;
             case 50:
-                press(SDLK_LSHIFT, false);
+                press(PLATFORM_KEY_LSHIFT, false);
                 CHECK(replace_in_file(states, fast_fade ? "[walk -> run]\nwhen = speed > 2.6\nfade = 0.3"
                                                          : "[walk -> run]\nwhen = speed > 2.6\nfade = 0.35",
                                       fast_fade ? "[walk -> run]\nwhen = speed > 2.6\nfade = 0.35"
@@ -140,18 +140,18 @@ int main(int argc, char **argv)
                 break;
             case 60:
                 good_edits_applied += d.message_count == 0 && strstr(d.status, "reloaded") != NULL;
-                press(SDLK_e, true);
+                press(PLATFORM_KEY_E, true);
                 CHECK(replace_in_file(states, "[walk -> idle]\nwhen = speed < 0.15", "[walk -> idle]\nwhen = speed <<< 0.15"));
                 break;
-            case 61: press(SDLK_e, false); break;
+            case 61: press(PLATFORM_KEY_E, false); break;
             case 75:
                 bad_edits_reported += d.message_count > 0 && strstr(d.messages[0], "states.ini:") != NULL;
                 CHECK(replace_in_file(states, "speed <<< 0.15", "speed < 0.15"));
                 break;
-            case 90: press(SDLK_F2, true); press(SDLK_F3, true); press(SDLK_F4, true); press(SDLK_g, true); break;
-            case 91: press(SDLK_F2, false); press(SDLK_F3, false); press(SDLK_F4, false); press(SDLK_g, false); break;
-            case 100: press(SDLK_w, false); press(SDLK_x, true); break;
-            case 101: press(SDLK_x, false); break;
+            case 90: press(PLATFORM_KEY_F2, true); press(PLATFORM_KEY_F3, true); press(PLATFORM_KEY_F4, true); press(PLATFORM_KEY_G, true); break;
+            case 91: press(PLATFORM_KEY_F2, false); press(PLATFORM_KEY_F3, false); press(PLATFORM_KEY_F4, false); press(PLATFORM_KEY_G, false); break;
+            case 100: press(PLATFORM_KEY_W, false); press(PLATFORM_KEY_X, true); break;
+            case 101: press(PLATFORM_KEY_X, false); break;
             default: break;
             }
             demo_frame(&d);

@@ -23,7 +23,7 @@ static struct {
     GLuint framebuffer, color_buffer, depth_buffer;
 } platform;
 
-static bool environment_wants_offscreen(void)
+bool platform_environment_wants_offscreen(void)
 {
     const char *driver = getenv("SDL_VIDEODRIVER");
     return driver && strcmp(driver, "offscreen") == 0;
@@ -87,7 +87,7 @@ bool platform_setup(const platform_desc *desc, diag *err)
                         d.height);
     platform.width = d.width ? d.width : PLATFORM_DEFAULT_WIDTH;
     platform.height = d.height ? d.height : PLATFORM_DEFAULT_HEIGHT;
-    platform.headless = d.headless || environment_wants_offscreen();
+    platform.headless = d.headless || platform_environment_wants_offscreen();
 
     /* SDL's offscreen driver creates EGL contexts without any X server: the same path a headless GPU
      * machine uses. The hint must be set before SDL_Init. */
@@ -200,15 +200,82 @@ void platform_end_frame(void)
         SDL_GL_SwapWindow(platform.window);
 }
 
-bool platform_poll_events(void)
+static unsigned modifiers_of(Uint16 mod)
 {
-    bool keep_running = true;
-    SDL_Event event;
-    while (platform.ready && SDL_PollEvent(&event)) {
-        if (event.type == SDL_QUIT)
-            keep_running = false;
+    return ((mod & KMOD_SHIFT) ? PLATFORM_MOD_SHIFT : 0u) | ((mod & KMOD_CTRL) ? PLATFORM_MOD_CTRL : 0u) |
+           ((mod & KMOD_ALT) ? PLATFORM_MOD_ALT : 0u) | ((mod & KMOD_GUI) ? PLATFORM_MOD_GUI : 0u);
+}
+
+static unsigned buttons_of(Uint32 state)
+{
+    return ((state & SDL_BUTTON_LMASK) ? PLATFORM_MOUSE_LEFT : 0u) |
+           ((state & SDL_BUTTON_MMASK) ? PLATFORM_MOUSE_MIDDLE : 0u) |
+           ((state & SDL_BUTTON_RMASK) ? PLATFORM_MOUSE_RIGHT : 0u);
+}
+
+/* One SDL event in the engine's terms; false for an event the engine has no use for. */
+static bool translate_event(const SDL_Event *in, platform_event *out)
+{
+    *out = (platform_event){0};
+    switch (in->type) {
+    case SDL_QUIT:
+        out->type = PLATFORM_EVENT_QUIT;
+        return true;
+    case SDL_KEYDOWN:
+    case SDL_KEYUP:
+        out->type = in->type == SDL_KEYDOWN ? PLATFORM_EVENT_KEY_DOWN : PLATFORM_EVENT_KEY_UP;
+        out->key = (platform_key)in->key.keysym.sym; /* the same code space: see platform_keys.c */
+        out->modifiers = modifiers_of(in->key.keysym.mod);
+        out->repeat = in->key.repeat != 0;
+        return true;
+    case SDL_MOUSEMOTION:
+        out->type = PLATFORM_EVENT_MOUSE_MOTION;
+        out->x = in->motion.x;
+        out->y = in->motion.y;
+        out->dx = in->motion.xrel;
+        out->dy = in->motion.yrel;
+        out->buttons = buttons_of(in->motion.state);
+        return true;
+    case SDL_MOUSEBUTTONDOWN:
+    case SDL_MOUSEBUTTONUP:
+        out->type = in->type == SDL_MOUSEBUTTONDOWN ? PLATFORM_EVENT_MOUSE_BUTTON_DOWN : PLATFORM_EVENT_MOUSE_BUTTON_UP;
+        out->x = in->button.x;
+        out->y = in->button.y;
+        out->buttons = buttons_of(SDL_BUTTON(in->button.button));
+        return true;
+    case SDL_MOUSEWHEEL:
+        out->type = PLATFORM_EVENT_MOUSE_WHEEL;
+        out->wheel_x = in->wheel.x;
+        out->wheel_y = in->wheel.y;
+        return true;
+    case SDL_WINDOWEVENT:
+        switch (in->window.event) {
+        case SDL_WINDOWEVENT_SIZE_CHANGED:
+            out->type = PLATFORM_EVENT_WINDOW_RESIZED;
+            out->width = in->window.data1;
+            out->height = in->window.data2;
+            return true;
+        case SDL_WINDOWEVENT_FOCUS_GAINED:
+            out->type = PLATFORM_EVENT_FOCUS_GAINED;
+            return true;
+        case SDL_WINDOWEVENT_FOCUS_LOST:
+            out->type = PLATFORM_EVENT_FOCUS_LOST;
+            return true;
+        default:
+            return false;
+        }
+    default:
+        return false;
     }
-    return keep_running;
+}
+
+bool platform_next_event(platform_event *event)
+{
+    SDL_Event sdl_event;
+    while (platform.ready && SDL_PollEvent(&sdl_event))
+        if (translate_event(&sdl_event, event))
+            return true;
+    return false;
 }
 
 /* GL counts rows from the bottom; images (and PNG) from the top. Swap rows in place. */

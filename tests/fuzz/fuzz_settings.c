@@ -68,8 +68,8 @@ static void fuzz_check_controls(const controls *c)
     for (int a = 0; a < GAME_ACTION_COUNT; ++a) {
         FUZZ_REQUIRE(c->key_count[a] >= 0 && c->key_count[a] <= CONTROLS_KEYS_PER_ACTION);
         for (int k = 0; k < c->key_count[a]; ++k) {
-            SDL_Keycode key = c->keys[a][k];
-            FUZZ_REQUIRE(key != SDLK_UNKNOWN);
+            platform_key key = c->keys[a][k];
+            FUZZ_REQUIRE(key != PLATFORM_KEY_UNKNOWN);
             /* A key drives one action only, and its name reads back as the key (the help shows it). */
             game_action actions[GAME_ACTION_COUNT];
             FUZZ_REQUIRE(controls_actions_for_key(c, key, actions, GAME_ACTION_COUNT) == 1 && actions[0] == (game_action)a);
@@ -215,11 +215,11 @@ static void fuzz_replay(input_script *script, int per_poll)
             FUZZ_REQUIRE(isfinite(event->time) && event->time <= time + 1e-6 && event->line >= 1);
             switch (event->kind) {
             case INPUT_SCRIPT_KEY_DOWN:
-                FUZZ_REQUIRE(event->key != SDLK_UNKNOWN);
+                FUZZ_REQUIRE(event->key != PLATFORM_KEY_UNKNOWN);
                 ++downs;
                 break;
             case INPUT_SCRIPT_KEY_UP:
-                FUZZ_REQUIRE(event->key != SDLK_UNKNOWN);
+                FUZZ_REQUIRE(event->key != PLATFORM_KEY_UNKNOWN);
                 ++ups;
                 break;
             case INPUT_SCRIPT_WHEEL:
