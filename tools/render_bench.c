@@ -24,9 +24,12 @@
 
 #include "bench.h"
 #include "gfx/gfx.h"
+#include "gfx/gfx_bench.h"
 #include "md5/md5.h"
 #include "platform/platform.h"
+#include "platform/platform_image.h"
 #include "pose/pose.h"
+#include "scene.h"
 
 #ifndef MARIONETTE_SOURCE_DIR
 #define MARIONETTE_SOURCE_DIR "."
@@ -115,7 +118,6 @@ static frame_times run_mode(entity *entities, int count, bool naive, bool shadow
     double *anim = scratch, *submit = scratch + frames, *end = scratch + 2 * frames,
            *finish = scratch + 3 * frames, *render = scratch + 4 * frames;
     gfx_frame_desc frame = grid_camera((int)ceil(sqrt((double)count)), width, height);
-    frame.naive = naive;
     frame.no_shadows = !shadows;
     frame_times out = {0};
     for (int f = 0; f < warmup + frames; ++f) {
@@ -132,7 +134,10 @@ static frame_times run_mode(entity *entities, int count, bool naive, bool shadow
             }
         }
         double t1 = now_ms();
-        gfx_begin_frame(&frame);
+        if (naive)
+            gfx_bench_begin_naive_frame(&frame);
+        else
+            gfx_begin_frame(&frame);
         for (int i = 0; i < count; ++i) {
             entity *e = &entities[i];
             gfx_instance instance = {.mesh = e->mesh, .palette = (const mat4 *)e->palette,
@@ -228,8 +233,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "render_bench: %s\n", err.message);
         return 1;
     }
-    gfx_mesh meshes[2] = {gfx_make_mesh(&(gfx_mesh_desc){.model = bodies[0], .label = "mannequin"}, &err, NULL),
-                          gfx_make_mesh(&(gfx_mesh_desc){.model = bodies[1], .label = "robot"}, &err, NULL)};
+    /* The bodies dressed as the demo dresses them: their images read and decoded through the scene's way. */
+    image_cache *images = image_cache_create(&(image_cache_desc){.decode = platform_image_decode});
+    enum { MOST_PARTS = 16 }; /* skin_meshes of a body: the demo's have one or two */
+    const image *held[2][MOST_PARTS] = {{0}};
+    gfx_mesh meshes[2] = {{0}, {0}};
+    for (int b = 0; images && b < 2 && bodies[b]->mesh_count <= MOST_PARTS; ++b)
+        meshes[b] = scene_make_dressed_mesh(images, &(gfx_mesh_desc){.model = bodies[b], .label = b ? "robot" : "mannequin"},
+                                            NULL, held[b], &err, NULL);
     entity *entities = aligned_alloc(16, (size_t)most * sizeof *entities);
     double *scratch = malloc((size_t)frames * 5 * sizeof *scratch);
     if (!meshes[0].id || !meshes[1].id || !entities || !scratch) {
