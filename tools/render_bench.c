@@ -1,7 +1,7 @@
 /* render_bench: issue 5's benchmark. N animated characters (mannequins and robots on a grid, each with its
  * own clip, phase and speed) drawn headless for F frames, once the default way (every palette in one
  * buffer, which gfx_submit copies into while it is mapped; one instanced draw per mesh) and once the naive
- * way (gfx_frame_desc.naive: per entity its own uniform upload and a draw call per mesh). Per frame the
+ * way (gfx_bench_begin_naive_frame: per entity its own uniform upload and a draw call per mesh). Per frame the
  * CPU animation (sample, object space, palette) is timed apart from the rendering (submit, gfx_end_frame,
  * glFinish so the GPU work is inside the timing).
  * Medians over the frames after a warm-up. The frame loop allocates nothing.
