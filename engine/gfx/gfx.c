@@ -27,12 +27,10 @@
  * well before its edge. */
 static const float GFX_GROUND_HALF_SIZE = 60.0f;
 
-
 gfx_state gfx;
 
 /* ---- Messages ------------------------------------------------------------------------------------------ */
 
-bool gfx_misuse(const char *format, ...) __attribute__((format(printf, 1, 2)));
 bool gfx_misuse(const char *format, ...)
 {
     va_list arguments;

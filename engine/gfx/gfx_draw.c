@@ -6,7 +6,6 @@
 /* Normals view: line length in metres. */
 static const float GFX_NORMAL_LENGTH = 0.04f;
 
-
 /* Counting sort of the frame's instances by mesh into the GPU layout, so each mesh's instances are
  * contiguous and one draw call covers them. Stable: instances keep their submit order within a mesh. */
 void gfx_sort_instances_by_mesh(void)
