@@ -1,6 +1,7 @@
 /* scene: see scene.h. */
 #include "scene.h"
 
+#include "platform/platform_image.h"
 #include "pose/pose.h"
 
 #include <limits.h>
@@ -65,6 +66,48 @@ static unsigned long long scene_texture_key(const anim_character *character)
     return hash;
 }
 
+gfx_mesh scene_make_dressed_mesh(image_cache *images, const gfx_mesh_desc *desc, const char *const *texture_paths,
+                                 const image **held, diag *err, diag_list *warnings)
+{
+    const model *m = desc->model;
+    int count = m && m->mesh_count > 0 && m->meshes ? m->mesh_count : 0;
+    gfx_image *pixels = calloc(count > 0 ? (size_t)count : 1, sizeof *pixels);
+    if (!pixels) {
+        diag_set(err, desc->label ? desc->label : "mesh", 0, "out of memory");
+        return (gfx_mesh){0};
+    }
+    const char *label = desc->label ? desc->label : "mesh";
+    for (int i = 0; i < count; ++i) {
+        const skin_mesh *part = &m->meshes[i];
+        const char *path = texture_paths ? texture_paths[i] : part->texture_path;
+        /* Image problems are reported at the shader statement that names the image, when the file is known. */
+        const char *where = desc->path ? desc->path : label;
+        int line = desc->path ? part->shader_line : 0;
+        held[i] = path ? image_cache_acquire(images, path, where, line, label, warnings) : NULL;
+        if (!path)
+            diag_list_add(warnings, where, line, "%s: shader \"%s\" names no image found; using the placeholder",
+                          label, part->shader ? part->shader : "");
+        if (held[i])
+            pixels[i] = (gfx_image){.rgba = held[i]->rgba, .width = held[i]->width, .height = held[i]->height,
+                                    .key = held[i]->id};
+    }
+    gfx_mesh_desc dressed = *desc;
+    dressed.images = pixels;
+    gfx_mesh mesh = gfx_make_mesh(&dressed, err, warnings);
+    free(pixels);
+    if (mesh.id == 0)
+        scene_release_images(images, held, count);
+    return mesh;
+}
+
+void scene_release_images(image_cache *images, const image **held, int count)
+{
+    for (int i = 0; held && i < count; ++i) {
+        image_cache_release(images, held[i]);
+        held[i] = NULL;
+    }
+}
+
 /* The mesh index for a character, made when no body dressed the same exists; -1 with err when it fails. */
 static int scene_mesh_for(scene *s, const anim_character *character, diag *err, diag_list *warnings)
 {
@@ -76,12 +119,28 @@ static int scene_mesh_for(scene *s, const anim_character *character, diag *err, 
         diag_set(err, character->name, 0, "more than %d different bodies", SCENE_MAX_MODELS);
         return -1;
     }
-    gfx_mesh mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = character->model, .label = character->name,
-                                                   .path = character->mesh_path,
-                                                   .texture_paths = character->texture_paths},
-                                  err, warnings);
-    if (mesh.id == 0)
+    if (!s->images) {
+        s->images = image_cache_create(&(image_cache_desc){.decode = platform_image_decode});
+        if (!s->images) {
+            diag_set(err, character->name, 0, "out of memory for the image cache");
+            return -1;
+        }
+    }
+    int parts = character->model->mesh_count;
+    const image **held = calloc(parts > 0 ? (size_t)parts : 1, sizeof *held);
+    if (!held) {
+        diag_set(err, character->name, 0, "out of memory");
         return -1;
+    }
+    gfx_mesh mesh = scene_make_dressed_mesh(
+        s->images, &(gfx_mesh_desc){.model = character->model, .label = character->name, .path = character->mesh_path},
+        character->texture_paths, held, err, warnings);
+    if (mesh.id == 0) {
+        free(held);
+        return -1;
+    }
+    s->mesh_images[s->model_count] = held;
+    s->mesh_image_counts[s->model_count] = parts > 0 ? parts : 0;
     s->models[s->model_count] = character->model;
     s->texture_keys[s->model_count] = key;
     s->meshes[s->model_count] = mesh;
@@ -130,10 +189,14 @@ bool scene_sync(scene *s, const anim_config *config, diag *err, diag_list *warni
             continue;
         }
         gfx_destroy_mesh(s->meshes[i]);
+        scene_release_images(s->images, s->mesh_images[i], s->mesh_image_counts[i]);
+        free(s->mesh_images[i]);
         int last = --s->model_count;
         s->models[i] = s->models[last];
         s->texture_keys[i] = s->texture_keys[last];
         s->meshes[i] = s->meshes[last];
+        s->mesh_images[i] = s->mesh_images[last];
+        s->mesh_image_counts[i] = s->mesh_image_counts[last];
         for (int c = 0; c < s->character_count; ++c)
             if (s->character_meshes[c] == last)
                 s->character_meshes[c] = i;
@@ -143,8 +206,11 @@ bool scene_sync(scene *s, const anim_config *config, diag *err, diag_list *warni
 
 void scene_free(scene *s)
 {
-    for (int i = 0; i < s->model_count; ++i)
+    for (int i = 0; i < s->model_count; ++i) {
         gfx_destroy_mesh(s->meshes[i]);
+        free(s->mesh_images[i]); /* the cache below frees the images themselves */
+    }
+    image_cache_destroy(s->images);
     free(s->crowd_palettes);
     free(s->bounds_palette);
     free(s->characters);

@@ -4,6 +4,8 @@
  * Palettes are written straight into gfx's upload buffer: the player's through scene_submit, the crowd's in
  * two halves, its slots handed out in order (scene_queue_crowd) and then filled on all cores
  * (scene_write_crowd_palettes). Nothing here allocates per frame.
+ * It hands gfx the pixels: images are read through an image cache (engine/image, decoded by
+ * platform_image), shared by file, and held as long as a mesh draws with them.
  * Knows nothing of SDL or input; gfx does the GL. */
 #ifndef MARIONETTE_SCENE_H
 #define MARIONETTE_SCENE_H
@@ -18,6 +20,7 @@
 #include "base/jobs.h"
 #include "crowd.h"
 #include "gfx/gfx.h"
+#include "image/image.h"
 
 enum { SCENE_MAX_MODELS = 16 };
 
@@ -36,6 +39,9 @@ typedef struct scene {
     const model *models[SCENE_MAX_MODELS];
     unsigned long long texture_keys[SCENE_MAX_MODELS];
     gfx_mesh meshes[SCENE_MAX_MODELS];
+    const image **mesh_images[SCENE_MAX_MODELS]; /* what meshes[i] draws with (NULL: the placeholder), */
+    int mesh_image_counts[SCENE_MAX_MODELS];     /* its model's mesh_count of them */
+    image_cache *images;    /* made by the first scene_sync */
     /* Which of those each character of the synced config draws with (an index into meshes). */
     int character_count, character_capacity;
     const anim_character **characters;
@@ -57,6 +63,16 @@ typedef struct scene {
  * meshes stay). */
 bool scene_sync(scene *s, const anim_config *config, diag *err, diag_list *warnings);
 void scene_free(scene *s);
+
+/* A model's GPU mesh dressed with images read through `images`: texture_paths holds one image path per
+ * model mesh (NULL: each skin_mesh's texture_path, found in the model's folder), and a mesh without one,
+ * or whose image is refused, draws the placeholder, warned at its shader line in desc->path (desc gives
+ * model, label and path; its images are filled here). held gets model->mesh_count entries, the images the
+ * mesh draws with (NULL for the placeholder): give them back with scene_release_images once the mesh is
+ * destroyed. {0} with err when gfx refuses the mesh (nothing is held then). */
+gfx_mesh scene_make_dressed_mesh(image_cache *images, const gfx_mesh_desc *desc, const char *const *texture_paths,
+                                 const image **held, diag *err, diag_list *warnings);
+void scene_release_images(image_cache *images, const image **held, int count);
 
 /* The mesh a character of the last synced config draws with, or {0}. */
 gfx_mesh scene_mesh(const scene *s, const anim_character *character);

@@ -9,18 +9,11 @@
 # repository root, game/, tools/ and each tools/*/ folder); the first file that exists names the layer.
 # Angle-bracket includes are system headers (<png.h> is libpng, not tools/common/png.h) and are checked
 # only for SDL. A name found nowhere (a generated or system header) is not a layer question.
-#   tests/check_layers.sh [ROOT [SDL_ALLOWANCE]]
-# ROOT defaults to this checkout. SDL_ALLOWANCE (default ROOT/tests/check_layers_sdl_allowance.txt) lists,
-# one path a line (# comments), files that may still include SDL for now; an entry whose file no longer
-# does is itself reported, so the list can only shrink.
+#   tests/check_layers.sh [ROOT]     ROOT defaults to this checkout. There are no exceptions: no list of
+#                                    files allowed to break a rule.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "${1:-$here/..}" && pwd -P) || exit 2
-allowance=${2:-$root/tests/check_layers_sdl_allowance.txt}
-case $allowance in
-/*) ;;
-*) allowance=$(pwd)/$allowance ;; # named from where the caller stands, read after moving to the root
-esac
 cd "$root" || exit 2
 
 violations=0
@@ -28,16 +21,6 @@ report() { # FILE:LINE MESSAGE
     echo "$1: $2"
     violations=$((violations + 1))
 }
-
-allowance_name=${allowance#"$root"/} # as messages name it
-allowed_paths=""
-if [ -f "$allowance" ]; then
-    allowed_paths=$(sed 's/#.*//; s/[[:space:]]*$//; s/^[[:space:]]*//' "$allowance" | grep -v '^$')
-fi
-is_allowed() { # FILE
-    printf '%s\n' "$allowed_paths" | grep -qxF "$1"
-}
-sdl_users="" # allowed files seen including SDL, one a line
 
 layer_of() { # PATH relative to the root, maybe with ../ in it: engine, game, tools or other
     case $1 in
@@ -81,14 +64,7 @@ for file in $files; do
         SDL.h | SDL_*.h | SDL2/*)
             case $file in
             engine/platform/*) ;;
-            *)
-                if is_allowed "$file"; then
-                    sdl_users="$sdl_users$file
-"
-                else
-                    report "$file:$line" "includes $spec: only engine/platform/ may include SDL"
-                fi
-                ;;
+            *) report "$file:$line" "includes $spec: only engine/platform/ may include SDL" ;;
             esac
             continue
             ;;
@@ -112,19 +88,6 @@ for file in $files; do
 $includes
 EOF
 done
-
-# The allowance shrinks: an entry whose file includes no SDL header any more is reported where it stands.
-if [ -f "$allowance" ]; then
-    entry_line=0
-    while IFS= read -r entry || [ -n "$entry" ]; do
-        entry_line=$((entry_line + 1))
-        entry=$(printf '%s' "$entry" | sed 's/#.*//; s/[[:space:]]*$//; s/^[[:space:]]*//')
-        [ -n "$entry" ] || continue
-        if ! printf '%s' "$sdl_users" | grep -qxF "$entry"; then
-            report "$allowance_name:$entry_line" "$entry includes no SDL header (or is gone): remove it from the allowance"
-        fi
-    done <"$allowance"
-fi
 
 if [ "$violations" -gt 0 ]; then
     echo "check_layers: $violations violation(s)"

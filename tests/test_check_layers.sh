@@ -1,8 +1,8 @@
 #!/bin/sh
 # test_check_layers: tests/check_layers.sh on a small tree with violations planted at known lines: it must
 # fail, name exactly those file:line pairs (an engine file including game/ and, through ../, tools/; a game
-# file including tools/; SDL outside engine/platform/, spelled <SDL.h>, "SDL_keycode.h" and SDL2/...; a stale
-# allowance entry), and pass the same tree once they are taken out; and check_links.cmake on a small CMake
+# file including tools/; SDL outside engine/platform/, spelled <SDL.h>, "SDL_keycode.h" and SDL2/...),
+# and pass the same tree once they are taken out; and check_links.cmake on a small CMake
 # project with a link from game/ to tools/ planted.
 #   tests/test_check_layers.sh [CMAKE_COMMAND]
 set -u
@@ -52,43 +52,28 @@ plant tools/md5tool/window.c <<'EOF'
 #include "png.h"
 #include <SDL2/SDL.h>
 EOF
-plant game/allowed.c <<'EOF'
-#include <SDL.h>
-EOF
 plant game/clean.c <<'EOF'
 #include <stdio.h>
 EOF
-plant tests/allowance.txt <<'EOF'
-# still allowed
-game/allowed.c
-game/clean.c
-EOF
-
-output=$(sh "$checker" "$tree" "$tree/tests/allowance.txt")
+output=$(sh "$checker" "$tree")
 status=$?
 echo "$output"
 [ "$status" -eq 1 ] || fail "exit status $status with violations planted, expected 1"
 for expected in engine/base/uses_game.c:2 engine/anim/uses_tools.c:3 game/uses_tools.c:3 game/keys.h:2 \
-    tools/md5tool/window.c:3 tests/allowance.txt:3; do
+    tools/md5tool/window.c:3; do
     printf '%s\n' "$output" | grep -q "^$expected: " || fail "no violation reported at $expected"
 done
 lines=$(printf '%s\n' "$output" | grep -c '^[^ ]*:[0-9][0-9]*: ')
-[ "$lines" -eq 6 ] || fail "$lines violations reported, expected exactly the 6 planted"
-printf '%s\n' "$output" | grep -q "^check_layers: 6 violation(s)$" || fail "no count line saying 6"
+[ "$lines" -eq 5 ] || fail "$lines violations reported, expected exactly the 5 planted"
+printf '%s\n' "$output" | grep -q "^check_layers: 5 violation(s)$" || fail "no count line saying 5"
 
 # Taken out again: the same tree passes.
 rm "$tree/engine/base/uses_game.c" "$tree/engine/anim/uses_tools.c" "$tree/game/uses_tools.c" \
     "$tree/game/keys.h" "$tree/tools/md5tool/window.c"
-echo "game/allowed.c" >"$tree/tests/allowance.txt"
-output=$(sh "$checker" "$tree" "$tree/tests/allowance.txt")
+output=$(sh "$checker" "$tree")
 status=$?
 echo "$output"
 [ "$status" -eq 0 ] || fail "exit status $status on a clean tree, expected 0"
-
-# Without the allowance the allowed file is a violation like any other.
-output=$(sh "$checker" "$tree" /dev/null)
-[ $? -eq 1 ] || fail "game/allowed.c passed with an empty allowance"
-printf '%s\n' "$output" | grep -q "^game/allowed.c:1: " || fail "game/allowed.c:1 not named without the allowance"
 
 # check_links.cmake on a small CMake project: a game library reaching a tools library through another one
 # is named; the engine library, linking nothing above it, is clean. Then the ctest entry's script mode.

@@ -22,9 +22,14 @@
 #include "test_files.h"
 #include "gfx/gfx.h"
 #include "build/loader.h"
+#include "gfx/gfx_bench.h"
+#include "gfx/gfx_capture.h"
+#include "image/image.h"
 #include "md5/md5.h"
 #include "platform/platform.h"
+#include "platform/platform_image.h"
 #include "pose/pose.h"
+#include "scene.h"
 
 enum { IMAGE_WIDTH = 512, IMAGE_HEIGHT = 512 };
 
@@ -131,16 +136,54 @@ static void end_frame_checked(void)
         fprintf(stderr, "GL errors after a frame: %s\n", errors);
 }
 
+/* Meshes dressed as the demo dresses them: images read through an image cache (gfx reads no file) and
+ * handed to gfx as pixels, held until the mesh is destroyed (destroy_dressed). */
+static image_cache *images;
+enum { DRESSED_MAX = 16, DRESSED_PARTS = 16 };
+static struct {
+    uint32_t id;
+    const image *held[DRESSED_PARTS];
+    int count;
+} dressed[DRESSED_MAX];
+
+static gfx_mesh make_dressed(gfx_mesh_desc desc, const char *const *paths, diag *err, diag_list *warnings)
+{
+    int slot = -1;
+    for (int i = 0; i < DRESSED_MAX && slot < 0; ++i)
+        if (dressed[i].id == 0)
+            slot = i;
+    CHECK(slot >= 0 && desc.model && desc.model->mesh_count <= DRESSED_PARTS);
+    if (slot < 0 || !desc.model || desc.model->mesh_count > DRESSED_PARTS)
+        return (gfx_mesh){0};
+    gfx_mesh mesh = scene_make_dressed_mesh(images, &desc, paths, dressed[slot].held, err, warnings);
+    if (mesh.id != 0) {
+        dressed[slot].id = mesh.id;
+        dressed[slot].count = desc.model->mesh_count;
+    }
+    return mesh;
+}
+
+static void destroy_dressed(gfx_mesh mesh)
+{
+    gfx_destroy_mesh(mesh);
+    for (int i = 0; i < DRESSED_MAX; ++i) {
+        if (mesh.id != 0 && dressed[i].id == mesh.id) {
+            scene_release_images(images, dressed[i].held, dressed[i].count);
+            dressed[i].id = 0;
+        }
+    }
+}
+
 /* gfx set up again with these capacities, and both meshes made again (their handles change). */
 static void setup_again(gfx_desc desc)
 {
-    gfx_destroy_mesh(mannequin_mesh);
-    gfx_destroy_mesh(robot_mesh);
+    destroy_dressed(mannequin_mesh);
+    destroy_dressed(robot_mesh);
     gfx_shutdown();
     diag err;
     CHECK(gfx_setup(&desc, &err));
-    mannequin_mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = mannequin, .label = "mannequin"}, &err, NULL);
-    robot_mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = robot, .label = "robot"}, &err, NULL);
+    mannequin_mesh = make_dressed((gfx_mesh_desc){.model = mannequin, .label = "mannequin"}, NULL, &err, NULL);
+    robot_mesh = make_dressed((gfx_mesh_desc){.model = robot, .label = "robot"}, NULL, &err, NULL);
     CHECK(mannequin_mesh.id != 0 && robot_mesh.id != 0);
 }
 
@@ -494,7 +537,7 @@ static void test_misuse_is_reported(void)
     mannequin->meshes[0].texture_path = &saved_path_marker; /* "" cannot be loaded */
     diag err;
     diag_list warnings = {0};
-    gfx_mesh placeholder = gfx_make_mesh(&(gfx_mesh_desc){.model = mannequin, .label = "no texture"}, &err,
+    gfx_mesh placeholder = make_dressed((gfx_mesh_desc){.model = mannequin, .label = "no texture"}, NULL, &err,
                                          &warnings);
     mannequin->meshes[0].texture_path = texture_path;
     CHECK(placeholder.id != 0);
@@ -507,7 +550,7 @@ static void test_misuse_is_reported(void)
     gfx_frame_desc look = camera_frame((vec3){3.0f, 1.4f, 1.0f}, (vec3){0.0f, 0.9f, 0.0f}, 40.0f);
     draw_one(&look, placeholder, (const mat4 *)palette, mannequin->skeleton.joint_count);
     save_picture("gfx_placeholder_texture.png");
-    gfx_destroy_mesh(placeholder);
+    destroy_dressed(placeholder);
     CHECK(gfx_mesh_joint_count(placeholder) == 0); /* the stale handle is refused */
 }
 
@@ -558,9 +601,8 @@ static gfx_mesh make_mesh_from(const char *mesh_path, const char *const *texture
     CHECK(loader_load_md5_model(mesh_path, loaded, &err, NULL));
     if (!*loaded)
         return (gfx_mesh){0};
-    gfx_mesh mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = *loaded, .label = "blocks", .path = mesh_path,
-                                                   .texture_paths = texture_paths},
-                                  &err, warnings);
+    gfx_mesh mesh = make_dressed((gfx_mesh_desc){.model = *loaded, .label = "blocks", .path = mesh_path},
+                                 texture_paths, &err, warnings);
     CHECK(mesh.id != 0);
     return mesh;
 }
@@ -600,9 +642,9 @@ static void test_textures_are_shared_by_file(void)
     CHECK(after_b.textures == after_a.textures);
     CHECK(after_b.texture_bytes == after_a.texture_bytes);
 
-    gfx_destroy_mesh(a);
+    destroy_dressed(a);
     CHECK(gfx_frame_stats().textures == after_a.textures); /* b still draws with it */
-    gfx_destroy_mesh(b);
+    destroy_dressed(b);
     CHECK(gfx_frame_stats().textures == before.textures);
     CHECK(gfx_frame_stats().texture_bytes == before.texture_bytes);
 
@@ -616,8 +658,8 @@ static void test_textures_are_shared_by_file(void)
     gfx_mesh c = make_mesh_from(mesh_a, NULL, &warnings, &model_c);
     CHECK(gfx_frame_stats().textures == before.textures + 2);
     CHECK(gfx_frame_stats().texture_bytes == before.texture_bytes + 8 * 4 * 4 + 16 * 16 * 4);
-    gfx_destroy_mesh(a);
-    gfx_destroy_mesh(c);
+    destroy_dressed(a);
+    destroy_dressed(c);
     CHECK(warnings.total == 0);
     diag_list_free(&warnings);
     model_free(model_a);
@@ -652,7 +694,7 @@ static void test_texture_formats_load(void)
         CHECK(warnings.total == 0);
         CHECK(gfx_frame_stats().textures_loaded == before.textures_loaded + 1);
         CHECK(gfx_frame_stats().texture_bytes == before.texture_bytes + 2 * 2 * 4);
-        gfx_destroy_mesh(mesh);
+        destroy_dressed(mesh);
         model_free(loaded);
         diag_list_free(&warnings);
     }
@@ -680,7 +722,7 @@ static void check_refused(const char *mesh_path, const char *image, const char *
     gfx_stats after = gfx_frame_stats();
     CHECK(after.textures_loaded == before.textures_loaded);
     CHECK(after.texture_bytes == before.texture_bytes);
-    gfx_destroy_mesh(mesh);
+    destroy_dressed(mesh);
     model_free(loaded);
     diag_list_free(&warnings);
 }
@@ -729,35 +771,93 @@ static void test_textures_are_bounded(void)
     remove(fifo);
 }
 
-/* The budget of all textures held: an image that would pass it is refused, and loads once room is made. */
+/* The budget of all images held (the image cache's, counting mipmaps): an image that would pass it is
+ * refused, and loads once room is made. Images of 16 x 16 and 16 x 32 take 1 and 2 KiB at their base
+ * level, 1364 and 2732 bytes with their mipmaps: a budget of 3 KiB held both when mipmaps went uncounted. */
 static void test_texture_budget(void)
 {
     char folder[512], mesh_path[600], small[600], large[600];
     CHECK(test_make_temp_folder(folder, sizeof folder, "gfx_texture_budget"));
     CHECK(test_paths_in(folder, 600, mesh_path, "one.md5mesh", small, "small.png", large, "large.png", NULL));
     write_blocks_mesh(mesh_path, 1, "whatever");
-    CHECK(write_png(small, 16, 16));  /* 1 KiB decoded */
-    CHECK(write_png(large, 16, 32));  /* 2 KiB decoded */
-    size_t held_by_characters = gfx_frame_stats().texture_bytes; /* the mannequin's and robot's images */
-    setup_again((gfx_desc){.texture_budget_bytes = held_by_characters + 3 * 1024 - 1});
-    CHECK(gfx_frame_stats().texture_bytes == held_by_characters);
+    CHECK(write_png(small, 16, 16));
+    CHECK(write_png(large, 16, 32));
+    CHECK(image_mipmapped_bytes(16, 16) == 1364 && image_mipmapped_bytes(16, 32) == 2732);
+    image_cache *everything = images;
+    images = image_cache_create(&(image_cache_desc){.budget_bytes = 3 * 1024, .decode = platform_image_decode});
+    CHECK(images != NULL);
     const char *const small_paths[1] = {small};
     diag_list warnings = {0};
     model *small_model;
     gfx_mesh held = make_mesh_from(mesh_path, small_paths, &warnings, &small_model);
     CHECK(warnings.total == 0);
-    check_refused(mesh_path, large, "past their budget");
-    gfx_destroy_mesh(held);
+    CHECK(image_cache_get_stats(images).bytes == 1364);
+    check_refused(mesh_path, large, "(2 KiB decoded, 2 KiB with its mipmaps) would take the textures held past "
+                                    "their budget of 3 KiB");
+    destroy_dressed(held);
+    CHECK(image_cache_get_stats(images).bytes == 0);
     const char *const large_paths[1] = {large};
     model *large_model;
+    gfx_stats before = gfx_frame_stats();
     gfx_mesh now_fits = make_mesh_from(mesh_path, large_paths, &warnings, &large_model);
-    CHECK(warnings.total == 0);
-    CHECK(gfx_frame_stats().texture_bytes == held_by_characters + 16 * 32 * 4);
-    gfx_destroy_mesh(now_fits);
+    CHECK(warnings.total == 0); /* a refusal for the budget is not remembered: room was made */
+    CHECK(gfx_frame_stats().texture_bytes == before.texture_bytes + 16 * 32 * 4);
+    CHECK(image_cache_get_stats(images).bytes == 2732);
+    destroy_dressed(now_fits);
     model_free(small_model);
     model_free(large_model);
     diag_list_free(&warnings);
-    setup_again((gfx_desc){0});
+    image_cache_destroy(images);
+    images = everything;
+}
+
+/* gfx reads no file: a mesh whose skin_mesh names a real image on disk, made without images, draws the
+ * placeholder and uploads nothing; the same pixels given as a gfx_image upload once, shared by key. */
+static void test_gfx_reads_no_file(void)
+{
+    char folder[512], mesh_path[600], picture[600];
+    CHECK(test_make_temp_folder(folder, sizeof folder, "gfx_reads_no_file"));
+    CHECK(test_paths_in(folder, 600, mesh_path, "one.md5mesh", picture, "real.png", NULL));
+    CHECK(write_png(picture, 4, 4));
+    write_blocks_mesh(mesh_path, 2, "real.png");
+    diag err;
+    model *loaded = NULL;
+    CHECK(loader_load_md5_model(mesh_path, &loaded, &err, NULL));
+    if (!loaded)
+        return;
+    CHECK(loaded->meshes[0].texture_path && strstr(loaded->meshes[0].texture_path, "real.png"));
+    gfx_stats before = gfx_frame_stats();
+    diag_list warnings = {0};
+    gfx_mesh bare = gfx_make_mesh(&(gfx_mesh_desc){.model = loaded, .label = "bare", .path = mesh_path}, &err,
+                                  &warnings);
+    CHECK(bare.id != 0);
+    CHECK(warnings.total == 0);
+    CHECK(gfx_frame_stats().textures_loaded == before.textures_loaded);
+    CHECK(gfx_frame_stats().textures == before.textures);
+    uint8_t pixels[4 * 4 * 4];
+    memset(pixels, 0x7f, sizeof pixels);
+    gfx_image given[2] = {{.rgba = pixels, .width = 4, .height = 4, .key = 0xfeedu},
+                          {.rgba = pixels, .width = 4, .height = 4, .key = 0xfeedu}};
+    gfx_mesh dressed_by_hand = gfx_make_mesh(&(gfx_mesh_desc){.model = loaded, .label = "given", .images = given},
+                                             &err, &warnings);
+    CHECK(dressed_by_hand.id != 0);
+    CHECK(gfx_frame_stats().textures_loaded == before.textures_loaded + 1); /* two parts, one key: one upload */
+    CHECK(gfx_frame_stats().texture_bytes == before.texture_bytes + 4 * 4 * 4);
+    /* Pixels of no size are the placeholder, with a warning. */
+    gfx_image empty[2] = {{.rgba = pixels, .width = 0, .height = 4}, {0}};
+    gfx_mesh nothing = gfx_make_mesh(&(gfx_mesh_desc){.model = loaded, .label = "empty", .images = empty}, &err,
+                                     &warnings);
+    CHECK(nothing.id != 0);
+    CHECK(warnings.total == 1);
+    if (warnings.count == 1)
+        CHECK_STR_CONTAINS(warnings.items[0].message, "empty: an image of 0 x 4 pixels; using the placeholder");
+    CHECK(gfx_frame_stats().textures_loaded == before.textures_loaded + 1);
+    gfx_destroy_mesh(bare);
+    gfx_destroy_mesh(dressed_by_hand);
+    gfx_destroy_mesh(nothing);
+    CHECK(gfx_frame_stats().textures == before.textures);
+    diag_list_free(&warnings);
+    model_free(loaded);
 }
 
 /* ---- A crowd to look at -------------------------------------------------------------------------------- */
@@ -823,9 +923,11 @@ static gfx_instance small_scene_instance(int i, const mat4 (*palettes)[MAX_JOINT
 static void draw_small_scene(draw_path path, int count, const mat4 (*palettes)[MAX_JOINTS])
 {
     gfx_frame_desc frame = camera_frame((vec3){7.0f, 3.0f, 4.0f}, (vec3){0.0f, 0.8f, 0.0f}, 45.0f);
-    frame.naive = path == PATH_NAIVE;
     frame.cpu_skinning = path == PATH_CPU_SKINNING;
-    gfx_begin_frame(&frame);
+    if (path == PATH_NAIVE)
+        gfx_bench_begin_naive_frame(&frame);
+    else
+        gfx_begin_frame(&frame);
     for (int i = 0; i < count; ++i) {
         gfx_instance instance = small_scene_instance(i, palettes);
         CHECK(gfx_submit(&instance));
@@ -1580,13 +1682,14 @@ int main(void)
     celebrate = load_clip("celebrate");
     jump = load_clip("jump");
     CHECK(mannequin && robot && walk && run && idle && wave && celebrate && jump);
-    bool ready = mannequin && robot && walk && run && idle && wave && celebrate && jump &&
+    images = image_cache_create(&(image_cache_desc){.decode = platform_image_decode});
+    bool ready = images && mannequin && robot && walk && run && idle && wave && celebrate && jump &&
                  gfx_setup(&(gfx_desc){0}, &err);
     CHECK(ready);
     if (ready) {
         diag_list warnings = {0};
-        mannequin_mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = mannequin, .label = "mannequin"}, &err, &warnings);
-        robot_mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = robot, .label = "robot"}, &err, &warnings);
+        mannequin_mesh = make_dressed((gfx_mesh_desc){.model = mannequin, .label = "mannequin"}, NULL, &err, &warnings);
+        robot_mesh = make_dressed((gfx_mesh_desc){.model = robot, .label = "robot"}, NULL, &err, &warnings);
         CHECK(mannequin_mesh.id != 0 && robot_mesh.id != 0);
         CHECK(warnings.total == 0); /* both real textures load */
         diag_list_free(&warnings);
@@ -1602,6 +1705,7 @@ int main(void)
         RUN(test_textures_are_bounded);
         RUN(test_texture_formats_load);
         RUN(test_texture_budget);
+        RUN(test_gfx_reads_no_file);
         RUN(test_naive_path_matches_instanced);
         RUN(test_cpu_skinning_matches_gpu);
         RUN(test_shadows_follow_the_pose);
@@ -1615,6 +1719,7 @@ int main(void)
         CHECK(gfx_check_errors() == NULL);
         gfx_shutdown();
     }
+    image_cache_destroy(images);
     platform_shutdown();
     model_free(mannequin), model_free(robot);
     clip_free(walk), clip_free(run), clip_free(idle), clip_free(wave), clip_free(celebrate), clip_free(jump);

@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "build/loader.h"
+#include "image/image.h"
 #include "md5/md5.h"
 #include "png.h"
 #include "raster.h"
@@ -527,6 +528,29 @@ static void test_tga_run_length(void)
     CHECK_STR_CONTAINS(err.message, "type 1");
 }
 
+/* md5tool's TGA reader keeps the side limit the demo's image cache documents (image.h), not one of its own:
+ * IMAGE_MAX_SIDE pixels decode, one more is refused before any pixel is read. */
+static void test_tga_side_limit(void)
+{
+    enum { WIDE = IMAGE_MAX_SIDE };
+    static uint8_t file[18 + 3 * (WIDE + 1)];
+    tga_image image = {0};
+    diag err;
+    for (int width = WIDE; width <= WIDE + 1; ++width) {
+        memset(file, 0, sizeof file);
+        file[2] = 2;
+        file[12] = (uint8_t)(width & 0xff), file[13] = (uint8_t)(width >> 8);
+        file[14] = 1;
+        file[16] = 24;
+        file[17] = 0x20;
+        bool decoded = tga_decode(file, 18 + 3 * (size_t)width, "wide.tga", &image, &err);
+        CHECK(decoded == (width == WIDE));
+        if (!decoded)
+            CHECK_STR_CONTAINS(err.message, "TGA size 8193 x 1 is empty or beyond the 8192 x 8192 limit");
+        tga_image_free(&image);
+    }
+}
+
 /* ---- md5tool render and sheet ----------------------------------------------------------------------- */
 
 static int run_tool(const char *arguments)
@@ -728,6 +752,7 @@ int main(int argc, char **argv)
         RUN(test_png_round_trip);
         RUN(test_tga_row_orders_and_depths);
         RUN(test_tga_run_length);
+        RUN(test_tga_side_limit);
         RUN(test_render_mannequin);
         RUN(test_sheet_size_and_fit);
         RUN(test_render_textures_option);

@@ -3,10 +3,11 @@
  * misuse reported in words. A mesh's geometry is uploaded once; per frame only skin matrices and instance
  * data change: every palette of the frame goes to one texture buffer (written straight into it, mapped),
  * and each mesh is drawn with one instanced draw call for all its instances, skinned in the vertex shader.
- * Knows nothing of windows, input or SDL (platform owns those; SDL_image is used only to decode textures),
- * nor of clips or the animation controller: it takes models and palettes. The one file it reads is an image
- * a mesh names (gfx_texture.c), each once however many meshes name it. Needs a current GL 3.3
- * core context with its entry points loaded (platform_setup does that). */
+ * Knows nothing of windows, input or SDL (platform owns those), of files (it reads none: a mesh's images
+ * come as pixels, gfx_image, decoded by whoever read them, engine/image for the game), nor of clips or the
+ * animation controller: it takes models, pixels and palettes. Needs a current GL 3.3 core context with its
+ * entry points loaded (platform_setup does that). The benchmark's naive frames are in gfx_bench.h, the
+ * skinning capture check in gfx_capture.h. */
 #ifndef MARIONETTE_GFX_H
 #define MARIONETTE_GFX_H
 
@@ -28,20 +29,7 @@ typedef struct gfx_desc {
     int shadow_map_size;    /* side of the square shadow map in texels, 64..8192; 0: 2048 */
     int debug_line_capacity; /* debug lines per frame (skeletons, boxes); more are dropped and counted;
                               * 0: 65536 */
-    size_t texture_budget_bytes; /* decoded bytes of all textures held at once; 0: GFX_TEXTURE_BUDGET_BYTES */
 } gfx_desc;
-
-/* Texture limits. An image is measured from its header (PNG IHDR, JPEG start of frame, BMP info header,
- * TGA header) before anything decodes it, and refused, with a warning at the mesh's shader line and the
- * magenta placeholder drawn instead, when a side exceeds GFX_TEXTURE_MAX_SIDE pixels, when its decoded
- * RGBA (4 bytes a pixel) would exceed GFX_TEXTURE_MAX_BYTES, or when it would take the decoded bytes of
- * all the textures held past gfx_desc.texture_budget_bytes; its file must be a regular file (folders,
- * FIFOs and devices are refused before opening) of at most GFX_TEXTURE_MAX_FILE_BYTES. Formats: PNG,
- * JPEG and BMP by their signature, TGA by the .tga extension; anything else is refused. */
-enum { GFX_TEXTURE_MAX_SIDE = 8192 };
-#define GFX_TEXTURE_MAX_BYTES ((size_t)64 << 20)           /* 4096 x 4096, or 8192 x 2048 */
-#define GFX_TEXTURE_MAX_FILE_BYTES ((size_t)65 << 20)      /* an uncompressed image and its header */
-#define GFX_TEXTURE_BUDGET_BYTES ((size_t)512 << 20)
 
 bool gfx_setup(const gfx_desc *desc, diag *err);
 void gfx_shutdown(void);
@@ -49,23 +37,31 @@ void gfx_shutdown(void);
 /* ---- Meshes --------------------------------------------------------------------------------------------- */
 
 /* A model's skinned meshes on the GPU: static vertex buffers (bind positions, normals, uvs, 4 joint
- * indices, 4 weights), an index buffer and a texture per skin_mesh. Textures are shared: an image file
- * (however spelt, told apart by device, inode, modification time and size) is decoded and uploaded once
- * for every mesh that names it, and deleted with the last. id 0 is never a valid mesh. */
+ * indices, 4 weights), an index buffer and a texture per skin_mesh. Textures are shared: images of one
+ * key are uploaded once for every mesh that uses them, and deleted with the last. id 0 is never a valid
+ * mesh. */
 typedef struct gfx_mesh {
     uint32_t id;
 } gfx_mesh;
+
+/* Pixels a skin_mesh is drawn with, read during gfx_make_mesh only (gfx keeps its own copy on the GPU). */
+typedef struct gfx_image {
+    const uint8_t *rgba; /* width * height pixels, 4 bytes each, top row first, rows packed; NULL: the
+                          * placeholder (a magenta checker) */
+    int width, height;   /* at least 1 each (else the placeholder, with a warning) */
+    uint32_t key;        /* images of one nonzero key are the same pixels, uploaded once and shared (the
+                          * image cache's image.id); 0: never shared */
+} gfx_image;
 
 typedef struct gfx_mesh_desc {
     const model *model;  /* read during gfx_make_mesh only; gfx keeps no pointer into it */
     const char *label;   /* for messages; NULL: "mesh" */
     const char *path;    /* the model's file, for messages at its shader lines; NULL: they name the label */
-    /* One image path per model->meshes, NULL for none (the placeholder): a character's own textures
-     * (anim_character.texture_paths). NULL: each skin_mesh's texture_path, found in the model's folder. */
-    const char *const *texture_paths;
+    /* One image per model->meshes (rgba NULL: the placeholder); NULL: every skin_mesh the placeholder. */
+    const gfx_image *images;
 } gfx_mesh_desc;
 
-/* Upload the model's meshes. A texture that cannot be loaded is replaced by a checker placeholder and
+/* Upload the model's meshes. An image that cannot be a texture is replaced by the placeholder and
  * reported in `warnings` (may be NULL), never an error. Returns {0} with err filled in on failure. */
 gfx_mesh gfx_make_mesh(const gfx_mesh_desc *desc, diag *err, diag_list *warnings);
 void gfx_destroy_mesh(gfx_mesh mesh);
@@ -97,16 +93,7 @@ typedef struct gfx_frame_desc {
     bool cpu_skinning;            /* skin on the CPU (pose_skin_cpu, the reference) and draw the result,
                                    * instead of skinning in the vertex shader: same batching, same picture */
     bool debug_normals;           /* draw each skinned vertex's normal as a short line */
-    bool naive;                   /* benchmark baseline, the classic tutorial way: per instance, its palette,
-                                   * world matrix and tint uploaded on their own as uniforms
-                                   * (glUniformMatrix4fv) and one non-instanced draw per instance per
-                                   * skin_mesh, in submit order. Same lighting and picture; meshes of more
-                                   * than GFX_NAIVE_MAX_JOINTS joints are refused at submit.
-                                   * Skins on the GPU whatever cpu_skinning says. */
 } gfx_frame_desc;
-
-/* Largest palette the naive path's uniform array holds (as tutorials size theirs). */
-enum { GFX_NAIVE_MAX_JOINTS = 128 };
 
 /* One character to draw this frame. The palette is copied at submit, so it may change right after. */
 typedef struct gfx_instance {
@@ -158,7 +145,7 @@ typedef struct gfx_stats {
     int buffer_grows;       /* times the per-frame buffers grew since setup */
     int palette_uploads;    /* separate palette uploads in the last frame: 1 when instances were drawn the
                              * default way (every palette in one mapped buffer or one copy), one per
-                             * instance naive */
+                             * instance on gfx_bench.h's naive frames */
     size_t palette_bytes_copied; /* bytes of palettes copied into GL in the last frame after they were
                                   * written: 0 when they were written straight into the mapped buffer
                                   * (through gfx_submit_palette, or by gfx_submit's own copy); the staging's
@@ -173,8 +160,8 @@ typedef struct gfx_stats {
     int debug_lines_dropped;/* debug lines over gfx_desc.debug_line_capacity, not drawn */
     /* Textures, as of the gfx_frame_stats call (not of a frame): */
     int textures;           /* distinct images held (the placeholder not counted) */
-    int textures_loaded;    /* images read, decoded and uploaded since setup */
-    size_t texture_bytes;   /* decoded RGBA bytes of the images held (base level, no mipmaps) */
+    int textures_loaded;    /* images uploaded since setup */
+    size_t texture_bytes;   /* RGBA bytes of the images held (base level, no mipmaps) */
 } gfx_stats;
 
 gfx_stats gfx_frame_stats(void);
@@ -198,15 +185,6 @@ void gfx_debug_box(mat4 world, float bounds[2][3], vec4 color);
 /* A skeleton's bones from an object-space pose (pose_to_object's output) placed by a world matrix: a
  * line from each joint to its parent and a small cross at every joint. */
 void gfx_debug_skeleton(mat4 world, const skeleton *skeleton, const joint_pose *object_pose, vec4 color);
-
-/* ---- Checks ------------------------------------------------------------------------------------------ */
-
-/* Run the frame's own skinning vertex shader on one skin_mesh (index within the model) with a palette
- * and capture its object-space output (MD5 space, before any world transform) by transform feedback:
- * the reference check of GPU skinning against pose_skin_cpu. positions and normals hold the mesh's
- * vertex_count entries; normals may be NULL. Outside a frame only. */
-bool gfx_capture_skinning(gfx_mesh mesh, int mesh_index, const mat4 *palette, int joint_count,
-                          float (*positions)[3], float (*normals)[3], diag *err);
 
 /* The turn from MD5 space (Z up) to GL world space (Y up): -90 degrees about X, (x, y, z) -> (x, z, -y). */
 void gfx_z_up_to_y_up(mat4 out);

@@ -1,4 +1,6 @@
-/* gfx_internal: what the files of engine/gfx share and nobody else sees. */
+/* gfx_internal: the state the files of engine/gfx share and nobody else sees: the mesh slots, the frame's
+ * queue and upload buffers, the programs and the shadow map. Each file owns one concern of it (gfx.c the
+ * frame, gfx_mesh.c the meshes, gfx_palette.c the upload buffers, gfx_shadow.c the shadow pass, ...). */
 #ifndef MARIONETTE_GFX_INTERNAL_H
 #define MARIONETTE_GFX_INTERNAL_H
 
@@ -8,6 +10,154 @@
 #include <cglm/cglm.h>
 
 #include "../base/diag.h"
+#include "gfx.h"
+#include "gfx_shaders.h"
+
+enum {
+    GFX_DEFAULT_MESH_CAPACITY = 64,
+    GFX_DEFAULT_INSTANCE_CAPACITY = 256,
+    GFX_DEFAULT_JOINTS_PER_INSTANCE = 64,
+    GFX_FLOATS_PER_MATRIX = 16,
+    GFX_FLOATS_PER_INSTANCE = 4 * GFX_INSTANCE_TEXELS,
+    GFX_TEXTURE_UNIT_ALBEDO = 0,
+    GFX_TEXTURE_UNIT_PALETTES = 1,
+    GFX_TEXTURE_UNIT_INSTANCES = 2,
+    GFX_TEXTURE_UNIT_SKINNED_VERTICES = 3,
+    GFX_TEXTURE_UNIT_SHADOW_MAP = 4,
+    GFX_DEFAULT_SHADOW_MAP_SIZE = 2048,
+    GFX_DEFAULT_DEBUG_LINES = 65536,
+    GFX_FLOATS_PER_SKINNED_VERTEX = 6, /* position and normal, R32F texels (see gfx_shaders.h) */
+    GFX_ERROR_TEXT_MAX = 512,
+    GFX_LABEL_MAX = 64,
+};
+
+/* One skin_mesh on the GPU. */
+typedef struct gfx_part {
+    GLuint vertex_array;
+    GLuint vertex_buffer;
+    GLuint index_buffer;
+    GLuint texture;
+    int texture_entry;  /* in the shared texture table (gfx_texture.c); -1 for the placeholder */
+    int vertex_count;
+    int index_count;
+    skin_mesh bind;     /* a copy of the bind-pose data the CPU skinning path needs (no uvs, triangles) */
+    int first_vertex;   /* of this part among its mesh's vertices, for the CPU path's skinned buffer */
+} gfx_part;
+
+typedef struct gfx_mesh_slot {
+    bool alive;
+    uint16_t generation;  /* bumped on destroy so a stale handle is refused, not silently reused */
+    int joint_count;
+    int part_count;
+    int vertex_count;  /* all parts together */
+    gfx_part *parts;
+    char label[GFX_LABEL_MAX];
+} gfx_mesh_slot;
+
+/* An instance as submitted, before sorting by mesh. */
+typedef struct gfx_queued_instance {
+    int mesh_slot;
+    int first_matrix;   /* into the frame's palette staging */
+    int first_skinned_vertex; /* into the CPU path's skinned vertices */
+    mat4 world;         /* already including the Z-up to Y-up turn */
+    vec4 tint;
+    float height;       /* its bounds' top above its origin, world metres; 0 without bounds */
+} gfx_queued_instance;
+
+typedef struct gfx_program {
+    GLuint program;
+    GLint view_projection, camera_position, light_direction, light_color, ambient_color;
+    GLint first_instance, clear_color;
+    GLint bones, world, instance_tint; /* the naive program's per-instance uniforms; -1 elsewhere */
+    GLint light_view_projection, shadow_texel, shadow_normal_offset, shadows_on;
+    GLint part_first_vertex, part_vertex_count, normal_length, line_color;
+} gfx_program;
+
+/* Every program: a vertex, optional geometry and a fragment shader. */
+typedef enum gfx_program_kind {
+    GFX_PROGRAM_SKINNED,      /* the default: skinning in the vertex shader, lit, shadowed */
+    GFX_PROGRAM_CPU_SKINNED,  /* the CPU path: vertices skinned by pose_skin_cpu */
+    GFX_PROGRAM_NAIVE,        /* the benchmark baseline: per-instance uniforms */
+    GFX_PROGRAM_GROUND,
+    GFX_PROGRAM_DEPTH,        /* shadow map depth passes of the three paths above */
+    GFX_PROGRAM_CPU_DEPTH,
+    GFX_PROGRAM_NAIVE_DEPTH,
+    GFX_PROGRAM_NORMALS,      /* normals view of the two batched paths */
+    GFX_PROGRAM_CPU_NORMALS,
+    GFX_PROGRAM_COUNT
+} gfx_program_kind;
+
+/* Where a frame's palettes go. */
+typedef enum gfx_palette_store {
+    GFX_PALETTES_UNOPENED,  /* the frame has needed no room yet */
+    GFX_PALETTES_STAGED,    /* palette_staging, copied into palette_buffer at gfx_end_frame */
+    GFX_PALETTES_MAPPED,    /* palette_buffer itself, mapped for writing until gfx_end_frame */
+} gfx_palette_store;
+
+/* The renderer's one state, shared by the files of engine/gfx (defined in gfx.c). */
+typedef struct gfx_state {
+    bool ready;
+    bool in_frame;
+    bool naive;                      /* this frame is drawn the benchmark's naive way (gfx_bench.h) */
+
+    gfx_mesh_slot *meshes;
+    int mesh_capacity;
+
+    gfx_program programs[GFX_PROGRAM_COUNT];
+    GLuint ground_vertex_array, ground_vertex_buffer;
+
+    /* Per-frame data: CPU staging and the GPU buffers behind the two texture buffers. Sized at setup;
+     * grown (doubling) only when a frame submits more. */
+    gfx_queued_instance *queued;
+    float *instance_staging;     /* sorted by mesh, GFX_FLOATS_PER_INSTANCE each */
+    int instance_capacity;
+    int instance_count;
+    float *palette_staging;      /* GFX_FLOATS_PER_MATRIX per matrix */
+    int palette_capacity;        /* of the staging */
+    int palette_count;
+    /* Where this frame's palettes are written (see open_palettes): the mapped GPU buffer on the default
+     * path, saving the copy from staging, or the staging. */
+    gfx_palette_store palette_store;
+    float *palette_mapping;      /* the mapped part of palette_buffer, from matrix palette_mapping_first on */
+    int palette_mapping_first;
+    bool palettes_lost;          /* this frame: the driver lost the mapped buffer's contents */
+    int *mesh_instance_count;    /* mesh_capacity entries: instances per mesh this frame */
+    int *mesh_first_instance;    /* mesh_capacity entries: where each mesh's instances start */
+    GLuint palette_buffer, palette_texture;
+    GLuint instance_buffer, instance_texture;
+    int palette_buffer_matrices;    /* size of the GPU buffers, apart from the staging's capacity: an upload
+                                     * grows them to it; a mapped frame grows the palette buffer alone */
+    int instance_buffer_instances;
+    /* The CPU skinning path's output, GFX_FLOATS_PER_SKINNED_VERTEX per vertex, and its texture buffer. */
+    float *skinned_staging;
+    int skinned_capacity;            /* vertices */
+    int skinned_count;
+    GLuint skinned_buffer, skinned_texture;
+    int skinned_buffer_vertices;
+    int max_skinned_vertices;        /* what one texture buffer can hold (GL_MAX_TEXTURE_BUFFER_SIZE) */
+
+    /* The shadow map: a depth texture rendered from the light each frame. */
+    GLuint shadow_framebuffer, shadow_texture;
+    int shadow_map_size;
+    bool shadows_on;                 /* this frame */
+    mat4 light_view_projection;
+    float shadow_texel_metres;
+
+    gfx_frame_desc frame;
+    mat4 view_projection;
+    vec3 light_unit;                 /* the frame's light direction, normalized */
+    gfx_stats stats;
+    char last_error[GFX_ERROR_TEXT_MAX];
+    char gl_errors[GFX_ERROR_TEXT_MAX];
+} gfx_state;
+
+extern gfx_state gfx;
+
+/* Record a misuse in words for gfx_last_error; returns false for the caller to pass on. */
+bool gfx_misuse(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+/* The live slot a handle names, or NULL (stale, never made, or before gfx_setup). */
+gfx_mesh_slot *gfx_find_mesh(gfx_mesh mesh);
 
 /* Compile and link a program from its stages (geometry may be NULL). captured: output names recorded by
  * transform feedback (named before linking), or NULL. */
@@ -21,16 +171,5 @@ bool gfx_debug_setup(int line_capacity, diag *err);
 void gfx_debug_shutdown(void);
 void gfx_debug_begin(void);
 int gfx_debug_draw(mat4 view_projection, int *lines, int *dropped);
-
-/* Textures shared by file (gfx_texture.c). gfx_texture_acquire adds a user to the image at path, loading
- * it on its first use; -1 when it is refused or unreadable (warned at where:line, naming label): the caller
- * draws the placeholder. gfx_texture_sampling sets the bound GL_TEXTURE_2D's mipmaps and filters. */
-void gfx_texture_setup(size_t budget_bytes);
-void gfx_texture_shutdown(void);
-int gfx_texture_acquire(const char *path, const char *where, int line, const char *label, diag_list *warnings);
-GLuint gfx_texture_name(int index);
-void gfx_texture_release(int index);
-void gfx_texture_stats(int *held, int *loaded, size_t *bytes);
-void gfx_texture_sampling(void);
 
 #endif

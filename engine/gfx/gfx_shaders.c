@@ -171,7 +171,7 @@ const char gfx_ground_fragment_source[] =
     "    fragment_color = vec4(mix(color, clear_color.rgb, fade * fade), 1.0);\n"
     "}\n";
 
-/* The naive path's vertex shader (gfx_frame_desc.naive), the classic tutorial skinning: the palette,
+/* The naive path's vertex shader (gfx_bench.h), the classic tutorial skinning: the palette,
  * world matrix and tint are uniforms set per instance before its own draw call. The skinning and lighting
  * arithmetic is the default shader's above, in the same order, so both draw the same picture;
  * the fragment shader is shared. */

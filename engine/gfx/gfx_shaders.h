@@ -32,9 +32,9 @@ enum { GFX_INSTANCE_TEXELS = 6 };
     "layout(location = 4) in vec4 weights;\n"
 
 extern const char gfx_skinned_vertex_source[];
-/* GFX_NAIVE_MAX_JOINTS (gfx.h) as a literal the shader text can hold; gfx.c asserts they agree. */
+/* GFX_NAIVE_MAX_JOINTS (gfx_bench.h) as a literal the shader text can hold; gfx_bench.c asserts they agree. */
 #define GFX_NAIVE_MAX_JOINTS_TEXT 128
-/* The naive path's shader (gfx_frame_desc.naive): palette, world and tint as per-instance uniforms. */
+/* The naive path's shader (gfx_bench.h): palette, world and tint as per-instance uniforms. */
 extern const char gfx_naive_vertex_source[];
 extern const char gfx_skinned_fragment_source[];
 /* The CPU skinning path's vertex shader: fetches vertices pose_skin_cpu skinned instead of skinning them.

@@ -1,7 +1,7 @@
 /* render_bench: issue 5's benchmark. N animated characters (mannequins and robots on a grid, each with its
  * own clip, phase and speed) drawn headless for F frames, once the default way (every palette in one
  * buffer, which gfx_submit copies into while it is mapped; one instanced draw per mesh) and once the naive
- * way (gfx_frame_desc.naive: per entity its own uniform upload and a draw call per mesh). Per frame the
+ * way (gfx_bench_begin_naive_frame: per entity its own uniform upload and a draw call per mesh). Per frame the
  * CPU animation (sample, object space, palette) is timed apart from the rendering (submit, gfx_end_frame,
  * glFinish so the GPU work is inside the timing).
  * Medians over the frames after a warm-up. The frame loop allocates nothing.
@@ -25,9 +25,12 @@
 #include "bench_common.h"
 #include "gfx/gfx.h"
 #include "build/loader.h"
+#include "gfx/gfx_bench.h"
 #include "md5/md5.h"
 #include "platform/platform.h"
+#include "platform/platform_image.h"
 #include "pose/pose.h"
+#include "scene.h"
 
 #ifndef MARIONETTE_SOURCE_DIR
 #define MARIONETTE_SOURCE_DIR "."
@@ -116,7 +119,6 @@ static frame_times run_mode(entity *entities, int count, bool naive, bool shadow
     double *anim = scratch, *submit = scratch + frames, *end = scratch + 2 * frames,
            *finish = scratch + 3 * frames, *render = scratch + 4 * frames;
     gfx_frame_desc frame = grid_camera((int)ceil(sqrt((double)count)), width, height);
-    frame.naive = naive;
     frame.no_shadows = !shadows;
     frame_times out = {0};
     for (int f = 0; f < warmup + frames; ++f) {
@@ -133,7 +135,10 @@ static frame_times run_mode(entity *entities, int count, bool naive, bool shadow
             }
         }
         double t1 = now_ms();
-        gfx_begin_frame(&frame);
+        if (naive)
+            gfx_bench_begin_naive_frame(&frame);
+        else
+            gfx_begin_frame(&frame);
         for (int i = 0; i < count; ++i) {
             entity *e = &entities[i];
             gfx_instance instance = {.mesh = e->mesh, .palette = (const mat4 *)e->palette,
@@ -229,8 +234,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "render_bench: %s\n", err.message);
         return 1;
     }
-    gfx_mesh meshes[2] = {gfx_make_mesh(&(gfx_mesh_desc){.model = bodies[0], .label = "mannequin"}, &err, NULL),
-                          gfx_make_mesh(&(gfx_mesh_desc){.model = bodies[1], .label = "robot"}, &err, NULL)};
+    /* The bodies dressed as the demo dresses them: their images read and decoded through the scene's way. */
+    image_cache *images = image_cache_create(&(image_cache_desc){.decode = platform_image_decode});
+    enum { MOST_PARTS = 16 }; /* skin_meshes of a body: the demo's have one or two */
+    const image *held[2][MOST_PARTS] = {{0}};
+    gfx_mesh meshes[2] = {{0}, {0}};
+    for (int b = 0; images && b < 2 && bodies[b]->mesh_count <= MOST_PARTS; ++b)
+        meshes[b] = scene_make_dressed_mesh(images, &(gfx_mesh_desc){.model = bodies[b], .label = b ? "robot" : "mannequin"},
+                                            NULL, held[b], &err, NULL);
     entity *entities = aligned_alloc(16, (size_t)most * sizeof *entities);
     double *scratch = malloc((size_t)frames * 5 * sizeof *scratch);
     if (!meshes[0].id || !meshes[1].id || !entities || !scratch) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/file.h"
+#include "image/image.h"
 
 enum {
     TGA_HEADER_SIZE = 18,
@@ -11,7 +12,8 @@ enum {
     TGA_TYPE_TRUE_COLOR_RLE = 10,
     TGA_DESCRIPTOR_RIGHT_TO_LEFT = 0x10,
     TGA_DESCRIPTOR_TOP_TO_BOTTOM = 0x20,
-    TGA_MAX_SIDE = 16384, /* far beyond any texture; keeps width * height * 3 well inside size_t */
+    TGA_MAX_SIDE = IMAGE_MAX_SIDE, /* the side the demo's textures may have (image.h); keeps width * height
+                                    * * 3 well inside size_t */
 };
 
 static int little_endian_16(const uint8_t *bytes)
@@ -88,7 +90,8 @@ bool tga_decode(const uint8_t *data, size_t size, const char *name, tga_image *i
     if (color_map_type > 1)
         return diag_set(err, name, 0, "TGA colour map type %d is not defined by the format", color_map_type);
     if (width <= 0 || height <= 0 || width > TGA_MAX_SIDE || height > TGA_MAX_SIDE)
-        return diag_set(err, name, 0, "TGA size %d x %d is empty or too large", width, height);
+        return diag_set(err, name, 0, "TGA size %d x %d is empty or beyond the %d x %d limit", width, height,
+                        TGA_MAX_SIDE, TGA_MAX_SIDE);
 
     /* A true-colour image may still carry a colour map nobody uses: skip it with the image ID. */
     size_t at = TGA_HEADER_SIZE + (size_t)id_length;

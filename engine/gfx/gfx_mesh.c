@@ -1,0 +1,199 @@
+/* gfx_mesh: see gfx_mesh.h. */
+#include "gfx_mesh.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gfx_texture.h"
+
+static void release_part(gfx_part *part)
+{
+    free(part->bind.positions);
+    free(part->bind.normals);
+    free(part->bind.joints);
+    free(part->bind.weights);
+    glDeleteVertexArrays(1, &part->vertex_array);
+    glDeleteBuffers(1, &part->vertex_buffer);
+    glDeleteBuffers(1, &part->index_buffer);
+    gfx_texture_release(part->texture_entry);
+    part->texture_entry = -1;
+}
+
+void gfx_meshes_release_all(void)
+{
+    for (int i = 0; gfx.meshes && i < gfx.mesh_capacity; ++i) {
+        if (gfx.meshes[i].alive) {
+            for (int p = 0; p < gfx.meshes[i].part_count; ++p)
+                release_part(&gfx.meshes[i].parts[p]);
+            free(gfx.meshes[i].parts);
+        }
+    }
+}
+
+gfx_mesh_slot *gfx_find_mesh(gfx_mesh mesh)
+{
+    uint32_t slot = (mesh.id & 0xffffu);
+    if (!gfx.ready || slot == 0 || (int)slot > gfx.mesh_capacity)
+        return NULL;
+    gfx_mesh_slot *s = &gfx.meshes[slot - 1];
+    return s->alive && s->generation == (uint16_t)(mesh.id >> 16) ? s : NULL;
+}
+
+/* Bind-pose vertex data goes into one buffer as consecutive arrays, read as the skin_mesh stores them:
+ * no conversion, and joint indices stay integers (glVertexAttribIPointer) so they index the palette
+ * exactly. */
+static bool upload_part(const skin_mesh *source, const gfx_image *image, gfx_part *part, const char *label,
+                        const char *path, diag *err, diag_list *warnings)
+{
+    size_t vertices = (size_t)source->vertex_count;
+    size_t position_bytes = vertices * sizeof source->positions[0];
+    size_t normal_bytes = vertices * sizeof source->normals[0];
+    size_t uv_bytes = vertices * sizeof source->uvs[0];
+    size_t joint_bytes = vertices * sizeof source->joints[0];
+    size_t weight_bytes = vertices * sizeof source->weights[0];
+    size_t normal_offset = position_bytes, uv_offset = normal_offset + normal_bytes;
+    size_t joint_offset = uv_offset + uv_bytes, weight_offset = joint_offset + joint_bytes;
+    size_t total = weight_offset + weight_bytes;
+    if (source->vertex_count > 0 &&
+        (!source->positions || !source->normals || !source->uvs || !source->joints || !source->weights))
+        return diag_set(err, label, 0, "a skin_mesh with vertices lacks positions, normals, uvs or weights");
+    for (int t = 0; t < source->triangle_count; ++t)
+        for (int k = 0; k < 3; ++k)
+            if (source->triangles[t][k] >= (uint32_t)source->vertex_count)
+                return diag_set(err, label, 0, "triangle %d names vertex %u of %d", t,
+                                (unsigned)source->triangles[t][k], source->vertex_count);
+
+    part->vertex_count = source->vertex_count;
+    part->index_count = 3 * source->triangle_count;
+    /* What the CPU skinning path reads, kept here since gfx keeps no pointer into the model. */
+    part->bind.vertex_count = source->vertex_count;
+    if (vertices > 0) {
+        part->bind.positions = malloc(position_bytes);
+        part->bind.normals = malloc(normal_bytes);
+        part->bind.joints = malloc(joint_bytes);
+        part->bind.weights = malloc(weight_bytes);
+        if (!part->bind.positions || !part->bind.normals || !part->bind.joints || !part->bind.weights)
+            return diag_set(err, label, 0, "out of memory for %d vertices", source->vertex_count);
+        memcpy(part->bind.positions, source->positions, position_bytes);
+        memcpy(part->bind.normals, source->normals, normal_bytes);
+        memcpy(part->bind.joints, source->joints, joint_bytes);
+        memcpy(part->bind.weights, source->weights, weight_bytes);
+    }
+    glGenVertexArrays(1, &part->vertex_array);
+    glBindVertexArray(part->vertex_array);
+    glGenBuffers(1, &part->vertex_buffer);
+    glBindBuffer(GL_ARRAY_BUFFER, part->vertex_buffer);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(total ? total : 1), NULL, GL_STATIC_DRAW);
+    if (vertices > 0) {
+        glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)position_bytes, source->positions);
+        glBufferSubData(GL_ARRAY_BUFFER, (GLintptr)normal_offset, (GLsizeiptr)normal_bytes, source->normals);
+        glBufferSubData(GL_ARRAY_BUFFER, (GLintptr)uv_offset, (GLsizeiptr)uv_bytes, source->uvs);
+        glBufferSubData(GL_ARRAY_BUFFER, (GLintptr)joint_offset, (GLsizeiptr)joint_bytes, source->joints);
+        glBufferSubData(GL_ARRAY_BUFFER, (GLintptr)weight_offset, (GLsizeiptr)weight_bytes, source->weights);
+    }
+    glEnableVertexAttribArray(GFX_ATTRIBUTE_POSITION);
+    glVertexAttribPointer(GFX_ATTRIBUTE_POSITION, 3, GL_FLOAT, GL_FALSE, 0, (const void *)0);
+    glEnableVertexAttribArray(GFX_ATTRIBUTE_NORMAL);
+    glVertexAttribPointer(GFX_ATTRIBUTE_NORMAL, 3, GL_FLOAT, GL_FALSE, 0, (const void *)normal_offset);
+    glEnableVertexAttribArray(GFX_ATTRIBUTE_UV);
+    glVertexAttribPointer(GFX_ATTRIBUTE_UV, 2, GL_FLOAT, GL_FALSE, 0, (const void *)uv_offset);
+    glEnableVertexAttribArray(GFX_ATTRIBUTE_JOINTS);
+    glVertexAttribIPointer(GFX_ATTRIBUTE_JOINTS, SKIN_MAX_INFLUENCES, GL_UNSIGNED_SHORT, 0,
+                           (const void *)joint_offset);
+    glEnableVertexAttribArray(GFX_ATTRIBUTE_WEIGHTS);
+    glVertexAttribPointer(GFX_ATTRIBUTE_WEIGHTS, SKIN_MAX_INFLUENCES, GL_FLOAT, GL_FALSE, 0,
+                          (const void *)weight_offset);
+
+    glGenBuffers(1, &part->index_buffer);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, part->index_buffer);
+    size_t index_bytes = (size_t)part->index_count * sizeof(uint32_t);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)(index_bytes ? index_bytes : 1),
+                 index_bytes ? (const void *)source->triangles : NULL, GL_STATIC_DRAW);
+    glBindVertexArray(0);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
+
+    /* Pixels that cannot be a texture are reported at the shader statement that names the image. */
+    if (image && image->rgba && (image->width <= 0 || image->height <= 0)) {
+        diag_list_add(warnings, path ? path : label, path ? source->shader_line : 0,
+                      "%s: an image of %d x %d pixels; using the placeholder", label, image->width, image->height);
+        image = NULL;
+    }
+    part->texture_entry = gfx_texture_acquire(image);
+    part->texture = gfx_texture_name(part->texture_entry);
+    return true;
+}
+
+gfx_mesh gfx_make_mesh(const gfx_mesh_desc *desc, diag *err, diag_list *warnings)
+{
+    const char *label = desc && desc->label ? desc->label : "mesh";
+    if (!gfx.ready) {
+        diag_set(err, label, 0, "gfx_make_mesh before gfx_setup");
+        return (gfx_mesh){0};
+    }
+    if (!desc || !desc->model) {
+        diag_set(err, label, 0, "gfx_make_mesh needs a model");
+        return (gfx_mesh){0};
+    }
+    const model *m = desc->model;
+    if (m->skeleton.joint_count <= 0 || m->mesh_count < 0 || (m->mesh_count > 0 && !m->meshes)) {
+        diag_set(err, label, 0, "the model has no joints or an inconsistent mesh list");
+        return (gfx_mesh){0};
+    }
+    int slot_index = -1;
+    for (int i = 0; i < gfx.mesh_capacity && slot_index < 0; ++i)
+        if (!gfx.meshes[i].alive)
+            slot_index = i;
+    if (slot_index < 0) {
+        diag_set(err, label, 0, "all %d mesh slots are in use (gfx_desc.mesh_capacity)", gfx.mesh_capacity);
+        return (gfx_mesh){0};
+    }
+    gfx_mesh_slot *slot = &gfx.meshes[slot_index];
+    gfx_part *parts = calloc(m->mesh_count > 0 ? (size_t)m->mesh_count : 1, sizeof *parts);
+    if (!parts) {
+        diag_set(err, label, 0, "out of memory");
+        return (gfx_mesh){0};
+    }
+    for (int i = 0; i < m->mesh_count; ++i)
+        parts[i].texture_entry = -1; /* none acquired yet: what a failure part-way releases */
+    int vertex_count = 0;
+    for (int i = 0; i < m->mesh_count; ++i) {
+        parts[i].first_vertex = vertex_count;
+        vertex_count += m->meshes[i].vertex_count;
+        const gfx_image *image = desc->images ? &desc->images[i] : NULL;
+        if (!upload_part(&m->meshes[i], image, &parts[i], label, desc->path, err, warnings)) {
+            for (int k = 0; k <= i; ++k)
+                release_part(&parts[k]);
+            free(parts);
+            return (gfx_mesh){0};
+        }
+    }
+    slot->alive = true;
+    slot->joint_count = m->skeleton.joint_count;
+    slot->part_count = m->mesh_count;
+    slot->vertex_count = vertex_count;
+    slot->parts = parts;
+    snprintf(slot->label, sizeof slot->label, "%s", label);
+    return (gfx_mesh){.id = ((uint32_t)slot->generation << 16) | (uint32_t)(slot_index + 1)};
+}
+
+void gfx_destroy_mesh(gfx_mesh mesh)
+{
+    gfx_mesh_slot *slot = gfx_find_mesh(mesh);
+    if (!slot) {
+        gfx_misuse("gfx_destroy_mesh: mesh %u is not alive", (unsigned)mesh.id);
+        return;
+    }
+    for (int p = 0; p < slot->part_count; ++p)
+        release_part(&slot->parts[p]);
+    free(slot->parts);
+    uint16_t generation = (uint16_t)(slot->generation + 1);
+    *slot = (gfx_mesh_slot){.generation = generation};
+}
+
+int gfx_mesh_joint_count(gfx_mesh mesh)
+{
+    gfx_mesh_slot *slot = gfx_find_mesh(mesh);
+    return slot ? slot->joint_count : 0;
+}
