@@ -409,7 +409,7 @@ static void test_rebind_follows_a_reload(void)
     diag_list errors = {0};
     anim_config *again = anim_config_load(CONFIG "/characters.ini", shared_cache, &errors);
     CHECK(again != NULL);
-    CHECK(crowd_rebind(c, again) == 0);
+    CHECK(crowd_rebind(c, again, NULL) == 0);
     CHECK(crowd_count(c) == 100);
     const anim_character *new_robot = anim_config_find_character(again, "robot");
     CHECK(count_character(c, new_robot) == robots);
@@ -421,7 +421,7 @@ static void test_rebind_follows_a_reload(void)
         "mannequin", MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh", CONFIG "/clips.ini",
         CONFIG "/states.ini", shared_cache, &errors);
     CHECK(mannequins_only != NULL);
-    int removed = crowd_rebind(c, mannequins_only);
+    int removed = crowd_rebind(c, mannequins_only, NULL);
     printf("  rebind to mannequins only: %d removed, %d robots before, %d left\n", removed, robots, crowd_count(c));
     CHECK(removed == robots);
     anim_config_free(again); /* after the rebind: nothing points into it any more */
@@ -430,7 +430,7 @@ static void test_rebind_follows_a_reload(void)
     CHECK(crowd_memory(c).unique_characters == 1);
     for (int step = 0; step < 240; ++step) /* still runs on the new config (ASan would catch stale data) */
         crowd_update(c, STEP);
-    CHECK(crowd_rebind(c, NULL) == 100 - robots);
+    CHECK(crowd_rebind(c, NULL, NULL) == 100 - robots);
     CHECK(crowd_count(c) == 0);
     anim_config_free(mannequins_only);
     diag_list_free(&errors);

@@ -44,7 +44,7 @@ static bool fixture_open(fixture *f, const player_params *params)
     f->config = load_config(f->cache);
     f->character = f->config ? anim_config_find_character(f->config, "mannequin") : NULL;
     CHECK(f->character != NULL);
-    f->player = f->character ? player_create(f->character, params) : NULL;
+    f->player = f->character ? player_create(f->character, params, NULL) : NULL;
     CHECK(f->player != NULL);
     return f->player != NULL;
 }
@@ -488,15 +488,15 @@ static void test_bad_input_is_ignored(void)
 
     player_params bad = player_default_params();
     bad.run_speed = NAN;
-    CHECK(player_create(f.character, &bad) == NULL);
+    CHECK(player_create(f.character, &bad, NULL) == NULL);
     bad = player_default_params();
     bad.mover.acceleration = 0.0f;
-    CHECK(player_create(f.character, &bad) == NULL);
-    CHECK(player_create(NULL, NULL) == NULL);
+    CHECK(player_create(f.character, &bad, NULL) == NULL);
+    CHECK(player_create(NULL, NULL, NULL) == NULL);
     /* A slower walk by params: the walk plays slower instead of sliding. */
     player_params slow = player_default_params();
     slow.walk_speed = 1.0f;
-    player *slow_player = player_create(f.character, &slow);
+    player *slow_player = player_create(f.character, &slow, NULL);
     CHECK(slow_player != NULL);
     if (slow_player) {
         hold(slow_player, forward, 0.0f, 1.0, 60.0);
@@ -551,7 +551,7 @@ static void test_steps_allocate_nothing(void)
     hold(p, (player_intent){.move_right = -1.0f, .run = true, .jump = true}, 0.3f, 2.0, 60.0);
     hold(p, nothing, 0.3f, 1.0, 60.0);
     CHECK(heap_calls == before);
-    player *another = player_create(f.character, NULL);
+    player *another = player_create(f.character, NULL, NULL);
     CHECK(heap_calls > before); /* the wrapping works: creating does allocate */
     player_destroy(another);
     fixture_close(&f);
@@ -573,8 +573,8 @@ static void test_rebind_keeps_the_state(void)
     anim_config *reloaded = load_config(f.cache);
     const anim_character *character = reloaded ? anim_config_find_character(reloaded, "mannequin") : NULL;
     CHECK(character != NULL);
-    CHECK(!player_rebind(p, NULL));
-    CHECK(player_rebind(p, character));
+    CHECK(!player_rebind(p, NULL, NULL));
+    CHECK(player_rebind(p, character, NULL));
     CHECK(animator_character(player_animator(p)) == character);
     CHECK(in_state(p, "walk"));
     player_position(p, after);
