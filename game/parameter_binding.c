@@ -15,18 +15,14 @@ static const char *parameter_binding_type_name(state_machine_parameter_type type
     return "?";
 }
 
-/* Add message unless the list holds it already: the player and the crowd drive the same names. */
-static void parameter_binding_report(diag_list *problems, const char *message)
+/* Add the report unless the list holds it already: the player and the crowd drive the same names. */
+static void parameter_binding_report(diag_list *problems, const diag *report)
 {
-    if (!problems)
-        return;
-    diag report;
-    diag_set(&report, "states.ini", 0, "%s", message);
     for (int i = 0; i < problems->count; ++i)
-        if (problems->items[i].line == 0 && strcmp(problems->items[i].file, report.file) == 0 &&
-            strcmp(problems->items[i].message, report.message) == 0)
+        if (problems->items[i].line == report->line && strcmp(problems->items[i].file, report->file) == 0 &&
+            strcmp(problems->items[i].message, report->message) == 0)
             return;
-    diag_list_add_copy(problems, &report);
+    diag_list_add_copy(problems, report);
 }
 
 int parameter_binding_resolve(const anim_character *character, const parameter_binding_need *needs, int count,
@@ -42,18 +38,17 @@ int parameter_binding_resolve(const anim_character *character, const parameter_b
         int index = state_machine_find_parameter(machine, need->name);
         if (index < 0 && need->optional)
             continue;
-        char message[DIAG_MESSAGE_MAX];
-        int written = snprintf(message, sizeof message, "warning: the demo sets parameter '%s' (%s), which the state "
-                               "machine of '%s' ", need->name, parameter_binding_type_name(need->type),
-                               character->name);
-        size_t used = written > 0 && (size_t)written < sizeof message ? (size_t)written : strlen(message);
-        if (index < 0)
-            snprintf(message + used, sizeof message - used, "does not have; it is ignored");
-        else
-            snprintf(message + used, sizeof message - used, "declares as a %s; it is ignored",
-                     parameter_binding_type_name(machine->parameters[index].type));
-        parameter_binding_report(problems, message);
         ++unmet;
+        if (!problems)
+            continue;
+        char has[64] = "does not have";
+        if (index >= 0)
+            snprintf(has, sizeof has, "declares as a %s", parameter_binding_type_name(machine->parameters[index].type));
+        diag report;
+        diag_set(&report, "states.ini", 0,
+                 "warning: the demo sets parameter '%s' (%s), which the state machine of '%s' %s; it is ignored",
+                 need->name, parameter_binding_type_name(need->type), character->name, has);
+        parameter_binding_report(problems, &report);
     }
     return unmet;
 }
