@@ -6,12 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parameter_binding.h"
+
 enum {
     CROWD_CAPACITY_LIMIT = 1000000,
     /* Members per chunk of a parallel update: some tens of microseconds of work, so claiming a chunk costs
      * nothing beside it, and small enough that threads finish together although members differ in cost
      * (a gesture overlay adds a layer). */
     CROWD_UPDATE_CHUNK = 64,
+    /* Character types in use at once: a member names its use in 16 bits that fit its record's padding. */
+    CROWD_CHARACTER_USES_MAX = 65535,
 };
 
 /* The wander behaviour's constants. */
@@ -46,8 +50,25 @@ typedef enum crowd_gesture {
     CROWD_GESTURE_CELEBRATE,
 } crowd_gesture;
 
-/* The state machine's trigger for each gesture (config/states.ini). */
-static const char *const crowd_gesture_triggers[] = {NULL, "wave", "celebrate"};
+/* What a member's state machine is driven with (config/states.ini), in the order of crowd_needs. */
+typedef enum crowd_parameter {
+    CROWD_PARAMETER_SPEED,
+    CROWD_PARAMETER_WAVE,
+    CROWD_PARAMETER_CELEBRATE,
+    CROWD_PARAMETER_COUNT,
+} crowd_parameter;
+
+static const parameter_binding_need crowd_needs[CROWD_PARAMETER_COUNT] = {
+    [CROWD_PARAMETER_SPEED] = {"speed", STATE_MACHINE_NUMBER, false},
+    [CROWD_PARAMETER_WAVE] = {"wave", STATE_MACHINE_TRIGGER, false},
+    [CROWD_PARAMETER_CELEBRATE] = {"celebrate", STATE_MACHINE_TRIGGER, false},
+};
+
+/* The trigger for each gesture. */
+static const crowd_parameter crowd_gesture_triggers[] = {
+    [CROWD_GESTURE_WAVE] = CROWD_PARAMETER_WAVE,
+    [CROWD_GESTURE_CELEBRATE] = CROWD_PARAMETER_CELEBRATE,
+};
 
 /* What a member does, as its spawn's desc said. */
 typedef struct crowd_behaviour {
@@ -72,12 +93,16 @@ typedef struct crowd_member {
     uint64_t random;           /* the member's own random sequence, so members do not depend on each other */
     float pending_dt;          /* animation time not yet given to the animator (level of detail) */
     uint8_t lod_phase;         /* which of every 2 or 4 steps this member animates on, so they take turns */
+    uint16_t use;              /* its character's entry in crowd.characters (found again on every rebind) */
 } crowd_member;
 
-/* A character type in use and how many members use it, for the memory figures. */
+/* A character type in use: how many members use it, for the memory figures, and the handles of the
+ * parameters the members drive, found once per type (on its first spawn and on every rebind) rather than
+ * by name every step. */
 typedef struct crowd_character_use {
     const anim_character *character;
     int members;
+    state_machine_param parameters[CROWD_PARAMETER_COUNT];
 } crowd_character_use;
 
 struct crowd {
@@ -156,14 +181,19 @@ void crowd_destroy(crowd *crowd)
 /* ---------------------------------------------------------------------------------------------------- */
 /* Character uses                                                                                        */
 
-static bool crowd_use_character(crowd *crowd, const anim_character *character)
+/* Count a member of `character` and give it its use (member->use). A type new to the crowd has its
+ * parameters found, and what it lacks reported to problems (may be NULL). False when out of memory. */
+static bool crowd_use_character(crowd *crowd, crowd_member *member, diag_list *problems)
 {
     for (int i = 0; i < crowd->character_count; ++i) {
-        if (crowd->characters[i].character == character) {
+        if (crowd->characters[i].character == member->character) {
             crowd->characters[i].members++;
+            member->use = (uint16_t)i;
             return true;
         }
     }
+    if (crowd->character_count == CROWD_CHARACTER_USES_MAX)
+        return false;
     if (crowd->character_count == crowd->character_allocated) {
         int allocated = crowd->character_allocated ? crowd->character_allocated * 2 : 4;
         crowd_character_use *characters = realloc(crowd->characters, (size_t)allocated * sizeof *characters);
@@ -172,7 +202,10 @@ static bool crowd_use_character(crowd *crowd, const anim_character *character)
         crowd->characters = characters;
         crowd->character_allocated = allocated;
     }
-    crowd->characters[crowd->character_count++] = (crowd_character_use){character, 1};
+    crowd_character_use *use = &crowd->characters[crowd->character_count];
+    *use = (crowd_character_use){.character = member->character, .members = 1};
+    parameter_binding_resolve(member->character, crowd_needs, CROWD_PARAMETER_COUNT, use->parameters, problems);
+    member->use = (uint16_t)crowd->character_count++;
     return true;
 }
 
@@ -435,7 +468,7 @@ int crowd_spawn(crowd *crowd, int count, const crowd_spawn_desc *desc)
         member->character = crowd_draw_body(desc, &member->random);
         member->mover.heading = crowd_random_between(&member->random, -GLM_PIf, GLM_PIf);
         member->animator = animator_create(member->character);
-        if (!member->animator || !crowd_use_character(crowd, member->character)) {
+        if (!member->animator || !crowd_use_character(crowd, member, desc->problems)) {
             animator_destroy(member->animator);
             break;
         }
@@ -452,14 +485,16 @@ int crowd_spawn(crowd *crowd, int count, const crowd_spawn_desc *desc)
 /* ---------------------------------------------------------------------------------------------------- */
 /* Update                                                                                                */
 
-static void crowd_update_pause(crowd_member *member, const mover_params *params, float dt)
+static void crowd_update_pause(crowd_member *member, const crowd_character_use *use, const mover_params *params,
+                               float dt)
 {
     member->timer -= dt;
     mover_step(&member->mover, params, 0.0f, 0.0f, dt);
     if (member->gesture != CROWD_GESTURE_NONE && member->mover.speed == 0.0f) {
         member->gesture_delay -= dt;
         if (member->gesture_delay <= 0.0f) {
-            if (animator_set_trigger(member->animator, crowd_gesture_triggers[member->gesture]))
+            state_machine_param trigger = use->parameters[crowd_gesture_triggers[member->gesture]];
+            if (animator_param_set_trigger(member->animator, trigger))
                 member->gesture_state = animator_state(member->animator);
             member->gesture = CROWD_GESTURE_NONE;
         }
@@ -533,8 +568,9 @@ static void crowd_update_members(void *context, int begin, int end, int worker)
     const mover_params *params = &step->crowd->mover_params;
     for (int i = begin; i < end; ++i) {
         crowd_member *member = &step->crowd->members[i];
+        const crowd_character_use *use = &step->crowd->characters[member->use];
         if (member->activity == CROWD_PAUSING)
-            crowd_update_pause(member, params, step->dt);
+            crowd_update_pause(member, use, params, step->dt);
         else
             crowd_update_trip(member, params, step->dt);
         /* Level of detail: the walk keeps moving every step; the animation of far or unseen members
@@ -543,7 +579,7 @@ static void crowd_update_members(void *context, int begin, int end, int worker)
         member->pending_dt += step->dt;
         unsigned interval = (unsigned)crowd_lod_interval(step->crowd, member);
         if ((step_count + member->lod_phase) % interval == 0) {
-            animator_set_number(member->animator, "speed", member->mover.speed);
+            animator_param_set_number(member->animator, use->parameters[CROWD_PARAMETER_SPEED], member->mover.speed);
             animator_update(member->animator, member->pending_dt, NULL);
             member->pending_dt = 0.0f;
             ++poses;
@@ -598,7 +634,7 @@ static void crowd_remove(crowd *crowd, int index)
     crowd->members[index] = crowd->members[--crowd->count];
 }
 
-int crowd_rebind(crowd *crowd, const anim_config *new_config)
+int crowd_rebind(crowd *crowd, const anim_config *new_config, diag_list *problems)
 {
     if (!crowd)
         return 0;
@@ -615,10 +651,11 @@ int crowd_rebind(crowd *crowd, const anim_config *new_config)
         member->character = character;
         ++i;
     }
-    /* Every use now names the new config's characters (or none); count them afresh. */
+    /* Every use now names the new config's characters (or none); count them afresh, and find their
+     * parameters again: the new state machines may have reordered them. */
     crowd->character_count = 0;
     for (int i = 0; i < crowd->count;) {
-        if (crowd_use_character(crowd, crowd->members[i].character)) {
+        if (crowd_use_character(crowd, &crowd->members[i], problems)) {
             ++i;
         } else {
             crowd_remove(crowd, i); /* out of memory for the list: better one member fewer than a wrong HUD */

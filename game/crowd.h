@@ -15,6 +15,7 @@
 
 #include "anim/anim_config.h"
 #include "anim/animator.h"
+#include "base/diag.h"
 #include "base/jobs.h"
 #include "mover.h"
 
@@ -39,6 +40,9 @@ typedef struct crowd_spawn_desc {
     float celebrate_chance;               /* probability per idle pause of a celebration instead, 0..1 */
     float run_chance;                     /* probability that a trip is run, not walked, 0..1 */
     float walk_speed, run_speed;          /* m/s (0: 1.4 and 3.5, the speeds the clips were made for) */
+    /* Where a body new to the crowd whose state machine lacks a parameter the crowd drives (speed, wave,
+     * celebrate) or has it with another type is reported, once (see parameter_binding.h); NULL: nowhere. */
+    diag_list *problems;
 } crowd_spawn_desc;
 
 /* A crowd of at most `capacity` members (1..1000000); seed drives every random choice. NULL when the
@@ -86,8 +90,10 @@ int crowd_poses_updated(const crowd *crowd);
 
 /* Hot reload, before the old config is freed: move each member to the same-named character of new_config
  * (animator_rebind). Members whose character is gone, or whose rebind fails, are removed (the order of
- * the others may change). Returns how many were removed. */
-int crowd_rebind(crowd *crowd, const anim_config *new_config);
+ * the others may change). The parameters the crowd drives are found again in the new state machines, and
+ * what one lacks is reported to problems (may be NULL), as crowd_spawn does. Returns how many were
+ * removed. */
+int crowd_rebind(crowd *crowd, const anim_config *new_config, diag_list *problems);
 
 /* For the renderer, the HUD and tests; index in 0..crowd_count-1 (NULL, or identity / false, otherwise). */
 int crowd_count(const crowd *crowd);

@@ -146,7 +146,7 @@ static void make_player(demo *d, diag_list *problems)
         heading = player_heading(d->player);
         player_destroy(d->player);
     }
-    d->player = player_create(character, &params);
+    d->player = player_create(character, &params, problems);
     if (!d->player) {
         diag_list_add(problems, d->characters_path, 0, "character \"%s\" cannot be played (no state machine?)",
                       character->name);
@@ -168,12 +168,12 @@ static void adopt_config(demo *d, anim_config *config, diag_list *problems)
     if (d->player) {
         const anim_character *character = player_character(d);
         if (!character || strcmp(character->name, animator_character(player_animator(d->player))->name) != 0 ||
-            !player_rebind(d->player, character))
+            !player_rebind(d->player, character, problems))
             make_player(d, problems);
     } else {
         make_player(d, problems);
     }
-    int removed = crowd_rebind(d->crowd, config);
+    int removed = crowd_rebind(d->crowd, config, problems);
     if (removed > 0)
         diag_list_add(problems, d->characters_path, 0, "%d crowd members lost their character and were removed",
                       removed);
@@ -294,6 +294,7 @@ static void spawn_crowd(demo *d, int count)
          * so the crowd walks and runs at them too and its feet do not slide. */
         .walk_speed = d->settings.player.walk_speed,
         .run_speed = d->settings.player.run_speed,
+        .problems = &problems,
     };
     desc.body_count = crowd_bodies(d, desc.bodies, &problems);
     if (d->player) {

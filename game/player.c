@@ -4,11 +4,43 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "parameter_binding.h"
+
+/* What the player drives, in the order of player_needs. */
+typedef enum player_parameter {
+    PLAYER_SPEED,
+    PLAYER_GROUNDED,
+    PLAYER_JUMP,
+    PLAYER_WAVE,
+    PLAYER_HIT,
+    PLAYER_DIE,
+    PLAYER_PARAMETER_COUNT,
+} player_parameter;
+
+/* Only characters made for them (md5tool new-character) declare hit and die; for the others the key just
+ * does nothing, which is no mistake. */
+static const parameter_binding_need player_needs[PLAYER_PARAMETER_COUNT] = {
+    [PLAYER_SPEED] = {"speed", STATE_MACHINE_NUMBER, false},
+    [PLAYER_GROUNDED] = {"grounded", STATE_MACHINE_BOOL, false},
+    [PLAYER_JUMP] = {"jump", STATE_MACHINE_TRIGGER, false},
+    [PLAYER_WAVE] = {"wave", STATE_MACHINE_TRIGGER, false},
+    [PLAYER_HIT] = {"hit", STATE_MACHINE_TRIGGER, true},
+    [PLAYER_DIE] = {"die", STATE_MACHINE_TRIGGER, true},
+};
+
 struct player {
     player_params params;
     mover mover;
     animator *animator;
+    state_machine_param parameters[PLAYER_PARAMETER_COUNT]; /* in the animator's character's machine */
 };
+
+/* Find the handles in the animator's (new) character; called on create and on every rebind. */
+static void player_bind_parameters(player *player, diag_list *problems)
+{
+    parameter_binding_resolve(animator_character(player->animator), player_needs, PLAYER_PARAMETER_COUNT,
+                              player->parameters, problems);
+}
 
 player_params player_default_params(void)
 {
@@ -36,7 +68,7 @@ static bool params_usable(const player_params *p)
            isfinite(p->mover.turn_slowdown) && p->mover.turn_slowdown >= 0.0f && p->mover.turn_slowdown <= 1.0f;
 }
 
-player *player_create(const anim_character *character, const player_params *params)
+player *player_create(const anim_character *character, const player_params *params, diag_list *problems)
 {
     player_params chosen = params ? *params : player_default_params();
     if (!params_usable(&chosen))
@@ -50,6 +82,7 @@ player *player_create(const anim_character *character, const player_params *para
         free(created);
         return NULL;
     }
+    player_bind_parameters(created, problems);
     return created;
 }
 
@@ -99,24 +132,28 @@ bool player_step(player *player, const player_intent *intent, float camera_yaw_r
 
     /* The animation follows what the body did, not what was asked: while accelerating, braking or slowed
      * by a U-turn, walk and run play at the rate of the actual ground speed. */
-    animator_set_number(player->animator, "speed", player->mover.speed);
-    animator_set_bool(player->animator, "grounded", true);
+    animator *animator = player->animator;
+    const state_machine_param *parameters = player->parameters;
+    animator_param_set_number(animator, parameters[PLAYER_SPEED], player->mover.speed);
+    animator_param_set_bool(animator, parameters[PLAYER_GROUNDED], true);
+    /* A trigger the character lacks was reported when it was bound; pressing its key does nothing. */
     if (wanted.jump)
-        animator_set_trigger(player->animator, "jump");
+        animator_param_set_trigger(animator, parameters[PLAYER_JUMP]);
     if (wanted.wave)
-        animator_set_trigger(player->animator, "wave");
-    /* Only characters made for them (md5tool new-character) declare hit and die; the others answer false,
-     * which is no mistake: the key just does nothing for them. */
+        animator_param_set_trigger(animator, parameters[PLAYER_WAVE]);
     if (wanted.hit)
-        animator_set_trigger(player->animator, "hit");
+        animator_param_set_trigger(animator, parameters[PLAYER_HIT]);
     if (wanted.die)
-        animator_set_trigger(player->animator, "die");
+        animator_param_set_trigger(animator, parameters[PLAYER_DIE]);
     return animator_update(player->animator, dt, result);
 }
 
-bool player_rebind(player *player, const anim_character *character)
+bool player_rebind(player *player, const anim_character *character, diag_list *problems)
 {
-    return player && animator_rebind(player->animator, character, NULL);
+    if (!player || !animator_rebind(player->animator, character, NULL))
+        return false;
+    player_bind_parameters(player, problems);
+    return true;
 }
 
 bool player_set_params(player *player, const player_params *params)

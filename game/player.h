@@ -12,6 +12,7 @@
 #include <cglm/cglm.h>
 
 #include "anim/animator.h"
+#include "base/diag.h"
 #include "mover.h"
 
 /* What the player asks for this step. */
@@ -40,8 +41,10 @@ typedef struct player player;
 /* A player of `character` standing at the origin facing +X (heading 0), idle. params may be NULL for the
  * defaults. The character must outlive the player, or until player_rebind. NULL when a speed is negative
  * or not finite, a mover rate is not positive, the animator cannot be made (see animator_create) or memory
- * runs out. Allocates here only. */
-player *player_create(const anim_character *character, const player_params *params);
+ * runs out. Allocates here only. The parameters player_step sets (speed, grounded, jump, wave, and hit and
+ * die where the character has them) are found here once; one the state machine lacks or has with another
+ * type is reported to problems (may be NULL), see parameter_binding.h, and ignored by every step. */
+player *player_create(const anim_character *character, const player_params *params, diag_list *problems);
 void player_destroy(player *player);
 
 /* Stand the player at (x, z) facing `heading` (radians, mover's convention), at rest. False (nothing
@@ -64,9 +67,10 @@ bool player_step(player *player, const player_intent *intent, float camera_yaw_r
                  animator_update_result *result);
 
 /* Hot reload: move the animator to `character` (usually the same-named one of a reloaded config), as
- * animator_rebind does; the mover and its motion are kept. False when the animator refused (it then keeps
- * the old character). */
-bool player_rebind(player *player, const anim_character *character);
+ * animator_rebind does; the mover and its motion are kept. The parameters are found again in the new
+ * state machine (it may have reordered them) and reported to problems as player_create does. False when
+ * the animator refused (it then keeps the old character and its parameters). */
+bool player_rebind(player *player, const anim_character *character, diag_list *problems);
 
 /* Hot reload of the settings: new speeds and mover rates, taken from the next step on (the current
  * motion carries on from where it is, so a faster run_speed accelerates into it). False (nothing changes)

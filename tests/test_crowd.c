@@ -7,6 +7,8 @@
 
 #include "check.h"
 #include "crowd.h"
+#include "test_files.h"
+#include "test_states.h"
 
 /* ---- counting heap calls ---- */
 
@@ -409,7 +411,7 @@ static void test_rebind_follows_a_reload(void)
     diag_list errors = {0};
     anim_config *again = anim_config_load(CONFIG "/characters.ini", shared_cache, &errors);
     CHECK(again != NULL);
-    CHECK(crowd_rebind(c, again) == 0);
+    CHECK(crowd_rebind(c, again, NULL) == 0);
     CHECK(crowd_count(c) == 100);
     const anim_character *new_robot = anim_config_find_character(again, "robot");
     CHECK(count_character(c, new_robot) == robots);
@@ -421,7 +423,7 @@ static void test_rebind_follows_a_reload(void)
         "mannequin", MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh", CONFIG "/clips.ini",
         CONFIG "/states.ini", shared_cache, &errors);
     CHECK(mannequins_only != NULL);
-    int removed = crowd_rebind(c, mannequins_only);
+    int removed = crowd_rebind(c, mannequins_only, NULL);
     printf("  rebind to mannequins only: %d removed, %d robots before, %d left\n", removed, robots, crowd_count(c));
     CHECK(removed == robots);
     anim_config_free(again); /* after the rebind: nothing points into it any more */
@@ -430,7 +432,7 @@ static void test_rebind_follows_a_reload(void)
     CHECK(crowd_memory(c).unique_characters == 1);
     for (int step = 0; step < 240; ++step) /* still runs on the new config (ASan would catch stale data) */
         crowd_update(c, STEP);
-    CHECK(crowd_rebind(c, NULL) == 100 - robots);
+    CHECK(crowd_rebind(c, NULL, NULL) == 100 - robots);
     CHECK(crowd_count(c) == 0);
     anim_config_free(mannequins_only);
     diag_list_free(&errors);
@@ -650,6 +652,113 @@ static void test_widest_settings_stay_finite(void)
     crowd_destroy(c);
 }
 
+/* ---- the parameters the crowd drives ---- */
+
+/* The mannequin with config/states.ini changed by `replacements` (see test_states.h), from a fresh folder. */
+static anim_config *load_variant(const char *prefix, const char *const *replacements)
+{
+    char folder[512], states[600];
+    CHECK(test_make_temp_folder(folder, sizeof folder, prefix));
+    snprintf(states, sizeof states, "%s/states.ini", folder);
+    CHECK(test_states_write_variant(states, replacements));
+    diag_list errors = {0};
+    anim_config *variant = anim_config_load_character(
+        "mannequin", MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh", CONFIG "/clips.ini", states,
+        shared_cache, &errors);
+    test_print_diags(&errors);
+    CHECK(variant != NULL && errors.total == 0);
+    diag_list_free(&errors);
+    return variant;
+}
+
+/* A reload whose states.ini lists the parameters in reverse: every member's speed lands in `speed` (not in
+ * what now sits at speed's old index), and the gesture triggers still fire. */
+static void test_rebind_finds_reordered_parameters(void)
+{
+    crowd *c = crowd_create(60, 23);
+    crowd_spawn_desc desc = standard_desc();
+    desc.bodies[1].weight = 0.0f; /* mannequins only: the reordered config has no robot */
+    CHECK(crowd_spawn(c, 60, &desc) == 60);
+    for (int step = 0; step < 120; ++step)
+        crowd_update(c, STEP);
+    const char *const reverse[] = {TEST_STATES_PARAMETERS, TEST_STATES_PARAMETERS_REVERSED, NULL};
+    anim_config *reordered = load_variant("crowd_reorder", reverse);
+    if (!reordered) {
+        crowd_destroy(c);
+        return;
+    }
+    const state_machine_definition *machine = &anim_config_character(reordered, 0)->machine;
+    int speed = state_machine_find_parameter(machine, "speed"), turn = state_machine_find_parameter(machine, "turn");
+    CHECK(speed == 5 && turn == 4);
+    diag_list problems = {0};
+    CHECK(crowd_rebind(c, reordered, &problems) == 0);
+    CHECK(problems.total == 0);
+
+    int wrong = 0, moving = 0, gesturing = 0;
+    for (int step = 0; step < 1200; ++step) {
+        crowd_update(c, STEP);
+        for (int i = 0; i < crowd_count(c); ++i) {
+            const state_machine_instance *instance = animator_instance(crowd_animator(c, i));
+            wrong += instance->values[speed] != crowd_mover(c, i)->speed || instance->values[turn] != 0.0f;
+            moving += crowd_mover(c, i)->speed > 0.5f;
+            const char *state = animator_state_name(crowd_animator(c, i));
+            gesturing += strcmp(state, "celebrate") == 0 || strstr(state, "wave") != NULL;
+        }
+    }
+    printf("  after the reorder: %d member-steps moving, %d gesturing, %d with a value out of place\n", moving,
+           gesturing, wrong);
+    CHECK(wrong == 0);
+    CHECK(moving > 1000);
+    CHECK(gesturing > 100);
+    crowd_destroy(c);
+    diag_list_free(&problems);
+    anim_config_free(reordered);
+}
+
+/* A states.ini that calls the speed `velocity`: reported once when the body first joins the crowd (not at a
+ * second spawn, not by any step) and once per rebind, in words that name the parameter and character. */
+static void test_a_missing_parameter_is_reported_once(void)
+{
+    const char *const rename[] = {"speed", "velocity", NULL};
+    anim_config *renamed = load_variant("crowd_missing", rename);
+    if (!renamed)
+        return;
+    crowd *c = crowd_create(40, 5);
+    diag_list problems = {0};
+    crowd_spawn_desc desc = standard_desc();
+    desc.bodies[0].character = anim_config_character(renamed, 0);
+    desc.bodies[1].weight = 0.0f;
+    desc.problems = &problems;
+    CHECK(crowd_spawn(c, 30, &desc) == 30);
+    CHECK(problems.total == 1);
+    char text[DIAG_TEXT_MAX] = "";
+    if (problems.count > 0)
+        diag_format(&problems.items[0], text, sizeof text);
+    CHECK(strcmp(text, "states.ini: warning: the demo sets parameter 'speed' (number), which the state machine of "
+                       "'mannequin' does not have; it is ignored") == 0);
+    CHECK(crowd_spawn(c, 10, &desc) == 10);
+    long before = heap_calls;
+    for (int step = 0; step < 600; ++step)
+        crowd_update(c, STEP);
+    CHECK(heap_calls == before);
+    CHECK(problems.total == 1);
+    int moved = 0;
+    for (int i = 0; i < crowd_count(c); ++i) {
+        float velocity = -1.0f;
+        CHECK(animator_get(crowd_animator(c, i), "velocity", &velocity) && velocity == 0.0f);
+        moved += crowd_mover(c, i)->speed > 0.0f;
+    }
+    CHECK(moved > 0); /* they walk, but nothing told the state machine */
+
+    diag_list again = {0};
+    CHECK(crowd_rebind(c, renamed, &again) == 0);
+    CHECK(again.total == 1);
+    diag_list_free(&again);
+    diag_list_free(&problems);
+    crowd_destroy(c);
+    anim_config_free(renamed);
+}
+
 int main(void)
 {
     shared_cache = cache_create();
@@ -669,6 +778,8 @@ int main(void)
     RUN(test_update_never_allocates);
     RUN(test_memory_figures);
     RUN(test_rebind_follows_a_reload);
+    RUN(test_rebind_finds_reordered_parameters);
+    RUN(test_a_missing_parameter_is_reported_once);
     RUN(test_threads_give_the_serial_crowd);
     RUN(test_level_of_detail);
     RUN(test_widest_settings_stay_finite);

@@ -11,10 +11,13 @@
 #include "assetgen/clips.h"
 #include "check.h"
 #include "test_files.h"
+#include "test_states.h"
 #include "gfx/gfx.h"
 #include "player.h"
 
 #define CHARACTERS MARIONETTE_SOURCE_DIR "/config/characters.ini"
+#define MANNEQUIN_MESH MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh"
+#define CLIPS MARIONETTE_SOURCE_DIR "/config/clips.ini"
 #define PI 3.14159265358979323846
 
 /* Heap calls, counted through the linker's --wrap (tests/CMakeLists.txt): player_step must make none. */
@@ -44,7 +47,7 @@ static bool fixture_open(fixture *f, const player_params *params)
     f->config = load_config(f->cache);
     f->character = f->config ? anim_config_find_character(f->config, "mannequin") : NULL;
     CHECK(f->character != NULL);
-    f->player = f->character ? player_create(f->character, params) : NULL;
+    f->player = f->character ? player_create(f->character, params, NULL) : NULL;
     CHECK(f->player != NULL);
     return f->player != NULL;
 }
@@ -488,15 +491,15 @@ static void test_bad_input_is_ignored(void)
 
     player_params bad = player_default_params();
     bad.run_speed = NAN;
-    CHECK(player_create(f.character, &bad) == NULL);
+    CHECK(player_create(f.character, &bad, NULL) == NULL);
     bad = player_default_params();
     bad.mover.acceleration = 0.0f;
-    CHECK(player_create(f.character, &bad) == NULL);
-    CHECK(player_create(NULL, NULL) == NULL);
+    CHECK(player_create(f.character, &bad, NULL) == NULL);
+    CHECK(player_create(NULL, NULL, NULL) == NULL);
     /* A slower walk by params: the walk plays slower instead of sliding. */
     player_params slow = player_default_params();
     slow.walk_speed = 1.0f;
-    player *slow_player = player_create(f.character, &slow);
+    player *slow_player = player_create(f.character, &slow, NULL);
     CHECK(slow_player != NULL);
     if (slow_player) {
         hold(slow_player, forward, 0.0f, 1.0, 60.0);
@@ -551,7 +554,7 @@ static void test_steps_allocate_nothing(void)
     hold(p, (player_intent){.move_right = -1.0f, .run = true, .jump = true}, 0.3f, 2.0, 60.0);
     hold(p, nothing, 0.3f, 1.0, 60.0);
     CHECK(heap_calls == before);
-    player *another = player_create(f.character, NULL);
+    player *another = player_create(f.character, NULL, NULL);
     CHECK(heap_calls > before); /* the wrapping works: creating does allocate */
     player_destroy(another);
     fixture_close(&f);
@@ -573,8 +576,8 @@ static void test_rebind_keeps_the_state(void)
     anim_config *reloaded = load_config(f.cache);
     const anim_character *character = reloaded ? anim_config_find_character(reloaded, "mannequin") : NULL;
     CHECK(character != NULL);
-    CHECK(!player_rebind(p, NULL));
-    CHECK(player_rebind(p, character));
+    CHECK(!player_rebind(p, NULL, NULL));
+    CHECK(player_rebind(p, character, NULL));
     CHECK(animator_character(player_animator(p)) == character);
     CHECK(in_state(p, "walk"));
     player_position(p, after);
@@ -591,9 +594,137 @@ static void test_rebind_keeps_the_state(void)
     fixture_close(&f);
 }
 
+/* ---- the parameters the player drives ---- */
+
+/* The mannequin with config/states.ini changed by `replacements` (see test_states.h), from a fresh folder. */
+static anim_config *load_variant(cache *cache, const char *prefix, const char *const *replacements)
+{
+    char folder[512], states[600];
+    CHECK(test_make_temp_folder(folder, sizeof folder, prefix));
+    snprintf(states, sizeof states, "%s/states.ini", folder);
+    CHECK(test_states_write_variant(states, replacements));
+    diag_list errors = {0};
+    anim_config *config = anim_config_load_character("mannequin", MANNEQUIN_MESH, CLIPS, states, cache, &errors);
+    test_print_diags(&errors);
+    CHECK(config != NULL && errors.total == 0);
+    diag_list_free(&errors);
+    return config;
+}
+
+static float parameter_value(const player *p, const char *name)
+{
+    float value = NAN;
+    CHECK(animator_get(player_animator(p), name, &value));
+    return value;
+}
+
+/* A reload whose states.ini lists the parameters in another order: the player finds them again, so speed,
+ * grounded and the triggers land in the parameters of those names (handles kept from the old machine would
+ * hit celebrate, jump and grounded, be refused as another type, and the player would stop animating). */
+static void test_rebind_finds_reordered_parameters(void)
+{
+    fixture f;
+    if (!fixture_open(&f, NULL)) {
+        fixture_close(&f);
+        return;
+    }
+    player *p = f.player;
+    hold(p, forward, 0.0f, 1.0, 60.0);
+    CHECK(in_state(p, "walk"));
+    const char *const reverse[] = {TEST_STATES_PARAMETERS, TEST_STATES_PARAMETERS_REVERSED, NULL};
+    anim_config *reordered = load_variant(f.cache, "player_reorder", reverse);
+    const anim_character *character = reordered ? anim_config_character(reordered, 0) : NULL;
+    if (!character) {
+        anim_config_free(reordered);
+        fixture_close(&f);
+        return;
+    }
+    CHECK(state_machine_find_parameter(&character->machine, "speed") == 5);
+    CHECK(state_machine_find_parameter(&character->machine, "celebrate") == 0);
+    diag_list problems = {0};
+    CHECK(player_rebind(p, character, &problems));
+    CHECK(problems.total == 0);
+    anim_config_free(f.config);
+    f.config = reordered;
+    f.character = character;
+
+    hold(p, nothing, 0.0f, 1.5, 60.0);
+    CHECK(player_speed(p) < 0.1f);
+    CHECK(parameter_value(p, "speed") == player_speed(p));
+    CHECK(in_state(p, "idle"));
+    hold(p, forward_run, 0.0f, 2.0, 60.0);
+    CHECK_NEAR(player_speed(p), 3.5, 1e-4);
+    CHECK(parameter_value(p, "speed") == player_speed(p));
+    CHECK(in_state(p, "run"));
+    CHECK(parameter_value(p, "turn") == 0.0f);     /* nothing meant for another index landed here */
+    CHECK(parameter_value(p, "grounded") == 1.0f);
+    player_intent jump = {.move_forward = 1.0f, .run = true, .jump = true};
+    CHECK(player_step(p, &jump, 0.0f, 1.0f / 60.0f, NULL));
+    CHECK(in_state(p, "jump"));
+    diag_list_free(&problems);
+    fixture_close(&f);
+}
+
+/* A states.ini that calls the speed `velocity` and makes grounded a number: each is reported once, when the
+ * player is made (and again when it is bound to a reloaded machine), in words that name the parameter, its
+ * type and the character; the steps in between report nothing, allocate nothing and leave velocity alone. */
+static void test_a_missing_parameter_is_reported_once(void)
+{
+    cache *shared = cache_create();
+    const char *const rename[] = {"speed", "velocity", "grounded = bool true", "grounded = number 1",
+                                  "jump and grounded", "jump and grounded > 0.5", NULL};
+    anim_config *config = load_variant(shared, "player_missing", rename);
+    const anim_character *character = config ? anim_config_character(config, 0) : NULL;
+    diag_list problems = {0};
+    player *p = character ? player_create(character, NULL, &problems) : NULL;
+    CHECK(p != NULL);
+    if (!p) {
+        anim_config_free(config);
+        cache_destroy(shared);
+        return;
+    }
+    CHECK(problems.total == 2);
+    char text[DIAG_TEXT_MAX] = "";
+    diag_format(&problems.items[0], text, sizeof text);
+    CHECK(strcmp(text, "states.ini: warning: the demo sets parameter 'speed' (number), which the state machine of "
+                       "'mannequin' does not have; it is ignored") == 0);
+    diag_format(&problems.items[1], text, sizeof text);
+    CHECK(strcmp(text, "states.ini: warning: the demo sets parameter 'grounded' (bool), which the state machine of "
+                       "'mannequin' declares as a number; it is ignored") == 0);
+    /* hit and die are for characters made for them: missing, they are no mistake. */
+    for (int i = 0; i < problems.count; ++i)
+        CHECK(!strstr(problems.items[i].message, "'hit'") && !strstr(problems.items[i].message, "'die'"));
+
+    long before = heap_calls;
+    for (int i = 0; i < 600; ++i) {
+        player_intent intent = {.move_forward = 1.0f, .jump = i % 50 == 0, .wave = i % 70 == 0,
+                                .hit = i % 90 == 0, .die = i % 110 == 0};
+        CHECK(player_step(p, &intent, 0.0f, 1.0f / 60.0f, NULL));
+    }
+    CHECK(heap_calls == before);
+    CHECK(problems.total == 2);
+    CHECK(player_speed(p) > 1.0f);
+    CHECK(parameter_value(p, "velocity") == 0.0f); /* the game's speed went nowhere */
+    CHECK(parameter_value(p, "grounded") == 1.0f); /* its default: the bool was refused */
+
+    /* Bound again (a reload): reported again, once, in a new list; into the same list, not repeated. */
+    diag_list again = {0};
+    CHECK(player_rebind(p, character, &again));
+    CHECK(again.total == 2);
+    CHECK(player_rebind(p, character, &again));
+    CHECK(again.total == 2);
+    diag_list_free(&again);
+    diag_list_free(&problems);
+    player_destroy(p);
+    anim_config_free(config);
+    cache_destroy(shared);
+}
+
 int main(void)
 {
     RUN(test_walk_run_and_stop);
+    RUN(test_rebind_finds_reordered_parameters);
+    RUN(test_a_missing_parameter_is_reported_once);
     RUN(test_jump_and_wave);
     RUN(test_directions_follow_the_camera);
     RUN(test_diagonal_is_not_faster);

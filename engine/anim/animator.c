@@ -233,6 +233,28 @@ bool animator_get(const animator *animator, const char *name, float *value)
     return animator && state_machine_get(&animator->character->machine, &animator->instance, name, value);
 }
 
+state_machine_param animator_param_find(const animator *animator, const char *name,
+                                        state_machine_parameter_type type)
+{
+    return animator ? state_machine_param_find(&animator->character->machine, name, type) : STATE_MACHINE_PARAM_NONE;
+}
+
+bool animator_param_set_number(animator *animator, state_machine_param param, float value)
+{
+    return animator &&
+           state_machine_param_set_number(&animator->character->machine, &animator->instance, param, value);
+}
+
+bool animator_param_set_bool(animator *animator, state_machine_param param, bool value)
+{
+    return animator && state_machine_param_set_bool(&animator->character->machine, &animator->instance, param, value);
+}
+
+bool animator_param_set_trigger(animator *animator, state_machine_param param)
+{
+    return animator && state_machine_param_set_trigger(&animator->character->machine, &animator->instance, param);
+}
+
 void animator_set_time_scale(animator *animator, float time_scale)
 {
     if (!animator || !(time_scale >= 0.0f) || !isfinite(time_scale))

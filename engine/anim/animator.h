@@ -49,6 +49,13 @@ bool animator_set_number(animator *animator, const char *name, float value);
 bool animator_set_bool(animator *animator, const char *name, bool value);
 bool animator_set_trigger(animator *animator, const char *name);
 bool animator_get(const animator *animator, const char *name, float *value);
+/* Parameters through handles, for what sets them every step: find a handle once (again after every
+ * animator_rebind, as indices can change) and set it in constant time, as state_machine_param_set_*. */
+state_machine_param animator_param_find(const animator *animator, const char *name,
+                                        state_machine_parameter_type type);
+bool animator_param_set_number(animator *animator, state_machine_param param, float value);
+bool animator_param_set_bool(animator *animator, state_machine_param param, bool value);
+bool animator_param_set_trigger(animator *animator, state_machine_param param);
 
 /* Scales every update's dt, for the state machine (time in state, trigger ages) and the controller alike:
  * 1 normal, 0.25 slow motion, 0 paused. Negative or non-finite values are ignored. */

@@ -31,44 +31,81 @@ int state_machine_find_parameter(const state_machine_definition *definition, con
     return -1;
 }
 
-/* The index of the named parameter if it has the wanted type, else -1. */
-static int state_machine_typed_parameter(const state_machine_definition *definition, const char *name,
-                                         state_machine_parameter_type type)
+state_machine_param state_machine_param_find(const state_machine_definition *definition, const char *name,
+                                             state_machine_parameter_type type)
 {
     int index = state_machine_find_parameter(definition, name);
-    return index >= 0 && definition->parameters[index].type == type ? index : -1;
+    return index >= 0 && definition->parameters[index].type == type ? (state_machine_param){index}
+                                                                    : STATE_MACHINE_PARAM_NONE;
 }
 
-bool state_machine_set_number(const state_machine_definition *definition, state_machine_instance *instance,
-                              const char *name, float value)
+bool state_machine_param_valid(state_machine_param param)
 {
-    int index = state_machine_typed_parameter(definition, name, STATE_MACHINE_NUMBER);
+    return param.index >= 0;
+}
+
+/* The handle's index when it names a parameter of this type in this definition, else -1. Constant time:
+ * the type check is what catches a handle found in another (an older) definition. */
+static int state_machine_param_index(const state_machine_definition *definition, state_machine_param param,
+                                     state_machine_parameter_type type)
+{
+    if (!definition || param.index < 0 || param.index >= definition->parameter_count ||
+        param.index >= STATE_MACHINE_MAX_PARAMETERS || definition->parameters[param.index].type != type)
+        return -1;
+    return param.index;
+}
+
+bool state_machine_param_set_number(const state_machine_definition *definition, state_machine_instance *instance,
+                                    state_machine_param param, float value)
+{
+    int index = state_machine_param_index(definition, param, STATE_MACHINE_NUMBER);
     if (index < 0 || !instance || !isfinite(value))
         return false;
     instance->values[index] = value;
     return true;
 }
 
-bool state_machine_set_bool(const state_machine_definition *definition, state_machine_instance *instance,
-                            const char *name, bool value)
+bool state_machine_param_set_bool(const state_machine_definition *definition, state_machine_instance *instance,
+                                  state_machine_param param, bool value)
 {
-    int index = state_machine_typed_parameter(definition, name, STATE_MACHINE_BOOL);
+    int index = state_machine_param_index(definition, param, STATE_MACHINE_BOOL);
     if (index < 0 || !instance)
         return false;
     instance->values[index] = value ? 1.0f : 0.0f;
     return true;
 }
 
-bool state_machine_set_trigger(const state_machine_definition *definition, state_machine_instance *instance,
-                               const char *name)
+bool state_machine_param_set_trigger(const state_machine_definition *definition, state_machine_instance *instance,
+                                     state_machine_param param)
 {
-    int index = state_machine_typed_parameter(definition, name, STATE_MACHINE_TRIGGER);
+    int index = state_machine_param_index(definition, param, STATE_MACHINE_TRIGGER);
     if (index < 0 || !instance)
         return false;
     /* Setting it again restarts its wait: the player pressed the key again. */
     instance->values[index] = 1.0f;
     instance->trigger_age[index] = 0.0f;
     return true;
+}
+
+bool state_machine_set_number(const state_machine_definition *definition, state_machine_instance *instance,
+                              const char *name, float value)
+{
+    return state_machine_param_set_number(definition, instance,
+                                          state_machine_param_find(definition, name, STATE_MACHINE_NUMBER), value);
+}
+
+bool state_machine_set_bool(const state_machine_definition *definition, state_machine_instance *instance,
+                            const char *name, bool value)
+{
+    return state_machine_param_set_bool(definition, instance,
+                                        state_machine_param_find(definition, name, STATE_MACHINE_BOOL), value);
+}
+
+bool state_machine_set_trigger(const state_machine_definition *definition, state_machine_instance *instance,
+                               const char *name)
+{
+    return state_machine_param_set_trigger(definition, instance,
+                                           state_machine_param_find(definition, name, STATE_MACHINE_TRIGGER));
 }
 
 bool state_machine_get(const state_machine_definition *definition, const state_machine_instance *instance,

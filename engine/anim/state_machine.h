@@ -126,8 +126,35 @@ void state_machine_instance_init(const state_machine_definition *definition, sta
 int state_machine_find_state(const state_machine_definition *definition, const char *name);
 int state_machine_find_parameter(const state_machine_definition *definition, const char *name);
 
-/* Set a parameter by name. False (and nothing changes) for an unknown name or a parameter of another type,
- * so a typo in game code shows up instead of silently doing nothing. Non-finite numbers are refused too. */
+/* A parameter resolved once from its name and type, so that setting it every step is an array store and
+ * no name is compared. index -1 (STATE_MACHINE_PARAM_NONE): the machine has no parameter of that name and
+ * type; setting through it changes nothing and answers false. A handle belongs to the definition it was
+ * found in: after a hot reload find it again, as states.ini may have reordered its parameters. */
+typedef struct state_machine_param {
+    int index; /* into definition->parameters, or -1 */
+} state_machine_param;
+#define STATE_MACHINE_PARAM_NONE ((state_machine_param){-1})
+
+/* The handle of the parameter called name if it has the wanted type; STATE_MACHINE_PARAM_NONE for an
+ * unknown name, a parameter of another type or a NULL argument. Compares names: call it at load time. */
+state_machine_param state_machine_param_find(const state_machine_definition *definition, const char *name,
+                                             state_machine_parameter_type type);
+bool state_machine_param_valid(state_machine_param param);
+
+/* Set a parameter through its handle, in constant time. False (and nothing changes) for a none handle, one
+ * outside the definition or naming a parameter of another type (a handle kept across a reload by mistake),
+ * and for a non-finite number. */
+bool state_machine_param_set_number(const state_machine_definition *definition, state_machine_instance *instance,
+                                    state_machine_param param, float value);
+bool state_machine_param_set_bool(const state_machine_definition *definition, state_machine_instance *instance,
+                                  state_machine_param param, bool value);
+bool state_machine_param_set_trigger(const state_machine_definition *definition, state_machine_instance *instance,
+                                     state_machine_param param);
+
+/* Set a parameter by name: state_machine_param_find, then the handle's setter (for tools and tests; a game
+ * that sets parameters every step keeps handles). False (and nothing changes) for an unknown name or a
+ * parameter of another type, so a typo in game code shows up instead of silently doing nothing. Non-finite
+ * numbers are refused too. */
 bool state_machine_set_number(const state_machine_definition *definition, state_machine_instance *instance,
                               const char *name, float value);
 bool state_machine_set_bool(const state_machine_definition *definition, state_machine_instance *instance,
