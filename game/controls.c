@@ -11,7 +11,7 @@
 
 #include <SDL_keyboard.h>
 
-#include "anim/ini_document.h"
+#include "base/ini_document.h"
 #include "base/decimal.h"
 #include "base/file.h"
 

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "anim/anim_config.h"
+#include "anim/config/anim_config.h"
 #include "base/diag.h"
 #include "base/watch.h"
 #include "cache/cache.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anim/ini_document.h"
+#include "base/ini_document.h"
 #include "base/decimal.h"
 #include "base/file.h"
 

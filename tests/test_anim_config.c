@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "anim/anim_config.h"
-#include "anim/ini_document.h"
+#include "anim/config/anim_config.h"
+#include "base/ini_document.h"
 #include "base/file.h"
 #include "anim/state_machine.h"
 #include "check.h"

@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "anim_config.h"
-#include "ini_document.h"
+#include "../../base/ini_document.h"
 
 enum { ANIM_CONFIG_PATH_MAX = 1024 };
 

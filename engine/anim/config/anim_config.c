@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/file.h"
-#include "../base/watch.h"
+#include "../../base/file.h"
+#include "../../base/watch.h"
 #include "anim_config_internal.h"
 
 /* Loading happens in two steps per file. First the ini text becomes sections of `key = value` entries that

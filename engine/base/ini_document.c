@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/decimal.h"
-#include "../base/text_line.h"
-#include "../base/diag.h"
+#include "decimal.h"
+#include "text_line.h"
+#include "diag.h"
 
 /* Debian's libinih does not pass line numbers to the handler, so the reader callback counts the lines it
  * hands over, and the handler, called right after, takes the count as its key's line. */
