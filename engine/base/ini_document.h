@@ -8,31 +8,27 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "name_index.h"
+
 typedef struct ini_entry {
     char *key;
     char *value;
     int line;
 } ini_entry;
 
-/* An open-addressing hash of names to indices (into a section's entries or a document's sections). */
-typedef struct ini_index {
-    int *slots; /* index + 1, 0 for an empty slot */
-    int capacity; /* a power of two, at least twice the count */
-} ini_index;
-
 typedef struct ini_section {
     char *name;
     int line;
     int entry_count, entry_capacity;
     ini_entry *entries; /* in the order written; keys are unique within a section */
-    ini_index index;    /* entries by key */
+    name_index index;   /* entries by key */
 } ini_section;
 
 typedef struct ini_document {
     const char *path; /* borrowed, for reports */
     int section_count, section_capacity;
     ini_section *sections; /* in the order written; names are unique */
-    ini_index index;       /* sections by name */
+    name_index index;      /* sections by name */
     int key_count;         /* all sections together */
 } ini_document;
 
