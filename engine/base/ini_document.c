@@ -26,7 +26,7 @@ enum { INI_NO_SECTION = -1, INI_IGNORED_SECTION = -2, INI_SECTION_NAME_MAX = 102
 static const char INI_HIDDEN_COLON = '\x1f';
 
 typedef struct ini_reading {
-    ini_reporter reporter;
+    config_reporter reporter;
     int report_count;
     ini_document *document;
     const char *cursor, *end;
@@ -39,13 +39,11 @@ static void ini_report(ini_reading *reading, int line, const char *format, ...) 
 
 static void ini_report(ini_reading *reading, int line, const char *format, ...)
 {
-    char message[DIAG_MESSAGE_MAX];
     va_list args;
     va_start(args, format);
-    vsnprintf(message, sizeof message, format, args);
-    va_end(args);
     reading->report_count++;
-    reading->reporter.report(reading->reporter.context, reading->document->path, line, message);
+    config_vreport(reading->reporter, reading->document->path, line, format, args);
+    va_end(args);
 }
 
 char *ini_trim(char *text)
@@ -286,7 +284,7 @@ static int ini_take_key(void *user, const char *section_name, const char *hidden
 }
 
 void ini_document_parse(ini_document *document, const char *path, const char *text, size_t size,
-                        ini_reporter reporter)
+                        config_reporter reporter)
 {
     *document = (ini_document){.path = path};
     ini_reading reading = {.reporter = reporter, .document = document, .cursor = text, .end = text + size,

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "config_report.h"
 #include "name_index.h"
 
 typedef struct ini_entry {
@@ -32,12 +33,6 @@ typedef struct ini_document {
     int key_count;         /* all sections together */
 } ini_document;
 
-/* Where the reader's complaints go, one finished message at a time. */
-typedef struct ini_reporter {
-    void (*report)(void *context, const char *file, int line, const char *message);
-    void *context;
-} ini_reporter;
-
 /* Limits of one ini file, so that a careless or hostile file cannot hold the thread that reads it: the
  * section or key past the limit is reported at its line and the rest of the file is not read. Checking
  * duplicates and finding a key are hash lookups, so reading is linear in the file's size. */
@@ -52,7 +47,7 @@ enum {
  * reporter, and reading goes on past it, so one pass names all of them; what was read well is kept; past
  * INI_SECTIONS_MAX or INI_KEYS_MAX reading stops. Free with ini_document_free even when there were problems. */
 void ini_document_parse(ini_document *document, const char *path, const char *text, size_t size,
-                        ini_reporter reporter);
+                        config_reporter reporter);
 
 void ini_document_free(ini_document *document);
 

@@ -83,7 +83,7 @@ bool anim_config_read_document(anim_config_loader *loader, const char *path, con
             anim_config_report(loader, path, 0, "cannot read %s: %s", what, error.message);
         return false;
     }
-    ini_document_parse(document, path, text, size, (ini_reporter){anim_config_report_message, loader});
+    ini_document_parse(document, path, text, size, anim_config_reporter(loader));
     free(text);
     return true;
 }
