@@ -90,7 +90,7 @@ typedef struct demo {
     demo_timings timings;
     gfx_stats gfx;               /* last frame's */
     int gl_error_frames;         /* frames that ended with GL errors */
-    watch_stamp watched[3];      /* controls.ini, demo.ini and characters.ini, for reload (base/watch) */
+    watch_set watched;           /* controls.ini, demo.ini and characters.ini, for reload (base/watch) */
     double last_frame_start, last_reload_poll, step_accumulator;
 } demo;
 
