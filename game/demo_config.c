@@ -116,7 +116,7 @@ static void demo_config_read_mix(demo_config_reader *reader, const ini_entry *en
     const char *cursor = entry->value;
     if (cursor[0] == '\0') {
         config_error(reader, entry->line, "'mix' is empty: write 'NAME WEIGHT, NAME WEIGHT', e.g. "
-                                                "'mannequin 1, robot 1'");
+                                          "'mannequin 1, robot 1'");
         return;
     }
     for (;;) {
@@ -130,19 +130,19 @@ static void demo_config_read_mix(demo_config_reader *reader, const ini_entry *en
         double weight = 0.0;
         if (text[0] == '\0') {
             config_error(reader, entry->line, "'mix' has an empty entry: entries are 'NAME WEIGHT' separated "
-                                                    "by commas");
+                                              "by commas");
         } else if (!demo_config_valid_name(text, name_length)) {
             config_error(reader, entry->line, "'mix': character name '%.*s' must be 1 to %d letters, digits, "
-                               "'_', '.' or '-'", (int)name_length, text, DEMO_CONFIG_NAME_MAX - 1);
+                         "'_', '.' or '-'", (int)name_length, text, DEMO_CONFIG_NAME_MAX - 1);
         } else if (weight_text[0] == '\0') {
             config_error(reader, entry->line, "'mix': '%.*s' needs a weight ('%.*s 1')", (int)name_length, text,
-                               (int)name_length, text);
+                         (int)name_length, text);
         } else if (!decimal_read(weight_text, &weight)) {
             config_error(reader, entry->line, "'mix': the weight of '%.*s' must be a number, not '%s'",
-                               (int)name_length, text, weight_text);
+                         (int)name_length, text, weight_text);
         } else if (weight < 0.0 || weight > 1e6) {
             config_error(reader, entry->line, "'mix': the weight of '%.*s' must be between 0 and 1e+06, not %s",
-                               (int)name_length, text, weight_text);
+                         (int)name_length, text, weight_text);
         } else if (count == DEMO_CONFIG_BODIES_MAX) {
             config_error(reader, entry->line, "'mix' names more than %d characters", DEMO_CONFIG_BODIES_MAX);
             return;
@@ -197,7 +197,7 @@ static void demo_config_read_value(demo_config_reader *reader, const demo_config
         unsigned long long seed = strtoull(entry->value, &end, 10);
         if (entry->value[0] < '0' || entry->value[0] > '9' || *end != '\0' || errno == ERANGE)
             config_error(reader, entry->line, "'%s' must be a whole number from 0 to %llu, not '%s'", spec->key,
-                               (unsigned long long)UINT64_MAX, entry->value);
+                         (unsigned long long)UINT64_MAX, entry->value);
         else
             *(uint64_t *)(void *)field = (uint64_t)seed;
         break;
@@ -209,7 +209,7 @@ static void demo_config_read_value(demo_config_reader *reader, const demo_config
             config->player.character_line = entry->line;
         } else
             config_error(reader, entry->line, "'%s': character name '%s' must be 1 to %d letters, digits, "
-                               "'_', '.' or '-'", spec->key, entry->value, DEMO_CONFIG_NAME_MAX - 1);
+                         "'_', '.' or '-'", spec->key, entry->value, DEMO_CONFIG_NAME_MAX - 1);
         break;
     case DEMO_CONFIG_MIX:
         demo_config_read_mix(reader, entry, config);
@@ -256,14 +256,14 @@ static void demo_config_read_document(demo_config_reader *reader, const ini_docu
         const ini_entry *run = demo_config_entry(document, "player", "run_speed");
         const ini_entry *walk = demo_config_entry(document, "player", "walk_speed");
         config_error(reader, run ? run->line : walk ? walk->line : 0,
-                           "'run_speed' (%g) must be at least 'walk_speed' (%g)", (double)config->player.run_speed,
-                           (double)config->player.walk_speed);
+                     "'run_speed' (%g) must be at least 'walk_speed' (%g)", (double)config->player.run_speed,
+                     (double)config->player.walk_speed);
     }
     if (config->crowd.count > config->crowd.max) {
         const ini_entry *count = demo_config_entry(document, "crowd", "count");
         const ini_entry *max = demo_config_entry(document, "crowd", "max");
         config_error(reader, count ? count->line : max ? max->line : 0,
-                           "'count' (%d) must not be more than 'max' (%d)", config->crowd.count, config->crowd.max);
+                     "'count' (%d) must not be more than 'max' (%d)", config->crowd.count, config->crowd.max);
     }
 }
 

@@ -137,7 +137,8 @@ static void track_held_keys(script_loader *loader, int line, const char *verb, c
         return;
     }
     if (held < 0 && strcmp(verb, "release") == 0)
-        diag_list_add(loader->errors.list, loader->errors.path, line, "warning: release of %s, which is not pressed", name);
+        diag_list_add(loader->errors.list, loader->errors.path, line, "warning: release of %s, which is not pressed",
+                      name);
     if (held >= 0 && strcmp(verb, "tap") == 0)
         diag_list_add(loader->errors.list, loader->errors.path, line,
                       "warning: tap of %s while it is pressed (line %d); its release ends that press", name,
@@ -156,13 +157,13 @@ static void parse_line(script_loader *loader, int line, char *text, double *prev
         return;
     double time;
     if (!decimal_read(time_word, &time) || time < 0.0 || time > INPUT_SCRIPT_TIME_MAX) {
-        config_error(&loader->errors, line, "bad time '%s': seconds of simulation time, a number from 0 to %g", time_word,
-                     INPUT_SCRIPT_TIME_MAX);
+        config_error(&loader->errors, line, "bad time '%s': seconds of simulation time, a number from 0 to %g",
+                     time_word, INPUT_SCRIPT_TIME_MAX);
         return;
     }
     if (time < *previous_time) {
-        config_error(&loader->errors, line, "time %g goes backwards: the event at line %d is at %g", time, *previous_line,
-                     *previous_time);
+        config_error(&loader->errors, line, "time %g goes backwards: the event at line %d is at %g", time,
+                     *previous_line, *previous_time);
         return;
     }
     char *verb = next_word(&cursor);
@@ -180,7 +181,8 @@ static void parse_line(script_loader *loader, int line, char *text, double *prev
         SDL_Keycode key = controls_key_from_name(arguments);
         if (key == SDLK_UNKNOWN) {
             char printable[DIAG_MESSAGE_MAX / 2];
-            config_error(&loader->errors, line, "unknown key name '%s' (SDL key names in printable ASCII, as in controls.ini)",
+            config_error(&loader->errors, line,
+                         "unknown key name '%s' (SDL key names in printable ASCII, as in controls.ini)",
                          controls_name_printable(arguments, printable, sizeof printable));
             return;
         }
