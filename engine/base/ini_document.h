@@ -64,7 +64,8 @@ size_t ini_number_length(const char *text);
 
 /* text, all of it, as such a number within float range: false for "1.5m", "0x10", "nan", "1e39" (beyond
  * the largest float, refused rather than read as infinity). A value smaller than the smallest float
- * ("1e-50") reads as 0. The one number reader of every ini file the project reads. */
+ * ("1e-50") reads as 0. base/decimal's grammar, as every config file reads numbers; a float as the animation
+ * config stores them (config_values, CONFIG_RANGE_TO). */
 bool ini_parse_float(const char *text, float *out);
 
 /* Strip leading and trailing spaces and tabs in place, as libinih does to names and values. */

@@ -112,17 +112,17 @@ bool anim_config_parse_bool(anim_config_loader *loader, const char *path, const 
  * ANIM_CONFIG_RATE_MAX, the rate the animation controller is tested with; seconds at a minute, where a
  * longer fade or hold is a typo; condition numbers and defaults at a million, beyond any speed in m/s or
  * angle in degrees a game sets. */
-static const config_range anim_config_ranges[ANIM_RANGE_COUNT] = { /* wording: CONFIG_RANGE_TO (0) */
-    [ANIM_RANGE_CLIP_SPEED] = {0.0, 1.0e6},
-    [ANIM_RANGE_EVENT_FRAME] = {0.0, 1.0e6},
-    [ANIM_RANGE_RATE] = {0.0, ANIM_CONFIG_RATE_MAX},
-    [ANIM_RANGE_FADE] = {0.0, 60.0},
-    [ANIM_RANGE_TRIGGER_HOLD] = {0.0, 60.0},
-    [ANIM_RANGE_PRIORITY] = {-1000.0, 1000.0},
-    [ANIM_RANGE_PARAMETER_DEFAULT] = {-1.0e6, 1.0e6},
-    [ANIM_RANGE_CONDITION] = {-1.0e6, 1.0e6},
-    [ANIM_RANGE_SCALE] = {0.0001, 10000.0},
-    [ANIM_RANGE_HEIGHT] = {0.05, 100.0},
+static const config_range anim_config_ranges[ANIM_RANGE_COUNT] = {
+    [ANIM_RANGE_CLIP_SPEED] = {0.0, 1.0e6, CONFIG_RANGE_TO},
+    [ANIM_RANGE_EVENT_FRAME] = {0.0, 1.0e6, CONFIG_RANGE_TO},
+    [ANIM_RANGE_RATE] = {0.0, ANIM_CONFIG_RATE_MAX, CONFIG_RANGE_TO},
+    [ANIM_RANGE_FADE] = {0.0, 60.0, CONFIG_RANGE_TO},
+    [ANIM_RANGE_TRIGGER_HOLD] = {0.0, 60.0, CONFIG_RANGE_TO},
+    [ANIM_RANGE_PRIORITY] = {-1000.0, 1000.0, CONFIG_RANGE_TO},
+    [ANIM_RANGE_PARAMETER_DEFAULT] = {-1.0e6, 1.0e6, CONFIG_RANGE_TO},
+    [ANIM_RANGE_CONDITION] = {-1.0e6, 1.0e6, CONFIG_RANGE_TO},
+    [ANIM_RANGE_SCALE] = {0.0001, 10000.0, CONFIG_RANGE_TO},
+    [ANIM_RANGE_HEIGHT] = {0.05, 100.0, CONFIG_RANGE_TO},
 };
 
 bool anim_config_in_range(anim_config_range range, double value)
