@@ -281,10 +281,13 @@ static void controls_read_mouse_section(controls_loader *loader, const ini_secti
         if (strcmp(entry->key, "invert_y") == 0) {
             config_parse_bool(config_errors_reporter(loader), loader->path, entry, &c->invert_y);
         } else {
+            static const char *const known[] = {"orbit_degrees_per_pixel", "zoom_per_wheel_step", "invert_y",
+                                                 "orbit_keys_degrees_per_second", NULL};
             char printable[DIAG_MESSAGE_MAX / 2];
-            controls_report(loader, entry->line, "unknown key '%s' in [mouse] (known keys: orbit_degrees_per_pixel, "
-                            "zoom_per_wheel_step, invert_y, orbit_keys_degrees_per_second)",
-                            controls_name_printable(entry->key, printable, sizeof printable));
+            controls_name_printable(entry->key, printable, sizeof printable);
+            ini_entry shown = *entry; /* the key as the message may print it */
+            shown.key = printable;
+            config_report_unknown_key(config_errors_reporter(loader), loader->path, section, &shown, known);
         }
     }
 }
