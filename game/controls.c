@@ -9,8 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "anim/ini_document.h"
-#include "base/decimal.h"
+#include "base/config_values.h"
+#include "base/ini_document.h"
 #include "base/file.h"
 
 _Static_assert(GAME_ACTION_COUNT <= 32, "game_input_key_down.actions holds one bit per action");
@@ -161,30 +161,18 @@ int controls_actions_for_key(const controls *c, platform_key key, game_action *a
 /* ---------------------------------------------------------------------------------------------------- */
 /* Loading                                                                                               */
 
-typedef struct controls_loader {
-    const char *path;
-    diag_list *errors;
-    int error_count;
-} controls_loader;
+typedef config_errors controls_loader;
 
-static void controls_report_message(void *context, const char *file, int line, const char *message)
-{
-    controls_loader *loader = context;
-    loader->error_count++;
-    diag_list_add(loader->errors, file, line, "%s", message);
-}
-
+/* config_error under the name the key readers below use. */
 static void controls_report(controls_loader *loader, int line, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 
 static void controls_report(controls_loader *loader, int line, const char *format, ...)
 {
-    char message[DIAG_MESSAGE_MAX];
     va_list args;
     va_start(args, format);
-    vsnprintf(message, sizeof message, format, args);
+    config_vreport(config_errors_reporter(loader), loader->path, line, format, args);
     va_end(args);
-    controls_report_message(loader, loader->path, line, message);
 }
 
 /* "W, Up" into the action's keys; reports at entry's line. An action written `none` has no keys. */
@@ -282,26 +270,23 @@ static void controls_read_mouse_section(controls_loader *loader, const ini_secti
             if (strcmp(entry->key, controls_mouse_numbers[n].key) != 0)
                 continue;
             known = true;
-            double value = 0.0;
-            float minimum = controls_mouse_numbers[n].minimum, maximum = controls_mouse_numbers[n].maximum;
-            if (decimal_read(entry->value, &value) && value >= minimum && value <= maximum)
-                *(float *)(void *)((char *)c + controls_mouse_numbers[n].offset) = (float)value;
-            else
-                controls_report(loader, entry->line, "'%s' must be a number from %g to %g, not '%s'", entry->key,
-                                (double)minimum, (double)maximum, entry->value);
+            config_range range = {controls_mouse_numbers[n].minimum, controls_mouse_numbers[n].maximum,
+                                  CONFIG_RANGE_FROM};
+            config_parse_number(config_errors_reporter(loader), loader->path, entry, range,
+                                (float *)(void *)((char *)c + controls_mouse_numbers[n].offset));
         }
         if (known)
             continue;
         if (strcmp(entry->key, "invert_y") == 0) {
-            if (strcmp(entry->value, "true") == 0 || strcmp(entry->value, "false") == 0)
-                c->invert_y = entry->value[0] == 't';
-            else
-                controls_report(loader, entry->line, "'invert_y' must be true or false, not '%s'", entry->value);
+            config_parse_bool(config_errors_reporter(loader), loader->path, entry, &c->invert_y);
         } else {
+            static const char *const known[] = {"orbit_degrees_per_pixel", "zoom_per_wheel_step", "invert_y",
+                                                 "orbit_keys_degrees_per_second", NULL};
             char printable[DIAG_MESSAGE_MAX / 2];
-            controls_report(loader, entry->line, "unknown key '%s' in [mouse] (known keys: orbit_degrees_per_pixel, "
-                            "zoom_per_wheel_step, invert_y, orbit_keys_degrees_per_second)",
-                            controls_name_printable(entry->key, printable, sizeof printable));
+            controls_name_printable(entry->key, printable, sizeof printable);
+            ini_entry shown = *entry; /* the key as the message may print it */
+            shown.key = printable;
+            config_report_unknown_key(config_errors_reporter(loader), loader->path, section, &shown, known);
         }
     }
 }
@@ -335,9 +320,11 @@ static void controls_check_conflicts(controls_loader *loader, const controls *c,
     }
 }
 
+static const char *const controls_sections[] = {"keys", "mouse", NULL};
+
 bool controls_load(const char *path, controls *out, diag_list *errors)
 {
-    controls_loader loader = {.path = path ? path : "", .errors = errors};
+    controls_loader loader = {.path = path ? path : "", .list = errors};
     char *text = NULL;
     size_t size = 0;
     diag error;
@@ -350,7 +337,7 @@ bool controls_load(const char *path, controls *out, diag_list *errors)
         return false;
     }
     ini_document document;
-    ini_document_parse(&document, path, text, size, (ini_reporter){controls_report_message, &loader});
+    ini_document_parse(&document, path, text, size, config_errors_reporter(&loader));
     free(text);
 
     /* Built apart from out, which changes only when the whole file is good. */
@@ -363,12 +350,11 @@ bool controls_load(const char *path, controls *out, diag_list *errors)
         else if (strcmp(section->name, "mouse") == 0)
             controls_read_mouse_section(&loader, section, &loaded);
         else
-            controls_report(&loader, section->line, "unknown section [%s] (known sections: keys, mouse)",
-                            section->name);
+            config_check_section(config_errors_reporter(&loader), loader.path, section, controls_sections);
     }
     controls_check_conflicts(&loader, &loaded, action_lines);
     ini_document_free(&document);
-    if (loader.error_count > 0)
+    if (loader.count > 0)
         return false;
     *out = loaded;
     return true;

@@ -13,7 +13,7 @@
 
 #include <cglm/cglm.h>
 
-#include "anim/anim_config.h"
+#include "anim/config/anim_config.h"
 #include "anim/animator.h"
 #include "base/diag.h"
 #include "base/jobs.h"

@@ -65,15 +65,8 @@ static void clear_problems(demo *d)
 
 /* ---- Configuration ---------------------------------------------------------------------------------- */
 
-/* Whether a watched file changed since it was last loaded; if so, the stamp moves on before the caller
- * reads the file (a write between the two shows as a change at the next poll, never as none). */
-static bool file_due(const char *path, watch_stamp *stamp, bool force)
-{
-    if (!force && !watch_changed(path, stamp))
-        return false;
-    watch_stamp_take(path, stamp);
-    return true;
-}
+/* d->watched: the demo's own files, in this order (watch_set_due says when one is to be read again). */
+enum { DEMO_WATCH_CONTROLS, DEMO_WATCH_SETTINGS, DEMO_WATCH_CHARACTERS };
 
 /* The bodies of the crowd mix, looked up in the running config; unknown names are reported. */
 static int crowd_bodies(demo *d, crowd_body *bodies, diag_list *problems)
@@ -196,14 +189,14 @@ static void load_configuration(demo *d, bool force)
     bool any = false, failed = false;
     bool check_player = false; /* demo.ini or characters.ini adopted: does the player's name still exist? */
     int errors = 0, warnings = 0, before;
-    if (file_due(d->controls_path, &d->watched[0], force)) {
+    if (watch_set_due(&d->watched, DEMO_WATCH_CONTROLS, force)) {
         any = true;
         before = problems.total;
         bool adopted = controls_load(d->controls_path, &d->controls, &problems);
         failed |= !adopted;
         count_problems(&problems, before, adopted, &errors, &warnings);
     }
-    if (file_due(d->settings_path, &d->watched[1], force)) {
+    if (watch_set_due(&d->watched, DEMO_WATCH_SETTINGS, force)) {
         any = true;
         before = problems.total;
         bool adopted = demo_config_load(d->settings_path, &d->settings, &problems);
@@ -220,7 +213,7 @@ static void load_configuration(demo *d, bool force)
     }
     /* Without a good config there is nothing to ask reload_due: try again when characters.ini changes
      * (or on F5), not every poll, so a broken start says so once. */
-    bool first_try = !d->config && file_due(d->characters_path, &d->watched[2], false);
+    bool first_try = !d->config && watch_set_due(&d->watched, DEMO_WATCH_CHARACTERS, false);
     /* With nothing complete running yet (the start, or a start that had to leave things out), a load keeps
      * going past assets that fail: the rest plays, stand-ins fill in and the problems are shown. Once a
      * complete config runs, a reload with problems keeps it instead. */
@@ -673,11 +666,14 @@ bool demo_start(demo *d, const demo_options *options)
     d->controls = controls_defaults();
     d->settings = demo_config_defaults();
     d->cache = cache_create();
-    /* d->watched is all zero ("never looked"): every file loads at the first poll. */
+    /* Never looked at: every file loads at the first poll. */
+    watch_set_add(&d->watched, d->controls_path, false);
+    watch_set_add(&d->watched, d->settings_path, false);
+    watch_set_add(&d->watched, d->characters_path, false);
 
     /* Settings first: they say how big the window is. */
     diag_list problems = {0};
-    watch_stamp_take(d->settings_path, &d->watched[1]);
+    watch_set_look(&d->watched, DEMO_WATCH_SETTINGS);
     demo_config_load(d->settings_path, &d->settings, &problems);
 
     diag err;
@@ -753,6 +749,7 @@ void demo_finish(demo *d)
     scene_free(&d->scene);
     anim_config_free(d->config);
     cache_destroy(d->cache);
+    watch_set_free(&d->watched);
     gfx_text_shutdown();
     gfx_shutdown();
     platform_shutdown();

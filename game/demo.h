@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "anim/anim_config.h"
+#include "anim/config/anim_config.h"
 #include "base/diag.h"
 #include "base/watch.h"
 #include "cache/cache.h"
@@ -91,7 +91,7 @@ typedef struct demo {
     demo_timings timings;
     gfx_stats gfx;               /* last frame's */
     int gl_error_frames;         /* frames that ended with GL errors */
-    watch_stamp watched[3];      /* controls.ini, demo.ini and characters.ini, for reload (base/watch) */
+    watch_set watched;           /* controls.ini, demo.ini and characters.ini, for reload (base/watch) */
     double last_frame_start, last_reload_poll, step_accumulator;
 } demo;
 

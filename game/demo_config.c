@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anim/ini_document.h"
+#include "base/config_values.h"
+#include "base/ini_document.h"
 #include "base/decimal.h"
 #include "base/file.h"
 
@@ -34,36 +35,8 @@ demo_config demo_config_defaults(void)
     };
 }
 
-/* ---------------------------------------------------------------------------------------------------- */
-/* Reporting                                                                                             */
-
-typedef struct demo_config_reader {
-    const char *path;
-    diag_list *errors;
-    int error_count; /* counted even when errors is NULL: any problem means the load fails */
-} demo_config_reader;
-
-static void demo_config_report(demo_config_reader *reader, int line, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void demo_config_report(demo_config_reader *reader, int line, const char *format, ...)
-{
-    char message[DIAG_MESSAGE_MAX];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(message, sizeof message, format, args);
-    va_end(args);
-    reader->error_count++;
-    diag_list_add(reader->errors, reader->path, line, "%s", message);
-}
-
-/* An ini_reporter's function: the ini reader's own complaints (no closing ']', duplicate keys, ...). */
-static void demo_config_report_message(void *context, const char *file, int line, const char *message)
-{
-    demo_config_reader *reader = context;
-    reader->error_count++;
-    diag_list_add(reader->errors, file, line, "%s", message);
-}
+/* Problems are counted even when errors is NULL: any problem means the load fails. */
+typedef config_errors demo_config_reader;
 
 /* ---------------------------------------------------------------------------------------------------- */
 /* The keys                                                                                              */
@@ -110,23 +83,17 @@ static const demo_config_key demo_config_keys[] = {
 };
 enum { DEMO_CONFIG_KEY_COUNT = (int)(sizeof demo_config_keys / sizeof demo_config_keys[0]) };
 
-static const char *const demo_config_sections[] = {"player", "crowd", "camera", "window"};
-enum { DEMO_CONFIG_SECTION_COUNT = (int)(sizeof demo_config_sections / sizeof demo_config_sections[0]) };
+static const char *const demo_config_sections[] = {"player", "crowd", "camera", "window", NULL};
 
-/* "a, b, c": the known keys of a section, for an unknown key's message. */
-static const char *demo_config_known_keys(const char *section, char *out, size_t size)
+/* The known keys of a section, NULL-terminated in known (DEMO_CONFIG_KEY_COUNT + 1), for an unknown key's message. */
+static const char *const *demo_config_known_keys(const char *section, const char *known[])
 {
-    size_t used = 0;
-    out[0] = '\0';
-    for (int k = 0; k < DEMO_CONFIG_KEY_COUNT; ++k) {
-        if (strcmp(demo_config_keys[k].section, section) != 0)
-            continue;
-        int written = snprintf(out + used, size - used, "%s%s", used ? ", " : "", demo_config_keys[k].key);
-        if (written < 0 || used + (size_t)written >= size)
-            break;
-        used += (size_t)written;
-    }
-    return out;
+    int count = 0;
+    for (int k = 0; k < DEMO_CONFIG_KEY_COUNT; ++k)
+        if (strcmp(demo_config_keys[k].section, section) == 0)
+            known[count++] = demo_config_keys[k].key;
+    known[count] = NULL;
+    return known;
 }
 
 /* ---------------------------------------------------------------------------------------------------- */
@@ -135,43 +102,7 @@ static const char *demo_config_known_keys(const char *section, char *out, size_t
 /* Names as characters.ini allows them: letters, digits, '_', '.', '-'. */
 static bool demo_config_valid_name(const char *name, size_t length)
 {
-    if (length == 0 || length >= DEMO_CONFIG_NAME_MAX)
-        return false;
-    for (size_t i = 0; i < length; ++i) {
-        char c = name[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-              c == '-'))
-            return false;
-    }
-    return true;
-}
-
-/* A finite decimal number written whole: "1.5" is one; "1.5m", "", "nan" and "0x10" are not. */
-static bool demo_config_read_number(const char *text, double *out)
-{
-    return decimal_read(text, out);
-}
-
-/* A whole number: "12" is one; "1.5" and "12abc" are not. */
-static bool demo_config_read_integer(const char *text, long long *out)
-{
-    char *end = NULL;
-    errno = 0;
-    long long value = strtoll(text, &end, 10);
-    if (text[0] == '\0' || *end != '\0' || errno == ERANGE)
-        return false;
-    *out = value;
-    return true;
-}
-
-static bool demo_config_in_range(demo_config_reader *reader, const demo_config_key *spec, const ini_entry *entry,
-                                 double value)
-{
-    if (value >= spec->minimum && value <= spec->maximum)
-        return true;
-    demo_config_report(reader, entry->line, "'%s' must be between %.10g and %.10g, not %s", spec->key, spec->minimum,
-                       spec->maximum, entry->value);
-    return false;
+    return config_valid_name(name, length, DEMO_CONFIG_NAME_MAX);
 }
 
 /* "mannequin 1, robot 1": up to DEMO_CONFIG_BODIES_MAX distinct names, each with a weight >= 0, not all 0. */
@@ -181,11 +112,11 @@ static void demo_config_read_mix(demo_config_reader *reader, const ini_entry *en
     demo_config_body bodies[DEMO_CONFIG_BODIES_MAX];
     memset(bodies, 0, sizeof bodies);
     double total = 0.0;
-    int errors_before = reader->error_count;
+    int errors_before = reader->count;
     const char *cursor = entry->value;
     if (cursor[0] == '\0') {
-        demo_config_report(reader, entry->line, "'mix' is empty: write 'NAME WEIGHT, NAME WEIGHT', e.g. "
-                                                "'mannequin 1, robot 1'");
+        config_error(reader, entry->line, "'mix' is empty: write 'NAME WEIGHT, NAME WEIGHT', e.g. "
+                                          "'mannequin 1, robot 1'");
         return;
     }
     for (;;) {
@@ -198,22 +129,22 @@ static void demo_config_read_mix(demo_config_reader *reader, const ini_entry *en
         char *weight_text = ini_trim(text + name_length);
         double weight = 0.0;
         if (text[0] == '\0') {
-            demo_config_report(reader, entry->line, "'mix' has an empty entry: entries are 'NAME WEIGHT' separated "
-                                                    "by commas");
+            config_error(reader, entry->line, "'mix' has an empty entry: entries are 'NAME WEIGHT' separated "
+                                              "by commas");
         } else if (!demo_config_valid_name(text, name_length)) {
-            demo_config_report(reader, entry->line, "'mix': character name '%.*s' must be 1 to %d letters, digits, "
-                               "'_', '.' or '-'", (int)name_length, text, DEMO_CONFIG_NAME_MAX - 1);
+            config_error(reader, entry->line, "'mix': character name '%.*s' must be 1 to %d letters, digits, "
+                         "'_', '.' or '-'", (int)name_length, text, DEMO_CONFIG_NAME_MAX - 1);
         } else if (weight_text[0] == '\0') {
-            demo_config_report(reader, entry->line, "'mix': '%.*s' needs a weight ('%.*s 1')", (int)name_length, text,
-                               (int)name_length, text);
-        } else if (!demo_config_read_number(weight_text, &weight)) {
-            demo_config_report(reader, entry->line, "'mix': the weight of '%.*s' must be a number, not '%s'",
-                               (int)name_length, text, weight_text);
+            config_error(reader, entry->line, "'mix': '%.*s' needs a weight ('%.*s 1')", (int)name_length, text,
+                         (int)name_length, text);
+        } else if (!decimal_read(weight_text, &weight)) {
+            config_error(reader, entry->line, "'mix': the weight of '%.*s' must be a number, not '%s'",
+                         (int)name_length, text, weight_text);
         } else if (weight < 0.0 || weight > 1e6) {
-            demo_config_report(reader, entry->line, "'mix': the weight of '%.*s' must be between 0 and 1e+06, not %s",
-                               (int)name_length, text, weight_text);
+            config_error(reader, entry->line, "'mix': the weight of '%.*s' must be between 0 and 1e+06, not %s",
+                         (int)name_length, text, weight_text);
         } else if (count == DEMO_CONFIG_BODIES_MAX) {
-            demo_config_report(reader, entry->line, "'mix' names more than %d characters", DEMO_CONFIG_BODIES_MAX);
+            config_error(reader, entry->line, "'mix' names more than %d characters", DEMO_CONFIG_BODIES_MAX);
             return;
         } else {
             bool duplicate = false;
@@ -221,7 +152,7 @@ static void demo_config_read_mix(demo_config_reader *reader, const ini_entry *en
                 duplicate = duplicate || (strlen(bodies[b].character) == name_length &&
                                           strncmp(bodies[b].character, text, name_length) == 0);
             if (duplicate) {
-                demo_config_report(reader, entry->line, "'mix' names '%.*s' twice", (int)name_length, text);
+                config_error(reader, entry->line, "'mix' names '%.*s' twice", (int)name_length, text);
             } else {
                 snprintf(bodies[count].character, sizeof bodies[count].character, "%.*s", (int)name_length, text);
                 bodies[count].weight = (float)weight;
@@ -233,10 +164,10 @@ static void demo_config_read_mix(demo_config_reader *reader, const ini_entry *en
             break;
         cursor = comma + 1;
     }
-    if (reader->error_count != errors_before)
+    if (reader->count != errors_before)
         return;
     if (!(total > 0.0)) {
-        demo_config_report(reader, entry->line, "'mix' weights must not all be 0");
+        config_error(reader, entry->line, "'mix' weights must not all be 0");
         return;
     }
     config->crowd.body_count = count;
@@ -248,34 +179,25 @@ static void demo_config_read_value(demo_config_reader *reader, const demo_config
                                    demo_config *config)
 {
     char *field = (char *)config + spec->offset;
-    double number = 0.0;
-    long long integer = 0;
+    config_reporter reporter = config_errors_reporter(reader);
+    config_range range = {spec->minimum, spec->maximum, CONFIG_RANGE_BETWEEN};
     switch (spec->kind) {
     case DEMO_CONFIG_NUMBER:
-        if (!demo_config_read_number(entry->value, &number))
-            demo_config_report(reader, entry->line, "'%s' must be a number, not '%s'", spec->key, entry->value);
-        else if (demo_config_in_range(reader, spec, entry, number))
-            *(float *)(void *)field = (float)number;
+        config_parse_number(reporter, reader->path, entry, range, (float *)(void *)field);
         break;
     case DEMO_CONFIG_INTEGER:
-        if (!demo_config_read_integer(entry->value, &integer))
-            demo_config_report(reader, entry->line, "'%s' must be a whole number, not '%s'", spec->key, entry->value);
-        else if (demo_config_in_range(reader, spec, entry, (double)integer))
-            *(int *)(void *)field = (int)integer;
+        config_parse_integer(reporter, reader->path, entry, range, (int *)(void *)field);
         break;
     case DEMO_CONFIG_BOOL:
-        if (strcmp(entry->value, "true") == 0 || strcmp(entry->value, "false") == 0)
-            *(bool *)(void *)field = entry->value[0] == 't';
-        else
-            demo_config_report(reader, entry->line, "'%s' must be true or false, not '%s'", spec->key, entry->value);
+        config_parse_bool(reporter, reader->path, entry, (bool *)(void *)field);
         break;
     case DEMO_CONFIG_SEED: {
         char *end = NULL;
         errno = 0;
         unsigned long long seed = strtoull(entry->value, &end, 10);
         if (entry->value[0] < '0' || entry->value[0] > '9' || *end != '\0' || errno == ERANGE)
-            demo_config_report(reader, entry->line, "'%s' must be a whole number from 0 to %llu, not '%s'", spec->key,
-                               (unsigned long long)UINT64_MAX, entry->value);
+            config_error(reader, entry->line, "'%s' must be a whole number from 0 to %llu, not '%s'", spec->key,
+                         (unsigned long long)UINT64_MAX, entry->value);
         else
             *(uint64_t *)(void *)field = (uint64_t)seed;
         break;
@@ -286,8 +208,8 @@ static void demo_config_read_value(demo_config_reader *reader, const demo_config
             /* The one name key is the player's: its line is kept for "no such character" at load. */
             config->player.character_line = entry->line;
         } else
-            demo_config_report(reader, entry->line, "'%s': character name '%s' must be 1 to %d letters, digits, "
-                               "'_', '.' or '-'", spec->key, entry->value, DEMO_CONFIG_NAME_MAX - 1);
+            config_error(reader, entry->line, "'%s': character name '%s' must be 1 to %d letters, digits, "
+                         "'_', '.' or '-'", spec->key, entry->value, DEMO_CONFIG_NAME_MAX - 1);
         break;
     case DEMO_CONFIG_MIX:
         demo_config_read_mix(reader, entry, config);
@@ -310,14 +232,8 @@ static void demo_config_read_document(demo_config_reader *reader, const ini_docu
 {
     for (int s = 0; s < document->section_count; ++s) {
         const ini_section *section = &document->sections[s];
-        bool known_section = false;
-        for (int i = 0; i < DEMO_CONFIG_SECTION_COUNT; ++i)
-            known_section = known_section || strcmp(section->name, demo_config_sections[i]) == 0;
-        if (!known_section) {
-            demo_config_report(reader, section->line,
-                               "unknown section [%s] (known sections: player, crowd, camera, window)", section->name);
+        if (!config_check_section(config_errors_reporter(reader), reader->path, section, demo_config_sections))
             continue;
-        }
         for (int e = 0; e < section->entry_count; ++e) {
             const ini_entry *entry = &section->entries[e];
             const demo_config_key *spec = NULL;
@@ -328,9 +244,9 @@ static void demo_config_read_document(demo_config_reader *reader, const ini_docu
             if (spec) {
                 demo_config_read_value(reader, spec, entry, config);
             } else {
-                char known[DIAG_MESSAGE_MAX];
-                demo_config_report(reader, entry->line, "unknown key '%s' in [%s] (known keys: %s)", entry->key,
-                                   section->name, demo_config_known_keys(section->name, known, sizeof known));
+                const char *known[DEMO_CONFIG_KEY_COUNT + 1];
+                config_report_unknown_key(config_errors_reporter(reader), reader->path, section, entry,
+                                          demo_config_known_keys(section->name, known));
             }
         }
     }
@@ -339,40 +255,40 @@ static void demo_config_read_document(demo_config_reader *reader, const ini_docu
     if (config->player.run_speed < config->player.walk_speed) {
         const ini_entry *run = demo_config_entry(document, "player", "run_speed");
         const ini_entry *walk = demo_config_entry(document, "player", "walk_speed");
-        demo_config_report(reader, run ? run->line : walk ? walk->line : 0,
-                           "'run_speed' (%g) must be at least 'walk_speed' (%g)", (double)config->player.run_speed,
-                           (double)config->player.walk_speed);
+        config_error(reader, run ? run->line : walk ? walk->line : 0,
+                     "'run_speed' (%g) must be at least 'walk_speed' (%g)", (double)config->player.run_speed,
+                     (double)config->player.walk_speed);
     }
     if (config->crowd.count > config->crowd.max) {
         const ini_entry *count = demo_config_entry(document, "crowd", "count");
         const ini_entry *max = demo_config_entry(document, "crowd", "max");
-        demo_config_report(reader, count ? count->line : max ? max->line : 0,
-                           "'count' (%d) must not be more than 'max' (%d)", config->crowd.count, config->crowd.max);
+        config_error(reader, count ? count->line : max ? max->line : 0,
+                     "'count' (%d) must not be more than 'max' (%d)", config->crowd.count, config->crowd.max);
     }
 }
 
 bool demo_config_load(const char *path, demo_config *out, diag_list *errors)
 {
-    demo_config_reader reader = {.path = path ? path : "(no path)", .errors = errors};
+    demo_config_reader reader = {.path = path ? path : "(no path)", .list = errors};
     if (!path || !out) {
-        demo_config_report(&reader, 0, "no %s given", path ? "place for the settings" : "settings file");
+        config_error(&reader, 0, "no %s given", path ? "place for the settings" : "settings file");
         return false;
     }
     char *text = NULL;
     size_t size = 0;
     diag error;
     if (!file_read_all(path, &text, &size, &error)) {
-        demo_config_report(&reader, 0, "cannot read the demo settings: %s", error.message);
+        config_error(&reader, 0, "cannot read the demo settings: %s", error.message);
         return false;
     }
     ini_document document;
-    ini_document_parse(&document, path, text, size, (ini_reporter){demo_config_report_message, &reader});
+    ini_document_parse(&document, path, text, size, config_errors_reporter(&reader));
     free(text);
     /* Keys left out of the file take their defaults, not the last load's values: deleting a line undoes it. */
     demo_config config = demo_config_defaults();
     demo_config_read_document(&reader, &document, &config);
     ini_document_free(&document);
-    if (reader.error_count > 0)
+    if (reader.count > 0)
         return false;
     *out = config;
     return true;

@@ -2,12 +2,13 @@
 #include "input_script.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/config_report.h"
 #include "base/decimal.h"
+#include "base/ini_document.h"
 #include "base/file.h"
 #include "base/text_line.h"
 #include "controls.h"
@@ -44,26 +45,10 @@ typedef struct held_key {
 } held_key;
 
 typedef struct script_loader {
-    const char *path;
-    diag_list *errors;
-    int error_count;
+    config_errors errors; /* counted: any error fails the load (warnings go to errors.list uncounted) */
     held_key *held; /* keys pressed and not yet released, for the warnings */
     int held_count;
 } script_loader;
-
-static void script_error(script_loader *loader, int line, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void script_error(script_loader *loader, int line, const char *format, ...)
-{
-    char message[DIAG_MESSAGE_MAX];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(message, sizeof message, format, args);
-    va_end(args);
-    loader->error_count++;
-    diag_list_add(loader->errors, loader->path, line, "%s", message);
-}
 
 static bool is_blank(char c)
 {
@@ -80,16 +65,6 @@ static void strip_comment(char *line)
             return;
         }
     }
-}
-
-static char *trim(char *text)
-{
-    while (is_blank(*text))
-        ++text;
-    size_t length = strlen(text);
-    while (length > 0 && is_blank(text[length - 1]))
-        text[--length] = '\0';
-    return text;
 }
 
 /* The next blank-separated word of *cursor (NUL-terminated in place), or NULL at the end. */
@@ -109,11 +84,6 @@ static char *next_word(char **cursor)
     return start;
 }
 
-static bool parse_number(const char *text, double *out)
-{
-    return decimal_read(text, out);
-}
-
 /* wheel's or drag's numbers: exactly count of them in arguments. */
 static bool parse_numbers(script_loader *loader, int line, const char *verb, char *arguments, int count,
                           double *values, const char *what)
@@ -124,20 +94,20 @@ static bool parse_numbers(script_loader *loader, int line, const char *verb, cha
     while (found < 3 && (word = next_word(&cursor)))
         words[found++] = word;
     if (found < count) {
-        script_error(loader, line, "%s needs %s", verb, what);
+        config_error(&loader->errors, line, "%s needs %s", verb, what);
         return false;
     }
     if (found > count) {
-        script_error(loader, line, "%s takes %s; '%s' is one argument too many", verb, what, words[count]);
+        config_error(&loader->errors, line, "%s takes %s; '%s' is one argument too many", verb, what, words[count]);
         return false;
     }
     for (int i = 0; i < count; ++i) {
-        if (!parse_number(words[i], &values[i])) {
-            script_error(loader, line, "%s: '%s' is not a number", verb, words[i]);
+        if (!decimal_read(words[i], &values[i])) {
+            config_error(&loader->errors, line, "%s: '%s' is not a number", verb, words[i]);
             return false;
         }
         if (fabs(values[i]) > input_script_motion_limit) {
-            script_error(loader, line, "%s: %s is out of range (-%g to %g)", verb, words[i],
+            config_error(&loader->errors, line, "%s: %s is out of range (-%g to %g)", verb, words[i],
                          input_script_motion_limit, input_script_motion_limit);
             return false;
         }
@@ -159,7 +129,7 @@ static void track_held_keys(script_loader *loader, int line, const char *verb, c
     int held = find_held(loader, key);
     if (strcmp(verb, "press") == 0) {
         if (held >= 0)
-            diag_list_add(loader->errors, loader->path, line,
+            diag_list_add(loader->errors.list, loader->errors.path, line,
                           "warning: %s is already pressed (line %d); this press does nothing", name,
                           loader->held[held].line);
         else
@@ -167,9 +137,10 @@ static void track_held_keys(script_loader *loader, int line, const char *verb, c
         return;
     }
     if (held < 0 && strcmp(verb, "release") == 0)
-        diag_list_add(loader->errors, loader->path, line, "warning: release of %s, which is not pressed", name);
+        diag_list_add(loader->errors.list, loader->errors.path, line, "warning: release of %s, which is not pressed",
+                      name);
     if (held >= 0 && strcmp(verb, "tap") == 0)
-        diag_list_add(loader->errors, loader->path, line,
+        diag_list_add(loader->errors.list, loader->errors.path, line,
                       "warning: tap of %s while it is pressed (line %d); its release ends that press", name,
                       loader->held[held].line);
     if (held >= 0)
@@ -185,32 +156,33 @@ static void parse_line(script_loader *loader, int line, char *text, double *prev
     if (!time_word)
         return;
     double time;
-    if (!parse_number(time_word, &time) || time < 0.0 || time > INPUT_SCRIPT_TIME_MAX) {
-        script_error(loader, line, "bad time '%s': seconds of simulation time, a number from 0 to %g", time_word,
-                     INPUT_SCRIPT_TIME_MAX);
+    if (!decimal_read(time_word, &time) || time < 0.0 || time > INPUT_SCRIPT_TIME_MAX) {
+        config_error(&loader->errors, line, "bad time '%s': seconds of simulation time, a number from 0 to %g",
+                     time_word, INPUT_SCRIPT_TIME_MAX);
         return;
     }
     if (time < *previous_time) {
-        script_error(loader, line, "time %g goes backwards: the event at line %d is at %g", time, *previous_line,
-                     *previous_time);
+        config_error(&loader->errors, line, "time %g goes backwards: the event at line %d is at %g", time,
+                     *previous_line, *previous_time);
         return;
     }
     char *verb = next_word(&cursor);
     if (!verb) {
-        script_error(loader, line, "missing verb after the time (press, release, tap, wheel or drag)");
+        config_error(&loader->errors, line, "missing verb after the time (press, release, tap, wheel or drag)");
         return;
     }
-    char *arguments = trim(cursor);
+    char *arguments = ini_trim(cursor);
     input_script_entry entry = {.event = {.time = time, .line = line}};
     if (strcmp(verb, "press") == 0 || strcmp(verb, "release") == 0 || strcmp(verb, "tap") == 0) {
         if (arguments[0] == '\0') {
-            script_error(loader, line, "%s needs a key name", verb);
+            config_error(&loader->errors, line, "%s needs a key name", verb);
             return;
         }
         platform_key key = controls_key_from_name(arguments);
         if (key == PLATFORM_KEY_UNKNOWN) {
             char printable[DIAG_MESSAGE_MAX / 2];
-            script_error(loader, line, "unknown key name '%s' (SDL key names in printable ASCII, as in controls.ini)",
+            config_error(&loader->errors, line,
+                         "unknown key name '%s' (SDL key names in printable ASCII, as in controls.ini)",
                          controls_name_printable(arguments, printable, sizeof printable));
             return;
         }
@@ -232,7 +204,7 @@ static void parse_line(script_loader *loader, int line, char *text, double *prev
         entry.event.drag_x = (float)pixels[0];
         entry.event.drag_y = (float)pixels[1];
     } else {
-        script_error(loader, line, "unknown verb '%s' (press, release, tap, wheel or drag)", verb);
+        config_error(&loader->errors, line, "unknown verb '%s' (press, release, tap, wheel or drag)", verb);
         return;
     }
     *previous_time = time;
@@ -243,7 +215,7 @@ static void parse_line(script_loader *loader, int line, char *text, double *prev
 
 input_script *input_script_load(const char *path, diag_list *errors)
 {
-    script_loader loader = {.path = path ? path : "", .errors = errors};
+    script_loader loader = {.errors = {.path = path ? path : "", .list = errors}};
     if (!path) {
         diag_list_add(errors, "", 0, "input_script_load needs a path");
         return NULL;
@@ -277,7 +249,7 @@ input_script *input_script_load(const char *path, diag_list *errors)
         const char *next = end;
         size_t length = cursor < end ? text_line(cursor, end, &next) : 0;
         if (memchr(cursor, '\0', length)) {
-            script_error(&loader, line, "line contains a NUL byte");
+            config_error(&loader.errors, line, "line contains a NUL byte");
         } else {
             cursor[length] = '\0';
             strip_comment(cursor);
@@ -289,7 +261,7 @@ input_script *input_script_load(const char *path, diag_list *errors)
     }
     free(loader.held);
     free(text);
-    if (loader.error_count > 0) {
+    if (loader.errors.count > 0) {
         input_script_free(script);
         return NULL;
     }

@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "anim/anim_config.h"
-#include "anim/ini_document.h"
+#include "anim/config/anim_config.h"
+#include "base/ini_document.h"
 #include "base/file.h"
 #include "anim/state_machine.h"
 #include "check.h"
@@ -852,7 +852,7 @@ static void test_ini_line_ends(void)
                  ends[e]);
         int reports = 0;
         ini_document document;
-        ini_document_parse(&document, "ends.ini", text, strlen(text), (ini_reporter){count_report, &reports});
+        ini_document_parse(&document, "ends.ini", text, strlen(text), (config_reporter){count_report, &reports});
         CHECK(reports == 0 && document.section_count == 2);
         if (document.section_count == 2) {
             const ini_entry *x = ini_find_entry(&document.sections[0], "x");
@@ -874,7 +874,7 @@ static void test_ini_keys_may_hold_colons(void)
                         "x:y:z = w ; x:y = comment\n";
     int reports = 0;
     ini_document document;
-    ini_document_parse(&document, "colons.ini", text, sizeof text - 1, (ini_reporter){count_report, &reports});
+    ini_document_parse(&document, "colons.ini", text, sizeof text - 1, (config_reporter){count_report, &reports});
     CHECK(reports == 1 && document.section_count == 1); /* `a: b`: libinih's syntax, not ours */
     if (document.section_count == 1) {
         const ini_section *section = &document.sections[0];
@@ -979,7 +979,7 @@ static void test_ini_limits_of_keys_and_sections(void)
     int reports = 0;
     ini_document document;
     double start = seconds_now();
-    ini_document_parse(&document, "keys.ini", buffer.text, buffer.length, (ini_reporter){count_report, &reports});
+    ini_document_parse(&document, "keys.ini", buffer.text, buffer.length, (config_reporter){count_report, &reports});
     printf("  100,000 keys: read %d in %.3f s\n", document.key_count, seconds_now() - start);
     CHECK(reports == 1);
     CHECK(document.section_count == 1 && document.key_count == INI_KEYS_MAX);
@@ -997,7 +997,7 @@ static void test_ini_limits_of_keys_and_sections(void)
         text_append(&buffer, "[section %d]\nkey = %d\n", s, s);
     reports = 0;
     start = seconds_now();
-    ini_document_parse(&document, "sections.ini", buffer.text, buffer.length, (ini_reporter){count_report, &reports});
+    ini_document_parse(&document, "sections.ini", buffer.text, buffer.length, (config_reporter){count_report, &reports});
     printf("  50,000 sections: read %d in %.3f s\n", document.section_count, seconds_now() - start);
     CHECK(reports == 1 && document.section_count == INI_SECTIONS_MAX);
     const ini_section *last = ini_find_section(&document, "section 4095");

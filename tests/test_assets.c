@@ -7,7 +7,7 @@
 
 #include "assetgen/body.h"
 #include "assetgen/clips.h"
-#include "anim/anim_config.h"
+#include "anim/config/anim_config.h"
 #include "base/file.h"
 #include "check.h"
 #include "build/loader.h"

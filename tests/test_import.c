@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "anim/anim_config.h"
+#include "anim/config/anim_config.h"
 #include "anim/animator.h"
 #include "check.h"
 #include "pose/pose.h"

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "anim/anim_config.h"
+#include "anim/config/anim_config.h"
 #include "check.h"
 #include "heap_counter.h"
 #include "build/loader.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "anim/anim_config.h"
+#include "anim/config/anim_config.h"
 #include "check.h"
 #include "controls.h"
 #include "demo_config.h"

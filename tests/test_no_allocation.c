@@ -5,7 +5,7 @@
  * stack into a snapshot or sampling the local pose again allocates nothing. */
 #include <stdlib.h>
 
-#include "anim/anim_config.h"
+#include "anim/config/anim_config.h"
 #include "anim/animator.h"
 #include "check.h"
 #include "pose/pose.h"

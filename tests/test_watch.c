@@ -158,6 +158,37 @@ static void test_hash_is_xxh3_64(void)
     CHECK(!watch_hash_file("/no/such/file", &empty_hash));
 }
 
+/* A watch set: each path once; a file added unseen is due at the first look, one looked at only when it
+ * changes; a due file's stamp moves on; the set as a whole says whether any file changed. */
+static void test_watch_set(void)
+{
+    char first[512], second[512];
+    CHECK(test_paths_in(folder, sizeof first, first, "set_a.ini", NULL));
+    CHECK(test_paths_in(folder, sizeof second, second, "set_b.ini", NULL));
+    test_write_file(first, "a = 1\n");
+    test_write_file(second, "b = 1\n");
+    watch_set set = {0};
+    CHECK(watch_set_add(&set, first, false) == 0);
+    CHECK(watch_set_add(&set, second, true) == 1);
+    CHECK(watch_set_add(&set, first, true) == 0 && set.count == 2);
+    CHECK(watch_set_changed(&set)); /* the first was never looked at */
+    CHECK(watch_set_due(&set, 0, false));
+    CHECK(!watch_set_due(&set, 0, false) && !watch_set_due(&set, 1, false));
+    CHECK(watch_set_due(&set, 1, true)); /* forced */
+    CHECK(!watch_set_changed(&set));
+    test_write_file(second, "b = 22\n");
+    CHECK(watch_set_changed(&set) && watch_set_changed(&set)); /* a look does not move the stamps on */
+    CHECK(!watch_set_due(&set, 0, false) && watch_set_due(&set, 1, false));
+    CHECK(!watch_set_changed(&set));
+    CHECK(!watch_set_due(&set, 2, true)); /* no such file */
+    watch_set moved = {0};
+    watch_set_move(&moved, &set);
+    CHECK(moved.count == 2 && set.count == 0 && set.files == NULL);
+    CHECK(strcmp(moved.files[1].path, second) == 0);
+    watch_set_free(&moved);
+    CHECK(moved.count == 0 && moved.files == NULL);
+}
+
 int main(void)
 {
     CHECK(test_make_temp_folder(folder, sizeof folder, "test_watch"));
@@ -167,5 +198,6 @@ int main(void)
     RUN(test_large_file_hashed_while_recent);
     RUN(test_appear_vanish_replace_resize);
     RUN(test_hash_is_xxh3_64);
+    RUN(test_watch_set);
     return check_report();
 }

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "anim_config.h"
+#include "config/anim_config.h"
 #include "anim_controller.h"
 #include "state_machine.h"
 

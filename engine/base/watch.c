@@ -10,6 +10,8 @@
 #include <xxhash.h>
 
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -86,4 +88,68 @@ bool watch_changed(const char *path, watch_stamp *stamp)
     if (stamp->hashed && stamp->size > WATCH_ALWAYS_HASH_BYTES && !watch_time_recent(stamp))
         stamp->hashed = false;
     return false;
+}
+
+/* ---- watch sets ---- */
+
+int watch_set_add(watch_set *set, const char *path, bool take_stamp)
+{
+    for (int i = 0; i < set->count; ++i)
+        if (strcmp(set->files[i].path, path) == 0)
+            return i;
+    if (set->count == set->capacity) {
+        int capacity = set->capacity ? set->capacity * 2 : 16;
+        watch_set_file *files = realloc(set->files, (size_t)capacity * sizeof *files);
+        if (!files)
+            return -1;
+        set->files = files;
+        set->capacity = capacity;
+    }
+    watch_set_file *file = &set->files[set->count];
+    *file = (watch_set_file){.path = strdup(path)};
+    if (!file->path)
+        return -1;
+    if (take_stamp)
+        watch_stamp_take(file->path, &file->stamp);
+    return set->count++;
+}
+
+bool watch_set_changed(const watch_set *set)
+{
+    for (int i = 0; i < set->count; ++i)
+        if (watch_changed(set->files[i].path, &set->files[i].stamp))
+            return true;
+    return false;
+}
+
+bool watch_set_due(watch_set *set, int index, bool force)
+{
+    if (index < 0 || index >= set->count)
+        return false;
+    watch_set_file *file = &set->files[index];
+    if (!force && !watch_changed(file->path, &file->stamp))
+        return false;
+    watch_stamp_take(file->path, &file->stamp);
+    return true;
+}
+
+void watch_set_look(watch_set *set, int index)
+{
+    if (index >= 0 && index < set->count)
+        watch_stamp_take(set->files[index].path, &set->files[index].stamp);
+}
+
+void watch_set_move(watch_set *to, watch_set *from)
+{
+    watch_set_free(to);
+    *to = *from;
+    *from = (watch_set){0};
+}
+
+void watch_set_free(watch_set *set)
+{
+    for (int i = 0; i < set->count; ++i)
+        free(set->files[i].path);
+    free(set->files);
+    *set = (watch_set){0};
 }

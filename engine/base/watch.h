@@ -36,6 +36,39 @@ void watch_stamp_take(const char *path, watch_stamp *stamp);
  * model is not read twice a second for ever). */
 bool watch_changed(const char *path, watch_stamp *stamp);
 
+/* A set of watched files: the files a hot reload depends on (a config and everything it read, or the
+ * demo's own settings files), each with the stamp of its last look. Paths are copied. */
+typedef struct watch_set_file {
+    char *path;
+    watch_stamp stamp;
+} watch_set_file;
+
+typedef struct watch_set {
+    int count, capacity;
+    watch_set_file *files; /* in the order added */
+} watch_set;
+
+/* Add path unless the set has it already, looking at it now (take_stamp: see watch_stamp_take; call before
+ * reading the file) or leaving its stamp at "never looked", so it differs at the first look. Returns its
+ * index, or -1 when out of memory (not watching one file is better than failing a load). */
+int watch_set_add(watch_set *set, const char *path, bool take_stamp);
+
+/* True when any file of the set changed (watch_changed); stamps are not moved on, so the caller decides when
+ * a reload has read them (by loading afresh into a new set). A const set still notes a large file settling. */
+bool watch_set_changed(const watch_set *set);
+
+/* The file at index changed (or force): its stamp is taken again now, before the caller reads the file (a
+ * write between the two shows as a change at the next look, never as none), and true is returned. */
+bool watch_set_due(watch_set *set, int index, bool force);
+
+/* Look at the file at index now (watch_stamp_take), before reading it outside watch_set_due. */
+void watch_set_look(watch_set *set, int index);
+
+/* Free to's files and hand it from's; from is left empty. */
+void watch_set_move(watch_set *to, watch_set *from);
+
+void watch_set_free(watch_set *set);
+
 /* XXH3 64 (libxxhash) of the file's bytes, with no heap use (not even a FILE); false when it cannot be read. */
 bool watch_hash_file(const char *path, uint64_t *hash);
 

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "anim/anim_config.h"
+#include "anim/config/anim_config.h"
 #include "anim/anim_controller.h"
 #include "fuzz_check.h"
 #include "fuzz_parts.h"

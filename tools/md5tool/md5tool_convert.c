@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anim/anim_config.h"
+#include "anim/config/anim_config.h"
 #include "base/file.h"
 #include "md5tool_common.h"
 #include "md5tool_convert.h"

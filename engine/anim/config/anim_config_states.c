@@ -449,13 +449,27 @@ static void anim_config_read_state(anim_config_loader *loader, const char *path,
     }
 }
 
+static const char *anim_config_state_name(const void *states, int i)
+{
+    return ((const state_machine_state *)states)[i].name;
+}
+
+/* The state called name, or -1: a hash lookup (name_index over machine->states, filled as the states are
+ * read), so a file at the limits (1024 states, 4096 transitions) loads in linear time. */
+static int anim_config_find_state(const name_index *states_index, const state_machine_definition *machine,
+                                  const char *name)
+{
+    return name_index_find(states_index, machine->states, anim_config_state_name, name);
+}
+
 /* The state index a transition section names, or STATE_MACHINE_ANY for `any` (only allowed as from). */
 static int anim_config_transition_end(anim_config_loader *loader, const char *path, const ini_section *section,
-                                      const state_machine_definition *machine, const char *name, bool from)
+                                      const state_machine_definition *machine, const name_index *states_index,
+                                      const char *name, bool from)
 {
     if (from && strcmp(name, "any") == 0)
         return STATE_MACHINE_ANY;
-    int state = state_machine_find_state(machine, name);
+    int state = anim_config_find_state(states_index, machine, name);
     if (state < 0) {
         char list[DIAG_MESSAGE_MAX / 2];
         const char *first_name = machine->state_count ? machine->states[0].name : "";
@@ -501,12 +515,12 @@ static bool anim_config_transition_room(anim_config_loader *loader, const char *
 static void anim_config_read_transition(anim_config_loader *loader, const char *path, const ini_section *section,
                                         const char *from_name, const char *to_name, float default_fade,
                                         anim_character_storage *storage, state_machine_definition *machine,
-                                        bool *full)
+                                        const name_index *states_index, bool *full)
 {
     anim_config_check_keys(loader, path, section, anim_config_transition_keys);
     state_machine_transition transition = {.fade = default_fade};
-    transition.from = anim_config_transition_end(loader, path, section, machine, from_name, true);
-    transition.to = anim_config_transition_end(loader, path, section, machine, to_name, false);
+    transition.from = anim_config_transition_end(loader, path, section, machine, states_index, from_name, true);
+    transition.to = anim_config_transition_end(loader, path, section, machine, states_index, to_name, false);
     const ini_entry *entry;
     if ((entry = ini_find_entry(section, "fade")))
         anim_config_parse_number(loader, path, entry, ANIM_RANGE_FADE, &transition.fade);
@@ -614,6 +628,7 @@ void anim_config_load_states(anim_config_loader *loader, anim_character *charact
     if (!anim_config_read_document(loader, path, referrer, referrer_line, "states file", &document))
         return;
     int errors_before = loader->error_count;
+    name_index states_index = {0};
     state_machine_definition *machine = &character->machine;
     *machine = (state_machine_definition){.start_state = -1, .trigger_hold = 0.2f};
     int section_count = document.section_count;
@@ -645,7 +660,7 @@ void anim_config_load_states(anim_config_loader *loader, anim_character *charact
                 anim_config_report(loader, path, section->line, "'any' cannot name a state: it means every state");
                 continue;
             }
-            if (state_machine_find_state(machine, first) >= 0) {
+            if (anim_config_find_state(&states_index, machine, first) >= 0) {
                 anim_config_report(loader, path, section->line, "duplicate state '%s'", first);
                 continue;
             }
@@ -657,6 +672,10 @@ void anim_config_load_states(anim_config_loader *loader, anim_character *charact
                 continue;
             }
             snprintf(storage->states[machine->state_count].name, ANIM_NAME_MAX, "%.*s", ANIM_NAME_MAX - 1, first);
+            if (!name_index_add(&states_index, machine->states, anim_config_state_name, machine->state_count + 1)) {
+                anim_config_report(loader, path, section->line, "out of memory");
+                continue;
+            }
             state_lines[machine->state_count++] = section->line;
         } else if (kinds[s] == STATES_SECTION_UNKNOWN) {
             anim_config_report(loader, path, section->line,
@@ -684,7 +703,7 @@ void anim_config_load_states(anim_config_loader *loader, anim_character *charact
             anim_config_parse_number(loader, path, entry, ANIM_RANGE_TRIGGER_HOLD, &machine->trigger_hold);
         if (!(entry = ini_find_entry(machine_section, "start")))
             anim_config_report(loader, path, machine_section->line, "[machine] has no 'start' state");
-        else if ((machine->start_state = state_machine_find_state(machine, entry->value)) < 0)
+        else if ((machine->start_state = anim_config_find_state(&states_index, machine, entry->value)) < 0)
             anim_config_report(loader, path, entry->line, "unknown start state '%s'", entry->value);
     }
     if (machine->state_count == 0)
@@ -696,7 +715,7 @@ void anim_config_load_states(anim_config_loader *loader, anim_character *charact
             continue;
         anim_config_states_section(document.sections[s].name, first, second);
         anim_config_read_transition(loader, path, &document.sections[s], first, second, default_fade, storage,
-                                    machine, &transitions_full);
+                                    machine, &states_index, &transitions_full);
     }
     anim_config_sort_transitions(storage, machine->transition_count);
     /* Only a machine without other mistakes: a misspelt transition would make every later state unreachable. */
@@ -705,5 +724,6 @@ void anim_config_load_states(anim_config_loader *loader, anim_character *charact
 done:
     free(kinds);
     free(state_lines);
+    name_index_free(&states_index);
     ini_document_free(&document);
 }

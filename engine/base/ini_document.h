@@ -8,39 +8,30 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "config_report.h"
+#include "name_index.h"
+
 typedef struct ini_entry {
     char *key;
     char *value;
     int line;
 } ini_entry;
 
-/* An open-addressing hash of names to indices (into a section's entries or a document's sections). */
-typedef struct ini_index {
-    int *slots; /* index + 1, 0 for an empty slot */
-    int capacity; /* a power of two, at least twice the count */
-} ini_index;
-
 typedef struct ini_section {
     char *name;
     int line;
     int entry_count, entry_capacity;
     ini_entry *entries; /* in the order written; keys are unique within a section */
-    ini_index index;    /* entries by key */
+    name_index index;   /* entries by key */
 } ini_section;
 
 typedef struct ini_document {
     const char *path; /* borrowed, for reports */
     int section_count, section_capacity;
     ini_section *sections; /* in the order written; names are unique */
-    ini_index index;       /* sections by name */
+    name_index index;      /* sections by name */
     int key_count;         /* all sections together */
 } ini_document;
-
-/* Where the reader's complaints go, one finished message at a time. */
-typedef struct ini_reporter {
-    void (*report)(void *context, const char *file, int line, const char *message);
-    void *context;
-} ini_reporter;
 
 /* Limits of one ini file, so that a careless or hostile file cannot hold the thread that reads it: the
  * section or key past the limit is reported at its line and the rest of the file is not read. Checking
@@ -56,7 +47,7 @@ enum {
  * reporter, and reading goes on past it, so one pass names all of them; what was read well is kept; past
  * INI_SECTIONS_MAX or INI_KEYS_MAX reading stops. Free with ini_document_free even when there were problems. */
 void ini_document_parse(ini_document *document, const char *path, const char *text, size_t size,
-                        ini_reporter reporter);
+                        config_reporter reporter);
 
 void ini_document_free(ini_document *document);
 
@@ -73,7 +64,8 @@ size_t ini_number_length(const char *text);
 
 /* text, all of it, as such a number within float range: false for "1.5m", "0x10", "nan", "1e39" (beyond
  * the largest float, refused rather than read as infinity). A value smaller than the smallest float
- * ("1e-50") reads as 0. The one number reader of every ini file the project reads. */
+ * ("1e-50") reads as 0. base/decimal's grammar, as every config file reads numbers; a float as the animation
+ * config stores them (config_values, CONFIG_RANGE_TO). */
 bool ini_parse_float(const char *text, float *out);
 
 /* Strip leading and trailing spaces and tabs in place, as libinih does to names and values. */

@@ -13,10 +13,10 @@
 
 #include <cglm/cglm.h>
 
-#include "../base/diag.h"
-#include "../cache/cache.h"
-#include "anim_clip.h"
-#include "state_machine.h"
+#include "../../base/diag.h"
+#include "../../cache/cache.h"
+#include "../anim_clip.h"
+#include "../state_machine.h"
 
 /* One character type: everything its entities share. */
 typedef struct anim_character {

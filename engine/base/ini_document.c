@@ -10,9 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/decimal.h"
-#include "../base/text_line.h"
-#include "../base/diag.h"
+#include "decimal.h"
+#include "text_line.h"
+#include "diag.h"
+#include "name_index.h"
 
 /* Debian's libinih does not pass line numbers to the handler, so the reader callback counts the lines it
  * hands over, and the handler, called right after, takes the count as its key's line. */
@@ -25,7 +26,7 @@ enum { INI_NO_SECTION = -1, INI_IGNORED_SECTION = -2, INI_SECTION_NAME_MAX = 102
 static const char INI_HIDDEN_COLON = '\x1f';
 
 typedef struct ini_reading {
-    ini_reporter reporter;
+    config_reporter reporter;
     int report_count;
     ini_document *document;
     const char *cursor, *end;
@@ -38,13 +39,11 @@ static void ini_report(ini_reading *reading, int line, const char *format, ...) 
 
 static void ini_report(ini_reading *reading, int line, const char *format, ...)
 {
-    char message[DIAG_MESSAGE_MAX];
     va_list args;
     va_start(args, format);
-    vsnprintf(message, sizeof message, format, args);
-    va_end(args);
     reading->report_count++;
-    reading->reporter.report(reading->reporter.context, reading->document->path, line, message);
+    config_vreport(reading->reporter, reading->document->path, line, format, args);
+    va_end(args);
 }
 
 char *ini_trim(char *text)
@@ -57,17 +56,7 @@ char *ini_trim(char *text)
     return text;
 }
 
-/* ---- names to indices: duplicates and lookups in constant time, so a file's reading is linear ---- */
-
-static uint32_t ini_hash(const char *text)
-{
-    uint32_t hash = 2166136261u; /* FNV-1a */
-    for (const unsigned char *c = (const unsigned char *)text; *c; ++c)
-        hash = (hash ^ *c) * 16777619u;
-    return hash;
-}
-
-typedef const char *(*ini_name_of)(const void *items, int i);
+/* ---- names to indices (name_index): duplicates and lookups in constant time, so reading is linear ---- */
 
 static const char *ini_entry_key(const void *items, int i)
 {
@@ -79,51 +68,10 @@ static const char *ini_section_name(const void *items, int i)
     return ((const ini_section *)items)[i].name;
 }
 
-/* The index of the item called name, or -1. */
-static int ini_index_find(const ini_index *index, const void *items, ini_name_of name_of, const char *name)
-{
-    if (index->capacity == 0)
-        return -1;
-    uint32_t mask = (uint32_t)index->capacity - 1;
-    for (uint32_t slot = ini_hash(name) & mask;; slot = (slot + 1) & mask) {
-        int item = index->slots[slot] - 1;
-        if (item < 0)
-            return -1;
-        if (strcmp(name_of(items, item), name) == 0)
-            return item;
-    }
-}
-
-static void ini_index_place(ini_index *index, const char *name, int item)
-{
-    uint32_t mask = (uint32_t)index->capacity - 1;
-    uint32_t slot = ini_hash(name) & mask;
-    while (index->slots[slot] != 0)
-        slot = (slot + 1) & mask;
-    index->slots[slot] = item + 1;
-}
-
-/* Add items[count - 1] (already in items); false when out of memory. */
-static bool ini_index_add(ini_index *index, const void *items, ini_name_of name_of, int count)
-{
-    if (count * 2 > index->capacity) { /* at most half full: probes stay short */
-        int capacity = index->capacity ? index->capacity * 2 : 16;
-        int *slots = calloc((size_t)capacity, sizeof *slots);
-        if (!slots)
-            return false;
-        free(index->slots);
-        *index = (ini_index){.slots = slots, .capacity = capacity};
-        for (int i = 0; i < count - 1; ++i)
-            ini_index_place(index, name_of(items, i), i);
-    }
-    ini_index_place(index, name_of(items, count - 1), count - 1);
-    return true;
-}
-
 static void ini_begin_section(ini_reading *reading, char *name)
 {
     ini_document *document = reading->document;
-    int seen = ini_index_find(&document->index, document->sections, ini_section_name, name);
+    int seen = name_index_find(&document->index, document->sections, ini_section_name, name);
     if (seen >= 0) {
         ini_report(reading, reading->line, "duplicate section [%s]; the first is at line %d", name,
                    document->sections[seen].line);
@@ -150,7 +98,7 @@ static void ini_begin_section(ini_reading *reading, char *name)
     }
     document->sections[document->section_count] = (ini_section){.name = strdup(name), .line = reading->line};
     if (!document->sections[document->section_count].name ||
-        !ini_index_add(&document->index, document->sections, ini_section_name, document->section_count + 1)) {
+        !name_index_add(&document->index, document->sections, ini_section_name, document->section_count + 1)) {
         free(document->sections[document->section_count].name);
         ini_report(reading, reading->line, "out of memory");
         reading->section = INI_IGNORED_SECTION;
@@ -285,7 +233,7 @@ static bool ini_add_entry(ini_section *section, const char *key, const char *val
         free(entry->value);
         return false;
     }
-    if (!ini_index_add(&section->index, section->entries, ini_entry_key, section->entry_count + 1)) {
+    if (!name_index_add(&section->index, section->entries, ini_entry_key, section->entry_count + 1)) {
         free(entry->key);
         free(entry->value);
         return false;
@@ -336,7 +284,7 @@ static int ini_take_key(void *user, const char *section_name, const char *hidden
 }
 
 void ini_document_parse(ini_document *document, const char *path, const char *text, size_t size,
-                        ini_reporter reporter)
+                        config_reporter reporter)
 {
     *document = (ini_document){.path = path};
     ini_reading reading = {.reporter = reporter, .document = document, .cursor = text, .end = text + size,
@@ -357,23 +305,23 @@ void ini_document_free(ini_document *document)
             free(section->entries[e].value);
         }
         free(section->entries);
-        free(section->index.slots);
+        name_index_free(&section->index);
         free(section->name);
     }
     free(document->sections);
-    free(document->index.slots);
+    name_index_free(&document->index);
     *document = (ini_document){0};
 }
 
 const ini_entry *ini_find_entry(const ini_section *section, const char *key)
 {
-    int found = ini_index_find(&section->index, section->entries, ini_entry_key, key);
+    int found = name_index_find(&section->index, section->entries, ini_entry_key, key);
     return found >= 0 ? &section->entries[found] : NULL;
 }
 
 const ini_section *ini_find_section(const ini_document *document, const char *name)
 {
-    int found = ini_index_find(&document->index, document->sections, ini_section_name, name);
+    int found = name_index_find(&document->index, document->sections, ini_section_name, name);
     return found >= 0 ? &document->sections[found] : NULL;
 }
 

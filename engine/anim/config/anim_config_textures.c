@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../base/file.h"
-#include "../md5/md5.h"
+#include "../../base/file.h"
+#include "../../md5/md5.h"
 #include "anim_config_internal.h"
 
 static const char texture_key_prefix[] = "texture.";

@@ -13,7 +13,8 @@
 #include <stddef.h>
 
 #include "anim_config.h"
-#include "ini_document.h"
+#include "../../base/config_values.h"
+#include "../../base/ini_document.h"
 
 enum { ANIM_CONFIG_PATH_MAX = 1024 };
 
@@ -54,8 +55,10 @@ void anim_config_report(anim_config_loader *loader, const char *file, int line, 
 void anim_config_report_stand_in(anim_config_loader *loader, const char *file, int line, const char *format, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* anim_config_report for a finished message; context is the loader. An ini_reporter's function. */
+/* anim_config_report for a finished message; context is the loader. A config_reporter's function. */
 void anim_config_report_message(void *context, const char *file, int line, const char *message);
+/* The reporter of anim_config_report: for the base config readers (config_values.h). */
+config_reporter anim_config_reporter(anim_config_loader *loader);
 
 /* "a, b, c" from the name fields of an array of structs (stride apart), cut to fit out; "(none)" for none. */
 const char *anim_config_join_names(char *out, size_t size, const char *first_name, size_t stride, int count);
@@ -94,7 +97,7 @@ bool anim_config_in_range(anim_config_range range, double value);
 const char *anim_config_range_text(anim_config_range range, char *out, size_t size);
 
 /* Each reports a bad value at the entry's line and returns false, leaving out alone. A number is written
- * whole in decimal (ini_parse_float) and within its range. */
+ * whole in decimal and within its range (config_values.h, CONFIG_RANGE_TO). */
 bool anim_config_parse_bool(anim_config_loader *loader, const char *path, const ini_entry *entry, bool *out);
 bool anim_config_parse_number(anim_config_loader *loader, const char *path, const ini_entry *entry,
                               anim_config_range range, float *out);

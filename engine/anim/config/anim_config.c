@@ -6,18 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/file.h"
-#include "../base/watch.h"
+#include "../../base/file.h"
+#include "../../base/watch.h"
 #include "anim_config_internal.h"
 
 /* Loading happens in two steps per file. First the ini text becomes sections of `key = value` entries that
  * remember their line numbers (ini_document). Then each file's meaning is checked against what it refers
  * to, reporting at the line of the offending entry. */
-
-typedef struct watched_file_stamp {
-    char *path;
-    watch_stamp stamp; /* times, size, inode and the bytes' hash: base/watch decides what is a change */
-} watched_file_stamp;
 
 struct anim_config {
     cache *cache;
@@ -27,8 +22,7 @@ struct anim_config {
     int character_count;
     anim_character *characters;
     anim_character_storage *storage;
-    int watched_count, watched_capacity;
-    watched_file_stamp *watched;
+    watch_set watched; /* every file the load read or tried to: base/watch decides what is a change */
     int stand_in_count; /* problems a partial load worked around */
     int warning_count;  /* warnings that are not problems */
 };
@@ -39,32 +33,7 @@ struct anim_config {
 /* Remember a file the load read (or tried to read: a missing file that appears is an edit too). */
 void anim_config_watch(anim_config *config, const char *path)
 {
-    for (int i = 0; i < config->watched_count; ++i)
-        if (strcmp(config->watched[i].path, path) == 0)
-            return;
-    if (config->watched_count == config->watched_capacity) {
-        int capacity = config->watched_capacity ? config->watched_capacity * 2 : 16;
-        watched_file_stamp *watched = realloc(config->watched, (size_t)capacity * sizeof *watched);
-        if (!watched)
-            return; /* not watching one file is better than failing the load */
-        config->watched = watched;
-        config->watched_capacity = capacity;
-    }
-    watched_file_stamp *file = &config->watched[config->watched_count];
-    *file = (watched_file_stamp){.path = strdup(path)};
-    if (!file->path)
-        return;
-    watch_stamp_take(file->path, &file->stamp); /* before the caller reads it: see watch_stamp_take */
-    config->watched_count++;
-}
-
-static void anim_config_free_watched(anim_config *config)
-{
-    for (int i = 0; i < config->watched_count; ++i)
-        free(config->watched[i].path);
-    free(config->watched);
-    config->watched = NULL;
-    config->watched_count = config->watched_capacity = 0;
+    watch_set_add(&config->watched, path, true); /* before the caller reads it: see watch_stamp_take */
 }
 
 bool anim_config_read_document(anim_config_loader *loader, const char *path, const char *referrer,
@@ -83,7 +52,7 @@ bool anim_config_read_document(anim_config_loader *loader, const char *path, con
             anim_config_report(loader, path, 0, "cannot read %s: %s", what, error.message);
         return false;
     }
-    ini_document_parse(document, path, text, size, (ini_reporter){anim_config_report_message, loader});
+    ini_document_parse(document, path, text, size, anim_config_reporter(loader));
     free(text);
     return true;
 }
@@ -192,7 +161,7 @@ void anim_config_free(anim_config *config)
         anim_config_release_character(config->cache, &config->characters[c], &config->storage[c]);
     free(config->characters);
     free(config->storage);
-    anim_config_free_watched(config);
+    watch_set_free(&config->watched);
     free(config->characters_path);
     free(config->character_name);
     free(config->mesh_path);
@@ -231,12 +200,7 @@ static anim_config *anim_config_finish(anim_config_loader *loader, anim_config *
         return config;
     }
     if (keep_watching) {
-        anim_config_free_watched(keep_watching);
-        keep_watching->watched = config->watched;
-        keep_watching->watched_count = config->watched_count;
-        keep_watching->watched_capacity = config->watched_capacity;
-        config->watched = NULL;
-        config->watched_count = config->watched_capacity = 0;
+        watch_set_move(&keep_watching->watched, &config->watched);
     }
     anim_config_free(config);
     return NULL;
@@ -394,10 +358,7 @@ bool anim_config_reload_due(const anim_config *config)
 {
     /* The stamps are not the config's meaning: watch_changed may note that a large file has settled
      * (config is const, the watch list it points to is not). */
-    for (int i = 0; config && i < config->watched_count; ++i)
-        if (watch_changed(config->watched[i].path, &config->watched[i].stamp))
-            return true;
-    return false;
+    return config && watch_set_changed(&config->watched);
 }
 
 static anim_config *anim_config_reload_mode(anim_config *old, diag_list *errors, bool partial)
@@ -422,10 +383,10 @@ anim_config *anim_config_reload_partial(anim_config *old, diag_list *errors)
 
 int anim_config_watched_file_count(const anim_config *config)
 {
-    return config ? config->watched_count : 0;
+    return config ? config->watched.count : 0;
 }
 
 const char *anim_config_watched_file(const anim_config *config, int index)
 {
-    return config && index >= 0 && index < config->watched_count ? config->watched[index].path : NULL;
+    return config && index >= 0 && index < config->watched.count ? config->watched.files[index].path : NULL;
 }
