@@ -43,13 +43,18 @@ static void diag_fill(diag *d, const char *file, int line, const char *format, v
     diag_escape(raw, d->message, sizeof d->message);
 }
 
+bool diag_vset(diag *d, const char *file, int line, const char *format, va_list args)
+{
+    if (d)
+        diag_fill(d, file, line, format, args);
+    return false;
+}
+
 bool diag_set(diag *d, const char *file, int line, const char *format, ...)
 {
-    if (!d)
-        return false;
     va_list args;
     va_start(args, format);
-    diag_fill(d, file, line, format, args);
+    diag_vset(d, file, line, format, args);
     va_end(args);
     return false;
 }
@@ -78,16 +83,24 @@ static diag *diag_list_slot(diag_list *list)
     return &list->items[list->count++];
 }
 
+bool diag_list_full(const diag_list *list)
+{
+    return list && list->count >= DIAG_LIST_KEEP;
+}
+
+bool diag_list_vadd(diag_list *list, const char *file, int line, const char *format, va_list args)
+{
+    diag *slot = list ? diag_list_slot(list) : NULL;
+    if (slot)
+        diag_fill(slot, file, line, format, args);
+    return true;
+}
+
 bool diag_list_add(diag_list *list, const char *file, int line, const char *format, ...)
 {
-    if (!list)
-        return true;
-    diag *slot = diag_list_slot(list);
-    if (!slot)
-        return true;
     va_list args;
     va_start(args, format);
-    diag_fill(slot, file, line, format, args);
+    diag_list_vadd(list, file, line, format, args);
     va_end(args);
     return true;
 }

@@ -4,6 +4,7 @@
 #ifndef MARIONETTE_DIAG_H
 #define MARIONETTE_DIAG_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -39,6 +40,12 @@ typedef struct diag_list {
     int total; /* reported */
     int capacity;
 } diag_list;
+
+/* The va_list forms, for reporters of their own (a reader that adds its file and line). */
+bool diag_vset(diag *d, const char *file, int line, const char *format, va_list args);
+bool diag_list_vadd(diag_list *list, const char *file, int line, const char *format, va_list args);
+/* True when the list keeps no more messages (it only counts them): a reporter can skip finding a line. */
+bool diag_list_full(const diag_list *list);
 
 /* Append a warning (NULL list: ignored). Returns true so it can be used in expressions. */
 bool diag_list_add(diag_list *list, const char *file, int line, const char *format, ...)

@@ -32,4 +32,37 @@ static inline size_t text_line_count(const char *start, const char *end)
     return count > 0 ? count : 1;
 }
 
+/* The line numbers of positions in one text, counted only when a message needs one and onward from the last
+ * position asked, so a reader asking in order scans its text once however many messages it writes. */
+typedef struct text_line_counter {
+    const char *begin, *end;
+    const char *counted_to; /* NULL: nothing counted yet */
+    int counted_line;
+} text_line_counter;
+
+static inline text_line_counter text_line_counter_start(const char *text, size_t size)
+{
+    return (text_line_counter){.begin = text, .end = text ? text + size : NULL};
+}
+
+/* The 1-based line of position (past the end: the last line), with the line ends text_line knows (a CR
+ * counts only when no LF follows it); 0 for NULL or a position before the text. */
+static inline int text_line_at(text_line_counter *counter, const char *position)
+{
+    if (!position || !counter->begin || position < counter->begin)
+        return 0;
+    if (position > counter->end)
+        position = counter->end;
+    if (!counter->counted_to || position < counter->counted_to) {
+        counter->counted_to = counter->begin;
+        counter->counted_line = 1;
+    }
+    int line = counter->counted_line;
+    for (const char *p = counter->counted_to; p < position; ++p)
+        line += *p == '\n' || (*p == '\r' && (p + 1 == counter->end || p[1] != '\n'));
+    counter->counted_to = position;
+    counter->counted_line = line;
+    return line;
+}
+
 #endif

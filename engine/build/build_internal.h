@@ -8,12 +8,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/text_line.h"
 #include "raw.h"
 
 #define BUILD_NO_POSITION SIZE_MAX /* a message not tied to a line */
 
 typedef struct build_report {
-    raw_line_counter lines;
+    text_line_counter lines; /* over the source's text: line numbers for messages */
     const char *name;
     diag *err;             /* may be NULL */
     diag_list *warnings;   /* may be NULL */

@@ -7,7 +7,7 @@
 build_report build_report_start(const raw_source *source, diag *err, diag_list *warnings)
 {
     return (build_report){
-        .lines = {.source = source},
+        .lines = text_line_counter_start(source->text, source->size),
         .name = source->name ? source->name : "",
         .err = err,
         .warnings = warnings,
@@ -16,36 +16,29 @@ build_report build_report_start(const raw_source *source, diag *err, diag_list *
 
 static int line_at(build_report *r, size_t position)
 {
-    return position == BUILD_NO_POSITION ? 0 : raw_line_of(&r->lines, position);
+    if (position == BUILD_NO_POSITION || !r->lines.begin)
+        return 0;
+    size_t size = (size_t)(r->lines.end - r->lines.begin);
+    return text_line_at(&r->lines, r->lines.begin + (position < size ? position : size));
 }
 
 bool build_fail(build_report *r, size_t position, const char *format, ...)
 {
-    if (!r->err)
-        return false;
-    char message[DIAG_MESSAGE_MAX];
     va_list args;
     va_start(args, format);
-    vsnprintf(message, sizeof message, format, args);
+    diag_vset(r->err, r->name, r->err ? line_at(r, position) : 0, format, args);
     va_end(args);
-    return diag_set(r->err, r->name, line_at(r, position), "%s", message);
+    return false;
 }
 
 void build_warn(build_report *r, size_t position, const char *format, ...)
 {
-    if (!r->warnings)
-        return;
-    /* Past the kept ones a warning is only counted: skip the formatting and the line count. */
-    if (r->warnings->count >= DIAG_LIST_KEEP) {
-        diag_list_add(r->warnings, r->name, 0, "%s", "");
-        return;
-    }
-    char message[DIAG_MESSAGE_MAX];
+    /* Past the kept ones a warning is only counted: no line to find. */
+    int line = !r->warnings || diag_list_full(r->warnings) ? 0 : line_at(r, position);
     va_list args;
     va_start(args, format);
-    vsnprintf(message, sizeof message, format, args);
+    diag_list_vadd(r->warnings, r->name, line, format, args);
     va_end(args);
-    diag_list_add(r->warnings, r->name, line_at(r, position), "%s", message);
 }
 
 void build_pass_notes(build_report *r, const diag_list *notes)

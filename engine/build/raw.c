@@ -3,27 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int raw_line_of(raw_line_counter *counter, size_t position)
-{
-    const raw_source *source = counter->source;
-    if (!source || !source->text)
-        return 0;
-    if (position > source->size)
-        position = source->size;
-    if (position < counter->counted_to || counter->counted_line == 0) {
-        counter->counted_to = 0;
-        counter->counted_line = 1;
-    }
-    const char *text = source->text, *end = text + source->size;
-    int line = counter->counted_line;
-    /* A CR counts only when no LF follows it, which may lie past position (the md5 lexer's rule). */
-    for (const char *p = text + counter->counted_to; p < text + position; ++p)
-        line += *p == '\n' || (*p == '\r' && (p + 1 == end || p[1] != '\n'));
-    counter->counted_to = position;
-    counter->counted_line = line;
-    return line;
-}
-
 static void free_names(char **names, int count)
 {
     if (names)

@@ -23,15 +23,6 @@ typedef struct raw_source {
     size_t size;
 } raw_source;
 
-/* Counts lines of a raw_source on demand; reused across calls so ascending positions scan the text once. */
-typedef struct raw_line_counter {
-    const raw_source *source;
-    size_t counted_to;
-    int counted_line;
-} raw_line_counter;
-
-/* 1-based line of byte offset `position` (LF, CR LF and a lone CR end a line); 0 without text. */
-int raw_line_of(raw_line_counter *counter, size_t position);
 
 typedef struct raw_skeleton {
     int joint_count;

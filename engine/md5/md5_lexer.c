@@ -18,8 +18,7 @@ void md5_lexer_init(md5_lexer *lex, const char *text, size_t size, const char *n
         .name = name ? name : "",
         .err = err,
         .warnings = warnings,
-        .counted_to = text,
-        .counted_line = 1,
+        .lines = text_line_counter_start(text, size),
     };
     /* A UTF-8 byte-order mark (Windows editors write one) is not text: skip it, as the ini reader does. */
     if (size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
@@ -43,23 +42,7 @@ bool md5_lexer_budget_allows(const md5_lexer *lex, uint64_t bytes)
 
 int md5_lexer_line(md5_lexer *lex, const char *position)
 {
-    if (!position || position < lex->begin)
-        return 0;
-    if (position > lex->end)
-        position = lex->end;
-    if (position < lex->counted_to) {
-        lex->counted_to = lex->begin;
-        lex->counted_line = 1;
-    }
-    const char *p = lex->counted_to;
-    int line = lex->counted_line;
-    /* A line ends at LF, CR LF or a lone CR (old Mac exporters): a CR counts only when no LF follows it,
-     * which may lie past position. */
-    for (; p < position; ++p)
-        line += *p == '\n' || (*p == '\r' && (p + 1 == lex->end || p[1] != '\n'));
-    lex->counted_to = position;
-    lex->counted_line = line;
-    return line;
+    return text_line_at(&lex->lines, position);
 }
 
 bool md5_lexer_fail(md5_lexer *lex, const char *position, const char *format, ...)
@@ -69,29 +52,23 @@ bool md5_lexer_fail(md5_lexer *lex, const char *position, const char *format, ..
     lex->failed = true;
     if (!lex->err)
         return false;
-    char message[DIAG_MESSAGE_MAX];
     va_list args;
     va_start(args, format);
-    vsnprintf(message, sizeof message, format, args);
+    diag_vset(lex->err, lex->name, md5_lexer_line(lex, position), format, args);
     va_end(args);
-    return diag_set(lex->err, lex->name, md5_lexer_line(lex, position), "%s", message);
+    return false;
 }
 
 void md5_lexer_warn(md5_lexer *lex, const char *position, const char *format, ...)
 {
     if (!lex->warnings)
         return;
-    /* Past the kept ones a warning is only counted: skip the formatting and the line count. */
-    if (lex->warnings->count >= DIAG_LIST_KEEP) {
-        diag_list_add(lex->warnings, lex->name, 0, "%s", "");
-        return;
-    }
-    char message[DIAG_MESSAGE_MAX];
+    /* Past the kept ones a warning is only counted: no line to find. */
+    int line = diag_list_full(lex->warnings) ? 0 : md5_lexer_line(lex, position);
     va_list args;
     va_start(args, format);
-    vsnprintf(message, sizeof message, format, args);
+    diag_list_vadd(lex->warnings, lex->name, line, format, args);
     va_end(args);
-    diag_list_add(lex->warnings, lex->name, md5_lexer_line(lex, position), "%s", message);
 }
 
 /* Write a short, printable rendering of the token at the cursor for an error message. */

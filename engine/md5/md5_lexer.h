@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../base/diag.h"
+#include "../base/text_line.h"
 #include "md5.h"
 #include "md5_number.h"
 
@@ -24,10 +25,7 @@ typedef struct md5_lexer {
     diag *err;              /* may be NULL */
     diag_list *warnings;    /* may be NULL */
     bool failed;
-    /* Line numbers are counted only when a diag needs one; remembering the last count keeps a file with
-     * many warnings from being rescanned from the start for each. */
-    const char *counted_to;
-    int counted_line;
+    text_line_counter lines; /* line numbers, counted only when a diag needs one */
 } md5_lexer;
 
 void md5_lexer_init(md5_lexer *lex, const char *text, size_t size, const char *name, diag *err,
