@@ -19,6 +19,7 @@
 
 #include "../base/diag.h"
 #include "../model/model.h"
+#include "../model/model_lods.h"
 
 /* ---- Setup ---------------------------------------------------------------------------------------------- */
 
@@ -59,6 +60,9 @@ typedef struct gfx_mesh_desc {
     const char *path;    /* the model's file, for messages at its shader lines; NULL: they name the label */
     /* One image per model->meshes (rgba NULL: the placeholder); NULL: every skin_mesh the placeholder. */
     const gfx_image *images;
+    /* Coarser levels of the model's meshes (build_lod.h), read during gfx_make_mesh only; NULL: level 0
+     * alone, the file's triangles. */
+    const model_lods *lods;
 } gfx_mesh_desc;
 
 /* Upload the model's meshes. An image that cannot be a texture is replaced by the placeholder and
@@ -93,7 +97,24 @@ typedef struct gfx_frame_desc {
     bool cpu_skinning;            /* skin on the CPU (pose_skin_cpu, the reference) and draw the result,
                                    * instead of skinning in the vertex shader: same batching, same picture */
     bool debug_normals;           /* draw each skinned vertex's normal as a short line */
+    /* Level of detail (meshes made with lods): each instance is drawn at the coarsest level whose
+     * simplification error, projected at its distance, stays within lod_error_pixels; the shadow pass one
+     * level coarser. */
+    float lod_error_pixels;       /* 0: 1 pixel; negative: level 0 always (level of detail off) */
+    int lod_force_level;          /* N > 0: every instance at level N - 1 (clamped to its mesh's levels) */
+    bool no_stand_ins;            /* never the far stand-in level: the last mesh level is as coarse as it gets */
+    bool lod_colors;              /* debug: tint each instance by the level it is drawn at */
 } gfx_frame_desc;
+
+enum { GFX_LOD_LEVELS = LOD_LEVELS_MAX };
+
+/* What gfx remembers of one instance between frames for its level of detail (hysteresis: a character
+ * near a switching distance does not flicker between two levels). Kept by the caller, one per entity,
+ * zero-initialised; read and written by gfx_submit and gfx_submit_palette. */
+typedef struct gfx_lod_memory {
+    uint8_t level;  /* the level drawn last time */
+    uint8_t known;  /* 0 until the first submit */
+} gfx_lod_memory;
 
 /* One character to draw this frame. The palette is copied at submit, so it may change right after. */
 typedef struct gfx_instance {
@@ -108,6 +129,7 @@ typedef struct gfx_instance {
                             * that holds the skinned mesh: anim_controller_bounds grown by the model's
                             * skin_reach. An instance is culled when neither the box nor its shadow on
                             * the ground can be seen. All zero: never culled. */
+    gfx_lod_memory *lod;   /* this entity's level memory; NULL: chosen afresh each frame (no hysteresis) */
 } gfx_instance;
 
 void gfx_begin_frame(const gfx_frame_desc *desc);
@@ -162,6 +184,16 @@ typedef struct gfx_stats {
     int textures;           /* distinct images held (the placeholder not counted) */
     int textures_loaded;    /* images uploaded since setup */
     size_t texture_bytes;   /* RGBA bytes of the images held (base level, no mipmaps) */
+    /* The frame budget of the last frame: */
+    int64_t triangles;      /* triangles drawn by instanced draws, every pass (instances x their level's) */
+    int64_t shadow_triangles; /* of which the shadow pass */
+    int lod_instances[GFX_LOD_LEVELS];        /* instances drawn at each level in the picture */
+    int shadow_lod_instances[GFX_LOD_LEVELS]; /* and in the shadow pass */
+    /* GPU time per pass in milliseconds, from GL timer queries read a few frames later (so nothing waits
+     * for them): the figures lag the frame by that much. gpu_timed is false where the driver has no timer
+     * queries, or before the first results arrive. */
+    bool gpu_timed;
+    float gpu_shadow_ms, gpu_ground_ms, gpu_characters_ms, gpu_overlay_ms, gpu_frame_ms;
 } gfx_stats;
 
 gfx_stats gfx_frame_stats(void);

@@ -1,4 +1,5 @@
 #include "model.h"
+#include "model_lods.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,4 +29,15 @@ void model_free(model *m)
     }
     free(m->meshes);
     free(m);
+}
+
+void model_lods_free(model_lods *lods)
+{
+    if (!lods)
+        return;
+    for (int i = 0; i < lods->mesh_count && lods->meshes; ++i)
+        for (int l = 0; l < LOD_LEVELS_MAX; ++l)
+            free(lods->meshes[i].triangles[l]);
+    free(lods->meshes);
+    free(lods);
 }
