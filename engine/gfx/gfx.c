@@ -17,6 +17,7 @@
 #include "gfx_cpu_skin.h"
 #include "gfx_draw.h"
 #include "gfx_internal.h"
+#include "gfx_lod.h"
 #include "gfx_mesh.h"
 #include "gfx_palette.h"
 #include "gfx_program.h"
@@ -26,6 +27,8 @@
 /* Half the side of the ground square, metres: larger than any scene the demo shows; the grid fades out
  * well before its edge. */
 static const float GFX_GROUND_HALF_SIZE = 60.0f;
+/* The default budget of a level's simplification error on screen (gfx_frame_desc.lod_error_pixels). */
+static const float GFX_DEFAULT_LOD_ERROR_PIXELS = 1.0f;
 
 gfx_state gfx;
 
@@ -108,8 +111,9 @@ bool gfx_setup(const gfx_desc *desc, diag *err)
     gfx.shadow_map_size = d.shadow_map_size ? d.shadow_map_size : GFX_DEFAULT_SHADOW_MAP_SIZE;
 
     gfx.meshes = calloc((size_t)gfx.mesh_capacity, sizeof *gfx.meshes);
-    gfx.mesh_instance_count = calloc((size_t)gfx.mesh_capacity, sizeof *gfx.mesh_instance_count);
-    gfx.mesh_first_instance = calloc((size_t)gfx.mesh_capacity, sizeof *gfx.mesh_first_instance);
+    size_t groups = (size_t)gfx.mesh_capacity * GFX_LOD_LEVELS;
+    gfx.mesh_instance_count = calloc(groups, sizeof *gfx.mesh_instance_count);
+    gfx.mesh_first_instance = calloc(groups, sizeof *gfx.mesh_first_instance);
     gfx.queued = malloc((size_t)gfx.instance_capacity * sizeof *gfx.queued);
     gfx.instance_staging = malloc((size_t)gfx.instance_capacity * GFX_FLOATS_PER_INSTANCE * sizeof(float));
     gfx.palette_staging = malloc((size_t)gfx.palette_capacity * GFX_FLOATS_PER_MATRIX * sizeof(float));
@@ -229,6 +233,8 @@ void gfx_begin_frame(const gfx_frame_desc *desc)
         glm_vec4_copy((vec4){0.72f, 0.78f, 0.85f, 1.0f}, gfx.frame.clear_color);
     if (!(gfx.frame.shadow_radius >= 0.0f))
         gfx.frame.shadow_radius = 0.0f;
+    if (gfx.frame.lod_error_pixels == 0.0f || isnan(gfx.frame.lod_error_pixels))
+        gfx.frame.lod_error_pixels = GFX_DEFAULT_LOD_ERROR_PIXELS;
     glm_vec3_normalize_to(gfx.frame.light_direction, gfx.light_unit);
     glm_mat4_mul(gfx.frame.projection, gfx.frame.view, gfx.view_projection);
     gfx.instance_count = 0;
@@ -294,6 +300,38 @@ static bool has_bounds(float bounds[2][3])
     return false;
 }
 
+/* Debug colours of the levels (gfx_frame_desc.lod_colors): full, then coarser and warmer; the stand-in red. */
+static const float GFX_LOD_COLORS[GFX_LOD_LEVELS][4] = {
+    {1.0f, 1.0f, 1.0f, 1.0f}, {0.45f, 1.0f, 0.45f, 1.0f}, {0.45f, 0.65f, 1.0f, 1.0f},
+    {1.0f, 0.85f, 0.3f, 1.0f}, {1.0f, 0.35f, 0.3f, 1.0f},
+};
+
+/* The level an instance is drawn at this frame (gfx_lod.h), remembered in its lod memory for next time. */
+static int choose_level(const gfx_mesh_slot *slot, mat4 world, float bounds[2][3], gfx_lod_memory *memory)
+{
+    int usable = gfx_usable_levels(slot);
+    int level;
+    if (gfx.frame.lod_force_level > 0) {
+        level = gfx.frame.lod_force_level - 1 < usable ? gfx.frame.lod_force_level - 1 : usable - 1;
+    } else if (gfx.frame.lod_error_pixels < 0.0f || usable <= 1) {
+        level = 0;
+    } else {
+        vec4 center = {0.0f, 0.0f, 0.0f, 1.0f}, world_center;
+        if (has_bounds(bounds))
+            for (int k = 0; k < 3; ++k)
+                center[k] = 0.5f * (bounds[0][k] + bounds[1][k]);
+        glm_mat4_mulv(world, center, world_center);
+        float pixels_per_unit = gfx_lod_pixels_per_unit(gfx.view_projection, gfx.frame.height, world, world_center);
+        int previous = memory && memory->known ? memory->level : -1;
+        level = gfx_lod_select(slot->level_error, usable, pixels_per_unit, gfx.frame.lod_error_pixels, previous);
+    }
+    if (memory) {
+        memory->level = (uint8_t)level;
+        memory->known = 1;
+    }
+    return level;
+}
+
 /* What gfx_submit and gfx_submit_palette share: the checks, culling, room in the buffers (grown when
  * needed) and the queued entry. *destination is where the instance's joint_count matrices go, NULL when
  * it was culled. false on misuse (reported under `caller`'s name). */
@@ -350,6 +388,9 @@ static bool queue_instance(const gfx_instance *instance, const char *caller, boo
     bool no_tint = instance->tint[0] == 0.0f && instance->tint[1] == 0.0f && instance->tint[2] == 0.0f &&
                    instance->tint[3] == 0.0f;
     glm_vec4_copy(no_tint ? (vec4){1.0f, 1.0f, 1.0f, 1.0f} : (float *)instance->tint, queued->tint);
+    queued->level = gfx.naive ? 0 : choose_level(slot, world, bounds, instance->lod);
+    if (gfx.frame.lod_colors)
+        glm_vec4_mul(queued->tint, (float *)GFX_LOD_COLORS[queued->level], queued->tint);
     *destination = gfx_palette_destination(gfx.palette_count);
     gfx.palette_count += slot->joint_count;
     if (gfx.frame.cpu_skinning)
@@ -454,15 +495,15 @@ void gfx_end_frame(void)
     if (stats.instances > 0) {
         gfx_set_culling(gfx.frame.culling);
         if (gfx.naive)
-            stats.draw_calls += gfx_draw_naive(&gfx.programs[GFX_PROGRAM_NAIVE], gfx.view_projection, &stats);
+            stats.draw_calls += gfx_draw_naive(&gfx.programs[GFX_PROGRAM_NAIVE], gfx.view_projection, false, &stats);
         else
             stats.draw_calls += gfx_draw_batched(
                 &gfx.programs[gfx.frame.cpu_skinning ? GFX_PROGRAM_CPU_SKINNED : GFX_PROGRAM_SKINNED],
-                gfx.view_projection, false);
+                gfx.view_projection, false, false, &stats);
         if (gfx.frame.debug_normals && !gfx.naive)
             stats.draw_calls += gfx_draw_batched(
                 &gfx.programs[gfx.frame.cpu_skinning ? GFX_PROGRAM_CPU_NORMALS : GFX_PROGRAM_NORMALS],
-                gfx.view_projection, true);
+                gfx.view_projection, true, false, &stats);
     }
     glBindVertexArray(0);
     glUseProgram(0);

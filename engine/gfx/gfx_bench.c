@@ -17,7 +17,7 @@ void gfx_bench_begin_naive_frame(const gfx_frame_desc *desc)
 }
 
 /* The naive path: per instance, in submit order, its own uniform uploads and one draw per skin_mesh. */
-int gfx_draw_naive(const gfx_program *program, mat4 view_projection, gfx_stats *stats)
+int gfx_draw_naive(const gfx_program *program, mat4 view_projection, bool shadow, gfx_stats *stats)
 {
     int draw_calls = 0;
     glUseProgram(program->program);
@@ -30,6 +30,11 @@ int gfx_draw_naive(const gfx_program *program, mat4 view_projection, gfx_stats *
         glUniformMatrix4fv(program->world, 1, GL_FALSE, (const float *)q->world);
         glUniform4fv(program->instance_tint, 1, q->tint);
         ++stats->palette_uploads;
+        /* The naive baseline draws every instance whole (level 0), as before levels of detail. */
+        ++(shadow ? stats->shadow_lod_instances : stats->lod_instances)[0];
+        stats->triangles += slot->level_triangles[0];
+        if (shadow)
+            stats->shadow_triangles += slot->level_triangles[0];
         stats->palette_bytes_copied += gfx_palette_bytes(slot->joint_count);
         for (int p = 0; p < slot->part_count; ++p) {
             const gfx_part *part = &slot->parts[p];

@@ -3,25 +3,29 @@
 
 #include <string.h>
 
+#include "gfx_lod.h"
+
 /* Normals view: line length in metres. */
 static const float GFX_NORMAL_LENGTH = 0.04f;
 
-/* Counting sort of the frame's instances by mesh into the GPU layout, so each mesh's instances are
- * contiguous and one draw call covers them. Stable: instances keep their submit order within a mesh. */
+/* Counting sort of the frame's instances by (mesh, level) into the GPU layout, so each group's instances
+ * are contiguous and one draw call covers them. Stable: instances keep their submit order within a group. */
 void gfx_sort_instances_by_mesh(void)
 {
-    memset(gfx.mesh_instance_count, 0, (size_t)gfx.mesh_capacity * sizeof *gfx.mesh_instance_count);
+    int groups = gfx.mesh_capacity * GFX_LOD_LEVELS;
+    memset(gfx.mesh_instance_count, 0, (size_t)groups * sizeof *gfx.mesh_instance_count);
     for (int i = 0; i < gfx.instance_count; ++i)
-        ++gfx.mesh_instance_count[gfx.queued[i].mesh_slot];
+        ++gfx.mesh_instance_count[gfx.queued[i].mesh_slot * GFX_LOD_LEVELS + gfx.queued[i].level];
     int first = 0;
-    for (int m = 0; m < gfx.mesh_capacity; ++m) {
-        gfx.mesh_first_instance[m] = first;
-        first += gfx.mesh_instance_count[m];
+    for (int g = 0; g < groups; ++g) {
+        gfx.mesh_first_instance[g] = first;
+        first += gfx.mesh_instance_count[g];
     }
     /* mesh_first_instance is used as a cursor here and restored below. */
     for (int i = 0; i < gfx.instance_count; ++i) {
         const gfx_queued_instance *q = &gfx.queued[i];
-        float *out = gfx.instance_staging + (size_t)gfx.mesh_first_instance[q->mesh_slot]++ * GFX_FLOATS_PER_INSTANCE;
+        int group = q->mesh_slot * GFX_LOD_LEVELS + q->level;
+        float *out = gfx.instance_staging + (size_t)gfx.mesh_first_instance[group]++ * GFX_FLOATS_PER_INSTANCE;
         memcpy(out, q->world, sizeof(mat4));
         memcpy(out + 16, q->tint, sizeof(vec4));
         out[20] = (float)q->first_matrix; /* exact: matrices per frame stay far below 2^24 */
@@ -30,8 +34,8 @@ void gfx_sort_instances_by_mesh(void)
         memcpy(&out[21], &first_vertex, sizeof first_vertex);
         out[22] = out[23] = 0.0f;
     }
-    for (int m = 0; m < gfx.mesh_capacity; ++m)
-        gfx.mesh_first_instance[m] -= gfx.mesh_instance_count[m];
+    for (int g = 0; g < groups; ++g)
+        gfx.mesh_first_instance[g] -= gfx.mesh_instance_count[g];
 }
 
 void gfx_set_lighting_uniforms(const gfx_program *program, mat4 view_projection)
@@ -78,9 +82,18 @@ void gfx_bind_frame_textures(bool shadow_map)
     glActiveTexture(GL_TEXTURE0 + GFX_TEXTURE_UNIT_ALBEDO);
 }
 
-/* The batched paths (GPU or CPU skinning): one instanced draw per skin_mesh for all its instances.
- * points: every vertex once as a point (the normals view) instead of the triangles. */
-int gfx_draw_batched(const gfx_program *program, mat4 view_projection, bool points)
+int gfx_usable_levels(const gfx_mesh_slot *slot)
+{
+    if (slot->last_is_stand_in && gfx.frame.no_stand_ins && slot->level_count > 1)
+        return slot->level_count - 1;
+    return slot->level_count;
+}
+
+/* The batched paths (GPU or CPU skinning): one instanced draw per skin_mesh and level for all its
+ * instances. shadow: each group drawn at its shadow level (gfx_lod_shadow_level, one coarser). points:
+ * every vertex once as a point (the normals view) instead of the triangles. Counts the triangles into
+ * stats (all passes, and the shadow pass's apart) and the instances per level drawn. */
+int gfx_draw_batched(const gfx_program *program, mat4 view_projection, bool points, bool shadow, gfx_stats *stats)
 {
     int draw_calls = 0;
     glUseProgram(program->program);
@@ -89,24 +102,37 @@ int gfx_draw_batched(const gfx_program *program, mat4 view_projection, bool poin
         glUniform1f(program->normal_length, GFX_NORMAL_LENGTH);
     if (program->line_color >= 0)
         glUniform4f(program->line_color, 0.2f, 0.9f, 1.0f, 1.0f);
-    for (int m = 0; m < gfx.mesh_capacity; ++m) {
-        if (gfx.mesh_instance_count[m] == 0)
+    for (int g = 0; g < gfx.mesh_capacity * GFX_LOD_LEVELS; ++g) {
+        int instances = gfx.mesh_instance_count[g];
+        if (instances == 0)
             continue;
-        const gfx_mesh_slot *slot = &gfx.meshes[m];
-        glUniform1i(program->first_instance, gfx.mesh_first_instance[m]);
+        const gfx_mesh_slot *slot = &gfx.meshes[g / GFX_LOD_LEVELS];
+        int level = g % GFX_LOD_LEVELS;
+        if (shadow)
+            level = gfx_lod_shadow_level(level, gfx_usable_levels(slot));
+        if (!points) {
+            int *histogram = shadow ? stats->shadow_lod_instances : stats->lod_instances;
+            histogram[level] += instances;
+            int64_t triangles = (int64_t)instances * slot->level_triangles[level];
+            stats->triangles += triangles;
+            if (shadow)
+                stats->shadow_triangles += triangles;
+        }
+        glUniform1i(program->first_instance, gfx.mesh_first_instance[g]);
         for (int p = 0; p < slot->part_count; ++p) {
             const gfx_part *part = &slot->parts[p];
-            if (part->index_count == 0)
+            if (points ? part->vertex_count == 0 : part->level_index_count[level] == 0)
                 continue;
             glUniform1i(program->part_first_vertex, part->first_vertex);
             glUniform1i(program->part_vertex_count, part->vertex_count);
             glBindVertexArray(part->vertex_array);
             glBindTexture(GL_TEXTURE_2D, part->texture);
             if (points)
-                glDrawArraysInstanced(GL_POINTS, 0, part->vertex_count, gfx.mesh_instance_count[m]);
+                glDrawArraysInstanced(GL_POINTS, 0, part->vertex_count, instances);
             else
-                glDrawElementsInstanced(GL_TRIANGLES, part->index_count, GL_UNSIGNED_INT, NULL,
-                                        gfx.mesh_instance_count[m]);
+                glDrawElementsInstanced(GL_TRIANGLES, part->level_index_count[level], GL_UNSIGNED_INT,
+                                        (const void *)((size_t)part->level_first_index[level] * sizeof(uint32_t)),
+                                        instances);
             ++draw_calls;
         }
     }

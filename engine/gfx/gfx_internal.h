@@ -39,7 +39,10 @@ typedef struct gfx_part {
     GLuint texture;
     int texture_entry;  /* in the shared texture table (gfx_texture.c); -1 for the placeholder */
     int vertex_count;
-    int index_count;
+    int index_count;    /* level 0's (the whole mesh), at the start of the index buffer */
+    /* Each level's triangles lie one after the other in the index buffer. */
+    int level_first_index[GFX_LOD_LEVELS];
+    int level_index_count[GFX_LOD_LEVELS];
     skin_mesh bind;     /* a copy of the bind-pose data the CPU skinning path needs (no uvs, triangles) */
     int first_vertex;   /* of this part among its mesh's vertices, for the CPU path's skinned buffer */
 } gfx_part;
@@ -51,12 +54,17 @@ typedef struct gfx_mesh_slot {
     int part_count;
     int vertex_count;  /* all parts together */
     gfx_part *parts;
+    int level_count;   /* 1..GFX_LOD_LEVELS */
+    bool last_is_stand_in;
+    float level_error[GFX_LOD_LEVELS];    /* model units, non-decreasing (model_lods.error) */
+    int level_triangles[GFX_LOD_LEVELS];  /* every part together */
     char label[GFX_LABEL_MAX];
 } gfx_mesh_slot;
 
 /* An instance as submitted, before sorting by mesh. */
 typedef struct gfx_queued_instance {
     int mesh_slot;
+    int level;          /* of detail, in the picture; the shadow pass draws gfx_lod_shadow_level of it */
     int first_matrix;   /* into the frame's palette staging */
     int first_skinned_vertex; /* into the CPU path's skinned vertices */
     mat4 world;         /* already including the Z-up to Y-up turn */
@@ -121,8 +129,9 @@ typedef struct gfx_state {
     float *palette_mapping;      /* the mapped part of palette_buffer, from matrix palette_mapping_first on */
     int palette_mapping_first;
     bool palettes_lost;          /* this frame: the driver lost the mapped buffer's contents */
-    int *mesh_instance_count;    /* mesh_capacity entries: instances per mesh this frame */
-    int *mesh_first_instance;    /* mesh_capacity entries: where each mesh's instances start */
+    /* Instances are grouped by (mesh, level): group g = slot * GFX_LOD_LEVELS + level. */
+    int *mesh_instance_count;    /* mesh_capacity * GFX_LOD_LEVELS entries: instances per group this frame */
+    int *mesh_first_instance;    /* mesh_capacity * GFX_LOD_LEVELS entries: where each group's instances start */
     GLuint palette_buffer, palette_texture;
     GLuint instance_buffer, instance_texture;
     int palette_buffer_matrices;    /* size of the GPU buffers, apart from the staging's capacity: an upload

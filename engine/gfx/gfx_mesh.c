@@ -1,6 +1,9 @@
 /* gfx_mesh: see gfx_mesh.h. */
 #include "gfx_mesh.h"
 
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +46,51 @@ gfx_mesh_slot *gfx_find_mesh(gfx_mesh mesh)
 /* Bind-pose vertex data goes into one buffer as consecutive arrays, read as the skin_mesh stores them:
  * no conversion, and joint indices stay integers (glVertexAttribIPointer) so they index the palette
  * exactly. */
-static bool upload_part(const skin_mesh *source, const gfx_image *image, gfx_part *part, const char *label,
-                        const char *path, diag *err, diag_list *warnings)
+/* Whether every index of `count` triangles names one of `vertex_count` vertices; else err says where. */
+static bool triangles_in_range(const uint32_t (*triangles)[3], int count, int vertex_count, int level,
+                               const char *label, diag *err)
+{
+    for (int t = 0; t < count; ++t)
+        for (int k = 0; k < 3; ++k)
+            if (triangles[t][k] >= (uint32_t)vertex_count)
+                return diag_set(err, label, 0, "level %d: triangle %d names vertex %u of %d", level, t,
+                                (unsigned)triangles[t][k], vertex_count);
+    return true;
+}
+
+/* The part's levels one after the other in one index buffer: level 0 the lods' reordered full mesh (or
+ * the file's triangles without lods), then each coarser level. */
+static bool upload_levels(const skin_mesh *source, const mesh_lod *lod, int level_count, gfx_part *part,
+                          const char *label, diag *err)
+{
+    int total = 0;
+    for (int l = 0; l < level_count; ++l) {
+        const uint32_t (*triangles)[3] = lod ? (const uint32_t (*)[3])lod->triangles[l] : (const uint32_t (*)[3])source->triangles;
+        int count = lod ? lod->triangle_count[l] : source->triangle_count;
+        if (count < 0 || (count > 0 && !triangles) || count > INT32_MAX / 3 - total)
+            return diag_set(err, label, 0, "level %d: %d triangles cannot be drawn", l, count);
+        if (!triangles_in_range(triangles, count, source->vertex_count, l, label, err))
+            return false;
+        part->level_first_index[l] = total;
+        part->level_index_count[l] = 3 * count;
+        total += 3 * count;
+    }
+    part->index_count = part->level_index_count[0];
+    glGenBuffers(1, &part->index_buffer);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, part->index_buffer);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)(total ? (size_t)total * sizeof(uint32_t) : 1), NULL,
+                 GL_STATIC_DRAW);
+    for (int l = 0; l < level_count; ++l) {
+        const void *triangles = lod ? (const void *)lod->triangles[l] : (const void *)source->triangles;
+        if (part->level_index_count[l] > 0)
+            glBufferSubData(GL_ELEMENT_ARRAY_BUFFER, (GLintptr)((size_t)part->level_first_index[l] * sizeof(uint32_t)),
+                            (GLsizeiptr)((size_t)part->level_index_count[l] * sizeof(uint32_t)), triangles);
+    }
+    return true;
+}
+
+static bool upload_part(const skin_mesh *source, const mesh_lod *lod, int level_count, const gfx_image *image,
+                        gfx_part *part, const char *label, const char *path, diag *err, diag_list *warnings)
 {
     size_t vertices = (size_t)source->vertex_count;
     size_t position_bytes = vertices * sizeof source->positions[0];
@@ -58,14 +104,11 @@ static bool upload_part(const skin_mesh *source, const gfx_image *image, gfx_par
     if (source->vertex_count > 0 &&
         (!source->positions || !source->normals || !source->uvs || !source->joints || !source->weights))
         return diag_set(err, label, 0, "a skin_mesh with vertices lacks positions, normals, uvs or weights");
-    for (int t = 0; t < source->triangle_count; ++t)
-        for (int k = 0; k < 3; ++k)
-            if (source->triangles[t][k] >= (uint32_t)source->vertex_count)
-                return diag_set(err, label, 0, "triangle %d names vertex %u of %d", t,
-                                (unsigned)source->triangles[t][k], source->vertex_count);
+    if (!triangles_in_range((const uint32_t (*)[3])source->triangles, source->triangle_count, source->vertex_count, 0,
+                            label, err))
+        return false;
 
     part->vertex_count = source->vertex_count;
-    part->index_count = 3 * source->triangle_count;
     /* What the CPU skinning path reads, kept here since gfx keeps no pointer into the model. */
     part->bind.vertex_count = source->vertex_count;
     if (vertices > 0) {
@@ -105,14 +148,12 @@ static bool upload_part(const skin_mesh *source, const gfx_image *image, gfx_par
     glVertexAttribPointer(GFX_ATTRIBUTE_WEIGHTS, SKIN_MAX_INFLUENCES, GL_FLOAT, GL_FALSE, 0,
                           (const void *)weight_offset);
 
-    glGenBuffers(1, &part->index_buffer);
-    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, part->index_buffer);
-    size_t index_bytes = (size_t)part->index_count * sizeof(uint32_t);
-    glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)(index_bytes ? index_bytes : 1),
-                 index_bytes ? (const void *)source->triangles : NULL, GL_STATIC_DRAW);
+    bool levels_uploaded = upload_levels(source, lod, level_count, part, label, err);
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
+    if (!levels_uploaded)
+        return false;
 
     /* Pixels that cannot be a texture are reported at the shader statement that names the image. */
     if (image && image->rgba && (image->width <= 0 || image->height <= 0)) {
@@ -141,6 +182,14 @@ gfx_mesh gfx_make_mesh(const gfx_mesh_desc *desc, diag *err, diag_list *warnings
         diag_set(err, label, 0, "the model has no joints or an inconsistent mesh list");
         return (gfx_mesh){0};
     }
+    const model_lods *lods = desc->lods;
+    if (lods && (lods->mesh_count != m->mesh_count || lods->level_count < 1 || lods->level_count > GFX_LOD_LEVELS ||
+                 (lods->mesh_count > 0 && !lods->meshes))) {
+        diag_set(err, label, 0, "the levels of detail do not match the model (%d meshes, %d levels)",
+                 lods->mesh_count, lods->level_count);
+        return (gfx_mesh){0};
+    }
+    int level_count = lods ? lods->level_count : 1;
     int slot_index = -1;
     for (int i = 0; i < gfx.mesh_capacity && slot_index < 0; ++i)
         if (!gfx.meshes[i].alive)
@@ -162,7 +211,8 @@ gfx_mesh gfx_make_mesh(const gfx_mesh_desc *desc, diag *err, diag_list *warnings
         parts[i].first_vertex = vertex_count;
         vertex_count += m->meshes[i].vertex_count;
         const gfx_image *image = desc->images ? &desc->images[i] : NULL;
-        if (!upload_part(&m->meshes[i], image, &parts[i], label, desc->path, err, warnings)) {
+        if (!upload_part(&m->meshes[i], lods ? &lods->meshes[i] : NULL, level_count, image, &parts[i], label,
+                         desc->path, err, warnings)) {
             for (int k = 0; k <= i; ++k)
                 release_part(&parts[k]);
             free(parts);
@@ -174,6 +224,16 @@ gfx_mesh gfx_make_mesh(const gfx_mesh_desc *desc, diag *err, diag_list *warnings
     slot->part_count = m->mesh_count;
     slot->vertex_count = vertex_count;
     slot->parts = parts;
+    slot->level_count = level_count;
+    slot->last_is_stand_in = lods && lods->last_is_stand_in && level_count > 1;
+    for (int l = 0; l < level_count; ++l) {
+        /* Errors must not decrease for the selection's search; a careless producer is clamped here. */
+        float error = lods ? lods->error[l] : 0.0f;
+        slot->level_error[l] = l == 0 ? 0.0f : fmaxf(isfinite(error) ? error : FLT_MAX, slot->level_error[l - 1]);
+        slot->level_triangles[l] = 0;
+        for (int p = 0; p < m->mesh_count; ++p)
+            slot->level_triangles[l] += parts[p].level_index_count[l] / 3;
+    }
     snprintf(slot->label, sizeof slot->label, "%s", label);
     return (gfx_mesh){.id = ((uint32_t)slot->generation << 16) | (uint32_t)(slot_index + 1)};
 }

@@ -1,0 +1,27 @@
+/* gfx_lod: which level of a mesh an instance is drawn at, as pure functions of numbers (no GL, no state):
+ * the coarsest level whose simplification error, projected at the instance's distance, stays within a
+ * budget of pixels, with hysteresis so an instance near a switching distance keeps its level; and the
+ * shadow pass's level, one coarser. Unit-tested apart from any GL. */
+#ifndef MARIONETTE_GFX_LOD_H
+#define MARIONETTE_GFX_LOD_H
+
+#include <cglm/cglm.h>
+
+/* Going coarser needs the coarser level's projected error within this share of the budget; staying needs
+ * only the budget. Between the two an instance keeps the level it has (no flicker). */
+#define GFX_LOD_HYSTERESIS 0.75f
+
+/* Pixels one model unit covers on screen at a point, from the frame's view_projection and viewport
+ * height, for an instance placed by `world` (its uniform scale counts) whose centre is `center` (world
+ * space). 0 behind the camera (w <= 0); an orthographic projection gives the same figure everywhere. */
+float gfx_lod_pixels_per_unit(mat4 view_projection, int viewport_height, mat4 world, const vec3 center);
+
+/* The level to draw. errors: level_count errors in model units, non-decreasing; usable: levels 0..usable-1
+ * may be chosen (the stand-in excluded by passing level_count - 1); pixels_per_unit as above (0: the
+ * coarsest usable); error_pixels the budget (> 0); previous: the level drawn last frame, or -1. */
+int gfx_lod_select(const float *errors, int usable, float pixels_per_unit, float error_pixels, int previous);
+
+/* The shadow pass's level for a picture level: one coarser, within the usable levels. */
+int gfx_lod_shadow_level(int level, int usable);
+
+#endif
