@@ -1666,6 +1666,165 @@ static void test_mapping_faults(void)
     free(empty);
 }
 
+
+/* ---- Levels of detail ---------------------------------------------------------------------------------- */
+
+/* Hand-made levels of the mannequin (the build step's own are tested in test_lod): level 0 every triangle
+ * in reverse order, level 1 the first half, level 2 a stand-in of the first 10, with the given errors. */
+static model_lods *hand_made_levels(const model *m, float error_1, float error_2)
+{
+    model_lods *lods = calloc(1, sizeof *lods);
+    lods->mesh_count = m->mesh_count;
+    lods->meshes = calloc((size_t)m->mesh_count, sizeof *lods->meshes);
+    lods->level_count = 3;
+    lods->last_is_stand_in = true;
+    lods->error[1] = error_1;
+    lods->error[2] = error_2;
+    for (int i = 0; i < m->mesh_count; ++i) {
+        const skin_mesh *mesh = &m->meshes[i];
+        int counts[3] = {mesh->triangle_count, mesh->triangle_count / 2,
+                         mesh->triangle_count < 10 ? mesh->triangle_count : 10};
+        for (int l = 0; l < 3; ++l) {
+            lods->meshes[i].triangle_count[l] = counts[l];
+            lods->meshes[i].triangles[l] = malloc((size_t)(counts[l] ? counts[l] : 1) * sizeof(uint32_t[3]));
+            for (int t = 0; t < counts[l]; ++t)
+                memcpy(lods->meshes[i].triangles[l][t], mesh->triangles[l == 0 ? counts[0] - 1 - t : t],
+                       sizeof(uint32_t[3]));
+            lods->triangles[l] += counts[l];
+        }
+    }
+    return lods;
+}
+
+/* One mannequin at `distance` metres in front of the camera, with the given options; returns the stats. */
+static gfx_stats draw_at_distance(gfx_mesh mesh, const mat4 *palette, float distance, gfx_frame_desc options,
+                                  gfx_lod_memory *memory)
+{
+    gfx_frame_desc frame = camera_frame((vec3){distance, 1.0f, 0.0f}, (vec3){0.0f, 0.9f, 0.0f}, 40.0f);
+    frame.lod_error_pixels = options.lod_error_pixels;
+    frame.lod_force_level = options.lod_force_level;
+    frame.no_stand_ins = options.no_stand_ins;
+    frame.lod_colors = options.lod_colors;
+    frame.no_shadows = options.no_shadows;
+    gfx_begin_frame(&frame);
+    gfx_instance instance = {.mesh = mesh, .palette = palette, .joint_count = mannequin->skeleton.joint_count,
+                             .lod = memory};
+    glm_mat4_identity(instance.world);
+    CHECK(gfx_submit(&instance));
+    end_frame_checked();
+    return gfx_frame_stats();
+}
+
+static void test_levels_of_detail(void)
+{
+    joint_pose object[MAX_JOINTS];
+    mat4 palette[MAX_JOINTS];
+    CHECK(pose_at(mannequin, idle, 1.0f, object, palette));
+    const mat4 *p = (const mat4 *)palette;
+    /* Level 1 strays 1 cm, the stand-in 20 cm. */
+    model_lods *lods = hand_made_levels(mannequin, 0.01f, 0.2f);
+    diag err;
+    gfx_mesh plain = gfx_make_mesh(&(gfx_mesh_desc){.model = mannequin, .label = "plain"}, &err, NULL);
+    gfx_mesh levelled = gfx_make_mesh(&(gfx_mesh_desc){.model = mannequin, .label = "levelled", .lods = lods}, &err, NULL);
+    CHECK(plain.id != 0 && levelled.id != 0);
+    int full = lods->triangles[0], half = lods->triangles[1], stand_in = lods->triangles[2];
+
+    /* Near, level 0: the reordered full mesh draws the same picture as the file's order. */
+    size_t bytes = (size_t)IMAGE_WIDTH * IMAGE_HEIGHT * 4;
+    uint8_t *file_order = malloc(bytes), *reordered = malloc(bytes);
+    gfx_stats near_plain = draw_at_distance(plain, p, 3.0f, (gfx_frame_desc){0}, NULL);
+    CHECK(platform_read_pixels(file_order));
+    gfx_stats near = draw_at_distance(levelled, p, 3.0f, (gfx_frame_desc){0}, NULL);
+    CHECK(platform_read_pixels(reordered));
+    int largest = 0;
+    size_t foreground = 0, differing = count_differing_pixels(file_order, reordered, &largest, &foreground);
+    printf("  near: level %s, %lld triangles (shadow %lld); %zu of %zu pixels differ from the unlevelled mesh\n",
+           near.lod_instances[0] == 1 ? "0" : "?", (long long)near.triangles, (long long)near.shadow_triangles,
+           differing, foreground);
+    CHECK(near_plain.lod_instances[0] == 1 && near_plain.triangles == 2 * full);
+    CHECK(near.lod_instances[0] == 1);
+    /* The shadow one level coarser: level 1. */
+    CHECK(near.shadow_lod_instances[1] == 1 && near.shadow_triangles == half);
+    CHECK(near.triangles == full + half);
+    CHECK(foreground > 5000);
+    /* The shadow's own triangles differ (half the mesh casts it): only where its shadow falls may pixels
+     * differ, never the body. */
+    CHECK(differing < foreground / 20);
+
+    /* Far: 1 cm projects under a pixel at 60 m, 20 cm does not: level 1, its shadow the stand-in. */
+    gfx_stats far = draw_at_distance(levelled, p, 60.0f, (gfx_frame_desc){0}, NULL);
+    CHECK(far.lod_instances[1] == 1 && far.shadow_lod_instances[2] == 1);
+    CHECK(far.triangles == half + stand_in && far.shadow_triangles == stand_in);
+    /* Very far, the stand-in; with stand-ins off, level 1 at most, in both passes. */
+    gfx_stats very_far = draw_at_distance(levelled, p, 99.0f, (gfx_frame_desc){.lod_error_pixels = 30.0f}, NULL);
+    CHECK(very_far.lod_instances[2] == 1);
+    gfx_stats no_stand_in =
+        draw_at_distance(levelled, p, 99.0f, (gfx_frame_desc){.lod_error_pixels = 30.0f, .no_stand_ins = true}, NULL);
+    CHECK(no_stand_in.lod_instances[1] == 1 && no_stand_in.shadow_lod_instances[1] == 1);
+    /* Level of detail off: level 0 at any distance. Forced: the level asked for (clamped). */
+    CHECK(draw_at_distance(levelled, p, 60.0f, (gfx_frame_desc){.lod_error_pixels = -1.0f}, NULL).lod_instances[0] == 1);
+    CHECK(draw_at_distance(levelled, p, 3.0f, (gfx_frame_desc){.lod_force_level = 2}, NULL).lod_instances[1] == 1);
+    CHECK(draw_at_distance(levelled, p, 3.0f, (gfx_frame_desc){.lod_force_level = 9}, NULL).lod_instances[2] == 1);
+    /* Without shadows no shadow triangles. */
+    gfx_stats unshadowed = draw_at_distance(levelled, p, 3.0f, (gfx_frame_desc){.no_shadows = true}, NULL);
+    CHECK(unshadowed.triangles == full && unshadowed.shadow_triangles == 0);
+
+    /* Hysteresis through the entity's memory: find the distance where level 1 starts, then step just
+     * inside it; an entity that was at level 0 stays there, one without memory switches. */
+    float switch_distance = 0.0f;
+    for (float distance = 3.0f; distance < 100.0f && switch_distance == 0.0f; distance += 0.5f)
+        if (draw_at_distance(levelled, p, distance, (gfx_frame_desc){0}, NULL).lod_instances[1] == 1)
+            switch_distance = distance;
+    CHECK(switch_distance > 3.0f);
+    gfx_lod_memory memory = {0};
+    CHECK(draw_at_distance(levelled, p, switch_distance - 1.0f, (gfx_frame_desc){0}, &memory).lod_instances[0] == 1);
+    CHECK(memory.known && memory.level == 0);
+    CHECK(draw_at_distance(levelled, p, switch_distance + 0.5f, (gfx_frame_desc){0}, &memory).lod_instances[0] == 1);
+    CHECK(draw_at_distance(levelled, p, switch_distance + 0.5f, (gfx_frame_desc){0}, NULL).lod_instances[1] == 1);
+    /* Far enough past the band it switches, and remembers it. */
+    CHECK(draw_at_distance(levelled, p, switch_distance * 1.5f, (gfx_frame_desc){0}, &memory).lod_instances[1] == 1);
+    CHECK(memory.level == 1);
+
+    /* One instanced draw per (mesh, level): 30 mannequins at three distances are 3 groups. */
+    gfx_frame_desc frame = camera_frame((vec3){3.0f, 1.0f, 0.0f}, (vec3){0.0f, 0.9f, 0.0f}, 40.0f);
+    frame.no_shadows = true;
+    frame.lod_force_level = 0;
+    gfx_begin_frame(&frame);
+    for (int i = 0; i < 30; ++i) {
+        gfx_instance instance = {.mesh = levelled, .palette = p, .joint_count = mannequin->skeleton.joint_count};
+        glm_translate_make(instance.world, (vec3){-(float)(i % 3 == 0 ? 0 : i % 3 == 1 ? 40 : 90), 0.0f,
+                                                  0.3f * (float)(i / 3)});
+        CHECK(gfx_submit(&instance));
+    }
+    end_frame_checked();
+    gfx_stats crowd = gfx_frame_stats();
+    printf("  30 mannequins at 3, 43 and 93 m: levels %d/%d/%d, %d draw calls\n", crowd.lod_instances[0],
+           crowd.lod_instances[1], crowd.lod_instances[2], crowd.draw_calls);
+    CHECK(crowd.lod_instances[0] + crowd.lod_instances[1] + crowd.lod_instances[2] == 30);
+    int groups = (crowd.lod_instances[0] > 0) + (crowd.lod_instances[1] > 0) + (crowd.lod_instances[2] > 0);
+    CHECK(groups >= 2);
+    CHECK(crowd.draw_calls == 1 + groups); /* the ground, then one per group */
+
+    /* Levels that do not fit the model are refused in words. */
+    lods->mesh_count = mannequin->mesh_count + 1;
+    gfx_mesh wrong = gfx_make_mesh(&(gfx_mesh_desc){.model = mannequin, .label = "wrong", .lods = lods}, &err, NULL);
+    CHECK(wrong.id == 0);
+    CHECK_STR_CONTAINS(err.message, "levels of detail");
+    lods->mesh_count = mannequin->mesh_count;
+    uint32_t kept = lods->meshes[0].triangles[1][0][0];
+    lods->meshes[0].triangles[1][0][0] = (uint32_t)mannequin->meshes[0].vertex_count;
+    wrong = gfx_make_mesh(&(gfx_mesh_desc){.model = mannequin, .label = "wrong", .lods = lods}, &err, NULL);
+    CHECK(wrong.id == 0);
+    CHECK_STR_CONTAINS(err.message, "level 1");
+    lods->meshes[0].triangles[1][0][0] = kept;
+
+    gfx_destroy_mesh(plain);
+    gfx_destroy_mesh(levelled);
+    model_lods_free(lods);
+    free(file_order);
+    free(reordered);
+}
+
 int main(void)
 {
     diag err;
@@ -1716,6 +1875,7 @@ int main(void)
         RUN(test_palette_slots_draw_the_same_picture);
         RUN(test_palettes_grow_while_mapped);
         RUN(test_mapping_faults);
+        RUN(test_levels_of_detail);
         CHECK(gfx_check_errors() == NULL);
         gfx_shutdown();
     }
