@@ -37,6 +37,7 @@ static const action_info action_infos[GAME_ACTION_COUNT] = {
     [GAME_ACTION_SKELETON] = {"skeleton", "Skeleton", {"F2"}},
     [GAME_ACTION_BOUNDS] = {"bounds", "Bounds", {"F3"}},
     [GAME_ACTION_NORMALS] = {"normals", "Normals", {"F4"}},
+    [GAME_ACTION_LEVELS] = {"levels", "Level colours", {"F6"}},
     [GAME_ACTION_SKINNING] = {"skinning", "GPU/CPU skinning", {"G"}},
     [GAME_ACTION_PAUSE] = {"pause", "Pause", {"P"}},
     [GAME_ACTION_STEP] = {"step", "Step", {"."}},

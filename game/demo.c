@@ -346,6 +346,8 @@ static void apply_actions(demo *d)
         d->views.skeleton = !d->views.skeleton;
     if (pressed(d, GAME_ACTION_BOUNDS))
         d->views.bounds = !d->views.bounds;
+    if (pressed(d, GAME_ACTION_LEVELS))
+        d->views.lod_colors = !d->views.lod_colors;
     if (pressed(d, GAME_ACTION_NORMALS))
         d->views.normals = !d->views.normals;
     if (pressed(d, GAME_ACTION_SKINNING))
@@ -622,6 +624,9 @@ static void draw_frame(demo *d)
         .height = height,
         .cpu_skinning = d->views.cpu_skinning,
         .debug_normals = d->views.normals,
+        .lod_colors = d->views.lod_colors,
+        .lod_error_pixels = d->settings.render.levels_of_detail ? d->settings.render.lod_error_pixels : -1.0f,
+        .no_stand_ins = !d->settings.render.stand_ins,
         /* Light from the front left of the default camera, so shadows fall where the player sees them. */
         .light_direction = {0.55f, -1.0f, -0.45f},
     };
@@ -631,7 +636,7 @@ static void draw_frame(demo *d)
     mat4 world;
     if (d->player) {
         player_world_matrix(d->player, world);
-        scene_submit(&d->scene, player_animator(d->player), world, &d->views, NULL);
+        scene_submit(&d->scene, player_animator(d->player), world, &d->views, NULL, &d->player_lod);
     }
     /* The crowd's palette slots are handed out in order, then filled on all cores. */
     int members = scene_queue_crowd(&d->scene, d->crowd, &d->views);

@@ -71,6 +71,7 @@ typedef struct demo {
     jobs *jobs;                  /* the crowd's update and palettes run on these (one per processor) */
     scene scene;
     scene_views views;
+    gfx_lod_memory player_lod;   /* the player's level of detail last frame (hysteresis) */
 
     bool quit, paused, step_once, show_help, screenshot_requested;
     float time_scale;

@@ -32,6 +32,7 @@ demo_config demo_config_defaults(void)
                   .lod = true},
         .camera = {.distance = 6.0f, .pitch = 20.0f, .yaw = 0.0f},
         .window = {.width = 1280, .height = 720, .vsync = true},
+        .render = {.levels_of_detail = true, .lod_error_pixels = 1.0f, .stand_ins = true},
     };
 }
 
@@ -80,10 +81,13 @@ static const demo_config_key demo_config_keys[] = {
     {"window", "width", DEMO_CONFIG_INTEGER, DEMO_CONFIG_AT(window.width), 64, 16384},
     {"window", "height", DEMO_CONFIG_INTEGER, DEMO_CONFIG_AT(window.height), 64, 16384},
     {"window", "vsync", DEMO_CONFIG_BOOL, DEMO_CONFIG_AT(window.vsync), 0, 0},
+    {"render", "levels_of_detail", DEMO_CONFIG_BOOL, DEMO_CONFIG_AT(render.levels_of_detail), 0, 0},
+    {"render", "lod_error_pixels", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(render.lod_error_pixels), 0.1, 100},
+    {"render", "stand_ins", DEMO_CONFIG_BOOL, DEMO_CONFIG_AT(render.stand_ins), 0, 0},
 };
 enum { DEMO_CONFIG_KEY_COUNT = (int)(sizeof demo_config_keys / sizeof demo_config_keys[0]) };
 
-static const char *const demo_config_sections[] = {"player", "crowd", "camera", "window", NULL};
+static const char *const demo_config_sections[] = {"player", "crowd", "camera", "window", "render", NULL};
 
 /* The known keys of a section, NULL-terminated in known (DEMO_CONFIG_KEY_COUNT + 1), for an unknown key's message. */
 static const char *const *demo_config_known_keys(const char *section, const char *known[])

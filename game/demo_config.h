@@ -51,6 +51,11 @@ typedef struct demo_config {
         int width, height; /* pixels, default 1280 x 720 */
         bool vsync;        /* default true */
     } window;
+    struct {
+        bool levels_of_detail;  /* coarser meshes for far characters, default true */
+        float lod_error_pixels; /* how far a level may shift the surface on screen, pixels, default 1 */
+        bool stand_ins;         /* the few-hundred-triangle stand-in for the farthest, default true */
+    } render;
 } demo_config;
 
 /* The values the shipped config/demo.ini documents; a key left out of the file keeps its default. */

@@ -1,6 +1,7 @@
 /* scene: see scene.h. */
 #include "scene.h"
 
+#include "build/build_lod.h"
 #include "platform/platform_image.h"
 #include "pose/pose.h"
 
@@ -132,9 +133,19 @@ static int scene_mesh_for(scene *s, const anim_character *character, diag *err, 
         diag_set(err, character->name, 0, "out of memory");
         return -1;
     }
-    gfx_mesh mesh = scene_make_dressed_mesh(
-        s->images, &(gfx_mesh_desc){.model = character->model, .label = character->name, .path = character->mesh_path},
-        character->texture_paths, held, err, warnings);
+    /* Levels of detail are made here, once per body, and live on the GPU only: a body that cannot have
+     * them (the simplifier refused it) draws whole at every distance, with a warning. */
+    model_lods *lods = NULL;
+    diag lod_err;
+    if (!build_lods(character->model, NULL, &lods, &lod_err))
+        diag_list_add(warnings, character->mesh_path ? character->mesh_path : character->name, lod_err.line,
+                      "%s: no levels of detail (%s); drawn whole at every distance", character->name,
+                      lod_err.message);
+    gfx_mesh mesh = scene_make_dressed_mesh(s->images,
+                                            &(gfx_mesh_desc){.model = character->model, .label = character->name,
+                                                             .path = character->mesh_path, .lods = lods},
+                                            character->texture_paths, held, err, warnings);
+    model_lods_free(lods);
     if (mesh.id == 0) {
         free(held);
         return -1;
@@ -212,6 +223,7 @@ void scene_free(scene *s)
     }
     image_cache_destroy(s->images);
     free(s->crowd_palettes);
+    free(s->crowd_lods);
     free(s->bounds_palette);
     free(s->characters);
     free(s->character_meshes);
@@ -238,7 +250,7 @@ void scene_model_world(const anim_character *character, mat4 placement, mat4 out
 /* Queue one entity with gfx and return where its palette goes (NULL when culled); its object pose in
  * *object. false when it cannot be drawn (no mesh for its body, no pose) or gfx refused it. */
 static bool scene_queue(scene *s, const animator *animator, mat4 world, const scene_views *views,
-                        const float tint[4], const joint_pose **object, mat4 **destination)
+                        const float tint[4], gfx_lod_memory *lod, const joint_pose **object, mat4 **destination)
 {
     *destination = NULL;
     const anim_character *character = animator_character(animator);
@@ -250,7 +262,7 @@ static bool scene_queue(scene *s, const animator *animator, mat4 world, const sc
     /* What pose_palette refuses is refused here, before a slot is taken that would then stay unwritten. */
     if (mesh.id == 0 || !*object || !skeleton->inverse_bind || skeleton->joint_count <= 0)
         return false;
-    gfx_instance instance = {.mesh = mesh, .joint_count = skeleton->joint_count};
+    gfx_instance instance = {.mesh = mesh, .joint_count = skeleton->joint_count, .lod = lod};
     /* The bounds, the pose and the mesh stay in the file's units and axes; the import goes in the matrix. */
     scene_model_world(animator_character(animator), world, instance.world);
     if (tint)
@@ -285,11 +297,12 @@ static void scene_write_palette(const animator *animator, const joint_pose *obje
     pose_palette(object, (const mat4 *)skeleton->inverse_bind, skeleton->joint_count, destination);
 }
 
-bool scene_submit(scene *s, const animator *animator, mat4 world, const scene_views *views, const float tint[4])
+bool scene_submit(scene *s, const animator *animator, mat4 world, const scene_views *views, const float tint[4],
+                  gfx_lod_memory *lod)
 {
     const joint_pose *object;
     mat4 *destination;
-    if (!scene_queue(s, animator, world, views, tint, &object, &destination))
+    if (!scene_queue(s, animator, world, views, tint, lod, &object, &destination))
         return false;
     if (destination)
         scene_write_palette(animator, object, destination);
@@ -304,9 +317,15 @@ int scene_queue_crowd(scene *s, const crowd *crowd, const scene_views *views)
         while (capacity < count)
             capacity *= 2;
         mat4 **palettes = realloc(s->crowd_palettes, (size_t)capacity * sizeof *palettes);
-        if (!palettes)
+        if (palettes)
+            s->crowd_palettes = palettes;
+        gfx_lod_memory *lods = realloc(s->crowd_lods, (size_t)capacity * sizeof *lods);
+        if (lods)
+            s->crowd_lods = lods;
+        if (!palettes || !lods)
             return 0; /* the crowd is not drawn this frame; the next frame tries again */
-        s->crowd_palettes = palettes;
+        /* New members start with no level remembered. */
+        memset(lods + s->crowd_palette_capacity, 0, (size_t)(capacity - s->crowd_palette_capacity) * sizeof *lods);
         s->crowd_palette_capacity = capacity;
     }
     int most_joints = 0;
@@ -320,7 +339,8 @@ int scene_queue_crowd(scene *s, const crowd *crowd, const scene_views *views)
         mat4 world;
         const joint_pose *object;
         crowd_world(crowd, i, world);
-        scene_queue(s, crowd_animator(crowd, i), world, views, NULL, &object, &s->crowd_palettes[i]);
+        scene_queue(s, crowd_animator(crowd, i), world, views, NULL, &s->crowd_lods[i], &object,
+                    &s->crowd_palettes[i]);
     }
     return count;
 }

@@ -29,6 +29,7 @@ typedef struct scene_views {
     bool bounds;        /* F3: each entity's pose box (its skinned mesh, bright) and culling box (dim) */
     bool normals;       /* F4 */
     bool cpu_skinning;  /* G: the CPU reference path instead of the vertex shader */
+    bool lod_colors;    /* F6: each character tinted by its level of detail */
 } scene_views;
 
 typedef struct scene {
@@ -53,7 +54,8 @@ typedef struct scene {
     /* Per crowd member, this frame: where its palette goes in gfx's upload buffer, NULL when it was culled
      * (or could not be queued). Grown when the crowd has grown, so steady frames allocate nothing. */
     mat4 **crowd_palettes;
-    int crowd_palette_capacity;
+    gfx_lod_memory *crowd_lods; /* per crowd member: the level of detail it was drawn at (hysteresis) */
+    int crowd_palette_capacity; /* of both */
     int submitted;          /* this frame, for the HUD */
 } scene;
 
@@ -78,8 +80,10 @@ void scene_release_images(image_cache *images, const image **held, int count);
 gfx_mesh scene_mesh(const scene *s, const anim_character *character);
 
 /* Queue one entity: its pose as its animator shows it, placed by world (as mover_world gives it). Culled by
- * gfx when out of sight (box from anim_controller_bounds grown by the model's skin reach). */
-bool scene_submit(scene *s, const animator *animator, mat4 world, const scene_views *views, const float tint[4]);
+ * gfx when out of sight (box from anim_controller_bounds grown by the model's skin reach). lod: the
+ * entity's level-of-detail memory (kept by the caller, zeroed at first), or NULL. */
+bool scene_submit(scene *s, const animator *animator, mat4 world, const scene_views *views, const float tint[4],
+                  gfx_lod_memory *lod);
 
 /* The box the bounds view draws bright for an entity: the skinned mesh of its current pose, exactly
  * (pose_skinned_bounds: the cost of CPU skinning, paid only while the view is on), in MD5 object space as
