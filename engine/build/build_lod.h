@@ -48,8 +48,9 @@ typedef struct build_lod_desc {
  * each mesh, reordered (meshopt_optimizeVertexCache, then meshopt_optimizeOverdraw at 1.05); each coarser
  * level is simplified from level 0 (meshopt_simplify; from level 0 rather than from the level before: the
  * mannequin's third level strays 0.013 from the full mesh that way, 0.024 chained) towards its ratio, no
- * further than max_error, and reordered the same way; the
- * stand-in, unless desc turns it off, is meshopt_simplifySloppy of level 0 (topology ignored). A mesh
+ * further than max_error, and reordered the same way; the stand-in, unless desc turns it off, is
+ * meshopt_simplify of level 0 with no error limit, or meshopt_simplifySloppy's (topology ignored) where
+ * the first keeps more than twice the mesh's share of the budget (build_lod.c says why). A mesh
  * that cannot get coarser keeps the previous level's triangles (its real count is stored). error[l] is
  * meshoptimizer's relative error times meshopt_simplifyScale of the mesh's positions, the largest over
  * the meshes, never decreasing. Every triangle array is allocated (at least one element), even empty.

@@ -533,7 +533,7 @@ static const md5tool_command commands[] = {
      "0.0001..10000, default 1) and axes (+X -X +Y -Y +Z -Z; default up +Z, forward +X); clips are written\n"
      "fully animated (flags 63)"},
     {"lod", command_lod,
-     "lod MESH [--json] [--borders free|locked] [--stand-in N | --no-stand-in]\n"
+     "lod MESH [--json] [--borders free|locked] [--max-error E] [--stand-in N | --no-stand-in]\n"
      " [--write-level N OUT.md5mesh]",
      "the mesh's levels of detail as the demo builds them: per level its triangles (per mesh and in all),\n"
      "the vertices it uses, its error in model units and in % of the bind pose's height, the stand-in;\n"

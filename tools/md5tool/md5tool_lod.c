@@ -40,6 +40,12 @@ static int parse_lod_arguments(int argc, char **argv, lod_arguments *a)
                                    BUILD_LOD_STAND_IN_TRIANGLES_MAX);
             a->desc.stand_in_triangles = (int)value;
             ++i;
+        } else if (strcmp(arg, "--max-error") == 0) {
+            double share;
+            if (i + 1 >= argc || !parse_finite(argv[i + 1], &share) || !(share > 0.0 && share <= 1.0))
+                return usage_error("%s", "--max-error needs a share of the mesh's extent in (0, 1]");
+            a->desc.max_error = (float)share;
+            ++i;
         } else if (strcmp(arg, "--borders") == 0) {
             if (i + 1 < argc && strcmp(argv[i + 1], "free") == 0)
                 a->desc.borders = BUILD_LOD_BORDERS_FREE;
