@@ -8,13 +8,13 @@ set -eu
 cd "$(dirname "$0")/.."
 
 # Toolchain and libraries: cglm (math), libinih (config files), xxhash (the reload watcher's content
-# hash), zlib (PNG output); SDL2, SDL2_image,
+# hash), zlib (PNG output), meshoptimizer (levels of detail: engine/build/build_lod); SDL2, SDL2_image,
 # GLEW and Mesa's GL/EGL drivers for the renderer (llvmpipe renders headless where there is no GPU).
 # assimp-testmodels ships the public MD5 files the tests read; xvfb gives the window test an X server
 # where there is no display. clang builds the libFuzzer targets (scripts/fuzz.sh; gcc has no libFuzzer)
 # with libFuzzer and its sanitizer runtimes from libclang-rt-14-dev (only recommended by clang, so a
 # minimal install without recommends lacks it).
-packages="gcc clang libclang-rt-14-dev libc6-dev make cmake pkg-config libcglm-dev libinih-dev libxxhash-dev zlib1g-dev assimp-testmodels
+packages="gcc clang libclang-rt-14-dev libc6-dev make cmake pkg-config libcglm-dev libinih-dev libxxhash-dev zlib1g-dev libmeshoptimizer-dev assimp-testmodels
 libsdl2-dev libsdl2-image-dev libglew-dev libgl1-mesa-dri libegl-mesa0 libegl1 libgles2 libegl-dev
 xvfb xauth xdotool"
 

@@ -22,7 +22,7 @@ typedef struct model_lods {
     int level_count;              /* 1..LOD_LEVELS_MAX levels, the same for every mesh; level 0 is the full
                                    * mesh (every triangle of the file, reordered for the GPU's caches) */
     bool last_is_stand_in;        /* the last level is the far stand-in: a few hundred triangles in all,
-                                   * simplified without regard for the surface's topology (drawn only when
+                                   * simplified with no error limit (build_lod.h says how; drawn only when
                                    * the frame asks for stand-ins) */
     float error[LOD_LEVELS_MAX];  /* how far a level's surface may stray from the full mesh, in the model's
                                    * units (before any world scale); error[0] is 0; never decreasing */

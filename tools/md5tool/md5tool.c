@@ -1,7 +1,7 @@
 /* md5tool: the command-line inspector for MD5 files. It summarizes or validates .md5mesh/.md5anim files,
  * checks that clips fit a mesh, prints sampled poses and CPU-skinned vertices (as text or JSON, in the
- * file's own Z-up space), draws pictures of posed models without GL (render, sheet), runs the benchmarks
- * and writes synthetic assets. Everything it knows about the
+ * file's own Z-up space), draws pictures of posed models without GL (render, sheet), shows a mesh's levels
+ * of detail (lod), runs the benchmarks and writes synthetic assets. Everything it knows about the
  * format comes from the engine; this file only reads arguments and prints.
  * Exit codes: 0 success, 1 a file is invalid or a check failed, 2 the command line is wrong. */
 #include <errno.h>
@@ -29,6 +29,7 @@
 
 #include "md5tool_common.h"
 #include "md5tool_convert.h"
+#include "md5tool_lod.h"
 #include "md5tool_new_character.h"
 #include "md5tool_trace.h"
 
@@ -531,6 +532,12 @@ static const md5tool_command commands[] = {
      "rewrite an .md5mesh or .md5anim of ours (Z up, facing +X, metres) in other units (positions times S,\n"
      "0.0001..10000, default 1) and axes (+X -X +Y -Y +Z -Z; default up +Z, forward +X); clips are written\n"
      "fully animated (flags 63)"},
+    {"lod", command_lod,
+     "lod MESH [--json] [--borders free|locked] [--max-error E] [--stand-in N | --no-stand-in]\n"
+     " [--write-level N OUT.md5mesh]",
+     "the mesh's levels of detail as the demo builds them: per level its triangles (per mesh and in all),\n"
+     "the vertices it uses, its error in model units and in % of the bind pose's height, the stand-in;\n"
+     "--write-level writes the mesh again with level N's triangles (to look at it: render, the demo)"},
     {"new-character", command_new_character, "new-character NAME MESH ANIM... --out DIR [--force]",
      "a starter config (characters, clips, states, demo, controls) for your own model: roles, speeds, axes\n"
      "and scale guessed and marked in the files (new-character --help for the details)"},
