@@ -302,7 +302,7 @@ static bool has_bounds(float bounds[2][3])
 
 /* Debug colours of the levels (gfx_frame_desc.lod_colors): full, then coarser and warmer; the stand-in red. */
 static const float GFX_LOD_COLORS[GFX_LOD_LEVELS][4] = {
-    {1.0f, 1.0f, 1.0f, 1.0f}, {0.45f, 1.0f, 0.45f, 1.0f}, {0.45f, 0.65f, 1.0f, 1.0f},
+    {1.0f, 1.0f, 1.0f, 1.0f}, {0.45f, 1.0f, 0.45f, 1.0f}, {1.0f, 0.45f, 1.0f, 1.0f},
     {1.0f, 0.85f, 0.3f, 1.0f}, {1.0f, 0.35f, 0.3f, 1.0f},
 };
 
