@@ -22,6 +22,7 @@
 #include "gfx_program.h"
 #include "gfx_shadow.h"
 #include "gfx_texture.h"
+#include "gfx_timer.h"
 
 /* Half the side of the ground square, metres: larger than any scene the demo shows; the grid fades out
  * well before its edge. */
@@ -128,6 +129,7 @@ bool gfx_setup(const gfx_desc *desc, diag *err)
     }
 
     gfx_texture_setup();
+    gfx_timer_setup(d.no_gpu_timer);
     make_ground();
     if (!gfx_shadow_setup(err)) {
         gfx.ready = true;
@@ -170,6 +172,7 @@ void gfx_shutdown(void)
         glDeleteProgram(gfx.programs[k].program);
     gfx_debug_shutdown();
     gfx_shadow_shutdown();
+    gfx_timer_shutdown();
     glDeleteTextures(1, &gfx.skinned_texture);
     glDeleteBuffers(1, &gfx.skinned_buffer);
     free(gfx.skinned_staging);
@@ -403,6 +406,7 @@ void gfx_end_frame(void)
                        .instances = gfx.instance_count,
                        .palette_matrices = gfx.palette_count,
                        .culled = gfx.stats.culled};
+    gfx_timer_frame_begin();
 
     if (!gfx.naive) {
         gfx_sort_instances_by_mesh();
@@ -428,12 +432,14 @@ void gfx_end_frame(void)
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);
     if (gfx.shadows_on) {
+        gfx_timer_pass(GFX_PASS_SHADOW);
         gfx_shadow_fit();
         gfx_bind_frame_textures(false);
         stats.shadow_draw_calls = gfx_shadow_draw(&stats);
         stats.draw_calls += stats.shadow_draw_calls;
     }
 
+    gfx_timer_pass(GFX_PASS_GROUND);
     glViewport(0, 0, gfx.frame.width, gfx.frame.height);
     const float *clear = gfx.frame.clear_color;
     glClearColor(clear[0], clear[1], clear[2], clear[3]);
@@ -451,6 +457,7 @@ void gfx_end_frame(void)
         ++stats.draw_calls;
     }
 
+    gfx_timer_pass(GFX_PASS_CHARACTERS);
     if (stats.instances > 0) {
         gfx_set_culling(gfx.frame.culling);
         if (gfx.naive)
@@ -466,8 +473,10 @@ void gfx_end_frame(void)
     }
     glBindVertexArray(0);
     glUseProgram(0);
+    gfx_timer_pass(GFX_PASS_OVERLAY);
     int debug_draw_calls = gfx_debug_draw(gfx.view_projection, &stats.debug_lines, &stats.debug_lines_dropped);
     stats.draw_calls += debug_draw_calls;
+    gfx_timer_frame_end(&stats);
     gfx.stats = stats;
 }
 

@@ -4,6 +4,7 @@
 #include "gfx_draw.h"
 #include "gfx_internal.h"
 #include "gfx_palette.h"
+#include "gfx_timer.h"
 
 _Static_assert(GFX_NAIVE_MAX_JOINTS == GFX_NAIVE_MAX_JOINTS_TEXT, "the naive shader's palette array size");
 
@@ -30,6 +31,7 @@ int gfx_draw_naive(const gfx_program *program, mat4 view_projection, gfx_stats *
         glUniformMatrix4fv(program->world, 1, GL_FALSE, (const float *)q->world);
         glUniform4fv(program->instance_tint, 1, q->tint);
         ++stats->palette_uploads;
+        gfx_timer_count_instances(0, 1);
         stats->palette_bytes_copied += gfx_palette_bytes(slot->joint_count);
         for (int p = 0; p < slot->part_count; ++p) {
             const gfx_part *part = &slot->parts[p];
@@ -38,6 +40,7 @@ int gfx_draw_naive(const gfx_program *program, mat4 view_projection, gfx_stats *
             glBindVertexArray(part->vertex_array);
             glBindTexture(GL_TEXTURE_2D, part->texture);
             glDrawElements(GL_TRIANGLES, part->index_count, GL_UNSIGNED_INT, NULL);
+            gfx_timer_count_triangles(1, part->index_count);
             ++draw_calls;
         }
     }

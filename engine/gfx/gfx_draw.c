@@ -1,5 +1,6 @@
 /* gfx_draw: see gfx_draw.h. */
 #include "gfx_draw.h"
+#include "gfx_timer.h"
 
 #include <string.h>
 
@@ -94,6 +95,8 @@ int gfx_draw_batched(const gfx_program *program, mat4 view_projection, bool poin
             continue;
         const gfx_mesh_slot *slot = &gfx.meshes[m];
         glUniform1i(program->first_instance, gfx.mesh_first_instance[m]);
+        if (!points)
+            gfx_timer_count_instances(0, gfx.mesh_instance_count[m]);
         for (int p = 0; p < slot->part_count; ++p) {
             const gfx_part *part = &slot->parts[p];
             if (part->index_count == 0)
@@ -104,9 +107,11 @@ int gfx_draw_batched(const gfx_program *program, mat4 view_projection, bool poin
             glBindTexture(GL_TEXTURE_2D, part->texture);
             if (points)
                 glDrawArraysInstanced(GL_POINTS, 0, part->vertex_count, gfx.mesh_instance_count[m]);
-            else
+            else {
                 glDrawElementsInstanced(GL_TRIANGLES, part->index_count, GL_UNSIGNED_INT, NULL,
                                         gfx.mesh_instance_count[m]);
+                gfx_timer_count_triangles(gfx.mesh_instance_count[m], part->index_count);
+            }
             ++draw_calls;
         }
     }
