@@ -596,6 +596,7 @@ void demo_hud_view(const demo *d, hud_view *view)
         .draw_calls = d->gfx.draw_calls,
         .drawn = d->gfx.instances,
         .culled = d->gfx.culled,
+        .budget = hud_budget_from_stats(&d->gfx),
         .cpu_skinning = d->views.cpu_skinning,
         .skeleton = d->views.skeleton,
         .bounds = d->views.bounds,
@@ -646,7 +647,9 @@ static void draw_frame(demo *d)
     d->gfx = gfx_frame_stats();
     hud_view hud;
     demo_hud_view(d, &hud);
+    gfx_overlay_begin(); /* the HUD's GPU time counts in the overlay's */
     hud_draw(&hud, width, height);
+    gfx_overlay_end();
 }
 
 /* Exponential smoothing: the HUD's figures settle over about a second without jumping every frame. */

@@ -44,6 +44,72 @@ static void add_bytes(hud_buffer *b, size_t bytes)
         add(b, "%zu B", bytes);
 }
 
+/* 1,234,567: triangle counts are read at a glance. */
+static void add_count(hud_buffer *b, long long value)
+{
+    if (value < 0) {
+        add(b, "-");
+        value = -value;
+    }
+    long long group = 1;
+    while (value / group >= 1000)
+        group *= 1000;
+    add(b, "%lld", value / group);
+    for (group /= 1000; group > 0; group /= 1000)
+        add(b, ",%03lld", value / group % 1000);
+}
+
+/* Instances per level, finest first: 3/41/300/600/56. */
+static void add_levels(hud_buffer *b, const int *levels)
+{
+    for (int l = 0; l < GFX_LOD_LEVELS; ++l)
+        add(b, "%s%d", l ? "/" : "", levels[l]);
+}
+
+hud_budget hud_budget_from_stats(const gfx_stats *stats)
+{
+    hud_budget budget = {
+        .gpu_timed = stats->gpu_timed,
+        .gpu_shadow_ms = stats->gpu_shadow_ms,
+        .gpu_ground_ms = stats->gpu_ground_ms,
+        .gpu_characters_ms = stats->gpu_characters_ms,
+        .gpu_overlay_ms = stats->gpu_overlay_ms,
+        .gpu_frame_ms = stats->gpu_frame_ms,
+        .triangles = stats->triangles,
+        .shadow_triangles = stats->shadow_triangles,
+    };
+    memcpy(budget.lod_instances, stats->lod_instances, sizeof budget.lod_instances);
+    memcpy(budget.shadow_lod_instances, stats->shadow_lod_instances, sizeof budget.shadow_lod_instances);
+    return budget;
+}
+
+static void add_budget(hud_buffer *b, const hud_budget *budget, const char *between)
+{
+    if (budget->gpu_timed)
+        add(b, "gpu  %.2f ms: shadow %.2f  ground %.2f  characters %.2f  overlay %.2f", (double)budget->gpu_frame_ms,
+            (double)budget->gpu_shadow_ms, (double)budget->gpu_ground_ms, (double)budget->gpu_characters_ms,
+            (double)budget->gpu_overlay_ms);
+    else
+        add(b, "gpu  time not available");
+    add(b, "%striangles  ", between);
+    add_count(b, budget->triangles);
+    add(b, " (shadow ");
+    add_count(b, budget->shadow_triangles);
+    add(b, ")  LOD ");
+    add_levels(b, budget->lod_instances);
+    add(b, "  shadow LOD ");
+    add_levels(b, budget->shadow_lod_instances);
+}
+
+void hud_budget_text(const hud_budget *budget, const char *between, char *buffer, size_t size)
+{
+    hud_buffer b = {.text = buffer, .size = size};
+    if (size == 0)
+        return;
+    buffer[0] = '\0';
+    add_budget(&b, budget, between);
+}
+
 static void add_channel(hud_buffer *b, const anim_controller *controller, int channel)
 {
     int layers = anim_controller_layer_count(controller, channel);
@@ -97,6 +163,8 @@ void hud_text(const hud_view *v, char *buffer, size_t size)
     add(&b, "draw  %d calls  %d drawn  %d culled  %s skinning%s%s%s\n", v->draw_calls, v->drawn, v->culled,
         v->cpu_skinning ? "CPU" : "GPU", v->skeleton ? "  skeleton" : "", v->bounds ? "  bounds" : "",
         v->normals ? "  normals" : "");
+    add_budget(&b, &v->budget, "\n");
+    add(&b, "\n");
     if (v->bounds)
         add(&b, "bounds  bright box: this pose's skinned mesh  dim box: culling margin (clip bounds + skin reach)\n");
     if (v->status && v->status[0])

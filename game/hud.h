@@ -1,6 +1,7 @@
 /* hud: the demo's text overlay, drawn with gfx_text after the scene: frame figures, the player's state,
  * layers and last events, the crowd's shared and per-entity memory, draw calls, the views switched on,
- * the last reload and any config problem with its file:line, and the controls (F1).
+ * the frame budget (GPU time per pass, triangles, instances per level of detail), the last reload and any
+ * config problem with its file:line, and the controls (F1).
  * Reads a hud_view (what it shows, filled by the demo every frame) and changes nothing; knows nothing of the
  * demo's state, the player, the crowd or the cache. */
 #ifndef MARIONETTE_HUD_H
@@ -11,6 +12,7 @@
 
 #include "anim/anim_controller.h"
 #include "controls.h"
+#include "gfx/gfx.h"
 
 enum {
     HUD_EVENTS_MAX = 6,   /* the player's last events listed */
@@ -22,6 +24,19 @@ typedef struct hud_event {
     float weight;
     double seconds_ago; /* simulation seconds */
 } hud_event;
+
+/* The frame budget: a frame's gfx_stats figures (or a benchmark's medians of them). */
+typedef struct hud_budget {
+    bool gpu_timed;                       /* false: "GPU time not available" */
+    float gpu_shadow_ms, gpu_ground_ms, gpu_characters_ms, gpu_overlay_ms, gpu_frame_ms;
+    long long triangles, shadow_triangles; /* every pass, and of them the shadow pass */
+    int lod_instances[GFX_LOD_LEVELS], shadow_lod_instances[GFX_LOD_LEVELS];
+} hud_budget;
+
+hud_budget hud_budget_from_stats(const gfx_stats *stats);
+/* The budget's two lines, GPU time per pass and triangles with the level histograms, joined by `between`
+ * (the HUD: "\n"; the benchmarks: "; "), without a final newline. */
+void hud_budget_text(const hud_budget *budget, const char *between, char *buffer, size_t size);
 
 /* Everything the HUD shows; the strings and the controller belong to the caller and must outlive the call. */
 typedef struct hud_view {
@@ -41,6 +56,7 @@ typedef struct hud_view {
     int shared_models, shared_clips;
 
     int draw_calls, drawn, culled;        /* the last frame's */
+    hud_budget budget;                    /* the last frame's (its GPU figures a few frames older) */
     bool cpu_skinning, skeleton, bounds, normals;
 
     const char *status;                   /* the last reload or screenshot; "" or NULL: none */

@@ -23,6 +23,7 @@
 #include "gfx_program.h"
 #include "gfx_shadow.h"
 #include "gfx_texture.h"
+#include "gfx_timer.h"
 
 /* Half the side of the ground square, metres: larger than any scene the demo shows; the grid fades out
  * well before its edge. */
@@ -132,6 +133,7 @@ bool gfx_setup(const gfx_desc *desc, diag *err)
     }
 
     gfx_texture_setup();
+    gfx_timer_setup(d.no_gpu_timer);
     make_ground();
     if (!gfx_shadow_setup(err)) {
         gfx.ready = true;
@@ -174,6 +176,7 @@ void gfx_shutdown(void)
         glDeleteProgram(gfx.programs[k].program);
     gfx_debug_shutdown();
     gfx_shadow_shutdown();
+    gfx_timer_shutdown();
     glDeleteTextures(1, &gfx.skinned_texture);
     glDeleteBuffers(1, &gfx.skinned_buffer);
     free(gfx.skinned_staging);
@@ -444,6 +447,7 @@ void gfx_end_frame(void)
                        .instances = gfx.instance_count,
                        .palette_matrices = gfx.palette_count,
                        .culled = gfx.stats.culled};
+    gfx_timer_frame_begin();
 
     if (!gfx.naive) {
         gfx_sort_instances_by_mesh();
@@ -469,12 +473,14 @@ void gfx_end_frame(void)
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);
     if (gfx.shadows_on) {
+        gfx_timer_pass(GFX_PASS_SHADOW);
         gfx_shadow_fit();
         gfx_bind_frame_textures(false);
         stats.shadow_draw_calls = gfx_shadow_draw(&stats);
         stats.draw_calls += stats.shadow_draw_calls;
     }
 
+    gfx_timer_pass(GFX_PASS_GROUND);
     glViewport(0, 0, gfx.frame.width, gfx.frame.height);
     const float *clear = gfx.frame.clear_color;
     glClearColor(clear[0], clear[1], clear[2], clear[3]);
@@ -492,23 +498,26 @@ void gfx_end_frame(void)
         ++stats.draw_calls;
     }
 
+    gfx_timer_pass(GFX_PASS_CHARACTERS);
     if (stats.instances > 0) {
         gfx_set_culling(gfx.frame.culling);
         if (gfx.naive)
-            stats.draw_calls += gfx_draw_naive(&gfx.programs[GFX_PROGRAM_NAIVE], gfx.view_projection, false, &stats);
+            stats.draw_calls += gfx_draw_naive(&gfx.programs[GFX_PROGRAM_NAIVE], gfx.view_projection, &stats);
         else
             stats.draw_calls += gfx_draw_batched(
                 &gfx.programs[gfx.frame.cpu_skinning ? GFX_PROGRAM_CPU_SKINNED : GFX_PROGRAM_SKINNED],
-                gfx.view_projection, false, false, &stats);
+                gfx.view_projection, false, false);
         if (gfx.frame.debug_normals && !gfx.naive)
             stats.draw_calls += gfx_draw_batched(
                 &gfx.programs[gfx.frame.cpu_skinning ? GFX_PROGRAM_CPU_NORMALS : GFX_PROGRAM_NORMALS],
-                gfx.view_projection, true, false, &stats);
+                gfx.view_projection, true, false);
     }
     glBindVertexArray(0);
     glUseProgram(0);
+    gfx_timer_pass(GFX_PASS_OVERLAY);
     int debug_draw_calls = gfx_debug_draw(gfx.view_projection, &stats.debug_lines, &stats.debug_lines_dropped);
     stats.draw_calls += debug_draw_calls;
+    gfx_timer_frame_end(&stats);
     gfx.stats = stats;
 }
 

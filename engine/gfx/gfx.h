@@ -30,6 +30,7 @@ typedef struct gfx_desc {
     int shadow_map_size;    /* side of the square shadow map in texels, 64..8192; 0: 2048 */
     int debug_line_capacity; /* debug lines per frame (skeletons, boxes); more are dropped and counted;
                               * 0: 65536 */
+    bool no_gpu_timer;      /* no GL timer queries: gfx_stats.gpu_timed stays false (to measure their cost) */
 } gfx_desc;
 
 bool gfx_setup(const gfx_desc *desc, diag *err);
@@ -191,12 +192,19 @@ typedef struct gfx_stats {
     int shadow_lod_instances[GFX_LOD_LEVELS]; /* and in the shadow pass */
     /* GPU time per pass in milliseconds, from GL timer queries read a few frames later (so nothing waits
      * for them): the figures lag the frame by that much. gpu_timed is false where the driver has no timer
-     * queries, or before the first results arrive. */
+     * queries, or before the first results arrive. Shadow includes the frame's uploads before it, ground
+     * the clear; overlay is the debug lines plus what the caller drew between gfx_overlay_begin and
+     * gfx_overlay_end (the HUD's text), and frame all of gfx_end_frame plus that. */
     bool gpu_timed;
     float gpu_shadow_ms, gpu_ground_ms, gpu_characters_ms, gpu_overlay_ms, gpu_frame_ms;
 } gfx_stats;
 
 gfx_stats gfx_frame_stats(void);
+
+/* Bracket what is drawn over the frame after gfx_end_frame (the HUD's text, with gfx_text), so its GPU
+ * time counts in gfx_stats.gpu_overlay_ms and gpu_frame_ms. Optional; once per frame; no-ops elsewhere. */
+void gfx_overlay_begin(void);
+void gfx_overlay_end(void);
 
 /* NULL when GL reports no error since the last call; otherwise every pending GL error in words (the
  * text stays valid until the next call). Tests and debug builds call it after each frame. */

@@ -4,6 +4,7 @@
 #include "gfx_draw.h"
 #include "gfx_internal.h"
 #include "gfx_palette.h"
+#include "gfx_timer.h"
 
 _Static_assert(GFX_NAIVE_MAX_JOINTS == GFX_NAIVE_MAX_JOINTS_TEXT, "the naive shader's palette array size");
 
@@ -17,7 +18,7 @@ void gfx_bench_begin_naive_frame(const gfx_frame_desc *desc)
 }
 
 /* The naive path: per instance, in submit order, its own uniform uploads and one draw per skin_mesh. */
-int gfx_draw_naive(const gfx_program *program, mat4 view_projection, bool shadow, gfx_stats *stats)
+int gfx_draw_naive(const gfx_program *program, mat4 view_projection, gfx_stats *stats)
 {
     int draw_calls = 0;
     glUseProgram(program->program);
@@ -31,10 +32,7 @@ int gfx_draw_naive(const gfx_program *program, mat4 view_projection, bool shadow
         glUniform4fv(program->instance_tint, 1, q->tint);
         ++stats->palette_uploads;
         /* The naive baseline draws every instance whole (level 0), as before levels of detail. */
-        ++(shadow ? stats->shadow_lod_instances : stats->lod_instances)[0];
-        stats->triangles += slot->level_triangles[0];
-        if (shadow)
-            stats->shadow_triangles += slot->level_triangles[0];
+        gfx_timer_count_instances(0, 1);
         stats->palette_bytes_copied += gfx_palette_bytes(slot->joint_count);
         for (int p = 0; p < slot->part_count; ++p) {
             const gfx_part *part = &slot->parts[p];
@@ -43,6 +41,7 @@ int gfx_draw_naive(const gfx_program *program, mat4 view_projection, bool shadow
             glBindVertexArray(part->vertex_array);
             glBindTexture(GL_TEXTURE_2D, part->texture);
             glDrawElements(GL_TRIANGLES, part->index_count, GL_UNSIGNED_INT, NULL);
+            gfx_timer_count_triangles(1, part->index_count);
             ++draw_calls;
         }
     }

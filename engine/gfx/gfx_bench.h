@@ -18,6 +18,6 @@ void gfx_bench_begin_naive_frame(const gfx_frame_desc *desc);
 /* For gfx itself (gfx.c, gfx_shadow.c): the naive frame's instances drawn with `program`; returns the
  * draw calls and counts the uploads in stats. */
 struct gfx_program;
-int gfx_draw_naive(const struct gfx_program *program, mat4 view_projection, bool shadow, gfx_stats *stats);
+int gfx_draw_naive(const struct gfx_program *program, mat4 view_projection, gfx_stats *stats);
 
 #endif

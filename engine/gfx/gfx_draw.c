@@ -1,5 +1,6 @@
 /* gfx_draw: see gfx_draw.h. */
 #include "gfx_draw.h"
+#include "gfx_timer.h"
 
 #include <string.h>
 
@@ -91,9 +92,9 @@ int gfx_usable_levels(const gfx_mesh_slot *slot)
 
 /* The batched paths (GPU or CPU skinning): one instanced draw per skin_mesh and level for all its
  * instances. shadow: each group drawn at its shadow level (gfx_lod_shadow_level, one coarser). points:
- * every vertex once as a point (the normals view) instead of the triangles. Counts the triangles into
- * stats (all passes, and the shadow pass's apart) and the instances per level drawn. */
-int gfx_draw_batched(const gfx_program *program, mat4 view_projection, bool points, bool shadow, gfx_stats *stats)
+ * every vertex once as a point (the normals view) instead of the triangles. Tells gfx_timer the
+ * triangles and the instances per level drawn. */
+int gfx_draw_batched(const gfx_program *program, mat4 view_projection, bool points, bool shadow)
 {
     int draw_calls = 0;
     glUseProgram(program->program);
@@ -110,14 +111,8 @@ int gfx_draw_batched(const gfx_program *program, mat4 view_projection, bool poin
         int level = g % GFX_LOD_LEVELS;
         if (shadow)
             level = gfx_lod_shadow_level(level, gfx_usable_levels(slot));
-        if (!points) {
-            int *histogram = shadow ? stats->shadow_lod_instances : stats->lod_instances;
-            histogram[level] += instances;
-            int64_t triangles = (int64_t)instances * slot->level_triangles[level];
-            stats->triangles += triangles;
-            if (shadow)
-                stats->shadow_triangles += triangles;
-        }
+        if (!points)
+            gfx_timer_count_instances(level, instances);
         glUniform1i(program->first_instance, gfx.mesh_first_instance[g]);
         for (int p = 0; p < slot->part_count; ++p) {
             const gfx_part *part = &slot->parts[p];
@@ -129,10 +124,12 @@ int gfx_draw_batched(const gfx_program *program, mat4 view_projection, bool poin
             glBindTexture(GL_TEXTURE_2D, part->texture);
             if (points)
                 glDrawArraysInstanced(GL_POINTS, 0, part->vertex_count, instances);
-            else
+            else {
                 glDrawElementsInstanced(GL_TRIANGLES, part->level_index_count[level], GL_UNSIGNED_INT,
                                         (const void *)((size_t)part->level_first_index[level] * sizeof(uint32_t)),
                                         instances);
+                gfx_timer_count_triangles(instances, part->level_index_count[level]);
+            }
             ++draw_calls;
         }
     }

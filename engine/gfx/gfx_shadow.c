@@ -110,10 +110,10 @@ int gfx_shadow_draw(gfx_stats *stats)
     gfx_set_culling(gfx.frame.culling);
     int draw_calls;
     if (gfx.naive)
-        draw_calls = gfx_draw_naive(&gfx.programs[GFX_PROGRAM_NAIVE_DEPTH], gfx.light_view_projection, true, stats);
+        draw_calls = gfx_draw_naive(&gfx.programs[GFX_PROGRAM_NAIVE_DEPTH], gfx.light_view_projection, stats);
     else
         draw_calls = gfx_draw_batched(&gfx.programs[gfx.frame.cpu_skinning ? GFX_PROGRAM_CPU_DEPTH : GFX_PROGRAM_DEPTH],
-                                  gfx.light_view_projection, false, true, stats);
+                                  gfx.light_view_projection, false, true);
     glDisable(GL_POLYGON_OFFSET_FILL);
     glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)target);
     return draw_calls;

@@ -22,6 +22,7 @@
 
 #include <GL/glew.h>
 
+#include "bench_budget.h"
 #include "bench_common.h"
 #include "gfx/gfx.h"
 #include "build/loader.h"
@@ -60,7 +61,7 @@ static double now_ms(void)
 static int usage(void)
 {
     fprintf(stderr, "usage: render_bench [--entities N ...] [--frames F] [--warmup W] [--size W H] [--no-shadows] "
-                    "[--assets DIR]\n");
+                    "[--no-gpu-timer] [--assets DIR]\n");
     return 2;
 }
 
@@ -113,7 +114,7 @@ static gfx_frame_desc grid_camera(int side, int width, int height)
 }
 
 static frame_times run_mode(entity *entities, int count, bool naive, bool shadows, int warmup, int frames,
-                            int width, int height, double *scratch)
+                            int width, int height, double *scratch, bench_budget *budget)
 {
     joint_pose object[MAX_JOINTS];
     double *anim = scratch, *submit = scratch + frames, *end = scratch + 2 * frames,
@@ -121,6 +122,7 @@ static frame_times run_mode(entity *entities, int count, bool naive, bool shadow
     gfx_frame_desc frame = grid_camera((int)ceil(sqrt((double)count)), width, height);
     frame.no_shadows = !shadows;
     frame_times out = {0};
+    bench_budget_start(budget);
     for (int f = 0; f < warmup + frames; ++f) {
         float time = (float)f / 60.0f;
         double t0 = now_ms();
@@ -158,6 +160,8 @@ static frame_times run_mode(entity *entities, int count, bool naive, bool shadow
         if (f >= warmup) {
             int k = f - warmup;
             anim[k] = t1 - t0, submit[k] = t2 - t1, end[k] = t3 - t2, finish[k] = t4 - t3, render[k] = t4 - t1;
+            gfx_stats stats = gfx_frame_stats();
+            bench_budget_add(budget, &stats);
         }
     }
     const char *errors = gfx_check_errors();
@@ -180,7 +184,7 @@ int main(int argc, char **argv)
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
 
     int counts[MAX_COUNTS] = {100, 1000}, count_total = 2, frames = 60, warmup = 5, width = 1280, height = 720;
-    bool counts_given = false, shadows = true;
+    bool counts_given = false, shadows = true, gpu_timer = true;
     const char *assets = MARIONETTE_SOURCE_DIR "/assets";
     for (int a = 1; a < argc; ++a) {
         if (strcmp(argv[a], "--entities") == 0) {
@@ -205,6 +209,8 @@ int main(int argc, char **argv)
             a += 2;
         } else if (strcmp(argv[a], "--no-shadows") == 0) {
             shadows = false;
+        } else if (strcmp(argv[a], "--no-gpu-timer") == 0) {
+            gpu_timer = false;
         } else if (strcmp(argv[a], "--assets") == 0 && a + 1 < argc) {
             assets = argv[++a];
         } else {
@@ -230,7 +236,9 @@ int main(int argc, char **argv)
         loaded = (clips[c] = load_clip(assets, clip_names[c])) != NULL && loaded;
     if (!loaded || bodies[0]->skeleton.joint_count > MAX_JOINTS || bodies[1]->skeleton.joint_count > MAX_JOINTS)
         return 1;
-    if (!gfx_setup(&(gfx_desc){.instance_capacity = most, .palette_capacity = most * MAX_JOINTS}, &err)) {
+    if (!gfx_setup(&(gfx_desc){.instance_capacity = most, .palette_capacity = most * MAX_JOINTS,
+                               .no_gpu_timer = !gpu_timer},
+                   &err)) {
         fprintf(stderr, "render_bench: %s\n", err.message);
         return 1;
     }
@@ -244,7 +252,9 @@ int main(int argc, char **argv)
                                             NULL, held[b], &err, NULL);
     entity *entities = aligned_alloc(16, (size_t)most * sizeof *entities);
     double *scratch = malloc((size_t)frames * 5 * sizeof *scratch);
-    if (!meshes[0].id || !meshes[1].id || !entities || !scratch) {
+    bench_budget budget;
+    bool budget_made = bench_budget_create(&budget, frames);
+    if (!meshes[0].id || !meshes[1].id || !entities || !scratch || !budget_made) {
         fprintf(stderr, "render_bench: setup failed\n");
         return 1;
     }
@@ -252,6 +262,7 @@ int main(int argc, char **argv)
     printf("render_bench: %dx%d, %d frames after %d warm-up, GL %s, %s\n", width, height, frames, warmup,
            (const char *)glGetString(GL_VERSION), (const char *)glGetString(GL_RENDERER));
     double summary[MAX_COUNTS][2];
+    static char budget_lines[MAX_COUNTS][2][640];
     for (int n = 0; n < count_total; ++n) {
         int count = counts[n], side = (int)ceil(sqrt((double)count));
         for (int i = 0; i < count; ++i) {
@@ -267,7 +278,11 @@ int main(int argc, char **argv)
             glm_rotate_y(e->world, glm_rad((float)((i * 53) % 360)), e->world);
         }
         for (int mode = 0; mode < 2; ++mode) {
-            frame_times t = run_mode(entities, count, mode == 1, shadows, warmup, frames, width, height, scratch);
+            frame_times t =
+                run_mode(entities, count, mode == 1, shadows, warmup, frames, width, height, scratch, &budget);
+            char label[64];
+            snprintf(label, sizeof label, "%d entities %s", count, mode ? "naive" : "instanced");
+            bench_budget_line(&budget, label, budget_lines[n][mode], sizeof budget_lines[n][mode]);
             printf("  %5d entities %-9s render %8.2f ms/frame (submit %.2f, end_frame %.2f, glFinish %.2f), "
                    "animation (CPU) %.2f ms/frame; %d draw calls, %d palette uploads (%s, %.2f MB copied), "
                    "%d matrices\n",
@@ -281,7 +296,10 @@ int main(int argc, char **argv)
     for (int n = 0; n < count_total; ++n)
         printf("render: %d entities, instanced %.1f ms/frame, naive %.1f ms/frame, %.1fx\n", counts[n],
                summary[n][0], summary[n][1], summary[n][1] / summary[n][0]);
+    for (int n = 0; n < count_total; ++n)
+        printf("%s\n%s\n", budget_lines[n][0], budget_lines[n][1]);
 
+    bench_budget_free(&budget);
     free(scratch);
     free(entities);
     gfx_shutdown();
