@@ -13,7 +13,11 @@
  *
  *   crowd_bench --characters N [N ...] [--threads T] [--frames F] [--warmup W] [--wander-seconds S]
  *               [--size W H] [--no-render] [--config DIR]
+ *               [--lod-pixels P|off] [--lod-level L] [--no-stand-ins] [--no-shadows]
  *
+ * The mesh levels of detail are the demo's (each body's levels made when its mesh is), chosen with a
+ * budget of 1 pixel unless --lod-pixels says otherwise (off: every character whole); --lod-level draws
+ * every character at one level; --no-stand-ins keeps the farthest at the last mesh level.
  * --no-render needs no GL: the palettes go to a buffer of the benchmark's own (the same bytes written).
  * Run headless with SDL_VIDEODRIVER=offscreen. Ends with one line per N:
  *   crowd: 10000 characters, 2 threads, update 6.1 ms/frame (0.61 us/character), render 812 ms/frame */
@@ -48,6 +52,9 @@ typedef struct bench_options {
     float wander_seconds;
     bool render;
     bool lod;                       /* animation level of detail (crowd_set_lod) seen from the bench camera */
+    float lod_pixels;               /* mesh levels of detail: gfx_frame_desc.lod_error_pixels (-1: off) */
+    int lod_force;                  /* gfx_frame_desc.lod_force_level */
+    bool no_stand_ins, no_shadows;
     const char *config_dir;
 } bench_options;
 
@@ -68,7 +75,8 @@ static double now_ms(void)
 static int usage(void)
 {
     fprintf(stderr, "usage: crowd_bench --characters N [N ...] [--threads T] [--frames F] [--warmup W] "
-                    "[--wander-seconds S] [--size W H] [--no-render] [--lod] [--config DIR]\n");
+                    "[--wander-seconds S] [--size W H] [--no-render] [--lod] [--config DIR]\n"
+                    "       [--lod-pixels P|off] [--lod-level L] [--no-stand-ins] [--no-shadows]\n");
     return 2;
 }
 
@@ -115,6 +123,23 @@ static bool parse_options(int argc, char **argv, bench_options *o)
             a += 2;
         } else if (strcmp(argv[a], "--lod") == 0) {
             o->lod = true;
+        } else if (strcmp(argv[a], "--lod-pixels") == 0 && a + 1 < argc) {
+            /* The mesh level budget in pixels, 0.1 to 100, or off: every character whole. */
+            char *end = NULL;
+            ++a;
+            o->lod_pixels = strcmp(argv[a], "off") == 0 ? -1.0f : strtof(argv[a], &end);
+            if (o->lod_pixels != -1.0f && (!end || *end || !(o->lod_pixels >= 0.1f && o->lod_pixels <= 100.0f)))
+                return false;
+        } else if (strcmp(argv[a], "--lod-level") == 0 && a + 1 < argc) {
+            /* Every character at level L, 0 to 4 (clamped to its mesh's levels). */
+            int level;
+            if (!parse_int(argv[++a], 0, GFX_LOD_LEVELS - 1, &level))
+                return false;
+            o->lod_force = level + 1;
+        } else if (strcmp(argv[a], "--no-stand-ins") == 0) {
+            o->no_stand_ins = true;
+        } else if (strcmp(argv[a], "--no-shadows") == 0) {
+            o->no_shadows = true;
         } else if (strcmp(argv[a], "--no-render") == 0) {
             o->render = false;
         } else if (strcmp(argv[a], "--config") == 0 && a + 1 < argc) {
@@ -245,6 +270,10 @@ static bool measure(int count, const bench_options *o, const crowd_spawn_desc *d
     }
     float extent = desc->spacing * ceilf(sqrtf((float)count)) + 2.0f * desc->wander_radius;
     gfx_frame_desc frame_desc = crowd_camera(extent, o->width, o->height);
+    frame_desc.lod_error_pixels = o->lod_pixels;
+    frame_desc.lod_force_level = o->lod_force;
+    frame_desc.no_stand_ins = o->no_stand_ins;
+    frame_desc.no_shadows = o->no_shadows;
     const gfx_frame_desc *frame = o->render ? &frame_desc : NULL;
     if (o->lod) {
         /* As the demo does: 12 m full rate, 30 m half, beyond or unseen a quarter, from the bench camera. */
