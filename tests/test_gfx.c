@@ -1825,6 +1825,79 @@ static void test_levels_of_detail(void)
     free(reordered);
 }
 
+/* Skin once: both passes drawn from one transform-feedback capture give the picture of skinning in each
+ * pass, pixel for pixel; only groups whose level uses most of the mesh are captured. */
+static void draw_skin_once_scene(gfx_mesh mesh, const mat4 *palette, bool skin_once, int force_level)
+{
+    gfx_frame_desc frame = camera_frame((vec3){6.0f, 3.0f, 5.0f}, (vec3){-1.0f, 0.8f, -1.0f}, 45.0f);
+    frame.skin_once = skin_once;
+    frame.lod_force_level = force_level;
+    gfx_begin_frame(&frame);
+    for (int i = 0; i < 12; ++i) {
+        gfx_instance instance = {.mesh = mesh, .palette = palette, .joint_count = mannequin->skeleton.joint_count,
+                                 .tint = {1.0f, 0.9f - 0.05f * (float)i, 0.8f, 1.0f}};
+        glm_translate_make(instance.world, (vec3){-1.2f * (float)(i % 4), 0.0f, -1.2f * (float)(i / 4)});
+        glm_rotate_y(instance.world, 0.4f * (float)i, instance.world);
+        CHECK(gfx_submit(&instance));
+    }
+    end_frame_checked();
+}
+
+static void test_skin_once_draws_the_same_picture(void)
+{
+    joint_pose object[MAX_JOINTS];
+    mat4 palette[MAX_JOINTS];
+    CHECK(pose_at(mannequin, walk, 0.4f, object, palette));
+    size_t bytes = (size_t)IMAGE_WIDTH * IMAGE_HEIGHT * 4;
+    uint8_t *each_pass = malloc(bytes), *once = malloc(bytes);
+    int vertices = 0;
+    for (int i = 0; i < mannequin->mesh_count; ++i)
+        vertices += mannequin->meshes[i].vertex_count;
+
+    draw_skin_once_scene(mannequin_mesh, (const mat4 *)palette, false, 0);
+    gfx_stats plain = gfx_frame_stats();
+    CHECK(platform_read_pixels(each_pass));
+    draw_skin_once_scene(mannequin_mesh, (const mat4 *)palette, true, 0);
+    gfx_stats captured = gfx_frame_stats();
+    CHECK(platform_read_pixels(once));
+    save_picture("gfx_skin_once.png");
+    int largest = 0;
+    size_t foreground = 0, differing = count_differing_pixels(each_pass, once, &largest, &foreground);
+    printf("  skin once: %d vertices captured for 12 instances; %zu of %zu pixels differ from skinning in each "
+           "pass (largest %d)\n", captured.skinned_once_vertices, differing, foreground, largest);
+    CHECK(plain.skinned_once_vertices == 0);
+    CHECK(captured.skinned_once_vertices == 12 * vertices);
+    CHECK(captured.instances == 12 && captured.triangles == plain.triangles);
+    CHECK(foreground > 20000);
+    CHECK(differing == 0);
+
+    /* A coarse level uses a fraction of the vertices: skinned in each pass, nothing captured. */
+    model_lods *lods = hand_made_levels(mannequin, 0.01f, 0.2f);
+    diag err;
+    gfx_mesh levelled = gfx_make_mesh(&(gfx_mesh_desc){.model = mannequin, .label = "levelled", .lods = lods}, &err, NULL);
+    CHECK(levelled.id != 0);
+    draw_skin_once_scene(levelled, (const mat4 *)palette, true, 3);
+    CHECK(gfx_frame_stats().skinned_once_vertices == 0);
+    /* Level 0 of the levelled mesh is captured, and draws the unlevelled picture's characters. */
+    draw_skin_once_scene(levelled, (const mat4 *)palette, true, 1);
+    CHECK(gfx_frame_stats().skinned_once_vertices == 12 * vertices);
+    /* Without shadows there is one pass: nothing to share. */
+    gfx_frame_desc frame = camera_frame((vec3){6.0f, 3.0f, 5.0f}, (vec3){-1.0f, 0.8f, -1.0f}, 45.0f);
+    frame.skin_once = true;
+    frame.no_shadows = true;
+    gfx_begin_frame(&frame);
+    gfx_instance instance = {.mesh = mannequin_mesh, .palette = (const mat4 *)palette,
+                             .joint_count = mannequin->skeleton.joint_count};
+    glm_mat4_identity(instance.world);
+    CHECK(gfx_submit(&instance));
+    end_frame_checked();
+    CHECK(gfx_frame_stats().skinned_once_vertices == 0);
+    gfx_destroy_mesh(levelled);
+    model_lods_free(lods);
+    free(each_pass);
+    free(once);
+}
+
 int main(void)
 {
     diag err;
@@ -1876,6 +1949,7 @@ int main(void)
         RUN(test_palettes_grow_while_mapped);
         RUN(test_mapping_faults);
         RUN(test_levels_of_detail);
+        RUN(test_skin_once_draws_the_same_picture);
         CHECK(gfx_check_errors() == NULL);
         gfx_shutdown();
     }

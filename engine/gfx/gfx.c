@@ -22,6 +22,7 @@
 #include "gfx_palette.h"
 #include "gfx_program.h"
 #include "gfx_shadow.h"
+#include "gfx_skin_once.h"
 #include "gfx_texture.h"
 #include "gfx_timer.h"
 
@@ -135,6 +136,11 @@ bool gfx_setup(const gfx_desc *desc, diag *err)
     gfx_texture_setup();
     gfx_timer_setup(d.no_gpu_timer);
     make_ground();
+    if (!gfx_skin_once_setup()) {
+        gfx.ready = true;
+        gfx_shutdown();
+        return diag_set(err, "gfx", 0, "out of memory for the per-frame buffers");
+    }
     if (!gfx_shadow_setup(err)) {
         gfx.ready = true;
         gfx_shutdown();
@@ -176,6 +182,7 @@ void gfx_shutdown(void)
         glDeleteProgram(gfx.programs[k].program);
     gfx_debug_shutdown();
     gfx_shadow_shutdown();
+    gfx_skin_once_shutdown();
     gfx_timer_shutdown();
     glDeleteTextures(1, &gfx.skinned_texture);
     glDeleteBuffers(1, &gfx.skinned_buffer);
@@ -461,6 +468,7 @@ void gfx_end_frame(void)
     if (gfx.palettes_lost)
         stats.instances = 0;
     gfx.shadows_on = !gfx.frame.no_shadows && stats.instances > 0;
+    gfx.captured_vertices = 0;
     if (gfx.frame.cpu_skinning && gfx.instance_count > 0) {
         gfx_cpu_skin_frame();
         gfx_upload_stream(gfx.skinned_buffer, &gfx.skinned_buffer_vertices, gfx.skinned_capacity,
@@ -474,6 +482,7 @@ void gfx_end_frame(void)
     glDisable(GL_BLEND);
     if (gfx.shadows_on) {
         gfx_timer_pass(GFX_PASS_SHADOW);
+        stats.skinned_once_vertices = gfx_skin_once_capture();
         gfx_shadow_fit();
         gfx_bind_frame_textures(false);
         stats.shadow_draw_calls = gfx_shadow_draw(&stats);
@@ -506,10 +515,11 @@ void gfx_end_frame(void)
         else
             stats.draw_calls += gfx_draw_batched(
                 &gfx.programs[gfx.frame.cpu_skinning ? GFX_PROGRAM_CPU_SKINNED : GFX_PROGRAM_SKINNED],
-                gfx.view_projection, false, false);
+                gfx.captured_vertices > 0 ? &gfx.programs[GFX_PROGRAM_CPU_SKINNED] : NULL, gfx.view_projection,
+                false, false);
         if (gfx.frame.debug_normals && !gfx.naive)
             stats.draw_calls += gfx_draw_batched(
-                &gfx.programs[gfx.frame.cpu_skinning ? GFX_PROGRAM_CPU_NORMALS : GFX_PROGRAM_NORMALS],
+                &gfx.programs[gfx.frame.cpu_skinning ? GFX_PROGRAM_CPU_NORMALS : GFX_PROGRAM_NORMALS], NULL,
                 gfx.view_projection, true, false);
     }
     glBindVertexArray(0);

@@ -105,6 +105,10 @@ typedef struct gfx_frame_desc {
     int lod_force_level;          /* N > 0: every instance at level N - 1 (clamped to its mesh's levels) */
     bool no_stand_ins;            /* never the far stand-in level: the last mesh level is as coarse as it gets */
     bool lod_colors;              /* debug: tint each instance by the level it is drawn at */
+    /* Skin once (with shadows): the characters whose level uses most of their mesh are skinned by one
+     * transform-feedback pass and both the shadow and the picture drawn from the result, instead of each
+     * pass skinning them again. */
+    bool skin_once;
 } gfx_frame_desc;
 
 enum { GFX_LOD_LEVELS = LOD_LEVELS_MAX };
@@ -179,6 +183,7 @@ typedef struct gfx_stats {
     int culled;             /* instances submitted but culled (out of view, shadow too) */
     int shadow_draw_calls;  /* draw calls of the shadow map's depth pass (included in draw_calls) */
     int cpu_skinned_vertices; /* vertices pose_skin_cpu skinned (cpu_skinning frames) */
+    int skinned_once_vertices; /* vertices skinned once for both passes (gfx_frame_desc.skin_once) */
     int debug_lines;        /* debug lines drawn */
     int debug_lines_dropped;/* debug lines over gfx_desc.debug_line_capacity, not drawn */
     /* Textures, as of the gfx_frame_stats call (not of a frame): */

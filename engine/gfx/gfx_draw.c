@@ -92,17 +92,27 @@ int gfx_usable_levels(const gfx_mesh_slot *slot)
 
 /* The batched paths (GPU or CPU skinning): one instanced draw per skin_mesh and level for all its
  * instances. shadow: each group drawn at its shadow level (gfx_lod_shadow_level, one coarser). points:
- * every vertex once as a point (the normals view) instead of the triangles. Tells gfx_timer the
+ * every vertex once as a point (the normals view) instead of the triangles. captured: the program that
+ * draws groups skinned once this frame (gfx_skin_once.c) from the capture, or NULL. Tells gfx_timer the
  * triangles and the instances per level drawn. */
-int gfx_draw_batched(const gfx_program *program, mat4 view_projection, bool points, bool shadow)
+int gfx_draw_batched(const gfx_program *program, const gfx_program *captured, mat4 view_projection, bool points,
+                     bool shadow)
 {
     int draw_calls = 0;
+    if (captured) {
+        glUseProgram(captured->program);
+        gfx_set_lighting_uniforms(captured, view_projection);
+        glUniform1i(captured->captured_layout, 1);
+    }
     glUseProgram(program->program);
     gfx_set_lighting_uniforms(program, view_projection);
+    if (program->captured_layout >= 0)
+        glUniform1i(program->captured_layout, 0);
     if (program->normal_length >= 0)
         glUniform1f(program->normal_length, GFX_NORMAL_LENGTH);
     if (program->line_color >= 0)
         glUniform4f(program->line_color, 0.2f, 0.9f, 1.0f, 1.0f);
+    const gfx_program *current = program;
     for (int g = 0; g < gfx.mesh_capacity * GFX_LOD_LEVELS; ++g) {
         int instances = gfx.mesh_instance_count[g];
         if (instances == 0)
@@ -113,13 +123,21 @@ int gfx_draw_batched(const gfx_program *program, mat4 view_projection, bool poin
             level = gfx_lod_shadow_level(level, gfx_usable_levels(slot));
         if (!points)
             gfx_timer_count_instances(level, instances);
-        glUniform1i(program->first_instance, gfx.mesh_first_instance[g]);
+        int captured_first = captured && !points ? gfx.group_captured_first[g] : -1;
+        const gfx_program *wanted = captured_first >= 0 ? captured : program;
+        if (wanted != current) {
+            glUseProgram(wanted->program);
+            current = wanted;
+        }
+        glUniform1i(current->first_instance, gfx.mesh_first_instance[g]);
         for (int p = 0; p < slot->part_count; ++p) {
             const gfx_part *part = &slot->parts[p];
             if (points ? part->vertex_count == 0 : part->level_index_count[level] == 0)
                 continue;
-            glUniform1i(program->part_first_vertex, part->first_vertex);
-            glUniform1i(program->part_vertex_count, part->vertex_count);
+            /* Captured: this group's part p starts after all its instances' earlier parts. */
+            glUniform1i(current->part_first_vertex,
+                        captured_first >= 0 ? captured_first + instances * part->first_vertex : part->first_vertex);
+            glUniform1i(current->part_vertex_count, part->vertex_count);
             glBindVertexArray(part->vertex_array);
             glBindTexture(GL_TEXTURE_2D, part->texture);
             if (points)

@@ -13,8 +13,10 @@ void gfx_set_culling(gfx_culling culling);
 /* shadow_map: false while the shadow map is being drawn (a texture must not be read while written). */
 void gfx_bind_frame_textures(bool shadow_map);
 /* One instanced draw per skin_mesh and level with instances; shadow: at the shadow pass's levels; points:
- * every vertex once as a point. Tells gfx_timer what it drew. Returns the draw calls. */
-int gfx_draw_batched(const gfx_program *program, mat4 view_projection, bool points, bool shadow);
+ * every vertex once as a point; captured: the program for groups skinned once (NULL: none). Tells gfx_timer
+ * what it drew. Returns the draw calls. */
+int gfx_draw_batched(const gfx_program *program, const gfx_program *captured, mat4 view_projection, bool points,
+                     bool shadow);
 /* The levels a mesh's instances may be drawn at this frame: the stand-in only when the frame allows it. */
 int gfx_usable_levels(const gfx_mesh_slot *slot);
 

@@ -43,6 +43,7 @@ typedef struct gfx_part {
     /* Each level's triangles lie one after the other in the index buffer. */
     int level_first_index[GFX_LOD_LEVELS];
     int level_index_count[GFX_LOD_LEVELS];
+    int level_vertex_count[GFX_LOD_LEVELS]; /* distinct vertices each level's triangles use */
     skin_mesh bind;     /* a copy of the bind-pose data the CPU skinning path needs (no uvs, triangles) */
     int first_vertex;   /* of this part among its mesh's vertices, for the CPU path's skinned buffer */
 } gfx_part;
@@ -58,6 +59,7 @@ typedef struct gfx_mesh_slot {
     bool last_is_stand_in;
     float level_error[GFX_LOD_LEVELS];    /* model units, non-decreasing (model_lods.error) */
     int level_triangles[GFX_LOD_LEVELS];  /* every part together */
+    int level_vertices[GFX_LOD_LEVELS];   /* distinct vertices used, every part together */
     char label[GFX_LABEL_MAX];
 } gfx_mesh_slot;
 
@@ -79,6 +81,7 @@ typedef struct gfx_program {
     GLint bones, world, instance_tint; /* the naive program's per-instance uniforms; -1 elsewhere */
     GLint light_view_projection, shadow_texel, shadow_normal_offset, shadows_on;
     GLint part_first_vertex, part_vertex_count, normal_length, line_color;
+    GLint captured_layout; /* the CPU-skinned programs: vertices from the skin-once capture (gfx_skin_once.c) */
 } gfx_program;
 
 /* Every program: a vertex, optional geometry and a fragment shader. */
@@ -143,6 +146,10 @@ typedef struct gfx_state {
     int skinned_count;
     GLuint skinned_buffer, skinned_texture;
     int skinned_buffer_vertices;
+    /* Skin once (gfx_skin_once.c): per (mesh, level) group, where its captured vertices start in
+     * skinned_buffer (-1: skinned in the vertex shader by each pass); mesh_capacity * GFX_LOD_LEVELS. */
+    int *group_captured_first;
+    int captured_vertices;           /* this frame */
     int max_skinned_vertices;        /* what one texture buffer can hold (GL_MAX_TEXTURE_BUFFER_SIZE) */
 
     /* The shadow map: a depth texture rendered from the light each frame. */

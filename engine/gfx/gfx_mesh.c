@@ -58,6 +58,24 @@ static bool triangles_in_range(const uint32_t (*triangles)[3], int count, int ve
     return true;
 }
 
+/* How many of vertex_count vertices the triangles use (skin once skins a whole mesh, so it pays only where
+ * a level uses most of it); -1 without memory. */
+static int distinct_vertices(const uint32_t (*triangles)[3], int count, int vertex_count)
+{
+    uint8_t *used = calloc(vertex_count > 0 ? (size_t)vertex_count : 1, 1);
+    if (!used)
+        return -1;
+    int distinct = 0;
+    for (int t = 0; t < count; ++t)
+        for (int k = 0; k < 3; ++k)
+            if (!used[triangles[t][k]]) {
+                used[triangles[t][k]] = 1;
+                ++distinct;
+            }
+    free(used);
+    return distinct;
+}
+
 /* The part's levels one after the other in one index buffer: level 0 the lods' reordered full mesh (or
  * the file's triangles without lods), then each coarser level. */
 static bool upload_levels(const skin_mesh *source, const mesh_lod *lod, int level_count, gfx_part *part,
@@ -74,6 +92,9 @@ static bool upload_levels(const skin_mesh *source, const mesh_lod *lod, int leve
         part->level_first_index[l] = total;
         part->level_index_count[l] = 3 * count;
         total += 3 * count;
+        part->level_vertex_count[l] = distinct_vertices(triangles, count, source->vertex_count);
+        if (part->level_vertex_count[l] < 0)
+            return diag_set(err, label, 0, "out of memory for %d vertices", source->vertex_count);
     }
     part->index_count = part->level_index_count[0];
     glGenBuffers(1, &part->index_buffer);
@@ -231,8 +252,11 @@ gfx_mesh gfx_make_mesh(const gfx_mesh_desc *desc, diag *err, diag_list *warnings
         float error = lods ? lods->error[l] : 0.0f;
         slot->level_error[l] = l == 0 ? 0.0f : fmaxf(isfinite(error) ? error : FLT_MAX, slot->level_error[l - 1]);
         slot->level_triangles[l] = 0;
-        for (int p = 0; p < m->mesh_count; ++p)
+        slot->level_vertices[l] = 0;
+        for (int p = 0; p < m->mesh_count; ++p) {
             slot->level_triangles[l] += parts[p].level_index_count[l] / 3;
+            slot->level_vertices[l] += parts[p].level_vertex_count[l];
+        }
     }
     snprintf(slot->label, sizeof slot->label, "%s", label);
     return (gfx_mesh){.id = ((uint32_t)slot->generation << 16) | (uint32_t)(slot_index + 1)};

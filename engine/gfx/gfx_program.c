@@ -83,6 +83,7 @@ static bool link_program(gfx_program *out, const char *vertex_source, const char
         .shadows_on = glGetUniformLocation(program, "shadows_on"),
         .part_first_vertex = glGetUniformLocation(program, "part_first_vertex"),
         .part_vertex_count = glGetUniformLocation(program, "part_vertex_count"),
+        .captured_layout = glGetUniformLocation(program, "captured_layout"),
         .normal_length = glGetUniformLocation(program, "normal_length"),
         .line_color = glGetUniformLocation(program, "line_color"),
     };

@@ -113,6 +113,7 @@ int gfx_shadow_draw(gfx_stats *stats)
         draw_calls = gfx_draw_naive(&gfx.programs[GFX_PROGRAM_NAIVE_DEPTH], gfx.light_view_projection, stats);
     else
         draw_calls = gfx_draw_batched(&gfx.programs[gfx.frame.cpu_skinning ? GFX_PROGRAM_CPU_DEPTH : GFX_PROGRAM_DEPTH],
+                                  gfx.captured_vertices > 0 ? &gfx.programs[GFX_PROGRAM_CPU_DEPTH] : NULL,
                                   gfx.light_view_projection, false, true);
     glDisable(GL_POLYGON_OFFSET_FILL);
     glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)target);
