@@ -7,9 +7,13 @@
  * Medians over the frames after a warm-up. The frame loop allocates nothing.
  *
  *   render_bench [--entities N ...] [--frames F] [--warmup W] [--size W H] [--no-shadows] [--assets DIR]
+ *                [--skin-once] [--lod-pixels P|off]
  *
  * Shadows are on by default, as the demo draws: both ways then draw every entity twice (shadow map, then
- * the picture); --no-shadows measures the picture alone.
+ * the picture); --no-shadows measures the picture alone; --skin-once skins the instanced way's full-detail
+ * entities once for both passes (gfx_frame_desc.skin_once). The bodies have the demo's levels of detail,
+ * chosen with a 1-pixel budget unless --lod-pixels says otherwise (off: every entity whole); the naive way
+ * always draws them whole.
  *
  * Ends with one line per N:
  *   render: 1000 entities, instanced 45.2 ms/frame, naive 612.0 ms/frame, 13.5x */
@@ -25,6 +29,7 @@
 #include "bench_budget.h"
 #include "bench_common.h"
 #include "gfx/gfx.h"
+#include "build/build_lod.h"
 #include "build/loader.h"
 #include "gfx/gfx_bench.h"
 #include "md5/md5.h"
@@ -61,7 +66,8 @@ static double now_ms(void)
 static int usage(void)
 {
     fprintf(stderr, "usage: render_bench [--entities N ...] [--frames F] [--warmup W] [--size W H] [--no-shadows] "
-                    "[--no-gpu-timer] [--assets DIR]\n");
+                    "[--no-gpu-timer] [--assets DIR]\n"
+                    "       [--skin-once] [--lod-pixels P|off]\n");
     return 2;
 }
 
@@ -113,14 +119,22 @@ static gfx_frame_desc grid_camera(int side, int width, int height)
     return frame;
 }
 
-static frame_times run_mode(entity *entities, int count, bool naive, bool shadows, int warmup, int frames,
+/* What the command line sets on every frame: shadows, skin once, the level-of-detail budget. */
+typedef struct frame_options {
+    bool shadows, skin_once;
+    float lod_pixels; /* gfx_frame_desc.lod_error_pixels: 0 the default, -1 off */
+} frame_options;
+
+static frame_times run_mode(entity *entities, int count, bool naive, frame_options options, int warmup, int frames,
                             int width, int height, double *scratch, bench_budget *budget)
 {
     joint_pose object[MAX_JOINTS];
     double *anim = scratch, *submit = scratch + frames, *end = scratch + 2 * frames,
            *finish = scratch + 3 * frames, *render = scratch + 4 * frames;
     gfx_frame_desc frame = grid_camera((int)ceil(sqrt((double)count)), width, height);
-    frame.no_shadows = !shadows;
+    frame.no_shadows = !options.shadows;
+    frame.skin_once = options.skin_once;
+    frame.lod_error_pixels = options.lod_pixels;
     frame_times out = {0};
     bench_budget_start(budget);
     for (int f = 0; f < warmup + frames; ++f) {
@@ -184,7 +198,8 @@ int main(int argc, char **argv)
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
 
     int counts[MAX_COUNTS] = {100, 1000}, count_total = 2, frames = 60, warmup = 5, width = 1280, height = 720;
-    bool counts_given = false, shadows = true, gpu_timer = true;
+    bool counts_given = false, gpu_timer = true;
+    frame_options options = {.shadows = true};
     const char *assets = MARIONETTE_SOURCE_DIR "/assets";
     for (int a = 1; a < argc; ++a) {
         if (strcmp(argv[a], "--entities") == 0) {
@@ -208,7 +223,17 @@ int main(int argc, char **argv)
                 return usage();
             a += 2;
         } else if (strcmp(argv[a], "--no-shadows") == 0) {
-            shadows = false;
+            options.shadows = false;
+        } else if (strcmp(argv[a], "--skin-once") == 0) {
+            options.skin_once = true;
+        } else if (strcmp(argv[a], "--lod-pixels") == 0 && a + 1 < argc) {
+            /* The level-of-detail budget, 0.1 to 100 pixels, or off (every entity whole). */
+            char *end = NULL;
+            ++a;
+            options.lod_pixels = strcmp(argv[a], "off") == 0 ? -1.0f : strtof(argv[a], &end);
+            if (options.lod_pixels != -1.0f &&
+                (!end || *end || !(options.lod_pixels >= 0.1f && options.lod_pixels <= 100.0f)))
+                return usage();
         } else if (strcmp(argv[a], "--no-gpu-timer") == 0) {
             gpu_timer = false;
         } else if (strcmp(argv[a], "--assets") == 0 && a + 1 < argc) {
@@ -247,9 +272,16 @@ int main(int argc, char **argv)
     enum { MOST_PARTS = 16 }; /* skin_meshes of a body: the demo's have one or two */
     const image *held[2][MOST_PARTS] = {{0}};
     gfx_mesh meshes[2] = {{0}, {0}};
-    for (int b = 0; images && b < 2 && bodies[b]->mesh_count <= MOST_PARTS; ++b)
-        meshes[b] = scene_make_dressed_mesh(images, &(gfx_mesh_desc){.model = bodies[b], .label = b ? "robot" : "mannequin"},
-                                            NULL, held[b], &err, NULL);
+    for (int b = 0; images && b < 2 && bodies[b]->mesh_count <= MOST_PARTS; ++b) {
+        /* Levels of detail as the demo makes them. */
+        model_lods *lods = NULL;
+        if (!build_lods(bodies[b], NULL, &lods, &err))
+            fprintf(stderr, "render_bench: no levels of detail: %s\n", err.message);
+        meshes[b] = scene_make_dressed_mesh(
+            images, &(gfx_mesh_desc){.model = bodies[b], .label = b ? "robot" : "mannequin", .lods = lods}, NULL,
+            held[b], &err, NULL);
+        model_lods_free(lods);
+    }
     entity *entities = aligned_alloc(16, (size_t)most * sizeof *entities);
     double *scratch = malloc((size_t)frames * 5 * sizeof *scratch);
     bench_budget budget;
@@ -279,7 +311,7 @@ int main(int argc, char **argv)
         }
         for (int mode = 0; mode < 2; ++mode) {
             frame_times t =
-                run_mode(entities, count, mode == 1, shadows, warmup, frames, width, height, scratch, &budget);
+                run_mode(entities, count, mode == 1, options, warmup, frames, width, height, scratch, &budget);
             char label[64];
             snprintf(label, sizeof label, "%d entities %s", count, mode ? "naive" : "instanced");
             bench_budget_line(&budget, label, budget_lines[n][mode], sizeof budget_lines[n][mode]);
