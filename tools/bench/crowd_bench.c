@@ -13,11 +13,12 @@
  *
  *   crowd_bench --characters N [N ...] [--threads T] [--frames F] [--warmup W] [--wander-seconds S]
  *               [--size W H] [--no-render] [--config DIR]
- *               [--lod-pixels P|off] [--lod-level L] [--no-stand-ins] [--no-shadows]
+ *               [--lod-pixels P|off] [--lod-level L] [--no-stand-ins] [--no-shadows] [--skin-once]
  *
  * The mesh levels of detail are the demo's (each body's levels made when its mesh is), chosen with a
  * budget of 1 pixel unless --lod-pixels says otherwise (off: every character whole); --lod-level draws
- * every character at one level; --no-stand-ins keeps the farthest at the last mesh level.
+ * every character at one level; --no-stand-ins keeps the farthest at the last mesh level; --skin-once
+ * skins full-detail members once for both passes (gfx_frame_desc.skin_once).
  * --no-render needs no GL: the palettes go to a buffer of the benchmark's own (the same bytes written).
  * Run headless with SDL_VIDEODRIVER=offscreen. Ends with one line per N:
  *   crowd: 10000 characters, 2 threads, update 6.1 ms/frame (0.61 us/character), render 812 ms/frame */
@@ -54,7 +55,7 @@ typedef struct bench_options {
     bool lod;                       /* animation level of detail (crowd_set_lod) seen from the bench camera */
     float lod_pixels;               /* mesh levels of detail: gfx_frame_desc.lod_error_pixels (-1: off) */
     int lod_force;                  /* gfx_frame_desc.lod_force_level */
-    bool no_stand_ins, no_shadows;
+    bool no_stand_ins, no_shadows, skin_once;
     const char *config_dir;
 } bench_options;
 
@@ -76,7 +77,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: crowd_bench --characters N [N ...] [--threads T] [--frames F] [--warmup W] "
                     "[--wander-seconds S] [--size W H] [--no-render] [--lod] [--config DIR]\n"
-                    "       [--lod-pixels P|off] [--lod-level L] [--no-stand-ins] [--no-shadows]\n");
+                    "       [--lod-pixels P|off] [--lod-level L] [--no-stand-ins] [--no-shadows] [--skin-once]\n");
     return 2;
 }
 
@@ -140,6 +141,8 @@ static bool parse_options(int argc, char **argv, bench_options *o)
             o->no_stand_ins = true;
         } else if (strcmp(argv[a], "--no-shadows") == 0) {
             o->no_shadows = true;
+        } else if (strcmp(argv[a], "--skin-once") == 0) {
+            o->skin_once = true;
         } else if (strcmp(argv[a], "--no-render") == 0) {
             o->render = false;
         } else if (strcmp(argv[a], "--config") == 0 && a + 1 < argc) {
@@ -274,6 +277,7 @@ static bool measure(int count, const bench_options *o, const crowd_spawn_desc *d
     frame_desc.lod_force_level = o->lod_force;
     frame_desc.no_stand_ins = o->no_stand_ins;
     frame_desc.no_shadows = o->no_shadows;
+    frame_desc.skin_once = o->skin_once;
     const gfx_frame_desc *frame = o->render ? &frame_desc : NULL;
     if (o->lod) {
         /* As the demo does: 12 m full rate, 30 m half, beyond or unseen a quarter, from the bench camera. */
