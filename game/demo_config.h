@@ -55,6 +55,7 @@ typedef struct demo_config {
         bool levels_of_detail;  /* coarser meshes for far characters, default true */
         float lod_error_pixels; /* how far a level may shift the surface on screen, pixels, default 1 */
         bool stand_ins;         /* the few-hundred-triangle stand-in for the farthest, default true */
+        bool skin_once;         /* skin near characters once for shadow and picture, default false */
     } render;
 } demo_config;
 
