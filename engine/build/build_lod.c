@@ -167,6 +167,9 @@ static bool make_level(lod_work *w, int level, bool stand_in, float ratio, bool 
         float relative = 0.0f;
         if (target < previous)
             got = simplify(w, mesh, &ml->triangles[0][0][0], full, target, stand_in, &relative);
+        /* A mesh with triangles never vanishes at a distance (a level of nothing but slivers could). */
+        if (got == 0)
+            got = previous;
         size_t kept = got < previous ? got : previous;
         ml->triangles[level] = allocate_triangles(kept, &lods->bytes);
         if (!ml->triangles[level])
