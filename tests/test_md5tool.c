@@ -632,7 +632,9 @@ static void test_usage_errors(void)
     const char *wrong[] = {"", "info", "frobnicate", "info --yaml x.md5mesh", "check only.md5mesh",
                            "pose a.md5mesh b.md5anim",
                            "pose a.md5mesh b.md5anim --frame 1 --time 2", "skin a.md5mesh --frame 1",
-                           "pose a.md5mesh b.md5anim --frame nan", "synth", "bench", "bench teleport"};
+                           "pose a.md5mesh b.md5anim --frame nan", "synth", "bench", "bench teleport", "lod",
+                           "lod a.md5mesh --stand-in 0", "lod a.md5mesh --borders round",
+                           "lod a.md5mesh --write-level 9 b.md5mesh", "lod a.md5mesh --max-error 2"};
     for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; ++i) {
         tool_result r = run_tool(wrong[i], true);
         if (r.status != 2)
@@ -653,7 +655,7 @@ static void test_usage_errors(void)
  * and exits 0; it used to be "unknown option". The full --help lists every command. */
 static void test_command_help(void)
 {
-    static const char *const names[] = {"info", "check", "pose", "skin", "render", "sheet", "bench", "synth", "trace"};
+    static const char *const names[] = {"info", "check", "pose", "skin", "render", "sheet", "bench", "synth", "trace", "lod"};
     tool_result all = run_tool("--help", false);
     CHECK(all.status == 0);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
@@ -889,6 +891,65 @@ static void test_skin(void)
     check_skin_finite(synth_mesh, synth_anim, 400);
 }
 
+/* `lod`: the levels of the mannequin as JSON, level 0 holding the file's own triangle count (read with
+ * sscanf here), fewer triangles at every level, errors that never shrink; --write-level writes a file the
+ * engine reads back with that level's triangles and the file's vertices; a level the mesh lacks is refused. */
+static void test_lod(void)
+{
+    const char *mesh = MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh";
+    file_facts facts = read_facts(mesh);
+    char arguments[2 * PATH_SIZE + 64];
+    snprintf(arguments, sizeof arguments, "lod '%s' --json", mesh);
+    tool_result r = run_tool(arguments, false);
+    CHECK(r.status == 0);
+    CHECK(number_field(r.output, "level_count") == 5);
+    bool stand_in = false;
+    CHECK(bool_field(r.output, "last_is_stand_in", &stand_in) && stand_in);
+    double triangles[5] = {0}, vertices[5] = {0}, errors[5] = {0};
+    const char *at = field(r.output, "levels");
+    for (int l = 0; l < 5 && at; ++l) {
+        at = strstr(at, "\"level\":");
+        triangles[l] = number_field(at, "triangles");
+        vertices[l] = number_field(at, "vertices");
+        errors[l] = number_field(at, "error");
+        at = at ? at + 1 : NULL;
+    }
+    CHECK(triangles[0] == facts.triangles);
+    CHECK(vertices[0] == facts.vertices);
+    CHECK(errors[0] == 0.0);
+    for (int l = 1; l < 5; ++l) {
+        CHECK(triangles[l] < triangles[l - 1]);
+        CHECK(vertices[l] < vertices[l - 1]);
+        CHECK(errors[l] >= errors[l - 1] && errors[l] > 0.0);
+    }
+    tool_result_free(&r);
+
+    char written[PATH_SIZE];
+    snprintf(written, sizeof written, "%s/level3.md5mesh", folder);
+    snprintf(arguments, sizeof arguments, "lod '%s' --write-level 3 '%s'", mesh, written);
+    r = run_tool(arguments, false);
+    CHECK(r.status == 0);
+    CHECK_STR_CONTAINS(r.output, "level 3:");
+    tool_result_free(&r);
+    file_facts level = read_facts(written);
+    CHECK(level.triangles == (int)triangles[3]);
+    CHECK(level.vertices == facts.vertices);
+    CHECK(level.weights == facts.weights);
+    CHECK(level.joints == facts.joints);
+    snprintf(arguments, sizeof arguments, "info --json '%s'", written);
+    r = run_tool(arguments, false);
+    CHECK(r.status == 0);
+    CHECK(number_field(r.output, "triangles") == triangles[3]);
+    tool_result_free(&r);
+
+    /* The one-triangle mesh cannot get coarser: one level, and level 1 is refused. */
+    snprintf(arguments, sizeof arguments, "lod '%s' --write-level 1 '%s'", tiny_mesh, written);
+    r = run_tool(arguments, true);
+    CHECK(r.status == 1);
+    CHECK_STR_CONTAINS(r.output, "levels 0..0");
+    tool_result_free(&r);
+}
+
 static void test_skin_boneman(void)
 {
     check_skin(BONEMAN "boneman.md5mesh", NULL, 0);
@@ -1034,6 +1095,7 @@ int main(int argc, char **argv)
         RUN(test_check);
         RUN(test_pose);
         RUN(test_skin);
+        RUN(test_lod);
         RUN(test_synth_command);
         RUN(test_bench_parse_summary);
     }

@@ -2,6 +2,7 @@
  * linked as a shared library that brings its own C++ runtime). */
 #include "build_lod.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,9 @@ static bool make_level(lod_work *w, int level, bool stand_in, float ratio, bool 
         float relative = 0.0f;
         if (target < previous)
             got = simplify(w, mesh, &ml->triangles[0][0][0], full, target, stand_in, &relative);
+        /* A mesh with triangles never vanishes at a distance (a level of nothing but slivers could). */
+        if (got == 0)
+            got = previous;
         size_t kept = got < previous ? got : previous;
         ml->triangles[level] = allocate_triangles(kept, &lods->bytes);
         if (!ml->triangles[level])
@@ -206,6 +210,10 @@ static bool make_levels(lod_work *w, diag *err)
         largest = triangles > largest ? triangles : largest;
         w->model_triangles += m->meshes[i].triangle_count;
     }
+    /* Each mesh's count fits an int (the readers hold it in one); their sum need not. */
+    if (w->model_triangles > INT_MAX)
+        return diag_set(err, "build_lods", 0, "%lld triangles in all: at most %d (model_lods counts them in an int)",
+                        w->model_triangles, INT_MAX);
     w->simplified = malloc((largest ? largest : 1) * 3 * sizeof *w->simplified);
     w->scratch = malloc((largest ? largest : 1) * 3 * sizeof *w->scratch);
     if (!w->simplified || !w->scratch)

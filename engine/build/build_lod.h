@@ -22,7 +22,7 @@ enum {
 /* How the simplifier treats a mesh's open borders (edges with a triangle on one side only). MD5 meshes
  * split vertices at UV seams; meshoptimizer welds those by position itself, so seams are not borders. */
 typedef enum build_lod_borders {
-    BUILD_LOD_BORDERS_DEFAULT = 0, /* BUILD_LOD_BORDERS_FREE (chosen by measurement: docs/md5tool.md) */
+    BUILD_LOD_BORDERS_DEFAULT = 0, /* BUILD_LOD_BORDERS_FREE (measured: docs/levels-of-detail.md) */
     BUILD_LOD_BORDERS_FREE,        /* borders may move and collapse like any edge */
     BUILD_LOD_BORDERS_LOCKED       /* meshopt_SimplifyLockBorder: border vertices never move */
 } build_lod_borders;
@@ -54,8 +54,8 @@ typedef struct build_lod_desc {
  * that cannot get coarser keeps the previous level's triangles (its real count is stored). error[l] is
  * meshoptimizer's relative error times meshopt_simplifyScale of the mesh's positions, the largest over
  * the meshes, never decreasing. Every triangle array is allocated (at least one element), even empty.
- * Fails only on a desc out of range or out of memory; any model a reader builds is fine, meshes with no
- * triangles included. Time and memory grow with the triangle counts (tens of ms for 5,000 triangles). */
+ * Fails only on a desc out of range, out of memory, or more than INT_MAX triangles in all; any model a
+ * reader builds is fine otherwise, meshes with no triangles included. Time and memory grow with the triangle counts (tens of ms for 5,000 triangles). */
 bool build_lods(const model *m, const build_lod_desc *desc, model_lods **out, diag *err);
 
 #endif
