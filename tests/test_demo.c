@@ -1063,8 +1063,55 @@ static void test_window_events_reach_the_demo(void)
     demo_finish(&d);
 }
 
+/* ---- The HUD's frame budget ------------------------------------------------------------------------------- */
+
+/* A hud_view filled by hand: the budget's two lines say what the figures are, in the HUD's plain text and in
+ * the benchmarks' one-line form. */
+static void test_hud_frame_budget(void)
+{
+    hud_view view = {.fps = 40.0, .frame_ms = 25.0, .update_ms = 0.5, .draw_ms = 3.0, .draw_calls = 7,
+                     .drawn = 1000, .culled = 12};
+    view.budget = (hud_budget){.gpu_timed = true, .gpu_shadow_ms = 2.5f, .gpu_ground_ms = 11.25f,
+                               .gpu_characters_ms = 9.0f, .gpu_overlay_ms = 0.75f, .gpu_frame_ms = 23.5f,
+                               .triangles = 1234567, .shadow_triangles = 456789,
+                               .lod_instances = {3, 41, 300, 600, 56}, .shadow_lod_instances = {0, 3, 41, 900, 56}};
+    char text[4096];
+    hud_text(&view, text, sizeof text);
+    printf("%s", text);
+    CHECK(strstr(text, "\ngpu  23.50 ms: shadow 2.50  ground 11.25  characters 9.00  overlay 0.75\n") != NULL);
+    CHECK(strstr(text, "\ntriangles  1,234,567 (shadow 456,789)  LOD 3/41/300/600/56  shadow LOD 0/3/41/900/56\n") !=
+          NULL);
+    /* The budget comes right after the draw line. */
+    const char *draw = strstr(text, "draw  7 calls  1000 drawn  12 culled");
+    CHECK(draw && strstr(draw, "\ngpu  ") == strchr(draw, '\n'));
+
+    view.budget.gpu_timed = false;
+    view.budget.triangles = 999;
+    view.budget.shadow_triangles = 0;
+    hud_text(&view, text, sizeof text);
+    CHECK(strstr(text, "\ngpu  time not available\ntriangles  999 (shadow 0)  LOD ") != NULL);
+
+    char line[512];
+    view.budget.triangles = 1000;
+    hud_budget_text(&view.budget, "; ", line, sizeof line);
+    CHECK(strcmp(line, "gpu  time not available; triangles  1,000 (shadow 0)  LOD 3/41/300/600/56  shadow LOD "
+                       "0/3/41/900/56") == 0);
+
+    /* From the renderer's stats, field by field. */
+    gfx_stats stats = {.gpu_timed = true, .gpu_shadow_ms = 1.0f, .gpu_ground_ms = 2.0f, .gpu_characters_ms = 3.0f,
+                       .gpu_overlay_ms = 4.0f, .gpu_frame_ms = 10.0f, .triangles = 20, .shadow_triangles = 10,
+                       .lod_instances = {1, 2, 3, 4, 5}, .shadow_lod_instances = {5, 4, 3, 2, 1}};
+    hud_budget budget = hud_budget_from_stats(&stats);
+    hud_budget_text(&budget, " | ", line, sizeof line);
+    CHECK(strcmp(line, "gpu  10.00 ms: shadow 1.00  ground 2.00  characters 3.00  overlay 4.00 | triangles  20 "
+                       "(shadow 10)  LOD 1/2/3/4/5  shadow LOD 5/4/3/2/1") == 0);
+    hud_budget_text(&budget, "\n", line, 16); /* cut short, still a string */
+    CHECK(strlen(line) == 15);
+}
+
 int main(void)
 {
+    RUN(test_hud_frame_budget);
     RUN(test_steady_frames_allocate_nothing);
     RUN(test_scripted_run);
     RUN(test_hot_reload_and_broken_config);

@@ -3,7 +3,8 @@
  * the camera says, upright, not inside-out (culling with the MD5 winding changes nothing that faces the
  * camera, flipping the front face does); 1 and 200 instances cost the same draw calls; palettes written
  * straight into the mapped GPU buffer draw the same picture as palettes copied in, also when the buffer
- * grows while mapped and when the driver's mapping fails (GLEW's entry points replaced); no GL errors.
+ * grows while mapped and when the driver's mapping fails (GLEW's entry points replaced); the frame budget
+ * (triangles per pass, levels, GPU time per pass from timer queries) adds up; no GL errors.
  * Every picture is saved under the build folder as gfx_*.png to be looked at. No GL context is a failure:
  * the project's setup installs Mesa, whose llvmpipe driver renders without a GPU. */
 #include <math.h>
@@ -18,6 +19,7 @@
 #include <GL/glew.h>
 
 #include "check.h"
+#include "heap_counter.h"
 #include "png.h"
 #include "test_files.h"
 #include "gfx/gfx.h"
@@ -1898,6 +1900,112 @@ static void test_skin_once_draws_the_same_picture(void)
     free(once);
 }
 
+/* ---- The frame budget: triangles per pass, GPU time per pass ------------------------------------------- */
+
+static long long model_triangles(const model *m)
+{
+    long long triangles = 0;
+    for (int i = 0; i < m->mesh_count; ++i)
+        triangles += m->meshes[i].triangle_count;
+    return triangles;
+}
+
+/* Three mannequins and three robots, none culled (no bounds), at level 0 (level of detail off), the
+ * default way or the naive way. */
+static gfx_stats draw_budget_scene(bool shadows, bool naive, const mat4 *palette, const mat4 *robot_palette)
+{
+    gfx_frame_desc frame = camera_frame((vec3){4.0f, 1.5f, 0.0f}, (vec3){0.0f, 0.9f, 0.0f}, 50.0f);
+    frame.no_shadows = !shadows;
+    frame.lod_error_pixels = -1.0f;
+    if (naive)
+        gfx_bench_begin_naive_frame(&frame);
+    else
+        gfx_begin_frame(&frame);
+    for (int i = 0; i < 6; ++i) {
+        bool is_robot = i % 2 == 1;
+        gfx_instance instance = {.mesh = is_robot ? robot_mesh : mannequin_mesh,
+                                 .palette = is_robot ? robot_palette : palette,
+                                 .joint_count = (is_robot ? robot : mannequin)->skeleton.joint_count};
+        glm_translate_make(instance.world, (vec3){-1.5f * (float)(i / 2), 0.0f, is_robot ? 0.7f : -0.7f});
+        CHECK(gfx_submit(&instance));
+    }
+    end_frame_checked();
+    return gfx_frame_stats();
+}
+
+static void test_frame_budget(void)
+{
+    joint_pose object[MAX_JOINTS];
+    mat4 palette[MAX_JOINTS], robot_palette[MAX_JOINTS];
+    CHECK(pose_at(mannequin, idle, 1.0f, object, palette));
+    CHECK(pose_at(robot, walk, 0.5f, object, robot_palette));
+    long long picture = 3 * model_triangles(mannequin) + 3 * model_triangles(robot);
+    CHECK(picture > 1000);
+
+    /* Triangles: instances x their mesh's triangles, once per pass; the level histogram counts instances. */
+    for (int naive = 0; naive < 2; ++naive) {
+        gfx_stats lit = draw_budget_scene(true, naive, (const mat4 *)palette, (const mat4 *)robot_palette);
+        gfx_stats unlit = draw_budget_scene(false, naive, (const mat4 *)palette, (const mat4 *)robot_palette);
+        printf("  %s: %lld triangles (%lld shadow) with shadows, %lld without; levels %d/%d, shadow %d/%d\n",
+               naive ? "naive" : "instanced", (long long)lit.triangles, (long long)lit.shadow_triangles,
+               (long long)unlit.triangles, lit.lod_instances[0], lit.lod_instances[1], lit.shadow_lod_instances[0],
+               lit.shadow_lod_instances[1]);
+        CHECK(lit.triangles == 2 * picture);
+        CHECK(lit.shadow_triangles == picture);
+        CHECK(unlit.triangles == picture);
+        CHECK(unlit.shadow_triangles == 0);
+        CHECK(lit.lod_instances[0] == 6 && lit.shadow_lod_instances[0] == 6);
+        CHECK(unlit.lod_instances[0] == 6 && unlit.shadow_lod_instances[0] == 0);
+        for (int level = 1; level < GFX_LOD_LEVELS; ++level)
+            CHECK(lit.lod_instances[level] == 0 && lit.shadow_lod_instances[level] == 0);
+    }
+
+    /* GPU time: where the driver has timestamp queries (GL 3.3 core has them; llvmpipe does), figures
+     * arrive within a few frames without anyone waiting, each pass >= 0, adding up to the frame. */
+    GLint bits = 0;
+    glGetQueryiv(GL_TIMESTAMP, GL_QUERY_COUNTER_BITS, &bits);
+    setup_again((gfx_desc){0}); /* a fresh timer: no figures yet */
+    gfx_stats stats = gfx_frame_stats();
+    CHECK(!stats.gpu_timed);
+    int frames = 0;
+    for (; frames < 30 && !stats.gpu_timed; ++frames) {
+        stats = draw_budget_scene(true, false, (const mat4 *)palette, (const mat4 *)robot_palette);
+        gfx_overlay_begin(); /* nothing drawn: the overlay's marks alone */
+        gfx_overlay_end();
+    }
+    float passes = stats.gpu_shadow_ms + stats.gpu_ground_ms + stats.gpu_characters_ms + stats.gpu_overlay_ms;
+    printf("  timestamp bits %d: GPU figures after %d frames: frame %.3f ms = shadow %.3f + ground %.3f + "
+           "characters %.3f + overlay %.3f\n", bits, frames, (double)stats.gpu_frame_ms, (double)stats.gpu_shadow_ms,
+           (double)stats.gpu_ground_ms, (double)stats.gpu_characters_ms, (double)stats.gpu_overlay_ms);
+    CHECK(stats.gpu_timed == (bits > 0));
+    if (bits > 0) {
+        CHECK(frames <= 12); /* a few frames late: however far the driver lets the CPU run ahead */
+        CHECK(stats.gpu_shadow_ms >= 0.0f && stats.gpu_ground_ms >= 0.0f && stats.gpu_characters_ms >= 0.0f &&
+              stats.gpu_overlay_ms >= 0.0f);
+        CHECK(stats.gpu_frame_ms > 0.0f && stats.gpu_frame_ms < 10000.0f);
+        CHECK(fabsf(passes - stats.gpu_frame_ms) <= 0.01f + 0.001f * stats.gpu_frame_ms);
+    }
+
+    /* Steady frames with the timer allocate nothing. */
+    long before = heap_calls;
+    for (int i = 0; i < 20; ++i) {
+        stats = draw_budget_scene(i % 2 == 0, false, (const mat4 *)palette, (const mat4 *)robot_palette);
+        gfx_overlay_begin();
+        gfx_overlay_end();
+    }
+    printf("  20 timed frames: %ld heap calls from our code\n", heap_calls - before);
+    CHECK(heap_calls == before);
+    CHECK(stats.gpu_timed == (bits > 0));
+
+    /* Switched off: never timed, the counts still kept. */
+    setup_again((gfx_desc){.no_gpu_timer = true});
+    for (int i = 0; i < 8; ++i)
+        stats = draw_budget_scene(true, false, (const mat4 *)palette, (const mat4 *)robot_palette);
+    CHECK(!stats.gpu_timed && stats.gpu_frame_ms == 0.0f);
+    CHECK(stats.triangles == 2 * picture);
+    setup_again((gfx_desc){0});
+}
+
 int main(void)
 {
     diag err;
@@ -1950,6 +2058,7 @@ int main(void)
         RUN(test_mapping_faults);
         RUN(test_levels_of_detail);
         RUN(test_skin_once_draws_the_same_picture);
+        RUN(test_frame_budget);
         CHECK(gfx_check_errors() == NULL);
         gfx_shutdown();
     }

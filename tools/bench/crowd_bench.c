@@ -21,7 +21,13 @@
  * skins full-detail members once for both passes (gfx_frame_desc.skin_once).
  * --no-render needs no GL: the palettes go to a buffer of the benchmark's own (the same bytes written).
  * Run headless with SDL_VIDEODRIVER=offscreen. Ends with one line per N:
- *   crowd: 10000 characters, 2 threads, update 6.1 ms/frame (0.61 us/character), render 812 ms/frame */
+ *   crowd: 10000 characters, 2 threads, update 6.1 ms/frame (0.61 us/character), render 812 ms/frame
+ * then (rendering) the frame budget, one line per N, in the HUD's words (bench_budget.h): draw calls, GPU
+ * time per pass (medians of the timer queries' figures seen while timed; they lag a few frames), triangles
+ * of every pass and of the shadow, instances per level of detail in the picture and in the shadow:
+ *   budget: 1000 characters, 5 draw calls; gpu  480.12 ms: shadow 60.10  ground 40.00  characters 380.00
+ *     overlay 0.02; triangles  10,624,000 (shadow 5,312,000)  LOD 1000/0/0/0/0  shadow LOD 1000/0/0/0/0
+ * (one line) or "gpu  time not available" where the driver has no timer queries. */
 #include <malloc.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +37,7 @@
 
 #include <GL/glew.h>
 
+#include "bench_budget.h"
 #include "bench_common.h"
 #include "base/jobs.h"
 #include "cache/cache.h"
@@ -255,7 +262,7 @@ static void run_frame(crowd *crowd, scene *scene, jobs *jobs, const gfx_frame_de
 }
 
 static bool measure(int count, const bench_options *o, const crowd_spawn_desc *desc, uint64_t seed, scene *scene,
-                    jobs *jobs, double *scratch, frame_medians *out)
+                    jobs *jobs, double *scratch, bench_budget *budget, frame_medians *out)
 {
     crowd *crowd = crowd_create(count, seed);
     if (!crowd || crowd_spawn(crowd, count, desc) != count) {
@@ -293,6 +300,7 @@ static bool measure(int count, const bench_options *o, const crowd_spawn_desc *d
         crowd_update(crowd, STEP_SECONDS);
     double *parts[4] = {scratch, scratch + o->frames, scratch + 2 * o->frames, scratch + 3 * o->frames};
     int grows_before = 0;
+    bench_budget_start(budget);
     for (int f = 0; f < o->warmup + o->frames; ++f) {
         if (f == o->warmup)
             grows_before = o->render ? gfx_frame_stats().buffer_grows : 0;
@@ -303,6 +311,10 @@ static bool measure(int count, const bench_options *o, const crowd_spawn_desc *d
         if (f >= o->warmup)
             for (int p = 0; p < 4; ++p)
                 parts[p][f - o->warmup] = times[p];
+        if (f >= o->warmup && o->render) {
+            gfx_stats stats = gfx_frame_stats();
+            bench_budget_add(budget, &stats);
+        }
     }
     *out = (frame_medians){0};
     double *totals = scratch + 4 * o->frames;
@@ -372,7 +384,9 @@ int main(int argc, char **argv)
     }
     jobs *jobs = ready ? jobs_create(o.threads) : NULL;
     double *scratch = malloc((size_t)o.frames * 5 * sizeof *scratch);
-    if (!ready || !jobs || !scratch) {
+    bench_budget budget;
+    bool budget_made = bench_budget_create(&budget, o.frames);
+    if (!ready || !jobs || !scratch || !budget_made) {
         fprintf(stderr, "crowd_bench: setup failed\n");
         return 1;
     }
@@ -382,9 +396,13 @@ int main(int argc, char **argv)
            o.threads, jobs_processor_count(), o.frames, o.warmup, (double)o.wander_seconds,
            o.render ? (const char *)glGetString(GL_RENDERER) : "no rendering");
     frame_medians results[MAX_COUNTS];
+    static char budget_lines[MAX_COUNTS][640];
     for (int n = 0; n < o.count_total; ++n) {
-        if (!measure(o.counts[n], &o, &desc, settings.crowd.seed, &scene, jobs, scratch, &results[n]))
+        if (!measure(o.counts[n], &o, &desc, settings.crowd.seed, &scene, jobs, scratch, &budget, &results[n]))
             return 1;
+        char label[64];
+        snprintf(label, sizeof label, "%d characters", o.counts[n]);
+        bench_budget_line(&budget, label, budget_lines[n], sizeof budget_lines[n]);
         const frame_medians *r = &results[n];
         printf("  %6d characters: update %.2f ms (crowd step %.2f, palettes %.2f; %.0f poses computed a step)",
                o.counts[n], r->update, r->crowd_update, r->palettes, r->poses);
@@ -405,12 +423,15 @@ int main(int argc, char **argv)
         else
             printf("render not run (--no-render)\n");
     }
+    for (int n = 0; n < o.count_total && o.render; ++n)
+        printf("%s\n", budget_lines[n]);
     if (o.render) {
         const char *errors = gfx_check_errors();
         if (errors)
             fprintf(stderr, "crowd_bench: GL errors: %s\n", errors);
     }
 
+    bench_budget_free(&budget);
     free(scratch);
     jobs_destroy(jobs);
     scene_free(&scene);
