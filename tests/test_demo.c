@@ -170,7 +170,8 @@ static void test_scripted_run(void)
     CHECK(d.step_count == 13 * 120);
     CHECK(d.gl_error_frames == 0);
     /* Pictures: the player is where the camera says; the crowd fills the screen; clearing empties it. */
-    CHECK(alone.player_seen && alone.mannequin > 200);
+    /* About 70 pixels tall, the player is drawn at a coarser level of detail: ~180 warm pixels (~250 whole). */
+    CHECK(alone.player_seen && alone.mannequin > 120);
     CHECK(crowded.mannequin > 4 * alone.mannequin && crowded.robot > 200);
     CHECK(cleared.player_seen && cleared.mannequin < 2 * alone.mannequin);
     demo_finish(&d);
@@ -898,7 +899,7 @@ enum { HUD_ROWS = 110 };
  * `up = +Y`, `forward = +Z` (clip speeds in the files' units): the demo must look as it does with ours. */
 static void test_converted_characters_look_the_same(void)
 {
-    char root[400], command[4096], config_dir[512], script[600];
+    char root[400], command[8192], config_dir[512], script[600];
     snprintf(root, sizeof root, "%s/demo_import", MARIONETTE_BUILD_DIR);
     snprintf(command, sizeof command,
              "set -e; rm -rf '%s'; mkdir -p '%s/assets/models' '%s/assets/clips'; cp -r '%s/config' '%s/config'; "
@@ -907,15 +908,23 @@ static void test_converted_characters_look_the_same(void)
              "  kind=$(basename \"$(dirname \"$f\")\"); "
              "  '%s' convert \"$f\" '%s'/assets/$kind/$(basename \"$f\") --scale 39.37 --up +Y --forward +Z; done; "
              "sed -i 's/^states = states.ini$/&\\nheight = 1.8\\nup = +Y\\nforward = +Z/' '%s/config/characters.ini'; "
-             "sed -i 's/^speed = 1.4$/speed = 55.118/; s/^speed = 3.5$/speed = 137.795/' '%s/config/clips.ini'",
+             "sed -i 's/^speed = 1.4$/speed = 55.118/; s/^speed = 3.5$/speed = 137.795/' '%s/config/clips.ini'; "
+             /* Both drawn whole: levels of detail simplified from the converted vertices are not bit for bit
+              * those of ours (meshoptimizer's choices differ in rounding), which is not what this compares. */
+             "mkdir -p '%s/original'; cp -r '%s/config' '%s/original/config'; ln -s '%s/assets' '%s/original/assets'; "
+             "sed -i 's/^levels_of_detail = true$/levels_of_detail = false/' '%s/config/demo.ini' "
+             "'%s/original/config/demo.ini'",
              root, root, root, MARIONETTE_SOURCE_DIR, root, MARIONETTE_SOURCE_DIR, root, MARIONETTE_SOURCE_DIR,
-             MARIONETTE_SOURCE_DIR, MARIONETTE_MD5TOOL, root, root, root);
+             MARIONETTE_SOURCE_DIR, MARIONETTE_MD5TOOL, root, root, root, root, MARIONETTE_SOURCE_DIR, root,
+             MARIONETTE_SOURCE_DIR, root, root, root);
     CHECK(system(command) == 0);
     snprintf(config_dir, sizeof config_dir, "%s/config", root);
+    char original_dir[512];
+    snprintf(original_dir, sizeof original_dir, "%s/original/config", root);
     write_script(script, sizeof script, config_dir, "walk", "0.2 press W\n");
     static uint8_t pictures[2][WIDTH * HEIGHT * 4];
     picture_figures figures[2];
-    const char *dirs[2] = {MARIONETTE_SOURCE_DIR "/config", config_dir};
+    const char *dirs[2] = {original_dir, config_dir};
     for (int run = 0; run < 2; ++run) {
         demo_options options = options_for(dirs[run], script, NULL, 0);
         options.crowd = 8;

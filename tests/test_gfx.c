@@ -1703,6 +1703,7 @@ static gfx_stats draw_at_distance(gfx_mesh mesh, const mat4 *palette, float dist
                                   gfx_lod_memory *memory)
 {
     gfx_frame_desc frame = camera_frame((vec3){distance, 1.0f, 0.0f}, (vec3){0.0f, 0.9f, 0.0f}, 40.0f);
+    frame.shadow_radius = options.shadow_radius;
     frame.lod_error_pixels = options.lod_error_pixels;
     frame.lod_force_level = options.lod_force_level;
     frame.no_stand_ins = options.no_stand_ins;
@@ -1745,21 +1746,25 @@ static void test_levels_of_detail(void)
            differing, foreground);
     CHECK(near_plain.lod_instances[0] == 1 && near_plain.triangles == 2 * full);
     CHECK(near.lod_instances[0] == 1);
-    /* The shadow one level coarser: level 1. */
-    CHECK(near.shadow_lod_instances[1] == 1 && near.shadow_triangles == half);
-    CHECK(near.triangles == full + half);
+    /* The shadow map around one character has millimetre texels: level 1's centimetre would shadow the
+     * body itself, so the shadow keeps level 0, and the picture is the unlevelled one. */
+    CHECK(near.shadow_lod_instances[0] == 1 && near.shadow_triangles == full);
+    CHECK(near.triangles == 2 * full);
     CHECK(foreground > 5000);
-    /* The shadow's own triangles differ (half the mesh casts it): only where its shadow falls may pixels
-     * differ, never the body. */
-    CHECK(differing < foreground / 20);
+    CHECK(differing == 0);
+    /* A map 80 m across (4 cm texels) cannot tell level 1 from level 0: the shadow is drawn at level 1. */
+    gfx_stats wide = draw_at_distance(levelled, p, 3.0f, (gfx_frame_desc){.shadow_radius = 40.0f}, NULL);
+    CHECK(wide.lod_instances[0] == 1 && wide.shadow_lod_instances[1] == 1);
+    CHECK(wide.triangles == full + half && wide.shadow_triangles == half);
 
-    /* Far: 1 cm projects under a pixel at 60 m, 20 cm does not: level 1, its shadow the stand-in. */
+    /* Far: 1 cm projects under a pixel at 60 m, 20 cm does not: level 1 (its shadow too, in a fine map). */
     gfx_stats far = draw_at_distance(levelled, p, 60.0f, (gfx_frame_desc){0}, NULL);
-    CHECK(far.lod_instances[1] == 1 && far.shadow_lod_instances[2] == 1);
-    CHECK(far.triangles == half + stand_in && far.shadow_triangles == stand_in);
+    CHECK(far.lod_instances[1] == 1 && far.shadow_lod_instances[1] == 1);
+    CHECK(far.triangles == 2 * half && far.shadow_triangles == half);
     /* Very far, the stand-in; with stand-ins off, level 1 at most, in both passes. */
     gfx_stats very_far = draw_at_distance(levelled, p, 99.0f, (gfx_frame_desc){.lod_error_pixels = 30.0f}, NULL);
-    CHECK(very_far.lod_instances[2] == 1);
+    CHECK(very_far.lod_instances[2] == 1 && very_far.shadow_lod_instances[2] == 1);
+    CHECK(very_far.triangles == 2 * stand_in);
     gfx_stats no_stand_in =
         draw_at_distance(levelled, p, 99.0f, (gfx_frame_desc){.lod_error_pixels = 30.0f, .no_stand_ins = true}, NULL);
     CHECK(no_stand_in.lod_instances[1] == 1 && no_stand_in.shadow_lod_instances[1] == 1);

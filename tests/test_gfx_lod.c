@@ -1,7 +1,7 @@
 /* test_gfx_lod: choosing a level of detail without GL: the pixels a model unit covers at a distance (scale,
  * orthographic cameras, behind the camera), the coarsest level within the error budget, hysteresis at a
  * switching distance in both directions, a sweep away from the camera never going finer, the stand-in
- * excluded when not usable, and the shadow pass one level coarser. */
+ * excluded when not usable, and the shadow pass one level coarser where the shadow map cannot tell. */
 #include <math.h>
 
 #include "check.h"
@@ -101,11 +101,20 @@ static void test_hysteresis(void)
 
 static void test_shadow_level(void)
 {
-    CHECK(gfx_lod_shadow_level(0, 4) == 1);
-    CHECK(gfx_lod_shadow_level(2, 4) == 3);
-    CHECK(gfx_lod_shadow_level(3, 4) == 3); /* already the coarsest */
-    CHECK(gfx_lod_shadow_level(1, 2) == 1);
-    CHECK(gfx_lod_shadow_level(0, 1) == 0); /* one level */
+    /* errors {0, 1 cm, 3 cm, 10 cm}; a shadow texel of a few cm lets a coarser caster stand in. */
+    CHECK(gfx_lod_shadow_level(errors, 0, 4, 1.0f, 0.02f) == 1);
+    CHECK(gfx_lod_shadow_level(errors, 1, 4, 1.0f, 0.02f) == 1); /* level 2's 3 cm would shadow level 1 */
+    CHECK(gfx_lod_shadow_level(errors, 1, 4, 1.0f, 0.05f) == 2);
+    CHECK(gfx_lod_shadow_level(errors, 2, 4, 1.0f, 0.5f) == 3);
+    CHECK(gfx_lod_shadow_level(errors, 3, 4, 1.0f, 0.5f) == 3);  /* already the coarsest */
+    CHECK(gfx_lod_shadow_level(errors, 2, 3, 1.0f, 0.5f) == 2);  /* the stand-in not usable */
+    /* A fine shadow map (a millimetre texel near one character) keeps the picture's level. */
+    CHECK(gfx_lod_shadow_level(errors, 0, 4, 1.0f, 0.003f) == 0);
+    /* The instances' scale counts: a model in centimetres scaled by 0.01 strays 100 times less. */
+    const float centimetre_errors[4] = {0.0f, 1.0f, 3.0f, 10.0f};
+    CHECK(gfx_lod_shadow_level(centimetre_errors, 0, 4, 0.01f, 0.02f) == 1);
+    CHECK(gfx_lod_shadow_level(centimetre_errors, 0, 4, 1.0f, 0.02f) == 0);
+    CHECK(gfx_lod_shadow_level(errors, 0, 1, 1.0f, 1.0f) == 0);  /* one level */
 }
 
 int main(void)

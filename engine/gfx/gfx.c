@@ -116,10 +116,11 @@ bool gfx_setup(const gfx_desc *desc, diag *err)
     size_t groups = (size_t)gfx.mesh_capacity * GFX_LOD_LEVELS;
     gfx.mesh_instance_count = calloc(groups, sizeof *gfx.mesh_instance_count);
     gfx.mesh_first_instance = calloc(groups, sizeof *gfx.mesh_first_instance);
+    gfx.group_scale = calloc(groups, sizeof *gfx.group_scale);
     gfx.queued = malloc((size_t)gfx.instance_capacity * sizeof *gfx.queued);
     gfx.instance_staging = malloc((size_t)gfx.instance_capacity * GFX_FLOATS_PER_INSTANCE * sizeof(float));
     gfx.palette_staging = malloc((size_t)gfx.palette_capacity * GFX_FLOATS_PER_MATRIX * sizeof(float));
-    if (!gfx.meshes || !gfx.mesh_instance_count || !gfx.mesh_first_instance || !gfx.queued ||
+    if (!gfx.meshes || !gfx.mesh_instance_count || !gfx.mesh_first_instance || !gfx.group_scale || !gfx.queued ||
         !gfx.instance_staging || !gfx.palette_staging) {
         gfx.ready = true;
         gfx_shutdown();
@@ -197,6 +198,7 @@ void gfx_shutdown(void)
     free(gfx.meshes);
     free(gfx.mesh_instance_count);
     free(gfx.mesh_first_instance);
+    free(gfx.group_scale);
     free(gfx.queued);
     free(gfx.instance_staging);
     free(gfx.palette_staging);

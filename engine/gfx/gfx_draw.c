@@ -15,8 +15,14 @@ void gfx_sort_instances_by_mesh(void)
 {
     int groups = gfx.mesh_capacity * GFX_LOD_LEVELS;
     memset(gfx.mesh_instance_count, 0, (size_t)groups * sizeof *gfx.mesh_instance_count);
-    for (int i = 0; i < gfx.instance_count; ++i)
-        ++gfx.mesh_instance_count[gfx.queued[i].mesh_slot * GFX_LOD_LEVELS + gfx.queued[i].level];
+    memset(gfx.group_scale, 0, (size_t)groups * sizeof *gfx.group_scale);
+    for (int i = 0; i < gfx.instance_count; ++i) {
+        int group = gfx.queued[i].mesh_slot * GFX_LOD_LEVELS + gfx.queued[i].level;
+        ++gfx.mesh_instance_count[group];
+        /* Rigid with uniform scale: any column's length is the scale (the Z-up turn keeps it). */
+        float scale = glm_vec3_norm(gfx.queued[i].world[0]);
+        gfx.group_scale[group] = scale > gfx.group_scale[group] ? scale : gfx.group_scale[group];
+    }
     int first = 0;
     for (int g = 0; g < groups; ++g) {
         gfx.mesh_first_instance[g] = first;
@@ -52,7 +58,7 @@ void gfx_set_lighting_uniforms(const gfx_program *program, mat4 view_projection)
         glUniform1i(program->shadows_on, gfx.shadows_on ? 1 : 0);
         glUniformMatrix4fv(program->light_view_projection, 1, GL_FALSE, (const float *)gfx.light_view_projection);
         glUniform1f(program->shadow_texel, 1.0f / (float)gfx.shadow_map_size);
-        glUniform1f(program->shadow_normal_offset, 1.5f * gfx.shadow_texel_metres);
+        glUniform1f(program->shadow_normal_offset, GFX_SHADOW_NORMAL_OFFSET_TEXELS * gfx.shadow_texel_metres);
     }
 }
 
@@ -91,7 +97,8 @@ int gfx_usable_levels(const gfx_mesh_slot *slot)
 }
 
 /* The batched paths (GPU or CPU skinning): one instanced draw per skin_mesh and level for all its
- * instances. shadow: each group drawn at its shadow level (gfx_lod_shadow_level, one coarser). points:
+ * instances. shadow: each group drawn at its shadow level (gfx_lod_shadow_level: one coarser where the
+ * shadow map cannot tell). points:
  * every vertex once as a point (the normals view) instead of the triangles. captured: the program that
  * draws groups skinned once this frame (gfx_skin_once.c) from the capture, or NULL. Tells gfx_timer the
  * triangles and the instances per level drawn. */
@@ -120,7 +127,8 @@ int gfx_draw_batched(const gfx_program *program, const gfx_program *captured, ma
         const gfx_mesh_slot *slot = &gfx.meshes[g / GFX_LOD_LEVELS];
         int level = g % GFX_LOD_LEVELS;
         if (shadow)
-            level = gfx_lod_shadow_level(level, gfx_usable_levels(slot));
+            level = gfx_lod_shadow_level(slot->level_error, level, gfx_usable_levels(slot), gfx.group_scale[g],
+                                         GFX_SHADOW_NORMAL_OFFSET_TEXELS * gfx.shadow_texel_metres);
         if (!points)
             gfx_timer_count_instances(level, instances);
         int captured_first = captured && !points ? gfx.group_captured_first[g] : -1;

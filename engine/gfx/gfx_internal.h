@@ -13,6 +13,9 @@
 #include "gfx.h"
 #include "gfx_shaders.h"
 
+/* How far the shadow lookup pushes a point out along its normal, in shadow-map texels (normal offset). */
+#define GFX_SHADOW_NORMAL_OFFSET_TEXELS 1.5f
+
 enum {
     GFX_DEFAULT_MESH_CAPACITY = 64,
     GFX_DEFAULT_INSTANCE_CAPACITY = 256,
@@ -135,6 +138,7 @@ typedef struct gfx_state {
     /* Instances are grouped by (mesh, level): group g = slot * GFX_LOD_LEVELS + level. */
     int *mesh_instance_count;    /* mesh_capacity * GFX_LOD_LEVELS entries: instances per group this frame */
     int *mesh_first_instance;    /* mesh_capacity * GFX_LOD_LEVELS entries: where each group's instances start */
+    float *group_scale;          /* mesh_capacity * GFX_LOD_LEVELS entries: the largest world scale in the group */
     GLuint palette_buffer, palette_texture;
     GLuint instance_buffer, instance_texture;
     int palette_buffer_matrices;    /* size of the GPU buffers, apart from the staging's capacity: an upload

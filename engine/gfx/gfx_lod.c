@@ -44,9 +44,13 @@ int gfx_lod_select(const float *errors, int usable, float pixels_per_unit, float
     return coarser > previous ? coarser : previous;
 }
 
-int gfx_lod_shadow_level(int level, int usable)
+int gfx_lod_shadow_level(const float *errors, int level, int usable, float scale, float tolerance)
 {
     if (usable <= 1)
         return 0;
-    return level + 1 < usable ? level + 1 : usable - 1;
+    if (level >= usable)
+        return usable - 1;
+    if (level + 1 < usable && errors[level + 1] * scale <= tolerance)
+        return level + 1;
+    return level;
 }

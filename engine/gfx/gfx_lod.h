@@ -21,7 +21,11 @@ float gfx_lod_pixels_per_unit(mat4 view_projection, int viewport_height, mat4 wo
  * coarsest usable); error_pixels the budget (> 0); previous: the level drawn last frame, or -1. */
 int gfx_lod_select(const float *errors, int usable, float pixels_per_unit, float error_pixels, int previous);
 
-/* The shadow pass's level for a picture level: one coarser, within the usable levels. */
-int gfx_lod_shadow_level(int level, int usable);
+/* The shadow pass's level for a picture level: one coarser, within the usable levels, where the shadow
+ * map cannot tell the two apart: the coarser level's error (errors[] in model units times `scale`, the
+ * instances' world scale) within `tolerance`, the lookup's normal offset in metres. A caster that strays
+ * further from the surface that receives its shadow shadows that surface itself (dark stripes on a
+ * character drawn finer than its shadow), so otherwise the shadow keeps the picture's level. */
+int gfx_lod_shadow_level(const float *errors, int level, int usable, float scale, float tolerance);
 
 #endif
