@@ -118,9 +118,12 @@ bool gfx_setup(const gfx_desc *desc, diag *err)
     gfx.mesh_first_instance = calloc(groups, sizeof *gfx.mesh_first_instance);
     gfx.group_scale = calloc(groups, sizeof *gfx.group_scale);
     gfx.queued = malloc((size_t)gfx.instance_capacity * sizeof *gfx.queued);
+    gfx.sort_order = malloc((size_t)gfx.instance_capacity * sizeof *gfx.sort_order);
+    gfx.sort_scratch = malloc((size_t)gfx.instance_capacity * sizeof *gfx.sort_scratch);
     gfx.instance_staging = malloc((size_t)gfx.instance_capacity * GFX_FLOATS_PER_INSTANCE * sizeof(float));
     gfx.palette_staging = malloc((size_t)gfx.palette_capacity * GFX_FLOATS_PER_MATRIX * sizeof(float));
-    if (!gfx.meshes || !gfx.mesh_instance_count || !gfx.mesh_first_instance || !gfx.group_scale || !gfx.queued ||
+    if (!gfx.meshes || !gfx.mesh_instance_count || !gfx.mesh_first_instance || !gfx.group_scale || !gfx.queued || !gfx.sort_order ||
+        !gfx.sort_scratch ||
         !gfx.instance_staging || !gfx.palette_staging) {
         gfx.ready = true;
         gfx_shutdown();
@@ -200,6 +203,8 @@ void gfx_shutdown(void)
     free(gfx.mesh_first_instance);
     free(gfx.group_scale);
     free(gfx.queued);
+    free(gfx.sort_order);
+    free(gfx.sort_scratch);
     free(gfx.instance_staging);
     free(gfx.palette_staging);
     memset(&gfx, 0, sizeof gfx);
@@ -319,7 +324,7 @@ static const float GFX_LOD_COLORS[GFX_LOD_LEVELS][4] = {
 };
 
 /* The level an instance is drawn at this frame (gfx_lod.h), remembered in its lod memory for next time. */
-static int choose_level(const gfx_mesh_slot *slot, mat4 world, float bounds[2][3], gfx_lod_memory *memory)
+static int choose_level(const gfx_mesh_slot *slot, mat4 world, vec4 world_center, gfx_lod_memory *memory)
 {
     int usable = gfx_usable_levels(slot);
     int level;
@@ -328,11 +333,6 @@ static int choose_level(const gfx_mesh_slot *slot, mat4 world, float bounds[2][3
     } else if (gfx.frame.lod_error_pixels < 0.0f || usable <= 1) {
         level = 0;
     } else {
-        vec4 center = {0.0f, 0.0f, 0.0f, 1.0f}, world_center;
-        if (has_bounds(bounds))
-            for (int k = 0; k < 3; ++k)
-                center[k] = 0.5f * (bounds[0][k] + bounds[1][k]);
-        glm_mat4_mulv(world, center, world_center);
         float pixels_per_unit = gfx_lod_pixels_per_unit(gfx.view_projection, gfx.frame.height, world, world_center);
         int previous = memory && memory->known ? memory->level : -1;
         level = gfx_lod_select(slot->level_error, usable, pixels_per_unit, gfx.frame.lod_error_pixels, previous);
@@ -400,7 +400,19 @@ static bool queue_instance(const gfx_instance *instance, const char *caller, boo
     bool no_tint = instance->tint[0] == 0.0f && instance->tint[1] == 0.0f && instance->tint[2] == 0.0f &&
                    instance->tint[3] == 0.0f;
     glm_vec4_copy(no_tint ? (vec4){1.0f, 1.0f, 1.0f, 1.0f} : (float *)instance->tint, queued->tint);
-    queued->level = gfx.naive ? 0 : choose_level(slot, world, bounds, instance->lod);
+    vec4 center = {0.0f, 0.0f, 0.0f, 1.0f}, world_center, clip_center;
+    if (has_bounds(bounds))
+        for (int k = 0; k < 3; ++k)
+            center[k] = 0.5f * (bounds[0][k] + bounds[1][k]);
+    glm_mat4_mulv(world, center, world_center);
+    queued->level = gfx.naive ? 0 : choose_level(slot, world, world_center, instance->lod);
+    /* Front to back: a positive float's bits grow with it, so their top 16 order distances (coarsely, which
+     * is all early depth rejection needs); behind the camera first. */
+    glm_mat4_mulv(gfx.view_projection, world_center, clip_center);
+    uint32_t bits = 0;
+    float distance = clip_center[3] > 0.0f ? clip_center[3] : 0.0f;
+    memcpy(&bits, &distance, sizeof bits);
+    queued->depth_key = (uint16_t)(bits >> 16);
     if (gfx.frame.lod_colors)
         glm_vec4_mul(queued->tint, (float *)GFX_LOD_COLORS[queued->level], queued->tint);
     *destination = gfx_palette_destination(gfx.palette_count);

@@ -9,10 +9,36 @@
 /* Normals view: line length in metres. */
 static const float GFX_NORMAL_LENGTH = 0.04f;
 
+/* The queue's order front to back into gfx.sort_order: a radix sort of the 16-bit depth keys, two stable
+ * passes of 8 bits (no allocation: both index arrays grow with the queue). */
+static void order_front_to_back(void)
+{
+    int *from = gfx.sort_scratch, *to = gfx.sort_order;
+    for (int i = 0; i < gfx.instance_count; ++i)
+        from[i] = i;
+    for (int shift = 0; shift < 16; shift += 8) {
+        int counts[257] = {0};
+        for (int i = 0; i < gfx.instance_count; ++i)
+            ++counts[((gfx.queued[from[i]].depth_key >> shift) & 0xff) + 1];
+        for (int b = 0; b < 256; ++b)
+            counts[b + 1] += counts[b];
+        for (int i = 0; i < gfx.instance_count; ++i)
+            to[counts[(gfx.queued[from[i]].depth_key >> shift) & 0xff]++] = from[i];
+        int *swap = from;
+        from = to;
+        to = swap;
+    }
+    /* After an even number of passes the result is where it started. */
+    if (from != gfx.sort_order)
+        memcpy(gfx.sort_order, from, (size_t)gfx.instance_count * sizeof *from);
+}
+
 /* Counting sort of the frame's instances by (mesh, level) into the GPU layout, so each group's instances
- * are contiguous and one draw call covers them. Stable: instances keep their submit order within a group. */
+ * are contiguous and one draw call covers them; within a group front to back, so the nearest characters
+ * hide the ones behind before those are shaded (early depth rejection). */
 void gfx_sort_instances_by_mesh(void)
 {
+    order_front_to_back();
     int groups = gfx.mesh_capacity * GFX_LOD_LEVELS;
     memset(gfx.mesh_instance_count, 0, (size_t)groups * sizeof *gfx.mesh_instance_count);
     memset(gfx.group_scale, 0, (size_t)groups * sizeof *gfx.group_scale);
@@ -29,8 +55,8 @@ void gfx_sort_instances_by_mesh(void)
         first += gfx.mesh_instance_count[g];
     }
     /* mesh_first_instance is used as a cursor here and restored below. */
-    for (int i = 0; i < gfx.instance_count; ++i) {
-        const gfx_queued_instance *q = &gfx.queued[i];
+    for (int k = 0; k < gfx.instance_count; ++k) {
+        const gfx_queued_instance *q = &gfx.queued[gfx.sort_order[k]];
         int group = q->mesh_slot * GFX_LOD_LEVELS + q->level;
         float *out = gfx.instance_staging + (size_t)gfx.mesh_first_instance[group]++ * GFX_FLOATS_PER_INSTANCE;
         memcpy(out, q->world, sizeof(mat4));

@@ -75,6 +75,7 @@ typedef struct gfx_queued_instance {
     mat4 world;         /* already including the Z-up to Y-up turn */
     vec4 tint;
     float height;       /* its bounds' top above its origin, world metres; 0 without bounds */
+    uint16_t depth_key; /* its centre's distance from the camera, ordered like the distance (front to back) */
 } gfx_queued_instance;
 
 typedef struct gfx_program {
@@ -123,6 +124,7 @@ typedef struct gfx_state {
     /* Per-frame data: CPU staging and the GPU buffers behind the two texture buffers. Sized at setup;
      * grown (doubling) only when a frame submits more. */
     gfx_queued_instance *queued;
+    int *sort_order, *sort_scratch; /* instance_capacity each: the queue's order front to back (gfx_draw.c) */
     float *instance_staging;     /* sorted by mesh, GFX_FLOATS_PER_INSTANCE each */
     int instance_capacity;
     int instance_count;

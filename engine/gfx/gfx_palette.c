@@ -46,6 +46,14 @@ bool gfx_grow_instances(int needed)
     if (!queued)
         return false;
     gfx.queued = queued;
+    int *order = realloc(gfx.sort_order, (size_t)capacity * sizeof *order);
+    if (!order)
+        return false;
+    gfx.sort_order = order;
+    int *scratch = realloc(gfx.sort_scratch, (size_t)capacity * sizeof *scratch);
+    if (!scratch)
+        return false;
+    gfx.sort_scratch = scratch;
     float *staging = realloc(gfx.instance_staging, (size_t)capacity * GFX_FLOATS_PER_INSTANCE * sizeof(float));
     if (!staging)
         return false;
