@@ -83,7 +83,8 @@ hud_budget hud_budget_from_stats(const gfx_stats *stats)
     return budget;
 }
 
-static void add_budget(hud_buffer *b, const hud_budget *budget, const char *between)
+/* "gpu  24.10 ms: shadow 2.60  ground ..." or "gpu  time not available". */
+static void add_gpu(hud_buffer *b, const hud_budget *budget)
 {
     if (budget->gpu_timed)
         add(b, "gpu  %.2f ms: shadow %.2f  ground %.2f  characters %.2f  overlay %.2f", (double)budget->gpu_frame_ms,
@@ -91,7 +92,12 @@ static void add_budget(hud_buffer *b, const hud_budget *budget, const char *betw
             (double)budget->gpu_overlay_ms);
     else
         add(b, "gpu  time not available");
-    add(b, "%striangles  ", between);
+}
+
+/* "triangles 10,624 (shadow 5,312)  LOD 1/0/0/0/0  shadow LOD 1/0/0/0/0". */
+static void add_triangles(hud_buffer *b, const hud_budget *budget)
+{
+    add(b, "triangles ");
     add_count(b, budget->triangles);
     add(b, " (shadow ");
     add_count(b, budget->shadow_triangles);
@@ -107,7 +113,9 @@ void hud_budget_text(const hud_budget *budget, const char *between, char *buffer
     if (size == 0)
         return;
     buffer[0] = '\0';
-    add_budget(&b, budget, between);
+    add_gpu(&b, budget);
+    add(&b, "%s", between);
+    add_triangles(&b, budget);
 }
 
 static void add_channel(hud_buffer *b, const anim_controller *controller, int channel)
@@ -138,6 +146,8 @@ void hud_text(const hud_view *v, char *buffer, size_t size)
     buffer[0] = '\0';
     add(&b, "marionette  %.0f fps  frame %.1f ms  update %.2f ms  draw %.1f ms\n", v->fps, v->frame_ms,
         v->update_ms, v->draw_ms);
+    add_gpu(&b, &v->budget); /* under the CPU's figures */
+    add(&b, "\n");
     if (v->player_layers) {
         add(&b, "player  %s  %.2f m/s  time x%.3g%s\n", v->player_state, (double)v->player_speed,
             (double)v->time_scale, v->paused ? "  PAUSED (P resume, . step)" : "");
@@ -160,11 +170,10 @@ void hud_text(const hud_view *v, char *buffer, size_t size)
     add(&b, "  all entities ");
     add_bytes(&b, v->crowd_entity_bytes);
     add(&b, "\n");
-    add(&b, "draw  %d calls  %d drawn  %d culled  %s skinning%s%s%s\n", v->draw_calls, v->drawn, v->culled,
-        v->cpu_skinning ? "CPU" : "GPU", v->skeleton ? "  skeleton" : "", v->bounds ? "  bounds" : "",
-        v->normals ? "  normals" : "");
-    add_budget(&b, &v->budget, "\n");
-    add(&b, "\n");
+    add(&b, "draw  %d calls  %d drawn  %d culled  ", v->draw_calls, v->drawn, v->culled);
+    add_triangles(&b, &v->budget);
+    add(&b, "  %s skinning%s%s%s\n", v->cpu_skinning ? "CPU" : "GPU", v->skeleton ? "  skeleton" : "",
+        v->bounds ? "  bounds" : "", v->normals ? "  normals" : "");
     if (v->bounds)
         add(&b, "bounds  bright box: this pose's skinned mesh  dim box: culling margin (clip bounds + skin reach)\n");
     if (v->status && v->status[0])

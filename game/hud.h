@@ -34,8 +34,9 @@ typedef struct hud_budget {
 } hud_budget;
 
 hud_budget hud_budget_from_stats(const gfx_stats *stats);
-/* The budget's two lines, GPU time per pass and triangles with the level histograms, joined by `between`
- * (the HUD: "\n"; the benchmarks: "; "), without a final newline. */
+/* The budget in words: GPU time per pass, then triangles with the level histograms, joined by `between`
+ * (the benchmarks: "; "), without a final newline. The HUD shows the same two parts: the GPU's under the
+ * CPU's figures, the triangles on the draw line. */
 void hud_budget_text(const hud_budget *budget, const char *between, char *buffer, size_t size);
 
 /* Everything the HUD shows; the strings and the controller belong to the caller and must outlive the call. */

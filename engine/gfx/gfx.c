@@ -1,7 +1,8 @@
 /* gfx: the renderer's setup and its frame: begin, queue (checks, culling, room in the upload buffers), end
  * (upload, shadow pass, ground, instances, debug lines). Meshes, textures, upload buffers, the shadow
- * pass, the CPU skinning path, the capture check and the benchmark's naive path each have their own file
- * (gfx_mesh.c, gfx_texture.c, gfx_palette.c, gfx_shadow.c, gfx_cpu_skin.c, gfx_capture.c, gfx_bench.c).
+ * pass, the CPU skinning path, the capture check, the benchmark's naive path and the frame budget each have
+ * their own file (gfx_mesh.c, gfx_texture.c, gfx_palette.c, gfx_shadow.c, gfx_cpu_skin.c, gfx_capture.c,
+ * gfx_bench.c, gfx_timer.c).
  * See gfx.h. */
 #include "gfx.h"
 

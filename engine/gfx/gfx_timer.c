@@ -66,7 +66,7 @@ void gfx_timer_setup(bool off)
         return;
     GLint bits = 0;
     glGetQueryiv(GL_TIMESTAMP, GL_QUERY_COUNTER_BITS, &bits);
-    if (glGetError() != GL_NO_ERROR || bits <= 0)
+    if (bits <= 0)
         return;
     for (int s = 0; s < GFX_TIMER_RING; ++s)
         glGenQueries(GFX_MARK_COUNT, timer.sets[s].queries);

@@ -26,7 +26,7 @@
  * time per pass (medians of the timer queries' figures seen while timed; they lag a few frames), triangles
  * of every pass and of the shadow, instances per level of detail in the picture and in the shadow:
  *   budget: 1000 characters, 5 draw calls; gpu  480.12 ms: shadow 60.10  ground 40.00  characters 380.00
- *     overlay 0.02; triangles  10,624,000 (shadow 5,312,000)  LOD 1000/0/0/0/0  shadow LOD 1000/0/0/0/0
+ *     overlay 0.02; triangles 10,624,000 (shadow 5,312,000)  LOD 1000/0/0/0/0  shadow LOD 1000/0/0/0/0
  * (one line) or "gpu  time not available" where the driver has no timer queries. */
 #include <malloc.h>
 #include <math.h>

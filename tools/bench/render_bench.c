@@ -21,7 +21,7 @@
  * per pass (medians of the timer queries' figures seen while timed; they lag a few frames), triangles of
  * every pass and of the shadow, instances per level of detail in the picture and in the shadow:
  *   budget: 1 entities instanced, 3 draw calls; gpu  25.10 ms: shadow 2.60  ground 20.20  characters 2.30
- *     overlay 0.00; triangles  10,624 (shadow 5,312)  LOD 1/0/0/0/0  shadow LOD 1/0/0/0/0
+ *     overlay 0.00; triangles 10,624 (shadow 5,312)  LOD 1/0/0/0/0  shadow LOD 1/0/0/0/0
  * (one line) or "gpu  time not available" where the driver has no timer queries (or --no-gpu-timer). */
 #include <malloc.h>
 #include <math.h>
