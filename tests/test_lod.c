@@ -128,7 +128,7 @@ static model *load(const char *path)
 }
 
 /* The demo's bodies with the defaults: the full mesh, three coarser levels near 50%, 25% and 12% of it,
- * and a stand-in near 300 triangles, every level coarser than the one before, the same surface facing
+ * and a stand-in near 100 triangles, every level coarser than the one before, the same surface facing
  * the same way. */
 static void test_demo_bodies(void)
 {
@@ -161,10 +161,13 @@ static void test_demo_bodies(void)
             for (int i = 0; i < m->mesh_count; ++i) {
                 double agree = winding_agreement(&m->meshes[i], (const uint32_t(*)[3])lods->meshes[i].triangles[l],
                                                  lods->meshes[i].triangle_count[l]);
-                if (agree < 0.95)
+                /* The stand-in (100 triangles for a body) has triangles spanning whole limbs, whose corners'
+                 * normals disagree more often. */
+                double least = l < 4 ? 0.95 : 0.85;
+                if (agree < least)
                     fprintf(stderr, "%s level %d mesh %d: %.3f of the triangles face their normals\n", paths[p],
                             l, i, agree);
-                CHECK(agree >= 0.95);
+                CHECK(agree >= least);
             }
         }
         int stand_in = lods->triangles[lods->level_count - 1];
@@ -184,10 +187,11 @@ static double triangle_area(const float (*positions)[3], const uint32_t triangle
     return 0.5 * glm_vec3_norm(cross);
 }
 
-/* Every level of the mannequin keeps its surface's area within 3% when a walk moves the limbs apart. A
- * level that joined parts which are close in bind pose but move apart (meshopt_simplifySloppy's stand-in
- * joined the legs: 11-13% more area at three of five walk poses, sheets between the legs in the picture)
- * grows; the levels that keep topology move within 1%. */
+/* Every level of the mannequin keeps its surface's area within 3% when a walk moves the limbs apart, the
+ * stand-in within 8%. A level that joined parts which are close in bind pose but move apart
+ * (meshopt_simplifySloppy's 300-triangle stand-in joined the legs: 11-13% more area at three of five walk
+ * poses, sheets between the legs in the picture) grows; the levels that keep topology move within 1%, the
+ * 100-triangle stand-in (whose triangles span whole limbs) within 6%. */
 static void test_levels_keep_shape_when_animated(void)
 {
     model *m = load(MODELS "mannequin.md5mesh");
@@ -221,10 +225,11 @@ static void test_levels_keep_shape_when_animated(void)
                 bind += triangle_area((const float(*)[3])mesh->positions, lods->meshes[0].triangles[l][t]);
                 posed += triangle_area((const float(*)[3])positions, lods->meshes[0].triangles[l][t]);
             }
-            if (!(fabs(posed / bind - 1.0) <= 0.03))
+            double tolerance = lods->last_is_stand_in && l == lods->level_count - 1 ? 0.08 : 0.03;
+            if (!(fabs(posed / bind - 1.0) <= tolerance))
                 fprintf(stderr, "level %d at %.1f s: area %.4f posed, %.4f in bind pose\n", l, (double)time,
                         posed, bind);
-            CHECK(fabs(posed / bind - 1.0) <= 0.03);
+            CHECK(fabs(posed / bind - 1.0) <= tolerance);
         }
     }
     free(local);
@@ -379,7 +384,8 @@ static void test_desc(void)
 
 /* Boneman (a real export of thin, partly open bones): levels valid, levels 1-3 within the default error
  * limit of 2% of the mesh's extent (without it level 3 strayed 10% of the height: a pointed skull), and a
- * stand-in coarser than level 3 made by keeping topology (396 triangles; sloppy's 260 lost the thighs). */
+ * stand-in coarser than level 3 made by keeping topology (91 triangles at the default 100; sloppy's 260 of
+ * a 300 budget lost the thighs). */
 static void test_boneman(void)
 {
     model *m = load(BONEMAN "boneman.md5mesh");
@@ -401,7 +407,7 @@ static void test_boneman(void)
         }
         int stand_in = lods->triangles[4];
         CHECK(stand_in < lods->triangles[3] && stand_in <= 2 * BUILD_LOD_STAND_IN_TRIANGLES);
-        CHECK(stand_in > BUILD_LOD_STAND_IN_TRIANGLES);
+        CHECK(stand_in >= BUILD_LOD_STAND_IN_TRIANGLES / 2);
     }
     model_lods_free(lods);
     model_free(m);

@@ -14,7 +14,7 @@
 
 enum {
     BUILD_LOD_COARSER_MAX = 3,              /* coarser levels between the full mesh and the stand-in */
-    BUILD_LOD_STAND_IN_TRIANGLES = 300,     /* the stand-in's default budget, the whole model together */
+    BUILD_LOD_STAND_IN_TRIANGLES = 100,     /* the stand-in's default budget, the whole model together */
     BUILD_LOD_STAND_IN_TRIANGLES_MAX = 100000,
     BUILD_LOD_STAND_IN_MESH_MINIMUM = 8     /* triangles each mesh keeps in the stand-in (when it has them) */
 };
