@@ -45,9 +45,13 @@ void gfx_set_lighting_uniforms(const gfx_program *program, mat4 view_projection)
         glUniform4fv(program->clear_color, 1, gfx.frame.clear_color);
     if (program->shadows_on >= 0) {
         glUniform1i(program->shadows_on, gfx.shadows_on ? 1 : 0);
-        glUniformMatrix4fv(program->light_view_projection, 1, GL_FALSE, (const float *)gfx.light_view_projection);
+        const gfx_shadow_fit *fit = &gfx.shadow_fit;
+        glUniformMatrix4fv(program->light_view_projection, 1, GL_FALSE, (const float *)fit->light_view_projection);
         glUniform1f(program->shadow_texel, 1.0f / (float)gfx.shadow_map_size);
-        glUniform1f(program->shadow_normal_offset, 1.5f * gfx.shadow_texel_metres);
+        glUniform1f(program->shadow_normal_offset, 1.5f * fit->texel_metres);
+        /* The drawn part less the two texels a tap can read beyond it (see gfx_shadow_draw). */
+        glUniform2f(program->shadow_extent, (float)(fit->texels[0] - 2) / (float)gfx.shadow_map_size,
+                    (float)(fit->texels[1] - 2) / (float)gfx.shadow_map_size);
     }
 }
 
