@@ -23,7 +23,8 @@ static void character_box(float x, float z, float out[2][3])
 
 static gfx_shadow_view make_view(vec3 eye, vec3 target, float distance)
 {
-    gfx_shadow_view view = {.viewport_height = VIEW_HEIGHT, .distance = distance, .map_size = MAP_SIZE};
+    gfx_shadow_view view = {.viewport_height = VIEW_HEIGHT, .distance = distance, .map_size = MAP_SIZE,
+                            .map_levels = GFX_SHADOW_MAP_LEVELS};
     glm_lookat(eye, target, (vec3){0.0f, 1.0f, 0.0f}, view.view);
     glm_perspective(glm_rad(FIELD_OF_VIEW_DEGREES), (float)VIEW_WIDTH / VIEW_HEIGHT, 0.1f, 200.0f, view.projection);
     glm_vec3_normalize_to((vec3){-0.45f, -1.0f, -0.35f}, view.light_unit);
@@ -43,8 +44,8 @@ static void in_map(const gfx_shadow_fit *fit, const vec3 point, vec3 out)
 {
     vec4 clip;
     glm_mat4_mulv((vec4 *)fit->light_view_projection, (vec4){point[0], point[1], point[2], 1.0f}, clip);
-    out[0] = (clip[0] + 1.0f) * 0.5f * (float)MAP_SIZE;
-    out[1] = (clip[1] + 1.0f) * 0.5f * (float)MAP_SIZE;
+    out[0] = (clip[0] + 1.0f) * 0.5f * (float)fit->map_size;
+    out[1] = (clip[1] + 1.0f) * 0.5f * (float)fit->map_size;
     out[2] = (clip[2] + 1.0f) * 0.5f;
 }
 
@@ -86,13 +87,19 @@ static void test_near_character(void)
     gfx_shadow_fit_view(&view, &fit);
     /* A pixel's side at the character's nearest corner, 4.7 m away. */
     float pixel = 2.0f * 4.7f * tanf(glm_rad(FIELD_OF_VIEW_DEGREES) / 2.0f) / (float)VIEW_HEIGHT;
-    printf("  near character: %d x %d texels of %.2f mm (a pixel %.2f mm), ground x %.2f..%.2f z %.2f..%.2f\n",
-           fit.texels[0], fit.texels[1], 1000.0 * fit.texel_metres, 1000.0 * pixel, fit.ground[0], fit.ground[2],
+    printf("  near character: %d x %d texels of a %d map, %.2f mm (a pixel %.2f mm), ground x %.2f..%.2f z %.2f..%.2f\n",
+           fit.texels[0], fit.texels[1], fit.map_size, 1000.0 * fit.texel_metres, 1000.0 * pixel, fit.ground[0], fit.ground[2],
            fit.ground[1], fit.ground[3]);
     CHECK(!fit.empty);
     CHECK(corners_inside(&fit, view.light_unit, box) == 16);
     CHECK(fit.texel_metres <= pixel * 1.05f && fit.texel_metres >= pixel / 2.0f);
     CHECK(fit.texels[0] * fit.texels[1] < MAP_SIZE * MAP_SIZE / 8); /* not 4 million texels */
+    /* Drawn into the smallest map that holds it. */
+    CHECK(fit.map_size >= fit.texels[0] && fit.map_size >= fit.texels[1] && fit.map_size < MAP_SIZE);
+    CHECK(gfx_shadow_map_side(MAP_SIZE, fit.map_level + 1) < fit.texels[0] ||
+          gfx_shadow_map_side(MAP_SIZE, fit.map_level + 1) < fit.texels[1]);
+    CHECK(gfx_shadow_map_side(2048, 1) == 1448 && gfx_shadow_map_side(2048, 2) == 1024 &&
+          gfx_shadow_map_side(2048, 6) == 256);
     /* The shadowed ground is the character's shadow, not the whole ground. */
     CHECK(fit.ground[2] - fit.ground[0] < 3.0f && fit.ground[3] - fit.ground[1] < 3.0f);
 }
@@ -118,7 +125,7 @@ static void test_crowd_wider_than_the_view(void)
            covered[0], covered[1], fit.texels[0], fit.texels[1], 1000.0 * fit.texel_metres, diameter);
     CHECK(!fit.empty);
     CHECK(covered[0] <= diameter + 6.0f * fit.texel_metres && covered[1] <= diameter + 6.0f * fit.texel_metres);
-    CHECK(fit.texels[0] <= MAP_SIZE && fit.texels[1] <= MAP_SIZE);
+    CHECK(fit.texels[0] <= MAP_SIZE && fit.texels[1] <= MAP_SIZE && fit.map_size == MAP_SIZE);
     /* The casters in front of the camera, within 15 m, are in the map with their shadows. */
     for (int z = 1; z <= 3; ++z) {
         float box[2][3];

@@ -47,11 +47,11 @@ void gfx_set_lighting_uniforms(const gfx_program *program, mat4 view_projection)
         glUniform1i(program->shadows_on, gfx.shadows_on ? 1 : 0);
         const gfx_shadow_fit *fit = &gfx.shadow_fit;
         glUniformMatrix4fv(program->light_view_projection, 1, GL_FALSE, (const float *)fit->light_view_projection);
-        glUniform1f(program->shadow_texel, 1.0f / (float)gfx.shadow_map_size);
+        glUniform1f(program->shadow_texel, 1.0f / (float)fit->map_size);
         glUniform1f(program->shadow_normal_offset, 1.5f * fit->texel_metres);
         /* The drawn part less the two texels a tap can read beyond it (see gfx_shadow_draw). */
-        glUniform2f(program->shadow_extent, (float)(fit->texels[0] - 2) / (float)gfx.shadow_map_size,
-                    (float)(fit->texels[1] - 2) / (float)gfx.shadow_map_size);
+        glUniform2f(program->shadow_extent, (float)(fit->texels[0] - 2) / (float)fit->map_size,
+                    (float)(fit->texels[1] - 2) / (float)fit->map_size);
     }
 }
 
@@ -78,7 +78,7 @@ void gfx_bind_frame_textures(bool shadow_map)
     glActiveTexture(GL_TEXTURE0 + GFX_TEXTURE_UNIT_SKINNED_VERTICES);
     glBindTexture(GL_TEXTURE_BUFFER, gfx.skinned_texture);
     glActiveTexture(GL_TEXTURE0 + GFX_TEXTURE_UNIT_SHADOW_MAP);
-    glBindTexture(GL_TEXTURE_2D, shadow_map && gfx.shadows_on ? gfx.shadow_texture : 0);
+    glBindTexture(GL_TEXTURE_2D, shadow_map && gfx.shadows_on ? gfx.shadow_textures[gfx.shadow_fit.map_level] : 0);
     glActiveTexture(GL_TEXTURE0 + GFX_TEXTURE_UNIT_ALBEDO);
 }
 

@@ -141,8 +141,9 @@ typedef struct gfx_state {
 
     /* The shadow map: a depth texture rendered from the light each frame, into the part of it the
      * frame's fit uses. */
-    GLuint shadow_framebuffer, shadow_texture;
-    int shadow_map_size;
+    GLuint shadow_framebuffers[GFX_SHADOW_MAP_LEVELS], shadow_textures[GFX_SHADOW_MAP_LEVELS];
+    int shadow_map_size;             /* of the largest; each next one is half the last */
+    int shadow_map_levels;
     bool shadows_on;                 /* this frame */
     vec3 casters_low, casters_high;  /* this frame's queued instances and their shadows on the ground */
     gfx_shadow_fit shadow_fit;       /* light_view_projection, the used texels, the shadowed ground */

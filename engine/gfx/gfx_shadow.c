@@ -50,30 +50,38 @@ static void make_ground(void)
     glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
 
-/* A depth texture compared in the shader (sampler2DShadow, bilinear: four hardware-compared texels per
- * tap) and the framebuffer that renders into it; the ground it falls on. */
+/* Depth textures compared in the shader (sampler2DShadow, bilinear: four hardware-compared texels per
+ * tap), the largest and the smaller ones (gfx_shadow_fit.h), each with the framebuffer that renders into it; the ground they
+ * fall on. */
 bool gfx_shadow_setup(diag *err)
 {
     make_ground();
-    glGenTextures(1, &gfx.shadow_texture);
-    glBindTexture(GL_TEXTURE_2D, gfx.shadow_texture);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, gfx.shadow_map_size, gfx.shadow_map_size, 0,
-                 GL_DEPTH_COMPONENT, GL_UNSIGNED_INT, NULL);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
-    glBindTexture(GL_TEXTURE_2D, 0);
+    gfx.shadow_map_levels = 1;
+    while (gfx.shadow_map_levels < GFX_SHADOW_MAP_LEVELS &&
+           gfx_shadow_map_side(gfx.shadow_map_size, gfx.shadow_map_levels) >= 64)
+        ++gfx.shadow_map_levels;
     GLint previous = 0;
     glGetIntegerv(GL_FRAMEBUFFER_BINDING, &previous);
-    glGenFramebuffers(1, &gfx.shadow_framebuffer);
-    glBindFramebuffer(GL_FRAMEBUFFER, gfx.shadow_framebuffer);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, gfx.shadow_texture, 0);
-    glDrawBuffer(GL_NONE);
-    glReadBuffer(GL_NONE);
-    GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    glGenTextures(gfx.shadow_map_levels, gfx.shadow_textures);
+    glGenFramebuffers(gfx.shadow_map_levels, gfx.shadow_framebuffers);
+    GLenum status = GL_FRAMEBUFFER_COMPLETE;
+    for (int level = 0; level < gfx.shadow_map_levels && status == GL_FRAMEBUFFER_COMPLETE; ++level) {
+        int size = gfx_shadow_map_side(gfx.shadow_map_size, level);
+        glBindTexture(GL_TEXTURE_2D, gfx.shadow_textures[level]);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, size, size, 0, GL_DEPTH_COMPONENT, GL_UNSIGNED_INT, NULL);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
+        glBindFramebuffer(GL_FRAMEBUFFER, gfx.shadow_framebuffers[level]);
+        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, gfx.shadow_textures[level], 0);
+        glDrawBuffer(GL_NONE);
+        glReadBuffer(GL_NONE);
+        status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    }
+    glBindTexture(GL_TEXTURE_2D, 0);
     glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)previous);
     if (status != GL_FRAMEBUFFER_COMPLETE)
         return diag_set(err, "gfx", 0, "the shadow map framebuffer is incomplete (0x%04x)", (unsigned)status);
@@ -82,8 +90,8 @@ bool gfx_shadow_setup(diag *err)
 
 void gfx_shadow_shutdown(void)
 {
-    glDeleteFramebuffers(1, &gfx.shadow_framebuffer);
-    glDeleteTextures(1, &gfx.shadow_texture);
+    glDeleteFramebuffers(gfx.shadow_map_levels, gfx.shadow_framebuffers);
+    glDeleteTextures(gfx.shadow_map_levels, gfx.shadow_textures);
     glDeleteVertexArrays(1, &gfx.ground_vertex_array);
     glDeleteBuffers(1, &gfx.ground_vertex_buffer);
     glDeleteBuffers(1, &gfx.ground_index_buffer);
@@ -110,7 +118,8 @@ void gfx_shadow_fit_frame(void)
     gfx_shadow_view view = {.viewport_height = gfx.frame.height,
                             .distance = gfx.frame.shadow_distance > 0.0f ? gfx.frame.shadow_distance
                                                                          : GFX_SHADOW_DEFAULT_DISTANCE,
-                            .map_size = gfx.shadow_map_size};
+                            .map_size = gfx.shadow_map_size,
+                            .map_levels = gfx.shadow_map_levels};
     glm_mat4_copy(gfx.frame.view, view.view);
     glm_mat4_copy(gfx.frame.projection, view.projection);
     glm_vec3_copy(gfx.light_unit, view.light_unit);
@@ -127,14 +136,14 @@ void gfx_shadow_fit_frame(void)
 }
 
 /* The depth pass: the instances drawn from the light, skinned by the same path as the picture, into the
- * fitted part of the shadow map (cleared alone: the rest of the map is neither cleared nor read).
+ * fitted part of the fit's shadow map (cleared alone: the rest of the map is neither cleared nor read).
  * Returns its draw calls. */
 int gfx_shadow_draw(gfx_stats *stats)
 {
     GLint target = 0;
     glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &target);
-    glBindFramebuffer(GL_FRAMEBUFFER, gfx.shadow_framebuffer);
-    glViewport(0, 0, gfx.shadow_map_size, gfx.shadow_map_size);
+    glBindFramebuffer(GL_FRAMEBUFFER, gfx.shadow_framebuffers[gfx.shadow_fit.map_level]);
+    glViewport(0, 0, gfx.shadow_fit.map_size, gfx.shadow_fit.map_size);
     glEnable(GL_SCISSOR_TEST);
     glScissor(0, 0, gfx.shadow_fit.texels[0], gfx.shadow_fit.texels[1]);
     glClearDepth(1.0);

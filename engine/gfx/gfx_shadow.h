@@ -7,8 +7,8 @@
 
 #include "gfx_internal.h"
 
-/* The depth texture and its framebuffer, at gfx.shadow_map_size, and the ground's buffers; false with err
- * when the framebuffer is incomplete. */
+/* The depth textures and their framebuffers, gfx.shadow_map_size and the smaller ones, and the ground's
+ * buffers; false with err when a framebuffer is incomplete. */
 bool gfx_shadow_setup(diag *err);
 void gfx_shadow_shutdown(void);
 /* A frame's casters: emptied by gfx_begin_frame, grown by each queued instance (bounds NULL: none). */

@@ -15,6 +15,11 @@ static const float GFX_SHADOW_TEXEL_STEPS_PER_OCTAVE = 2.0f;
  * texel read the margin's cleared depth (lit), not an old frame's. */
 enum { GFX_SHADOW_MARGIN_TEXELS = 2 };
 
+int gfx_shadow_map_side(int largest, int level)
+{
+    return (int)floorf((float)largest * exp2f(-0.5f * (float)level));
+}
+
 void gfx_shadow_caster_box(mat4 world, const float bounds[2][3], const vec3 light_unit, vec3 low, vec3 high)
 {
     const float e = GFX_SHADOW_UNBOUNDED_EXTENT;
@@ -105,6 +110,11 @@ static float pixel_metres(const gfx_shadow_view *view, float depth)
     return scale > 0.0f ? 2.0f * fabsf(w) / scale : FLT_MAX;
 }
 
+static int imax(int a, int b)
+{
+    return a > b ? a : b;
+}
+
 /* The finest step of the ladder at or above `metres`. */
 static int texel_step_at_least(float metres)
 {
@@ -160,10 +170,7 @@ void gfx_shadow_fit_view(const gfx_shadow_view *view, gfx_shadow_fit *fit)
     int step = texel_step_at_least(fmaxf(widest / (float)usable, 1e-6f));
     float wanted = pixel_metres(view, nearest);
     if (wanted < FLT_MAX && wanted > 1e-6f)
-    {
-        int finest = (int)floorf(GFX_SHADOW_TEXEL_STEPS_PER_OCTAVE * log2f(wanted) + 1e-4f);
-        step = finest > step ? finest : step;
-    }
+        step = imax(step, (int)floorf(GFX_SHADOW_TEXEL_STEPS_PER_OCTAVE * log2f(wanted) + 1e-4f));
     float texel = 0.0f, first[2] = {0.0f, 0.0f};
     for (;; ++step) {
         texel = texel_of_step(step);
@@ -178,9 +185,15 @@ void gfx_shadow_fit_view(const gfx_shadow_view *view, gfx_shadow_fit *fit)
             break;
     }
 
+    int needed = fit->texels[0] > fit->texels[1] ? fit->texels[0] : fit->texels[1];
+    fit->map_level = 0;
+    while (fit->map_level + 1 < view->map_levels && gfx_shadow_map_side(view->map_size, fit->map_level + 1) >= needed)
+        ++fit->map_level;
+    fit->map_size = gfx_shadow_map_side(view->map_size, fit->map_level);
+
     float nearest_light = -fminf(cast_high[2], 1e6f) - GFX_SHADOW_DEPTH_MARGIN;
     float farthest_light = -fmaxf(fminf(seen_low[2], cast_low[2]), -1e6f) + GFX_SHADOW_DEPTH_MARGIN;
-    float side = (float)view->map_size * texel;
+    float side = (float)fit->map_size * texel;
     mat4 projection;
     glm_ortho(first[0] * texel, first[0] * texel + side, first[1] * texel, first[1] * texel + side, nearest_light,
               farthest_light, projection);
