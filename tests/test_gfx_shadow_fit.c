@@ -132,6 +132,25 @@ static void test_crowd_wider_than_the_view(void)
         character_box(0.0f, -5.0f * (float)z, box);
         CHECK(corners_inside(&fit, view.light_unit, box) == 16);
     }
+    /* A depth pass may leave out the casters whose shadows fall outside the window: of the crowd's 100,
+     * those near the camera's view cast into it. */
+    int casting = 0;
+    bool near_ones_cast = true;
+    for (int i = 0; i < 100; ++i) {
+        float box[2][3];
+        float x = -100.0f + 200.0f * (float)(i % 10) / 9.0f, z = -100.0f + 200.0f * (float)(i / 10) / 9.0f;
+        character_box(x, z, box);
+        vec3 low = {FLT_MAX, FLT_MAX, FLT_MAX}, high = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
+        mat4 identity = GLM_MAT4_IDENTITY_INIT;
+        gfx_shadow_caster_box(identity, (const float(*)[3])box, view.light_unit, low, high);
+        bool casts = gfx_shadow_fit_casts(&fit, low, high);
+        casting += casts;
+        if (fabsf(x) < 15.0f && z < 0.0f && z > -15.0f)
+            near_ones_cast = near_ones_cast && casts;
+    }
+    printf("  %d of the crowd's 100 cast into the window\n", casting);
+    CHECK(near_ones_cast);
+    CHECK(casting > 0 && casting <= 9);
     /* Nothing seen casts no shadow: casters far to the side leave the map empty. */
     gfx_shadow_view aside = make_view((vec3){0.0f, 1.7f, 0.0f}, (vec3){0.0f, 0.5f, -10.0f}, 20.0f);
     float far_box[2][3];

@@ -231,3 +231,23 @@ void gfx_shadow_fit_view(const gfx_shadow_view *view, gfx_shadow_fit *fit)
     fit->ground[2] = ground_high[0] + margin;
     fit->ground[3] = ground_high[1] + margin;
 }
+
+bool gfx_shadow_fit_casts(const gfx_shadow_fit *fit, const vec3 low, const vec3 high)
+{
+    if (fit->empty)
+        return false;
+    float map_low[2] = {FLT_MAX, FLT_MAX}, map_high[2] = {-FLT_MAX, -FLT_MAX};
+    for (int c = 0; c < 8; ++c) {
+        vec4 corner = {c & 1 ? high[0] : low[0], c & 2 ? high[1] : low[1], c & 4 ? high[2] : low[2], 1.0f}, clip;
+        for (int k = 0; k < 3; ++k)
+            corner[k] = glm_clamp(corner[k], -1e6f, 1e6f);
+        glm_mat4_mulv((vec4 *)fit->light_view_projection, corner, clip);
+        for (int k = 0; k < 2; ++k) {
+            float texel = (clip[k] + 1.0f) * 0.5f * (float)fit->map_size;
+            map_low[k] = fminf(map_low[k], texel);
+            map_high[k] = fmaxf(map_high[k], texel);
+        }
+    }
+    return map_high[0] >= 0.0f && map_high[1] >= 0.0f && map_low[0] <= (float)fit->texels[0] &&
+           map_low[1] <= (float)fit->texels[1];
+}

@@ -61,4 +61,9 @@ void gfx_shadow_caster_box(mat4 world, const float bounds[2][3], const vec3 ligh
  * crawl or shimmer as the camera and the casters move. */
 void gfx_shadow_fit_view(const gfx_shadow_view *view, gfx_shadow_fit *fit);
 
+/* Whether a caster whose box (with its shadow: gfx_shadow_caster_box of that caster alone) is [low, high]
+ * can cast into the fitted window: false lets a depth pass leave it out (its shadow falls on nothing the
+ * camera sees within the shadow distance). */
+bool gfx_shadow_fit_casts(const gfx_shadow_fit *fit, const vec3 low, const vec3 high);
+
 #endif
