@@ -410,7 +410,7 @@ void gfx_end_frame(void)
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);
     if (gfx.shadows_on)
-        gfx_shadow_fit_frame();
+        gfx_shadow_fit_frame(); /* turns shadows off when nothing casts into the view */
     if (gfx.shadows_on) {
         gfx_bind_frame_textures(false);
         stats.shadow_draw_calls = gfx_shadow_draw(&stats);

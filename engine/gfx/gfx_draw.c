@@ -49,7 +49,8 @@ void gfx_set_lighting_uniforms(const gfx_program *program, mat4 view_projection)
         glUniformMatrix4fv(program->light_view_projection, 1, GL_FALSE, (const float *)fit->light_view_projection);
         glUniform1f(program->shadow_texel, 1.0f / (float)fit->map_size);
         glUniform1f(program->shadow_normal_offset, 1.5f * fit->texel_metres);
-        /* The drawn part less the two texels a tap can read beyond it (see gfx_shadow_draw). */
+        /* The drawn part less the two texels a tap can read beyond it (the fit's margin holds every
+         * caster inside that). */
         glUniform2f(program->shadow_extent, (float)(fit->texels[0] - 2) / (float)fit->map_size,
                     (float)(fit->texels[1] - 2) / (float)fit->map_size);
     }
