@@ -27,9 +27,6 @@
 #include "gfx_texture.h"
 #include "gfx_timer.h"
 
-/* Half the side of the ground square, metres: larger than any scene the demo shows; the grid fades out
- * well before its edge. */
-static const float GFX_GROUND_HALF_SIZE = 60.0f;
 /* The default budget of a level's simplification error on screen (gfx_frame_desc.lod_error_pixels). */
 static const float GFX_DEFAULT_LOD_ERROR_PIXELS = 1.0f;
 
@@ -82,21 +79,6 @@ const char *gfx_check_errors(void)
 
 /* ---- Setup --------------------------------------------------------------------------------------------- */
 
-static void make_ground(void)
-{
-    const float h = GFX_GROUND_HALF_SIZE;
-    const float corners[4][2] = {{-h, -h}, {h, -h}, {-h, h}, {h, h}};
-    glGenVertexArrays(1, &gfx.ground_vertex_array);
-    glBindVertexArray(gfx.ground_vertex_array);
-    glGenBuffers(1, &gfx.ground_vertex_buffer);
-    glBindBuffer(GL_ARRAY_BUFFER, gfx.ground_vertex_buffer);
-    glBufferData(GL_ARRAY_BUFFER, sizeof corners, corners, GL_STATIC_DRAW);
-    glEnableVertexAttribArray(0);
-    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, NULL);
-    glBindVertexArray(0);
-    glBindBuffer(GL_ARRAY_BUFFER, 0);
-}
-
 bool gfx_setup(const gfx_desc *desc, diag *err)
 {
     if (gfx.ready)
@@ -140,7 +122,6 @@ bool gfx_setup(const gfx_desc *desc, diag *err)
 
     gfx_texture_setup();
     gfx_timer_setup(d.no_gpu_timer);
-    make_ground();
     if (!gfx_skin_once_setup()) {
         gfx.ready = true;
         gfx_shutdown();
@@ -193,8 +174,6 @@ void gfx_shutdown(void)
     glDeleteBuffers(1, &gfx.skinned_buffer);
     free(gfx.skinned_staging);
     gfx_texture_shutdown();
-    glDeleteVertexArrays(1, &gfx.ground_vertex_array);
-    glDeleteBuffers(1, &gfx.ground_vertex_buffer);
     glDeleteTextures(1, &gfx.palette_texture);
     glDeleteTextures(1, &gfx.instance_texture);
     glDeleteBuffers(1, &gfx.palette_buffer);
@@ -253,6 +232,8 @@ void gfx_begin_frame(const gfx_frame_desc *desc)
         gfx.frame.shadow_radius = 0.0f;
     if (gfx.frame.lod_error_pixels == 0.0f || isnan(gfx.frame.lod_error_pixels))
         gfx.frame.lod_error_pixels = GFX_DEFAULT_LOD_ERROR_PIXELS;
+    if (!(gfx.frame.shadow_distance >= 0.0f && gfx.frame.shadow_distance <= GFX_SHADOW_MAX_DISTANCE))
+        gfx.frame.shadow_distance = 0.0f;
     glm_vec3_normalize_to(gfx.frame.light_direction, gfx.light_unit);
     glm_mat4_mul(gfx.frame.projection, gfx.frame.view, gfx.view_projection);
     gfx.instance_count = 0;
@@ -260,6 +241,7 @@ void gfx_begin_frame(const gfx_frame_desc *desc)
     gfx.skinned_count = 0;
     gfx.stats.culled = 0;
     gfx.shadows_on = !gfx.frame.no_shadows; /* instance_visible needs to know */
+    gfx_shadow_begin();
     gfx_debug_begin();
     gfx.in_frame = true;
 }
@@ -398,6 +380,7 @@ static bool queue_instance(const gfx_instance *instance, const char *caller, boo
     queued->first_skinned_vertex = gfx.skinned_count;
     glm_mat4_copy(world, queued->world);
     queued->height = has_bounds(bounds) ? bounds_height(world, bounds) : 0.0f;
+    gfx_shadow_add_caster(world, has_bounds(bounds) ? (const float (*)[3])bounds : NULL);
     bool no_tint = instance->tint[0] == 0.0f && instance->tint[1] == 0.0f && instance->tint[2] == 0.0f &&
                    instance->tint[3] == 0.0f;
     glm_vec4_copy(no_tint ? (vec4){1.0f, 1.0f, 1.0f, 1.0f} : (float *)instance->tint, queued->tint);
@@ -495,10 +478,11 @@ void gfx_end_frame(void)
     glDepthFunc(GL_LESS);
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);
+    if (gfx.shadows_on)
+        gfx_shadow_fit_frame(); /* turns shadows off when nothing casts into the view */
     if (gfx.shadows_on) {
         gfx_timer_pass(GFX_PASS_SHADOW);
         stats.skinned_once_vertices = gfx_skin_once_capture();
-        gfx_shadow_fit();
         gfx_bind_frame_textures(false);
         stats.shadow_draw_calls = gfx_shadow_draw(&stats);
         stats.draw_calls += stats.shadow_draw_calls;
@@ -512,15 +496,8 @@ void gfx_end_frame(void)
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     gfx_bind_frame_textures(true);
 
-    if (!gfx.frame.hide_ground) {
-        /* Seen from above only, but a camera below the floor should still see where it is: no culling. */
-        glDisable(GL_CULL_FACE);
-        glUseProgram(gfx.programs[GFX_PROGRAM_GROUND].program);
-        gfx_set_lighting_uniforms(&gfx.programs[GFX_PROGRAM_GROUND], gfx.view_projection);
-        glBindVertexArray(gfx.ground_vertex_array);
-        glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
-        ++stats.draw_calls;
-    }
+    if (!gfx.frame.hide_ground)
+        stats.draw_calls += gfx_shadow_draw_ground();
 
     gfx_timer_pass(GFX_PASS_CHARACTERS);
     if (stats.instances > 0) {

@@ -94,7 +94,9 @@ typedef struct gfx_frame_desc {
     gfx_culling culling;
     bool no_shadows;              /* the light casts shadows (a skinned depth pass) unless this is set */
     vec3 shadow_center;           /* the shadow map covers a sphere of shadow_radius metres around this */
-    float shadow_radius;          /* point; radius 0: fitted to the frame's (visible) instances */
+    float shadow_radius;          /* point (cut to what the camera sees); 0: the frame's (visible) instances */
+    float shadow_distance;        /* shadows fall on what the camera sees up to this far, metres, 0..1000;
+                                   * 0 (or out of range): 40 */
     bool cpu_skinning;            /* skin on the CPU (pose_skin_cpu, the reference) and draw the result,
                                    * instead of skinning in the vertex shader: same batching, same picture */
     bool debug_normals;           /* draw each skinned vertex's normal as a short line */

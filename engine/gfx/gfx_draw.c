@@ -82,9 +82,14 @@ void gfx_set_lighting_uniforms(const gfx_program *program, mat4 view_projection)
         glUniform4fv(program->clear_color, 1, gfx.frame.clear_color);
     if (program->shadows_on >= 0) {
         glUniform1i(program->shadows_on, gfx.shadows_on ? 1 : 0);
-        glUniformMatrix4fv(program->light_view_projection, 1, GL_FALSE, (const float *)gfx.light_view_projection);
-        glUniform1f(program->shadow_texel, 1.0f / (float)gfx.shadow_map_size);
-        glUniform1f(program->shadow_normal_offset, GFX_SHADOW_NORMAL_OFFSET_TEXELS * gfx.shadow_texel_metres);
+        const gfx_shadow_fit *fit = &gfx.shadow_fit;
+        glUniformMatrix4fv(program->light_view_projection, 1, GL_FALSE, (const float *)fit->light_view_projection);
+        glUniform1f(program->shadow_texel, 1.0f / (float)fit->map_size);
+        glUniform1f(program->shadow_normal_offset, GFX_SHADOW_NORMAL_OFFSET_TEXELS * fit->texel_metres);
+        /* The drawn part less the two texels a tap can read beyond it (the fit's margin holds every
+         * caster inside that). */
+        glUniform2f(program->shadow_extent, (float)(fit->texels[0] - 2) / (float)fit->map_size,
+                    (float)(fit->texels[1] - 2) / (float)fit->map_size);
     }
 }
 
@@ -111,7 +116,7 @@ void gfx_bind_frame_textures(bool shadow_map)
     glActiveTexture(GL_TEXTURE0 + GFX_TEXTURE_UNIT_SKINNED_VERTICES);
     glBindTexture(GL_TEXTURE_BUFFER, gfx.skinned_texture);
     glActiveTexture(GL_TEXTURE0 + GFX_TEXTURE_UNIT_SHADOW_MAP);
-    glBindTexture(GL_TEXTURE_2D, shadow_map && gfx.shadows_on ? gfx.shadow_texture : 0);
+    glBindTexture(GL_TEXTURE_2D, shadow_map && gfx.shadows_on ? gfx.shadow_textures[gfx.shadow_fit.map_level] : 0);
     glActiveTexture(GL_TEXTURE0 + GFX_TEXTURE_UNIT_ALBEDO);
 }
 
@@ -154,7 +159,7 @@ int gfx_draw_batched(const gfx_program *program, const gfx_program *captured, ma
         int level = g % GFX_LOD_LEVELS;
         if (shadow)
             level = gfx_lod_shadow_level(slot->level_error, level, gfx_usable_levels(slot), gfx.group_scale[g],
-                                         GFX_SHADOW_NORMAL_OFFSET_TEXELS * gfx.shadow_texel_metres);
+                                         GFX_SHADOW_NORMAL_OFFSET_TEXELS * gfx.shadow_fit.texel_metres);
         if (!points)
             gfx_timer_count_instances(level, instances);
         int captured_first = captured && !points ? gfx.group_captured_first[g] : -1;

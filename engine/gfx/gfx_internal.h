@@ -12,6 +12,7 @@
 #include "../base/diag.h"
 #include "gfx.h"
 #include "gfx_shaders.h"
+#include "gfx_shadow_fit.h"
 
 /* How far the shadow lookup pushes a point out along its normal, in shadow-map texels (normal offset). */
 #define GFX_SHADOW_NORMAL_OFFSET_TEXELS 1.5f
@@ -83,7 +84,7 @@ typedef struct gfx_program {
     GLint view_projection, camera_position, light_direction, light_color, ambient_color;
     GLint first_instance, clear_color;
     GLint bones, world, instance_tint; /* the naive program's per-instance uniforms; -1 elsewhere */
-    GLint light_view_projection, shadow_texel, shadow_normal_offset, shadows_on;
+    GLint light_view_projection, shadow_texel, shadow_extent, shadow_normal_offset, shadows_on;
     GLint part_first_vertex, part_vertex_count, normal_length, line_color;
     GLint captured_layout; /* the CPU-skinned programs: vertices from the skin-once capture (gfx_skin_once.c) */
 } gfx_program;
@@ -93,7 +94,8 @@ typedef enum gfx_program_kind {
     GFX_PROGRAM_SKINNED,      /* the default: skinning in the vertex shader, lit, shadowed */
     GFX_PROGRAM_CPU_SKINNED,  /* the CPU path: vertices skinned by pose_skin_cpu */
     GFX_PROGRAM_NAIVE,        /* the benchmark baseline: per-instance uniforms */
-    GFX_PROGRAM_GROUND,
+    GFX_PROGRAM_GROUND,       /* where a shadow may fall */
+    GFX_PROGRAM_GROUND_LIT,   /* the rest of the ground: no shadow lookup */
     GFX_PROGRAM_DEPTH,        /* shadow map depth passes of the three paths above */
     GFX_PROGRAM_CPU_DEPTH,
     GFX_PROGRAM_NAIVE_DEPTH,
@@ -119,7 +121,8 @@ typedef struct gfx_state {
     int mesh_capacity;
 
     gfx_program programs[GFX_PROGRAM_COUNT];
-    GLuint ground_vertex_array, ground_vertex_buffer;
+    /* The ground (gfx_shadow.c): a 3 x 3 grid of cells whose middle one is where shadows may fall. */
+    GLuint ground_vertex_array, ground_vertex_buffer, ground_index_buffer;
 
     /* Per-frame data: CPU staging and the GPU buffers behind the two texture buffers. Sized at setup;
      * grown (doubling) only when a frame submits more. */
@@ -158,12 +161,14 @@ typedef struct gfx_state {
     int captured_vertices;           /* this frame */
     int max_skinned_vertices;        /* what one texture buffer can hold (GL_MAX_TEXTURE_BUFFER_SIZE) */
 
-    /* The shadow map: a depth texture rendered from the light each frame. */
-    GLuint shadow_framebuffer, shadow_texture;
-    int shadow_map_size;
+    /* The shadow map: a depth texture rendered from the light each frame, into the part of it the
+     * frame's fit uses. */
+    GLuint shadow_framebuffers[GFX_SHADOW_MAP_LEVELS], shadow_textures[GFX_SHADOW_MAP_LEVELS];
+    int shadow_map_size;             /* of the largest; each next one is half the last */
+    int shadow_map_levels;
     bool shadows_on;                 /* this frame */
-    mat4 light_view_projection;
-    float shadow_texel_metres;
+    vec3 casters_low, casters_high;  /* this frame's queued instances and their shadows on the ground */
+    gfx_shadow_fit shadow_fit;       /* light_view_projection, the used texels, the shadowed ground */
 
     gfx_frame_desc frame;
     mat4 view_projection;

@@ -75,12 +75,15 @@ const char gfx_skinned_vertex_source[] =
 
 /* How much of the directional light reaches a point: 1 lit, 0 in shadow. The point is pushed out along
  * its normal by about a shadow-map texel before the lookup (normal offset), which keeps lit surfaces from
- * shadowing themselves (acne) without detaching shadows from feet; nine hardware-compared taps soften
- * the edge. Outside the shadow map is lit. */
+ * shadowing themselves (acne) without detaching shadows from feet. Four bilinear hardware-compared taps
+ * half a texel apart (sixteen texels, a tent three texels wide) soften the edge over about two screen
+ * pixels: the map's texels are fitted to about one pixel each (gfx_shadow_fit.h). Outside the part of the
+ * map this frame drew (shadow_extent) is lit. */
 #define GFX_SHADOW_LOOKUP                                                                              \
     "uniform sampler2DShadow shadow_map;\n"                                                            \
     "uniform mat4 light_view_projection;\n"                                                            \
     "uniform float shadow_texel;\n"                                                                    \
+    "uniform vec2 shadow_extent;\n"                                                                    \
     "uniform float shadow_normal_offset;\n"                                                            \
     "uniform bool shadows_on;\n"                                                                       \
     "float light_visibility(vec3 point, vec3 normal)\n"                                                \
@@ -89,13 +92,20 @@ const char gfx_skinned_vertex_source[] =
     "        return 1.0;\n"                                                                            \
     "    vec4 light_clip = light_view_projection * vec4(point + normal * shadow_normal_offset, 1.0);\n"  \
     "    vec3 map = light_clip.xyz / light_clip.w * 0.5 + 0.5;\n"                                      \
-    "    if (any(lessThan(map, vec3(0.0))) || any(greaterThan(map, vec3(1.0))))\n"                     \
+    "    if (any(lessThan(map, vec3(0.0))) || any(greaterThan(map, vec3(shadow_extent, 1.0))))\n"     \
     "        return 1.0;\n"                                                                            \
-    "    float sum = 0.0;\n"                                                                           \
-    "    for (int y = -1; y <= 1; ++y)\n"                                                              \
-    "        for (int x = -1; x <= 1; ++x)\n"                                                          \
-    "            sum += texture(shadow_map, vec3(map.xy + vec2(x, y) * shadow_texel, map.z));\n"       \
-    "    return sum / 9.0;\n"                                                                          \
+    "    float half_texel = 0.5 * shadow_texel;\n"                                                     \
+    "    return 0.25 * (texture(shadow_map, vec3(map.xy + vec2(-half_texel, -half_texel), map.z))\n"   \
+    "                 + texture(shadow_map, vec3(map.xy + vec2(half_texel, -half_texel), map.z))\n"    \
+    "                 + texture(shadow_map, vec3(map.xy + vec2(-half_texel, half_texel), map.z))\n"    \
+    "                 + texture(shadow_map, vec3(map.xy + vec2(half_texel, half_texel), map.z)));\n"   \
+    "}\n"
+
+/* The ground outside every shadow's reach (gfx_shadow_draw_ground) is drawn without the lookup. */
+#define GFX_NO_SHADOW_LOOKUP                                                                           \
+    "float light_visibility(vec3 point, vec3 normal)\n"                                                \
+    "{\n"                                                                                              \
+    "    return 1.0;\n"                                                                                \
     "}\n"
 
 /* Blinn-Phong: one directional light plus ambient, over texture times tint; the light is shadowed. */
@@ -143,33 +153,36 @@ const char gfx_ground_vertex_source[] =
     "}\n";
 
 /* Lines every metre, a pixel or so wide at any distance (fwidth), darker axes through the origin, faded
- * with distance so the horizon does not shimmer. */
-const char gfx_ground_fragment_source[] =
-    "#version 330 core\n"
-    GFX_SHADOW_LOOKUP
-    "in vec3 world_position;\n"
-    "uniform vec3 camera_position;\n"
-    "uniform vec3 light_direction;\n"
-    "uniform vec3 light_color;\n"
-    "uniform vec3 ambient_color;\n"
-    "uniform vec4 clear_color;\n"
-    "out vec4 fragment_color;\n"
-    "void main()\n"
-    "{\n"
-    "    vec2 cell = world_position.xz;\n"
-    "    vec2 width = fwidth(cell);\n"
-    "    vec2 distance_to_line = abs(fract(cell - 0.5) - 0.5) / max(width, vec2(1e-6));\n"
-    "    float line = 1.0 - clamp(min(distance_to_line.x, distance_to_line.y), 0.0, 1.0);\n"
-    "    vec2 distance_to_axis = abs(cell) / max(width, vec2(1e-6));\n"
-    "    float axis = 1.0 - clamp(min(distance_to_axis.x, distance_to_axis.y) * 0.5, 0.0, 1.0);\n"
-    "    float diffuse = max(-normalize(light_direction).y, 0.0);\n"
-    "    diffuse *= light_visibility(world_position, vec3(0.0, 1.0, 0.0));\n"
-    "    vec3 floor_color = vec3(0.55, 0.56, 0.52) * (ambient_color + light_color * diffuse);\n"
-    "    vec3 color = mix(floor_color, floor_color * 0.55, line);\n"
-    "    color = mix(color, vec3(0.15, 0.15, 0.18), axis);\n"
-    "    float fade = clamp(length(world_position - camera_position) / 40.0, 0.0, 1.0);\n"
-    "    fragment_color = vec4(mix(color, clear_color.rgb, fade * fade), 1.0);\n"
-    "}\n";
+ * with distance so the horizon does not shimmer. Shadowed where shadows may fall, lit elsewhere. */
+#define GFX_GROUND_FRAGMENT(lookup)                                                                    \
+    "#version 330 core\n"                                                                             \
+    lookup                                                                                             \
+    "in vec3 world_position;\n"                                                                       \
+    "uniform vec3 camera_position;\n"                                                                 \
+    "uniform vec3 light_direction;\n"                                                                 \
+    "uniform vec3 light_color;\n"                                                                     \
+    "uniform vec3 ambient_color;\n"                                                                   \
+    "uniform vec4 clear_color;\n"                                                                     \
+    "out vec4 fragment_color;\n"                                                                      \
+    "void main()\n"                                                                                   \
+    "{\n"                                                                                             \
+    "    vec2 cell = world_position.xz;\n"                                                            \
+    "    vec2 width = fwidth(cell);\n"                                                                \
+    "    vec2 distance_to_line = abs(fract(cell - 0.5) - 0.5) / max(width, vec2(1e-6));\n"            \
+    "    float line = 1.0 - clamp(min(distance_to_line.x, distance_to_line.y), 0.0, 1.0);\n"          \
+    "    vec2 distance_to_axis = abs(cell) / max(width, vec2(1e-6));\n"                               \
+    "    float axis = 1.0 - clamp(min(distance_to_axis.x, distance_to_axis.y) * 0.5, 0.0, 1.0);\n"    \
+    "    float diffuse = max(-normalize(light_direction).y, 0.0);\n"                                  \
+    "    diffuse *= light_visibility(world_position, vec3(0.0, 1.0, 0.0));\n"                         \
+    "    vec3 floor_color = vec3(0.55, 0.56, 0.52) * (ambient_color + light_color * diffuse);\n"      \
+    "    vec3 color = mix(floor_color, floor_color * 0.55, line);\n"                                  \
+    "    color = mix(color, vec3(0.15, 0.15, 0.18), axis);\n"                                         \
+    "    float fade = clamp(length(world_position - camera_position) / 40.0, 0.0, 1.0);\n"            \
+    "    fragment_color = vec4(mix(color, clear_color.rgb, fade * fade), 1.0);\n"                     \
+    "}\n"
+
+const char gfx_ground_fragment_source[] = GFX_GROUND_FRAGMENT(GFX_SHADOW_LOOKUP);
+const char gfx_ground_lit_fragment_source[] = GFX_GROUND_FRAGMENT(GFX_NO_SHADOW_LOOKUP);
 
 /* The naive path's vertex shader (gfx_bench.h), the classic tutorial skinning: the palette,
  * world matrix and tint are uniforms set per instance before its own draw call. The skinning and lighting

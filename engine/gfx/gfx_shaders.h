@@ -49,5 +49,6 @@ extern const char gfx_lines_vertex_source[];
 extern const char gfx_lines_fragment_source[];
 extern const char gfx_ground_vertex_source[];
 extern const char gfx_ground_fragment_source[];
+extern const char gfx_ground_lit_fragment_source[]; /* the ground where no shadow falls: no lookup */
 
 #endif

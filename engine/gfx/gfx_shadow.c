@@ -7,40 +7,81 @@
 #include "gfx_bench.h"
 #include "gfx_draw.h"
 
-/* Shadows: a fitted shadow sphere reaches this far past the instances' origins (a character's height
- * and arm span), and never wider than the largest radius (beyond it the map's texels would be too coarse
- * to read; farther characters are lit). */
-static const float GFX_SHADOW_CHARACTER_EXTENT = 2.0f;
-/* A taller character (an import may scale one to 5 m) needs more: its bounds' top above its origin, which
- * the skin reach pads by about a quarter, times this. At the demo's light its shadow reaches about 0.7 of
- * its height away; the padding makes two thirds of the top enough, and keeps every human-sized body,
- * jumping ones included (top under 3 m), at the 2 m above. */
-static const float GFX_SHADOW_HEIGHT_SHARE = 0.65f;
-static const float GFX_SHADOW_MAX_RADIUS = 40.0f;
+/* Half the side of the ground square, metres: larger than any scene the demo shows; the grid fades out
+ * well before its edge. */
+static const float GFX_GROUND_HALF_SIZE = 60.0f;
 
-/* A depth texture compared in the shader (sampler2DShadow, bilinear: four hardware-compared taps per
- * lookup) and the framebuffer that renders into it. Outside the map counts as lit. */
+enum {
+    GFX_GROUND_GRID_POINTS = 16,   /* 4 x 4 corners of the 3 x 3 cells */
+    GFX_GROUND_SHADOWED_INDICES = 6,
+    GFX_GROUND_LIT_INDICES = 48,
+};
+
+/* The ground as 3 x 3 cells over a 4 x 4 grid of corners (row by row along z): the middle cell is where
+ * shadows may fall, drawn with the shadow lookup; the eight around it without. Cells share their
+ * corners, so the seams have no cracks. */
+static void make_ground(void)
+{
+    GLubyte indices[GFX_GROUND_SHADOWED_INDICES + GFX_GROUND_LIT_INDICES];
+    int used = 0;
+    for (int pass = 0; pass < 2; ++pass)
+        for (int row = 0; row < 3; ++row)
+            for (int column = 0; column < 3; ++column) {
+                bool middle = row == 1 && column == 1;
+                if (middle != (pass == 0))
+                    continue;
+                GLubyte corner = (GLubyte)(4 * row + column);
+                const GLubyte cell[6] = {corner, (GLubyte)(corner + 1), (GLubyte)(corner + 4),
+                                         (GLubyte)(corner + 1), (GLubyte)(corner + 5), (GLubyte)(corner + 4)};
+                for (int k = 0; k < 6; ++k)
+                    indices[used++] = cell[k];
+            }
+    glGenVertexArrays(1, &gfx.ground_vertex_array);
+    glBindVertexArray(gfx.ground_vertex_array);
+    glGenBuffers(1, &gfx.ground_vertex_buffer);
+    glBindBuffer(GL_ARRAY_BUFFER, gfx.ground_vertex_buffer);
+    glBufferData(GL_ARRAY_BUFFER, GFX_GROUND_GRID_POINTS * 2 * sizeof(float), NULL, GL_DYNAMIC_DRAW);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, NULL);
+    glGenBuffers(1, &gfx.ground_index_buffer);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, gfx.ground_index_buffer);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof indices, indices, GL_STATIC_DRAW);
+    glBindVertexArray(0);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+}
+
+/* Depth textures compared in the shader (sampler2DShadow, bilinear: four hardware-compared texels per
+ * tap), the largest and the smaller ones (gfx_shadow_fit.h), each with the framebuffer that renders into it; the ground they
+ * fall on. */
 bool gfx_shadow_setup(diag *err)
 {
-    glGenTextures(1, &gfx.shadow_texture);
-    glBindTexture(GL_TEXTURE_2D, gfx.shadow_texture);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, gfx.shadow_map_size, gfx.shadow_map_size, 0,
-                 GL_DEPTH_COMPONENT, GL_UNSIGNED_INT, NULL);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
-    glBindTexture(GL_TEXTURE_2D, 0);
+    make_ground();
+    gfx.shadow_map_levels = 1;
+    while (gfx.shadow_map_levels < GFX_SHADOW_MAP_LEVELS &&
+           gfx_shadow_map_side(gfx.shadow_map_size, gfx.shadow_map_levels) >= 64)
+        ++gfx.shadow_map_levels;
     GLint previous = 0;
     glGetIntegerv(GL_FRAMEBUFFER_BINDING, &previous);
-    glGenFramebuffers(1, &gfx.shadow_framebuffer);
-    glBindFramebuffer(GL_FRAMEBUFFER, gfx.shadow_framebuffer);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, gfx.shadow_texture, 0);
-    glDrawBuffer(GL_NONE);
-    glReadBuffer(GL_NONE);
-    GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    glGenTextures(gfx.shadow_map_levels, gfx.shadow_textures);
+    glGenFramebuffers(gfx.shadow_map_levels, gfx.shadow_framebuffers);
+    GLenum status = GL_FRAMEBUFFER_COMPLETE;
+    for (int level = 0; level < gfx.shadow_map_levels && status == GL_FRAMEBUFFER_COMPLETE; ++level) {
+        int size = gfx_shadow_map_side(gfx.shadow_map_size, level);
+        glBindTexture(GL_TEXTURE_2D, gfx.shadow_textures[level]);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, size, size, 0, GL_DEPTH_COMPONENT, GL_UNSIGNED_INT, NULL);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
+        glBindFramebuffer(GL_FRAMEBUFFER, gfx.shadow_framebuffers[level]);
+        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, gfx.shadow_textures[level], 0);
+        glDrawBuffer(GL_NONE);
+        glReadBuffer(GL_NONE);
+        status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    }
+    glBindTexture(GL_TEXTURE_2D, 0);
     glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)previous);
     if (status != GL_FRAMEBUFFER_COMPLETE)
         return diag_set(err, "gfx", 0, "the shadow map framebuffer is incomplete (0x%04x)", (unsigned)status);
@@ -49,59 +90,62 @@ bool gfx_shadow_setup(diag *err)
 
 void gfx_shadow_shutdown(void)
 {
-    glDeleteFramebuffers(1, &gfx.shadow_framebuffer);
-    glDeleteTextures(1, &gfx.shadow_texture);
+    glDeleteFramebuffers(gfx.shadow_map_levels, gfx.shadow_framebuffers);
+    glDeleteTextures(gfx.shadow_map_levels, gfx.shadow_textures);
+    glDeleteVertexArrays(1, &gfx.ground_vertex_array);
+    glDeleteBuffers(1, &gfx.ground_vertex_buffer);
+    glDeleteBuffers(1, &gfx.ground_index_buffer);
 }
 
-/* The light's orthographic view of a sphere around the shadowed scene: the frame's shadow_center and
- * shadow_radius, or one fitted around the frame's instances. The radius is rounded up to whole metres
- * and the projection snapped to whole texels, so the shadows of a still scene do not crawl or shimmer
- * while the crowd (and with it the fitted sphere) moves. */
-void gfx_shadow_fit(void)
+void gfx_shadow_begin(void)
 {
-    vec3 center;
-    float radius = gfx.frame.shadow_radius;
-    glm_vec3_copy(gfx.frame.shadow_center, center);
-    if (radius == 0.0f) {
-        vec3 low = {FLT_MAX, FLT_MAX, FLT_MAX}, high = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
-        float tallest = 0.0f;
-        for (int i = 0; i < gfx.instance_count; ++i) {
-            glm_vec3_minv(low, gfx.queued[i].world[3], low);
-            glm_vec3_maxv(high, gfx.queued[i].world[3], high);
-            tallest = fmaxf(tallest, gfx.queued[i].height);
-        }
-        glm_vec3_center(low, high, center);
-        radius = 0.5f * glm_vec3_distance(low, high) +
-                 fmaxf(GFX_SHADOW_CHARACTER_EXTENT, GFX_SHADOW_HEIGHT_SHARE * tallest);
+    glm_vec3_copy((vec3){FLT_MAX, FLT_MAX, FLT_MAX}, gfx.casters_low);
+    glm_vec3_copy((vec3){-FLT_MAX, -FLT_MAX, -FLT_MAX}, gfx.casters_high);
+    gfx.shadow_fit = (gfx_shadow_fit){.empty = true};
+}
+
+void gfx_shadow_add_caster(mat4 world, const float bounds[2][3])
+{
+    if (gfx.shadows_on)
+        gfx_shadow_caster_box(world, bounds, gfx.light_unit, gfx.casters_low, gfx.casters_high);
+}
+
+/* The light's view of what the camera sees up to the shadow distance, cut to the casters (or to the
+ * frame's shadow sphere when it gives one). An empty fit turns this frame's shadows off: nothing casts
+ * into the view. */
+void gfx_shadow_fit_frame(void)
+{
+    gfx_shadow_view view = {.viewport_height = gfx.frame.height,
+                            .distance = gfx.frame.shadow_distance > 0.0f ? gfx.frame.shadow_distance
+                                                                         : GFX_SHADOW_DEFAULT_DISTANCE,
+                            .map_size = gfx.shadow_map_size,
+                            .map_levels = gfx.shadow_map_levels};
+    glm_mat4_copy(gfx.frame.view, view.view);
+    glm_mat4_copy(gfx.frame.projection, view.projection);
+    glm_vec3_copy(gfx.light_unit, view.light_unit);
+    if (gfx.frame.shadow_radius > 0.0f) {
+        glm_vec3_subs(gfx.frame.shadow_center, gfx.frame.shadow_radius, view.casters_low);
+        glm_vec3_adds(gfx.frame.shadow_center, gfx.frame.shadow_radius, view.casters_high);
+    } else {
+        glm_vec3_copy(gfx.casters_low, view.casters_low);
+        glm_vec3_copy(gfx.casters_high, view.casters_high);
     }
-    radius = fminf(ceilf(radius), GFX_SHADOW_MAX_RADIUS);
-    const float *light = gfx.light_unit;
-    vec3 eye, up = {0.0f, 1.0f, 0.0f};
-    if (fabsf(light[1]) > 0.99f)
-        glm_vec3_copy((vec3){1.0f, 0.0f, 0.0f}, up);
-    glm_vec3_scale((float *)light, -2.0f * radius, eye);
-    glm_vec3_add(eye, center, eye);
-    mat4 view, projection;
-    glm_lookat(eye, center, up, view);
-    glm_ortho(-radius, radius, -radius, radius, 0.0f, 4.0f * radius, projection);
-    glm_mat4_mul(projection, view, gfx.light_view_projection);
-    vec4 origin;
-    glm_mat4_mulv(gfx.light_view_projection, (vec4){0.0f, 0.0f, 0.0f, 1.0f}, origin);
-    float half_size = 0.5f * (float)gfx.shadow_map_size;
-    projection[3][0] += (roundf(origin[0] * half_size) - origin[0] * half_size) / half_size;
-    projection[3][1] += (roundf(origin[1] * half_size) - origin[1] * half_size) / half_size;
-    glm_mat4_mul(projection, view, gfx.light_view_projection);
-    gfx.shadow_texel_metres = 2.0f * radius / (float)gfx.shadow_map_size;
+    gfx_shadow_fit_view(&view, &gfx.shadow_fit);
+    if (gfx.shadow_fit.empty)
+        gfx.shadows_on = false;
 }
 
 /* The depth pass: the instances drawn from the light, skinned by the same path as the picture, into the
- * shadow map. Returns its draw calls. */
+ * fitted part of the fit's shadow map (cleared alone: the rest of the map is neither cleared nor read).
+ * Returns its draw calls. */
 int gfx_shadow_draw(gfx_stats *stats)
 {
     GLint target = 0;
     glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &target);
-    glBindFramebuffer(GL_FRAMEBUFFER, gfx.shadow_framebuffer);
-    glViewport(0, 0, gfx.shadow_map_size, gfx.shadow_map_size);
+    glBindFramebuffer(GL_FRAMEBUFFER, gfx.shadow_framebuffers[gfx.shadow_fit.map_level]);
+    glViewport(0, 0, gfx.shadow_fit.map_size, gfx.shadow_fit.map_size);
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(0, 0, gfx.shadow_fit.texels[0], gfx.shadow_fit.texels[1]);
     glClearDepth(1.0);
     glClear(GL_DEPTH_BUFFER_BIT);
     /* Slope-scaled offset on top of the shader's normal offset: grazing surfaces need the most. */
@@ -110,12 +154,53 @@ int gfx_shadow_draw(gfx_stats *stats)
     gfx_set_culling(gfx.frame.culling);
     int draw_calls;
     if (gfx.naive)
-        draw_calls = gfx_draw_naive(&gfx.programs[GFX_PROGRAM_NAIVE_DEPTH], gfx.light_view_projection, stats);
+        draw_calls = gfx_draw_naive(&gfx.programs[GFX_PROGRAM_NAIVE_DEPTH], gfx.shadow_fit.light_view_projection,
+                                    stats);
     else
         draw_calls = gfx_draw_batched(&gfx.programs[gfx.frame.cpu_skinning ? GFX_PROGRAM_CPU_DEPTH : GFX_PROGRAM_DEPTH],
                                   gfx.captured_vertices > 0 ? &gfx.programs[GFX_PROGRAM_CPU_DEPTH] : NULL,
-                                  gfx.light_view_projection, false, true);
+                                  gfx.shadow_fit.light_view_projection, false, true);
     glDisable(GL_POLYGON_OFFSET_FILL);
+    glDisable(GL_SCISSOR_TEST);
     glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)target);
     return draw_calls;
+}
+
+/* Draw the ground: the cell where shadows may fall with the lookup, the rest without (a shader branch
+ * would not spare the lookup on a CPU rasterizer, which runs both sides of it). Returns its draw calls. */
+int gfx_shadow_draw_ground(void)
+{
+    const float h = GFX_GROUND_HALF_SIZE;
+    float x[4] = {-h, -h, -h, h}, z[4] = {-h, -h, -h, h};
+    if (gfx.shadows_on) {
+        const float *ground = gfx.shadow_fit.ground;
+        x[1] = glm_clamp(ground[0], -h, h);
+        x[2] = glm_clamp(ground[2], x[1], h);
+        z[1] = glm_clamp(ground[1], -h, h);
+        z[2] = glm_clamp(ground[3], z[1], h);
+    }
+    float corners[GFX_GROUND_GRID_POINTS][2];
+    for (int row = 0; row < 4; ++row)
+        for (int column = 0; column < 4; ++column) {
+            corners[4 * row + column][0] = x[column];
+            corners[4 * row + column][1] = z[row];
+        }
+    glBindBuffer(GL_ARRAY_BUFFER, gfx.ground_vertex_buffer);
+    glBufferSubData(GL_ARRAY_BUFFER, 0, sizeof corners, corners);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    /* Seen from above only, but a camera below the floor should still see where it is: no culling. */
+    glDisable(GL_CULL_FACE);
+    glBindVertexArray(gfx.ground_vertex_array);
+    int draw_calls = 0;
+    if (x[2] > x[1] && z[2] > z[1]) {
+        glUseProgram(gfx.programs[GFX_PROGRAM_GROUND].program);
+        gfx_set_lighting_uniforms(&gfx.programs[GFX_PROGRAM_GROUND], gfx.view_projection);
+        glDrawElements(GL_TRIANGLES, GFX_GROUND_SHADOWED_INDICES, GL_UNSIGNED_BYTE, NULL);
+        ++draw_calls;
+    }
+    glUseProgram(gfx.programs[GFX_PROGRAM_GROUND_LIT].program);
+    gfx_set_lighting_uniforms(&gfx.programs[GFX_PROGRAM_GROUND_LIT], gfx.view_projection);
+    glDrawElements(GL_TRIANGLES, GFX_GROUND_LIT_INDICES, GL_UNSIGNED_BYTE,
+                   (const void *)(uintptr_t)GFX_GROUND_SHADOWED_INDICES);
+    return draw_calls + 1;
 }
