@@ -2064,7 +2064,7 @@ static void test_frame_budget_waits_for_nothing(void)
     __glewGetQueryObjectui64v = counted_get_query_objectui64v;
     __glewQueryCounter = counted_query_counter;
 
-    setup_again((gfx_desc){0});
+    setup_again((gfx_desc){.gpu_timer_every = 1}); /* every frame timed: the ring fills */
     gfx_stats stats = {0};
     for (int frames = 0; frames < 30 && !stats.gpu_timed; ++frames)
         stats = draw_budget_scene(true, false, (const mat4 *)palette, (const mat4 *)robot_palette);
@@ -2097,6 +2097,26 @@ static void test_frame_budget_waits_for_nothing(void)
     CHECK(issued_while_behind >= 3 * 5 && issued_while_behind <= 4 * 5);
     CHECK(timestamps_issued >= 5 && results_read > 0); /* timed again, figures read again */
     CHECK(stats.gpu_timed);
+
+    /* One frame in 5 timed: over 20 frames 4 of them issue their 5 marks, the others none (no flush). */
+    setup_again((gfx_desc){.gpu_timer_every = 5});
+    timestamps_issued = 0;
+    for (int i = 0; i < 20; ++i)
+        stats = draw_budget_scene(true, false, (const mat4 *)palette, (const mat4 *)robot_palette);
+    printf("  one frame in 5 timed: %d timestamps over 20 frames\n", timestamps_issued);
+    CHECK(timestamps_issued == 4 * 5);
+    CHECK(stats.gpu_timed);
+    /* Out of range is refused in words. */
+    diag err;
+    destroy_dressed(mannequin_mesh);
+    destroy_dressed(robot_mesh);
+    gfx_shutdown();
+    CHECK(!gfx_setup(&(gfx_desc){.gpu_timer_every = 1001}, &err));
+    CHECK_STR_CONTAINS(err.message, "gpu_timer_every");
+    CHECK(gfx_setup(&(gfx_desc){0}, &err));
+    mannequin_mesh = make_dressed((gfx_mesh_desc){.model = mannequin, .label = "mannequin"}, NULL, &err, NULL);
+    robot_mesh = make_dressed((gfx_mesh_desc){.model = robot, .label = "robot"}, NULL, &err, NULL);
+    CHECK(mannequin_mesh.id != 0 && robot_mesh.id != 0);
 
     __glewGetQueryObjectiv = real_get_query_objectiv;
     __glewGetQueryObjectui64v = real_get_query_objectui64v;

@@ -29,6 +29,8 @@
 
 /* The default budget of a level's simplification error on screen (gfx_frame_desc.lod_error_pixels). */
 static const float GFX_DEFAULT_LOD_ERROR_PIXELS = 1.0f;
+/* Frames between two timed ones (gfx_desc.gpu_timer_every): the figures refresh twice a second at 60 fps. */
+enum { GFX_DEFAULT_GPU_TIMER_EVERY = 30 };
 
 gfx_state gfx;
 
@@ -86,6 +88,8 @@ bool gfx_setup(const gfx_desc *desc, diag *err)
     gfx_desc d = desc ? *desc : (gfx_desc){0};
     if (d.mesh_capacity < 0 || d.instance_capacity < 0 || d.palette_capacity < 0 || d.debug_line_capacity < 0)
         return diag_set(err, "gfx", 0, "capacities must not be negative");
+    if (d.gpu_timer_every < 0 || d.gpu_timer_every > 1000)
+        return diag_set(err, "gfx", 0, "gpu_timer_every %d is outside 1..1000", d.gpu_timer_every);
     if (d.shadow_map_size != 0 && (d.shadow_map_size < 64 || d.shadow_map_size > 8192))
         return diag_set(err, "gfx", 0, "shadow_map_size %d is outside 64..8192", d.shadow_map_size);
     memset(&gfx, 0, sizeof gfx);
@@ -121,7 +125,7 @@ bool gfx_setup(const gfx_desc *desc, diag *err)
     }
 
     gfx_texture_setup();
-    gfx_timer_setup(d.no_gpu_timer);
+    gfx_timer_setup(d.no_gpu_timer, d.gpu_timer_every ? d.gpu_timer_every : GFX_DEFAULT_GPU_TIMER_EVERY);
     if (!gfx_skin_once_setup()) {
         gfx.ready = true;
         gfx_shutdown();

@@ -31,6 +31,9 @@ typedef struct gfx_desc {
     int debug_line_capacity; /* debug lines per frame (skeletons, boxes); more are dropped and counted;
                               * 0: 65536 */
     bool no_gpu_timer;      /* no GL timer queries: gfx_stats.gpu_timed stays false (to measure their cost) */
+    int gpu_timer_every;    /* time one frame in this many, 1..1000; 0: 30 (twice a second at 60 fps). A timed
+                             * frame flushes after each pass, which a tiler such as llvmpipe pays for: about
+                             * 6 ms at 1280x720 there, so timing every frame would slow every frame */
 } gfx_desc;
 
 bool gfx_setup(const gfx_desc *desc, diag *err);

@@ -167,18 +167,20 @@ const char gfx_ground_vertex_source[] =
     "void main()\n"                                                                                   \
     "{\n"                                                                                             \
     "    vec2 cell = world_position.xz;\n"                                                            \
-    "    vec2 width = fwidth(cell);\n"                                                                \
-    "    vec2 distance_to_line = abs(fract(cell - 0.5) - 0.5) / max(width, vec2(1e-6));\n"            \
-    "    float line = 1.0 - clamp(min(distance_to_line.x, distance_to_line.y), 0.0, 1.0);\n"          \
-    "    vec2 distance_to_axis = abs(cell) / max(width, vec2(1e-6));\n"                               \
-    "    float axis = 1.0 - clamp(min(distance_to_axis.x, distance_to_axis.y) * 0.5, 0.0, 1.0);\n"    \
+    "    vec2 per_pixel = 1.0 / max(fwidth(cell), vec2(1e-6));\n"                                     \
+    "    vec2 to_line = abs(fract(cell - 0.5) - 0.5) * per_pixel;\n"                                  \
+    "    float line = 1.0 - clamp(min(to_line.x, to_line.y), 0.0, 1.0);\n"                           \
+    "    vec2 to_axis = abs(cell) * per_pixel;\n"                                                     \
+    "    float axis = 1.0 - clamp(min(to_axis.x, to_axis.y) * 0.5, 0.0, 1.0);\n"                     \
     "    float diffuse = max(-normalize(light_direction).y, 0.0);\n"                                  \
     "    diffuse *= light_visibility(world_position, vec3(0.0, 1.0, 0.0));\n"                         \
     "    vec3 floor_color = vec3(0.55, 0.56, 0.52) * (ambient_color + light_color * diffuse);\n"      \
     "    vec3 color = mix(floor_color, floor_color * 0.55, line);\n"                                  \
     "    color = mix(color, vec3(0.15, 0.15, 0.18), axis);\n"                                         \
-    "    float fade = clamp(length(world_position - camera_position) / 40.0, 0.0, 1.0);\n"            \
-    "    fragment_color = vec4(mix(color, clear_color.rgb, fade * fade), 1.0);\n"                     \
+    "    /* The square of the distance over 40 m, clamped: the fade's square without a square root. */\n" \
+    "    vec3 away = world_position - camera_position;\n"                                             \
+    "    float fade = clamp(dot(away, away) * (1.0 / 1600.0), 0.0, 1.0);\n"                           \
+    "    fragment_color = vec4(mix(color, clear_color.rgb, fade), 1.0);\n"                            \
     "}\n"
 
 const char gfx_ground_fragment_source[] = GFX_GROUND_FRAGMENT(GFX_SHADOW_LOOKUP);

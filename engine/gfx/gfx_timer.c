@@ -44,6 +44,7 @@ typedef struct gfx_timer_figures {
 
 static struct {
     bool enabled;              /* the driver has timestamp queries and they were not switched off */
+    int every, countdown;      /* one frame in `every` is timed; countdown: untimed frames before the next */
     gfx_timer_set sets[GFX_TIMER_RING];
     int next;                  /* the set the next frame opens (the oldest in the ring) */
     int open;                  /* the set of the frame being drawn; -1: this frame is not timed */
@@ -55,10 +56,11 @@ static struct {
     int lod_instances[GFX_LOD_LEVELS], shadow_lod_instances[GFX_LOD_LEVELS];
 } timer;
 
-void gfx_timer_setup(bool off)
+void gfx_timer_setup(bool off, int every)
 {
     memset(&timer, 0, sizeof timer);
     timer.open = -1;
+    timer.every = every > 0 ? every : 1;
     if (off)
         return;
     /* Timer queries are core in GL 3.3, but a driver may still give the timestamp counter no bits. */
@@ -150,9 +152,14 @@ void gfx_timer_frame_begin(void)
         timer.have_figures = true;
         set->state = GFX_SET_FREE;
     }
+    if (timer.countdown > 0) {
+        --timer.countdown;
+        return;
+    }
     gfx_timer_set *set = &timer.sets[timer.next];
     if (set->state != GFX_SET_FREE)
         return; /* every set still waits for the GPU: this frame goes untimed, the figures stay */
+    timer.countdown = timer.every - 1;
     memset(set->issued, 0, sizeof set->issued);
     set->state = GFX_SET_OPEN;
     timer.open = timer.next;
