@@ -492,7 +492,9 @@ void gfx_end_frame(void)
         stats.draw_calls += stats.shadow_draw_calls;
     }
 
-    gfx_timer_pass(GFX_PASS_GROUND);
+    /* The characters before the ground: where they stand, the ground's pixels fail the depth test before
+     * they are shaded (a software rasterizer shades nothing it has rejected). */
+    gfx_timer_pass(GFX_PASS_CHARACTERS);
     glViewport(0, 0, gfx.frame.width, gfx.frame.height);
     const float *clear = gfx.frame.clear_color;
     glClearColor(clear[0], clear[1], clear[2], clear[3]);
@@ -500,10 +502,6 @@ void gfx_end_frame(void)
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     gfx_bind_frame_textures(true);
 
-    if (!gfx.frame.hide_ground)
-        stats.draw_calls += gfx_shadow_draw_ground();
-
-    gfx_timer_pass(GFX_PASS_CHARACTERS);
     if (stats.instances > 0) {
         gfx_set_culling(gfx.frame.culling);
         if (gfx.naive)
@@ -518,6 +516,9 @@ void gfx_end_frame(void)
                 &gfx.programs[gfx.frame.cpu_skinning ? GFX_PROGRAM_CPU_NORMALS : GFX_PROGRAM_NORMALS], NULL,
                 gfx.view_projection, true, false);
     }
+    gfx_timer_pass(GFX_PASS_GROUND);
+    if (!gfx.frame.hide_ground)
+        stats.draw_calls += gfx_shadow_draw_ground();
     glBindVertexArray(0);
     glUseProgram(0);
     gfx_timer_pass(GFX_PASS_OVERLAY);

@@ -165,7 +165,8 @@ mat4 *gfx_submit_palette(const gfx_instance *instance);
 bool gfx_reserve(int instances, int matrices);
 /* Draw everything queued into the currently bound framebuffer: the palette buffer unmapped (or, off the
  * mapped path, every palette copied in one upload), one upload of the instance data (sorted by mesh
- * here), clear, ground, one instanced draw call per skin_mesh with instances. Should the driver have lost
+ * here), the shadow pass, clear, one instanced draw call per (mesh, level) group, then the ground (where
+ * no character stands, so its pixels behind them are not shaded). Should the driver have lost
  * the mapped palettes (glUnmapBuffer's GL_FALSE), the frame is drawn without its instances and says so
  * in gfx_stats.palettes_lost and gfx_last_error. */
 void gfx_end_frame(void);
@@ -202,8 +203,8 @@ typedef struct gfx_stats {
     int shadow_lod_instances[GFX_LOD_LEVELS]; /* and in the shadow pass */
     /* GPU time per pass in milliseconds, from GL timer queries read a few frames later (so nothing waits
      * for them): the figures lag the frame by that much. gpu_timed is false where the driver has no timer
-     * queries, or before the first results arrive. Shadow includes the frame's uploads before it, ground
-     * the clear; overlay is the debug lines plus what the caller drew between gfx_overlay_begin and
+     * queries, or before the first results arrive (one frame in gfx_desc.gpu_timer_every is timed).
+     * Shadow includes the frame's uploads before it, characters the clear; overlay is the debug lines plus what the caller drew between gfx_overlay_begin and
      * gfx_overlay_end (the HUD's text), and frame all of gfx_end_frame plus that. */
     bool gpu_timed;
     float gpu_shadow_ms, gpu_ground_ms, gpu_characters_ms, gpu_overlay_ms, gpu_frame_ms;

@@ -17,8 +17,8 @@ enum {
 /* The marks of one frame, in the order they are issued. A pass runs from its mark to the next one. */
 typedef enum gfx_timer_mark {
     GFX_MARK_START,          /* gfx_end_frame starts: the uploads, then the shadow pass */
-    GFX_MARK_GROUND,         /* clear and ground */
-    GFX_MARK_CHARACTERS,
+    GFX_MARK_CHARACTERS,     /* clear and characters */
+    GFX_MARK_GROUND,
     GFX_MARK_DEBUG_LINES,    /* the overlay's first part */
     GFX_MARK_END,            /* gfx_end_frame returns */
     GFX_MARK_OVERLAY_BEGIN,  /* gfx_overlay_begin .. gfx_overlay_end: the caller's overlay */
@@ -122,8 +122,8 @@ static bool read_set(gfx_timer_set *set, gfx_timer_figures *out)
     float caller_overlay = overlay ? milliseconds(t[GFX_MARK_OVERLAY_BEGIN], t[GFX_MARK_OVERLAY_END]) : 0.0f;
     *out = (gfx_timer_figures){
         .shadow_ms = milliseconds(t[GFX_MARK_START], t[GFX_MARK_GROUND]),
-        .ground_ms = milliseconds(t[GFX_MARK_GROUND], t[GFX_MARK_CHARACTERS]),
-        .characters_ms = milliseconds(t[GFX_MARK_CHARACTERS], t[GFX_MARK_DEBUG_LINES]),
+        .characters_ms = milliseconds(t[GFX_MARK_CHARACTERS], t[GFX_MARK_GROUND]),
+        .ground_ms = milliseconds(t[GFX_MARK_GROUND], t[GFX_MARK_DEBUG_LINES]),
         .overlay_ms = milliseconds(t[GFX_MARK_DEBUG_LINES], t[GFX_MARK_END]) + caller_overlay,
         .frame_ms = milliseconds(t[GFX_MARK_START], t[GFX_MARK_END]) + caller_overlay,
     };

@@ -12,8 +12,8 @@
 
 typedef enum gfx_pass {
     GFX_PASS_SHADOW,      /* the shadow map's depth pass (with the frame's uploads before it) */
-    GFX_PASS_GROUND,      /* clearing the picture, and the ground */
-    GFX_PASS_CHARACTERS,  /* the instances (and the normals view) */
+    GFX_PASS_CHARACTERS,  /* clearing the picture, and the instances (and the normals view) */
+    GFX_PASS_GROUND,      /* the ground, drawn after the characters so it is not shaded behind them */
     GFX_PASS_OVERLAY,     /* debug lines, then whatever the caller brackets with gfx_overlay_begin/end */
     GFX_PASS_COUNT
 } gfx_pass;
