@@ -118,10 +118,15 @@ static bool read_set(gfx_timer_set *set, gfx_timer_figures *out)
     for (int m = 0; m < GFX_MARK_COUNT; ++m)
         if (set->issued[m])
             glGetQueryObjectui64v(set->queries[m], GL_QUERY_RESULT, &t[m]);
+    /* Should a driver stamp a mark ahead of work queued before it, the passes still add up to the frame: a
+     * mark never counts as earlier than the one issued before it. */
+    for (int m = GFX_MARK_START + 1; m <= GFX_MARK_END; ++m)
+        if (set->issued[m] && t[m] < t[m - 1])
+            t[m] = t[m - 1];
     bool overlay = set->issued[GFX_MARK_OVERLAY_BEGIN] && set->issued[GFX_MARK_OVERLAY_END];
     float caller_overlay = overlay ? milliseconds(t[GFX_MARK_OVERLAY_BEGIN], t[GFX_MARK_OVERLAY_END]) : 0.0f;
     *out = (gfx_timer_figures){
-        .shadow_ms = milliseconds(t[GFX_MARK_START], t[GFX_MARK_GROUND]),
+        .shadow_ms = milliseconds(t[GFX_MARK_START], t[GFX_MARK_CHARACTERS]),
         .characters_ms = milliseconds(t[GFX_MARK_CHARACTERS], t[GFX_MARK_GROUND]),
         .ground_ms = milliseconds(t[GFX_MARK_GROUND], t[GFX_MARK_DEBUG_LINES]),
         .overlay_ms = milliseconds(t[GFX_MARK_DEBUG_LINES], t[GFX_MARK_END]) + caller_overlay,
