@@ -628,6 +628,7 @@ static void draw_frame(demo *d)
         .lod_colors = d->views.lod_colors,
         .lod_error_pixels = d->settings.render.levels_of_detail ? d->settings.render.lod_error_pixels : -1.0f,
         .no_stand_ins = !d->settings.render.stand_ins,
+        .stand_in_pixels = d->settings.render.stand_in_pixels,
         .skin_once = d->settings.render.skin_once,
         /* Light from the front left of the default camera, so shadows fall where the player sees them. */
         .light_direction = {0.55f, -1.0f, -0.45f},

@@ -32,7 +32,7 @@ demo_config demo_config_defaults(void)
                   .lod = true},
         .camera = {.distance = 6.0f, .pitch = 20.0f, .yaw = 0.0f},
         .window = {.width = 1280, .height = 720, .vsync = true},
-        .render = {.levels_of_detail = true, .lod_error_pixels = 1.0f, .stand_ins = true},
+        .render = {.levels_of_detail = true, .lod_error_pixels = 0.5f, .stand_ins = true, .stand_in_pixels = 48.0f},
     };
 }
 
@@ -84,6 +84,7 @@ static const demo_config_key demo_config_keys[] = {
     {"render", "levels_of_detail", DEMO_CONFIG_BOOL, DEMO_CONFIG_AT(render.levels_of_detail), 0, 0},
     {"render", "lod_error_pixels", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(render.lod_error_pixels), 0.1, 100},
     {"render", "stand_ins", DEMO_CONFIG_BOOL, DEMO_CONFIG_AT(render.stand_ins), 0, 0},
+    {"render", "stand_in_pixels", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(render.stand_in_pixels), 1, 10000},
     {"render", "skin_once", DEMO_CONFIG_BOOL, DEMO_CONFIG_AT(render.skin_once), 0, 0},
 };
 enum { DEMO_CONFIG_KEY_COUNT = (int)(sizeof demo_config_keys / sizeof demo_config_keys[0]) };

@@ -53,8 +53,9 @@ typedef struct demo_config {
     } window;
     struct {
         bool levels_of_detail;  /* coarser meshes for far characters, default true */
-        float lod_error_pixels; /* how far a level may shift the surface on screen, pixels, default 1 */
-        bool stand_ins;         /* the few-hundred-triangle stand-in for the farthest, default true */
+        float lod_error_pixels; /* how far a level may shift the surface on screen, pixels, default 0.5 */
+        bool stand_ins;         /* the hundred-triangle stand-in for the smallest on screen, default true */
+        float stand_in_pixels;  /* characters at most this tall on screen may be the stand-in, default 48 */
         bool skin_once;         /* skin near characters once for shadow and picture, default false */
     } render;
 } demo_config;

@@ -1708,6 +1708,7 @@ static gfx_stats draw_at_distance(gfx_mesh mesh, const mat4 *palette, float dist
     gfx_frame_desc frame = camera_frame((vec3){distance, 1.0f, 0.0f}, (vec3){0.0f, 0.9f, 0.0f}, 40.0f);
     frame.shadow_radius = options.shadow_radius;
     frame.lod_error_pixels = options.lod_error_pixels;
+    frame.stand_in_pixels = options.stand_in_pixels;
     frame.lod_force_level = options.lod_force_level;
     frame.no_stand_ins = options.no_stand_ins;
     frame.lod_colors = options.lod_colors;
@@ -1760,10 +1761,16 @@ static void test_levels_of_detail(void)
     CHECK(wide.lod_instances[0] == 1 && wide.shadow_lod_instances[1] == 1);
     CHECK(wide.triangles == full + half && wide.shadow_triangles == half);
 
-    /* Far: 1 cm projects under a pixel at 60 m, 20 cm does not: level 1 (its shadow too, in a fine map). */
-    gfx_stats far = draw_at_distance(levelled, p, 60.0f, (gfx_frame_desc){0}, NULL);
+    /* Far, stand-ins aside: 1 cm projects under half a pixel at 60 m, 20 cm does not: level 1 (its shadow
+     * too, in a fine map). */
+    gfx_stats far = draw_at_distance(levelled, p, 60.0f, (gfx_frame_desc){.stand_in_pixels = -1.0f}, NULL);
     CHECK(far.lod_instances[1] == 1 && far.shadow_lod_instances[1] == 1);
     CHECK(far.triangles == 2 * half && far.shadow_triangles == half);
+    /* With stand-ins, the 1.8 m mannequin stands 21 pixels tall there, under 0.75 of 48: the stand-in,
+     * whatever its error; 30 pixels tall is not (over 0.75 x 30), 36 is. */
+    CHECK(draw_at_distance(levelled, p, 60.0f, (gfx_frame_desc){0}, NULL).lod_instances[2] == 1);
+    CHECK(draw_at_distance(levelled, p, 60.0f, (gfx_frame_desc){.stand_in_pixels = 20.0f}, NULL).lod_instances[1] == 1);
+    CHECK(draw_at_distance(levelled, p, 60.0f, (gfx_frame_desc){.stand_in_pixels = 36.0f}, NULL).lod_instances[2] == 1);
     /* Very far, the stand-in; with stand-ins off, level 1 at most, in both passes. */
     gfx_stats very_far = draw_at_distance(levelled, p, 99.0f, (gfx_frame_desc){.lod_error_pixels = 30.0f}, NULL);
     CHECK(very_far.lod_instances[2] == 1);

@@ -99,6 +99,18 @@ static void test_hysteresis(void)
     CHECK(level == 0);
 }
 
+static void test_stand_in(void)
+{
+    /* Becomes the stand-in at 0.75 of the limit, stays one up to the limit. */
+    CHECK(gfx_lod_use_stand_in(30.0f, 48.0f, false));
+    CHECK(!gfx_lod_use_stand_in(40.0f, 48.0f, false));
+    CHECK(gfx_lod_use_stand_in(40.0f, 48.0f, true));
+    CHECK(!gfx_lod_use_stand_in(50.0f, 48.0f, true));
+    /* A limit of 0 or below: never. */
+    CHECK(!gfx_lod_use_stand_in(1.0f, 0.0f, false));
+    CHECK(!gfx_lod_use_stand_in(1.0f, -1.0f, true));
+}
+
 static void test_shadow_level(void)
 {
     /* errors {0, 1 cm, 3 cm, 10 cm}; a shadow texel of a few cm lets a coarser caster stand in. */
@@ -122,6 +134,7 @@ int main(void)
     RUN(test_pixels_per_unit);
     RUN(test_select_by_error);
     RUN(test_hysteresis);
+    RUN(test_stand_in);
     RUN(test_shadow_level);
     return check_report();
 }

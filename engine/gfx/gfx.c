@@ -28,7 +28,9 @@
 #include "gfx_timer.h"
 
 /* The default budget of a level's simplification error on screen (gfx_frame_desc.lod_error_pixels). */
-static const float GFX_DEFAULT_LOD_ERROR_PIXELS = 1.0f;
+static const float GFX_DEFAULT_LOD_ERROR_PIXELS = 0.5f;
+/* The default height on screen below which a character may be the stand-in (gfx_frame_desc.stand_in_pixels). */
+static const float GFX_DEFAULT_STAND_IN_PIXELS = 48.0f;
 /* Frames between two timed ones (gfx_desc.gpu_timer_every): the figures refresh twice a second at 60 fps. */
 enum { GFX_DEFAULT_GPU_TIMER_EVERY = 30 };
 
@@ -236,6 +238,8 @@ void gfx_begin_frame(const gfx_frame_desc *desc)
         gfx.frame.shadow_radius = 0.0f;
     if (gfx.frame.lod_error_pixels == 0.0f || isnan(gfx.frame.lod_error_pixels))
         gfx.frame.lod_error_pixels = GFX_DEFAULT_LOD_ERROR_PIXELS;
+    if (gfx.frame.stand_in_pixels == 0.0f || isnan(gfx.frame.stand_in_pixels))
+        gfx.frame.stand_in_pixels = GFX_DEFAULT_STAND_IN_PIXELS;
     if (!(gfx.frame.shadow_distance >= 0.0f && gfx.frame.shadow_distance <= GFX_SHADOW_MAX_DISTANCE))
         gfx.frame.shadow_distance = 0.0f;
     glm_vec3_normalize_to(gfx.frame.light_direction, gfx.light_unit);
@@ -322,7 +326,16 @@ static int choose_level(const gfx_mesh_slot *slot, mat4 world, vec4 world_center
     } else {
         float pixels_per_unit = gfx_lod_pixels_per_unit(gfx.view_projection, gfx.frame.height, world, world_center);
         int previous = memory && memory->known ? memory->level : -1;
-        level = gfx_lod_select(slot->level_error, usable, pixels_per_unit, gfx.frame.lod_error_pixels, previous);
+        /* The mesh levels by their error; the stand-in, coarser than any error budget a near character
+         * could take, by how tall the character stands on screen. */
+        bool stand_in = slot->last_is_stand_in && usable == slot->level_count;
+        int mesh_levels = stand_in ? usable - 1 : usable;
+        level = gfx_lod_select(slot->level_error, mesh_levels, pixels_per_unit, gfx.frame.lod_error_pixels, previous);
+        if (stand_in && pixels_per_unit > 0.0f &&
+            gfx_lod_use_stand_in(slot->bind_size * pixels_per_unit, gfx.frame.stand_in_pixels, previous == usable - 1))
+            level = usable - 1;
+        if (stand_in && pixels_per_unit == 0.0f)
+            level = usable - 1; /* behind the camera: only its shadow can show */
     }
     if (memory) {
         memory->level = (uint8_t)level;

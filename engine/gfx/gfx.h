@@ -103,10 +103,13 @@ typedef struct gfx_frame_desc {
     bool cpu_skinning;            /* skin on the CPU (pose_skin_cpu, the reference) and draw the result,
                                    * instead of skinning in the vertex shader: same batching, same picture */
     bool debug_normals;           /* draw each skinned vertex's normal as a short line */
-    /* Level of detail (meshes made with lods): each instance is drawn at the coarsest level whose
-     * simplification error, projected at its distance, stays within lod_error_pixels; the shadow pass one
-     * level coarser. */
-    float lod_error_pixels;       /* 0: 1 pixel; negative: level 0 always (level of detail off) */
+    /* Level of detail (meshes made with lods): each instance is drawn at the coarsest mesh level whose
+     * simplification error, projected at its distance, stays within lod_error_pixels, or as the stand-in
+     * when it stands at most stand_in_pixels tall; the shadow pass one level coarser where the shadow map
+     * cannot tell the difference. */
+    float lod_error_pixels;       /* 0: half a pixel; negative: level 0 always (level of detail off) */
+    float stand_in_pixels;        /* the far stand-in is drawn for characters at most this tall on screen (its
+                                   * bind box's largest side), pixels; 0: 48; negative: never */
     int lod_force_level;          /* N > 0: every instance at level N - 1 (clamped to its mesh's levels) */
     bool no_stand_ins;            /* never the far stand-in level: the last mesh level is as coarse as it gets */
     bool lod_colors;              /* debug: tint each instance by the level it is drawn at */

@@ -61,6 +61,8 @@ typedef struct gfx_mesh_slot {
     gfx_part *parts;
     int level_count;   /* 1..GFX_LOD_LEVELS */
     bool last_is_stand_in;
+    float bind_size;   /* the largest side of the model's bind box, model units: its height on screen decides
+                        * the stand-in */
     float level_error[GFX_LOD_LEVELS];    /* model units, non-decreasing (model_lods.error) */
     int level_triangles[GFX_LOD_LEVELS];  /* every part together */
     int level_vertices[GFX_LOD_LEVELS];   /* distinct vertices used, every part together */

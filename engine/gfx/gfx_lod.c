@@ -44,6 +44,13 @@ int gfx_lod_select(const float *errors, int usable, float pixels_per_unit, float
     return coarser > previous ? coarser : previous;
 }
 
+bool gfx_lod_use_stand_in(float size_pixels, float limit_pixels, bool was_stand_in)
+{
+    if (!(limit_pixels > 0.0f) || !(size_pixels >= 0.0f))
+        return false;
+    return size_pixels <= (was_stand_in ? limit_pixels : GFX_LOD_HYSTERESIS * limit_pixels);
+}
+
 int gfx_lod_shadow_level(const float *errors, int level, int usable, float scale, float tolerance)
 {
     if (usable <= 1)

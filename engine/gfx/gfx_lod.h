@@ -5,6 +5,8 @@
 #ifndef MARIONETTE_GFX_LOD_H
 #define MARIONETTE_GFX_LOD_H
 
+#include <stdbool.h>
+
 #include <cglm/cglm.h>
 
 /* Going coarser needs the coarser level's projected error within this share of the budget; staying needs
@@ -20,6 +22,10 @@ float gfx_lod_pixels_per_unit(mat4 view_projection, int viewport_height, mat4 wo
  * may be chosen (the stand-in excluded by passing level_count - 1); pixels_per_unit as above (0: the
  * coarsest usable); error_pixels the budget (> 0); previous: the level drawn last frame, or -1. */
 int gfx_lod_select(const float *errors, int usable, float pixels_per_unit, float error_pixels, int previous);
+
+/* Whether a character `size_pixels` tall on screen is drawn as the far stand-in: at most limit_pixels
+ * tall to stay one (was_stand_in), at most GFX_LOD_HYSTERESIS of it to become one; never with a limit <= 0. */
+bool gfx_lod_use_stand_in(float size_pixels, float limit_pixels, bool was_stand_in);
 
 /* The shadow pass's level for a picture level: one coarser, within the usable levels, where the shadow
  * map cannot tell the two apart: the coarser level's error (errors[] in model units times `scale`, the

@@ -247,6 +247,9 @@ gfx_mesh gfx_make_mesh(const gfx_mesh_desc *desc, diag *err, diag_list *warnings
     slot->parts = parts;
     slot->level_count = level_count;
     slot->last_is_stand_in = lods && lods->last_is_stand_in && level_count > 1;
+    slot->bind_size = 0.0f;
+    for (int k = 0; k < 3; ++k)
+        slot->bind_size = fmaxf(slot->bind_size, m->bind_bounds[1][k] - m->bind_bounds[0][k]);
     for (int l = 0; l < level_count; ++l) {
         /* Errors must not decrease for the selection's search; a careless producer is clamped here. */
         float error = lods ? lods->error[l] : 0.0f;
