@@ -92,7 +92,8 @@ static void test_near_character(void)
            fit.ground[1], fit.ground[3]);
     CHECK(!fit.empty);
     CHECK(corners_inside(&fit, view.light_unit, box) == 16);
-    CHECK(fit.texel_metres <= pixel * 1.05f && fit.texel_metres >= pixel / 2.0f);
+    CHECK(fit.texel_metres <= GFX_SHADOW_PIXELS_PER_TEXEL * pixel * 1.05f &&
+          fit.texel_metres >= GFX_SHADOW_PIXELS_PER_TEXEL * pixel / 2.0f);
     CHECK(fit.texels[0] * fit.texels[1] < MAP_SIZE * MAP_SIZE / 8); /* not 4 million texels */
     /* Drawn into the smallest map that holds it. */
     CHECK(fit.map_size >= fit.texels[0] && fit.map_size >= fit.texels[1] && fit.map_size < MAP_SIZE);

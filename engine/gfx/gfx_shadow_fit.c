@@ -7,8 +7,8 @@
 /* Depth the light's view keeps beyond the casters and the covered view, metres: the polygon offset and
  * the normal offset push depths a little either way. */
 static const float GFX_SHADOW_DEPTH_MARGIN = 1.0f;
-/* The map's texel sizes form a ladder of steps of the square root of two: fine enough to stay near one
- * texel per pixel, coarse enough that a camera moving a little keeps the same texel size (and with it
+/* The map's texel sizes form a ladder of steps of the square root of two: fine enough to stay near the
+ * wanted texel size, coarse enough that a camera moving a little keeps the same texel size (and with it
  * the same texel grid on the ground). */
 static const float GFX_SHADOW_TEXEL_STEPS_PER_OCTAVE = 2.0f;
 /* Texels of margin on each side of the fitted window: bilinear taps half a texel beyond the last caster
@@ -163,12 +163,12 @@ void gfx_shadow_fit_view(const gfx_shadow_view *view, gfx_shadow_fit *fit)
             return;
     }
 
-    /* One texel about one screen pixel where the nearest caster stands, coarser where the map is too
-     * small for that. */
+    /* One texel about GFX_SHADOW_PIXELS_PER_TEXEL screen pixels where the nearest caster stands, coarser
+     * where the map is too small for that. */
     float widest = fmaxf(window_high[0] - window_low[0], window_high[1] - window_low[1]);
     int usable = view->map_size - 2 * GFX_SHADOW_MARGIN_TEXELS - 2;
     int step = texel_step_at_least(fmaxf(widest / (float)usable, 1e-6f));
-    float wanted = pixel_metres(view, nearest);
+    float wanted = GFX_SHADOW_PIXELS_PER_TEXEL * pixel_metres(view, nearest);
     if (wanted < FLT_MAX && wanted > 1e-6f)
         step = imax(step, (int)floorf(GFX_SHADOW_TEXEL_STEPS_PER_OCTAVE * log2f(wanted) + 1e-4f));
     float texel = 0.0f, first[2] = {0.0f, 0.0f};
