@@ -247,7 +247,8 @@ static model *parse_meshes(const char *meshes_text, int mesh_count)
 {
     char text[4096];
     snprintf(text, sizeof text,
-             "MD5Version 10\ncommandline \"\"\nnumJoints 1\nnumMeshes %d\njoints {\n\t\"root\" -1 ( 0 0 0 ) ( 0 0 0 )\n}\n%s",
+             "MD5Version 10\ncommandline \"\"\nnumJoints 1\nnumMeshes %d\n"
+             "joints {\n\t\"root\" -1 ( 0 0 0 ) ( 0 0 0 )\n}\n%s",
              mesh_count, meshes_text);
     model *m = NULL;
     diag err = {0};
