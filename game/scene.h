@@ -29,7 +29,7 @@ typedef struct scene_views {
     bool bounds;        /* F3: each entity's pose box (its skinned mesh, bright) and culling box (dim) */
     bool normals;       /* F4 */
     bool cpu_skinning;  /* G: the CPU reference path instead of the vertex shader */
-    bool lod_colors;    /* F6: each character tinted by its level of detail */
+    bool lod_colors;    /* F7: each character tinted by its level of detail */
 } scene_views;
 
 typedef struct scene {

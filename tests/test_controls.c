@@ -147,7 +147,7 @@ static void test_defaults_bind_what_the_issue_says(void)
         {PLATFORM_KEY_Q, GAME_ACTION_ORBIT_LEFT},     {PLATFORM_KEY_R, GAME_ACTION_ORBIT_RIGHT},
         {PLATFORM_KEY_F1, GAME_ACTION_HELP},          {PLATFORM_KEY_F2, GAME_ACTION_SKELETON},
         {PLATFORM_KEY_F3, GAME_ACTION_BOUNDS},        {PLATFORM_KEY_F4, GAME_ACTION_NORMALS},
-        {PLATFORM_KEY_F6, GAME_ACTION_LEVELS},
+        {PLATFORM_KEY_F7, GAME_ACTION_LEVELS},
         {PLATFORM_KEY_G, GAME_ACTION_SKINNING},       {PLATFORM_KEY_P, GAME_ACTION_PAUSE},
         {PLATFORM_KEY_PERIOD, GAME_ACTION_STEP},      {PLATFORM_KEY_LEFTBRACKET, GAME_ACTION_SLOWER},
         {PLATFORM_KEY_RIGHTBRACKET, GAME_ACTION_FASTER}, {PLATFORM_KEY_F5, GAME_ACTION_RELOAD},
@@ -228,9 +228,9 @@ static void test_remap_through_a_file(void)
     CHECK_NEAR(c.orbit_keys_degrees_per_second, 90.0, 1e-7);
 
     /* A second load starts from the defaults, not from the previous file: jump is back on Space. */
-    CHECK(load_text("[keys]\nwave = F7\n", &c, &errors));
+    CHECK(load_text("[keys]\nwave = F8\n", &c, &errors));
     CHECK(action_of(&c, PLATFORM_KEY_SPACE) == GAME_ACTION_JUMP);
-    CHECK(action_of(&c, PLATFORM_KEY_F7) == GAME_ACTION_WAVE);
+    CHECK(action_of(&c, PLATFORM_KEY_F8) == GAME_ACTION_WAVE);
     CHECK(!c.invert_y);
     /* A key freed by a remap can go to another action in the same file. */
     CHECK(load_text("[keys]\nwave = Space\njump = E\n", &c, &errors));
