@@ -2132,6 +2132,38 @@ static void test_frame_budget_waits_for_nothing(void)
     __glewQueryCounter = real_query_counter;
 }
 
+/* The shadow pass draws only the instances whose shadow can reach the fitted map: characters far beyond
+ * the shadow distance are drawn in the picture but not into the shadow map. */
+static void test_far_characters_cast_no_shadow(void)
+{
+    joint_pose object[MAX_JOINTS];
+    mat4 palette[MAX_JOINTS];
+    CHECK(pose_at(mannequin, idle, 1.0f, object, palette));
+    float bounds[2][3];
+    memcpy(bounds, mannequin->bind_bounds, sizeof bounds);
+    for (int k = 0; k < 3; ++k)
+        bounds[0][k] -= 0.3f, bounds[1][k] += 0.3f;
+    gfx_frame_desc frame = camera_frame((vec3){4.0f, 1.6f, 0.0f}, (vec3){-20.0f, 0.5f, 0.0f}, 45.0f);
+    gfx_begin_frame(&frame);
+    for (int i = 0; i < 21; ++i) {
+        gfx_instance instance = {.mesh = mannequin_mesh, .palette = (const mat4 *)palette,
+                                 .joint_count = mannequin->skeleton.joint_count};
+        memcpy(instance.bounds, bounds, sizeof bounds);
+        /* One near the camera, twenty 70 to 89 m down the view (past the 40 m shadow distance). */
+        float x = i == 0 ? 0.0f : -70.0f - (float)(i - 1);
+        glm_translate_make(instance.world, (vec3){x, 0.0f, 0.6f * (float)(i % 5) - 1.2f});
+        CHECK(gfx_submit(&instance));
+    }
+    end_frame_checked();
+    gfx_stats stats = gfx_frame_stats();
+    int drawn = 0, cast = 0;
+    for (int l = 0; l < GFX_LOD_LEVELS; ++l)
+        drawn += stats.lod_instances[l], cast += stats.shadow_lod_instances[l];
+    printf("  21 characters, 20 of them past the shadow distance: %d drawn, %d into the shadow map\n", drawn, cast);
+    CHECK(stats.instances == 21 && drawn == 21);
+    CHECK(cast == 1);
+}
+
 int main(void)
 {
     diag err;
@@ -2184,6 +2216,7 @@ int main(void)
         RUN(test_mapping_faults);
         RUN(test_levels_of_detail);
         RUN(test_skin_once_draws_the_same_picture);
+        RUN(test_far_characters_cast_no_shadow);
         RUN(test_frame_budget);
         RUN(test_frame_budget_waits_for_nothing);
         CHECK(gfx_check_errors() == NULL);

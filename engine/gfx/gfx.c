@@ -106,12 +106,14 @@ bool gfx_setup(const gfx_desc *desc, diag *err)
     gfx.mesh_instance_count = calloc(groups, sizeof *gfx.mesh_instance_count);
     gfx.mesh_first_instance = calloc(groups, sizeof *gfx.mesh_first_instance);
     gfx.group_scale = calloc(groups, sizeof *gfx.group_scale);
+    gfx.mesh_caster_count = calloc(groups, sizeof *gfx.mesh_caster_count);
+    gfx.group_cursors = calloc(2 * groups, sizeof *gfx.group_cursors);
     gfx.queued = malloc((size_t)gfx.instance_capacity * sizeof *gfx.queued);
     gfx.sort_order = malloc((size_t)gfx.instance_capacity * sizeof *gfx.sort_order);
     gfx.sort_scratch = malloc((size_t)gfx.instance_capacity * sizeof *gfx.sort_scratch);
     gfx.instance_staging = malloc((size_t)gfx.instance_capacity * GFX_FLOATS_PER_INSTANCE * sizeof(float));
     gfx.palette_staging = malloc((size_t)gfx.palette_capacity * GFX_FLOATS_PER_MATRIX * sizeof(float));
-    if (!gfx.meshes || !gfx.mesh_instance_count || !gfx.mesh_first_instance || !gfx.group_scale || !gfx.queued || !gfx.sort_order ||
+    if (!gfx.meshes || !gfx.mesh_instance_count || !gfx.mesh_first_instance || !gfx.group_scale || !gfx.mesh_caster_count || !gfx.group_cursors || !gfx.queued || !gfx.sort_order ||
         !gfx.sort_scratch ||
         !gfx.instance_staging || !gfx.palette_staging) {
         gfx.ready = true;
@@ -188,6 +190,8 @@ void gfx_shutdown(void)
     free(gfx.mesh_instance_count);
     free(gfx.mesh_first_instance);
     free(gfx.group_scale);
+    free(gfx.mesh_caster_count);
+    free(gfx.group_cursors);
     free(gfx.queued);
     free(gfx.sort_order);
     free(gfx.sort_scratch);
@@ -397,7 +401,8 @@ static bool queue_instance(const gfx_instance *instance, const char *caller, boo
     queued->first_skinned_vertex = gfx.skinned_count;
     glm_mat4_copy(world, queued->world);
     queued->height = has_bounds(bounds) ? bounds_height(world, bounds) : 0.0f;
-    gfx_shadow_add_caster(world, has_bounds(bounds) ? (const float (*)[3])bounds : NULL);
+    gfx_shadow_add_caster(world, has_bounds(bounds) ? (const float (*)[3])bounds : NULL, queued->caster_low,
+                          queued->caster_high);
     bool no_tint = instance->tint[0] == 0.0f && instance->tint[1] == 0.0f && instance->tint[2] == 0.0f &&
                    instance->tint[3] == 0.0f;
     glm_vec4_copy(no_tint ? (vec4){1.0f, 1.0f, 1.0f, 1.0f} : (float *)instance->tint, queued->tint);
@@ -471,6 +476,10 @@ void gfx_end_frame(void)
                        .culled = gfx.stats.culled};
     gfx_timer_frame_begin();
 
+    /* The shadow's fit first: the sort puts the instances whose shadow reaches it first in each group. */
+    gfx.shadows_on = !gfx.frame.no_shadows && gfx.instance_count > 0;
+    if (gfx.shadows_on)
+        gfx_shadow_fit_frame(); /* turns shadows off when nothing casts into the view */
     if (!gfx.naive) {
         gfx_sort_instances_by_mesh();
         gfx_palettes_close(&stats);
@@ -482,7 +491,7 @@ void gfx_end_frame(void)
     stats.palettes_lost = gfx.palettes_lost;
     if (gfx.palettes_lost)
         stats.instances = 0;
-    gfx.shadows_on = !gfx.frame.no_shadows && stats.instances > 0;
+    gfx.shadows_on = gfx.shadows_on && stats.instances > 0;
     gfx.captured_vertices = 0;
     if (gfx.frame.cpu_skinning && gfx.instance_count > 0) {
         gfx_cpu_skin_frame();
@@ -495,8 +504,6 @@ void gfx_end_frame(void)
     glDepthFunc(GL_LESS);
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);
-    if (gfx.shadows_on)
-        gfx_shadow_fit_frame(); /* turns shadows off when nothing casts into the view */
     if (gfx.shadows_on) {
         gfx_timer_pass(GFX_PASS_SHADOW);
         stats.skinned_once_vertices = gfx_skin_once_capture();

@@ -34,31 +34,40 @@ static void order_front_to_back(void)
 }
 
 /* Counting sort of the frame's instances by (mesh, level) into the GPU layout, so each group's instances
- * are contiguous and one draw call covers them; within a group front to back, so the nearest characters
- * hide the ones behind before those are shaded (early depth rejection). */
+ * are contiguous and one draw call covers them; within a group, on shadow frames, first those whose shadow
+ * reaches the fitted map (the shadow pass draws only them), and front to back within both, so the nearest
+ * characters hide the ones behind before those are shaded (early depth rejection). */
 void gfx_sort_instances_by_mesh(void)
 {
     order_front_to_back();
     int groups = gfx.mesh_capacity * GFX_LOD_LEVELS;
     memset(gfx.mesh_instance_count, 0, (size_t)groups * sizeof *gfx.mesh_instance_count);
+    memset(gfx.mesh_caster_count, 0, (size_t)groups * sizeof *gfx.mesh_caster_count);
     memset(gfx.group_scale, 0, (size_t)groups * sizeof *gfx.group_scale);
     for (int i = 0; i < gfx.instance_count; ++i) {
-        int group = gfx.queued[i].mesh_slot * GFX_LOD_LEVELS + gfx.queued[i].level;
+        gfx_queued_instance *q = &gfx.queued[i];
+        int group = q->mesh_slot * GFX_LOD_LEVELS + q->level;
         ++gfx.mesh_instance_count[group];
         /* Rigid with uniform scale: any column's length is the scale (the Z-up turn keeps it). */
-        float scale = glm_vec3_norm(gfx.queued[i].world[0]);
+        float scale = glm_vec3_norm(q->world[0]);
         gfx.group_scale[group] = scale > gfx.group_scale[group] ? scale : gfx.group_scale[group];
+        q->casts = gfx.shadows_on && gfx_shadow_fit_casts(&gfx.shadow_fit, q->caster_low, q->caster_high);
+        gfx.mesh_caster_count[group] += q->casts;
     }
     int first = 0;
     for (int g = 0; g < groups; ++g) {
         gfx.mesh_first_instance[g] = first;
         first += gfx.mesh_instance_count[g];
     }
-    /* mesh_first_instance is used as a cursor here and restored below. */
+    /* Two cursors per group: casters from the group's start, the others after its casters. */
+    int *placed_casters = gfx.group_cursors, *placed_others = gfx.group_cursors + groups;
+    memset(gfx.group_cursors, 0, 2 * (size_t)groups * sizeof *gfx.group_cursors);
     for (int k = 0; k < gfx.instance_count; ++k) {
         const gfx_queued_instance *q = &gfx.queued[gfx.sort_order[k]];
         int group = q->mesh_slot * GFX_LOD_LEVELS + q->level;
-        float *out = gfx.instance_staging + (size_t)gfx.mesh_first_instance[group]++ * GFX_FLOATS_PER_INSTANCE;
+        int slot = gfx.mesh_first_instance[group] + (q->casts ? placed_casters[group]++
+                                                              : gfx.mesh_caster_count[group] + placed_others[group]++);
+        float *out = gfx.instance_staging + (size_t)slot * GFX_FLOATS_PER_INSTANCE;
         memcpy(out, q->world, sizeof(mat4));
         memcpy(out + 16, q->tint, sizeof(vec4));
         out[20] = (float)q->first_matrix; /* exact: matrices per frame stay far below 2^24 */
@@ -67,8 +76,6 @@ void gfx_sort_instances_by_mesh(void)
         memcpy(&out[21], &first_vertex, sizeof first_vertex);
         out[22] = out[23] = 0.0f;
     }
-    for (int g = 0; g < groups; ++g)
-        gfx.mesh_first_instance[g] -= gfx.mesh_instance_count[g];
 }
 
 void gfx_set_lighting_uniforms(const gfx_program *program, mat4 view_projection)
@@ -152,7 +159,8 @@ int gfx_draw_batched(const gfx_program *program, const gfx_program *captured, ma
         glUniform4f(program->line_color, 0.2f, 0.9f, 1.0f, 1.0f);
     const gfx_program *current = program;
     for (int g = 0; g < gfx.mesh_capacity * GFX_LOD_LEVELS; ++g) {
-        int instances = gfx.mesh_instance_count[g];
+        /* The shadow pass draws a group's casters, which the sort put first. */
+        int instances = shadow ? gfx.mesh_caster_count[g] : gfx.mesh_instance_count[g];
         if (instances == 0)
             continue;
         const gfx_mesh_slot *slot = &gfx.meshes[g / GFX_LOD_LEVELS];

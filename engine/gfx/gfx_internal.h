@@ -78,7 +78,9 @@ typedef struct gfx_queued_instance {
     mat4 world;         /* already including the Z-up to Y-up turn */
     vec4 tint;
     float height;       /* its bounds' top above its origin, world metres; 0 without bounds */
+    bool casts;         /* this frame, its shadow reaches the fitted shadow map (set by the sort) */
     uint16_t depth_key; /* its centre's distance from the camera, ordered like the distance (front to back) */
+    vec3 caster_low, caster_high; /* its box with its shadow on the ground, world space (shadow frames) */
 } gfx_queued_instance;
 
 typedef struct gfx_program {
@@ -145,6 +147,9 @@ typedef struct gfx_state {
     /* Instances are grouped by (mesh, level): group g = slot * GFX_LOD_LEVELS + level. */
     int *mesh_instance_count;    /* mesh_capacity * GFX_LOD_LEVELS entries: instances per group this frame */
     int *mesh_first_instance;    /* mesh_capacity * GFX_LOD_LEVELS entries: where each group's instances start */
+    int *group_cursors;          /* 2 * mesh_capacity * GFX_LOD_LEVELS entries: the sort's scratch */
+    int *mesh_caster_count;      /* mesh_capacity * GFX_LOD_LEVELS entries: of a group's instances, how many
+                                  * (the first ones) cast into the shadow map: the shadow pass draws those */
     float *group_scale;          /* mesh_capacity * GFX_LOD_LEVELS entries: the largest world scale in the group */
     GLuint palette_buffer, palette_texture;
     GLuint instance_buffer, instance_texture;

@@ -104,10 +104,15 @@ void gfx_shadow_begin(void)
     gfx.shadow_fit = (gfx_shadow_fit){.empty = true};
 }
 
-void gfx_shadow_add_caster(mat4 world, const float bounds[2][3])
+void gfx_shadow_add_caster(mat4 world, const float bounds[2][3], vec3 own_low, vec3 own_high)
 {
-    if (gfx.shadows_on)
-        gfx_shadow_caster_box(world, bounds, gfx.light_unit, gfx.casters_low, gfx.casters_high);
+    glm_vec3_fill(own_low, FLT_MAX);
+    glm_vec3_fill(own_high, -FLT_MAX);
+    if (!gfx.shadows_on)
+        return;
+    gfx_shadow_caster_box(world, bounds, gfx.light_unit, own_low, own_high);
+    glm_vec3_minv(gfx.casters_low, own_low, gfx.casters_low);
+    glm_vec3_maxv(gfx.casters_high, own_high, gfx.casters_high);
 }
 
 /* The light's view of what the camera sees up to the shadow distance, cut to the casters (or to the

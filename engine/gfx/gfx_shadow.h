@@ -11,9 +11,11 @@
  * buffers; false with err when a framebuffer is incomplete. */
 bool gfx_shadow_setup(diag *err);
 void gfx_shadow_shutdown(void);
-/* A frame's casters: emptied by gfx_begin_frame, grown by each queued instance (bounds NULL: none). */
+/* A frame's casters: emptied by gfx_begin_frame, grown by each queued instance (bounds NULL: none), whose
+ * own box with its shadow goes to [own_low, own_high] (empty when the frame has no shadows), for the sort
+ * to tell whether its shadow reaches the fitted map (gfx_shadow_fit_casts). */
 void gfx_shadow_begin(void);
-void gfx_shadow_add_caster(mat4 world, const float bounds[2][3]);
+void gfx_shadow_add_caster(mat4 world, const float bounds[2][3], vec3 own_low, vec3 own_high);
 /* gfx.shadow_fit for this frame; turns gfx.shadows_on off when no shadow reaches the view. */
 void gfx_shadow_fit_frame(void);
 /* The depth pass into the shadow map; returns its draw calls. */
