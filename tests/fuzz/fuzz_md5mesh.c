@@ -1,12 +1,14 @@
 /* fuzz_md5mesh: any bytes as an .md5mesh. The parser must refuse with a one-line diag or give a model that
  * keeps model.h's promises (parents before children, indices in range, finite numbers, unit rotations,
  * weights sorted and summing to 1); then the bind pose goes through the palette and CPU skinning stages,
- * whose output must be finite. */
+ * whose output must be finite, and a model of up to FUZZ_LOD_MAX_TRIANGLES triangles gets its levels of
+ * detail (build_lods, as the demo makes them), which must index its vertices and keep their promises. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "fuzz_check.h"
+#include "build/build_lod.h"
 #include "build/loader.h"
 #include "md5/md5.h"
 #include "pose/pose.h"
@@ -71,6 +73,39 @@ static void fuzz_skin_bind_pose(const model *m)
     free(palette);
 }
 
+/* Larger models simplify for longer than a fuzzer's execution should take; the parser is what meets them. */
+enum { FUZZ_LOD_MAX_TRIANGLES = 4096 };
+
+/* The levels the demo would draw: built for any model (build_lods fails only on a bad desc or no memory),
+ * every level indexing the mesh's own vertices, never more triangles than the file's, errors finite and
+ * non-decreasing from 0. */
+static void fuzz_check_levels(const model *m)
+{
+    long long triangles = 0;
+    for (int i = 0; i < m->mesh_count; ++i)
+        triangles += m->meshes[i].triangle_count;
+    if (triangles > FUZZ_LOD_MAX_TRIANGLES)
+        return;
+    model_lods *lods = NULL;
+    diag err = {0};
+    FUZZ_REQUIRE(build_lods(m, NULL, &lods, &err) && lods != NULL);
+    FUZZ_REQUIRE(lods->level_count >= 1 && lods->level_count <= LOD_LEVELS_MAX && lods->mesh_count == m->mesh_count);
+    FUZZ_REQUIRE(lods->error[0] == 0.0f);
+    for (int l = 0; l < lods->level_count; ++l) {
+        FUZZ_REQUIRE(isfinite(lods->error[l]) && (l == 0 || lods->error[l] >= lods->error[l - 1]));
+        for (int i = 0; i < m->mesh_count; ++i) {
+            const skin_mesh *mesh = &m->meshes[i];
+            int count = lods->meshes[i].triangle_count[l];
+            FUZZ_REQUIRE(count >= 0 && count <= mesh->triangle_count && lods->meshes[i].triangles[l] != NULL);
+            FUZZ_REQUIRE(l > 0 || count == mesh->triangle_count);
+            for (int t = 0; t < count; ++t)
+                for (int k = 0; k < 3; ++k)
+                    FUZZ_REQUIRE(lods->meshes[i].triangles[l][t][k] < (uint32_t)mesh->vertex_count);
+        }
+    }
+    model_lods_free(lods);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -93,6 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fuzz_check_mesh(&m->meshes[i], m->skeleton.joint_count);
         FUZZ_REQUIRE(isfinite(m->skin_reach) && m->skin_reach >= 0.0f);
         fuzz_skin_bind_pose(m);
+        fuzz_check_levels(m);
     }
     model_free(m);
     diag_list_free(&warnings);
