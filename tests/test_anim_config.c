@@ -51,7 +51,7 @@ static void test_real_config_loads_cleanly(void)
         return;
     }
     CHECK(mannequin->model && robot->model && mannequin->model != robot->model);
-    CHECK(mannequin->clip_count == 9 && robot->clip_count == 9);
+    CHECK(mannequin->clip_count == 19 && robot->clip_count == 19);
     /* Both bodies share the one copy of each clip. */
     for (int i = 0; i < mannequin->clip_count; ++i)
         CHECK(mannequin->clips[i].clip != NULL && mannequin->clips[i].clip == robot->clips[i].clip);
@@ -82,8 +82,8 @@ static void test_real_config_loads_cleanly(void)
     for (int i = 1; i < machine->transition_count; ++i)
         CHECK(machine->transitions[i - 1].priority >= machine->transitions[i].priority);
 
-    /* 3 ini files, 2 meshes, 1 textures folder, 2 images, 9 clips. */
-    CHECK(anim_config_watched_file_count(config) == 17);
+    /* 3 ini files, 2 meshes, 1 textures folder, 2 images, 19 clips. */
+    CHECK(anim_config_watched_file_count(config) == 27);
     CHECK(!anim_config_reload_due(config));
     anim_config_free(config);
     CHECK(cache_get_stats(cache).users == 0);

@@ -128,6 +128,16 @@ static double rotation_step_degrees(const float a[4], const float b[4])
 
 /* ---- Recipes and parsing ------------------------------------------------------------------------- */
 
+static const char *const additive_names[] = {"lean_left", "lean_right", "breathe", "flinch"};
+
+static bool is_additive(const char *name)
+{
+    for (size_t i = 0; i < sizeof additive_names / sizeof additive_names[0]; ++i)
+        if (strcmp(name, additive_names[i]) == 0)
+            return true;
+    return false;
+}
+
 static void test_every_clip_parses_as_its_recipe_says(void)
 {
     CHECK(clips_count() >= 9);
@@ -170,7 +180,9 @@ static const clip_recipe *find_recipe(const char *name, int *index)
 
 static void test_library_has_the_demo_clips(void)
 {
-    const char *names[] = {"idle", "walk", "run", "walk_root_motion", "jump", "wave", "turn_left", "turn_right"};
+    const char *names[] = {"idle",      "walk",     "run",      "walk_root_motion", "jump",       "wave",
+                           "turn_left", "turn_right", "walk_left", "walk_right",     "walk_back",  "run_left",
+                           "run_right", "run_back", "lean_left", "lean_right",     "breathe",    "flinch"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
         int index;
         find_recipe(names[i], &index);
@@ -341,9 +353,11 @@ static double check_plants(int index, const clip *c)
                 continue;
             ++frames_in_plant;
             frame_object_pose(c, f, object);
-            /* In-place clips with a ground speed: the world slides on under the character. */
-            double world_x = object[ankle].position[0] + (recipe->root_motion ? 0.0 : recipe->ground_speed * t);
-            double world[2] = {world_x, object[ankle].position[1]};
+            /* In-place clips with a ground speed: the world slides on under the character, along the
+             * clip's direction of travel. */
+            double travel = recipe->root_motion ? 0.0 : recipe->ground_speed * t;
+            double world[2] = {object[ankle].position[0] + travel * recipe->direction[0],
+                               object[ankle].position[1] + travel * recipe->direction[1]};
             for (int k = 0; k < 2; ++k) {
                 low[k] = fmin(low[k], world[k]);
                 high[k] = fmax(high[k], world[k]);
@@ -373,8 +387,8 @@ static void test_planted_feet_stay_put(void)
             CHECK(plants[p].begin >= 0.0 && plants[p].begin < plants[p].end);
             CHECK(plants[p].end <= (double)c->once_duration + 1e-6);
         }
-        /* Only wave leaves the legs alone; every other clip stands on its feet. */
-        CHECK(plant_count > 0 || strcmp(clips_recipe(i)->name, "wave") == 0);
+        /* Only wave and the additive sources leave the legs alone; every other clip stands on its feet. */
+        CHECK(plant_count > 0 || strcmp(clips_recipe(i)->name, "wave") == 0 || is_additive(clips_recipe(i)->name));
         double worst = check_plants(i, c);
         printf("  %-17s %d plants, worst drift %.5f m\n", clips_recipe(i)->name, plant_count, worst);
         clip_free(c);
@@ -383,10 +397,13 @@ static void test_planted_feet_stay_put(void)
 
 /* Planted feet are found from the data too: where the ankle is at its bind height, it moves slower than
  * 0.1 m/s in the world, and the recipe must call that a plant (or the sole is on its way up or down). */
+static const char *const gait_names[] = {"walk", "run", "walk_root_motion", "walk_left", "walk_right", "walk_back",
+                                         "run_left", "run_right", "run_back"};
+
 static void test_gait_contacts_agree_with_the_data(void)
 {
-    const char *names[] = {"walk", "run", "walk_root_motion"};
-    for (int n = 0; n < 3; ++n) {
+    for (size_t n = 0; n < sizeof gait_names / sizeof gait_names[0]; ++n) {
+        const char *const *names = gait_names;
         int index;
         const clip_recipe *recipe = find_recipe(names[n], &index);
         clip *c = recipe ? generate_clip(index) : NULL;
@@ -403,8 +420,8 @@ static void test_gait_contacts_agree_with_the_data(void)
             for (int side = CLIPS_LEFT; side <= CLIPS_RIGHT; ++side) {
                 int ankle = side == CLIPS_LEFT ? RIG_FOOT_L : RIG_FOOT_R;
                 double travel = recipe->root_motion ? 0.0 : recipe->ground_speed / c->frame_rate;
-                double moved = hypot(object[ankle].position[0] - before[ankle].position[0] + travel,
-                                     object[ankle].position[1] - before[ankle].position[1]);
+                double moved = hypot(object[ankle].position[0] - before[ankle].position[0] + travel * recipe->direction[0],
+                                     object[ankle].position[1] - before[ankle].position[1] + travel * recipe->direction[1]);
                 bool low = fabs(object[ankle].position[2] - RIG_ANKLE_HEIGHT) < PLANT_HEIGHT_TOLERANCE &&
                            fabs(before[ankle].position[2] - RIG_ANKLE_HEIGHT) < PLANT_HEIGHT_TOLERANCE;
                 if (!low || moved * c->frame_rate > 0.1)
@@ -559,6 +576,163 @@ static void test_turns_end_facing_ninety_degrees_round(void)
     }
 }
 
+/* ---- Locomotion in every direction (a 2D blend space's clips) ------------------------------------- */
+
+#define DIRECTIONAL_DRIFT_MAX 0.002 /* m per plant: the limit for feet in a blend space */
+
+typedef struct directional_gait {
+    const char *name;
+    const char *forward; /* the forward clip of the same gait */
+    double direction[2];
+} directional_gait;
+
+static const directional_gait directional_gaits[] = {
+    {"walk_left", "walk", {0.0, 1.0}}, {"walk_right", "walk", {0.0, -1.0}}, {"walk_back", "walk", {-1.0, 0.0}},
+    {"run_left", "run", {0.0, 1.0}},   {"run_right", "run", {0.0, -1.0}},   {"run_back", "run", {-1.0, 0.0}},
+};
+
+/* Same cycle, speed and plant phases as the forward clip, so a blend keeps the feet in step; every plant
+ * holds within 2 mm of the floor moving at the clip's speed in its direction. */
+static void test_directional_gaits_line_up_with_the_forward_ones(void)
+{
+    for (size_t n = 0; n < sizeof directional_gaits / sizeof directional_gaits[0]; ++n) {
+        const directional_gait *gait = &directional_gaits[n];
+        int index, forward_index;
+        const clip_recipe *recipe = find_recipe(gait->name, &index);
+        const clip_recipe *forward = find_recipe(gait->forward, &forward_index);
+        if (!recipe || !forward)
+            continue;
+        CHECK(recipe->cyclic && !recipe->root_motion);
+        CHECK(recipe->frame_rate == forward->frame_rate && recipe->frame_count == forward->frame_count);
+        CHECK_NEAR(recipe->ground_speed, forward->ground_speed, 1e-12);
+        CHECK_NEAR(recipe->direction[0], gait->direction[0], 1e-12);
+        CHECK_NEAR(recipe->direction[1], gait->direction[1], 1e-12);
+        CHECK_NEAR(forward->direction[0], 1.0, 1e-12);
+        clips_plant plants[CLIPS_MAX_PLANTS], forward_plants[CLIPS_MAX_PLANTS];
+        int count = clips_plants(index, plants), forward_count = clips_plants(forward_index, forward_plants);
+        CHECK(count == forward_count && count == 2);
+        for (int p = 0; p < count && p < forward_count; ++p) {
+            CHECK(plants[p].side == forward_plants[p].side);
+            CHECK_NEAR(plants[p].begin, forward_plants[p].begin, 1e-9);
+        }
+        CHECK(plants[0].side == CLIPS_LEFT);
+        clip *c = generate_clip(index);
+        if (!c)
+            continue;
+        double worst = check_plants(index, c);
+        CHECK(worst <= DIRECTIONAL_DRIFT_MAX);
+        printf("  %-10s plants at %.3f (L) and %.3f (R) s like %s, worst drift %.5f m\n", gait->name,
+               plants[0].begin, count > 1 ? plants[1].begin : -1.0, gait->forward, worst);
+        clip_free(c);
+    }
+}
+
+/* Side steps: the shoulders face forward on every frame while the pelvis opens towards the travel, and
+ * the feet pass each other (each crosses the body's middle line). Backward: a planted foot moves forward
+ * under the body. */
+static void test_side_steps_face_forward_and_backward_steps_go_back(void)
+{
+    for (size_t n = 0; n < sizeof directional_gaits / sizeof directional_gaits[0]; ++n) {
+        const directional_gait *gait = &directional_gaits[n];
+        int index;
+        const clip_recipe *recipe = find_recipe(gait->name, &index);
+        clip *c = recipe ? generate_clip(index) : NULL;
+        if (!c)
+            continue;
+        joint_pose object[RIG_JOINT_COUNT];
+        double worst_chest_degrees = 0.0, pelvis_turn = 0.0, left_foot_y[2] = {INFINITY, -INFINITY};
+        for (int f = 0; f < c->frame_count; ++f) {
+            frame_object_pose(c, f, object);
+            vec3 chest, hips;
+            joint_point(&object[RIG_SPINE_3], 1.0f, 0.0f, 0.0f, chest);
+            glm_vec3_sub(chest, object[RIG_SPINE_3].position, chest);
+            joint_point(&object[RIG_HIPS], 1.0f, 0.0f, 0.0f, hips);
+            glm_vec3_sub(hips, object[RIG_HIPS].position, hips);
+            worst_chest_degrees = fmax(worst_chest_degrees, fabs(atan2(chest[1], chest[0])) * 180.0 / PI);
+            pelvis_turn += atan2(hips[1], hips[0]) * 180.0 / PI / c->frame_count;
+            left_foot_y[0] = fmin(left_foot_y[0], object[RIG_FOOT_L].position[1]);
+            left_foot_y[1] = fmax(left_foot_y[1], object[RIG_FOOT_L].position[1]);
+        }
+        if (gait->direction[1] != 0.0) {
+            CHECK(worst_chest_degrees <= 6.0);
+            CHECK(pelvis_turn * gait->direction[1] >= 10.0);
+            CHECK(left_foot_y[0] < -0.05 && left_foot_y[1] > 0.25);
+            printf("  %-10s shoulders within %.2f deg of forward, pelvis turned %.1f deg, left ankle y %.3f..%.3f m\n",
+                   gait->name, worst_chest_degrees, pelvis_turn, left_foot_y[0], left_foot_y[1]);
+        } else {
+            clips_plant plants[CLIPS_MAX_PLANTS];
+            CHECK(clips_plants(index, plants) >= 1);
+            joint_pose begin[RIG_JOINT_COUNT], end[RIG_JOINT_COUNT];
+            frame_object_pose(c, (int)ceil(plants[0].begin * c->frame_rate - 1e-9), begin);
+            frame_object_pose(c, (int)floor(plants[0].end * c->frame_rate + 1e-9), end);
+            CHECK(end[RIG_FOOT_L].position[0] > begin[RIG_FOOT_L].position[0] + 0.2f);
+        }
+        clip_free(c);
+    }
+}
+
+/* ---- Additive sources ----------------------------------------------------------------------------- */
+
+static bool is_below_the_spine(int joint)
+{
+    return joint == RIG_ROOT || joint == RIG_HIPS || joint >= RIG_THIGH_L;
+}
+
+/* Frame 0 is the bind pose (their reference); root, hips and legs never move; the motion is what the
+ * clip says it is. */
+static void test_additive_sources_start_at_the_bind_pose(void)
+{
+    for (size_t n = 0; n < sizeof additive_names / sizeof additive_names[0]; ++n) {
+        int index;
+        const clip_recipe *recipe = find_recipe(additive_names[n], &index);
+        clip *c = recipe ? generate_clip(index) : NULL;
+        if (!c)
+            continue;
+        double largest_degrees = 0.0;
+        for (int f = 0; f < c->frame_count; ++f) {
+            const joint_pose *local = &c->frames[(size_t)f * RIG_JOINT_COUNT];
+            for (int j = 0; j < RIG_JOINT_COUNT; ++j) {
+                double bind[3];
+                rig_local_offset(j, bind);
+                for (int k = 0; k < 3; ++k)
+                    CHECK_NEAR(local[j].position[k], bind[k], 1e-6);
+                const float identity[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+                double degrees = rotation_step_degrees(local[j].rotation, identity);
+                if (f == 0 || is_below_the_spine(j))
+                    CHECK(degrees < 1e-3);
+                largest_degrees = fmax(largest_degrees, degrees);
+            }
+        }
+        joint_pose object[RIG_JOINT_COUNT];
+        if (strcmp(recipe->name, "lean_left") == 0 || strcmp(recipe->name, "lean_right") == 0) {
+            /* The full lean is held by the last frame: the head 0.1 m towards the turn. */
+            frame_object_pose(c, c->frame_count - 1, object);
+            double side = strcmp(recipe->name, "lean_left") == 0 ? 1.0 : -1.0;
+            CHECK(object[RIG_HEAD].position[1] * side > 0.08);
+            CHECK(!recipe->cyclic);
+            printf("  %-10s head %.3f m to the side at the last frame\n", recipe->name, (double)object[RIG_HEAD].position[1]);
+        } else if (strcmp(recipe->name, "breathe") == 0) {
+            /* A slight, slow loop. */
+            CHECK(recipe->cyclic && c->loop_duration >= 3.0f);
+            CHECK(largest_degrees > 0.5 && largest_degrees < 5.0);
+        } else if (strcmp(recipe->name, "flinch") == 0) {
+            /* The head jerks back, and the clip ends at its reference pose again. */
+            float head_x = 0.0f;
+            for (int f = 0; f < c->frame_count; ++f) {
+                frame_object_pose(c, f, object);
+                head_x = fminf(head_x, object[RIG_HEAD].position[0]);
+            }
+            CHECK(head_x < -0.08f);
+            CHECK(!recipe->cyclic && c->once_duration <= 1.0f);
+            const joint_pose *last = &c->frames[(size_t)(c->frame_count - 1) * RIG_JOINT_COUNT];
+            for (int j = 0; j < RIG_JOINT_COUNT; ++j)
+                CHECK(rotation_step_degrees(last[j].rotation, (const float[4]){0.0f, 0.0f, 0.0f, 1.0f}) < 1e-3);
+            printf("  %-10s head back %.3f m at most\n", recipe->name, (double)head_x);
+        }
+        clip_free(c);
+    }
+}
+
 int main(void)
 {
     RUN(test_every_clip_parses_as_its_recipe_says);
@@ -575,5 +749,8 @@ int main(void)
     RUN(test_one_shots_start_and_end_standing);
     RUN(test_jump_leaves_the_floor);
     RUN(test_turns_end_facing_ninety_degrees_round);
+    RUN(test_directional_gaits_line_up_with_the_forward_ones);
+    RUN(test_side_steps_face_forward_and_backward_steps_go_back);
+    RUN(test_additive_sources_start_at_the_bind_pose);
     return check_report();
 }

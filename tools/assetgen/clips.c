@@ -12,10 +12,31 @@
  *                     joint keeps its bind pose, so it can play as an upper-body layer over a walk
  *   turn_left/right   once, 30 fps, 1.2 s: a 90-degree turn on the spot in two steps; the root yaws
  *                     (+90 degrees for left, about +Z), so a game reads the new facing from the root
- *   celebrate         once, 30 fps, 2.4 s: both arms up, a small hop, two fist pumps, arms down */
+ *   celebrate         once, 30 fps, 2.4 s: both arms up, a small hop, two fist pumps, arms down
+ *
+ * Locomotion in other directions, for a 2D blend space: the cycle length, frame count and plant phases
+ * of the forward clip of the same gait (the left foot plants at the same normalized phase), the same
+ * ground speed, in place, travelling along recipe.direction:
+ *   walk_left         cyclic, 1.4 m/s to the left (+Y): side steps, the trailing right leg crossing in
+ *                     front; the pelvis opens 20 degrees towards the travel, the shoulders face forward
+ *   walk_right        walk_left in a mirror, half a cycle on (so the left foot still plants first)
+ *   walk_back         the walk played backwards (toes land first, the heel rolls off)
+ *   run_left, run_right, run_back: the same for the run, 3.5 m/s
+ *
+ * Additive sources: frame 0 is exactly the bind pose (the reference); only the spine, neck, head and
+ * arms move, so they can be added over any clip without touching the feet:
+ *   lean_left         once, 30 fps, 0.5 s: the spine rolls 15 degrees to the left (into a left turn),
+ *                     growing smoothly from the bind pose at frame 0 to the full lean at the last frame
+ *                     (frame 15), which a one-shot holds: drive the weight by the turn rate
+ *   lean_right        lean_left in a mirror
+ *   breathe           cyclic, 24 fps, 4 s: one slow breath, the chest lifting and the shoulders rising
+ *   flinch            once, 30 fps, 0.8 s: a hit from the front; the upper body jerks back with the
+ *                     shoulders up and the arms coming up (peak at 0.1 s), then settles back to the bind
+ *                     pose by the end */
 #include "clips_internal.h"
 
 #include <math.h>
+#include <string.h>
 
 #define GRAVITY 9.81 /* m/s^2, for the time spent in the air */
 
@@ -74,12 +95,15 @@ typedef struct gait_style {
     double arm_abduction;
     double elbow;        /* degrees with the arm hanging at the middle of its swing */
     double elbow_swing;  /* degrees more as the arm swings forward, less as it goes back */
+    double pelvis_turn;  /* degrees: the pelvis held turned (left: positive) towards a sideways travel
+                          * while the spine turns the shoulders back to face forward */
 } gait_style;
 
 static void gait_body(const gait_style *gait, double t, frame_pose *pose)
 {
     double phase = t / gait->cycle;
-    double pelvis_yaw = -gait->pelvis_yaw * clips_cycle_cosine(phase, 0.0); /* left hip forward at phase 0 */
+    /* Left hip forward at phase 0. */
+    double pelvis_yaw = gait->pelvis_turn - gait->pelvis_yaw * clips_cycle_cosine(phase, 0.0);
     double height = gait->hips_height - gait->bob * clips_cycle_cosine(2.0 * phase, 2.0 * gait->lowest);
     double roll = gait->pelvis_roll * clips_cycle_sine(phase, 0.0);         /* left hip up while left stands */
     clips_set_hips(pose, 0.0, gait->sway * clips_cycle_sine(phase, 0.05), height, pelvis_yaw, roll, 0.4 * gait->lean);
@@ -136,6 +160,45 @@ static void run_body(double t, frame_pose *pose)
 static const footstep run_steps[] = {
     {CLIPS_LEFT, 0.000, 0.025, 0.125, 0.230, 0.16, 0.06, 0.0, -8.0, 50.0},
     {CLIPS_RIGHT, 0.350, 0.375, 0.475, 0.580, 0.16, -0.06, 0.0, -8.0, 50.0},
+};
+
+/* Side steps to the left. The world slides right (-Y) under the feet; each foot lands on the left of its
+ * hip and slides to the right of it, so the feet pass each other every step: the trailing right foot
+ * crosses in front (+X), the left one behind. The hips sit lower than in the forward gaits, which
+ * lengthens the legs' sideways reach, and plants keep the forward clip's phases (left flat from 0.10 s
+ * in the walk, 0.025 s in the run). Each foot stands 0.52 s of the walk (0.73 m of floor under it) and
+ * 0.20 s of the run (0.70 m); a step's y at flat_begin is its hip's y plus half that, less the floor
+ * that went by since touch-down. */
+static const gait_style walk_left_style = {
+    .cycle = WALK_CYCLE, .hips_height = 0.87, .bob = 0.02, .lowest = 0.04, .sway = 0.015,
+    .pelvis_yaw = 2.0, .pelvis_roll = 3.0, .lean = 2.0, .chest_twist = 1.0, .arm_swing = 8.0, .arm_lag = 0.04,
+    .arm_abduction = 16.0, .elbow = 20.0, .elbow_swing = 5.0, .pelvis_turn = 20.0,
+};
+
+static void walk_left_body(double t, frame_pose *pose)
+{
+    gait_body(&walk_left_style, t, pose);
+}
+
+static const footstep walk_left_steps[] = {
+    {CLIPS_LEFT, 0.00, 0.10, 0.38, 0.52, -0.07, 0.318, 10.0, 5.0, 25.0},
+    {CLIPS_RIGHT, 0.50, 0.60, 0.88, 1.02, 0.07, 0.130, 10.0, 5.0, 25.0},
+};
+
+static const gait_style run_left_style = {
+    .cycle = RUN_CYCLE, .hips_height = 0.80, .bob = 0.03, .lowest = 0.107, .sway = 0.01,
+    .pelvis_yaw = 3.0, .pelvis_roll = 3.0, .lean = 5.0, .chest_twist = 2.0, .arm_swing = 15.0, .arm_lag = 0.03,
+    .arm_abduction = 18.0, .elbow = 80.0, .elbow_swing = 8.0, .pelvis_turn = 20.0,
+};
+
+static void run_left_body(double t, frame_pose *pose)
+{
+    gait_body(&run_left_style, t, pose);
+}
+
+static const footstep run_left_steps[] = {
+    {CLIPS_LEFT, 0.000, 0.025, 0.115, 0.200, -0.08, 0.357, 10.0, 0.0, 40.0},
+    {CLIPS_RIGHT, 0.350, 0.375, 0.465, 0.550, 0.08, 0.169, 10.0, 0.0, 40.0},
 };
 
 /* Jump: 2 s. Crouch (0.15-0.55 s), push off the toes (0.80 s), 0.5 s in the air with the legs tucked,
@@ -250,20 +313,97 @@ static const footstep celebrate_steps[] = {
     {CLIPS_RIGHT, 0.88, 0.98, 2.40, 2.40, 0.0, -0.10, 0.0, 25.0, 0.0},
 };
 
+/* ---- Additive sources: frame 0 is the bind pose; nothing below the spine moves. ---- */
+
+/* The bind pose's arm (every angle of clips_set_arm at its bind value). */
+static const arm_angles bind_arm = {.abduction = 45.0};
+
+/* Lean: the spine rolls into a left turn, the head keeping a third of it back towards upright. */
+#define LEAN_DURATION 0.5
+#define LEAN_DEGREES 15.0
+
+static void lean_body(double t, frame_pose *pose)
+{
+    double lean = -LEAN_DEGREES * shape_smoothstep(0.0, LEAN_DURATION, t); /* negative roll: left shoulder down */
+    clips_set_spine(pose, 0.0, 0.0, lean, 0.0, 0.0);
+    clips_set_local_rotation(pose, RIG_NECK, shape_axis_x, -lean / 3.0);
+    /* The arms hang from the tilted chest; the clavicles let them swing out a little with it. */
+    arm_angles arm = bind_arm;
+    arm.shrug = lean / 6.0;
+    clips_set_arm(pose, CLIPS_LEFT, &arm);
+    arm.shrug = -lean / 6.0;
+    clips_set_arm(pose, CLIPS_RIGHT, &arm);
+}
+
+/* Breathe: 4 s, one breath in and out; the chest rises (the spine straightens back), the shoulders lift,
+ * the head keeps its gaze level. */
+#define BREATHE_DURATION 4.0
+
+static void breathe_body(double t, frame_pose *pose)
+{
+    double breath = 0.5 - 0.5 * clips_cycle_cosine(t / BREATHE_DURATION, 0.0); /* 0 out, 1 in */
+    clips_set_spine(pose, 0.0, -2.0 * breath, 0.0, 0.0, 2.0 * breath);
+    arm_angles arm = bind_arm;
+    arm.shrug = 3.0 * breath;
+    arm.abduction += 1.5 * breath;
+    clips_set_arm(pose, CLIPS_LEFT, &arm);
+    clips_set_arm(pose, CLIPS_RIGHT, &arm);
+}
+
+/* Flinch: 0.8 s, hit in the chest from the front. A fast jerk back (peak at 0.1 s) with the shoulders up,
+ * the head ducking and the arms coming up to guard, then a slower settle back to the bind pose. */
+#define FLINCH_DURATION 0.8
+
+static void flinch_body(double t, frame_pose *pose)
+{
+    static const curve_key amount[] = {{0.0, 0.0, 0.0}, {0.1, 1.0, 0.0}, {0.3, 0.55, -2.0}, {FLINCH_DURATION, 0.0, 0.0}};
+    static const arm_angles guard = {.shrug = 12.0, .abduction = 30.0, .flexion = 35.0, .elbow = 70.0,
+                                     .wrist = 10.0, .fingers = 40.0};
+    double hit = CURVE_AT(amount, t);
+    clips_set_spine(pose, 8.0 * hit, -14.0 * hit, 3.0 * hit, -4.0 * hit, 18.0 * hit);
+    arm_angles arm = clips_arm_blend(&bind_arm, &guard, hit);
+    clips_set_arm(pose, CLIPS_LEFT, &arm);
+    arm = clips_arm_blend(&bind_arm, &guard, 0.8 * hit);
+    clips_set_arm(pose, CLIPS_RIGHT, &arm);
+}
+
 #define STEPS(array) (array), (int)(sizeof(array) / sizeof((array)[0]))
+#define FORWARD {1.0, 0.0}
+#define NOT_DERIVED {NULL, 0.0, 0.0}
 
 /* frame_count = duration * frame_rate + 1: the last frame is the end of a one-shot or, for a cycle, the
  * copy of the first frame the Doom 3 convention asks for. */
+/* Derived clips: walk_back is walk reversed about 0.25 s (left plant [0.10, 0.40] maps onto itself),
+ * run_back run reversed about 0.075 s ([0.025, 0.125] onto itself); the strafes to the right are the
+ * left ones in a mirror, half a cycle on, so the left foot plants where the mirrored right foot did. */
 static const clip_plan plans[] = {
-    {{"idle", true, false, 0.0, 24, 145}, idle_body, STEPS(idle_steps), 0.0, false, false},
-    {{"walk", true, false, WALK_SPEED, 30, 31}, walk_body, STEPS(walk_steps), 0.055, false, false},
-    {{"run", true, false, RUN_SPEED, 30, 22}, run_body, STEPS(run_steps), 0.10, false, false},
-    {{"walk_root_motion", true, true, WALK_SPEED, 30, 31}, walk_body, STEPS(walk_steps), 0.055, false, false},
-    {{"jump", false, false, 0.0, 30, 61}, jump_body, STEPS(jump_steps), 0.22, true, false},
-    {{"wave", false, false, 0.0, 24, 73}, wave_body, NULL, 0, 0.0, false, false},
-    {{"turn_left", false, false, 0.0, 30, 37}, turn_body, STEPS(turn_steps), 0.05, false, false},
-    {{"turn_right", false, false, 0.0, 30, 37}, turn_body, STEPS(turn_steps), 0.05, false, true},
-    {{"celebrate", false, false, 0.0, 30, 73}, celebrate_body, STEPS(celebrate_steps), 0.10, true, false},
+    {{"idle", true, false, 0.0, 24, 145, FORWARD}, idle_body, STEPS(idle_steps), 0.0, false, false, NOT_DERIVED},
+    {{"walk", true, false, WALK_SPEED, 30, 31, FORWARD}, walk_body, STEPS(walk_steps), 0.055, false, false, NOT_DERIVED},
+    {{"run", true, false, RUN_SPEED, 30, 22, FORWARD}, run_body, STEPS(run_steps), 0.10, false, false, NOT_DERIVED},
+    {{"walk_root_motion", true, true, WALK_SPEED, 30, 31, FORWARD}, walk_body, STEPS(walk_steps), 0.055, false, false,
+     NOT_DERIVED},
+    {{"jump", false, false, 0.0, 30, 61, FORWARD}, jump_body, STEPS(jump_steps), 0.22, true, false, NOT_DERIVED},
+    {{"wave", false, false, 0.0, 24, 73, FORWARD}, wave_body, NULL, 0, 0.0, false, false, NOT_DERIVED},
+    {{"turn_left", false, false, 0.0, 30, 37, FORWARD}, turn_body, STEPS(turn_steps), 0.05, false, false, NOT_DERIVED},
+    {{"turn_right", false, false, 0.0, 30, 37, FORWARD}, turn_body, STEPS(turn_steps), 0.05, false, true, NOT_DERIVED},
+    {{"celebrate", false, false, 0.0, 30, 73, FORWARD}, celebrate_body, STEPS(celebrate_steps), 0.10, true, false,
+     NOT_DERIVED},
+    {{"walk_left", true, false, WALK_SPEED, 30, 31, {0.0, 1.0}}, walk_left_body, STEPS(walk_left_steps), 0.08, false,
+     false, NOT_DERIVED},
+    {{"walk_right", true, false, WALK_SPEED, 30, 31, {0.0, -1.0}}, NULL, NULL, 0, 0.0, false, true,
+     {"walk_left", 1.0, 0.5 * WALK_CYCLE}},
+    {{"walk_back", true, false, WALK_SPEED, 30, 31, {-1.0, 0.0}}, NULL, NULL, 0, 0.0, false, false,
+     {"walk", -1.0, 0.5}},
+    {{"run_left", true, false, RUN_SPEED, 30, 22, {0.0, 1.0}}, run_left_body, STEPS(run_left_steps), 0.10, false,
+     false, NOT_DERIVED},
+    {{"run_right", true, false, RUN_SPEED, 30, 22, {0.0, -1.0}}, NULL, NULL, 0, 0.0, false, true,
+     {"run_left", 1.0, 0.5 * RUN_CYCLE}},
+    {{"run_back", true, false, RUN_SPEED, 30, 22, {-1.0, 0.0}}, NULL, NULL, 0, 0.0, false, false,
+     {"run", -1.0, 0.15}},
+    {{"lean_left", false, false, 0.0, 30, 16, FORWARD}, lean_body, NULL, 0, 0.0, false, false, NOT_DERIVED},
+    {{"lean_right", false, false, 0.0, 30, 16, FORWARD}, lean_body, NULL, 0, 0.0, false, true, NOT_DERIVED},
+    {{"breathe", true, false, 0.0, 24, 97, FORWARD}, breathe_body, NULL, 0, 0.0, false, false, NOT_DERIVED},
+    {{"flinch", false, false, 0.0, 30, 25, FORWARD}, flinch_body, NULL, 0, 0.0, false, false, NOT_DERIVED},
 };
 
 enum { PLAN_COUNT = (int)(sizeof plans / sizeof plans[0]) };
@@ -278,11 +418,73 @@ const clip_recipe *clips_recipe(int index)
     return index >= 0 && index < PLAN_COUNT ? &plans[index].recipe : NULL;
 }
 
+const clip_plan *clips_find_plan(const char *name)
+{
+    for (int i = 0; i < PLAN_COUNT; ++i)
+        if (strcmp(plans[i].recipe.name, name) == 0)
+            return &plans[i];
+    return NULL;
+}
+
+static void sort_plants(clips_plant *plants, int count)
+{
+    for (int i = 1; i < count; ++i)
+        for (int j = i; j > 0 && plants[j].begin < plants[j - 1].begin; --j) {
+            clips_plant swap = plants[j];
+            plants[j] = plants[j - 1];
+            plants[j - 1] = swap;
+        }
+}
+
+static int plan_plants(const clip_plan *plan, clips_plant out[CLIPS_MAX_PLANTS]);
+
+/* A derived plan's plants: the source's, mapped through the change of time, wrapped into the cycle (a
+ * plant crossing the wrap is split in two, as in any cycle), mirrored sides swapped, and the pieces the
+ * source had split at its own wrap joined again. */
+static int derived_plants(const clip_plan *plan, clips_plant out[CLIPS_MAX_PLANTS])
+{
+    clips_plant source[CLIPS_MAX_PLANTS], pieces[2 * CLIPS_MAX_PLANTS];
+    int source_count = plan_plants(clips_find_plan(plan->derived.source), source), piece_count = 0;
+    double cycle = clips_plan_duration(plan);
+    for (int i = 0; i < source_count; ++i) {
+        double a = (source[i].begin - plan->derived.time_offset) / plan->derived.time_scale;
+        double b = (source[i].end - plan->derived.time_offset) / plan->derived.time_scale;
+        double begin = fmin(a, b), end = fmax(a, b), shift = floor(begin / cycle) * cycle;
+        begin -= shift;
+        end -= shift;
+        int side = plan->mirrored ? CLIPS_RIGHT - source[i].side : source[i].side;
+        pieces[piece_count++] = (clips_plant){side, begin, fmin(end, cycle)};
+        if (end > cycle + 1e-9)
+            pieces[piece_count++] = (clips_plant){side, 0.0, end - cycle};
+    }
+    sort_plants(pieces, piece_count);
+    int count = 0;
+    for (int i = 0; i < piece_count; ++i) {
+        bool joined = false;
+        for (int k = 0; k < count && !joined; ++k)
+            if (out[k].side == pieces[i].side && fabs(out[k].end - pieces[i].begin) < 1e-9 && out[k].end < cycle - 1e-9) {
+                out[k].end = pieces[i].end;
+                joined = true;
+            }
+        if (!joined && pieces[i].end - pieces[i].begin > 1e-9 && count < CLIPS_MAX_PLANTS)
+            out[count++] = pieces[i];
+    }
+    return count;
+}
+
 int clips_plants(int index, clips_plant out[CLIPS_MAX_PLANTS])
 {
-    if (index < 0 || index >= PLAN_COUNT || !plans[index].steps)
+    if (index < 0 || index >= PLAN_COUNT)
         return 0;
-    const clip_plan *plan = &plans[index];
+    return plan_plants(&plans[index], out);
+}
+
+static int plan_plants(const clip_plan *plan, clips_plant out[CLIPS_MAX_PLANTS])
+{
+    if (plan->derived.source)
+        return derived_plants(plan, out);
+    if (!plan->steps)
+        return 0;
     double duration = clips_plan_duration(plan);
     int count = 0;
     for (int side = CLIPS_LEFT; side <= CLIPS_RIGHT; ++side) {
@@ -294,12 +496,7 @@ int clips_plants(int index, clips_plant out[CLIPS_MAX_PLANTS])
                 out[count++] = (clips_plant){plan->mirrored ? CLIPS_RIGHT - side : side, begin, end};
         }
     }
-    for (int i = 1; i < count; ++i)
-        for (int j = i; j > 0 && out[j].begin < out[j - 1].begin; --j) {
-            clips_plant swap = out[j];
-            out[j] = out[j - 1];
-            out[j - 1] = swap;
-        }
+    sort_plants(out, count);
     return count;
 }
 

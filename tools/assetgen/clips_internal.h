@@ -103,6 +103,17 @@ typedef struct footstep {
     double push_pitch;    /* degrees at lift_off: the heel raised, > 0 */
 } footstep;
 
+/* A clip made from another cyclic clip of the library by a change of time and, with clip_plan.mirrored,
+ * a mirror: its pose at t is the source's at (time_offset + time_scale * t) wrapped into the cycle.
+ * time_scale -1 plays the source backwards (walk_back is walk reversed: backward walking is close to
+ * forward walking played in reverse); time_offset shifts it so the left foot plants when the forward
+ * clip's does. Its footsteps and body are the source's; steps of the plan are then unused. */
+typedef struct clip_derivation {
+    const char *source; /* name of the source plan; NULL for a clip made from its own body and steps */
+    double time_scale;  /* +1 or -1 */
+    double time_offset; /* seconds */
+} clip_derivation;
+
 /* What a clip is made of: its recipe, a body function for everything above the legs, and footsteps. */
 typedef struct clip_plan {
     clip_recipe recipe;
@@ -112,7 +123,11 @@ typedef struct clip_plan {
     double swing_lift;     /* m: how much higher than a straight path a swinging ankle goes */
     bool swing_under_hips; /* in the air (jumps) a swinging foot hangs from the hips, not over the floor */
     bool mirrored;         /* the clip is another clip's plan seen in a mirror (turn_right) */
+    clip_derivation derived;
 } clip_plan;
+
+/* The library's plan called name, or NULL (clips.c). */
+const clip_plan *clips_find_plan(const char *name);
 
 /* Seconds from the first frame to the last. */
 double clips_plan_duration(const clip_plan *plan);

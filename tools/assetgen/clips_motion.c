@@ -7,8 +7,10 @@
  *      it lands and on the ball of the foot as it pushes off) or swinging between two plants;
  *   3. two-bone leg IK turns each foot target into thigh, shin, foot and toe rotations, so planted feet
  *      stay exactly where they were put.
- * In-place clips that travel (walk, run) place their footsteps in a world that moves under the
- * character at the ground speed: a planted foot slides backward (-X) at exactly that speed. */
+ * In-place clips that travel (walk, run, walk_left, ...) place their footsteps in a world that moves
+ * under the character at the ground speed: a planted foot slides against the direction of travel at
+ * exactly that speed. A derived plan (walk_back, walk_right, ...) is another plan's pose at a mapped
+ * time, mirrored or not (clip_derivation). */
 #include "clips_internal.h"
 
 #include <math.h>
@@ -219,10 +221,12 @@ static foot_state foot_rolled(const double flat_ankle[3], double yaw, double pit
     return foot;
 }
 
-/* The foot of `step` at time t in [touch_down, lift_off], in the world, for a world moving on at speed. */
-static foot_state footstep_state(const footstep *step, double speed, double t)
+/* The foot of `step` at time t in [touch_down, lift_off], in the world, for a world moving on at
+ * velocity (m/s, x and y). */
+static foot_state footstep_state(const footstep *step, const double velocity[2], double t)
 {
-    double flat_ankle[3] = {step->x + speed * step->flat_begin, step->y, RIG_ANKLE_HEIGHT};
+    double flat_ankle[3] = {step->x + velocity[0] * step->flat_begin, step->y + velocity[1] * step->flat_begin,
+                            RIG_ANKLE_HEIGHT};
     double pitch = 0.0;
     if (t < step->flat_begin) {
         /* Fastest right at contact, settling gently: (1 - s)^2. */
@@ -238,6 +242,13 @@ static foot_state footstep_state(const footstep *step, double speed, double t)
 double clips_plan_duration(const clip_plan *plan)
 {
     return (double)(plan->recipe.frame_count - 1) / plan->recipe.frame_rate;
+}
+
+/* How fast the world moves on under an in-place clip (the character's velocity over the floor). */
+static void plan_velocity(const clip_plan *plan, double velocity[2])
+{
+    velocity[0] = plan->recipe.ground_speed * plan->recipe.direction[0];
+    velocity[1] = plan->recipe.ground_speed * plan->recipe.direction[1];
 }
 
 /* The body's hips height at t (the reference a swinging foot hangs from in the air). */
@@ -279,7 +290,8 @@ int clips_side_footsteps(const clip_plan *plan, int side, footstep out[CLIPS_STE
 static foot_state foot_swing(const clip_plan *plan, const footstep *from, const footstep *to, double t)
 {
     const double step = 1e-4; /* seconds, for the plants' velocities by finite differences */
-    double speed = plan->recipe.ground_speed;
+    double speed[2];
+    plan_velocity(plan, speed);
     double t0 = from->lift_off, t1 = to->touch_down, duration = t1 - t0;
     foot_state start = footstep_state(from, speed, t0), before = footstep_state(from, speed, t0 - step);
     foot_state end = footstep_state(to, speed, t1), after = footstep_state(to, speed, t1 + step);
@@ -317,15 +329,17 @@ static foot_state plan_foot(const clip_plan *plan, int side, double t)
 {
     footstep steps[CLIPS_STEP_COPIES_MAX];
     int count = clips_side_footsteps(plan, side, steps);
+    double velocity[2];
+    plan_velocity(plan, velocity);
     for (int i = 0; i < count; ++i)
         if (t >= steps[i].touch_down && t <= steps[i].lift_off)
-            return footstep_state(&steps[i], plan->recipe.ground_speed, t);
+            return footstep_state(&steps[i], velocity, t);
     for (int i = 0; i + 1 < count; ++i)
         if (t > steps[i].lift_off && t < steps[i + 1].touch_down)
             return foot_swing(plan, &steps[i], &steps[i + 1], t);
     /* Before the first or after the last footstep: stand on the nearest one. */
     const footstep *nearest = t < steps[0].touch_down ? &steps[0] : &steps[count - 1];
-    return footstep_state(nearest, plan->recipe.ground_speed, t < nearest->touch_down ? nearest->touch_down
+    return footstep_state(nearest, velocity, t < nearest->touch_down ? nearest->touch_down
                                                                                       : nearest->lift_off);
 }
 
@@ -381,18 +395,40 @@ static void leg_solve(frame_pose *pose, int side, const foot_state *foot, const 
     shape_rotation_about(shape_axis_y, foot->toe_bend, pose->rotation[toe]);
 }
 
+/* A derived plan's pose: its source's at the mapped time, mirrored if asked. */
+static void derived_plan_pose(const clip_plan *plan, double t, frame_pose *pose)
+{
+    const clip_plan *source = clips_find_plan(plan->derived.source);
+    double cycle = clips_plan_duration(source);
+    double source_time = fmod(plan->derived.time_offset + plan->derived.time_scale * t, cycle);
+    if (source_time < 0.0)
+        source_time += cycle;
+    clips_plan_pose(source, source_time, pose);
+    if (plan->mirrored)
+        pose_mirror(pose);
+}
+
 void clips_plan_pose(const clip_plan *plan, double t, frame_pose *pose)
 {
+    if (plan->derived.source) {
+        derived_plan_pose(plan, t, pose);
+        return;
+    }
     clips_pose_bind(pose);
     plan->pose_body(t, pose);
-    double travel = plan->recipe.ground_speed * t;
-    if (plan->recipe.root_motion)
-        pose->translation[RIG_ROOT][0] += travel;
+    double velocity[2];
+    plan_velocity(plan, velocity);
+    double travel[2] = {velocity[0] * t, velocity[1] * t};
+    if (plan->recipe.root_motion) {
+        pose->translation[RIG_ROOT][0] += travel[0];
+        pose->translation[RIG_ROOT][1] += travel[1];
+    }
     for (int side = CLIPS_LEFT; side <= CLIPS_RIGHT && plan->steps; ++side) {
         foot_state foot = plan_foot(plan, side, t);
         /* The world moves on by `travel` while the root stays behind (in place) or keeps up (root
          * motion): object space = world - travel + root. */
-        foot.ankle[0] += pose->translation[RIG_ROOT][0] - travel;
+        foot.ankle[0] += pose->translation[RIG_ROOT][0] - travel[0];
+        foot.ankle[1] += pose->translation[RIG_ROOT][1] - travel[1];
         /* Knees point between where the pelvis and the foot face, so turning feet do not twist them. */
         double hips_rotation[4], hips_position[3], hips_forward[3], knee_forward[3];
         clips_pose_object(pose, RIG_HIPS, hips_rotation, hips_position);

@@ -29,7 +29,9 @@ static void plan_frame(const clip_plan *plan, int frame, frame_pose *pose)
     bool repeat_first = plan->recipe.cyclic && frame == plan->recipe.frame_count - 1;
     clips_plan_pose(plan, repeat_first ? 0.0 : (double)frame / plan->recipe.frame_rate, pose);
     if (repeat_first && plan->recipe.root_motion)
-        pose->translation[RIG_ROOT][0] += plan->recipe.ground_speed * clips_plan_duration(plan);
+        for (int k = 0; k < 2; ++k)
+            pose->translation[RIG_ROOT][k] +=
+                plan->recipe.ground_speed * plan->recipe.direction[k] * clips_plan_duration(plan);
 }
 
 typedef long long joint_values[RIG_JOINT_COUNT][6];

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "anim/anim_clip.h"
@@ -589,6 +590,11 @@ static bool write_file(const char *folder, const char *name, const plan *p, void
 
 static const char *const written_files[] = {"characters.ini", "clips.ini", "states.ini", "demo.ini", "controls.ini"};
 
+static bool named_for_its_role(const candidate *c)
+{
+    return strcasecmp(c->stem, new_character_role_name(c->role)) == 0;
+}
+
 /* Read and measure every clip; decide who plays each role. */
 static void study_clips(plan *p)
 {
@@ -617,8 +623,17 @@ static void study_clips(plan *p)
             continue;
         }
         if (c->role != NEW_CHARACTER_ROLE_UNKNOWN && p->by_role[c->role] >= 0) {
-            c->rival = p->by_role[c->role];
-            continue;
+            int holder = p->by_role[c->role];
+            if (!named_for_its_role(c) || named_for_its_role(&p->clips[holder])) {
+                c->rival = holder;
+                continue;
+            }
+            /* A clip named exactly for its role ("idle") takes it from one that only has one of the role's
+             * words in its name ("breathe"), whatever their alphabetical order. */
+            p->clips[holder].usable = false;
+            for (int other = 0; other < i; ++other)
+                if (other == holder || p->clips[other].rival == holder)
+                    p->clips[other].rival = i;
         }
         if (c->role == NEW_CHARACTER_ROLE_UNKNOWN)
             continue;

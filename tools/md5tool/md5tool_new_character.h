@@ -42,7 +42,9 @@ typedef enum new_character_role {
  *   pain, hit, flinch                       pain
  *   death, dying, die                       death
  *   dead                                    dead
- * anything else (a turn without a side included) is unknown. mesh_path may be NULL. */
+ * anything else (a turn without a side included) is unknown. mesh_path may be NULL. When several clips
+ * get one role, the first in file-name order plays it, unless another is named exactly for the role
+ * ("idle" beats "breathe"). */
 new_character_role new_character_guess_role(const char *clip_path, const char *mesh_path);
 
 /* The clip's name as the tool uses it: the file name without folder and extension, the mesh's file name
