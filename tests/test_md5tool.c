@@ -1341,7 +1341,7 @@ static void test_graph_odd_names(void)
 
     /* Without dot on the PATH: one line naming the package, exit 1, no picture and no temporary file. */
     snprintf(arguments, sizeof arguments, "graph '%s' --out '%s'", odd, svg_path);
-    char command[4 * PATH_SIZE + 64];
+    char command[sizeof arguments + sizeof MARIONETTE_MD5TOOL + 64];
     snprintf(command, sizeof command, "PATH=/nonexistent '%s' %s 2>&1", MARIONETTE_MD5TOOL, arguments);
     FILE *pipe = popen(command, "r");
     char said[512] = "";
