@@ -660,8 +660,8 @@ static void test_usage_errors(void)
  * and exits 0; it used to be "unknown option". The full --help lists every command. */
 static void test_command_help(void)
 {
-    static const char *const names[] = {"info", "check", "pose", "skin", "render", "sheet", "bench", "synth", "trace", "lod",
-                                        "graph"};
+    static const char *const names[] = {"info",  "check", "pose", "skin", "render", "sheet",
+                                        "bench", "synth", "trace", "lod", "graph"};
     tool_result all = run_tool("--help", false);
     CHECK(all.status == 0);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
@@ -1231,7 +1231,8 @@ static void test_graph_demo_dot(void)
 }
 
 /* A config whose names DOT would misread unquoted (keywords node, graph, strict, edge; '-', '.', a
- * leading digit), a negative priority, a bool in both forms, restart, `time` and an `or`. */
+ * leading digit), a negative priority, a bool in both forms, restart, `time` and an `or`, and a default
+ * that %g would round (999999.5 is not 1e+06). */
 static const char odd_characters[] = "[odd-one.v2]\n"
                                      "mesh = " MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh\n"
                                      "clips = clips.ini\n"
@@ -1246,7 +1247,7 @@ static const char odd_clips[] = "[x-y.z]\n"
 static const char odd_states[] = "[machine]\n"
                                  "start = node\n"
                                  "[parameters]\n"
-                                 "strict = number 1.5\n"
+                                 "strict = number 999999.5\n"
                                  "edge = bool false\n"
                                  "go = trigger\n"
                                  "[state node]\n"
@@ -1305,7 +1306,8 @@ static void test_graph_odd_names(void)
     CHECK(dot && dot_has_edge(dot, "any", "node", "go\\nfade 0.2, restart"));
     /* `edge == true` reads back as `edge`, the same term */
     CHECK(dot && dot_has_edge(dot, "9lives", "node", "time > 1.5 or edge\\nfade 0.2"));
-    CHECK_STR_CONTAINS(dot, "<td align=\"left\">strict</td><td align=\"left\">number</td><td align=\"left\">1.5</td>");
+    CHECK_STR_CONTAINS(dot,
+                       "<td align=\"left\">strict</td><td align=\"left\">number</td><td align=\"left\">999999.5</td>");
     CHECK_STR_CONTAINS(dot, "<td align=\"left\">edge</td><td align=\"left\">bool</td><td align=\"left\">false</td>");
     /* No state name is a DOT node name: they are s0, s1, ... */
     CHECK(dot && strstr(dot, "\n  node [label") == NULL && strstr(dot, "\n  node -> ") == NULL);

@@ -48,6 +48,25 @@ static void put_quoted(FILE *out, const char *text)
     }
 }
 
+/* ---- numbers ---- */
+
+/* The shortest decimal that reads back as the same float: 0.2 rather than 0.200000003, and 1234567 in
+ * full where %g would round 999999.5 to 1e+06, a different number than the file's. */
+typedef struct graph_number {
+    char text[32];
+} graph_number;
+
+static graph_number number_text(float value)
+{
+    graph_number n;
+    for (int digits = 1; digits <= 9; ++digits) {
+        snprintf(n.text, sizeof n.text, "%.*g", digits, (double)value);
+        if (strtof(n.text, NULL) == value)
+            break;
+    }
+    return n;
+}
+
 /* ---- conditions, as states.ini writes them ---- */
 
 static const char *comparison_text(state_machine_comparison comparison)
@@ -75,7 +94,7 @@ static void put_term(FILE *out, const state_machine_definition *machine, const s
     case STATE_MACHINE_TERM_OVERLAY_END: put_quoted(out, "overlay_end"); return;
     case STATE_MACHINE_TERM_TRIGGER: put_quoted(out, name); return;
     case STATE_MACHINE_TERM_COMPARE_TIME:
-        fprintf(out, "time %s %g", comparison_text(term->comparison), (double)term->value);
+        fprintf(out, "time %s %s", comparison_text(term->comparison), number_text(term->value).text);
         return;
     case STATE_MACHINE_TERM_COMPARE_PARAMETER:
         break;
@@ -91,7 +110,7 @@ static void put_term(FILE *out, const state_machine_definition *machine, const s
         return;
     }
     put_quoted(out, name);
-    fprintf(out, " %s %g", comparison_text(term->comparison), (double)term->value);
+    fprintf(out, " %s %s", comparison_text(term->comparison), number_text(term->value).text);
 }
 
 static void put_clause(FILE *out, const state_machine_definition *machine, const state_machine_transition *t)
@@ -134,11 +153,11 @@ static void put_state(FILE *out, const anim_character *character, int index)
     put_html(out, clip_name(character, state->clip));
     fputs(state->loop ? ", loop" : ", one-shot", out);
     if (state->rate != 1.0f)
-        fprintf(out, "<br/>rate %g", (double)state->rate);
+        fprintf(out, "<br/>rate %s", number_text(state->rate).text);
     if (state->rate_parameter >= 0 && state->rate_parameter < machine->parameter_count) {
         fputs("<br/>rate_from ", out);
         put_html(out, machine->parameters[state->rate_parameter].name);
-        fprintf(out, " [%g, %g]", (double)state->rate_min, (double)state->rate_max);
+        fprintf(out, " [%s, %s]", number_text(state->rate_min).text, number_text(state->rate_max).text);
     }
     if (state->overlay_clip >= 0) {
         fputs("<br/>overlay ", out);
@@ -165,7 +184,7 @@ static void put_transition(FILE *out, const state_machine_definition *machine, i
             fputs(" or ", out);
         put_clause(out, machine, &machine->transitions[i]);
     }
-    fprintf(out, "\\nfade %g", (double)t->fade);
+    fprintf(out, "\\nfade %s", number_text(t->fade).text);
     if (t->priority != 0)
         fprintf(out, ", priority %d", t->priority);
     if (t->restart)
@@ -198,15 +217,15 @@ static void put_legend(FILE *out, const state_machine_definition *machine)
         put_html(out, parameter->name);
         fprintf(out, "</td><td align=\"left\">%s</td><td align=\"left\">", type_name(parameter->type));
         if (parameter->type == STATE_MACHINE_NUMBER)
-            fprintf(out, "%g", (double)parameter->default_value);
+            fputs(number_text(parameter->default_value).text, out);
         else if (parameter->type == STATE_MACHINE_BOOL)
             fputs(parameter->default_value != 0.0f ? "true" : "false", out);
         fputs("</td></tr>\n", out);
     }
     if (machine->parameter_count == 0)
         fputs("    <tr><td colspan=\"3\">none</td></tr>\n", out);
-    fprintf(out, "    <tr><td colspan=\"3\" align=\"left\">trigger_hold %g s</td></tr>\n",
-            (double)machine->trigger_hold);
+    fprintf(out, "    <tr><td colspan=\"3\" align=\"left\">trigger_hold %s s</td></tr>\n",
+            number_text(machine->trigger_hold).text);
     fputs("  </table>>];\n", out);
 }
 
