@@ -13,10 +13,10 @@ cd "$(dirname "$0")/.."
 # assimp-testmodels ships the public MD5 files the tests read; xvfb gives the window test an X server
 # where there is no display. clang builds the libFuzzer targets (scripts/fuzz.sh; gcc has no libFuzzer)
 # with libFuzzer and its sanitizer runtimes from libclang-rt-14-dev (only recommended by clang, so a
-# minimal install without recommends lacks it).
+# minimal install without recommends lacks it). graphviz's dot draws `md5tool graph` pictures.
 packages="gcc clang libclang-rt-14-dev libc6-dev make cmake pkg-config libcglm-dev libinih-dev libxxhash-dev zlib1g-dev libmeshoptimizer-dev assimp-testmodels
 libsdl2-dev libsdl2-image-dev libglew-dev libgl1-mesa-dri libegl-mesa0 libegl1 libgles2 libegl-dev
-xvfb xauth xdotool"
+xvfb xauth xdotool graphviz"
 
 missing=""
 for package in $packages; do

@@ -634,7 +634,12 @@ static void test_usage_errors(void)
                            "pose a.md5mesh b.md5anim --frame 1 --time 2", "skin a.md5mesh --frame 1",
                            "pose a.md5mesh b.md5anim --frame nan", "synth", "bench", "bench teleport", "lod",
                            "lod a.md5mesh --stand-in 0", "lod a.md5mesh --borders round",
-                           "lod a.md5mesh --write-level 9 b.md5mesh", "lod a.md5mesh --max-error 2"};
+                           "lod a.md5mesh --write-level 9 b.md5mesh", "lod a.md5mesh --max-error 2",
+                           /* graph: no folder, no --out, a format it cannot write, a value missing, two
+                            * folders, an unknown option */
+                           "graph", "graph config", "graph --out x.svg", "graph config --out x.jpg",
+                           "graph config --out", "graph config --out x.dot --character", "graph a b --out x.dot",
+                           "graph config --out x.dot --rankdir LR"};
     for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; ++i) {
         tool_result r = run_tool(wrong[i], true);
         if (r.status != 2)
@@ -655,7 +660,8 @@ static void test_usage_errors(void)
  * and exits 0; it used to be "unknown option". The full --help lists every command. */
 static void test_command_help(void)
 {
-    static const char *const names[] = {"info", "check", "pose", "skin", "render", "sheet", "bench", "synth", "trace", "lod"};
+    static const char *const names[] = {"info",  "check", "pose", "skin", "render", "sheet",
+                                        "bench", "synth", "trace", "lod", "graph"};
     tool_result all = run_tool("--help", false);
     CHECK(all.status == 0);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
@@ -1072,6 +1078,314 @@ static void test_json_writer(void)
         CHECK((float)read_back[i] == samples[i]);
 }
 
+/* ---- graph --------------------------------------------------------------------------------------- */
+
+/* The node name (s0, s1, ...) the DOT text gives the state called `name`: its label starts <b>NAME</b>. */
+static bool dot_node_of(const char *dot, const char *name, char *id, size_t size)
+{
+    char label[128];
+    snprintf(label, sizeof label, " [label=<<b>%s</b>", name);
+    const char *at = strstr(dot, label);
+    if (!at)
+        return false;
+    const char *line = at;
+    while (line > dot && line[-1] != '\n')
+        --line;
+    while (*line == ' ')
+        ++line;
+    snprintf(id, size, "%.*s", (int)(at - line), line);
+    return true;
+}
+
+/* `FROM -> TO [label="LABEL"` is in the DOT text (FROM `any` for the any-state node). */
+static bool dot_has_edge(const char *dot, const char *from, const char *to, const char *label)
+{
+    char from_id[32] = "any", to_id[32], edge[256];
+    if ((strcmp(from, "any") != 0 && !dot_node_of(dot, from, from_id, sizeof from_id)) ||
+        !dot_node_of(dot, to, to_id, sizeof to_id))
+        return false;
+    snprintf(edge, sizeof edge, "  %s -> %s [label=\"%s\"", from_id, to_id, label);
+    return strstr(dot, edge) != NULL;
+}
+
+static int count_lines_with(const char *text, const char *needle)
+{
+    int count = 0;
+    for (const char *line = text; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t length = end ? (size_t)(end - line) : strlen(line);
+        for (size_t i = 0; i + strlen(needle) <= length; ++i)
+            if (strncmp(line + i, needle, strlen(needle)) == 0) {
+                ++count;
+                break;
+            }
+        line = end ? end + 1 : NULL;
+    }
+    return count;
+}
+
+static bool dot_is_installed(void)
+{
+    return system("command -v dot >/dev/null 2>&1") == 0;
+}
+
+/* graph on the demo's config/: every state of config/states.ini with its clip, every transition with its
+ * condition as the file writes it (an `or` joined again), fade and priority, the parameters, the start
+ * state marked; twice the same bytes. The expected labels are copied from config/states.ini by hand. */
+static void test_graph_demo_dot(void)
+{
+    char path[PATH_SIZE + 32], again[PATH_SIZE + 32];
+    snprintf(path, sizeof path, "%s/demo.dot", folder);
+    snprintf(again, sizeof again, "%s/demo_again.dot", folder);
+    char arguments[2 * PATH_SIZE];
+    snprintf(arguments, sizeof arguments, "graph '%s/config' --out '%s'", MARIONETTE_SOURCE_DIR, path);
+    tool_result r = run_tool(arguments, true);
+    CHECK(r.status == 0);
+    CHECK(r.size == 0); /* nothing said on success */
+    tool_result_free(&r);
+    snprintf(arguments, sizeof arguments, "graph '%s/config' --character mannequin --out '%s'",
+             MARIONETTE_SOURCE_DIR, again);
+    r = run_tool(arguments, true);
+    CHECK(r.status == 0);
+    tool_result_free(&r);
+    size_t size = 0, again_size = 0;
+    char *dot = test_read_file(path, &size);
+    char *dot_again = test_read_file(again, &again_size);
+    CHECK(dot && dot_again && size == again_size && memcmp(dot, dot_again, size) == 0);
+    if (!dot) {
+        free(dot_again);
+        return;
+    }
+    static const struct {
+        const char *name, *details;
+    } states[] = {
+        {"idle", "clip idle, loop"},
+        {"walk", "clip walk, loop<br/>rate_from speed [0.5, 1.6]"},
+        {"run", "clip run, loop<br/>rate_from speed [0.6, 1.5]"},
+        {"jump", "clip jump, one-shot"},
+        {"turn_left", "clip turn_left, one-shot"},
+        {"turn_right", "clip turn_right, one-shot"},
+        {"celebrate", "clip celebrate, one-shot"},
+        {"wave", "clip idle, loop<br/>overlay wave on clavicle.R"},
+        {"walk_wave", "clip walk, loop<br/>rate_from speed [0.5, 1.6]<br/>overlay wave on clavicle.R"},
+    };
+    for (size_t i = 0; i < sizeof states / sizeof states[0]; ++i) {
+        char id[32], label[256];
+        CHECK(dot_node_of(dot, states[i].name, id, sizeof id));
+        snprintf(label, sizeof label, "<b>%s</b>%s<br/><font point-size=\"10\">%s</font>>", states[i].name,
+                 strcmp(states[i].name, "idle") == 0 ? " <i>(start)</i>" : "", states[i].details);
+        CHECK_STR_CONTAINS(dot, label);
+    }
+    CHECK_STR_CONTAINS(dot, "  start -> s0;\n"); /* idle, the start state, is the first */
+    static const struct {
+        const char *from, *to, *label;
+    } edges[] = {
+        {"idle", "walk", "speed > 0.2\\nfade 0.25"},
+        {"walk", "idle", "speed < 0.15\\nfade 0.3"},
+        {"walk", "run", "speed > 2.6\\nfade 0.3"},
+        {"run", "walk", "speed < 2.4\\nfade 0.3"},
+        {"run", "idle", "speed < 0.15\\nfade 0.35, priority 1"},
+        {"any", "jump", "jump and grounded\\nfade 0.1, priority 10"},
+        {"jump", "run", "end and speed > 2.4\\nfade 0.2, priority 2"},
+        {"jump", "walk", "end and speed > 0.15\\nfade 0.2, priority 1"},
+        {"jump", "idle", "end\\nfade 0.25"},
+        {"idle", "turn_left", "turn < -45\\nfade 0.15"},
+        {"idle", "turn_right", "turn > 45\\nfade 0.15"},
+        {"turn_left", "idle", "end\\nfade 0.2"},
+        {"turn_right", "idle", "end\\nfade 0.2"},
+        {"turn_left", "walk", "speed > 0.2 and time > 0.3\\nfade 0.25"},
+        {"turn_right", "walk", "speed > 0.2 and time > 0.3\\nfade 0.25"},
+        {"idle", "celebrate", "celebrate\\nfade 0.2"},
+        {"celebrate", "idle", "end or speed > 0.2\\nfade 0.3"},
+        {"idle", "wave", "wave\\nfade 0.2"},
+        {"walk", "walk_wave", "wave\\nfade 0.2"},
+        {"wave", "idle", "overlay_end\\nfade 0.3"},
+        {"walk_wave", "walk", "overlay_end\\nfade 0.3"},
+        {"wave", "walk_wave", "speed > 0.2\\nfade 0.25"},
+        {"walk_wave", "wave", "speed < 0.15\\nfade 0.3"},
+    };
+    int edge_count = (int)(sizeof edges / sizeof edges[0]);
+    for (int i = 0; i < edge_count; ++i) {
+        bool found = dot_has_edge(dot, edges[i].from, edges[i].to, edges[i].label);
+        if (!found)
+            fprintf(stderr, "graph: no edge %s -> %s \"%s\"\n", edges[i].from, edges[i].to, edges[i].label);
+        CHECK(found);
+    }
+    /* No other edge: the transitions and the start arrow. */
+    CHECK(count_lines_with(dot, " -> ") == edge_count + 1);
+    CHECK_STR_CONTAINS(dot, "  any [label=<<i>any state</i>>");
+    static const char *const parameters[] = {
+        "<td align=\"left\">speed</td><td align=\"left\">number</td><td align=\"left\">0</td>",
+        "<td align=\"left\">turn</td><td align=\"left\">number</td><td align=\"left\">0</td>",
+        "<td align=\"left\">grounded</td><td align=\"left\">bool</td><td align=\"left\">true</td>",
+        "<td align=\"left\">jump</td><td align=\"left\">trigger</td>",
+        "<td align=\"left\">wave</td><td align=\"left\">trigger</td>",
+        "<td align=\"left\">celebrate</td><td align=\"left\">trigger</td>",
+        "trigger_hold 0.2 s"};
+    for (size_t i = 0; i < sizeof parameters / sizeof parameters[0]; ++i)
+        CHECK_STR_CONTAINS(dot, parameters[i]);
+    free(dot);
+    free(dot_again);
+    unlink(path);
+    unlink(again);
+}
+
+/* A config whose names DOT would misread unquoted (keywords node, graph, strict, edge; '-', '.', a
+ * leading digit), a negative priority, a bool in both forms, restart, `time` and an `or`, and a default
+ * that %g would round (999999.5 is not 1e+06). */
+static const char odd_characters[] = "[odd-one.v2]\n"
+                                     "mesh = " MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh\n"
+                                     "clips = clips.ini\n"
+                                     "states = states.ini\n";
+static const char odd_clips[] = "[x-y.z]\n"
+                                "file = " MARIONETTE_SOURCE_DIR "/assets/clips/walk.md5anim\n"
+                                "loop = true\n"
+                                "speed = 1.4\n"
+                                "[one.shot]\n"
+                                "file = " MARIONETTE_SOURCE_DIR "/assets/clips/jump.md5anim\n"
+                                "loop = false\n";
+static const char odd_states[] = "[machine]\n"
+                                 "start = node\n"
+                                 "[parameters]\n"
+                                 "strict = number 999999.5\n"
+                                 "edge = bool false\n"
+                                 "go = trigger\n"
+                                 "[state node]\n"
+                                 "clip = x-y.z\n"
+                                 "[state a-b.c]\n"
+                                 "clip = one.shot\n"
+                                 "overlay = x-y.z\n"
+                                 "overlay_root = clavicle.R\n"
+                                 "[state 9lives]\n"
+                                 "clip = x-y.z\n"
+                                 "rate_from = strict\n"
+                                 "[node -> a-b.c]\n"
+                                 "when = strict >= 2 and not edge\n"
+                                 "priority = -3\n"
+                                 "[a-b.c -> 9lives]\n"
+                                 "when = end\n"
+                                 "fade = 0.5\n"
+                                 "[any -> node]\n"
+                                 "when = go\n"
+                                 "restart = true\n"
+                                 "[9lives -> node]\n"
+                                 "when = time > 1.5 or edge == true\n";
+
+static void test_graph_odd_names(void)
+{
+    char odd[PATH_SIZE + 32], characters[PATH_SIZE + 64], clips[PATH_SIZE + 64], states[PATH_SIZE + 64];
+    char dot_path[PATH_SIZE + 64], svg_path[PATH_SIZE + 64], png_path[PATH_SIZE + 64];
+    snprintf(odd, sizeof odd, "%s/odd", folder);
+    snprintf(characters, sizeof characters, "%s/characters.ini", odd);
+    snprintf(clips, sizeof clips, "%s/clips.ini", odd);
+    snprintf(states, sizeof states, "%s/states.ini", odd);
+    snprintf(dot_path, sizeof dot_path, "%s/odd.dot", odd);
+    snprintf(svg_path, sizeof svg_path, "%s/odd.svg", odd);
+    snprintf(png_path, sizeof png_path, "%s/odd.png", odd);
+    CHECK(mkdir(odd, 0700) == 0);
+    test_write_file(characters, odd_characters);
+    test_write_file(clips, odd_clips);
+    test_write_file(states, odd_states);
+
+    char arguments[4 * PATH_SIZE];
+    snprintf(arguments, sizeof arguments, "graph '%s' --out '%s'", odd, dot_path);
+    tool_result r = run_tool(arguments, true);
+    if (r.status != 0)
+        fprintf(stderr, "md5tool %s: %s\n", arguments, r.output);
+    CHECK(r.status == 0);
+    tool_result_free(&r);
+    char *dot = test_read_file(dot_path, NULL);
+    CHECK_STR_CONTAINS(dot, "label=<character <b>odd-one.v2</b>: state machine>");
+    CHECK_STR_CONTAINS(dot, "<b>node</b> <i>(start)</i><br/><font point-size=\"10\">clip x-y.z, loop</font>>");
+    CHECK_STR_CONTAINS(dot, "<b>a-b.c</b><br/><font point-size=\"10\">clip one.shot, one-shot<br/>overlay x-y.z "
+                            "on clavicle.R</font>>");
+    CHECK_STR_CONTAINS(dot, "<b>9lives</b><br/><font point-size=\"10\">clip x-y.z, loop<br/>rate_from strict "
+                            "[0, 4]</font>>");
+    CHECK(dot && dot_has_edge(dot, "node", "a-b.c", "strict >= 2 and not edge\\nfade 0.2, priority -3"));
+    CHECK(dot && dot_has_edge(dot, "a-b.c", "9lives", "end\\nfade 0.5"));
+    CHECK(dot && dot_has_edge(dot, "any", "node", "go\\nfade 0.2, restart"));
+    /* `edge == true` reads back as `edge`, the same term */
+    CHECK(dot && dot_has_edge(dot, "9lives", "node", "time > 1.5 or edge\\nfade 0.2"));
+    CHECK_STR_CONTAINS(dot,
+                       "<td align=\"left\">strict</td><td align=\"left\">number</td><td align=\"left\">999999.5</td>");
+    CHECK_STR_CONTAINS(dot, "<td align=\"left\">edge</td><td align=\"left\">bool</td><td align=\"left\">false</td>");
+    /* No state name is a DOT node name: they are s0, s1, ... */
+    CHECK(dot && strstr(dot, "\n  node [label") == NULL && strstr(dot, "\n  node -> ") == NULL);
+    free(dot);
+
+    if (dot_is_installed()) {
+        /* dot accepts the text (a name it misread would fail it) and the picture names every state and
+         * shows the conditions. */
+        snprintf(arguments, sizeof arguments, "graph '%s' --out '%s'", odd, svg_path);
+        r = run_tool(arguments, true);
+        CHECK(r.status == 0);
+        tool_result_free(&r);
+        char *svg = test_read_file(svg_path, NULL);
+        CHECK_STR_CONTAINS(svg, "<svg");
+        CHECK_STR_CONTAINS(svg, ">node</text>");
+        CHECK_STR_CONTAINS(svg, ">a&#45;b.c</text>"); /* dot writes '-' as an entity */
+        CHECK_STR_CONTAINS(svg, ">9lives</text>");
+        CHECK_STR_CONTAINS(svg, ">strict &gt;= 2 and not edge</text>");
+        free(svg);
+        snprintf(arguments, sizeof arguments, "graph '%s' --out '%s'", odd, png_path);
+        r = run_tool(arguments, true);
+        CHECK(r.status == 0);
+        tool_result_free(&r);
+        size_t png_size = 0;
+        char *png = test_read_file(png_path, &png_size);
+        CHECK(png && png_size > 8 && memcmp(png, "\x89PNG\r\n\x1a\n", 8) == 0);
+        free(png);
+    } else {
+        fprintf(stderr, "test_graph_odd_names: Graphviz's dot is not installed; SVG and PNG not checked\n");
+    }
+    unlink(svg_path);
+    unlink(png_path);
+
+    /* Without dot on the PATH: one line naming the package, exit 1, no picture and no temporary file. */
+    snprintf(arguments, sizeof arguments, "graph '%s' --out '%s'", odd, svg_path);
+    char command[sizeof arguments + sizeof MARIONETTE_MD5TOOL + 64];
+    snprintf(command, sizeof command, "PATH=/nonexistent '%s' %s 2>&1", MARIONETTE_MD5TOOL, arguments);
+    FILE *pipe = popen(command, "r");
+    char said[512] = "";
+    size_t said_size = pipe ? fread(said, 1, sizeof said - 1, pipe) : 0;
+    said[said_size] = '\0';
+    int status = pipe ? pclose(pipe) : -1;
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+    CHECK(strcmp(said, "md5tool graph: Graphviz's 'dot' was not found: install the graphviz package (apt-get "
+                       "install graphviz), or write a .dot file\n") == 0);
+    struct stat info;
+    CHECK(stat(svg_path, &info) != 0);
+
+    /* A bad states.ini: exit 1, the file and line said. */
+    char bad[sizeof odd_states + 64];
+    snprintf(bad, sizeof bad, "%s", odd_states);
+    char *when = strstr(bad, "when = end\n");
+    CHECK(when != NULL);
+    if (when)
+        memcpy(when, "when = dne\n", 11); /* line 20: an unknown parameter */
+    test_write_file(states, bad);
+    snprintf(arguments, sizeof arguments, "graph '%s' --out '%s'", odd, dot_path);
+    unlink(dot_path);
+    r = run_tool(arguments, true);
+    CHECK(r.status == 1);
+    CHECK_STR_CONTAINS(r.output, "states.ini:20: ");
+    CHECK_STR_CONTAINS(r.output, "unknown parameter 'dne'");
+    CHECK(stat(dot_path, &info) != 0);
+    tool_result_free(&r);
+    /* An unknown character: exit 1, named. */
+    test_write_file(states, odd_states);
+    snprintf(arguments, sizeof arguments, "graph '%s' --character robot --out '%s'", odd, dot_path);
+    r = run_tool(arguments, true);
+    CHECK(r.status == 1);
+    CHECK_STR_CONTAINS(r.output, "characters.ini: no character 'robot'");
+    tool_result_free(&r);
+
+    const char *files[] = {characters, clips, states, dot_path, svg_path, png_path};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i)
+        unlink(files[i]);
+    CHECK(rmdir(odd) == 0); /* nothing else left behind, temporary files included */
+}
+
 int main(int argc, char **argv)
 {
     test_part part;
@@ -1098,6 +1412,8 @@ int main(int argc, char **argv)
         RUN(test_lod);
         RUN(test_synth_command);
         RUN(test_bench_parse_summary);
+        RUN(test_graph_demo_dot);
+        RUN(test_graph_odd_names);
     }
     if (part == TEST_PART_BONEMAN) {
         RUN(test_info_boneman_mesh);

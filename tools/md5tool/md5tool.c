@@ -1,8 +1,9 @@
 /* md5tool: the command-line inspector for MD5 files. It summarizes or validates .md5mesh/.md5anim files,
  * checks that clips fit a mesh, prints sampled poses and CPU-skinned vertices (as text or JSON, in the
  * file's own Z-up space), draws pictures of posed models without GL (render, sheet), shows a mesh's levels
- * of detail (lod), runs the benchmarks and writes synthetic assets. Everything it knows about the
- * format comes from the engine; this file only reads arguments and prints.
+ * of detail (lod), draws a character's state machine (graph), runs the benchmarks and writes synthetic
+ * assets. Everything it knows about the format comes from the engine; this file only reads arguments and
+ * prints.
  * Exit codes: 0 success, 1 a file is invalid or a check failed, 2 the command line is wrong. */
 #include <errno.h>
 #include <math.h>
@@ -29,6 +30,7 @@
 
 #include "md5tool_common.h"
 #include "md5tool_convert.h"
+#include "md5tool_graph.h"
 #include "md5tool_lod.h"
 #include "md5tool_new_character.h"
 #include "md5tool_trace.h"
@@ -528,6 +530,10 @@ static const md5tool_command commands[] = {
     {"trace", command_trace, "trace CONFIG_DIR --script FILE [--json] [--character NAME] [--rate HZ]",
      "step a character's state machine through a script of parameter changes (default: first character,\n"
      "60 Hz); a line per step"},
+    {"graph", command_graph, "graph CONFIG_DIR [--character NAME] --out FILE.svg|FILE.png|FILE.dot",
+     "draw a character's state machine (default: first character): states with their clips, transitions\n"
+     "with their conditions as states.ini writes them, parameters; .dot writes Graphviz's text, .svg and\n"
+     ".png run Graphviz's dot (package graphviz)"},
     {"convert", command_convert, "convert IN OUT [--scale S] [--up AXIS] [--forward AXIS]",
      "rewrite an .md5mesh or .md5anim of ours (Z up, facing +X, metres) in other units (positions times S,\n"
      "0.0001..10000, default 1) and axes (+X -X +Y -Y +Z -Z; default up +Z, forward +X); clips are written\n"

@@ -218,3 +218,14 @@ bool parse_count(const char *text, long long minimum, long long maximum, long lo
     *out = value;
     return true;
 }
+
+void print_diags(const diag_list *errors)
+{
+    for (int i = 0; i < errors->count; ++i) {
+        char text[DIAG_TEXT_MAX];
+        diag_format(&errors->items[i], text, sizeof text);
+        fprintf(stderr, "%s\n", text);
+    }
+    if (errors->total > errors->count)
+        fprintf(stderr, "... and %d more\n", errors->total - errors->count);
+}

@@ -46,6 +46,9 @@ typedef struct posed {
 /* One line on stderr ("md5tool: ... (md5tool --help for usage)") and returns exit status 2. */
 __attribute__((format(printf, 1, 2))) int usage_error(const char *format, ...);
 
+/* Each diag on stderr, `file:line: message` a line, then how many more were not kept. */
+void print_diags(const diag_list *errors);
+
 const char *file_type_name(file_type type);
 bool has_extension(const char *path, const char *extension);
 file_type file_type_of(const char *path);

@@ -328,17 +328,6 @@ static void print_step_json(const trace_run *run, const trace_step *step)
 
 /* ---- the command ---- */
 
-static void print_diags(const diag_list *errors)
-{
-    for (int i = 0; i < errors->count; ++i) {
-        char text[DIAG_TEXT_MAX];
-        diag_format(&errors->items[i], text, sizeof text);
-        fprintf(stderr, "%s\n", text);
-    }
-    if (errors->total > errors->count)
-        fprintf(stderr, "... and %d more\n", errors->total - errors->count);
-}
-
 typedef struct trace_arguments {
     const char *config_folder;
     const char *script_path;
