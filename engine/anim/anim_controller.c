@@ -76,15 +76,17 @@ _Static_assert(sizeof(anim_layer) == 32, "start fills what was padding: the laye
 
 typedef struct anim_channel {
     anim_layer layers[ANIM_CHANNEL_LAYERS];
-    int layer_count;
+    short layer_count;
+    bool weight_target;     /* overlays fade towards 0 or 1 */
+    bool snapshot_additive; /* the frozen snapshot holds deltas (it froze a channel of additive clips) */
     float weight;        /* overlay channels fade as a whole; channel 0 is always 1 */
-    float weight_target; /* 0 or 1 */
     float weight_rate;   /* weight per second */
+    float amount;        /* overlays: anim_controller_set_overlay_weight, 0..1 (1 at creation) */
     anim_snapshot_joint *snapshot;
     float *mask;         /* overlays only */
-    float amount;        /* overlays: anim_controller_set_overlay_weight, 0..1 (1 at creation) */
-    bool snapshot_additive; /* the frozen snapshot holds deltas (it froze a channel of additive clips) */
 } anim_channel;
+
+_Static_assert(sizeof(anim_channel) == 160, "three channels and the controller's fields fill 512 bytes");
 
 struct anim_controller {
     const skeleton *skeleton;
@@ -560,7 +562,7 @@ anim_controller *anim_controller_create(const anim_controller_desc *desc)
     for (int k = 0; k < ANIM_CHANNEL_COUNT; ++k, cursor += snapshot_bytes) {
         controller->channels[k].snapshot = (anim_snapshot_joint *)cursor;
         controller->channels[k].weight = k == 0 ? 1.0f : 0.0f;
-        controller->channels[k].weight_target = controller->channels[k].weight;
+        controller->channels[k].weight_target = k == 0;
         controller->channels[k].amount = 1.0f;
     }
     for (int k = 1; k < ANIM_CHANNEL_COUNT; ++k, cursor += mask_bytes)
@@ -662,7 +664,7 @@ bool anim_controller_play(anim_controller *controller, int channel_index, const 
 
     /* An overlay asked to play again fades back in from wherever its weight is. */
     if (overlay) {
-        channel->weight_target = 1.0f;
+        channel->weight_target = true;
         channel->weight_rate = rate;
         if (fade_seconds == 0.0f)
             channel->weight = 1.0f;
@@ -705,7 +707,7 @@ bool anim_controller_stop(anim_controller *controller, int channel, float fade_s
     if (!valid_channel(controller, channel) || channel == 0 || !valid_fade(fade_seconds))
         return false;
     anim_channel *c = &controller->channels[channel];
-    c->weight_target = 0.0f;
+    c->weight_target = false;
     c->weight_rate = fade_seconds > 0.0f ? 1.0f / fade_seconds : 0.0f;
     if (fade_seconds == 0.0f) {
         c->weight = 0.0f;
@@ -1079,7 +1081,7 @@ static void advance_channel(anim_channel *channel, int channel_index, double dt,
         memmove(channel->layers, channel->layers + lowest_visible, sizeof(anim_layer) * (size_t)(count - lowest_visible));
         channel->layer_count = count - lowest_visible;
     }
-    if (channel_index > 0 && channel->weight == 0.0f && channel->weight_target == 0.0f)
+    if (channel_index > 0 && channel->weight == 0.0f && !channel->weight_target)
         channel->layer_count = 0;
 }
 
