@@ -1477,6 +1477,20 @@ static void test_additive_mistakes(void)
         anim_config_free(config);
         diag_list_free(&errors);
     }
+    /* An additive clip as a state's body, at its `clip` line. */
+    {
+        char lines[1200];
+        snprintf(lines, sizeof lines, "%s\nadditive = first_frame", wave_line);
+        write_additive_clips(clips, lines);
+        test_write_file(states, "[machine]\nstart = walk\n[state walk]\nclip = lean\n");
+        diag_list errors = {0};
+        anim_config *config = anim_config_load_character("mannequin", MANNEQUIN, clips, states, cache, &errors);
+        test_print_diags(&errors);
+        CHECK(config == NULL && errors.total == 1 && errors.count == 1 && errors.items[0].line == 4 &&
+              strstr(errors.items[0].message, "clip 'lean' is additive (clips.ini): it can only be added as an overlay"));
+        anim_config_free(config);
+        diag_list_free(&errors);
+    }
     /* overlay_weight without an overlay, at its line. */
     write_additive_clips(clips, wave_line);
     test_write_file(states, "[machine]\nstart = walk\n[parameters]\nturn = number\n[state walk]\nclip = walk\n"

@@ -441,6 +441,10 @@ static void anim_config_read_state(anim_config_loader *loader, const char *path,
         anim_config_report(loader, path, section->line, "state '%s' has no 'clip'", state->name);
     else if ((state->clip = anim_config_state_clip(loader, path, entry, character)) >= 0)
         state->loop = character->clips[state->clip].loop;
+    if (entry && state->clip >= 0 && character->clips[state->clip].additive)
+        anim_config_report(loader, path, entry->line,
+                           "clip '%s' is additive (clips.ini): it can only be added as an overlay, not be the body",
+                           character->clips[state->clip].name);
     bool flag;
     if ((entry = ini_find_entry(section, "loop")) && anim_config_parse_bool(loader, path, entry, &flag))
         state->loop = flag;
