@@ -171,8 +171,8 @@ const joint_pose *anim_controller_object_pose(const anim_controller *controller)
 
 /* The local (parent-relative) pose, for blending further: not kept per entity (it would cost 32 bytes a
  * joint), but sampled again from the layers as they stand into out (joint_count entries). That is bit for
- * bit the pose the last update turned into object space, unless play, stop, a mask or a retarget has
- * changed the layers since. False on NULL arguments. */
+ * bit the pose the last update turned into object space, unless play, stop, a mask, an overlay weight
+ * or a retarget has changed the layers since. False on NULL arguments. */
 bool anim_controller_local_pose(const anim_controller *controller, joint_pose *out);
 
 /* The box (min xyz, max xyz, object space of the pose as shown) that holds the entity's current pose, for
