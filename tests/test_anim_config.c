@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "anim/animator.h"
 #include "anim/config/anim_config.h"
+#include "pose/pose.h"
 #include "base/ini_document.h"
 #include "base/file.h"
 #include "anim/state_machine.h"
@@ -1289,6 +1291,217 @@ static void test_state_machine_priority_and_restart(void)
     cache_destroy(cache);
 }
 
+
+/* ---- additive clips and overlay weights --------------------------------------------------------------- */
+
+/* clips.ini's head for the additive tests: walk, wave, and then the line under test (line 7). */
+static void write_additive_clips(const char *path, const char *clip_lines)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "[walk]\nfile = %s/assets/clips/walk.md5anim\nloop = true\n"
+             "[wave]\nfile = %s/assets/clips/wave.md5anim\n"
+             "[lean]\n%s\n",
+             MARIONETTE_SOURCE_DIR, MARIONETTE_SOURCE_DIR, clip_lines);
+    test_write_file(path, text);
+}
+
+/* states.ini with a walk and the lean as its overlay on the right arm; `weight_line` is line 8. */
+static void write_additive_states(const char *path, const char *weight_line)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "[machine]\nstart = walk\n[parameters]\nturn = number 0\nready = bool\n"
+             "[state walk]\nclip = walk\n%s\noverlay = lean\noverlay_root = clavicle.R\n",
+             weight_line);
+    test_write_file(path, text);
+}
+
+static void test_additive_clips_load(void)
+{
+    char folder[512];
+    CHECK(test_make_temp_folder(folder, sizeof folder, "test_anim_config"));
+    char characters[600], clips[600], states[600], text[1024];
+    snprintf(characters, sizeof characters, "%s/characters.ini", folder);
+    snprintf(clips, sizeof clips, "%s/clips.ini", folder);
+    snprintf(states, sizeof states, "%s/states.ini", folder);
+    snprintf(text, sizeof text, "[mannequin]\nmesh = %s\nclips = clips.ini\nstates = states.ini\n", MANNEQUIN);
+    test_write_file(characters, text);
+    char lines[1024];
+    /* The reference named after the clip that uses it: a second pass finds it. */
+    snprintf(lines, sizeof lines,
+             "file = %s/assets/clips/wave.md5anim\nadditive = first_frame\n"
+             "[lean_on_walk]\nfile = %s/assets/clips/wave.md5anim\nadditive = walk 3\n"
+             "[lean_late]\nfile = %s/assets/clips/wave.md5anim\nadditive = later 0\n"
+             "[later]\nfile = %s/assets/clips/walk.md5anim\n",
+             MARIONETTE_SOURCE_DIR, MARIONETTE_SOURCE_DIR, MARIONETTE_SOURCE_DIR, MARIONETTE_SOURCE_DIR);
+    write_additive_clips(clips, lines);
+    write_additive_states(states, "overlay_weight = turn 10 -30");
+
+    cache *cache = cache_create();
+    diag_list errors = {0};
+    anim_config *config = anim_config_load(characters, cache, &errors);
+    test_print_diags(&errors);
+    CHECK(config != NULL && errors.total == 0);
+    if (!config) {
+        finish_scratch_test(config, cache, &errors, folder);
+        return;
+    }
+    const anim_character *character = anim_config_character(config, 0);
+    const anim_clip *wave = &character->clips[anim_config_find_clip(character, "wave")];
+    const anim_clip *walk = &character->clips[anim_config_find_clip(character, "walk")];
+    const anim_clip *lean = &character->clips[anim_config_find_clip(character, "lean")];
+    const anim_clip *lean_on_walk = &character->clips[anim_config_find_clip(character, "lean_on_walk")];
+    const anim_clip *lean_late = &character->clips[anim_config_find_clip(character, "lean_late")];
+    CHECK(!wave->additive && !walk->additive && lean->additive && lean_on_walk->additive && lean_late->additive);
+    /* The deltas, not the frames: lean's frame f is wave's f relative to wave's first frame, lean_on_walk's
+     * relative to walk's frame 3; the shared wave clip in the cache is untouched. */
+    int joints = wave->clip->joint_count, frame = wave->clip->frame_count / 2;
+    CHECK(lean->clip != wave->clip && lean->clip->frame_count == wave->clip->frame_count);
+    joint_pose *expected = malloc(sizeof(joint_pose) * (size_t)joints);
+    CHECK(pose_additive_delta(wave->clip->frames, wave->clip->frames + frame * joints, joints, expected));
+    CHECK(memcmp(expected, lean->clip->frames + frame * joints, sizeof(joint_pose) * (size_t)joints) == 0);
+    CHECK(lean->clip->frames[0].rotation[3] > 0.999999f);
+    CHECK(pose_additive_delta(walk->clip->frames + 3 * joints, wave->clip->frames + frame * joints, joints, expected));
+    CHECK(memcmp(expected, lean_on_walk->clip->frames + frame * joints, sizeof(joint_pose) * (size_t)joints) == 0);
+    free(expected);
+    /* The state's overlay weight: turn mapped from 10 (0) to -30 (1), clamped. */
+    const state_machine_definition *machine = &character->machine;
+    state_machine_instance entity;
+    state_machine_instance_init(machine, &entity);
+    state_machine_result result;
+    const float turns[] = {20.0f, 10.0f, 0.0f, -10.0f, -30.0f, -90.0f};
+    const float weights[] = {0.0f, 0.0f, 0.25f, 0.5f, 1.0f, 1.0f};
+    for (int i = 0; i < 6; ++i) {
+        CHECK(state_machine_set_number(machine, &entity, "turn", turns[i]));
+        state_machine_step(machine, &entity, 0.1f, (state_machine_clip_status){0}, &result);
+        CHECK_NEAR(result.overlay_weight, weights[i], 1e-6);
+    }
+    /* An animator adds the lean on its overlay channel with that weight. */
+    animator *entity_animator = animator_create(character);
+    CHECK(entity_animator != NULL);
+    if (entity_animator) {
+        animator_set_number(entity_animator, "turn", -20.0f);
+        CHECK(animator_update(entity_animator, 0.1, NULL));
+        int channel = animator_overlay_channel(entity_animator);
+        CHECK_NEAR(anim_controller_overlay_weight(animator_controller(entity_animator), channel), 0.75, 1e-6);
+        anim_layer_info info;
+        CHECK(anim_controller_layer(animator_controller(entity_animator), channel, 0, &info) && info.clip == lean);
+
+        /* Hot reload of the clip library with the lean against another frame: the new config bakes new
+         * deltas, the old one keeps its own, and the entity moves over still adding the lean. */
+        snprintf(lines, sizeof lines,
+                 "file = %s/assets/clips/wave.md5anim\nadditive = walk 10\n"
+                 "[lean_on_walk]\nfile = %s/assets/clips/wave.md5anim\nadditive = walk 3\n"
+                 "[lean_late]\nfile = %s/assets/clips/wave.md5anim\nadditive = later 0\n"
+                 "[later]\nfile = %s/assets/clips/walk.md5anim\n",
+                 MARIONETTE_SOURCE_DIR, MARIONETTE_SOURCE_DIR, MARIONETTE_SOURCE_DIR, MARIONETTE_SOURCE_DIR);
+        write_additive_clips(clips, lines);
+        test_touch_forward(clips, 10);
+        CHECK(anim_config_reload_due(config));
+        joint_pose old_delta = lean->clip->frames[frame * joints + 5];
+        anim_config *reloaded = anim_config_reload(config, &errors);
+        test_print_diags(&errors);
+        CHECK(reloaded != NULL);
+        if (reloaded) {
+            const anim_character *new_character = anim_config_character(reloaded, 0);
+            const anim_clip *new_lean = &new_character->clips[anim_config_find_clip(new_character, "lean")];
+            CHECK(new_lean->additive);
+            CHECK(memcmp(&old_delta, &lean->clip->frames[frame * joints + 5], sizeof old_delta) == 0);
+            CHECK(memcmp(&old_delta, &new_lean->clip->frames[frame * joints + 5], sizeof old_delta) != 0);
+            bool kept = false;
+            CHECK(animator_rebind(entity_animator, new_character, &kept));
+            CHECK(kept);
+            CHECK(animator_update(entity_animator, 0.1, NULL));
+            channel = animator_overlay_channel(entity_animator);
+            CHECK(anim_controller_layer(animator_controller(entity_animator), channel, 0, &info) &&
+                  info.clip == new_lean);
+            CHECK_NEAR(anim_controller_overlay_weight(animator_controller(entity_animator), channel), 0.75, 1e-6);
+            animator_destroy(entity_animator);
+            entity_animator = NULL;
+            anim_config_free(config);
+            config = reloaded;
+        }
+        animator_destroy(entity_animator);
+    }
+    finish_scratch_test(config, cache, &errors, folder);
+}
+
+/* Each mistake in `additive` or `overlay_weight`: one message, at its file and line, and no config. */
+static void test_additive_mistakes(void)
+{
+    char folder[512];
+    CHECK(test_make_temp_folder(folder, sizeof folder, "test_anim_config"));
+    char clips[600], states[600], wave_line[700];
+    snprintf(clips, sizeof clips, "%s/clips.ini", folder);
+    snprintf(states, sizeof states, "%s/states.ini", folder);
+    snprintf(wave_line, sizeof wave_line, "file = %s/assets/clips/wave.md5anim", MARIONETTE_SOURCE_DIR);
+    const struct {
+        const char *clip_line, *weight_line;
+        bool in_states;
+        int line;
+        const char *message;
+    } cases[] = {
+        {"additive = nosuch 0", "", false, 8, "additive: no clip [nosuch] to take the reference from; clips: walk, wave"},
+        {"additive = walk 31", "", false, 8, "additive: reference frame 31 is past clip [walk]'s last frame 30"},
+        {"additive = walk 1.5", "", false, 8, "reference frame '1.5' must be a whole number from 0 to 1000000"},
+        {"additive = walk -1", "", false, 8, "reference frame '-1' must be a whole number"},
+        {"additive = walk 1e38", "", false, 8, "reference frame '1e38' must be a whole number from 0 to 1000000"},
+        {"additive = sideways", "", false, 8, "additive must be `first_frame` or `CLIP FRAME`"},
+        {"additive = walk 1 2", "", false, 8, "additive must be `first_frame` or `CLIP FRAME`"},
+        {"additive = first_frame\nroot_motion = true", "", false, 8, "cannot have root_motion = true"},
+        {"additive = first_frame", "overlay_weight = speed", true, 8, "overlay_weight needs a number parameter; 'speed'"},
+        {"additive = first_frame", "overlay_weight = ready", true, 8, "overlay_weight needs a number parameter; 'ready'"},
+        {"additive = first_frame", "overlay_weight = turn 5 5", true, 8, "LOW and HIGH are both 5; they must differ"},
+        {"additive = first_frame", "overlay_weight = turn 0 1e38", true, 8, "'1e38' must be a number from -1e+06 to 1e+06"},
+        {"additive = first_frame", "overlay_weight = turn 0", true, 8, "overlay_weight must be PARAMETER or PARAMETER LOW HIGH"},
+        {"additive = first_frame", "overlay_weight = turn 0 x", true, 8, "'x' must be a number"},
+    };
+    cache *cache = cache_create();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        char lines[1200];
+        snprintf(lines, sizeof lines, "%s\n%s", wave_line, cases[i].clip_line);
+        write_additive_clips(clips, lines);
+        write_additive_states(states, cases[i].weight_line);
+        diag_list errors = {0};
+        anim_config *config = anim_config_load_character("mannequin", MANNEQUIN, clips, states, cache, &errors);
+        CHECK(config == NULL);
+        bool found = errors.total == 1 && errors.count == 1 && errors.items[0].line == cases[i].line &&
+                     strcmp(errors.items[0].file, cases[i].in_states ? states : clips) == 0 &&
+                     strstr(errors.items[0].message, cases[i].message) != NULL;
+        if (!found) {
+            fprintf(stderr, "case %zu: expected line %d: %s; got:\n", i, cases[i].line, cases[i].message);
+            test_print_diags(&errors);
+        }
+        CHECK(found);
+        anim_config_free(config);
+        diag_list_free(&errors);
+    }
+    /* An additive clip as a state's body, at its `clip` line. */
+    {
+        char lines[1200];
+        snprintf(lines, sizeof lines, "%s\nadditive = first_frame", wave_line);
+        write_additive_clips(clips, lines);
+        test_write_file(states, "[machine]\nstart = walk\n[state walk]\nclip = lean\n");
+        diag_list errors = {0};
+        anim_config *config = anim_config_load_character("mannequin", MANNEQUIN, clips, states, cache, &errors);
+        test_print_diags(&errors);
+        CHECK(config == NULL && errors.total == 1 && errors.count == 1 && errors.items[0].line == 4 &&
+              strstr(errors.items[0].message, "clip 'lean' is additive (clips.ini): it can only be added as an overlay"));
+        anim_config_free(config);
+        diag_list_free(&errors);
+    }
+    /* overlay_weight without an overlay, at its line. */
+    write_additive_clips(clips, wave_line);
+    test_write_file(states, "[machine]\nstart = walk\n[parameters]\nturn = number\n[state walk]\nclip = walk\n"
+                            "overlay_weight = turn\n");
+    diag_list errors = {0};
+    anim_config *config = anim_config_load_character("mannequin", MANNEQUIN, clips, states, cache, &errors);
+    CHECK(config == NULL && errors.total == 1 && errors.count == 1 && errors.items[0].line == 7 &&
+          strstr(errors.items[0].message, "overlay_weight without an overlay clip"));
+    finish_scratch_test(config, cache, &errors, folder);
+}
+
 int main(void)
 {
     RUN(test_real_config_loads_cleanly);
@@ -1309,5 +1522,7 @@ int main(void)
     RUN(test_empty_clip_library_is_named_none);
     RUN(test_state_machine);
     RUN(test_state_machine_priority_and_restart);
+    RUN(test_additive_clips_load);
+    RUN(test_additive_mistakes);
     return check_report();
 }

@@ -7,6 +7,9 @@
  *     footstep per contact (not one per layer), at the times each clip alone strikes, weighted by both
  *     layers, also with marks a little apart; clips that are not one contact fire their own events;
  *   - a wave masked to the right arm leaves the legs as the walk has them and the arm as the wave;
+ *   - additive (the wave baked against its first frame): weight 0 is the walk bit for bit, an identity
+ *     clip within 1e-6, on its reference it is the wave within 1e-5, masked to the right arm the rest
+ *     is the walk bit for bit, and a crossfade between it and the ordinary wave does not pop;
  *   - events: the same timeline at 30, 60 and 144 Hz (with one big step over several loops) fires the
  *     same sequence; each crossing of several whole loops fires;
  *   - root motion: the walk travels 1.4 m per cycle with planted feet still in the world, the turn turns
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/anim_additive.h"
 #include "anim/anim_controller.h"
 #include "check.h"
 #include "build/loader.h"
@@ -702,6 +706,247 @@ static void test_wave_over_walk_through_a_mask(void)
     anim_controller_destroy(controller);
 }
 
+
+/* ---- additive ---- */
+
+/* Largest difference of rotation components (q and -q the same) and positions over joints first..last. */
+static double component_difference(const joint_pose *a, const joint_pose *b, int first, int last)
+{
+    double largest = 0.0;
+    for (int i = first; i <= last; ++i) {
+        double dot = 0.0;
+        for (int k = 0; k < 4; ++k)
+            dot += (double)a[i].rotation[k] * b[i].rotation[k];
+        double sign = dot < 0.0 ? -1.0 : 1.0;
+        for (int k = 0; k < 4; ++k)
+            largest = fmax(largest, fabs(a[i].rotation[k] - sign * b[i].rotation[k]));
+        for (int k = 0; k < 3; ++k)
+            largest = fmax(largest, fabs((double)a[i].position[k] - b[i].position[k]));
+    }
+    return largest;
+}
+
+/* The wave as an additive clip against its own first frame, as clips.ini `additive = first_frame` makes it. */
+static bool make_additive(const clip *source, const clip *reference, int frame, clip *baked, anim_clip *entry,
+                          const char *name)
+{
+    diag err;
+    if (!anim_additive_bake(source, reference, frame, baked, &err))
+        return false;
+    *entry = (anim_clip){.clip = baked, .sync_group = -1, .additive = true};
+    snprintf(entry->name, sizeof entry->name, "%s", name);
+    return true;
+}
+
+/* Two controllers stepped together: `plain` plays walk alone, `added` the walk with an additive layer on
+ * channel 1 masked to the branch at `branch`. */
+static void play_walk_pair(anim_controller *plain, anim_controller *added, const anim_clip *additive,
+                           const char *branch)
+{
+    anim_controller_play(plain, 0, &library[WALK], 0.0f, NULL);
+    anim_controller_play(added, 0, &library[WALK], 0.0f, NULL);
+    CHECK(anim_controller_mask_branch(added, 1, branch, 1.0f));
+    CHECK(anim_controller_play(added, 1, additive, 0.0f, NULL));
+}
+
+static void test_additive_weight_zero_and_identity_change_nothing(void)
+{
+    clip wave_deltas, identity_deltas;
+    anim_clip wave_additive, identity_additive;
+    CHECK(make_additive(clips[WAVE], clips[WAVE], 0, &wave_deltas, &wave_additive, "wave_additive"));
+    /* An identity clip: every frame the wave's first (its reference). */
+    clip still = *clips[WAVE];
+    size_t joints = (size_t)still.joint_count;
+    joint_pose *frames = malloc(sizeof *frames * joints * (size_t)still.frame_count);
+    for (int f = 0; f < still.frame_count; ++f)
+        memcpy(frames + (size_t)f * joints, clips[WAVE]->frames, sizeof *frames * joints);
+    still.frames = frames;
+    CHECK(make_additive(&still, &still, 0, &identity_deltas, &identity_additive, "still_additive"));
+
+    joint_pose *plain_pose = malloc(sizeof(joint_pose) * joints);
+    const anim_clip *layers[2] = {&wave_additive, &identity_additive};
+    for (int which = 0; which < 2; ++which) {
+        anim_controller *plain = new_controller(), *added = new_controller();
+        play_walk_pair(plain, added, layers[which], mannequin->skeleton.names[0]);
+        /* The wave at weight 0 is the walk bit for bit; the identity clip at weight 1 within 1e-6 (its
+         * deltas are identity only to rounding, see test_pose). */
+        CHECK(anim_controller_set_overlay_weight(added, 1, which == 0 ? 0.0f : 1.0f));
+        double worst = 0.0;
+        for (int step = 0; step < 40; ++step) {
+            anim_controller_update(plain, 1.0 / 30.0, NULL);
+            anim_controller_update(added, 1.0 / 30.0, NULL);
+            memcpy(plain_pose, local_pose(plain), sizeof(joint_pose) * joints);
+            const joint_pose *pose = local_pose(added);
+            if (which == 0)
+                CHECK(memcmp(pose, plain_pose, sizeof(joint_pose) * joints) == 0);
+            worst = fmax(worst, component_difference(pose, plain_pose, 0, joint_count() - 1));
+        }
+        CHECK(which == 0 ? worst == 0.0 : worst <= 1e-6);
+        if (which == 1)
+            printf("  identity additive over the walk: largest difference %.2g\n", worst);
+        anim_controller_destroy(plain);
+        anim_controller_destroy(added);
+    }
+    free(plain_pose);
+    free(frames);
+    anim_additive_free(&wave_deltas);
+    anim_additive_free(&identity_deltas);
+}
+
+static void test_additive_on_its_reference_reproduces_the_clip(void)
+{
+    /* The body holds the wave's first frame (the reference); the additive wave on top gives the wave. */
+    clip deltas;
+    anim_clip additive;
+    CHECK(make_additive(clips[WAVE], clips[WAVE], 0, &deltas, &additive, "wave_additive"));
+    anim_controller *controller = new_controller();
+    CHECK(anim_controller_play(controller, 0, &library[WAVE], 0.0f, NULL));
+    CHECK(anim_controller_set_speed(controller, 0, 0.0f));
+    CHECK(anim_controller_mask_branch(controller, 1, mannequin->skeleton.names[0], 1.0f));
+    CHECK(anim_controller_play(controller, 1, &additive, 0.0f, NULL));
+    CHECK(!anim_controller_play(controller, 0, &additive, 0.0f, NULL)); /* the body takes no deltas */
+    joint_pose *wave = malloc(sizeof(joint_pose) * (size_t)joint_count());
+    double worst = 0.0;
+    for (int step = 0; step < 45; ++step) {
+        anim_controller_update(controller, 1.0 / 30.0, NULL);
+        anim_layer_info info;
+        anim_controller_layer(controller, 1, 0, &info);
+        pose_sample(clips[WAVE], (float)info.time, false, wave);
+        const joint_pose *local = local_pose(controller);
+        /* The root's horizontal position is stripped (in place) from both: compare its rotation and
+         * height, and every other joint whole. */
+        worst = fmax(worst, component_difference(local, wave, 1, joint_count() - 1));
+        for (int k = 0; k < 4; ++k)
+            worst = fmax(worst, fabs(local[0].rotation[k] - wave[0].rotation[k]));
+        worst = fmax(worst, fabs(local[0].position[2] - wave[0].position[2]));
+    }
+    printf("  additive wave on its reference: largest difference from the wave %.2g\n", worst);
+    CHECK(worst <= 1e-5);
+    free(wave);
+    anim_controller_destroy(controller);
+    anim_additive_free(&deltas);
+}
+
+static void test_additive_mask_and_weight(void)
+{
+    clip deltas;
+    anim_clip additive;
+    CHECK(make_additive(clips[WAVE], clips[WAVE], 0, &deltas, &additive, "wave_additive"));
+    anim_controller *plain = new_controller(), *added = new_controller();
+    play_walk_pair(plain, added, &additive, "clavicle.R");
+    CHECK(anim_controller_overlay_weight(added, 1) == 1.0f);
+    CHECK(!anim_controller_set_overlay_weight(added, 0, 0.5f));
+    CHECK(!anim_controller_set_overlay_weight(added, 1, 1.5f));
+    CHECK(!anim_controller_set_overlay_weight(added, 1, NAN));
+    CHECK(!anim_controller_set_overlay_weight(added, 1, -0.1f));
+    int clavicle = joint_named("clavicle.R"), hand = joint_named("hand.R");
+    joint_pose *plain_pose = malloc(sizeof(joint_pose) * (size_t)joint_count());
+    double outside = 0.0, inside = 0.0, previous_hand = -1.0, largest_jump = 0.0;
+    for (int step = 0; step < 60; ++step) {
+        /* The weight ramps 0 -> 1 and back over the steps, as a parameter would move it. */
+        float weight = step < 30 ? (float)step / 29.0f : (float)(59 - step) / 29.0f;
+        CHECK(anim_controller_set_overlay_weight(added, 1, weight));
+        anim_controller_update(plain, 1.0 / 30.0, NULL);
+        anim_controller_update(added, 1.0 / 30.0, NULL);
+        memcpy(plain_pose, local_pose(plain), sizeof(joint_pose) * (size_t)joint_count());
+        const joint_pose *pose = local_pose(added);
+        for (int i = 0; i < joint_count(); ++i) {
+            int ancestor = i;
+            while (ancestor > clavicle)
+                ancestor = mannequin->skeleton.parents[ancestor];
+            double difference = component_difference(pose, plain_pose, i, i);
+            if (ancestor == clavicle)
+                inside = fmax(inside, difference);
+            else
+                outside = fmax(outside, difference);
+        }
+        double hand_turn = angle_between(pose[hand].rotation, plain_pose[hand].rotation);
+        if (previous_hand >= 0.0)
+            largest_jump = fmax(largest_jump, fabs(hand_turn - previous_hand));
+        previous_hand = hand_turn;
+        if (weight == 0.0f)
+            CHECK(memcmp(pose, plain_pose, sizeof(joint_pose) * (size_t)joint_count()) == 0);
+    }
+    printf("  additive wave on the right arm: outside the branch %.2g, inside up to %.3g; hand's step %.2f degrees\n",
+           outside, inside, largest_jump);
+    CHECK(outside == 0.0); /* the rest of the body is the walk's, bit for bit */
+    CHECK(inside > 0.05);  /* and the arm really moved */
+    CHECK(largest_jump < 10.0);
+    free(plain_pose);
+    anim_controller_destroy(plain);
+    anim_controller_destroy(added);
+    anim_additive_free(&deltas);
+}
+
+/* The arm's overlay goes from the ordinary wave to the additive wave at 1/3 s and back at 7/6 s, with
+ * 0.3 s crossfades, stepped at `rate`: the largest turn of any joint in one step. */
+static double overlay_kind_crossfades(const anim_clip *additive, double rate)
+{
+    anim_controller *controller = new_controller();
+    anim_controller_play(controller, 0, &library[WALK], 0.0f, NULL);
+    anim_controller_mask_branch(controller, 1, "clavicle.R", 1.0f);
+    anim_controller_play(controller, 1, &library[WAVE], 0.0f, NULL);
+    joint_pose *previous = malloc(sizeof(joint_pose) * (size_t)joint_count());
+    anim_controller_update(controller, 1.0 / rate, NULL);
+    memcpy(previous, local_pose(controller), sizeof(joint_pose) * (size_t)joint_count());
+    double largest = 0.0;
+    int steps = (int)lround(2.0 * rate);
+    for (int step = 0; step < steps; ++step) {
+        if (step == (int)lround(rate / 3.0))
+            CHECK(anim_controller_play(controller, 1, additive, 0.3f, NULL));
+        if (step == (int)lround(rate * 7.0 / 6.0))
+            CHECK(anim_controller_play(controller, 1, &library[WAVE], 0.3f, NULL));
+        anim_controller_update(controller, 1.0 / rate, NULL);
+        const joint_pose *pose = local_pose(controller);
+        largest = fmax(largest, largest_difference(pose, previous, 1, joint_count() - 1));
+        memcpy(previous, pose, sizeof(joint_pose) * (size_t)joint_count());
+    }
+    free(previous);
+    anim_controller_destroy(controller);
+    return largest;
+}
+
+static void test_additive_crossfades_with_an_ordinary_overlay(void)
+{
+    /* A crossfade between an additive clip and an ordinary one on one channel is continuous: a pop would
+     * be the same jump at any step rate, while motion halves its step when the rate doubles. At 240 Hz
+     * the largest step is under half the 60 Hz one. */
+    clip deltas;
+    anim_clip additive;
+    CHECK(make_additive(clips[WAVE], clips[WAVE], 0, &deltas, &additive, "wave_additive"));
+    double at_60 = overlay_kind_crossfades(&additive, 60.0), at_240 = overlay_kind_crossfades(&additive, 240.0);
+    printf("  ordinary <-> additive overlay crossfades: largest step %.2f at 60 Hz, %.2f at 240 Hz\n", at_60, at_240);
+    CHECK(at_240 < 0.5 * at_60);
+    anim_additive_free(&deltas);
+}
+
+static void test_additive_bake_refuses_mismatches(void)
+{
+    clip baked;
+    diag err;
+    CHECK(!anim_additive_bake(clips[WAVE], clips[WAVE], clips[WAVE]->frame_count, &baked, &err));
+    CHECK(strstr(err.message, "reference frame") != NULL);
+    CHECK(!anim_additive_bake(clips[WAVE], clips[WAVE], -1, &baked, &err));
+    clip other = *clips[WAVE];
+    int parents[128];
+    CHECK(other.joint_count <= 128);
+    memcpy(parents, other.parents, sizeof(int) * (size_t)other.joint_count);
+    parents[other.joint_count - 1] = 0; /* the last joint hangs from the root instead */
+    other.parents = parents;
+    CHECK(!anim_additive_bake(clips[WAVE], &other, 0, &baked, &err));
+    CHECK(strstr(err.message, "differs") != NULL);
+    other.joint_count -= 1;
+    CHECK(!anim_additive_bake(clips[WAVE], &other, 0, &baked, &err));
+    CHECK(strstr(err.message, "joints") != NULL);
+    CHECK(baked.frames == NULL);
+    /* Against another clip's frame: the walk's first frame. The delta of walk frame 0 from itself is
+     * identity; the wave's deltas are the wave's frames relative to it. */
+    CHECK(anim_additive_bake(clips[WALK], clips[WALK], 0, &baked, &err));
+    CHECK(baked.frame_count == clips[WALK]->frame_count && baked.names == clips[WALK]->names);
+    CHECK(baked.frames[1].rotation[3] > 0.999999f);
+    anim_additive_free(&baked);
+}
+
 /* ---- events ---- */
 
 typedef struct recorded_event {
@@ -1210,6 +1455,11 @@ int main(void)
     RUN(test_contact_marks_a_little_apart);
     RUN(test_unrelated_clips_fire_their_own_events);
     RUN(test_wave_over_walk_through_a_mask);
+    RUN(test_additive_weight_zero_and_identity_change_nothing);
+    RUN(test_additive_on_its_reference_reproduces_the_clip);
+    RUN(test_additive_mask_and_weight);
+    RUN(test_additive_crossfades_with_an_ordinary_overlay);
+    RUN(test_additive_bake_refuses_mismatches);
     RUN(test_events_do_not_depend_on_the_step_rate);
     RUN(test_big_steps_fire_every_crossing);
     RUN(test_root_motion_walk_travels_with_planted_feet);

@@ -2,9 +2,12 @@
  * functions wrapped (-Wl,--wrap=...), counts every call the engine makes, and drives entities through
  * every kind of transition, overlay, event and root motion while the count must stay still. Creation
  * allocates once per controller (one block: the object pose, snapshots and masks), and freezing a full
- * stack into a snapshot or sampling the local pose again allocates nothing. */
+ * stack into a snapshot or sampling the local pose again allocates nothing; neither do additive layers
+ * (their deltas are baked at load), their overlay weights, their snapshots or their crossfades with
+ * ordinary overlays. */
 #include <stdlib.h>
 
+#include "anim/anim_additive.h"
 #include "anim/config/anim_config.h"
 #include "anim/animator.h"
 #include "check.h"
@@ -116,9 +119,69 @@ static void test_controller_allocates_once(void)
     diag_list_free(&errors);
 }
 
+static void test_additive_layers_never_allocate(void)
+{
+    cache *cache = cache_create();
+    diag_list errors = {0};
+    anim_config *config = anim_config_load(MARIONETTE_SOURCE_DIR "/config/characters.ini", cache, &errors);
+    CHECK(config != NULL && errors.total == 0);
+    const anim_character *character = config ? anim_config_character(config, 0) : NULL;
+    if (!character || character->clip_count < 2) {
+        anim_config_free(config);
+        cache_destroy(cache);
+        diag_list_free(&errors);
+        return;
+    }
+    /* Every clip of the library baked as an additive clip against the first clip's first frame. */
+    int count = character->clip_count;
+    clip *baked = calloc((size_t)count, sizeof *baked);
+    anim_clip *additive = calloc((size_t)count, sizeof *additive);
+    for (int i = 0; i < count; ++i) {
+        diag err;
+        CHECK(anim_additive_bake(character->clips[i].clip, character->clips[0].clip, 0, &baked[i], &err));
+        additive[i] = character->clips[i];
+        additive[i].clip = &baked[i];
+        additive[i].additive = true;
+        additive[i].root_mode = ANIM_ROOT_IN_PLACE;
+    }
+    const skeleton *s = &character->model->skeleton;
+    anim_controller *controller = anim_controller_create(&(anim_controller_desc){.skeleton = s});
+    anim_controller_play(controller, 0, &character->clips[0], 0.0f, NULL);
+    anim_controller_mask_branch(controller, 1, s->names[0], 1.0f);
+    anim_controller_mask_branch(controller, 2, s->names[s->joint_count / 2], 1.0f);
+
+    long before = heap_calls;
+    int freezes = 0;
+    for (int step = 0; controller && step < 120; ++step) {
+        /* Channel 2 crossfades additive clips faster than its fades (freezing deltas); channel 1 mixes
+         * additive and ordinary clips. */
+        if (step % 3 == 0)
+            anim_controller_play(controller, 2, &additive[(step / 3) % count], 0.5f, &(anim_play_options){.restart = true});
+        if (step % 7 == 0)
+            anim_controller_play(controller, 1, step % 2 ? &additive[1] : &character->clips[1], 0.3f, NULL);
+        anim_controller_set_overlay_weight(controller, 1, (float)(step % 10) / 9.0f);
+        anim_controller_set_overlay_weight(controller, 2, (float)(step % 4) / 3.0f);
+        CHECK(anim_controller_update(controller, 1.0 / 60.0, NULL));
+        anim_layer_info bottom;
+        freezes += anim_controller_layer(controller, 2, 0, &bottom) && bottom.clip == NULL;
+    }
+    CHECK(heap_calls == before);
+    CHECK(freezes > 0);
+
+    anim_controller_destroy(controller);
+    for (int i = 0; i < count; ++i)
+        anim_additive_free(&baked[i]);
+    free(baked);
+    free(additive);
+    anim_config_free(config);
+    cache_destroy(cache);
+    diag_list_free(&errors);
+}
+
 int main(void)
 {
     RUN(test_updates_never_allocate);
     RUN(test_controller_allocates_once);
+    RUN(test_additive_layers_never_allocate);
     return check_report();
 }

@@ -520,6 +520,190 @@ static void test_blend_masked_rejects_bad_arguments(void)
     CHECK(untouched(&out, 0xAB));
 }
 
+
+/* ---- additive ---- */
+
+/* A general rotation (axis not along z) of `degrees` about (x, y, z), normalized. */
+static joint_pose make_tilted_joint(float degrees, float x, float y, float z, float px, float py, float pz)
+{
+    joint_pose joint;
+    memset(&joint, 0, sizeof joint);
+    float length = sqrtf(x * x + y * y + z * z), half = degrees * PI_F / 360.0f;
+    joint.rotation[0] = sinf(half) * x / length;
+    joint.rotation[1] = sinf(half) * y / length;
+    joint.rotation[2] = sinf(half) * z / length;
+    joint.rotation[3] = cosf(half);
+    joint.position[0] = px;
+    joint.position[1] = py;
+    joint.position[2] = pz;
+    return joint;
+}
+
+/* Largest difference of two poses: rotation components (q and -q the same) and positions. */
+static float pose_difference(const joint_pose *a, const joint_pose *b, int count)
+{
+    float largest = 0.0f;
+    for (int i = 0; i < count; ++i) {
+        float dot = 0.0f;
+        for (int k = 0; k < 4; ++k)
+            dot += a[i].rotation[k] * b[i].rotation[k];
+        float sign = dot < 0.0f ? -1.0f : 1.0f;
+        for (int k = 0; k < 4; ++k)
+            largest = fmaxf(largest, fabsf(a[i].rotation[k] - sign * b[i].rotation[k]));
+        for (int k = 0; k < 3; ++k)
+            largest = fmaxf(largest, fabsf(a[i].position[k] - b[i].position[k]));
+    }
+    return largest;
+}
+
+static void test_additive_delta_by_hand(void)
+{
+    /* Reference 30 degrees about z at (1, 2, 3), frame 100 degrees at (1.5, 2, 2): the delta is 70 degrees
+     * about z and (0.5, 0, -1); a frame equal to its reference gives (almost) identity with w >= 0. */
+    joint_pose reference[2] = {make_joint(30.0f, 1.0f, 2.0f, 3.0f), make_joint(-40.0f, 0.0f, 0.0f, 0.0f)};
+    joint_pose frame[2] = {make_joint(100.0f, 1.5f, 2.0f, 2.0f), reference[1]};
+    for (int k = 0; k < 4; ++k)
+        frame[1].rotation[k] = -frame[1].rotation[k]; /* the same rotation, stored with the other sign */
+    joint_pose delta[2];
+    CHECK(pose_additive_delta(reference, frame, 2, delta));
+    check_rotation_about_z(&delta[0], 70.0f);
+    check_position(&delta[0], 0.5f, 0.0f, -1.0f);
+    CHECK(delta[1].rotation[3] > 0.0f);
+    check_rotation_about_z(&delta[1], 0.0f);
+    CHECK(delta[0].unused == 0.0f && delta[1].unused == 0.0f);
+    CHECK(!pose_additive_delta(NULL, frame, 2, delta));
+    CHECK(!pose_additive_delta(reference, frame, 0, delta));
+}
+
+static void test_additive_weight_zero_is_bit_exact(void)
+{
+    joint_pose base[3] = {make_tilted_joint(33.0f, 1.0f, 2.0f, 3.0f, 0.1f, 0.2f, 0.3f),
+                          make_tilted_joint(-71.0f, 0.0f, 1.0f, 0.5f, 1.0f, -2.0f, 3.0f),
+                          make_joint(170.0f, 4.0f, 5.0f, 6.0f)};
+    joint_pose delta[3] = {make_tilted_joint(50.0f, 1.0f, 0.0f, 0.0f, 1.0f, 1.0f, 1.0f),
+                           make_joint(90.0f, -1.0f, 0.0f, 0.0f), make_tilted_joint(20.0f, 0.0f, 0.0f, 1.0f, 0, 0, 1)};
+    joint_pose out[3];
+    memset(out, 0xAB, sizeof out);
+    CHECK(pose_add(base, delta, 0.0f, NULL, 3, out));
+    CHECK(memcmp(out, base, sizeof out) == 0);
+    /* Weight 1 with a mask of 0 everywhere is the base too, and in place. */
+    float nothing[3] = {0.0f, 0.0f, 0.0f};
+    joint_pose copy[3];
+    memcpy(copy, base, sizeof copy);
+    CHECK(pose_add(copy, delta, 1.0f, nothing, 3, copy));
+    CHECK(memcmp(copy, base, sizeof copy) == 0);
+}
+
+static void test_additive_identity_changes_nothing(void)
+{
+    /* An identity clip: every frame equal to its reference. Its deltas are identity only to rounding
+     * (inverse(q) * q in floats leaves ~1e-8 in x, y, z), and the base goes through a product and a
+     * normalization, so the result is the base within 1e-6, not bit for bit. */
+    joint_pose reference[3] = {make_tilted_joint(123.0f, 0.3f, -0.8f, 0.5f, 0.0f, 0.0f, 0.9f),
+                               make_tilted_joint(-17.0f, 1.0f, 1.0f, 0.0f, 0.0f, 0.3f, 0.0f),
+                               make_joint(179.0f, 0.25f, 0.0f, 0.0f)};
+    joint_pose delta[3];
+    CHECK(pose_additive_delta(reference, reference, 3, delta));
+    joint_pose base[3] = {make_tilted_joint(40.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.1f, 1.0f),
+                          make_tilted_joint(-150.0f, 1.0f, -1.0f, 2.0f, 0.5f, 0.0f, 0.0f),
+                          make_joint(-60.0f, 0.0f, 0.3f, 0.0f)};
+    for (float weight = 0.25f; weight <= 1.0f; weight += 0.25f) {
+        joint_pose out[3];
+        CHECK(pose_add(base, delta, weight, NULL, 3, out));
+        CHECK(pose_difference(out, base, 3) <= 1e-6f);
+    }
+}
+
+static void test_additive_on_its_reference_reproduces_the_clip(void)
+{
+    /* Deltas of four frames from a reference, added back to that reference: the frames, within 1e-5. */
+    joint_pose reference[2] = {make_tilted_joint(25.0f, 1.0f, 2.0f, 0.5f, 0.0f, 0.0f, 1.0f),
+                               make_tilted_joint(-80.0f, 0.0f, 1.0f, 1.0f, 0.0f, 0.4f, 0.0f)};
+    for (int f = 0; f < 4; ++f) {
+        float a = 47.0f * (float)f - 60.0f;
+        joint_pose frame[2] = {make_tilted_joint(a, 0.2f, 1.0f, 0.1f, 0.1f * (float)f, 0.0f, 1.0f),
+                               make_tilted_joint(170.0f - a, 1.0f, 0.0f, 0.3f, 0.0f, 0.4f, -0.2f * (float)f)};
+        joint_pose delta[2], out[2];
+        CHECK(pose_additive_delta(reference, frame, 2, delta));
+        CHECK(pose_add(reference, delta, 1.0f, NULL, 2, out));
+        CHECK(pose_difference(out, frame, 2) <= 1e-5f);
+    }
+}
+
+static void test_additive_weights_interpolate_continuously(void)
+{
+    /* Base 10 degrees about z, delta 120 degrees about z and (2, 0, 0): as the weight goes 0 -> 1 the
+     * angle from the base and the offset grow monotonically, in small steps, with no jump at either end
+     * (weight 1e-6 is next to the base, 1 - 1e-6 next to the whole delta). */
+    joint_pose base = make_joint(10.0f, 1.0f, 0.0f, 0.0f);
+    joint_pose delta = make_joint(120.0f, 2.0f, 0.0f, 0.0f);
+    float previous_angle = 0.0f, previous_x = 1.0f;
+    enum { STEPS = 1000 };
+    for (int i = 0; i <= STEPS; ++i) {
+        float weight = (float)i / STEPS;
+        joint_pose out;
+        CHECK(pose_add(&base, &delta, weight, NULL, 1, &out));
+        float angle = 2.0f * atan2f(out.rotation[2], out.rotation[3]) * 180.0f / PI_F - 10.0f;
+        CHECK(angle >= previous_angle - 1e-4f);
+        CHECK(angle - previous_angle < 0.5f); /* 120 degrees over 1000 steps: nlerp's fastest is ~0.16 */
+        CHECK(out.position[0] >= previous_x && out.position[0] - previous_x <= 2.0f / STEPS + 1e-5f);
+        previous_angle = angle;
+        previous_x = out.position[0];
+    }
+    CHECK_NEAR(previous_angle, 120.0f, 1e-3);
+    joint_pose near_zero, near_one, one;
+    CHECK(pose_add(&base, &delta, 1e-6f, NULL, 1, &near_zero));
+    CHECK(pose_add(&base, &delta, 1.0f - 1e-6f, NULL, 1, &near_one));
+    CHECK(pose_add(&base, &delta, 1.0f, NULL, 1, &one));
+    CHECK(pose_difference(&near_zero, &base, 1) < 1e-5f);
+    CHECK(pose_difference(&near_one, &one, 1) < 1e-5f);
+}
+
+static void test_additive_mask_limits_it_to_the_branch(void)
+{
+    /* Joint 0 outside the mask keeps the base bit for bit, joint 1 takes the whole delta, joint 2 on the
+     * mask's soft edge half of it; the weight scales all of it. */
+    joint_pose base[3] = {make_joint(10.0f, 1.0f, 2.0f, 3.0f), make_joint(20.0f, 0.0f, 0.0f, 0.0f),
+                          make_joint(0.0f, 0.0f, 0.0f, 0.0f)};
+    joint_pose delta[3] = {make_joint(80.0f, 9.0f, 9.0f, 9.0f), make_joint(-30.0f, 4.0f, 5.0f, 6.0f),
+                           make_joint(60.0f, 2.0f, 0.0f, 0.0f)};
+    float mask[3] = {0.0f, 1.0f, 0.5f};
+    joint_pose out[3];
+    CHECK(pose_add(base, delta, 1.0f, mask, 3, out));
+    CHECK(memcmp(&out[0], &base[0], sizeof out[0]) == 0);
+    check_rotation_about_z(&out[1], -10.0f);
+    check_position(&out[1], 4.0f, 5.0f, 6.0f);
+    check_rotation_about_z(&out[2], 30.0f); /* nlerp half way is exactly half the angle */
+    check_position(&out[2], 1.0f, 0.0f, 0.0f);
+    CHECK(pose_add(base, delta, 0.5f, mask, 3, out));
+    CHECK(memcmp(&out[0], &base[0], sizeof out[0]) == 0);
+    check_rotation_about_z(&out[1], 5.0f);
+    check_position(&out[1], 2.0f, 2.5f, 3.0f);
+    /* A delta stored with the other sign is the same rotation: half of it is still +30 degrees. */
+    joint_pose flipped = delta[2];
+    for (int k = 0; k < 4; ++k)
+        flipped.rotation[k] = -flipped.rotation[k];
+    CHECK(pose_add(&base[2], &flipped, 0.5f, NULL, 1, &out[2]));
+    check_rotation_about_z(&out[2], 30.0f);
+}
+
+static void test_additive_rejects_bad_arguments(void)
+{
+    joint_pose a = make_joint(0.0f, 0.0f, 0.0f, 0.0f), b = a, out;
+    float above[1] = {1.5f}, not_a_number[1] = {NAN};
+    memset(&out, 0xAB, sizeof out);
+    CHECK(!pose_add(NULL, &b, 1.0f, NULL, 1, &out));
+    CHECK(!pose_add(&a, NULL, 1.0f, NULL, 1, &out));
+    CHECK(!pose_add(&a, &b, 1.0f, NULL, 1, NULL));
+    CHECK(!pose_add(&a, &b, 1.0f, NULL, 0, &out));
+    CHECK(!pose_add(&a, &b, -0.1f, NULL, 1, &out));
+    CHECK(!pose_add(&a, &b, NAN, NULL, 1, &out));
+    CHECK(!pose_add(&a, &b, 1.0f, above, 1, &out));
+    CHECK(!pose_add(&a, &b, 1.0f, not_a_number, 1, &out));
+    CHECK(untouched(&out, 0xAB));
+}
+
+
 /* ---- local to object ---- */
 
 /* A 3-joint chain: the root at (1, 0, 0) turned 90 degrees about z; each child one unit along its
@@ -1023,6 +1207,13 @@ int main(void)
     RUN(test_blend_masked_weights_per_joint);
     RUN(test_blend_masked_shortest_arc_in_place);
     RUN(test_blend_masked_rejects_bad_arguments);
+    RUN(test_additive_delta_by_hand);
+    RUN(test_additive_weight_zero_is_bit_exact);
+    RUN(test_additive_identity_changes_nothing);
+    RUN(test_additive_on_its_reference_reproduces_the_clip);
+    RUN(test_additive_weights_interpolate_continuously);
+    RUN(test_additive_mask_limits_it_to_the_branch);
+    RUN(test_additive_rejects_bad_arguments);
     RUN(test_to_object_chain);
     RUN(test_to_object_general_rotation);
     RUN(test_to_object_matches_cglm);

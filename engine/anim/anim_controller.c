@@ -76,13 +76,17 @@ _Static_assert(sizeof(anim_layer) == 32, "start fills what was padding: the laye
 
 typedef struct anim_channel {
     anim_layer layers[ANIM_CHANNEL_LAYERS];
-    int layer_count;
+    short layer_count;
+    bool weight_target;     /* overlays fade towards 0 or 1 */
+    bool snapshot_additive; /* the frozen snapshot holds deltas (it froze a channel of additive clips) */
     float weight;        /* overlay channels fade as a whole; channel 0 is always 1 */
-    float weight_target; /* 0 or 1 */
     float weight_rate;   /* weight per second */
+    float amount;        /* overlays: anim_controller_set_overlay_weight, 0..1 (1 at creation) */
     anim_snapshot_joint *snapshot;
     float *mask;         /* overlays only */
 } anim_channel;
+
+_Static_assert(sizeof(anim_channel) == 160, "three channels and the controller's fields fill 512 bytes");
 
 struct anim_controller {
     const skeleton *skeleton;
@@ -389,20 +393,33 @@ static int pass_joint_count(const anim_controller *controller, int first)
 
 /* Joints first .. first + count - 1 of one layer's pose: its clip sampled with the root handled, or the
  * channel's frozen snapshot. */
-static void sample_layer(const anim_channel *channel, const anim_layer *layer, int first, int count, joint_pose *out)
+static bool layer_additive(const anim_channel *channel, const anim_layer *layer)
 {
-    if (!layer->clip) {
+    return layer->clip ? layer->clip->additive : channel->snapshot_additive;
+}
+
+/* Joints first .. first + count - 1 of one layer's pose: its clip sampled with the root handled, or the
+ * channel's frozen snapshot. An additive layer gives deltas; with a base (the pose below, its slice
+ * first .. first + count - 1) it gives base plus the whole delta instead, a pose that blends with
+ * ordinary layers. */
+static void sample_layer(const anim_channel *channel, const anim_layer *layer, int first, int count,
+                         const joint_pose *base, joint_pose *out)
+{
+    if (!layer->clip)
         snapshot_load(channel->snapshot + first, count, out);
-        return;
+    else {
+        pose_sample_range(layer->clip->clip, (float)layer_time(layer), layer->clip->loop, first, count, out);
+        if (first == 0)
+            strip_root(layer->clip, out); /* an additive clip's root keeps no horizontal delta either */
     }
-    pose_sample_range(layer->clip->clip, (float)layer_time(layer), layer->clip->loop, first, count, out);
-    if (first == 0)
-        strip_root(layer->clip, out);
+    if (base && layer_additive(channel, layer))
+        pose_add(base, out, 1.0f, NULL, count, out);
 }
 
 /* Joints first .. first + count - 1 (at most ANIM_PASS_JOINTS) of the channel's pose now: each layer
  * with a weight sampled into the scratch, all blended into out. out may be scratch[0]. */
-static void evaluate_channel(const anim_channel *channel, int first, int count, pass_scratch scratch, joint_pose *out)
+static void evaluate_channel(const anim_channel *channel, int first, int count, const joint_pose *base,
+                             pass_scratch scratch, joint_pose *out)
 {
     float weights[ANIM_CHANNEL_LAYERS];
     const joint_pose *poses[ANIM_CHANNEL_LAYERS];
@@ -411,20 +428,40 @@ static void evaluate_channel(const anim_channel *channel, int first, int count, 
      * bit what the clip says. */
     for (int k = 0; k < channel->layer_count; ++k) {
         if (weights[k] == 1.0f) {
-            sample_layer(channel, &channel->layers[k], first, count, out);
+            sample_layer(channel, &channel->layers[k], first, count, base, out);
             return;
         }
     }
     for (int k = 0; k < channel->layer_count; ++k) {
         poses[k] = scratch[k];
         if (weights[k] != 0.0f) /* pose_blend does not read poses without weight */
-            sample_layer(channel, &channel->layers[k], first, count, scratch[k]);
+            sample_layer(channel, &channel->layers[k], first, count, base, scratch[k]);
     }
     pose_blend(poses, weights, channel->layer_count, count, out);
 }
 
+/* Whether every layer of the channel that shows holds deltas (true), or none does (false); *mixed when
+ * some do and some do not (a crossfade between an additive clip and an ordinary one). */
+static bool channel_additive(const anim_channel *channel, bool *mixed)
+{
+    float weights[ANIM_CHANNEL_LAYERS];
+    current_weights(channel, weights);
+    int additive = 0, shown = 0;
+    for (int k = 0; k < channel->layer_count; ++k) {
+        if (weights[k] == 0.0f)
+            continue;
+        ++shown;
+        additive += layer_additive(channel, &channel->layers[k]);
+    }
+    *mixed = additive > 0 && additive < shown;
+    return shown > 0 && additive == shown;
+}
+
 /* The local pose of the layers as they stand, a pass at a time: the body (the bind pose before any
- * clip), then each overlay over it through its mask. */
+ * clip), then each overlay over it through its mask, in channel order. An overlay of additive clips adds
+ * its (blended) deltas: pose_add with the channel's weight and mask. A channel crossfading between
+ * additive and ordinary clips turns each additive layer into the pose below plus its delta, and blends
+ * like any overlay. */
 static void evaluate_local(const anim_controller *controller, joint_pose *out)
 {
     pass_scratch scratch;
@@ -433,12 +470,12 @@ static void evaluate_local(const anim_controller *controller, joint_pose *out)
         int count = pass_joint_count(controller, first);
         joint_pose *pass = out + first;
         if (body->layer_count > 0)
-            evaluate_channel(body, first, count, scratch, pass);
+            evaluate_channel(body, first, count, NULL, scratch, pass);
         else
             bind_local(controller->skeleton, first, count, pass);
         for (int c = 1; c < ANIM_CHANNEL_COUNT; ++c) {
             const anim_channel *overlay = &controller->channels[c];
-            if (overlay->layer_count == 0 || overlay->weight == 0.0f)
+            if (overlay->layer_count == 0 || overlay->weight == 0.0f || overlay->amount == 0.0f)
                 continue;
             /* Only the joints the mask reaches: a joint at mask 0 keeps the body's pose bit for bit
              * (pose_blend_masked copies it), so sampling the overlay there would be wasted. */
@@ -451,8 +488,15 @@ static void evaluate_local(const anim_controller *controller, joint_pose *out)
             if (low > high)
                 continue;
             int reached = high - low + 1;
-            evaluate_channel(overlay, first + low, reached, scratch, scratch[0]);
-            pose_blend_masked(pass + low, scratch[0], mask + low, overlay->weight, reached, pass + low);
+            float weight = overlay->weight * overlay->amount;
+            bool mixed = false;
+            if (channel_additive(overlay, &mixed)) {
+                evaluate_channel(overlay, first + low, reached, NULL, scratch, scratch[0]);
+                pose_add(pass + low, scratch[0], weight, mask + low, reached, pass + low);
+            } else {
+                evaluate_channel(overlay, first + low, reached, mixed ? pass + low : NULL, scratch, scratch[0]);
+                pose_blend_masked(pass + low, scratch[0], mask + low, weight, reached, pass + low);
+            }
         }
     }
 }
@@ -462,11 +506,20 @@ static void evaluate_local(const anim_controller *controller, joint_pose *out)
 static void freeze_channel(const anim_controller *controller, anim_channel *channel)
 {
     pass_scratch scratch;
+    /* A channel of additive clips freezes its deltas. One crossfading between additive and ordinary clips
+     * has no pose below it here: its additive layers are frozen over the bind pose, which shows only while
+     * its new top layer fades in (a full stack of such crossfades is rare). */
+    bool mixed = false;
+    bool additive = channel_additive(channel, &mixed);
+    joint_pose base[ANIM_PASS_JOINTS];
     for (int first = 0; first < controller->joint_count; first += ANIM_PASS_JOINTS) {
         int count = pass_joint_count(controller, first);
-        evaluate_channel(channel, first, count, scratch, scratch[0]);
+        if (mixed)
+            bind_local(controller->skeleton, first, count, base);
+        evaluate_channel(channel, first, count, mixed ? base : NULL, scratch, scratch[0]);
         snapshot_store(scratch[0], count, channel->snapshot + first);
     }
+    channel->snapshot_additive = additive;
 }
 
 /* ---- creation ---- */
@@ -509,7 +562,8 @@ anim_controller *anim_controller_create(const anim_controller_desc *desc)
     for (int k = 0; k < ANIM_CHANNEL_COUNT; ++k, cursor += snapshot_bytes) {
         controller->channels[k].snapshot = (anim_snapshot_joint *)cursor;
         controller->channels[k].weight = k == 0 ? 1.0f : 0.0f;
-        controller->channels[k].weight_target = controller->channels[k].weight;
+        controller->channels[k].weight_target = k == 0;
+        controller->channels[k].amount = 1.0f;
     }
     for (int k = 1; k < ANIM_CHANNEL_COUNT; ++k, cursor += mask_bytes)
         controller->channels[k].mask = (float *)cursor;
@@ -599,6 +653,8 @@ bool anim_controller_play(anim_controller *controller, int channel_index, const 
 {
     if (!valid_channel(controller, channel_index) || !clip || !valid_fade(fade_seconds) || !clip_fits(controller, clip))
         return false;
+    if (clip->additive && channel_index == 0)
+        return false; /* the body is the pose everything is added to */
     float speed = options && options->speed != 0.0f ? options->speed : 1.0f;
     if (!(speed >= 0.0f) || !isfinite(speed))
         return false;
@@ -608,7 +664,7 @@ bool anim_controller_play(anim_controller *controller, int channel_index, const 
 
     /* An overlay asked to play again fades back in from wherever its weight is. */
     if (overlay) {
-        channel->weight_target = 1.0f;
+        channel->weight_target = true;
         channel->weight_rate = rate;
         if (fade_seconds == 0.0f)
             channel->weight = 1.0f;
@@ -651,7 +707,7 @@ bool anim_controller_stop(anim_controller *controller, int channel, float fade_s
     if (!valid_channel(controller, channel) || channel == 0 || !valid_fade(fade_seconds))
         return false;
     anim_channel *c = &controller->channels[channel];
-    c->weight_target = 0.0f;
+    c->weight_target = false;
     c->weight_rate = fade_seconds > 0.0f ? 1.0f / fade_seconds : 0.0f;
     if (fade_seconds == 0.0f) {
         c->weight = 0.0f;
@@ -692,6 +748,19 @@ bool anim_controller_mask_branch(anim_controller *controller, int channel, const
             controller->channels[channel].mask[i] = weight;
     }
     return true;
+}
+
+bool anim_controller_set_overlay_weight(anim_controller *controller, int channel, float weight)
+{
+    if (!valid_channel(controller, channel) || channel == 0 || !(weight >= 0.0f && weight <= 1.0f))
+        return false;
+    controller->channels[channel].amount = weight;
+    return true;
+}
+
+float anim_controller_overlay_weight(const anim_controller *controller, int channel)
+{
+    return valid_channel(controller, channel) && channel > 0 ? controller->channels[channel].amount : 0.0f;
 }
 
 bool anim_controller_set_speed(anim_controller *controller, int channel, float speed)
@@ -1012,7 +1081,7 @@ static void advance_channel(anim_channel *channel, int channel_index, double dt,
         memmove(channel->layers, channel->layers + lowest_visible, sizeof(anim_layer) * (size_t)(count - lowest_visible));
         channel->layer_count = count - lowest_visible;
     }
-    if (channel_index > 0 && channel->weight == 0.0f && channel->weight_target == 0.0f)
+    if (channel_index > 0 && channel->weight == 0.0f && !channel->weight_target)
         channel->layer_count = 0;
 }
 
@@ -1110,7 +1179,9 @@ bool anim_controller_bounds(const anim_controller *controller, float out[2][3])
         for (int k = 0; k < channel->layer_count; ++k) {
             if (!(weights[k] > 0.0f))
                 continue;
-            if (!channel->layers[k].clip) {
+            /* A snapshot has no clip bounds, and an additive clip's bounds are of its raw frames, not of
+             * what it adds to: the joints as shown cover both. */
+            if (!channel->layers[k].clip || channel->layers[k].clip->additive) {
                 snapshot_visible = true;
                 continue;
             }

@@ -8,6 +8,13 @@
  * upper-body wave over a walk): a stack of their own, blended over what is below with a per-joint mask,
  * the whole channel fading in and out with one weight.
  *
+ * Additive. An overlay channel playing additive clips (anim_clip.additive: deltas from a reference pose,
+ * clips.ini `additive`) adds them on top of everything below it (the body and lower overlay channels),
+ * joint i by weight x overlay weight x mask[i] (pose_add): a lean or a breath over whatever plays. Its
+ * layers crossfade as deltas; a crossfade between an additive clip and an ordinary one on one channel
+ * blends "below plus the whole delta" with the ordinary pose, so nothing pops. The body (channel 0)
+ * refuses additive clips: it is what they are added to.
+ *
  * Crossfades never pop. play() puts the new clip on top of its channel's stack with fade 0, rising to 1
  * over the fade time; everything below keeps playing and is faded out as a group, so the channel is
  *   pose = lerp(... lerp(lerp(layer 0, layer 1, fade 1), layer 2, fade 2) ..., top, fade top)
@@ -85,6 +92,13 @@ bool anim_controller_set_mask(anim_controller *controller, int channel, const fl
  * body; "clavicle.R": the right arm), leaving other joints as they are. False if there is no such joint. */
 bool anim_controller_mask_branch(anim_controller *controller, int channel, const char *joint_name, float weight);
 
+/* How much of an overlay channel shows, 0..1, on top of its fade (1 at creation): an additive layer's
+ * weight from a game parameter (a lean by the turn rate), or an ordinary overlay at part strength. It
+ * is not faded: set it every frame if it follows a parameter. 0 shows the pose below bit for bit. False
+ * for channel 0 or a weight outside [0, 1] (NaN included). */
+bool anim_controller_set_overlay_weight(anim_controller *controller, int channel, float weight);
+float anim_controller_overlay_weight(const anim_controller *controller, int channel);
+
 /* Speed scale of every layer of a channel (>= 0). */
 bool anim_controller_set_speed(anim_controller *controller, int channel, float speed);
 
@@ -157,8 +171,8 @@ const joint_pose *anim_controller_object_pose(const anim_controller *controller)
 
 /* The local (parent-relative) pose, for blending further: not kept per entity (it would cost 32 bytes a
  * joint), but sampled again from the layers as they stand into out (joint_count entries). That is bit for
- * bit the pose the last update turned into object space, unless play, stop, a mask or a retarget has
- * changed the layers since. False on NULL arguments. */
+ * bit the pose the last update turned into object space, unless play, stop, a mask, an overlay weight
+ * or a retarget has changed the layers since. False on NULL arguments. */
 bool anim_controller_local_pose(const anim_controller *controller, joint_pose *out);
 
 /* The box (min xyz, max xyz, object space of the pose as shown) that holds the entity's current pose, for

@@ -125,6 +125,8 @@ static void fade_out_finished_overlay(animator *animator)
 
 /* ---- entering states ---- */
 
+static state_machine_result current_playback(const animator *animator);
+
 /* Play the current state's clip on the body with `fade`, and its overlay. */
 static void enter_state(animator *animator, float fade, float speed_scale, bool restart)
 {
@@ -136,19 +138,28 @@ static void enter_state(animator *animator, float fade, float speed_scale, bool 
     if (speed_scale == 0.0f)
         anim_controller_set_speed(animator->controller, ANIMATOR_BODY_CHANNEL, 0.0f);
     enter_overlay(animator, state, fade);
+    /* A channel the overlay just took keeps its last weight until the next update: give it the state's. */
+    if (animator->overlay.playing)
+        anim_controller_set_overlay_weight(animator->controller, animator->overlay.channel,
+                                           current_playback(animator).overlay_weight);
 }
 
 /* The current state's speed scale now, as state_machine_step would report it. The state machine keeps its
  * formula to itself, so ask it: a step of 0 seconds through a copy of the machine without transitions
  * changes nothing and reports the state's playback. Used on creation and reload, never per update. */
-static float current_speed_scale(const animator *animator)
+static state_machine_result current_playback(const animator *animator)
 {
     state_machine_definition machine = animator->character->machine;
     machine.transition_count = 0;
     state_machine_instance probe = animator->instance;
     state_machine_result result;
     state_machine_step(&machine, &probe, 0.0f, (state_machine_clip_status){0}, &result);
-    return result.speed_scale;
+    return result;
+}
+
+static float current_speed_scale(const animator *animator)
+{
+    return current_playback(animator).speed_scale;
 }
 
 /* ---- creation ---- */
@@ -296,6 +307,8 @@ bool animator_update(animator *animator, double dt, animator_update_result *resu
     if (state->rate_parameter >= 0)
         anim_controller_set_speed(animator->controller, ANIMATOR_BODY_CHANNEL, result->decision.speed_scale);
     fade_out_finished_overlay(animator);
+    if (overlay->playing)
+        anim_controller_set_overlay_weight(animator->controller, overlay->channel, result->decision.overlay_weight);
 
     return anim_controller_update(animator->controller, dt, &result->animation);
 }

@@ -187,6 +187,22 @@ static float state_machine_speed_scale(const state_machine_definition *definitio
     return scale;
 }
 
+/* The parameter's place between low (0) and high (1), clamped; NaN and a bad index give 0. */
+static float state_machine_overlay_weight(const state_machine_definition *definition,
+                                          const state_machine_instance *instance, const state_machine_state *state)
+{
+    if (!state->overlay_weighted)
+        return 1.0f;
+    int parameter = state->overlay_weight_parameter;
+    float span = state->overlay_weight_high - state->overlay_weight_low;
+    if (parameter < 0 || parameter >= definition->parameter_count || span == 0.0f)
+        return 0.0f;
+    float weight = (instance->values[parameter] - state->overlay_weight_low) / span;
+    if (!(weight > 0.0f)) /* also catches NaN */
+        return 0.0f;
+    return weight < 1.0f ? weight : 1.0f;
+}
+
 /* Triggers wait a little for a transition that can use them, so a jump pressed just before landing still
  * happens; after trigger_hold seconds they are dropped so they cannot fire long after the key press. */
 static void state_machine_age_triggers(const state_machine_definition *definition,
@@ -239,6 +255,7 @@ bool state_machine_step(const state_machine_definition *definition, state_machin
     result->speed_scale = state_machine_speed_scale(definition, instance, state);
     result->overlay_clip = state->overlay_clip;
     result->overlay_root_joint = state->overlay_root_joint;
+    result->overlay_weight = state_machine_overlay_weight(definition, instance, state);
     return result->fired;
 }
 

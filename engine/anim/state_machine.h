@@ -77,6 +77,11 @@ typedef struct state_machine_state {
     float rate_min, rate_max;
     int overlay_clip;       /* clip layered over the upper body (or any branch); -1 for none */
     int overlay_root_joint; /* the overlay plays on this joint and its descendants; -1 for none */
+    /* states.ini overlay_weight: how much of the overlay shows (an additive lean by the turn rate), from a
+     * number parameter mapped from [low, high] to [0, 1] and clamped (low > high maps downwards). false: 1. */
+    bool overlay_weighted;
+    int overlay_weight_parameter; /* number parameter index, when overlay_weighted */
+    float overlay_weight_low, overlay_weight_high; /* never equal */
 } state_machine_state;
 
 typedef struct state_machine_definition {
@@ -117,6 +122,7 @@ typedef struct state_machine_result {
     float speed_scale;
     int overlay_clip;
     int overlay_root_joint;
+    float overlay_weight; /* 0..1: the state's overlay_weight now (1 without one) */
 } state_machine_result;
 
 /* Start state, time 0, every parameter at its default, no trigger set. */

@@ -490,6 +490,104 @@ bool pose_blend(const joint_pose *const *poses, const float *weights, int pose_c
     return true;
 }
 
+/* ---- additive ---- */
+
+/* Hamilton product a * b in x y z w order (a applied after b). */
+static inline void multiply_quaternions(const float a[4], const float b[4], float out[4])
+{
+    float x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+    float y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+    float z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+    float w = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+    out[0] = x;
+    out[1] = y;
+    out[2] = z;
+    out[3] = w;
+}
+
+static inline void normalize_quaternion(float q[4])
+{
+    float length2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (!(length2 > POSE_TINY_LENGTH2)) {
+        q[0] = q[1] = q[2] = 0.0f;
+        q[3] = 1.0f;
+        return;
+    }
+    float inverse = 1.0f / sqrtf(length2);
+    for (int k = 0; k < 4; ++k)
+        q[k] *= inverse;
+}
+
+bool pose_additive_delta(const joint_pose *reference, const joint_pose *frame, int joint_count, joint_pose *out)
+{
+    if (!reference || !frame || !out || joint_count <= 0)
+        return false;
+    for (int i = 0; i < joint_count; ++i) {
+        /* The inverse of a unit quaternion is its conjugate. */
+        const float *r = reference[i].rotation;
+        float inverse[4] = {-r[0], -r[1], -r[2], r[3]};
+        float rotation[4], position[3];
+        multiply_quaternions(inverse, frame[i].rotation, rotation);
+        normalize_quaternion(rotation);
+        /* One sign for every delta, w >= 0, so a delta near identity reads as one (sampling nlerps between
+         * frames along the shortest arc either way; this only keeps stored deltas easy to read). */
+        if (rotation[3] < 0.0f)
+            for (int k = 0; k < 4; ++k)
+                rotation[k] = -rotation[k];
+        for (int k = 0; k < 3; ++k)
+            position[k] = frame[i].position[k] - reference[i].position[k];
+        for (int k = 0; k < 4; ++k)
+            out[i].rotation[k] = rotation[k];
+        for (int k = 0; k < 3; ++k)
+            out[i].position[k] = position[k];
+        out[i].unused = 0.0f;
+    }
+    return true;
+}
+
+bool pose_add(const joint_pose *base, const joint_pose *delta, float weight, const float *joint_weights,
+              int joint_count, joint_pose *out)
+{
+    if (!base || !delta || !out || joint_count <= 0 || !(weight >= 0.0f && weight <= 1.0f))
+        return false;
+    for (int i = 0; joint_weights && i < joint_count; ++i)
+        if (!(joint_weights[i] >= 0.0f && joint_weights[i] <= 1.0f))
+            return false; /* also refuses NaN */
+
+    for (int i = 0; i < joint_count; ++i) {
+        float t = joint_weights ? weight * joint_weights[i] : weight;
+        if (t == 0.0f) { /* outside the mask or at weight 0: the base, bit for bit */
+            out[i] = base[i];
+            continue;
+        }
+        const float *d = delta[i].rotation;
+        float scaled[4];
+        if (t == 1.0f) {
+            for (int k = 0; k < 4; ++k)
+                scaled[k] = d[k];
+        } else {
+            /* nlerp from identity towards the nearer of d, -d: identity's dot with d is d's w. */
+            float toward = d[3] < 0.0f ? -t : t;
+            for (int k = 0; k < 4; ++k)
+                scaled[k] = toward * d[k];
+            scaled[3] += 1.0f - t;
+            normalize_quaternion(scaled);
+        }
+        float rotation[4], position[3];
+        multiply_quaternions(base[i].rotation, scaled, rotation);
+        normalize_quaternion(rotation);
+        for (int k = 0; k < 3; ++k)
+            position[k] = base[i].position[k] + t * delta[i].position[k];
+        /* All of joint i is read before it is written: out may be base or delta. */
+        for (int k = 0; k < 4; ++k)
+            out[i].rotation[k] = rotation[k];
+        for (int k = 0; k < 3; ++k)
+            out[i].position[k] = position[k];
+        out[i].unused = 0.0f;
+    }
+    return true;
+}
+
 /* ---- masked blend ---- */
 
 bool pose_blend_masked(const joint_pose *base, const joint_pose *layer, const float *joint_weights, float weight,

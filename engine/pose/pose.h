@@ -49,6 +49,20 @@ bool pose_blend(const joint_pose *const *poses, const float *weights, int pose_c
 bool pose_blend_masked(const joint_pose *base, const joint_pose *layer, const float *joint_weights, float weight,
                        int joint_count, joint_pose *out);
 
+/* Additive layers (a lean or a breath on top of whatever plays), in local (parent) space.
+ * The delta of a frame from a reference pose: rotation inverse(reference) * frame (normalized, w >= 0),
+ * translation frame - reference. Computed once when an additive clip loads, so sampling it gives deltas.
+ * out may be reference or frame. */
+bool pose_additive_delta(const joint_pose *reference, const joint_pose *frame, int joint_count, joint_pose *out);
+
+/* Add a delta pose to base: joint i gets t = weight * joint_weights[i] (joint_weights NULL: all 1) of its
+ * delta: translation base + t * delta, rotation base * nlerp(identity, delta, t) along the shortest arc,
+ * normalized. t = 0 copies base's joint bit for bit (weight 0, or outside the mask); t = 1 adds the whole
+ * delta, so adding a clip's deltas to its reference gives back the clip (to rounding). weight and every
+ * joint weight must be finite and in [0, 1]. out may be base or delta. */
+bool pose_add(const joint_pose *base, const joint_pose *delta, float weight, const float *joint_weights,
+              int joint_count, joint_pose *out);
+
 /* Local to object space: roots as they are; otherwise pos = parent.pos + rotate(parent.rot, local.pos),
  * rot = normalize(parent.rot * local.rot). parents[i] < i is required (checked). Local rotations must be
  * unit, as pose_sample and pose_blend write them: the normalization only removes rounding. object may be

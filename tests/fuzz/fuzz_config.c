@@ -106,6 +106,8 @@ static void fuzz_check_character(const anim_character *character)
         FUZZ_REQUIRE(clip->ground_speed >= 0.0f && clip->ground_speed <= 1.0e6f && clip->sync_group >= -1 &&
                      clip->sync_group < character->sync_group_count);
         FUZZ_REQUIRE(clip->event_count >= 0 && (clip->event_count == 0 || clip->events != NULL));
+        /* An additive clip holds its own baked deltas, plays in place and is never a state's body. */
+        FUZZ_REQUIRE(!clip->additive || (clip->root_mode == ANIM_ROOT_IN_PLACE && clip->clip->frames != NULL));
         for (int e = 0; e < clip->event_count; ++e)
             FUZZ_REQUIRE(isfinite(clip->events[e].frame) &&
                          (e == 0 || clip->events[e - 1].frame <= clip->events[e].frame));
@@ -121,6 +123,13 @@ static void fuzz_check_character(const anim_character *character)
         FUZZ_REQUIRE(state->overlay_clip >= -1 && state->overlay_clip < character->clip_count);
         FUZZ_REQUIRE(state->overlay_root_joint >= -1 && state->overlay_root_joint < joint_count);
         FUZZ_REQUIRE(state->rate_parameter >= -1 && state->rate_parameter < machine->parameter_count);
+        FUZZ_REQUIRE(!character->clips[state->clip].additive);
+        FUZZ_REQUIRE(!state->overlay_weighted ||
+                     (state->overlay_clip >= 0 && state->overlay_weight_parameter >= 0 &&
+                      state->overlay_weight_parameter < machine->parameter_count &&
+                      machine->parameters[state->overlay_weight_parameter].type == STATE_MACHINE_NUMBER &&
+                      fabsf(state->overlay_weight_low) <= 1.0e6f && fabsf(state->overlay_weight_high) <= 1.0e6f &&
+                      state->overlay_weight_low != state->overlay_weight_high));
         /* rate_max is +inf when a state sets no limit; what a file sets is within 0 to ANIM_CONFIG_RATE_MAX. */
         FUZZ_REQUIRE(isfinite(state->rate) && isfinite(state->rate_min) && !isnan(state->rate_max) &&
                      state->rate_min <= state->rate_max);

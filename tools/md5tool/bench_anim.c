@@ -3,13 +3,16 @@
  * right arm, so every update advances three layers, samples them, blends the body, blends the overlay
  * through its mask and writes the object pose. The entities start at different times so they do not
  * share cache lines of the same frames. Controllers are all created before timing starts; the update
- * allocates nothing. Reads the generated assets (run from the repository root, or give the files). */
+ * allocates nothing. Reads the generated assets (run from the repository root, or give the files).
+ * A second case runs the same with the wave as an additive layer (baked against its first frame, added
+ * through the mask with pose_add), the cost of an additive layer beside an ordinary overlay's. */
 #include "bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/anim_additive.h"
 #include "anim/anim_controller.h"
 #include "build/loader.h"
 #include "md5/md5.h"
@@ -57,7 +60,7 @@ static bool start_entity(anim_controller *controller, const anim_clip *library, 
            anim_controller_set_ground_speed(controller, 0, 2.0f);
 }
 
-static int measure(const model *m, const anim_clip *library, int character_count)
+static int measure(const model *m, const anim_clip *library, int character_count, const char *label)
 {
     anim_controller **controllers = calloc((size_t)character_count, sizeof *controllers);
     if (!controllers)
@@ -100,7 +103,7 @@ static int measure(const model *m, const anim_clip *library, int character_count
     printf("entity update (advance + events + sample + blend + mask + to_object), %d frames x %d entities per "
            "run, %d runs: fastest %.3f, slowest %.3f us/entity; %lld events fired; %zu bytes per entity\n",
            frames, character_count, BENCH_RUNS, fastest, slowest, events, anim_controller_bytes(controllers[0]));
-    printf("anim: %.3f us/entity (%d entities, %d joints, %d layers)\n", bench_median(per_entity, BENCH_RUNS),
+    printf("%s: %.3f us/entity (%d entities, %d joints, %d layers)\n", label, bench_median(per_entity, BENCH_RUNS),
            character_count, m->skeleton.joint_count, layers);
     status = 0;
 
@@ -151,7 +154,15 @@ int bench_anim_main(int argc, char **argv)
          .events = run_marks},
         {.name = "wave", .clip = clips[2], .loop = false, .sync_group = -1},
     };
-    status = measure(m, library, character_count);
+    status = measure(m, library, character_count, "anim");
+    clip wave_deltas;
+    if (status == 0 && anim_additive_bake(clips[2], clips[2], 0, &wave_deltas, &err)) {
+        library[2] = (anim_clip){.name = "wave_additive", .clip = &wave_deltas, .sync_group = -1, .additive = true};
+        status = measure(m, library, character_count, "anim, wave additive");
+        anim_additive_free(&wave_deltas);
+    } else if (status == 0) {
+        goto failed;
+    }
     goto done;
 
 failed:

@@ -6,8 +6,9 @@
 #include <string.h>
 
 #include "anim_config_internal.h"
+#include "../anim_additive.h"
 
-static const char *const anim_config_clip_keys[] = {"file", "loop", "speed", "root_motion", "sync", "events", NULL};
+static const char *const anim_config_clip_keys[] = {"file", "loop", "speed", "root_motion", "sync", "events", "additive", NULL};
 
 static int anim_config_sync_group(anim_character *character, anim_character_storage *storage, const char *name)
 {
@@ -72,6 +73,78 @@ static void anim_config_parse_events(anim_config_loader *loader, const char *pat
     clip->event_count = count;
 }
 
+/* The raw frames of clip s as its file has them (the cache's), whatever `additive` did to its entry; NULL
+ * when its file did not load. */
+static const clip *anim_config_raw_clip(anim_config_loader *loader, const anim_character_storage *storage, int s)
+{
+    return storage->clip_handles[s].id != 0 ? cache_clip(loader->cache, storage->clip_handles[s]) : NULL;
+}
+
+/* `additive = first_frame` or `additive = CLIP FRAME`: replace clip s's frames by their deltas from the
+ * reference pose. Every mistake is reported at the entry's line; the clip then stays as it was. */
+static void anim_config_make_additive(anim_config_loader *loader, anim_character *character,
+                                      anim_character_storage *storage, const char *path, int s,
+                                      const ini_entry *entry)
+{
+    anim_clip *playable = &storage->clips[s];
+    char reference_name[ANIM_NAME_MAX] = "";
+    char frame_text[32] = "";
+    char extra[2] = "";
+    int words = sscanf(entry->value, "%63s %31s %1s", reference_name, frame_text, extra);
+    int reference = s;
+    float frame = 0.0f;
+    if (words == 1 && strcmp(reference_name, "first_frame") == 0) {
+        reference = s;
+    } else if (words == 2) {
+        reference = anim_config_find_clip(character, reference_name);
+        if (reference < 0) {
+            char names[256];
+            anim_config_report(loader, path, entry->line, "additive: no clip [%s] to take the reference from; clips: %s",
+                               reference_name,
+                               anim_config_join_names(names, sizeof names, storage->clips[0].name, sizeof *storage->clips,
+                                                      character->clip_count));
+            return;
+        }
+        if (!ini_parse_float(frame_text, &frame) || frame < 0.0f || frame != floorf(frame) || frame > 1000000.0f) {
+            anim_config_report(loader, path, entry->line,
+                               "additive: reference frame '%s' must be a whole number from 0 to 1000000", frame_text);
+            return;
+        }
+    } else {
+        anim_config_report(loader, path, entry->line,
+                           "additive must be `first_frame` or `CLIP FRAME` (a clip of this file and its frame), "
+                           "not '%s'", entry->value);
+        return;
+    }
+    if (playable->root_mode == ANIM_ROOT_MOTION) {
+        anim_config_report(loader, path, entry->line,
+                           "additive clip [%s] cannot have root_motion = true: a delta carries no travel", playable->name);
+        return;
+    }
+    const clip *source = anim_config_raw_clip(loader, storage, s);
+    const clip *reference_clip = anim_config_raw_clip(loader, storage, reference);
+    if (!source)
+        return; /* its file's failure is reported where the file is named (or there is no model to load on) */
+    if (!reference_clip) {
+        anim_config_report(loader, path, entry->line, "additive: reference clip [%s] did not load",
+                           storage->clips[reference].name);
+        return;
+    }
+    if (frame > (float)(reference_clip->frame_count - 1)) {
+        anim_config_report(loader, path, entry->line, "additive: reference frame %d is past clip [%s]'s last frame %d",
+                           (int)frame, storage->clips[reference].name, reference_clip->frame_count - 1);
+        return;
+    }
+    diag error;
+    if (!anim_additive_bake(source, reference_clip, (int)frame, &storage->additive_clips[s], &error)) {
+        anim_config_report(loader, path, entry->line, "additive: clip [%s] against [%s]: %s", playable->name,
+                           storage->clips[reference].name, error.message);
+        return;
+    }
+    playable->clip = &storage->additive_clips[s];
+    playable->additive = true;
+}
+
 void anim_config_load_clips(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
                             const char *path, const char *referrer, int referrer_line)
 {
@@ -83,7 +156,8 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
     storage->events = calloc((size_t)(count ? count : 1), sizeof *storage->events);
     storage->clip_handles = calloc((size_t)(count ? count : 1), sizeof *storage->clip_handles);
     storage->sync_group_names = calloc((size_t)(count ? count : 1), sizeof *storage->sync_group_names);
-    if (!storage->clips || !storage->events || !storage->clip_handles || !storage->sync_group_names) {
+    storage->additive_clips = calloc((size_t)(count ? count : 1), sizeof *storage->additive_clips);
+    if (!storage->clips || !storage->additive_clips || !storage->events || !storage->clip_handles || !storage->sync_group_names) {
         anim_config_report(loader, path, 0, "out of memory");
         ini_document_free(&document);
         return;
@@ -163,6 +237,12 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
         clip->event_count = 0; /* its events were marked on the frames of the clip that failed */
     }
     free(failures);
+    /* After every clip has loaded: a reference may be named before or after the clip that uses it. */
+    for (int s = 0; s < count; ++s) {
+        const ini_entry *entry = ini_find_entry(&document.sections[s], "additive");
+        if (entry)
+            anim_config_make_additive(loader, character, storage, path, s, entry);
+    }
     ini_document_free(&document);
 }
 

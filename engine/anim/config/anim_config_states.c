@@ -261,7 +261,7 @@ static int anim_config_parse_condition(condition_parse *parse, state_machine_tra
 
 static const char *const anim_config_machine_keys[] = {"start", "fade", "trigger_hold", NULL};
 static const char *const anim_config_state_keys[] = {"clip",     "loop",    "rate",         "rate_from", "rate_min",
-                                                     "rate_max", "overlay", "overlay_root", NULL};
+                                                     "rate_max", "overlay", "overlay_root", "overlay_weight", NULL};
 static const char *const anim_config_transition_keys[] = {"when", "fade", "priority", "restart", NULL};
 
 typedef enum states_section_kind {
@@ -380,6 +380,53 @@ static int anim_config_state_clip(anim_config_loader *loader, const char *path, 
     return clip;
 }
 
+/* overlay_weight = PARAMETER [LOW HIGH]: a number parameter, mapped from [LOW, HIGH] (default 0 1) to the
+ * overlay's weight 0..1. */
+static void anim_config_read_overlay_weight(anim_config_loader *loader, const char *path, const ini_entry *entry,
+                                            bool has_overlay, const state_machine_definition *machine,
+                                            state_machine_state *state)
+{
+    char name[ANIM_NAME_MAX] = "", low_text[32] = "", high_text[32] = "", extra[2] = "";
+    int words = sscanf(entry->value, "%63s %31s %31s %1s", name, low_text, high_text, extra);
+    if (!has_overlay) {
+        anim_config_report(loader, path, entry->line, "overlay_weight without an overlay clip");
+        return;
+    }
+    if (words != 1 && words != 3) {
+        anim_config_report(loader, path, entry->line,
+                           "overlay_weight must be PARAMETER or PARAMETER LOW HIGH (a number parameter and the "
+                           "values that map to weight 0 and 1), not '%s'", entry->value);
+        return;
+    }
+    int parameter = state_machine_find_parameter(machine, name);
+    if (parameter < 0 || machine->parameters[parameter].type != STATE_MACHINE_NUMBER) {
+        anim_config_report(loader, path, entry->line, "overlay_weight needs a number parameter; '%s' is not one", name);
+        return;
+    }
+    float low = 0.0f, high = 1.0f;
+    if (words == 3) {
+        const char *texts[2] = {low_text, high_text};
+        float *values[2] = {&low, &high};
+        for (int i = 0; i < 2; ++i) {
+            char range[64];
+            if (!ini_parse_float(texts[i], values[i]) || !anim_config_in_range(ANIM_RANGE_CONDITION, *values[i])) {
+                anim_config_report(loader, path, entry->line, "overlay_weight: '%s' must be a number from %s",
+                                   texts[i], anim_config_range_text(ANIM_RANGE_CONDITION, range, sizeof range));
+                return;
+            }
+        }
+        if (low == high) {
+            anim_config_report(loader, path, entry->line,
+                               "overlay_weight: LOW and HIGH are both %g; they must differ", (double)low);
+            return;
+        }
+    }
+    state->overlay_weighted = true;
+    state->overlay_weight_parameter = parameter;
+    state->overlay_weight_low = low;
+    state->overlay_weight_high = high;
+}
+
 static void anim_config_read_state(anim_config_loader *loader, const char *path, const ini_section *section,
                                    const anim_character *character, const state_machine_definition *machine,
                                    state_machine_state *state)
@@ -394,6 +441,10 @@ static void anim_config_read_state(anim_config_loader *loader, const char *path,
         anim_config_report(loader, path, section->line, "state '%s' has no 'clip'", state->name);
     else if ((state->clip = anim_config_state_clip(loader, path, entry, character)) >= 0)
         state->loop = character->clips[state->clip].loop;
+    if (entry && state->clip >= 0 && character->clips[state->clip].additive)
+        anim_config_report(loader, path, entry->line,
+                           "clip '%s' is additive (clips.ini): it can only be added as an overlay, not be the body",
+                           character->clips[state->clip].name);
     bool flag;
     if ((entry = ini_find_entry(section, "loop")) && anim_config_parse_bool(loader, path, entry, &flag))
         state->loop = flag;
@@ -447,6 +498,8 @@ static void anim_config_read_state(anim_config_loader *loader, const char *path,
                                "the model has no joint '%s' (names are case-sensitive, e.g. spine.01, clavicle.R)",
                                overlay_root->value);
     }
+    if ((entry = ini_find_entry(section, "overlay_weight")))
+        anim_config_read_overlay_weight(loader, path, entry, overlay != NULL, machine, state);
 }
 
 static const char *anim_config_state_name(const void *states, int i)
