@@ -31,11 +31,8 @@ _Static_assert(offsetof(joint_pose, position) == 16, "position and unused form t
  * opposing poses, or broken data, gets there, and identity is better than NaN. */
 #define POSE_TINY_LENGTH2 1e-30f
 
-#ifndef POSE_USE_SSE2
-
-/* ---- joint kernels: scalar reference ---- */
-
-static inline void normalize_rotation(float q[4])
+/* A rotation to unit length; near zero, identity. The scalar kernels and the additive stages use it. */
+static inline void normalize_quaternion(float q[4])
 {
     float length2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     if (!(length2 > POSE_TINY_LENGTH2)) {
@@ -47,6 +44,11 @@ static inline void normalize_rotation(float q[4])
     for (int k = 0; k < 4; ++k)
         q[k] *= inverse;
 }
+
+#ifndef POSE_USE_SSE2
+
+/* ---- joint kernels: scalar reference ---- */
+
 
 /* count joints between two frames: positions linearly, rotations by nlerp along the shortest arc (q and -q
  * are the same rotation; going towards the nearer of b, -b also keeps |(1-t)a + tb| >= 1/sqrt(2), so the
@@ -60,7 +62,7 @@ static void sample_joints(const joint_pose *a, const joint_pose *b, float t, int
         float rotation[4];
         for (int k = 0; k < 4; ++k)
             rotation[k] = (1.0f - t) * ra[k] + b_weight * rb[k];
-        normalize_rotation(rotation);
+        normalize_quaternion(rotation);
         for (int k = 0; k < 4; ++k)
             out[i].rotation[k] = rotation[k];
         for (int k = 0; k < 3; ++k)
@@ -93,7 +95,7 @@ static void blend_joints(const joint_pose *const *poses, const float *weights, i
             for (int j = 0; j < 3; ++j)
                 position[j] += weight * joint->position[j];
         }
-        normalize_rotation(rotation);
+        normalize_quaternion(rotation);
         for (int j = 0; j < 4; ++j)
             out[i].rotation[j] = rotation[j];
         for (int j = 0; j < 3; ++j)
@@ -505,18 +507,6 @@ static inline void multiply_quaternions(const float a[4], const float b[4], floa
     out[3] = w;
 }
 
-static inline void normalize_quaternion(float q[4])
-{
-    float length2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-    if (!(length2 > POSE_TINY_LENGTH2)) {
-        q[0] = q[1] = q[2] = 0.0f;
-        q[3] = 1.0f;
-        return;
-    }
-    float inverse = 1.0f / sqrtf(length2);
-    for (int k = 0; k < 4; ++k)
-        q[k] *= inverse;
-}
 
 bool pose_additive_delta(const joint_pose *reference, const joint_pose *frame, int joint_count, joint_pose *out)
 {

@@ -9,7 +9,9 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "anim/config/anim_config.h"
 #include "base/file.h"
+#include "cache/cache.h"
 #include "pose/pose.h"
 
 int usage_error(const char *format, ...)
@@ -217,6 +219,35 @@ bool parse_count(const char *text, long long minimum, long long maximum, long lo
         return false;
     *out = value;
     return true;
+}
+
+bool md5tool_config_open(const char *folder, const char *character_name, md5tool_config *out)
+{
+    *out = (md5tool_config){0};
+    snprintf(out->characters_path, sizeof out->characters_path, "%s/characters.ini", folder);
+    out->cache = cache_create();
+    diag_list errors = {0};
+    out->config = out->cache ? anim_config_load(out->characters_path, out->cache, &errors) : NULL;
+    if (!out->config) {
+        print_diags(&errors);
+        diag_list_free(&errors);
+        return false;
+    }
+    diag_list_free(&errors);
+    out->character = character_name ? anim_config_find_character(out->config, character_name)
+                                    : anim_config_character(out->config, 0);
+    if (!out->character) {
+        fprintf(stderr, "%s: no character '%s'\n", out->characters_path, character_name ? character_name : "(none)");
+        return false;
+    }
+    return true;
+}
+
+void md5tool_config_close(md5tool_config *c)
+{
+    anim_config_free(c->config);
+    cache_destroy(c->cache);
+    *c = (md5tool_config){0};
 }
 
 void print_diags(const diag_list *errors)

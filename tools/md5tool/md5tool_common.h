@@ -49,6 +49,21 @@ __attribute__((format(printf, 1, 2))) int usage_error(const char *format, ...);
 /* Each diag on stderr, `file:line: message` a line, then how many more were not kept. */
 void print_diags(const diag_list *errors);
 
+/* A config folder's characters (CONFIG_DIR/characters.ini) and one of them, as `trace` and `graph` pick
+ * it: the named one, or the first. Problems go to stderr (file:line); false then, with whatever was made
+ * still to free through md5tool_config_close. */
+struct cache;
+struct anim_config;
+struct anim_character;
+typedef struct md5tool_config {
+    char characters_path[4096];
+    struct cache *cache;
+    struct anim_config *config;
+    const struct anim_character *character;
+} md5tool_config;
+bool md5tool_config_open(const char *folder, const char *character_name, md5tool_config *out);
+void md5tool_config_close(md5tool_config *c);
+
 const char *file_type_name(file_type type);
 bool has_extension(const char *path, const char *extension);
 file_type file_type_of(const char *path);

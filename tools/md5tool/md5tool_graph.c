@@ -398,34 +398,18 @@ int command_graph(int argc, char **argv)
     if (status)
         return status;
 
-    char characters_path[4096];
-    snprintf(characters_path, sizeof characters_path, "%s/characters.ini", a.config_folder);
-    cache *cache = cache_create();
-    diag_list errors = {0};
-    anim_config *config = cache ? anim_config_load(characters_path, cache, &errors) : NULL;
+    md5tool_config loaded;
     status = EXIT_INVALID;
-    const anim_character *character = NULL;
-    if (!config) {
-        print_diags(&errors);
-        goto done;
+    if (md5tool_config_open(a.config_folder, a.character, &loaded)) {
+        const anim_character *character = loaded.character;
+        if (character->machine.state_count == 0)
+            fprintf(stderr, "%s: character '%s' has no state machine (no states file)\n", loaded.characters_path,
+                    character->name);
+        else if (a.format == GRAPH_DOT)
+            status = write_dot_file(character, a.out_path);
+        else
+            status = write_picture(character, a.format == GRAPH_SVG ? "svg" : "png", a.out_path);
     }
-    character = a.character ? anim_config_find_character(config, a.character) : anim_config_character(config, 0);
-    if (!character) {
-        fprintf(stderr, "%s: no character '%s'\n", characters_path, a.character ? a.character : "(none)");
-        goto done;
-    }
-    if (character->machine.state_count == 0) {
-        fprintf(stderr, "%s: character '%s' has no state machine (no states file)\n", characters_path,
-                character->name);
-        goto done;
-    }
-    if (a.format == GRAPH_DOT)
-        status = write_dot_file(character, a.out_path);
-    else
-        status = write_picture(character, a.format == GRAPH_SVG ? "svg" : "png", a.out_path);
-done:
-    anim_config_free(config);
-    cache_destroy(cache);
-    diag_list_free(&errors);
+    md5tool_config_close(&loaded);
     return status;
 }

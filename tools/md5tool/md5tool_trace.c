@@ -378,26 +378,16 @@ int command_trace(int argc, char **argv)
     if (status)
         return status;
 
-    char characters_path[4096];
-    snprintf(characters_path, sizeof characters_path, "%s/characters.ini", a.config_folder);
-    cache *cache = cache_create();
-    diag_list errors = {0};
-    anim_config *config = cache ? anim_config_load(characters_path, cache, &errors) : NULL;
+    md5tool_config loaded;
     const anim_character *character = NULL;
     trace_script script = {0};
     animator *animator = NULL;
     trace_run run = {0};
     diag error = {0};
     status = EXIT_INVALID;
-    if (!config) {
-        print_diags(&errors);
+    if (!md5tool_config_open(a.config_folder, a.character, &loaded))
         goto done;
-    }
-    character = a.character ? anim_config_find_character(config, a.character) : anim_config_character(config, 0);
-    if (!character) {
-        fprintf(stderr, "%s: no character '%s'\n", characters_path, a.character ? a.character : "(none)");
-        goto done;
-    }
+    character = loaded.character;
     if (!trace_script_load(a.script_path, &character->machine, &script, &error)) {
         char text[DIAG_TEXT_MAX];
         diag_format(&error, text, sizeof text);
@@ -406,7 +396,7 @@ int command_trace(int argc, char **argv)
     }
     animator = animator_create(character);
     if (!animator || !trace_run_start(&run, animator, &script, a.rate)) {
-        fprintf(stderr, "%s: cannot animate character '%s'\n", characters_path, character->name);
+        fprintf(stderr, "%s: cannot animate character '%s'\n", loaded.characters_path, character->name);
         goto done;
     }
     trace_step step;
@@ -421,8 +411,6 @@ done:
     trace_run_finish(&run);
     animator_destroy(animator);
     trace_script_free(&script);
-    anim_config_free(config);
-    cache_destroy(cache);
-    diag_list_free(&errors);
+    md5tool_config_close(&loaded);
     return status;
 }
