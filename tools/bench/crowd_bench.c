@@ -16,9 +16,10 @@
  *               [--lod-pixels P|off] [--lod-level L] [--no-stand-ins] [--no-shadows] [--skin-once]
  *
  * The mesh levels of detail are the demo's (each body's levels made when its mesh is), chosen with a
- * budget of 1 pixel unless --lod-pixels says otherwise (off: every character whole); --lod-level draws
- * every character at one level; --no-stand-ins keeps the farthest at the last mesh level; --skin-once
- * skins full-detail members once for both passes (gfx_frame_desc.skin_once).
+ * budget of half a pixel (the stand-in under 48 pixels tall) unless --lod-pixels says otherwise (off:
+ * every character whole); --lod-level draws every character at one level; --no-stand-ins keeps the
+ * farthest at the last mesh level; --skin-once skins full-detail members once for both passes
+ * (gfx_frame_desc.skin_once).
  * --no-render needs no GL: the palettes go to a buffer of the benchmark's own (the same bytes written).
  * Run headless with SDL_VIDEODRIVER=offscreen. Ends with one line per N:
  *   crowd: 10000 characters, 2 threads, update 6.1 ms/frame (0.61 us/character), render 812 ms/frame
@@ -132,11 +133,7 @@ static bool parse_options(int argc, char **argv, bench_options *o)
         } else if (strcmp(argv[a], "--lod") == 0) {
             o->lod = true;
         } else if (strcmp(argv[a], "--lod-pixels") == 0 && a + 1 < argc) {
-            /* The mesh level budget in pixels, 0.1 to 100, or off: every character whole. */
-            char *end = NULL;
-            ++a;
-            o->lod_pixels = strcmp(argv[a], "off") == 0 ? -1.0f : strtof(argv[a], &end);
-            if (o->lod_pixels != -1.0f && (!end || *end || !(o->lod_pixels >= 0.1f && o->lod_pixels <= 100.0f)))
+            if (!bench_parse_lod_pixels(argv[++a], &o->lod_pixels))
                 return false;
         } else if (strcmp(argv[a], "--lod-level") == 0 && a + 1 < argc) {
             /* Every character at level L, 0 to 4 (clamped to its mesh's levels). */

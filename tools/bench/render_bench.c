@@ -12,8 +12,8 @@
  * Shadows are on by default, as the demo draws: both ways then draw every entity twice (shadow map, then
  * the picture); --no-shadows measures the picture alone. --no-gpu-timer makes no GL timer queries (to
  * measure what they cost). --skin-once skins the instanced way's full-detail entities once for both passes
- * (gfx_frame_desc.skin_once). The bodies have the demo's levels of detail, chosen with a 1-pixel budget
- * unless --lod-pixels says otherwise (off: every entity whole); the naive way always draws them whole.
+ * (gfx_frame_desc.skin_once). The bodies have the demo's levels of detail, chosen with the default budget (half a
+ * pixel) unless --lod-pixels says otherwise (off: every entity whole); the naive way always draws them whole.
  *
  * Ends with one line per N:
  *   render: 1000 entities, instanced 45.2 ms/frame, naive 612.0 ms/frame, 13.5x
@@ -233,12 +233,7 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[a], "--skin-once") == 0) {
             options.skin_once = true;
         } else if (strcmp(argv[a], "--lod-pixels") == 0 && a + 1 < argc) {
-            /* The level-of-detail budget, 0.1 to 100 pixels, or off (every entity whole). */
-            char *end = NULL;
-            ++a;
-            options.lod_pixels = strcmp(argv[a], "off") == 0 ? -1.0f : strtof(argv[a], &end);
-            if (options.lod_pixels != -1.0f &&
-                (!end || *end || !(options.lod_pixels >= 0.1f && options.lod_pixels <= 100.0f)))
+            if (!bench_parse_lod_pixels(argv[++a], &options.lod_pixels))
                 return usage();
         } else if (strcmp(argv[a], "--no-gpu-timer") == 0) {
             gpu_timer = false;

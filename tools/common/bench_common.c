@@ -1,6 +1,7 @@
 #include "bench_common.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 double bench_seconds_now(void)
@@ -22,4 +23,18 @@ double bench_median(double *values, int count)
         return 0.0;
     qsort(values, (size_t)count, sizeof *values, compare_doubles);
     return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
+}
+
+bool bench_parse_lod_pixels(const char *text, float *out)
+{
+    if (strcmp(text, "off") == 0) {
+        *out = -1.0f;
+        return true;
+    }
+    char *end = NULL;
+    float value = strtof(text, &end);
+    if (end == text || *end || !(value >= 0.1f && value <= 100.0f))
+        return false;
+    *out = value;
+    return true;
 }

@@ -3,9 +3,15 @@
 #ifndef MARIONETTE_BENCH_COMMON_H
 #define MARIONETTE_BENCH_COMMON_H
 
+#include <stdbool.h>
+
 /* A monotonic clock in seconds, and the median of n values (sorts them in place; the median of an even
  * count is the mean of the middle two). */
 double bench_seconds_now(void);
 double bench_median(double *values, int count);
+
+/* The render benchmarks' `--lod-pixels P|off`: the level-of-detail budget, 0.1 to 100 pixels, or "off"
+ * (-1: every character whole, gfx_frame_desc.lod_error_pixels' meaning). false for anything else. */
+bool bench_parse_lod_pixels(const char *text, float *out);
 
 #endif
