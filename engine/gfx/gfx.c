@@ -6,7 +6,6 @@
  * See gfx.h. */
 #include "gfx.h"
 
-#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -291,19 +290,6 @@ static bool instance_visible(mat4 world, float bounds[2][3])
     return true;
 }
 
-/* How far the top of a box placed by world stands above world's origin, in world metres (Y up). */
-static float bounds_height(mat4 world, float bounds[2][3])
-{
-    float top = -FLT_MAX;
-    for (int c = 0; c < 8; ++c) {
-        vec4 corner = {bounds[c & 1][0], bounds[(c >> 1) & 1][1], bounds[(c >> 2) & 1][2], 1.0f};
-        vec4 world_corner;
-        glm_mat4_mulv(world, corner, world_corner);
-        top = fmaxf(top, world_corner[1]);
-    }
-    return fmaxf(top - world[3][1], 0.0f);
-}
-
 static bool has_bounds(float bounds[2][3])
 {
     for (int i = 0; i < 6; ++i)
@@ -400,7 +386,6 @@ static bool queue_instance(const gfx_instance *instance, const char *caller, boo
     queued->first_matrix = gfx.palette_count;
     queued->first_skinned_vertex = gfx.skinned_count;
     glm_mat4_copy(world, queued->world);
-    queued->height = has_bounds(bounds) ? bounds_height(world, bounds) : 0.0f;
     gfx_shadow_add_caster(world, has_bounds(bounds) ? (const float (*)[3])bounds : NULL, queued->caster_low,
                           queued->caster_high);
     bool no_tint = instance->tint[0] == 0.0f && instance->tint[1] == 0.0f && instance->tint[2] == 0.0f &&

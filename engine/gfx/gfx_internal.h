@@ -77,7 +77,6 @@ typedef struct gfx_queued_instance {
     int first_skinned_vertex; /* into the CPU path's skinned vertices */
     mat4 world;         /* already including the Z-up to Y-up turn */
     vec4 tint;
-    float height;       /* its bounds' top above its origin, world metres; 0 without bounds */
     bool casts;         /* this frame, its shadow reaches the fitted shadow map (set by the sort) */
     uint16_t depth_key; /* its centre's distance from the camera, ordered like the distance (front to back) */
     vec3 caster_low, caster_high; /* its box with its shadow on the ground, world space (shadow frames) */
