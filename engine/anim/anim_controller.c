@@ -9,6 +9,7 @@
 
 #include "../base/quat.h"
 #include "../pose/pose.h"
+#include "anim_blend.h"
 
 /* How time is kept, and why.
  * A layer's position is `cycles`, a double: loops completed plus the phase within the current one (a
@@ -63,16 +64,20 @@ _Static_assert(sizeof(anim_snapshot_joint) == 16, "a snapshot joint is half a jo
 
 #define ANIM_SNAPSHOT_ROTATION_STEPS 32767.0f /* per unit of a rotation component */
 
+/* A layer plays a clip, a blend space, or (neither) the channel's frozen snapshot. A blend's clips all
+ * play at the layer's normalized phase (`cycles`), each over its own duration, weighted at `point`. */
 typedef struct anim_layer {
-    const anim_clip *clip; /* NULL: the channel's frozen snapshot */
+    const anim_clip *clip;   /* NULL for a blend or the snapshot */
+    const anim_blend *blend; /* NULL for a clip or the snapshot */
     double cycles;
     float speed;
     float fade;       /* 0..1; the bottom layer of a channel counts as 1 whatever it holds */
     float fade_rate;  /* fade per second */
     float start;      /* cycles when play() put it in its channel, in [0, 1): which crossings it saw */
+    float point[2];   /* a blend's point in its parameter space (anim_controller_set_blend_point) */
 } anim_layer;
 
-_Static_assert(sizeof(anim_layer) == 32, "start fills what was padding: the layer state stays 512 bytes");
+_Static_assert(sizeof(anim_layer) == 48, "a layer is 48 bytes: the layer state is 704 bytes");
 
 typedef struct anim_channel {
     anim_layer layers[ANIM_CHANNEL_LAYERS];
@@ -86,7 +91,7 @@ typedef struct anim_channel {
     float *mask;         /* overlays only */
 } anim_channel;
 
-_Static_assert(sizeof(anim_channel) == 160, "three channels and the controller's fields fill 512 bytes");
+_Static_assert(sizeof(anim_channel) == 224, "three channels and the controller's fields fill 704 bytes");
 
 struct anim_controller {
     const skeleton *skeleton;
@@ -131,16 +136,58 @@ static double clip_duration(const anim_clip *clip)
     return clip->loop ? clip->clip->loop_duration : clip->clip->once_duration;
 }
 
+static bool layer_is_snapshot(const anim_layer *layer)
+{
+    return !layer->clip && !layer->blend;
+}
+
+static bool layer_loops(const anim_layer *layer)
+{
+    return layer->clip ? layer->clip->loop : layer->blend && layer->blend->loop;
+}
+
+static int layer_sync_group(const anim_layer *layer)
+{
+    return layer->clip ? layer->clip->sync_group : layer->blend ? layer->blend->sync_group : -1;
+}
+
 static bool layer_finished(const anim_layer *layer)
 {
-    return layer->clip && !layer->clip->loop && layer->cycles >= 1.0;
+    return !layer_is_snapshot(layer) && !layer_loops(layer) && layer->cycles >= 1.0;
+}
+
+/* Where in its cycle: a loop's phase in [0, 1), a one-shot's position 0..1. Every clip of a blend is here. */
+static double layer_phase(const anim_layer *layer)
+{
+    return layer_loops(layer) ? layer->cycles - floor(layer->cycles) : fmin(layer->cycles, 1.0);
+}
+
+/* Seconds per cycle: the clip's, or the blend's at its point (0 for the snapshot). */
+static double layer_duration(const anim_layer *layer)
+{
+    if (layer->clip)
+        return clip_duration(layer->clip);
+    if (!layer->blend)
+        return 0.0;
+    float weights[ANIM_BLEND_MAX_CLIPS];
+    anim_blend_weights(layer->blend, layer->point, weights);
+    return anim_blend_duration(layer->blend, weights);
 }
 
 /* Seconds into the current cycle (one-shots: into the clip). */
 static double layer_time(const anim_layer *layer)
 {
-    double phase = layer->clip->loop ? layer->cycles - floor(layer->cycles) : fmin(layer->cycles, 1.0);
-    return phase * clip_duration(layer->clip);
+    return layer_phase(layer) * layer_duration(layer);
+}
+
+/* The clip whose marks a layer fires and whose name it shows: its clip, or its blend's heaviest. */
+static const anim_clip *layer_lead_clip(const anim_layer *layer)
+{
+    if (!layer->blend)
+        return layer->clip;
+    float weights[ANIM_BLEND_MAX_CLIPS];
+    anim_blend_weights(layer->blend, layer->point, weights);
+    return layer->blend->clips[anim_blend_heaviest(layer->blend, weights)];
 }
 
 /* Weight of each layer in its channel, given each layer's fade: the top layer has its fade, and each
@@ -254,11 +301,10 @@ static root_frame root_compose(root_frame first, root_frame second)
 
 /* The root's motion while a layer moves from cycles `from` to `to`, across any loop boundaries: the rest
  * of the first cycle, a whole stride per loop in between, and the start of the last. */
-static root_frame layer_root_motion_in_file_units(const anim_layer *layer, double from, double to)
+static root_frame clip_root_motion_in_file_units(const anim_clip *c, double from, double to)
 {
-    const anim_clip *c = layer->clip;
-    double duration = clip_duration(layer->clip);
-    if (!layer->clip->loop || !(to > from))
+    double duration = clip_duration(c);
+    if (!c->loop || !(to > from))
         return root_relative(root_frame_at(c, fmin(from, 1.0) * duration), root_frame_at(c, fmin(to, 1.0) * duration));
 
     double first_cycle = floor(from), last_cycle = floor(to);
@@ -278,14 +324,38 @@ static root_frame layer_root_motion_in_file_units(const anim_layer *layer, doubl
 }
 
 /* The same in metres: the character's scale turns file units into metres. */
-static root_frame layer_root_motion(const anim_layer *layer, double from, double to)
+static root_frame clip_root_motion(const anim_clip *clip, double from, double to)
 {
-    root_frame motion = layer_root_motion_in_file_units(layer, from, to);
-    if (layer->clip->import_scale > 0.0f) {
-        motion.x *= layer->clip->import_scale;
-        motion.y *= layer->clip->import_scale;
+    root_frame motion = clip_root_motion_in_file_units(clip, from, to);
+    if (clip->import_scale > 0.0f) {
+        motion.x *= clip->import_scale;
+        motion.y *= clip->import_scale;
     }
     return motion;
+}
+
+/* Add weight times the root motion of a layer moving from cycles `from` to `to`: its clip's if it is a
+ * root-motion clip, or each root-motion clip of its blend by its weight in the blend (every clip of a
+ * blend moves through the same cycles). In-place clips add nothing. */
+static void add_layer_root_motion(const anim_layer *layer, double from, double to, float weight, root_frame *sum)
+{
+    const anim_clip *only = layer->clip;
+    float weights[ANIM_BLEND_MAX_CLIPS] = {1.0f};
+    int count = 1;
+    if (layer->blend) {
+        anim_blend_weights(layer->blend, layer->point, weights);
+        count = layer->blend->count;
+    }
+    for (int i = 0; i < count; ++i) {
+        const anim_clip *clip = layer->blend ? layer->blend->clips[i] : only;
+        if (!clip || clip->root_mode != ANIM_ROOT_MOTION || !(weights[i] > 0.0f))
+            continue;
+        root_frame motion = clip_root_motion(clip, from, to);
+        double share = (double)weight * weights[i];
+        sum->x += share * motion.x;
+        sum->y += share * motion.y;
+        sum->yaw += share * motion.yaw;
+    }
 }
 
 /* What the clip's root mode leaves of the root in a sampled pose: in place, its height and turn; root
@@ -395,7 +465,42 @@ static int pass_joint_count(const anim_controller *controller, int first)
  * channel's frozen snapshot. */
 static bool layer_additive(const anim_channel *channel, const anim_layer *layer)
 {
-    return layer->clip ? layer->clip->additive : channel->snapshot_additive;
+    return layer->clip ? layer->clip->additive : layer->blend ? layer->blend->additive : channel->snapshot_additive;
+}
+
+/* Joints first .. first + count - 1 of a clip at a phase of its cycle, with the root handled. */
+static void sample_clip(const anim_clip *clip, double phase, int first, int count, joint_pose *out)
+{
+    pose_sample_range(clip->clip, (float)(phase * clip_duration(clip)), clip->loop, first, count, out);
+    if (first == 0)
+        strip_root(clip, out); /* an additive clip's root keeps no horizontal delta either */
+}
+
+/* Joints first .. first + count - 1 of a blend layer: each clip with a weight at the layer's phase, blended
+ * by the weights at its point. A clip that has it all is sampled straight into out (bit for bit the clip,
+ * as at one of the blend's points). */
+static void sample_blend(const anim_layer *layer, int first, int count, joint_pose *out)
+{
+    const anim_blend *blend = layer->blend;
+    float weights[ANIM_BLEND_MAX_CLIPS], used_weights[ANIM_BLEND_MAX_CLIPS];
+    anim_blend_weights(blend, layer->point, weights);
+    double phase = layer_phase(layer);
+    int heaviest = anim_blend_heaviest(blend, weights);
+    if (weights[heaviest] >= 1.0f) {
+        sample_clip(blend->clips[heaviest], phase, first, count, out);
+        return;
+    }
+    joint_pose samples[ANIM_BLEND_MAX_CLIPS][ANIM_PASS_JOINTS];
+    const joint_pose *poses[ANIM_BLEND_MAX_CLIPS];
+    int used = 0;
+    for (int i = 0; i < blend->count; ++i) {
+        if (!(weights[i] > 0.0f))
+            continue;
+        sample_clip(blend->clips[i], phase, first, count, samples[used]);
+        poses[used] = samples[used];
+        used_weights[used++] = weights[i];
+    }
+    pose_blend(poses, used_weights, used, count, out);
 }
 
 /* Joints first .. first + count - 1 of one layer's pose: its clip sampled with the root handled, or the
@@ -405,13 +510,12 @@ static bool layer_additive(const anim_channel *channel, const anim_layer *layer)
 static void sample_layer(const anim_channel *channel, const anim_layer *layer, int first, int count,
                          const joint_pose *base, joint_pose *out)
 {
-    if (!layer->clip)
+    if (layer->blend)
+        sample_blend(layer, first, count, out);
+    else if (layer->clip)
+        sample_clip(layer->clip, layer_phase(layer), first, count, out);
+    else
         snapshot_load(channel->snapshot + first, count, out);
-    else {
-        pose_sample_range(layer->clip->clip, (float)layer_time(layer), layer->clip->loop, first, count, out);
-        if (first == 0)
-            strip_root(layer->clip, out); /* an additive clip's root keeps no horizontal delta either */
-    }
     if (base && layer_additive(channel, layer))
         pose_add(base, out, 1.0f, NULL, count, out);
 }
@@ -573,32 +677,51 @@ anim_controller *anim_controller_create(const anim_controller_desc *desc)
     return controller;
 }
 
-bool anim_controller_retarget(anim_controller *controller, const skeleton *s, anim_clip_lookup lookup, void *user)
+static bool clip_has_joints(const anim_clip *clip, int joint_count)
+{
+    return clip && clip->clip && clip->clip->joint_count == joint_count;
+}
+
+bool anim_controller_retarget(anim_controller *controller, const skeleton *s, anim_clip_lookup lookup,
+                              anim_blend_lookup blend_lookup, void *user)
 {
     if (!controller || !s || !lookup || s->joint_count != controller->joint_count)
         return false;
     for (int i = 0; i < s->joint_count; ++i)
         if (s->parents[i] != controller->skeleton->parents[i])
             return false;
-    /* Look every clip up before changing anything: all or nothing. */
-    const anim_clip *replacement[ANIM_CHANNEL_COUNT][ANIM_CHANNEL_LAYERS] = {{NULL}};
+    /* Look every clip and blend up before changing anything: all or nothing. */
+    const anim_clip *clips[ANIM_CHANNEL_COUNT][ANIM_CHANNEL_LAYERS] = {{NULL}};
+    const anim_blend *blends[ANIM_CHANNEL_COUNT][ANIM_CHANNEL_LAYERS] = {{NULL}};
     for (int c = 0; c < ANIM_CHANNEL_COUNT; ++c) {
         const anim_channel *channel = &controller->channels[c];
         for (int k = 0; k < channel->layer_count; ++k) {
-            const anim_clip *old_clip = channel->layers[k].clip;
-            if (!old_clip)
-                continue; /* a snapshot holds a pose, not a clip */
-            const anim_clip *new_clip = lookup(user, old_clip);
-            if (!new_clip || !new_clip->clip || new_clip->clip->joint_count != s->joint_count)
-                return false;
-            replacement[c][k] = new_clip;
+            const anim_layer *layer = &channel->layers[k];
+            if (layer->clip) {
+                clips[c][k] = lookup(user, layer->clip);
+                if (!clip_has_joints(clips[c][k], s->joint_count))
+                    return false;
+            } else if (layer->blend) {
+                /* A blend is replaced by one of the same shape, so the layer's point and phase mean the same. */
+                const anim_blend *blend = blend_lookup ? blend_lookup(user, layer->blend) : NULL;
+                if (!anim_blend_valid(blend) || blend->dimensions != layer->blend->dimensions ||
+                    blend->loop != layer->blend->loop || blend->additive != layer->blend->additive)
+                    return false;
+                for (int i = 0; i < blend->count; ++i)
+                    if (!clip_has_joints(blend->clips[i], s->joint_count))
+                        return false;
+                blends[c][k] = blend;
+            } /* a snapshot holds a pose, not a clip */
         }
     }
     for (int c = 0; c < ANIM_CHANNEL_COUNT; ++c) {
         anim_channel *channel = &controller->channels[c];
-        for (int k = 0; k < channel->layer_count; ++k)
+        for (int k = 0; k < channel->layer_count; ++k) {
             if (channel->layers[k].clip)
-                channel->layers[k].clip = replacement[c][k];
+                channel->layers[k].clip = clips[c][k];
+            else if (channel->layers[k].blend)
+                channel->layers[k].blend = blends[c][k];
+        }
     }
     controller->skeleton = s;
     return true;
@@ -628,18 +751,19 @@ static bool clip_fits(const anim_controller *controller, const anim_clip *playab
     return true;
 }
 
-/* A looping clip in a sync group starts at the phase of the heaviest layer of its group in the channel. */
-static double inherited_phase(const anim_channel *channel, const anim_clip *clip)
+/* A looping clip or blend in a sync group starts at the phase of the heaviest layer of its group in the
+ * channel. */
+static double inherited_phase(const anim_channel *channel, const anim_layer *layer)
 {
-    if (!clip->loop || clip->sync_group < 0)
+    int group = layer_sync_group(layer);
+    if (!layer_loops(layer) || group < 0)
         return 0.0;
     float weights[ANIM_CHANNEL_LAYERS];
     current_weights(channel, weights);
     int leader = -1;
     for (int k = 0; k < channel->layer_count; ++k) {
-        const anim_clip *other = channel->layers[k].clip;
-        if (other && other->loop && other->sync_group == clip->sync_group &&
-            (leader < 0 || weights[k] > weights[leader]))
+        const anim_layer *other = &channel->layers[k];
+        if (layer_loops(other) && layer_sync_group(other) == group && (leader < 0 || weights[k] > weights[leader]))
             leader = k;
     }
     if (leader < 0)
@@ -648,12 +772,14 @@ static double inherited_phase(const anim_channel *channel, const anim_clip *clip
     return cycles - floor(cycles);
 }
 
-bool anim_controller_play(anim_controller *controller, int channel_index, const anim_clip *clip, float fade_seconds,
-                          const anim_play_options *options)
+/* play() and play_blend(): `played` has the clip or the blend (and the point); the rest is filled here. */
+static bool play_layer(anim_controller *controller, int channel_index, anim_layer played, float fade_seconds,
+                       const anim_play_options *options)
 {
-    if (!valid_channel(controller, channel_index) || !clip || !valid_fade(fade_seconds) || !clip_fits(controller, clip))
+    if (!valid_fade(fade_seconds))
         return false;
-    if (clip->additive && channel_index == 0)
+    bool additive = played.clip ? played.clip->additive : played.blend->additive;
+    if (additive && channel_index == 0)
         return false; /* the body is the pose everything is added to */
     float speed = options && options->speed != 0.0f ? options->speed : 1.0f;
     if (!(speed >= 0.0f) || !isfinite(speed))
@@ -671,18 +797,17 @@ bool anim_controller_play(anim_controller *controller, int channel_index, const 
     }
     int count = channel->layer_count;
     const anim_layer *top = count > 0 ? &channel->layers[count - 1] : NULL;
-    if (top && top->clip == clip && !layer_finished(top) && !(options && options->restart))
+    if (top && top->clip == played.clip && top->blend == played.blend && !layer_finished(top) &&
+        !(options && options->restart))
         return true;
 
-    double phase = inherited_phase(channel, clip);
-    anim_layer layer = {
-        .clip = clip,
-        .cycles = phase,
-        .speed = speed,
-        .fade = fade_seconds > 0.0f ? 0.0f : 1.0f,
-        .fade_rate = rate,
-        .start = (float)phase,
-    };
+    anim_layer layer = played;
+    double phase = inherited_phase(channel, &layer);
+    layer.cycles = phase;
+    layer.speed = speed;
+    layer.fade = fade_seconds > 0.0f ? 0.0f : 1.0f;
+    layer.fade_rate = rate;
+    layer.start = (float)phase;
     /* Nothing on screen to fade from: a body with no clip yet, or an overlay at weight 0 (which fades
      * in as a whole instead). */
     if (count == 0 || (overlay && channel->weight == 0.0f) || layer.fade == 1.0f) {
@@ -699,6 +824,48 @@ bool anim_controller_play(anim_controller *controller, int channel_index, const 
     }
     channel->layers[count] = layer;
     channel->layer_count = count + 1;
+    return true;
+}
+
+bool anim_controller_play(anim_controller *controller, int channel_index, const anim_clip *clip, float fade_seconds,
+                          const anim_play_options *options)
+{
+    if (!valid_channel(controller, channel_index) || !clip || !clip_fits(controller, clip))
+        return false;
+    return play_layer(controller, channel_index, (anim_layer){.clip = clip}, fade_seconds, options);
+}
+
+static bool valid_point(const float point[2])
+{
+    return point && isfinite(point[0]) && isfinite(point[1]);
+}
+
+bool anim_controller_play_blend(anim_controller *controller, int channel_index, const anim_blend *blend,
+                                const float point[2], float fade_seconds, const anim_play_options *options)
+{
+    if (!valid_channel(controller, channel_index) || !anim_blend_valid(blend) || !valid_point(point))
+        return false;
+    for (int i = 0; i < blend->count; ++i)
+        if (!clip_fits(controller, blend->clips[i]))
+            return false;
+    anim_layer played = {.blend = blend, .point = {point[0], point[1]}};
+    if (!play_layer(controller, channel_index, played, fade_seconds, options))
+        return false;
+    return anim_controller_set_blend_point(controller, channel_index, blend, point);
+}
+
+bool anim_controller_set_blend_point(anim_controller *controller, int channel, const anim_blend *blend,
+                                     const float point[2])
+{
+    if (!valid_channel(controller, channel) || !blend || !valid_point(point))
+        return false;
+    anim_channel *c = &controller->channels[channel];
+    for (int k = 0; k < c->layer_count; ++k) {
+        if (c->layers[k].blend == blend) {
+            c->layers[k].point[0] = point[0];
+            c->layers[k].point[1] = point[1];
+        }
+    }
     return true;
 }
 
@@ -778,10 +945,19 @@ bool anim_controller_set_ground_speed(anim_controller *controller, int channel, 
     if (!valid_channel(controller, channel) || !(meters_per_second >= 0.0f) || !isfinite(meters_per_second))
         return false;
     anim_channel *c = &controller->channels[channel];
-    for (int k = 0; k < c->layer_count; ++k)
-        if (c->layers[k].clip && c->layers[k].clip->ground_speed > 0.0f)
-            c->layers[k].speed = saturate_float((double)meters_per_second /
-                                                anim_clip_ground_speed_metres(c->layers[k].clip)); /* finite */
+    for (int k = 0; k < c->layer_count; ++k) {
+        anim_layer *layer = &c->layers[k];
+        float ground_speed = 0.0f;
+        if (layer->clip && layer->clip->ground_speed > 0.0f)
+            ground_speed = anim_clip_ground_speed_metres(layer->clip);
+        else if (layer->blend) {
+            float weights[ANIM_BLEND_MAX_CLIPS];
+            anim_blend_weights(layer->blend, layer->point, weights);
+            ground_speed = anim_blend_ground_speed(layer->blend, weights);
+        }
+        if (ground_speed > 0.0f)
+            layer->speed = saturate_float((double)meters_per_second / ground_speed); /* finite */
+    }
     return true;
 }
 
@@ -826,6 +1002,7 @@ static void add_event(anim_update_result *result, anim_event event)
  * included; in between it changes linearly). */
 typedef struct layer_step {
     const anim_layer *layers;
+    const anim_clip *clips[ANIM_CHANNEL_LAYERS]; /* whose marks each fires: layer_lead_clip, NULL for a snapshot */
     int count;
     double from[ANIM_CHANNEL_LAYERS], to[ANIM_CHANNEL_LAYERS], life[ANIM_CHANNEL_LAYERS];
     float weight_before[ANIM_CHANNEL_LAYERS], weight_after[ANIM_CHANNEL_LAYERS];
@@ -873,14 +1050,14 @@ static bool crossed_in_channel(const layer_step *step, int j, double crossing)
  * k's own) gets the summed weight of the members visible now and the clip and cycle of the heaviest. */
 static bool contact_event(const layer_step *step, int k, int mark, double fraction, anim_event *event)
 {
-    const anim_clip *clip = step->layers[k].clip;
+    const anim_clip *clip = step->clips[k];
     if (!clip->loop || clip->sync_group < 0)
         return true;
     double phase = mark_phase(clip, mark);
     double now_k = step->from[k] + fraction * (step->to[k] - step->from[k]);
     float heaviest = event->weight;
     for (int j = 0; j < step->count; ++j) {
-        const anim_clip *other = step->layers[j].clip;
+        const anim_clip *other = step->clips[j];
         if (j == k || !other || !other->loop || other->sync_group != clip->sync_group || other->event_count <= 0 ||
             !other->events)
             continue;
@@ -931,7 +1108,7 @@ static bool contact_event(const layer_step *step, int k, int mark, double fracti
  * marks on its last frame. */
 static void fire_events(const layer_step *step, int k, int channel, anim_update_result *result)
 {
-    const anim_clip *clip = step->layers[k].clip;
+    const anim_clip *clip = step->clips[k];
     double from = step->from[k], to = step->to[k], until = from + step->life[k] * (to - from);
     if (!(until > from) || clip->event_count <= 0 || !clip->events)
         return;
@@ -1015,18 +1192,18 @@ static void advance_channel(anim_channel *channel, int channel_index, double dt,
     double own_rates[ANIM_CHANNEL_LAYERS], rates[ANIM_CHANNEL_LAYERS];
     for (int k = 0; k < count; ++k) {
         const anim_layer *layer = &channel->layers[k];
-        double duration = layer->clip ? clip_duration(layer->clip) : 0.0;
-        own_rates[k] = rates[k] = duration > 0.0 ? layer->speed / duration : layer->clip ? INFINITY : 0.0;
+        double duration = layer_duration(layer);
+        own_rates[k] = rates[k] = duration > 0.0 ? layer->speed / duration : layer_is_snapshot(layer) ? 0.0 : INFINITY;
     }
     for (int k = 0; k < count; ++k) {
-        const anim_clip *clip = channel->layers[k].clip;
-        if (!clip || !clip->loop || clip->sync_group < 0)
+        int group = layer_sync_group(&channel->layers[k]);
+        if (!layer_loops(&channel->layers[k]) || group < 0)
             continue;
         double weighted = 0.0, weight_sum = 0.0, plain = 0.0;
         int members = 0;
         for (int other = 0; other < count; ++other) {
-            const anim_clip *o = channel->layers[other].clip;
-            if (!o || !o->loop || o->sync_group != clip->sync_group)
+            const anim_layer *o = &channel->layers[other];
+            if (!layer_loops(o) || layer_sync_group(o) != group)
                 continue;
             weighted += average[other] * own_rates[other];
             weight_sum += average[other];
@@ -1047,26 +1224,23 @@ static void advance_channel(anim_channel *channel, int channel_index, double dt,
         step.weight_after[k] = weights_after[k];
         /* A layer fading in has fade 0 only until its first step (a cut replaces the whole stack). */
         step.fresh[k] = k > 0 && fades_before[k] == 0.0f;
-        if (!layer->clip)
+        step.clips[k] = layer_lead_clip(layer);
+        if (layer_is_snapshot(layer))
             continue;
         step.to[k] = isinf(rates[k]) ? 1.0 : layer->cycles + fmin(rates[k] * dt, ANIM_MAX_CYCLES_PER_STEP);
-        if (!layer->clip->loop)
+        if (!layer_loops(layer))
             step.to[k] = fmin(step.to[k], 1.0);
     }
     for (int k = 0; k < count; ++k) {
         anim_layer *layer = &channel->layers[k];
         layer->fade = fades_after[k];
         double from = step.from[k], to = step.to[k];
-        if (!layer->clip || !(to > from))
+        if (layer_is_snapshot(layer) || !(to > from))
             continue;
         if (result)
             fire_events(&step, k, channel_index, result);
-        if (root_motion && layer->clip->root_mode == ANIM_ROOT_MOTION && average[k] > 0.0f) {
-            root_frame motion = layer_root_motion(layer, from, to);
-            root_motion->x += average[k] * motion.x;
-            root_motion->y += average[k] * motion.y;
-            root_motion->yaw += average[k] * motion.yaw;
-        }
+        if (root_motion && average[k] > 0.0f)
+            add_layer_root_motion(layer, from, to, average[k], root_motion);
     }
     for (int k = 0; k < count; ++k)
         channel->layers[k].cycles = step.to[k];
@@ -1141,19 +1315,19 @@ static void bounds_add(float box[2][3], float other[2][3])
 /* One visible layer's bounds where the pose shows it: the clip's box at the layer's time, moved by the
  * root travel the controller strips (the entity carries that instead). When root motion also strips the
  * turn, the box is made square around the root, wide enough for any heading. */
-static void layer_bounds(const anim_layer *layer, float out[2][3])
+static void clip_bounds(const anim_clip *entry, double phase, float out[2][3])
 {
-    const clip *c = layer->clip->clip;
-    float time = (float)layer_time(layer);
-    pose_sample_bounds(c, time, layer->clip->loop, out);
+    const clip *c = entry->clip;
+    float time = (float)(phase * clip_duration(entry));
+    pose_sample_bounds(c, time, entry->loop, out);
     joint_pose root;
-    pose_sample_joint(c, time, layer->clip->loop, 0, &root);
+    pose_sample_joint(c, time, entry->loop, 0, &root);
     /* The floor's two axes, in the clip's file axes. */
-    int ground[2] = {file_axis(layer->clip, 0), file_axis(layer->clip, 1)};
+    int ground[2] = {file_axis(entry, 0), file_axis(entry, 1)};
     for (int corner = 0; corner < 2; ++corner)
         for (int k = 0; k < 2; ++k)
             out[corner][ground[k]] -= root.position[ground[k]];
-    if (layer->clip->root_mode == ANIM_ROOT_MOTION) {
+    if (entry->root_mode == ANIM_ROOT_MOTION) {
         float reach = 0.0f;
         for (int corner = 0; corner < 2; ++corner)
             for (int k = 0; k < 2; ++k)
@@ -1161,6 +1335,27 @@ static void layer_bounds(const anim_layer *layer, float out[2][3])
         reach *= sqrtf(2.0f); /* a corner of the box can swing onto an axis */
         out[0][ground[0]] = out[0][ground[1]] = -reach;
         out[1][ground[0]] = out[1][ground[1]] = reach;
+    }
+}
+
+/* A layer's bounds: its clip's, or the union of its blend's clips that have a weight. */
+static void layer_bounds(const anim_layer *layer, float box[2][3])
+{
+    double phase = layer_phase(layer);
+    if (layer->clip) {
+        float clip_box[2][3];
+        clip_bounds(layer->clip, phase, clip_box);
+        bounds_add(box, clip_box);
+        return;
+    }
+    float weights[ANIM_BLEND_MAX_CLIPS];
+    anim_blend_weights(layer->blend, layer->point, weights);
+    for (int i = 0; i < layer->blend->count; ++i) {
+        if (!(weights[i] > 0.0f))
+            continue;
+        float clip_box[2][3];
+        clip_bounds(layer->blend->clips[i], phase, clip_box);
+        bounds_add(box, clip_box);
     }
 }
 
@@ -1181,13 +1376,11 @@ bool anim_controller_bounds(const anim_controller *controller, float out[2][3])
                 continue;
             /* A snapshot has no clip bounds, and an additive clip's bounds are of its raw frames, not of
              * what it adds to: the joints as shown cover both. */
-            if (!channel->layers[k].clip || channel->layers[k].clip->additive) {
+            if (layer_is_snapshot(&channel->layers[k]) || layer_additive(channel, &channel->layers[k])) {
                 snapshot_visible = true;
                 continue;
             }
-            float layer_box[2][3];
-            layer_bounds(&channel->layers[k], layer_box);
-            bounds_add(box, layer_box);
+            layer_bounds(&channel->layers[k], box);
         }
     }
     /* A frozen snapshot (or the bind pose before any clip) has no clip bounds: use its joints, padded for
@@ -1222,8 +1415,10 @@ bool anim_controller_layer(const anim_controller *controller, int channel, int i
     float weights[ANIM_CHANNEL_LAYERS];
     current_weights(c, weights);
     *out = (anim_layer_info){
-        .clip = layer->clip,
-        .time = layer->clip ? layer_time(layer) : 0.0,
+        .clip = layer_lead_clip(layer),
+        .blend = layer->blend,
+        .point = {layer->point[0], layer->point[1]},
+        .time = layer_is_snapshot(layer) ? 0.0 : layer_time(layer),
         .cycles = layer->cycles,
         .speed = layer->speed,
         .fade = layer->fade,
@@ -1244,4 +1439,15 @@ bool anim_controller_finished(const anim_controller *controller, int channel)
         return false;
     const anim_channel *c = &controller->channels[channel];
     return layer_finished(&c->layers[c->layer_count - 1]);
+}
+
+int anim_controller_layer_blend_weights(const anim_controller *controller, int channel, int index,
+                                        float weights[ANIM_BLEND_MAX_CLIPS])
+{
+    if (!valid_channel(controller, channel) || !weights || index < 0 ||
+        index >= controller->channels[channel].layer_count || !controller->channels[channel].layers[index].blend)
+        return 0;
+    const anim_layer *layer = &controller->channels[channel].layers[index];
+    anim_blend_weights(layer->blend, layer->point, weights);
+    return layer->blend->count;
 }

@@ -37,6 +37,7 @@
 
 #include "../model/joint_pose.h"
 #include "../model/model.h"
+#include "anim_blend.h"
 #include "anim_clip.h"
 
 enum {
@@ -53,16 +54,21 @@ typedef struct anim_controller_desc {
 } anim_controller_desc;
 
 /* Memory per entity, all allocated here in one block: 88 bytes per joint (the object pose, 32; a frozen
- * snapshot per channel, 3 x 16; a mask weight per overlay channel, 2 x 4) plus 512 bytes of layer state.
- * 31 joints: 3,264 bytes; 33: 3,424. NULL when desc or its skeleton is invalid or memory runs out. */
+ * snapshot per channel, 3 x 16; a mask weight per overlay channel, 2 x 4) plus 704 bytes of layer state
+ * (12 layers of 48 bytes: a layer playing a blend space keeps only its point, the weights are computed
+ * from it). 31 joints: 3,456 bytes; 33: 3,616. NULL when desc or its skeleton is invalid or memory runs out. */
 anim_controller *anim_controller_create(const anim_controller_desc *desc);
 /* Hot reload: point every layer at the clip `lookup` returns for it (the same name in a newly loaded
- * library), keeping layer times (as loops and phase), fades, channel weights, masks and snapshots, so a
- * reload in the middle of a crossfade carries on without a jump. `s` is the new skeleton and must have
- * the old one's hierarchy (joint count, parents). Returns false and changes nothing when it does not, or
- * when a playing clip has no counterpart. */
+ * library) and every blend layer at the blend `blend_lookup` returns, keeping layer times (as loops and
+ * phase), blend points, fades, channel weights, masks and snapshots, so a reload in the middle of a
+ * crossfade or a blend carries on without a jump. `s` is the new skeleton and must have the old one's
+ * hierarchy (joint count, parents). Returns false and changes nothing when it does not, when a playing
+ * clip has no counterpart, or a playing blend none of the same dimensions, looping and additivity
+ * (blend_lookup may be NULL when no blend plays). */
 typedef const anim_clip *(*anim_clip_lookup)(void *user, const anim_clip *old_clip);
-bool anim_controller_retarget(anim_controller *controller, const skeleton *s, anim_clip_lookup lookup, void *user);
+typedef const anim_blend *(*anim_blend_lookup)(void *user, const anim_blend *old_blend);
+bool anim_controller_retarget(anim_controller *controller, const skeleton *s, anim_clip_lookup lookup,
+                              anim_blend_lookup blend_lookup, void *user);
 
 void anim_controller_destroy(anim_controller *controller);
 size_t anim_controller_bytes(const anim_controller *controller);
@@ -79,6 +85,20 @@ typedef struct anim_play_options {
  * False (nothing changes) on bad arguments or a clip whose hierarchy differs from the skeleton. */
 bool anim_controller_play(anim_controller *controller, int channel, const anim_clip *clip, float fade_seconds,
                           const anim_play_options *options);
+
+/* Blend spaces (anim_blend.h) play wherever a clip does, as one layer: its clips at one normalized phase,
+ * weighted at `point` (x, y; y ignored in 1D). The layer's cycle lasts the weighted mean of its clips'
+ * cycles; its events are those of its heaviest clip (with the layer's weight); its root motion is each
+ * root-motion clip's by its weight; its bounds are the union of the clips with a weight. Crossfades, sync
+ * groups (the blend's sync_group), masks and additive overlays work as for a clip. Same rules as play()
+ * for a blend already on top; false also for an invalid blend (anim_blend_valid) or a non-finite point.
+ * The point is not faded: set it every frame with anim_controller_set_blend_point as the parameters move
+ * (the weights follow it continuously). */
+bool anim_controller_play_blend(anim_controller *controller, int channel, const anim_blend *blend,
+                                const float point[2], float fade_seconds, const anim_play_options *options);
+/* Move every layer of the channel that plays `blend` to point. False for bad arguments. */
+bool anim_controller_set_blend_point(anim_controller *controller, int channel, const anim_blend *blend,
+                                     const float point[2]);
 
 /* Fade an overlay channel out over fade_seconds; its layers are dropped when it reaches 0. Channel 0 is
  * the body and cannot be stopped (false). */
@@ -103,8 +123,9 @@ float anim_controller_overlay_weight(const anim_controller *controller, int chan
 bool anim_controller_set_speed(anim_controller *controller, int channel, float speed);
 
 /* For locomotion: each layer of the channel whose clip travels (ground_speed > 0) plays at
- * meters_per_second / its ground speed in m/s (anim_clip_ground_speed_metres), so its feet do not slide at
- * that speed; other layers keep theirs. */
+ * meters_per_second / its ground speed in m/s (anim_clip_ground_speed_metres), and each blend layer at
+ * meters_per_second / anim_blend_ground_speed at its point, so its feet do not slide at that speed; other
+ * layers keep theirs. */
 bool anim_controller_set_ground_speed(anim_controller *controller, int channel, float meters_per_second);
 
 /* Scales every update's dt: 1 normal, 0.25 slow motion, 0 paused (times, fades, events and root motion all
@@ -185,7 +206,9 @@ bool anim_controller_bounds(const anim_controller *controller, float out[2][3]);
 
 /* Inspection, for state machines, HUDs and tests. Layers are listed bottom (oldest) to top (newest). */
 typedef struct anim_layer_info {
-    const anim_clip *clip;  /* NULL for a frozen snapshot */
+    const anim_clip *clip;  /* NULL for a frozen snapshot; a blend's heaviest clip at its point */
+    const anim_blend *blend; /* the blend space the layer plays, or NULL */
+    float point[2];         /* a blend's point */
     double time;            /* seconds into the current cycle (one-shots: into the clip) */
     double cycles;          /* normalized position: loops completed + phase; one-shots 0..1 */
     float speed;
@@ -195,6 +218,9 @@ typedef struct anim_layer_info {
 } anim_layer_info;
 
 int anim_controller_layer_count(const anim_controller *controller, int channel);
+/* A blend layer's weight per clip of its blend at its point: the blend's clip count, 0 for another layer. */
+int anim_controller_layer_blend_weights(const anim_controller *controller, int channel, int index,
+                                        float weights[ANIM_BLEND_MAX_CLIPS]);
 bool anim_controller_layer(const anim_controller *controller, int channel, int index, anim_layer_info *out);
 float anim_controller_channel_weight(const anim_controller *controller, int channel);
 bool anim_controller_finished(const anim_controller *controller, int channel);

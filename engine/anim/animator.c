@@ -9,6 +9,7 @@
  * already stopped. */
 typedef struct animator_overlay {
     int clip;       /* index into the character's clips; -1 when the state has no overlay */
+    int blend;      /* index into the character's blends when the overlay is one (clip is its first), or -1 */
     int root_joint; /* the branch it drives */
     int channel;    /* 1 or 2: the two overlay channels take turns, see animator.h */
     bool playing;   /* started and not yet stopped */
@@ -36,20 +37,41 @@ static int other_overlay_channel(int channel)
     return channel == 1 ? 2 : 1;
 }
 
-/* The normalized position of a channel's top layer: loops completed plus phase for a cycle, 0..1 for a
- * one-shot; -1 when the channel plays nothing. */
-static double top_layer_cycles(const anim_controller *controller, int channel, const anim_clip **clip)
+static const anim_blend *blend_at(const anim_character *character, int index)
+{
+    return index >= 0 && index < character->blend_count ? &character->blends[index] : NULL;
+}
+
+/* Where the parameters put a blend now: its x parameter's value, and its y parameter's in 2D. */
+static void blend_point(const animator *animator, const anim_blend *blend, float point[2])
+{
+    const state_machine_definition *machine = &animator->character->machine;
+    for (int axis = 0; axis < 2; ++axis) {
+        int parameter = blend->parameters[axis];
+        point[axis] = parameter >= 0 && parameter < machine->parameter_count ? animator->instance.values[parameter] : 0.0f;
+    }
+}
+
+/* What a channel's top layer plays, and its normalized position: loops completed plus phase for a cycle,
+ * 0..1 for a one-shot; -1 when the channel plays nothing. */
+typedef struct animator_top_layer {
+    const anim_clip *clip;   /* NULL for a blend or nothing */
+    const anim_blend *blend; /* NULL for a clip or nothing */
+    double cycles;
+    double duration;         /* seconds per cycle now */
+} animator_top_layer;
+
+static animator_top_layer top_layer(const anim_controller *controller, int channel)
 {
     anim_layer_info info;
     int count = anim_controller_layer_count(controller, channel);
-    if (count == 0 || !anim_controller_layer(controller, channel, count - 1, &info)) {
-        if (clip)
-            *clip = NULL;
-        return -1.0;
-    }
-    if (clip)
-        *clip = info.clip;
-    return info.cycles;
+    if (count == 0 || !anim_controller_layer(controller, channel, count - 1, &info))
+        return (animator_top_layer){.cycles = -1.0};
+    animator_top_layer top = {.clip = info.blend ? NULL : info.clip, .blend = info.blend, .cycles = info.cycles};
+    double phase = info.clip && (info.blend ? info.blend->loop : info.clip->loop) ? info.cycles - floor(info.cycles)
+                                                                                    : fmin(info.cycles, 1.0);
+    top.duration = phase > 0.0 ? info.time / phase : 0.0;
+    return top;
 }
 
 /* `end` for the state machine: the state is a one-shot and its clip, on top of the body, has played once.
@@ -60,9 +82,10 @@ static bool state_clip_finished(const animator *animator)
     const state_machine_state *state = current_state(animator);
     if (state->loop)
         return false;
-    const anim_clip *top = NULL;
-    double cycles = top_layer_cycles(animator->controller, ANIMATOR_BODY_CHANNEL, &top);
-    return top == &animator->character->clips[state->clip] && cycles >= 1.0;
+    animator_top_layer top = top_layer(animator->controller, ANIMATOR_BODY_CHANNEL);
+    bool state_plays = state->blend >= 0 ? top.blend == blend_at(animator->character, state->blend)
+                                         : top.clip == &animator->character->clips[state->clip];
+    return state_plays && top.cycles >= 1.0;
 }
 
 /* ---- overlays ---- */
@@ -89,24 +112,31 @@ static void stop_overlay(animator *animator, float fade)
 static void enter_overlay(animator *animator, const state_machine_state *state, float fade)
 {
     animator_overlay *overlay = &animator->overlay;
-    bool same = overlay->clip >= 0 && overlay->clip == state->overlay_clip &&
+    bool same = overlay->clip >= 0 && overlay->clip == state->overlay_clip && overlay->blend == state->overlay_blend &&
                 overlay->root_joint == state->overlay_root_joint;
     if (same)
         return; /* it carries on across the transition, finished or not */
     stop_overlay(animator, fade);
-    overlay->clip = -1;
+    overlay->clip = overlay->blend = -1;
     overlay->finished = false;
     if (state->overlay_clip < 0 || state->overlay_clip >= animator->character->clip_count)
         return;
 
     int channel = other_overlay_channel(overlay->channel);
-    const anim_clip *clip = &animator->character->clips[state->overlay_clip];
     anim_play_options options = {.restart = true};
-    if (!mask_overlay(animator, channel, state->overlay_root_joint) ||
-        !anim_controller_play(animator->controller, channel, clip, fade, &options))
+    if (!mask_overlay(animator, channel, state->overlay_root_joint))
+        return;
+    const anim_blend *blend = blend_at(animator->character, state->overlay_blend);
+    float point[2];
+    if (blend)
+        blend_point(animator, blend, point);
+    if (blend ? !anim_controller_play_blend(animator->controller, channel, blend, point, fade, &options)
+              : !anim_controller_play(animator->controller, channel, &animator->character->clips[state->overlay_clip],
+                                      fade, &options))
         return;
     *overlay = (animator_overlay){
         .clip = state->overlay_clip,
+        .blend = blend ? state->overlay_blend : -1,
         .root_joint = state->overlay_root_joint,
         .channel = channel,
         .playing = true,
@@ -127,13 +157,27 @@ static void fade_out_finished_overlay(animator *animator)
 
 static state_machine_result current_playback(const animator *animator);
 
-/* Play the current state's clip on the body with `fade`, and its overlay. */
+/* Play the current state's clip or blend on the body. */
+static void play_state_body(animator *animator, float fade, const anim_play_options *options)
+{
+    const state_machine_state *state = current_state(animator);
+    const anim_blend *blend = blend_at(animator->character, state->blend);
+    if (blend) {
+        float point[2];
+        blend_point(animator, blend, point);
+        anim_controller_play_blend(animator->controller, ANIMATOR_BODY_CHANNEL, blend, point, fade, options);
+    } else {
+        anim_controller_play(animator->controller, ANIMATOR_BODY_CHANNEL, &animator->character->clips[state->clip],
+                             fade, options);
+    }
+}
+
+/* Play the current state's clip or blend on the body with `fade`, and its overlay. */
 static void enter_state(animator *animator, float fade, float speed_scale, bool restart)
 {
     const state_machine_state *state = current_state(animator);
-    const anim_clip *clip = &animator->character->clips[state->clip];
     anim_play_options options = {.speed = speed_scale, .restart = restart};
-    anim_controller_play(animator->controller, ANIMATOR_BODY_CHANNEL, clip, fade, &options);
+    play_state_body(animator, fade, &options);
     /* play() reads a speed of 0 as "as authored"; a rate_from state at a standstill really means 0. */
     if (speed_scale == 0.0f)
         anim_controller_set_speed(animator->controller, ANIMATOR_BODY_CHANNEL, 0.0f);
@@ -144,7 +188,22 @@ static void enter_state(animator *animator, float fade, float speed_scale, bool 
                                            current_playback(animator).overlay_weight);
 }
 
-/* The current state's speed scale now, as state_machine_step would report it. The state machine keeps its
+/* The current state's speed scale now: a blend state's from its blend's ground speed at the point the
+ * parameters give (its reference moves with the point), any other as the state machine reports it. */
+static float blend_speed_scale(const animator *animator, float machine_speed_scale)
+{
+    const state_machine_state *state = current_state(animator);
+    const anim_blend *blend = blend_at(animator->character, state->blend);
+    if (!blend || state->rate_parameter < 0)
+        return machine_speed_scale;
+    float point[2], weights[ANIM_BLEND_MAX_CLIPS];
+    blend_point(animator, blend, point);
+    anim_blend_weights(blend, point, weights);
+    return state_machine_state_rate(&animator->character->machine, &animator->instance, state,
+                                    anim_blend_ground_speed(blend, weights));
+}
+
+/* The current state's playback now, as state_machine_step would report it. The state machine keeps its
  * formula to itself, so ask it: a step of 0 seconds through a copy of the machine without transitions
  * changes nothing and reports the state's playback. Used on creation and reload, never per update. */
 static state_machine_result current_playback(const animator *animator)
@@ -154,6 +213,7 @@ static state_machine_result current_playback(const animator *animator)
     state_machine_instance probe = animator->instance;
     state_machine_result result;
     state_machine_step(&machine, &probe, 0.0f, (state_machine_clip_status){0}, &result);
+    result.speed_scale = blend_speed_scale(animator, result.speed_scale);
     return result;
 }
 
@@ -170,9 +230,13 @@ static bool character_usable(const anim_character *character)
     if (!machine || !character->model || machine->state_count <= 0 || !machine->states ||
         machine->start_state < 0 || machine->start_state >= machine->state_count)
         return false;
-    for (int i = 0; i < machine->state_count; ++i)
-        if (machine->states[i].clip < 0 || machine->states[i].clip >= character->clip_count)
+    for (int i = 0; i < machine->state_count; ++i) {
+        const state_machine_state *state = &machine->states[i];
+        if (state->clip < 0 || state->clip >= character->clip_count ||
+            (state->blend >= 0 && !anim_blend_valid(blend_at(character, state->blend))) ||
+            (state->overlay_blend >= 0 && !anim_blend_valid(blend_at(character, state->overlay_blend))))
             return false;
+    }
     return true;
 }
 
@@ -196,7 +260,7 @@ animator *animator_create(const anim_character *character)
     }
     created->character = character;
     created->time_scale = 1.0f;
-    created->overlay = (animator_overlay){.clip = -1, .root_joint = -1, .channel = 2};
+    created->overlay = (animator_overlay){.clip = -1, .blend = -1, .root_joint = -1, .channel = 2};
     state_machine_instance_init(&character->machine, &created->instance);
     enter_state(created, 0.0f, current_speed_scale(created), false);
     /* A clip that does not fit the skeleton is refused by play(): the entity would stand in bind pose. */
@@ -297,6 +361,7 @@ bool animator_update(animator *animator, double dt, animator_update_result *resu
     state_machine_step(&animator->character->machine, &animator->instance, machine_dt, status, &result->decision);
 
     const state_machine_state *state = current_state(animator);
+    result->decision.speed_scale = blend_speed_scale(animator, result->decision.speed_scale);
     if (result->decision.fired) {
         enter_state(animator, result->decision.fade, result->decision.speed_scale,
                     result->decision.from == result->decision.to);
@@ -304,11 +369,24 @@ bool animator_update(animator *animator, double dt, animator_update_result *resu
         /* loop = true on a one-shot clip: it starts over each time it ends. */
         enter_state(animator, 0.0f, result->decision.speed_scale, true);
     }
+    /* Blend points follow the parameters every step (the weights move continuously with them). */
+    const anim_blend *blend = blend_at(animator->character, state->blend);
+    float point[2];
+    if (blend) {
+        blend_point(animator, blend, point);
+        anim_controller_set_blend_point(animator->controller, ANIMATOR_BODY_CHANNEL, blend, point);
+    }
     if (state->rate_parameter >= 0)
         anim_controller_set_speed(animator->controller, ANIMATOR_BODY_CHANNEL, result->decision.speed_scale);
     fade_out_finished_overlay(animator);
-    if (overlay->playing)
+    if (overlay->playing) {
         anim_controller_set_overlay_weight(animator->controller, overlay->channel, result->decision.overlay_weight);
+        const anim_blend *overlay_blend = blend_at(animator->character, overlay->blend);
+        if (overlay_blend) {
+            blend_point(animator, overlay_blend, point);
+            anim_controller_set_blend_point(animator->controller, overlay->channel, overlay_blend, point);
+        }
+    }
 
     return anim_controller_update(animator->controller, dt, &result->animation);
 }
@@ -350,9 +428,11 @@ int animator_overlay_channel(const animator *animator)
 /* Put a channel's only layer at `cycles`. The controller has no call to set a layer's position, so the
  * layer advances there in one update of one second at the speed that covers exactly that distance, with
  * every other channel held still; the events and root motion of that update are thrown away. */
-static void seek_channel(anim_controller *controller, int channel, const anim_clip *clip, double cycles)
+static void seek_channel(anim_controller *controller, int channel, double cycles)
 {
-    double duration = clip->loop ? clip->clip->loop_duration : clip->clip->once_duration;
+    animator_top_layer top = top_layer(controller, channel);
+    double duration = top.clip ? (top.clip->loop ? top.clip->clip->loop_duration : top.clip->clip->once_duration)
+                               : top.duration;
     for (int other = 0; other < ANIM_CHANNEL_COUNT; ++other)
         anim_controller_set_speed(controller, other, 0.0f);
     anim_controller_set_speed(controller, channel, (float)(cycles * duration));
@@ -371,6 +451,30 @@ static const anim_clip *lookup_clip_by_name(void *character, const anim_clip *ol
     return find_clip(character, old_clip);
 }
 
+/* The same-named blend of the new character, or NULL. */
+static const anim_blend *find_blend(const anim_character *character, const anim_blend *old_blend)
+{
+    return old_blend ? blend_at(character, anim_config_find_blend(character, old_blend->name)) : NULL;
+}
+
+static const anim_blend *lookup_blend_by_name(void *character, const anim_blend *old_blend)
+{
+    return find_blend(character, old_blend);
+}
+
+/* Whether a state of the new character plays what one of the old played, by name: the same clip, or a
+ * blend of the same name. */
+static bool same_playable(const anim_character *old_character, int old_clip, int old_blend,
+                          const anim_character *character, int new_clip, int new_blend)
+{
+    if (old_clip < 0 || new_clip < 0)
+        return old_clip < 0 && new_clip < 0;
+    if (old_blend >= 0 || new_blend >= 0)
+        return old_blend >= 0 && new_blend >= 0 &&
+               find_blend(character, &old_character->blends[old_blend]) == &character->blends[new_blend];
+    return find_clip(character, &old_character->clips[old_clip]) == &character->clips[new_clip];
+}
+
 /* The reload that changes nothing on screen: the state survives with the same clip and overlay (by name
  * and branch), the skeleton's hierarchy is the same, and every clip the controller is playing (fading
  * ones included) is still in the library. The controller then keeps all its layers, times and fades
@@ -380,19 +484,22 @@ static bool rebind_in_place(animator *animator, const anim_character *character,
     const anim_character *old_character = animator->character;
     const state_machine_state *old_state = current_state(animator);
     const state_machine_state *new_state = &character->machine.states[instance->state];
-    const anim_clip *old_overlay = old_state->overlay_clip >= 0 ? &old_character->clips[old_state->overlay_clip] : NULL;
-    const anim_clip *new_overlay = new_state->overlay_clip >= 0 ? &character->clips[new_state->overlay_clip] : NULL;
-    bool same_clip = find_clip(character, &old_character->clips[old_state->clip]) == &character->clips[new_state->clip];
-    bool same_overlay = old_overlay ? find_clip(character, old_overlay) == new_overlay &&
-                                          old_state->overlay_root_joint == new_state->overlay_root_joint
-                                    : new_overlay == NULL;
+    bool same_clip = same_playable(old_character, old_state->clip, old_state->blend, character, new_state->clip,
+                                   new_state->blend);
+    bool same_overlay = same_playable(old_character, old_state->overlay_clip, old_state->overlay_blend, character,
+                                      new_state->overlay_clip, new_state->overlay_blend) &&
+                        (old_state->overlay_clip < 0 || old_state->overlay_root_joint == new_state->overlay_root_joint);
     if (!same_clip || !same_overlay ||
         !anim_controller_retarget(animator->controller, &character->model->skeleton, lookup_clip_by_name,
-                                  (void *)character))
+                                  lookup_blend_by_name, (void *)character))
         return false;
     animator->character = character;
     animator->instance = *instance;
-    if (animator->overlay.clip >= 0) {
+    if (animator->overlay.blend >= 0) {
+        const anim_blend *overlay = find_blend(character, &old_character->blends[animator->overlay.blend]);
+        animator->overlay.blend = overlay ? (int)(overlay - character->blends) : -1;
+        animator->overlay.clip = overlay ? anim_config_find_clip(character, overlay->clips[0]->name) : -1;
+    } else if (animator->overlay.clip >= 0) {
         const anim_clip *overlay = find_clip(character, &old_character->clips[animator->overlay.clip]);
         animator->overlay.clip = overlay ? (int)(overlay - character->clips) : -1;
     }
@@ -419,14 +526,12 @@ bool animator_rebind(animator *animator, const anim_character *character, bool *
         return false;
 
     /* Read everything needed from the old controller and character before they are let go. */
-    const anim_clip *old_body_clip = NULL, *old_overlay_clip = NULL;
-    double body_cycles = top_layer_cycles(animator->controller, ANIMATOR_BODY_CHANNEL, &old_body_clip);
+    double body_cycles = top_layer(animator->controller, ANIMATOR_BODY_CHANNEL).cycles;
     double overlay_cycles = -1.0;
     if (animator->overlay.playing)
-        overlay_cycles = top_layer_cycles(animator->controller, animator->overlay.channel, &old_overlay_clip);
-    else if (animator->overlay.clip >= 0)
-        old_overlay_clip = &animator->character->clips[animator->overlay.clip];
+        overlay_cycles = top_layer(animator->controller, animator->overlay.channel).cycles;
     animator_overlay old_overlay = animator->overlay;
+    const anim_character *old_character = animator->character;
     state_machine_instance instance;
     bool kept = state_machine_instance_remap(&animator->character->machine, &animator->instance,
                                              &character->machine, &instance);
@@ -435,31 +540,34 @@ bool animator_rebind(animator *animator, const anim_character *character, bool *
     animator->controller = controller;
     animator->character = character;
     animator->instance = instance;
-    animator->overlay = (animator_overlay){.clip = -1, .root_joint = -1, .channel = 2};
+    animator->overlay = (animator_overlay){.clip = -1, .blend = -1, .root_joint = -1, .channel = 2};
     const state_machine_state *state = current_state(animator);
     float speed_scale = current_speed_scale(animator);
 
-    /* The body: the state's clip, at the phase the old top layer had. Cycles (whole loops) restart at 0. */
-    const anim_clip *body_clip = &character->clips[state->clip];
-    anim_controller_play(controller, ANIMATOR_BODY_CHANNEL, body_clip, 0.0f, NULL);
+    /* The body: the state's clip or blend, at the phase the old top layer had. Cycles (whole loops) restart
+     * at 0. */
+    play_state_body(animator, 0.0f, NULL);
+    bool body_loops = state->blend >= 0 ? character->blends[state->blend].loop : character->clips[state->clip].loop;
     if (kept && body_cycles > 0.0)
-        seek_channel(controller, ANIMATOR_BODY_CHANNEL, body_clip,
-                     body_clip->loop ? body_cycles - floor(body_cycles) : fmin(body_cycles, 1.0));
+        seek_channel(controller, ANIMATOR_BODY_CHANNEL, body_loops ? body_cycles - floor(body_cycles) : fmin(body_cycles, 1.0));
 
-    /* The overlay: carried over when the state still has one of the same clip name and root. */
-    const anim_clip *new_overlay_clip = state->overlay_clip >= 0 ? &character->clips[state->overlay_clip] : NULL;
-    bool same_overlay =
-        kept && new_overlay_clip && old_overlay_clip && find_clip(character, old_overlay_clip) == new_overlay_clip;
+    /* The overlay: carried over when the state still has one of the same clip (or blend) name and root. */
+    bool same_overlay = kept && state->overlay_clip >= 0 && old_overlay.clip >= 0 &&
+                        same_playable(old_character, old_overlay.clip, old_overlay.blend, character,
+                                      state->overlay_clip, state->overlay_blend);
     if (same_overlay && !old_overlay.playing) {
         /* It finished and faded out before the reload: it stays that way. */
-        animator->overlay = (animator_overlay){.clip = state->overlay_clip, .root_joint = state->overlay_root_joint,
+        animator->overlay = (animator_overlay){.clip = state->overlay_clip, .blend = state->overlay_blend,
+                                               .root_joint = state->overlay_root_joint,
                                                .channel = old_overlay.channel, .finished = true,
                                                .fade = old_overlay.fade};
-    } else if (new_overlay_clip) {
+    } else if (state->overlay_clip >= 0) {
         enter_overlay(animator, state, 0.0f);
+        bool overlay_loops = state->overlay_blend >= 0 ? character->blends[state->overlay_blend].loop
+                                                       : character->clips[state->overlay_clip].loop;
         if (same_overlay && overlay_cycles > 0.0 && animator->overlay.playing)
-            seek_channel(controller, animator->overlay.channel, new_overlay_clip,
-                         new_overlay_clip->loop ? overlay_cycles - floor(overlay_cycles) : fmin(overlay_cycles, 1.0));
+            seek_channel(controller, animator->overlay.channel,
+                         overlay_loops ? overlay_cycles - floor(overlay_cycles) : fmin(overlay_cycles, 1.0));
         animator->overlay.finished = same_overlay && old_overlay.finished;
         animator->overlay.fade = old_overlay.fade;
     }

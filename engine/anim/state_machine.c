@@ -173,13 +173,12 @@ static bool state_machine_transition_applies(const state_machine_definition *def
     return true;
 }
 
-static float state_machine_speed_scale(const state_machine_definition *definition,
-                                       const state_machine_instance *instance, const state_machine_state *state)
+float state_machine_state_rate(const state_machine_definition *definition, const state_machine_instance *instance,
+                               const state_machine_state *state, float rate_reference)
 {
     float scale = state->rate;
-    if (state->rate_parameter >= 0 && state->rate_parameter < definition->parameter_count &&
-        state->rate_reference > 0.0f)
-        scale *= instance->values[state->rate_parameter] / state->rate_reference;
+    if (state->rate_parameter >= 0 && state->rate_parameter < definition->parameter_count && rate_reference > 0.0f)
+        scale *= instance->values[state->rate_parameter] / rate_reference;
     if (!(scale >= state->rate_min)) /* also catches NaN */
         scale = state->rate_min;
     if (scale > state->rate_max)
@@ -220,8 +219,8 @@ static void state_machine_age_triggers(const state_machine_definition *definitio
 bool state_machine_step(const state_machine_definition *definition, state_machine_instance *instance, float dt,
                         state_machine_clip_status status, state_machine_result *result)
 {
-    state_machine_result none = {.transition = -1, .from = -1, .to = -1, .clip = -1, .overlay_clip = -1,
-                                 .overlay_root_joint = -1};
+    state_machine_result none = {.transition = -1, .from = -1, .to = -1, .clip = -1, .blend = -1, .overlay_clip = -1,
+                                 .overlay_blend = -1, .overlay_root_joint = -1};
     if (result)
         *result = none;
     if (!definition || !instance || !result || instance->state < 0 || instance->state >= definition->state_count ||
@@ -251,9 +250,11 @@ bool state_machine_step(const state_machine_definition *definition, state_machin
 
     const state_machine_state *state = &definition->states[instance->state];
     result->clip = state->clip;
+    result->blend = state->blend;
     result->loop = state->loop;
-    result->speed_scale = state_machine_speed_scale(definition, instance, state);
+    result->speed_scale = state_machine_state_rate(definition, instance, state, state->rate_reference);
     result->overlay_clip = state->overlay_clip;
+    result->overlay_blend = state->overlay_blend;
     result->overlay_root_joint = state->overlay_root_joint;
     result->overlay_weight = state_machine_overlay_weight(definition, instance, state);
     return result->fired;

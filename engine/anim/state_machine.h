@@ -66,16 +66,20 @@ typedef struct state_machine_transition {
 
 typedef struct state_machine_state {
     char name[ANIM_NAME_MAX];
-    int clip;           /* index into the character's clip library */
+    int clip;           /* index into the character's clip library; for a blend, its first clip */
+    int blend;          /* index into the character's blend spaces when the state plays one, else -1 */
     bool loop;
     /* Playback rate: rate, times (parameter value / rate_reference) when rate_parameter >= 0, clamped to
      * [rate_min, rate_max]. With rate_reference the clip's ground speed in m/s (its clips.ini speed times the
-     * character's scale) this keeps feet from sliding. */
+     * character's scale) this keeps feet from sliding. A blend state's rate_reference is 0: its reference
+     * moves with the blend's point (state_machine_state_rate). */
     float rate;
     int rate_parameter; /* number parameter index, or -1 */
     float rate_reference;
     float rate_min, rate_max;
-    int overlay_clip;       /* clip layered over the upper body (or any branch); -1 for none */
+    int overlay_clip;       /* clip layered over the upper body (or any branch); -1 for none; for a blend,
+                             * its first clip */
+    int overlay_blend;      /* the overlay's blend space, or -1 */
     int overlay_root_joint; /* the overlay plays on this joint and its descendants; -1 for none */
     /* states.ini overlay_weight: how much of the overlay shows (an additive lean by the turn rate), from a
      * number parameter mapped from [low, high] to [0, 1] and clamped (low > high maps downwards). false: 1. */
@@ -118,9 +122,11 @@ typedef struct state_machine_result {
     float fade;         /* crossfade seconds when fired */
     /* The (new) current state's playback, filled every step so the caller can follow parameter changes. */
     int clip;
+    int blend;          /* the state's blend space (then clip is its first clip), or -1 */
     bool loop;
     float speed_scale;
     int overlay_clip;
+    int overlay_blend;
     int overlay_root_joint;
     float overlay_weight; /* 0..1: the state's overlay_weight now (1 without one) */
 } state_machine_result;
@@ -178,6 +184,13 @@ bool state_machine_get(const state_machine_definition *definition, const state_m
  * Allocates nothing; a bad definition or instance fires nothing. */
 bool state_machine_step(const state_machine_definition *definition, state_machine_instance *instance, float dt,
                         state_machine_clip_status status, state_machine_result *result);
+
+/* A state's playback rate: rate, times the rate parameter's value / rate_reference when it has rate_from
+ * and rate_reference > 0, clamped to [rate_min, rate_max] (NaN gives rate_min). state_machine_step uses
+ * the state's own rate_reference; a blend state's reference is its blend's ground speed at the point the
+ * parameters give, which the animator knows (anim_blend_ground_speed). */
+float state_machine_state_rate(const state_machine_definition *definition, const state_machine_instance *instance,
+                               const state_machine_state *state, float rate_reference);
 
 /* Hot reload: carry an entity over to a new definition. The same-named state is kept with its time in state
  * (so the clip keeps its phase) and parameters keep their values where the new definition has the same

@@ -152,6 +152,7 @@ static void anim_config_release_character(cache *cache, anim_character *characte
     free(storage->clip_handles);
     free(storage->sync_group_names);
     free(storage->states);
+    free(storage->blends);
     free(storage->transitions);
     *character = (anim_character){0};
     *storage = (anim_character_storage){0};

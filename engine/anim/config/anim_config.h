@@ -15,6 +15,7 @@
 
 #include "../../base/diag.h"
 #include "../../cache/cache.h"
+#include "../anim_blend.h"
 #include "../anim_clip.h"
 #include "../state_machine.h"
 
@@ -32,6 +33,8 @@ typedef struct anim_character {
     int sync_group_count;
     const char (*sync_group_names)[ANIM_NAME_MAX]; /* anim_clip.sync_group indexes these */
     state_machine_definition machine;  /* state_count 0 when loaded without a states file */
+    int blend_count;
+    const anim_blend *blends;          /* states.ini's [blend NAME] sections, in their order */
     /* The import (characters.ini scale or height, up, forward): the mesh and clips stay as their files
      * have them, shared in the cache; an entity's model matrix is its placement times `import`, which
      * takes file space to the engine's canonical MD5 space (Z up, facing +X, metres). */
@@ -52,6 +55,7 @@ typedef struct anim_config anim_config;
 enum {
     ANIM_CONFIG_STATES_MAX = 1024,      /* [state NAME] sections in a states.ini */
     ANIM_CONFIG_TRANSITIONS_MAX = 4096, /* transitions, counting each `or` alternative as one */
+    ANIM_CONFIG_BLENDS_MAX = 256,       /* [blend NAME] sections in a states.ini */
 };
 #define ANIM_CONFIG_RATE_MAX 100.0f /* a state's rate, rate_min and rate_max */
 
@@ -96,6 +100,8 @@ const anim_character *anim_config_character(const anim_config *config, int index
 const anim_character *anim_config_find_character(const anim_config *config, const char *name);
 /* Index into character->clips, or -1. */
 int anim_config_find_clip(const anim_character *character, const char *name);
+/* Index into character->blends, or -1. */
+int anim_config_find_blend(const anim_character *character, const char *name);
 
 /* Hot reload. True when any file the config (or its last failed reload) read has changed, appeared or
  * disappeared since: ini files, meshes, clips, the images its characters use, the files their texture

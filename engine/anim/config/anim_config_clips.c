@@ -254,6 +254,14 @@ int anim_config_first_loaded_clip(const anim_character *character)
     return -1;
 }
 
+int anim_config_find_blend(const anim_character *character, const char *name)
+{
+    for (int i = 0; character && name && i < character->blend_count; ++i)
+        if (strcmp(character->blends[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
 int anim_config_find_clip(const anim_character *character, const char *name)
 {
     for (int i = 0; character && name && i < character->clip_count; ++i)

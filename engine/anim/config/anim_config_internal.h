@@ -29,6 +29,7 @@ typedef struct anim_character_storage {
     clip *additive_clips; /* per clip: its baked deltas when additive (anim_additive_free), else zero */
     char (*sync_group_names)[ANIM_NAME_MAX];
     state_machine_state *states;
+    anim_blend *blends;
     state_machine_transition *transitions;
     int transition_capacity;
 } anim_character_storage;
@@ -87,6 +88,7 @@ typedef enum anim_config_range {
     ANIM_RANGE_PRIORITY,          /* states.ini priority, a whole number */
     ANIM_RANGE_PARAMETER_DEFAULT, /* states.ini [parameters] number defaults */
     ANIM_RANGE_CONDITION,         /* numbers in conditions: parameter comparisons and time */
+    ANIM_RANGE_BLEND_POINT,       /* states.ini [blend NAME] clip positions */
     ANIM_RANGE_SCALE,             /* characters.ini scale */
     ANIM_RANGE_HEIGHT,            /* characters.ini height, metres */
     ANIM_RANGE_COUNT

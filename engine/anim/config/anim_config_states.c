@@ -263,12 +263,15 @@ static const char *const anim_config_machine_keys[] = {"start", "fade", "trigger
 static const char *const anim_config_state_keys[] = {"clip",     "loop",    "rate",         "rate_from", "rate_min",
                                                      "rate_max", "overlay", "overlay_root", "overlay_weight", NULL};
 static const char *const anim_config_transition_keys[] = {"when", "fade", "priority", "restart", NULL};
+static const char *const anim_config_blend_keys[] = {"parameters", "clip.*", NULL};
+static const char anim_config_blend_clip_prefix[] = "clip.";
 
 typedef enum states_section_kind {
     STATES_SECTION_UNKNOWN,
     STATES_SECTION_MACHINE,
     STATES_SECTION_PARAMETERS,
     STATES_SECTION_STATE,
+    STATES_SECTION_BLEND,
     STATES_SECTION_TRANSITION,
 } states_section_kind;
 
@@ -285,6 +288,10 @@ static states_section_kind anim_config_states_section(const char *section_name, 
     if (strncmp(copy, "state ", 6) == 0 || strncmp(copy, "state\t", 6) == 0) {
         snprintf(first, ANIM_CONFIG_PATH_MAX, "%s", ini_trim(copy + 6));
         return STATES_SECTION_STATE;
+    }
+    if (strncmp(copy, "blend ", 6) == 0 || strncmp(copy, "blend\t", 6) == 0) {
+        snprintf(first, ANIM_CONFIG_PATH_MAX, "%s", ini_trim(copy + 6));
+        return STATES_SECTION_BLEND;
     }
     char *arrow = strstr(copy, "->");
     if (arrow) {
@@ -380,6 +387,176 @@ static int anim_config_state_clip(anim_config_loader *loader, const char *path, 
     return clip;
 }
 
+/* A number parameter named by a blend's `parameters`, or -1 after saying why. */
+static int anim_config_blend_parameter(anim_config_loader *loader, const char *path, const ini_entry *entry,
+                                       const state_machine_definition *machine, const char *name)
+{
+    int parameter = state_machine_find_parameter(machine, name);
+    if (parameter < 0 || machine->parameters[parameter].type != STATE_MACHINE_NUMBER) {
+        anim_config_report(loader, path, entry->line, "a blend's parameters must be number parameters; '%s' is not one",
+                           name);
+        return -1;
+    }
+    return parameter;
+}
+
+/* One `clip.NAME = X [Y]` line of a blend: the clip and its point, added to the blend. */
+static void anim_config_read_blend_clip(anim_config_loader *loader, const char *path, const ini_entry *entry,
+                                        const anim_character *character, anim_blend *blend)
+{
+    const char *name = entry->key + strlen(anim_config_blend_clip_prefix);
+    int clip = anim_config_find_clip(character, name);
+    if (clip < 0) {
+        char list[DIAG_MESSAGE_MAX / 2];
+        anim_config_join_names(list, sizeof list, character->clips ? character->clips[0].name : "",
+                               sizeof character->clips[0], character->clip_count);
+        anim_config_report(loader, path, entry->line, "blend '%s': unknown clip '%s' (the clip library has: %s)",
+                           blend->name, name, list);
+        return;
+    }
+    /* A partial load plays its stand-in where a clip's file failed, as a state would. */
+    if (!character->clips[clip].clip && loader->partial && anim_config_first_loaded_clip(character) >= 0)
+        clip = anim_config_first_loaded_clip(character);
+    if (blend->count == ANIM_BLEND_MAX_CLIPS) {
+        anim_config_report(loader, path, entry->line, "blend '%s': more than %d clips", blend->name,
+                           ANIM_BLEND_MAX_CLIPS);
+        return;
+    }
+    char words[3][32] = {"", "", ""};
+    int count = sscanf(entry->value, "%31s %31s %31s", words[0], words[1], words[2]);
+    if (count != blend->dimensions) {
+        anim_config_report(loader, path, entry->line,
+                           "blend '%s' has %d parameter%s, so clip '%s' needs %s, not '%s'", blend->name,
+                           blend->dimensions, blend->dimensions == 1 ? "" : "s", name,
+                           blend->dimensions == 1 ? "one position (X)" : "a point (X Y)", entry->value);
+        return;
+    }
+    float point[2] = {0.0f, 0.0f};
+    for (int axis = 0; axis < count; ++axis) {
+        char range[64];
+        if (!ini_parse_float(words[axis], &point[axis]) || !anim_config_in_range(ANIM_RANGE_BLEND_POINT, point[axis])) {
+            anim_config_report(loader, path, entry->line, "blend '%s': clip '%s': '%s' must be a number from %s",
+                               blend->name, name, words[axis],
+                               anim_config_range_text(ANIM_RANGE_BLEND_POINT, range, sizeof range));
+            return;
+        }
+    }
+    blend->clips[blend->count] = &character->clips[clip];
+    blend->points[blend->count][0] = point[0];
+    blend->points[blend->count][1] = point[1];
+    blend->count++;
+}
+
+/* Sort a 1D blend's clips by position (blend_space's line wants them so). Few clips: insertion sort. */
+static void anim_config_sort_blend(anim_blend *blend)
+{
+    for (int i = 1; i < blend->count; ++i) {
+        for (int j = i; j > 0 && blend->points[j - 1][0] > blend->points[j][0]; --j) {
+            const anim_clip *clip = blend->clips[j];
+            blend->clips[j] = blend->clips[j - 1];
+            blend->clips[j - 1] = clip;
+            float point[2] = {blend->points[j][0], blend->points[j][1]};
+            blend->points[j][0] = blend->points[j - 1][0];
+            blend->points[j][1] = blend->points[j - 1][1];
+            blend->points[j - 1][0] = point[0];
+            blend->points[j - 1][1] = point[1];
+        }
+    }
+}
+
+/* [blend NAME]: parameters = X [Y], then clip.NAME = X [Y] per clip. Everything it finds wrong is reported
+ * at its line; a blend with a mistake is left with count 0 and no state can play it. */
+static void anim_config_read_blend(anim_config_loader *loader, const char *path, const ini_section *section,
+                                   const anim_character *character, const state_machine_definition *machine,
+                                   anim_blend *blend)
+{
+    int errors_before = loader->error_count;
+    anim_config_check_keys(loader, path, section, anim_config_blend_keys);
+    blend->parameters[0] = blend->parameters[1] = -1;
+    blend->sync_group = -1;
+    const ini_entry *entry = ini_find_entry(section, "parameters");
+    if (!entry) {
+        anim_config_report(loader, path, section->line,
+                           "blend '%s' has no 'parameters': one number parameter (a line) or two (a plane)",
+                           blend->name);
+        return;
+    }
+    char names[2][ANIM_NAME_MAX] = {"", ""}, extra[2] = "";
+    int words = sscanf(entry->value, "%63s %63s %1s", names[0], names[1], extra);
+    if (words != 1 && words != 2) {
+        anim_config_report(loader, path, entry->line,
+                           "parameters must be one number parameter (a 1D blend) or two (2D: X Y), not '%s'",
+                           entry->value);
+        return;
+    }
+    blend->dimensions = words;
+    for (int axis = 0; axis < words; ++axis)
+        blend->parameters[axis] = anim_config_blend_parameter(loader, path, entry, machine, names[axis]);
+    for (int e = 0; e < section->entry_count; ++e) {
+        const ini_entry *clip_entry = &section->entries[e];
+        if (strncmp(clip_entry->key, anim_config_blend_clip_prefix, strlen(anim_config_blend_clip_prefix)) == 0)
+            anim_config_read_blend_clip(loader, path, clip_entry, character, blend);
+    }
+    if (blend->count == 0) {
+        anim_config_report(loader, path, section->line, "blend '%s' has no clips: add 'clip.NAME = %s' lines",
+                           blend->name, words == 1 ? "X" : "X Y");
+        return;
+    }
+    blend->loop = blend->clips[0]->loop;
+    blend->additive = blend->clips[0]->additive;
+    for (int i = 1; i < blend->count; ++i) {
+        if (blend->clips[i]->loop != blend->loop)
+            anim_config_report(loader, path, section->line,
+                               "blend '%s' mixes a cycle and a one-shot ('%s' and '%s'): its clips share one phase, "
+                               "so they must all loop or all be one-shots (clips.ini loop)",
+                               blend->name, blend->clips[0]->name, blend->clips[i]->name);
+        if (blend->clips[i]->additive != blend->additive)
+            anim_config_report(loader, path, section->line,
+                               "blend '%s' mixes additive and ordinary clips ('%s' and '%s')", blend->name,
+                               blend->clips[0]->name, blend->clips[i]->name);
+    }
+    /* The group its looping clips share, so a plain clip of that group crossfading with it keeps the step. */
+    for (int i = 0; i < blend->count; ++i) {
+        int group = blend->clips[i]->sync_group;
+        if (group < 0)
+            continue;
+        if (blend->sync_group >= 0 && group != blend->sync_group) {
+            blend->sync_group = -1;
+            break;
+        }
+        blend->sync_group = group;
+    }
+    if (words == 1) {
+        anim_config_sort_blend(blend);
+        for (int i = 1; i < blend->count; ++i)
+            if (blend->points[i][0] == blend->points[i - 1][0])
+                anim_config_report(loader, path, section->line, "blend '%s': clips '%s' and '%s' are both at %g",
+                                   blend->name, blend->clips[i - 1]->name, blend->clips[i]->name,
+                                   (double)blend->points[i][0]);
+    } else if (!blend_space_2d_valid((const float(*)[2])blend->points, blend->count)) {
+        anim_config_report(loader, path, section->line,
+                           "blend '%s': two clips are at the same point (each clip needs its own point)", blend->name);
+    }
+    if (loader->error_count != errors_before)
+        blend->count = 0;
+}
+
+/* What a state's `clip` or `overlay` names: a blend of this states.ini (*blend its index; the clip returned
+ * is the blend's first), or a clip of the library (*blend -1). -1 after reporting. */
+static int anim_config_state_playable(anim_config_loader *loader, const char *path, const ini_entry *entry,
+                                      const anim_character *character, int *blend)
+{
+    *blend = anim_config_find_blend(character, entry->value);
+    if (*blend < 0)
+        return anim_config_state_clip(loader, path, entry, character);
+    const anim_blend *found = &character->blends[*blend];
+    if (found->count == 0) { /* its own mistake was reported at its section */
+        *blend = -1;
+        return -1;
+    }
+    return (int)(found->clips[0] - character->clips);
+}
+
 /* overlay_weight = PARAMETER [LOW HIGH]: a number parameter, mapped from [LOW, HIGH] (default 0 1) to the
  * overlay's weight 0..1. */
 static void anim_config_read_overlay_weight(anim_config_loader *loader, const char *path, const ini_entry *entry,
@@ -432,21 +609,29 @@ static void anim_config_read_state(anim_config_loader *loader, const char *path,
                                    state_machine_state *state)
 {
     anim_config_check_keys(loader, path, section, anim_config_state_keys);
-    state->clip = state->rate_parameter = state->overlay_clip = state->overlay_root_joint = -1;
+    state->clip = state->blend = state->rate_parameter = state->overlay_clip = state->overlay_blend =
+        state->overlay_root_joint = -1;
     state->rate = 1.0f;
     state->rate_min = 0.0f;
     state->rate_max = INFINITY;
     const ini_entry *entry = ini_find_entry(section, "clip");
+    const anim_blend *blend = NULL;
     if (!entry)
         anim_config_report(loader, path, section->line, "state '%s' has no 'clip'", state->name);
-    else if ((state->clip = anim_config_state_clip(loader, path, entry, character)) >= 0)
-        state->loop = character->clips[state->clip].loop;
-    if (entry && state->clip >= 0 && character->clips[state->clip].additive)
+    else if ((state->clip = anim_config_state_playable(loader, path, entry, character, &state->blend)) >= 0) {
+        blend = state->blend >= 0 ? &character->blends[state->blend] : NULL;
+        state->loop = blend ? blend->loop : character->clips[state->clip].loop;
+    }
+    if (entry && state->clip >= 0 && (blend ? blend->additive : character->clips[state->clip].additive))
         anim_config_report(loader, path, entry->line,
-                           "clip '%s' is additive (clips.ini): it can only be added as an overlay, not be the body",
-                           character->clips[state->clip].name);
+                           "%s '%s' is additive (clips.ini): it can only be added as an overlay, not be the body",
+                           blend ? "blend" : "clip", blend ? blend->name : character->clips[state->clip].name);
     bool flag;
-    if ((entry = ini_find_entry(section, "loop")) && anim_config_parse_bool(loader, path, entry, &flag))
+    if ((entry = ini_find_entry(section, "loop")) && blend)
+        anim_config_report(loader, path, entry->line,
+                           "loop does not apply to blend '%s': its clips' own loop settings (clips.ini) decide",
+                           blend->name);
+    else if (entry && anim_config_parse_bool(loader, path, entry, &flag))
         state->loop = flag;
     if ((entry = ini_find_entry(section, "rate")))
         anim_config_parse_number(loader, path, entry, ANIM_RANGE_RATE, &state->rate);
@@ -459,6 +644,15 @@ static void anim_config_read_state(anim_config_loader *loader, const char *path,
         if (state->rate_parameter < 0 || machine->parameters[state->rate_parameter].type != STATE_MACHINE_NUMBER) {
             anim_config_report(loader, path, rate_from->line, "rate_from needs a number parameter; '%s' is not one",
                                rate_from->value);
+        } else if (blend) {
+            bool travels = false;
+            for (int i = 0; i < blend->count; ++i)
+                travels = travels || blend->clips[i]->ground_speed > 0.0f;
+            if (!travels)
+                anim_config_report(loader, path, rate_from->line,
+                                   "rate_from needs a blend with a clip that travels; no clip of blend '%s' has a "
+                                   "speed in the clip library", blend->name);
+            /* rate_reference stays 0: the blend's ground speed at its point is the reference, every step. */
         } else if (state->clip >= 0 && !(character->clips[state->clip].ground_speed > 0.0f)) {
             anim_config_report(loader, path, rate_from->line,
                                "rate_from needs a clip that travels; clip '%s' has no speed in the clip library",
@@ -485,7 +679,7 @@ static void anim_config_read_state(anim_config_loader *loader, const char *path,
     const ini_entry *overlay = ini_find_entry(section, "overlay");
     const ini_entry *overlay_root = ini_find_entry(section, "overlay_root");
     if (overlay)
-        state->overlay_clip = anim_config_state_clip(loader, path, overlay, character);
+        state->overlay_clip = anim_config_state_playable(loader, path, overlay, character, &state->overlay_blend);
     if (overlay && !overlay_root)
         anim_config_report(loader, path, overlay->line,
                            "an overlay needs 'overlay_root': the joint whose branch it plays on, e.g. spine.01");
@@ -674,6 +868,30 @@ static void anim_config_sort_transitions(anim_character_storage *storage, int co
     }
 }
 
+/* A [blend NAME] section's name, checked and kept (its keys are read once the parameters are known). */
+static void anim_config_add_blend(anim_config_loader *loader, const char *path, const ini_section *section,
+                                  anim_character *character, anim_character_storage *storage, const char *name)
+{
+    if (!anim_config_check_name(loader, path, section->line, "blend", name))
+        return;
+    if (anim_config_find_blend(character, name) >= 0) {
+        anim_config_report(loader, path, section->line, "duplicate blend '%s'", name);
+        return;
+    }
+    if (anim_config_find_clip(character, name) >= 0) {
+        anim_config_report(loader, path, section->line,
+                           "blend '%s' has the name of a clip of the clip library: a state's 'clip = %s' would "
+                           "be ambiguous", name, name);
+        return;
+    }
+    if (character->blend_count == ANIM_CONFIG_BLENDS_MAX) {
+        anim_config_report(loader, path, section->line, "more than %d blends", ANIM_CONFIG_BLENDS_MAX);
+        return;
+    }
+    snprintf(storage->blends[character->blend_count].name, ANIM_NAME_MAX, "%.*s", ANIM_NAME_MAX - 1, name);
+    character->blend_count++;
+}
+
 void anim_config_load_states(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
                              const char *path, const char *referrer, int referrer_line)
 {
@@ -693,6 +911,12 @@ void anim_config_load_states(anim_config_loader *loader, anim_character *charact
         goto done;
     }
     machine->states = storage->states;
+    storage->blends = calloc((size_t)(section_count ? section_count : 1), sizeof *storage->blends);
+    if (!storage->blends) {
+        anim_config_report(loader, path, 0, "out of memory");
+        goto done;
+    }
+    character->blends = storage->blends;
 
     /* Parameters and state names first: sections may come in any order and refer to each other. */
     const ini_section *machine_section = NULL;
@@ -730,11 +954,23 @@ void anim_config_load_states(anim_config_loader *loader, anim_character *charact
                 continue;
             }
             state_lines[machine->state_count++] = section->line;
+        } else if (kinds[s] == STATES_SECTION_BLEND) {
+            anim_config_add_blend(loader, path, section, character, storage, first);
         } else if (kinds[s] == STATES_SECTION_UNKNOWN) {
             anim_config_report(loader, path, section->line,
-                               "unknown section [%s]: expected [machine], [parameters], [state NAME] or [FROM -> TO]",
+                               "unknown section [%s]: expected [machine], [parameters], [state NAME], [blend NAME] or "
+                               "[FROM -> TO]",
                                section->name);
         }
+    }
+    /* Blends once every parameter is known (states refer to blends, blends to parameters and clips). */
+    for (int s = 0, blend = 0; s < section_count; ++s) {
+        const ini_section *section = &document.sections[s];
+        if (kinds[s] != STATES_SECTION_BLEND)
+            continue;
+        anim_config_states_section(section->name, first, second);
+        if (blend < character->blend_count && strcmp(storage->blends[blend].name, first) == 0)
+            anim_config_read_blend(loader, path, section, character, machine, &storage->blends[blend++]);
     }
     for (int s = 0, state = 0; s < section_count; ++s) {
         const ini_section *section = &document.sections[s];

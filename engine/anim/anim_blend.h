@@ -1,0 +1,59 @@
+/* anim_blend: a blend space as the animation layer plays it: clips placed at points of a parameter space
+ * (1D: a line, 2D: a plane), shared and immutable like the clips. At a point the clips play together,
+ * weighted by blend_space's weights (neighbours on a line; gradient bands on a plane), all at one
+ * normalized phase, so a walk and a run in one blend keep their feet in step at every speed. The
+ * controller plays a blend wherever it plays a clip (anim_controller_play_blend); states.ini's [blend NAME]
+ * sections make them (config/states.ini documents the keys).
+ * Knows nothing of ini files, the state machine, SDL or GL. */
+#ifndef MARIONETTE_ANIM_BLEND_H
+#define MARIONETTE_ANIM_BLEND_H
+
+#include <stdbool.h>
+
+#include "anim_clip.h"
+#include "blend_space.h"
+
+enum { ANIM_BLEND_MAX_CLIPS = BLEND_SPACE_MAX_POINTS };
+
+typedef struct anim_blend {
+    char name[ANIM_NAME_MAX];   /* the section in states.ini: [blend locomotion] -> "locomotion" */
+    int dimensions;             /* 1 or 2 */
+    int count;                  /* clips, 1..ANIM_BLEND_MAX_CLIPS */
+    const anim_clip *clips[ANIM_BLEND_MAX_CLIPS];
+    /* Where each clip sits (y is 0 in 1D); 1D points are sorted by x. For ground-speed matching a clip's
+     * point is also its direction of travel (anim_blend_ground_speed): place travelling clips at their
+     * velocities (forward, left) in m/s. */
+    float points[ANIM_BLEND_MAX_CLIPS][2];
+    /* The state-machine parameters that give the point (x, then y; -1 for y in 1D). The controller does
+     * not read them: the animator does, every step. */
+    int parameters[2];
+    bool loop;                  /* its clips all loop (a cycle), or are all one-shots */
+    bool additive;              /* its clips are all additive (then it plays only as an overlay) */
+    int sync_group;             /* the sync group its looping clips share, for phase matching with other
+                                 * layers; -1 when they share none */
+} anim_blend;
+
+/* Whether a blend can be played: a known dimension, 1..ANIM_BLEND_MAX_CLIPS clips with clip data, points
+ * valid for blend_space (1D sorted and distinct, 2D no two closer than 1e-6), finite, and loop and
+ * additive agreeing with every clip. */
+bool anim_blend_valid(const anim_blend *blend);
+
+/* The weight of each clip at point (x, y; y unused in 1D): >= 0, summing to 1, continuous in the point;
+ * a clip's point gives that clip alone. A non-finite coordinate reads as 0. */
+void anim_blend_weights(const anim_blend *blend, const float point[2], float weights[ANIM_BLEND_MAX_CLIPS]);
+
+/* The clip with the largest weight (the first of equals). */
+int anim_blend_heaviest(const anim_blend *blend, const float weights[ANIM_BLEND_MAX_CLIPS]);
+
+/* Seconds per cycle of the blend at these weights: the weighted mean of its clips' cycles (one-shots:
+ * their runs to the last frame). Every clip plays at the same normalized phase, clip i at
+ * duration_i / this times its authored speed. */
+double anim_blend_duration(const anim_blend *blend, const float weights[ANIM_BLEND_MAX_CLIPS]);
+
+/* The speed (m/s) at which the feet of the blended pose move over the ground when played at rate 1: each
+ * clip covers its stride (ground speed in m/s x its cycle) in the direction of its point, the blended
+ * stride is the weighted vector sum and takes anim_blend_duration. Playing at rate v / this keeps feet
+ * from sliding at ground speed v (states.ini rate_from). 0 when nothing of the blend travels. */
+float anim_blend_ground_speed(const anim_blend *blend, const float weights[ANIM_BLEND_MAX_CLIPS]);
+
+#endif
