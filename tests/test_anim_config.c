@@ -19,6 +19,9 @@
 #include "test_files.h"
 
 #define CONFIG MARIONETTE_SOURCE_DIR "/config"
+/* The demo's characters with idle, walk and run as crossfading states (the machine config/ had before
+ * locomotion became a blend space): crossfades, sync groups and reloads in a fade are tested on it. */
+#define CROSSFADE MARIONETTE_TEST_DATA "/crossfade"
 #define FIXTURES MARIONETTE_TEST_DATA "/config"
 #define MANNEQUIN MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh"
 
@@ -26,7 +29,7 @@
 static anim_config *load_real_config(cache *cache)
 {
     diag_list errors = {0};
-    anim_config *config = anim_config_load(CONFIG "/characters.ini", cache, &errors);
+    anim_config *config = anim_config_load(CROSSFADE "/characters.ini", cache, &errors);
     test_print_diags(&errors);
     CHECK(config != NULL);
     CHECK(errors.total == 0);
@@ -97,7 +100,7 @@ static void test_remapping_a_clip(void)
     cache *cache = cache_create();
     diag_list errors = {0};
     anim_config *config = anim_config_load_character("mannequin", MANNEQUIN, FIXTURES "/remap_clips.ini",
-                                                     CONFIG "/states.ini", cache, &errors);
+                                                     CROSSFADE "/states.ini", cache, &errors);
     test_print_diags(&errors);
     CHECK(config != NULL);
     const anim_character *character = anim_config_character(config, 0);

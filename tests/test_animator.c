@@ -15,6 +15,9 @@
 #include "test_files.h"
 
 #define CONFIG MARIONETTE_SOURCE_DIR "/config"
+/* The demo's characters with idle, walk and run as crossfading states (the machine config/ had before
+ * locomotion became a blend space): crossfades, sync groups and reloads in a fade are tested on it. */
+#define CROSSFADE MARIONETTE_TEST_DATA "/crossfade"
 #define MANNEQUIN MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh"
 #define STEP (1.0 / 60.0)
 
@@ -110,7 +113,7 @@ static const joint_pose *local_pose(const animator *animator, joint_pose out[64]
 static void test_starts_in_idle(void)
 {
     fixture f;
-    if (fixture_open(&f, CONFIG "/characters.ini")) {
+    if (fixture_open(&f, CROSSFADE "/characters.ini")) {
         CHECK(strcmp(animator_state_name(f.animator), "idle") == 0);
         CHECK(layer_count(f.animator, 0) == 1 && strcmp(top_clip(f.animator, 0), "idle") == 0);
         CHECK(layer_count(f.animator, 1) == 0 && layer_count(f.animator, 2) == 0);
@@ -137,7 +140,7 @@ static void test_starts_in_idle(void)
 static void test_locomotion_crossfades(void)
 {
     fixture f;
-    if (!fixture_open(&f, CONFIG "/characters.ini")) {
+    if (!fixture_open(&f, CROSSFADE "/characters.ini")) {
         fixture_close(&f);
         return;
     }
@@ -224,7 +227,7 @@ static void test_locomotion_crossfades(void)
 static void test_jump_conditions(void)
 {
     fixture f;
-    if (!fixture_open(&f, CONFIG "/characters.ini")) {
+    if (!fixture_open(&f, CROSSFADE "/characters.ini")) {
         fixture_close(&f);
         return;
     }
@@ -291,7 +294,7 @@ static void test_jump_conditions(void)
 static void test_root_motion_turns(void)
 {
     fixture f;
-    if (!fixture_open(&f, CONFIG "/characters.ini")) {
+    if (!fixture_open(&f, CROSSFADE "/characters.ini")) {
         fixture_close(&f);
         return;
     }
@@ -361,7 +364,7 @@ static bool in_branch(const skeleton *skeleton, int joint, int root)
 static void test_wave_over_walk(void)
 {
     fixture f;
-    if (!fixture_open(&f, CONFIG "/characters.ini")) {
+    if (!fixture_open(&f, CROSSFADE "/characters.ini")) {
         fixture_close(&f);
         return;
     }
@@ -445,8 +448,8 @@ static char *replace_once(const char *text, const char *from, const char *to)
 static void test_hot_reload_keeps_a_fade_in_flight(void)
 {
     fixture reloading, control;
-    bool opened = fixture_open(&reloading, CONFIG "/characters.ini");
-    opened = fixture_open(&control, CONFIG "/characters.ini") && opened;
+    bool opened = fixture_open(&reloading, CROSSFADE "/characters.ini");
+    opened = fixture_open(&control, CROSSFADE "/characters.ini") && opened;
     if (opened) {
         animator *entities[2] = {reloading.animator, control.animator};
         for (int e = 0; e < 2; ++e) {
@@ -460,7 +463,7 @@ static void test_hot_reload_keeps_a_fade_in_flight(void)
 
         /* The same files loaded again: a new config, new clip descriptions, the same clip data. */
         diag_list errors = {0};
-        anim_config *again = anim_config_load(CONFIG "/characters.ini", reloading.cache, &errors);
+        anim_config *again = anim_config_load(CROSSFADE "/characters.ini", reloading.cache, &errors);
         test_print_diags(&errors);
         CHECK(again != NULL);
         if (again) {
@@ -507,7 +510,7 @@ static void test_hot_reload(void)
              "[mannequin]\nmesh = %s\nclips = %s/config/clips.ini\nstates = states.ini\n", MANNEQUIN,
              MARIONETTE_SOURCE_DIR);
     test_write_file(characters, text);
-    char *original_states = test_read_file(CONFIG "/states.ini", NULL);
+    char *original_states = test_read_file(CROSSFADE "/states.ini", NULL);
     CHECK(original_states != NULL);
     if (!original_states)
         return;
@@ -716,7 +719,7 @@ static void test_bad_arguments(void)
     CHECK(animator_state_name(NULL) == NULL);
     animator_destroy(NULL);
     fixture f;
-    if (fixture_open(&f, CONFIG "/characters.ini")) {
+    if (fixture_open(&f, CROSSFADE "/characters.ini")) {
         CHECK(!animator_update(f.animator, -1.0, NULL));
         CHECK(!animator_update(f.animator, NAN, NULL));
         CHECK(!animator_rebind(f.animator, NULL, NULL));

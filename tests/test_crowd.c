@@ -17,6 +17,9 @@
 /* ---- the real config ---- */
 
 #define CONFIG MARIONETTE_SOURCE_DIR "/config"
+/* The demo's characters with idle, walk and run as crossfading states (the machine config/ had before
+ * locomotion became a blend space): crossfades, sync groups and reloads in a fade are tested on it. */
+#define CROSSFADE MARIONETTE_TEST_DATA "/crossfade"
 #define STEP (1.0f / 120.0f)
 #define SPACING 1.6f
 #define RADIUS 6.0f
@@ -409,7 +412,7 @@ static void test_rebind_follows_a_reload(void)
 
     /* The same files loaded again: every member moves over, nothing is removed. */
     diag_list errors = {0};
-    anim_config *again = anim_config_load(CONFIG "/characters.ini", shared_cache, &errors);
+    anim_config *again = anim_config_load(CROSSFADE "/characters.ini", shared_cache, &errors);
     CHECK(again != NULL);
     CHECK(crowd_rebind(c, again, NULL) == 0);
     CHECK(crowd_count(c) == 100);
@@ -421,7 +424,7 @@ static void test_rebind_follows_a_reload(void)
     /* A config without robots: they are removed and counted, the mannequins carry on. */
     anim_config *mannequins_only = anim_config_load_character(
         "mannequin", MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh", CONFIG "/clips.ini",
-        CONFIG "/states.ini", shared_cache, &errors);
+        CROSSFADE "/states.ini", shared_cache, &errors);
     CHECK(mannequins_only != NULL);
     int removed = crowd_rebind(c, mannequins_only, NULL);
     printf("  rebind to mannequins only: %d removed, %d robots before, %d left\n", removed, robots, crowd_count(c));
@@ -763,7 +766,7 @@ int main(void)
 {
     shared_cache = cache_create();
     diag_list errors = {0};
-    config = anim_config_load(CONFIG "/characters.ini", shared_cache, &errors);
+    config = anim_config_load(CROSSFADE "/characters.ini", shared_cache, &errors);
     CHECK(config != NULL && errors.total == 0);
     diag_list_free(&errors);
     mannequin = config ? anim_config_find_character(config, "mannequin") : NULL;

@@ -14,6 +14,9 @@
 #include "pose/pose.h"
 
 #define CONFIG MARIONETTE_SOURCE_DIR "/config"
+/* The demo's characters with idle, walk and run as crossfading states (the machine config/ had before
+ * locomotion became a blend space): crossfades, sync groups and reloads in a fade are tested on it. */
+#define CROSSFADE MARIONETTE_TEST_DATA "/crossfade"
 #define SCRIPTS MARIONETTE_TEST_DATA "/trace"
 
 /* ---- the command ---- */
@@ -57,7 +60,7 @@ static int count_lines(const char *text)
 
 static void test_text_output(void)
 {
-    command_output output = run_md5tool("'" CONFIG "' --script '" SCRIPTS "/locomotion.txt'");
+    command_output output = run_md5tool("'" CROSSFADE "' --script '" SCRIPTS "/locomotion.txt'");
     CHECK(output.status == 0);
     CHECK(output.err && output.err[0] == '\0');
     /* 10.5 s at 60 Hz: a line per step. */
@@ -91,7 +94,7 @@ static void test_text_output(void)
 
 static void test_json_output(void)
 {
-    command_output output = run_md5tool("'" CONFIG "' --script '" SCRIPTS "/wave.txt' --json --rate 30 "
+    command_output output = run_md5tool("'" CROSSFADE "' --script '" SCRIPTS "/wave.txt' --json --rate 30 "
                                         "--character robot");
     CHECK(output.status == 0);
     CHECK(count_lines(output.out) == 150); /* 5 s at 30 Hz */
@@ -122,18 +125,18 @@ static void test_errors_and_exit_codes(void)
         int status;
         const char *message;
     } cases[] = {
-        {"'" CONFIG "' --script '" SCRIPTS "/bad_parameter.txt'", 1,
+        {"'" CROSSFADE "' --script '" SCRIPTS "/bad_parameter.txt'", 1,
          "bad_parameter.txt:3: the state machine has no parameter 'sped'"},
-        {"'" CONFIG "' --script '" SCRIPTS "/bad_order.txt'", 1,
+        {"'" CROSSFADE "' --script '" SCRIPTS "/bad_order.txt'", 1,
          "bad_order.txt:2: time 0.5 comes before the previous command's 1: times never go back"},
-        {"'" CONFIG "' --script '" SCRIPTS "/no_end.txt'", 1, "no_end.txt:1: the script has no 'end' line"},
-        {"'" CONFIG "' --script '" SCRIPTS "/missing.txt'", 1, "missing.txt"},
+        {"'" CROSSFADE "' --script '" SCRIPTS "/no_end.txt'", 1, "no_end.txt:1: the script has no 'end' line"},
+        {"'" CROSSFADE "' --script '" SCRIPTS "/missing.txt'", 1, "missing.txt"},
         {"'" SCRIPTS "/bad_config' --script '" SCRIPTS "/locomotion.txt'", 1,
          "bad_config/characters.ini:5: unknown key 'state' in [mannequin]"},
-        {"'" CONFIG "' --script '" SCRIPTS "/locomotion.txt' --character nobody", 1, "no character 'nobody'"},
-        {"'" CONFIG "'", 2, "trace needs a config folder and a script"},
-        {"'" CONFIG "' --script '" SCRIPTS "/locomotion.txt' --rate 0", 2, "--rate needs a number"},
-        {"'" CONFIG "' --script '" SCRIPTS "/locomotion.txt' --loud", 2, "unknown option '--loud'"},
+        {"'" CROSSFADE "' --script '" SCRIPTS "/locomotion.txt' --character nobody", 1, "no character 'nobody'"},
+        {"'" CROSSFADE "'", 2, "trace needs a config folder and a script"},
+        {"'" CROSSFADE "' --script '" SCRIPTS "/locomotion.txt' --rate 0", 2, "--rate needs a number"},
+        {"'" CROSSFADE "' --script '" SCRIPTS "/locomotion.txt' --loud", 2, "unknown option '--loud'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         command_output output = run_md5tool(cases[i].arguments);
@@ -149,7 +152,7 @@ static void test_script_mistakes(void)
 {
     cache *cache = cache_create();
     diag_list errors = {0};
-    anim_config *config = anim_config_load(CONFIG "/characters.ini", cache, &errors);
+    anim_config *config = anim_config_load(CROSSFADE "/characters.ini", cache, &errors);
     CHECK(config != NULL);
     const state_machine_definition *machine = config ? &anim_config_character(config, 0)->machine : NULL;
     static const struct {
@@ -245,7 +248,7 @@ static int record_events(const char *script, double rate, event_record *records,
     traced t;
     int count = 0;
     *transitions = 0;
-    if (traced_open(&t, CONFIG "/characters.ini", script, rate)) {
+    if (traced_open(&t, CROSSFADE "/characters.ini", script, rate)) {
         trace_step step;
         while (trace_run_step(&t.run, &step)) {
             const anim_update_result *animation = &step.update.animation;
@@ -436,7 +439,7 @@ static void test_no_pops(void)
 {
     static const char *const scripts[] = {SCRIPTS "/locomotion.txt", SCRIPTS "/interrupts.txt", SCRIPTS "/wave.txt"};
     for (size_t i = 0; i < sizeof scripts / sizeof scripts[0]; ++i) {
-        pop_figures figures = measure_fades(CONFIG "/characters.ini", scripts[i]);
+        pop_figures figures = measure_fades(CROSSFADE "/characters.ini", scripts[i]);
         printf("  %s: %d fade steps; bound margin >= %.2f degrees (t=%.4f); strict: %d steps over, "
                "smallest margin %.2f (t=%.4f)\n",
                strrchr(scripts[i], '/') + 1, figures.fade_steps, figures.bound_margin, figures.bound_time,

@@ -48,12 +48,23 @@ int anim_blend_heaviest(const anim_blend *blend, const float weights[ANIM_BLEND_
     return heaviest;
 }
 
+bool anim_blend_clip_in_phase(const anim_blend *blend, int i)
+{
+    return !blend->loop || blend->sync_group < 0 || blend->clips[i]->sync_group == blend->sync_group;
+}
+
 double anim_blend_duration(const anim_blend *blend, const float weights[ANIM_BLEND_MAX_CLIPS])
 {
-    double duration = 0.0;
-    for (int i = 0; i < blend->count; ++i)
-        duration += weights[i] * anim_blend_clip_duration(blend->clips[i]);
-    return duration;
+    double in_phase = 0.0, in_phase_weight = 0.0, all = 0.0;
+    for (int i = 0; i < blend->count; ++i) {
+        double part = weights[i] * anim_blend_clip_duration(blend->clips[i]);
+        all += part;
+        if (anim_blend_clip_in_phase(blend, i)) {
+            in_phase += part;
+            in_phase_weight += weights[i];
+        }
+    }
+    return in_phase_weight > 0.0 ? in_phase / in_phase_weight : all;
 }
 
 float anim_blend_ground_speed(const anim_blend *blend, const float weights[ANIM_BLEND_MAX_CLIPS])
@@ -61,7 +72,7 @@ float anim_blend_ground_speed(const anim_blend *blend, const float weights[ANIM_
     double stride[2] = {0.0, 0.0};
     for (int i = 0; i < blend->count; ++i) {
         float speed = anim_clip_ground_speed_metres(blend->clips[i]);
-        if (!(weights[i] > 0.0f) || !(speed > 0.0f))
+        if (!(weights[i] > 0.0f) || !(speed > 0.0f) || !anim_blend_clip_in_phase(blend, i))
             continue;
         /* The direction of its point; one at the origin (or a 1D point at 0) travels along +x. */
         double dx = blend->points[i][0], dy = blend->dimensions == 2 ? blend->points[i][1] : 0.0;

@@ -1,7 +1,9 @@
 /* anim_blend: a blend space as the animation layer plays it: clips placed at points of a parameter space
  * (1D: a line, 2D: a plane), shared and immutable like the clips. At a point the clips play together,
- * weighted by blend_space's weights (neighbours on a line; gradient bands on a plane), all at one
- * normalized phase, so a walk and a run in one blend keep their feet in step at every speed. The
+ * weighted by blend_space's weights (neighbours on a line; gradient bands on a plane). The clips of the
+ * blend's sync group play at one normalized phase, so a walk and a run in one blend keep their feet in
+ * step at every speed; a looping clip outside that group (an idle's breathing) keeps its own time, so it
+ * does not race when the blend's cycle is a walk's second rather than its own six. The
  * controller plays a blend wherever it plays a clip (anim_controller_play_blend); states.ini's [blend NAME]
  * sections make them (config/states.ini documents the keys).
  * Knows nothing of ini files, the state machine, SDL or GL. */
@@ -45,15 +47,19 @@ void anim_blend_weights(const anim_blend *blend, const float point[2], float wei
 /* The clip with the largest weight (the first of equals). */
 int anim_blend_heaviest(const anim_blend *blend, const float weights[ANIM_BLEND_MAX_CLIPS]);
 
-/* Seconds per cycle of the blend at these weights: the weighted mean of its clips' cycles (one-shots:
- * their runs to the last frame). Every clip plays at the same normalized phase, clip i at
- * duration_i / this times its authored speed. */
+/* Whether clip i plays at the blend's normalized phase: every clip of a one-shot blend or of a blend whose
+ * clips share no sync group, and otherwise the clips of its sync group. The others keep their own time. */
+bool anim_blend_clip_in_phase(const anim_blend *blend, int i);
+
+/* Seconds per cycle of the blend at these weights: the weighted mean of the cycles of its clips in phase
+ * (one-shots: their runs to the last frame), or of all its clips when those have no weight. A clip in
+ * phase plays at its duration / this times its authored speed. */
 double anim_blend_duration(const anim_blend *blend, const float weights[ANIM_BLEND_MAX_CLIPS]);
 
 /* The speed (m/s) at which the feet of the blended pose move over the ground when played at rate 1: each
- * clip covers its stride (ground speed in m/s x its cycle) in the direction of its point, the blended
- * stride is the weighted vector sum and takes anim_blend_duration. Playing at rate v / this keeps feet
- * from sliding at ground speed v (states.ini rate_from). 0 when nothing of the blend travels. */
+ * clip in phase covers its stride (ground speed in m/s x its cycle) in the direction of its point, the
+ * blended stride is the weighted vector sum and takes anim_blend_duration. Playing at rate v / this keeps
+ * feet from sliding at ground speed v (states.ini rate_from). 0 when nothing of the blend travels. */
 float anim_blend_ground_speed(const anim_blend *blend, const float weights[ANIM_BLEND_MAX_CLIPS]);
 
 #endif

@@ -64,12 +64,14 @@ _Static_assert(sizeof(anim_snapshot_joint) == 16, "a snapshot joint is half a jo
 
 #define ANIM_SNAPSHOT_ROTATION_STEPS 32767.0f /* per unit of a rotation component */
 
-/* A layer plays a clip, a blend space, or (neither) the channel's frozen snapshot. A blend's clips all
- * play at the layer's normalized phase (`cycles`), each over its own duration, weighted at `point`. */
+/* A layer plays a clip, a blend space, or (neither) the channel's frozen snapshot. A blend's clips in phase
+ * (anim_blend_clip_in_phase) play at the layer's normalized phase (`cycles`), each over its own duration;
+ * the others at `seconds`, their own time; all weighted at `point`. */
 typedef struct anim_layer {
     const anim_clip *clip;   /* NULL for a blend or the snapshot */
     const anim_blend *blend; /* NULL for a clip or the snapshot */
     double cycles;
+    double seconds;          /* a blend's time since play(), for its clips out of phase */
     float speed;
     float fade;       /* 0..1; the bottom layer of a channel counts as 1 whatever it holds */
     float fade_rate;  /* fade per second */
@@ -77,7 +79,7 @@ typedef struct anim_layer {
     float point[2];   /* a blend's point in its parameter space (anim_controller_set_blend_point) */
 } anim_layer;
 
-_Static_assert(sizeof(anim_layer) == 48, "a layer is 48 bytes: the layer state is 704 bytes");
+_Static_assert(sizeof(anim_layer) == 56, "a layer is 56 bytes: the layer state is 800 bytes");
 
 typedef struct anim_channel {
     anim_layer layers[ANIM_CHANNEL_LAYERS];
@@ -91,7 +93,7 @@ typedef struct anim_channel {
     float *mask;         /* overlays only */
 } anim_channel;
 
-_Static_assert(sizeof(anim_channel) == 224, "three channels and the controller's fields fill 704 bytes");
+_Static_assert(sizeof(anim_channel) == 256, "three channels and the controller's fields fill 800 bytes");
 
 struct anim_controller {
     const skeleton *skeleton;
@@ -334,10 +336,26 @@ static root_frame clip_root_motion(const anim_clip *clip, double from, double to
     return motion;
 }
 
-/* Add weight times the root motion of a layer moving from cycles `from` to `to`: its clip's if it is a
- * root-motion clip, or each root-motion clip of its blend by its weight in the blend (every clip of a
- * blend moves through the same cycles). In-place clips add nothing. */
-static void add_layer_root_motion(const anim_layer *layer, double from, double to, float weight, root_frame *sum)
+/* Where clip i of a blend layer is: the layer's cycles for a clip in phase, else its own loops at the
+ * layer's `seconds`. */
+static double blend_clip_cycles(const anim_layer *layer, int i, double cycles, double seconds)
+{
+    if (anim_blend_clip_in_phase(layer->blend, i))
+        return cycles;
+    double duration = clip_duration(layer->blend->clips[i]);
+    return duration > 0.0 ? seconds / duration : 0.0;
+}
+
+static double cycles_phase(bool loop, double cycles)
+{
+    return loop ? cycles - floor(cycles) : fmin(cycles, 1.0);
+}
+
+/* Add weight times the root motion of a layer moving from cycles `from` to `to` (seconds from
+ * `seconds_from` to `seconds_to`): its clip's if it is a root-motion clip, or each root-motion clip of its
+ * blend by its weight in the blend. In-place clips add nothing. */
+static void add_layer_root_motion(const anim_layer *layer, double from, double to, double seconds_from,
+                                  double seconds_to, float weight, root_frame *sum)
 {
     const anim_clip *only = layer->clip;
     float weights[ANIM_BLEND_MAX_CLIPS] = {1.0f};
@@ -350,7 +368,9 @@ static void add_layer_root_motion(const anim_layer *layer, double from, double t
         const anim_clip *clip = layer->blend ? layer->blend->clips[i] : only;
         if (!clip || clip->root_mode != ANIM_ROOT_MOTION || !(weights[i] > 0.0f))
             continue;
-        root_frame motion = clip_root_motion(clip, from, to);
+        root_frame motion = layer->blend ? clip_root_motion(clip, blend_clip_cycles(layer, i, from, seconds_from),
+                                                            blend_clip_cycles(layer, i, to, seconds_to))
+                                         : clip_root_motion(clip, from, to);
         double share = (double)weight * weights[i];
         sum->x += share * motion.x;
         sum->y += share * motion.y;
@@ -487,7 +507,9 @@ static void sample_blend(const anim_layer *layer, int first, int count, joint_po
     double phase = layer_phase(layer);
     int heaviest = anim_blend_heaviest(blend, weights);
     if (weights[heaviest] >= 1.0f) {
-        sample_clip(blend->clips[heaviest], phase, first, count, out);
+        sample_clip(blend->clips[heaviest],
+                    cycles_phase(blend->loop, blend_clip_cycles(layer, heaviest, phase, layer->seconds)), first, count,
+                    out);
         return;
     }
     joint_pose samples[ANIM_BLEND_MAX_CLIPS][ANIM_PASS_JOINTS];
@@ -496,7 +518,8 @@ static void sample_blend(const anim_layer *layer, int first, int count, joint_po
     for (int i = 0; i < blend->count; ++i) {
         if (!(weights[i] > 0.0f))
             continue;
-        sample_clip(blend->clips[i], phase, first, count, samples[used]);
+        sample_clip(blend->clips[i], cycles_phase(blend->loop, blend_clip_cycles(layer, i, phase, layer->seconds)),
+                    first, count, samples[used]);
         poses[used] = samples[used];
         used_weights[used++] = weights[i];
     }
@@ -804,6 +827,7 @@ static bool play_layer(anim_controller *controller, int channel_index, anim_laye
     anim_layer layer = played;
     double phase = inherited_phase(channel, &layer);
     layer.cycles = phase;
+    layer.seconds = 0.0;
     layer.speed = speed;
     layer.fade = fade_seconds > 0.0f ? 0.0f : 1.0f;
     layer.fade_rate = rate;
@@ -1240,10 +1264,13 @@ static void advance_channel(anim_channel *channel, int channel_index, double dt,
         if (result)
             fire_events(&step, k, channel_index, result);
         if (root_motion && average[k] > 0.0f)
-            add_layer_root_motion(layer, from, to, average[k], root_motion);
+            add_layer_root_motion(layer, from, to, layer->seconds, layer->seconds + dt, average[k], root_motion);
     }
-    for (int k = 0; k < count; ++k)
+    for (int k = 0; k < count; ++k) {
         channel->layers[k].cycles = step.to[k];
+        if (channel->layers[k].blend)
+            channel->layers[k].seconds += dt;
+    }
 
     /* Drop what no longer shows: everything under the highest fully faded-in layer, or the whole
      * overlay once it has faded out. */
@@ -1354,7 +1381,9 @@ static void layer_bounds(const anim_layer *layer, float box[2][3])
         if (!(weights[i] > 0.0f))
             continue;
         float clip_box[2][3];
-        clip_bounds(layer->blend->clips[i], phase, clip_box);
+        clip_bounds(layer->blend->clips[i],
+                    cycles_phase(layer->blend->loop, blend_clip_cycles(layer, i, layer->cycles, layer->seconds)),
+                    clip_box);
         bounds_add(box, clip_box);
     }
 }

@@ -54,9 +54,9 @@ typedef struct anim_controller_desc {
 } anim_controller_desc;
 
 /* Memory per entity, all allocated here in one block: 88 bytes per joint (the object pose, 32; a frozen
- * snapshot per channel, 3 x 16; a mask weight per overlay channel, 2 x 4) plus 704 bytes of layer state
- * (12 layers of 48 bytes: a layer playing a blend space keeps only its point, the weights are computed
- * from it). 31 joints: 3,456 bytes; 33: 3,616. NULL when desc or its skeleton is invalid or memory runs out. */
+ * snapshot per channel, 3 x 16; a mask weight per overlay channel, 2 x 4) plus 800 bytes of layer state
+ * (12 layers of 56 bytes: a layer playing a blend space keeps only its point and a clock for its clips out
+ * of phase; the weights are computed from the point). 31 joints: 3,552 bytes; 33: 3,712. NULL when desc or its skeleton is invalid or memory runs out. */
 anim_controller *anim_controller_create(const anim_controller_desc *desc);
 /* Hot reload: point every layer at the clip `lookup` returns for it (the same name in a newly loaded
  * library) and every blend layer at the blend `blend_lookup` returns, keeping layer times (as loops and
