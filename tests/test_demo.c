@@ -114,7 +114,7 @@ static void test_scripted_run(void)
     /* The states the player passes through, each once per visit, in order. */
     char visited[32][ANIM_NAME_MAX];
     int visits = 0, most_crowd = 0, footsteps = 0;
-    bool overlay_while_walking = false;
+    bool overlay_while_walking = false, walked = false, ran = false;
     picture_figures alone = {0}, crowded = {0}, cleared = {0};
     while (demo_frame(&d)) {
         const char *state = player_state_name(d.player);
@@ -124,9 +124,16 @@ static void test_scripted_run(void)
         }
         most_crowd = crowd_count(d.crowd) > most_crowd ? crowd_count(d.crowd) : most_crowd;
         const anim_controller *controller = animator_controller(player_animator(d.player));
-        if (strcmp(state, "walk_wave") == 0 && anim_controller_channel_weight(controller, 1) +
-                                                       anim_controller_channel_weight(controller, 2) > 0.9f)
+        if (strcmp(state, "wave") == 0 && player_speed(d.player) > 1.0f &&
+            anim_controller_channel_weight(controller, 1) + anim_controller_channel_weight(controller, 2) > 0.9f)
             overlay_while_walking = true;
+        /* The locomotion blend's heaviest clip: the body walks and runs through it. */
+        anim_layer_info body = {0};
+        if (anim_controller_layer(controller, 0, anim_controller_layer_count(controller, 0) - 1, &body) &&
+            body.blend && body.clip) {
+            walked = walked || strcmp(body.clip->name, "walk") == 0;
+            ran = ran || strcmp(body.clip->name, "run") == 0;
+        }
         if (d.frame_count == 10 * 60) {
             alone = look();
             save_picture("demo_walking.png");
@@ -148,15 +155,16 @@ static void test_scripted_run(void)
     printf("\n  crowd at most %d; mannequin pixels alone %d, with the crowd %d (robot orange %d), cleared %d\n",
            most_crowd, alone.mannequin, crowded.mannequin, crowded.robot, cleared.mannequin);
 
-    /* idle -> walk -> run -> jump -> run -> walk -> walk_wave -> ... -> idle */
-    static const char *const expected[] = {"idle", "walk", "run", "jump", "run", "walk", "walk_wave"};
+    /* locomotion (the blend: idle, walk, run) -> jump -> locomotion -> wave -> ... -> locomotion */
+    static const char *const expected[] = {"locomotion", "jump", "locomotion", "wave"};
     int matched = 0;
-    for (int i = 0; i < visits && matched < 7; ++i)
+    for (int i = 0; i < visits && matched < 4; ++i)
         if (strcmp(visited[i], expected[matched]) == 0)
             ++matched;
-    CHECK(matched == 7);
-    CHECK(visits <= 12); /* no flickering between states */
-    CHECK(strcmp(visited[visits - 1], "idle") == 0);
+    CHECK(matched == 4);
+    CHECK(visits <= 8); /* no flickering between states */
+    CHECK(strcmp(visited[visits - 1], "locomotion") == 0);
+    CHECK(walked && ran);
     CHECK(overlay_while_walking);
     CHECK(footsteps > 0 || d.event_count == 0); /* the log holds the latest events; the trace has them all */
     /* The HUD gives each event's weight: footstep.L (1.00), one per contact however many layers carry it. */
@@ -181,15 +189,12 @@ static void test_scripted_run(void)
     CHECK(trace != NULL);
     if (trace) {
         static const char *const transitions[] = {
-            "\"transition\":{\"from\":\"idle\",\"to\":\"walk\"",
-            "\"transition\":{\"from\":\"walk\",\"to\":\"run\"",
-            "\"transition\":{\"from\":\"run\",\"to\":\"jump\"",
-            "\"transition\":{\"from\":\"jump\",\"to\":\"run\"",
-            "\"transition\":{\"from\":\"run\",\"to\":\"walk\"",
-            "\"transition\":{\"from\":\"walk\",\"to\":\"walk_wave\"",
+            "\"transition\":{\"from\":\"locomotion\",\"to\":\"jump\"",
+            "\"transition\":{\"from\":\"jump\",\"to\":\"locomotion\"",
+            "\"transition\":{\"from\":\"locomotion\",\"to\":\"wave\"",
         };
         const char *cursor = trace;
-        for (int i = 0; i < 6; ++i) {
+        for (int i = 0; i < 3; ++i) {
             const char *found = strstr(cursor, transitions[i]);
             CHECK(found != NULL);
             if (!found)
@@ -211,13 +216,17 @@ static void test_scripted_run(void)
 
 /* ---- Hot reload ---------------------------------------------------------------------------------------- */
 
-/* A scratch copy of config/ beside a link to assets/, so the test can edit files the demo watches. */
+/* A scratch copy of config/ beside a link to assets/, so the test can edit files the demo watches. Its
+ * states.ini is the crossfading machine of tests/data/crossfade (idle, walk and run as states), whose text
+ * the reload tests edit. */
 static void make_scratch_config(char *config_dir, size_t size)
 {
     char root[400], command[4096];
     snprintf(root, sizeof root, "%s/demo_reload", MARIONETTE_BUILD_DIR);
-    snprintf(command, sizeof command, "rm -rf '%s' && mkdir -p '%s' && cp -r '%s/config' '%s/config' && ln -s '%s/assets' '%s/assets'",
-             root, root, MARIONETTE_SOURCE_DIR, root, MARIONETTE_SOURCE_DIR, root);
+    snprintf(command, sizeof command,
+             "rm -rf '%s' && mkdir -p '%s' && cp -r '%s/config' '%s/config' && ln -s '%s/assets' '%s/assets' && "
+             "cp '%s/crossfade/states.ini' '%s/config/states.ini'",
+             root, root, MARIONETTE_SOURCE_DIR, root, MARIONETTE_SOURCE_DIR, root, MARIONETTE_TEST_DATA, root);
     CHECK(system(command) == 0);
     int wrote = snprintf(config_dir, size, "%s/config", root);
     CHECK(wrote > 0 && (size_t)wrote < size);
@@ -406,7 +415,7 @@ static double test_seconds(void)
 typedef struct box_check {
     int entities, vertices, outside_pose, outside_culling;
     float most_slack;   /* largest gap, on any side, between the pose box and the vertices' extent */
-    float lowest_standing; /* lowest z of a standing (idle) entity's pose box; the floor is z = 0 */
+    float lowest_standing; /* lowest z of a standing (speed 0) entity's pose box; the floor is z = 0 */
     bool bodies[2];     /* mannequin, robot seen */
 } box_check;
 
@@ -452,7 +461,9 @@ static void check_boxes(const animator *animator, box_check *c)
     free(palette);
     for (int k = 0; k < 3; ++k)
         c->most_slack = fmaxf(c->most_slack, fmaxf(extent[0][k] - pose_box[0][k], pose_box[1][k] - extent[1][k]));
-    if (strcmp(animator_state_name(animator), "idle") == 0)
+    float speed = -1.0f;
+    if (strcmp(animator_state_name(animator), "locomotion") == 0 && animator_get(animator, "speed", &speed) &&
+        speed == 0.0f) /* the locomotion blend all idle */
         c->lowest_standing = fminf(c->lowest_standing, pose_box[0][2]);
     c->bodies[strcmp(animator_character(animator)->name, "mannequin") != 0] = true;
     ++c->entities;
@@ -934,7 +945,7 @@ static void test_converted_characters_look_the_same(void)
             demo_frame(&d);
         figures[run] = look();
         CHECK(platform_read_pixels(pictures[run]));
-        CHECK(strcmp(player_state_name(d.player), "walk") == 0);
+        CHECK(strcmp(player_state_name(d.player), "locomotion") == 0 && player_speed(d.player) > 1.0f);
         save_picture(run == 0 ? "demo_import_original.png" : "demo_import_converted.png");
         demo_finish(&d);
     }

@@ -1159,50 +1159,35 @@ static void test_graph_demo_dot(void)
     static const struct {
         const char *name, *details;
     } states[] = {
-        {"idle", "clip idle, loop"},
-        {"walk", "clip walk, loop<br/>rate_from speed [0.5, 1.6]"},
-        {"run", "clip run, loop<br/>rate_from speed [0.6, 1.5]"},
+        {"locomotion", "blend locomotion (speed):<br/>idle 0, walk 1.4, run 3.5, loop<br/>rate_from speed [0.5, 2]"},
         {"jump", "clip jump, one-shot"},
         {"turn_left", "clip turn_left, one-shot"},
         {"turn_right", "clip turn_right, one-shot"},
         {"celebrate", "clip celebrate, one-shot"},
-        {"wave", "clip idle, loop<br/>overlay wave on clavicle.R"},
-        {"walk_wave", "clip walk, loop<br/>rate_from speed [0.5, 1.6]<br/>overlay wave on clavicle.R"},
+        {"wave", "blend locomotion (speed):<br/>idle 0, walk 1.4, run 3.5, loop<br/>rate_from speed [0.5, 2]"
+                 "<br/>overlay wave on clavicle.R"},
     };
     for (size_t i = 0; i < sizeof states / sizeof states[0]; ++i) {
-        char id[32], label[256];
+        char id[32], label[320];
         CHECK(dot_node_of(dot, states[i].name, id, sizeof id));
         snprintf(label, sizeof label, "<b>%s</b>%s<br/><font point-size=\"10\">%s</font>>", states[i].name,
-                 strcmp(states[i].name, "idle") == 0 ? " <i>(start)</i>" : "", states[i].details);
+                 strcmp(states[i].name, "locomotion") == 0 ? " <i>(start)</i>" : "", states[i].details);
         CHECK_STR_CONTAINS(dot, label);
     }
-    CHECK_STR_CONTAINS(dot, "  start -> s0;\n"); /* idle, the start state, is the first */
+    CHECK_STR_CONTAINS(dot, "  start -> s0;\n"); /* locomotion, the start state, is the first */
     static const struct {
         const char *from, *to, *label;
     } edges[] = {
-        {"idle", "walk", "speed > 0.2\\nfade 0.25"},
-        {"walk", "idle", "speed < 0.15\\nfade 0.3"},
-        {"walk", "run", "speed > 2.6\\nfade 0.3"},
-        {"run", "walk", "speed < 2.4\\nfade 0.3"},
-        {"run", "idle", "speed < 0.15\\nfade 0.35, priority 1"},
         {"any", "jump", "jump and grounded\\nfade 0.1, priority 10"},
-        {"jump", "run", "end and speed > 2.4\\nfade 0.2, priority 2"},
-        {"jump", "walk", "end and speed > 0.15\\nfade 0.2, priority 1"},
-        {"jump", "idle", "end\\nfade 0.25"},
-        {"idle", "turn_left", "turn < -45\\nfade 0.15"},
-        {"idle", "turn_right", "turn > 45\\nfade 0.15"},
-        {"turn_left", "idle", "end\\nfade 0.2"},
-        {"turn_right", "idle", "end\\nfade 0.2"},
-        {"turn_left", "walk", "speed > 0.2 and time > 0.3\\nfade 0.25"},
-        {"turn_right", "walk", "speed > 0.2 and time > 0.3\\nfade 0.25"},
-        {"idle", "celebrate", "celebrate\\nfade 0.2"},
-        {"celebrate", "idle", "end or speed > 0.2\\nfade 0.3"},
-        {"idle", "wave", "wave\\nfade 0.2"},
-        {"walk", "walk_wave", "wave\\nfade 0.2"},
-        {"wave", "idle", "overlay_end\\nfade 0.3"},
-        {"walk_wave", "walk", "overlay_end\\nfade 0.3"},
-        {"wave", "walk_wave", "speed > 0.2\\nfade 0.25"},
-        {"walk_wave", "wave", "speed < 0.15\\nfade 0.3"},
+        {"jump", "locomotion", "end\\nfade 0.2"},
+        {"locomotion", "turn_left", "turn < -45 and speed < 0.15\\nfade 0.15"},
+        {"locomotion", "turn_right", "turn > 45 and speed < 0.15\\nfade 0.15"},
+        {"turn_left", "locomotion", "end or speed > 0.2 and time > 0.3\\nfade 0.2"},
+        {"turn_right", "locomotion", "end or speed > 0.2 and time > 0.3\\nfade 0.2"},
+        {"locomotion", "celebrate", "celebrate and speed < 0.2\\nfade 0.2"},
+        {"celebrate", "locomotion", "end or speed > 0.2\\nfade 0.3"},
+        {"locomotion", "wave", "wave\\nfade 0.2"},
+        {"wave", "locomotion", "overlay_end\\nfade 0.3"},
     };
     int edge_count = (int)(sizeof edges / sizeof edges[0]);
     for (int i = 0; i < edge_count; ++i) {

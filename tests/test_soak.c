@@ -133,20 +133,21 @@ int main(int argc, char **argv)
             case 31: press(PLATFORM_KEY_SPACE, false); press(PLATFORM_KEY_G, false); break;
             case 50:
                 press(PLATFORM_KEY_LSHIFT, false);
-                CHECK(replace_in_file(states, fast_fade ? "[walk -> run]\nwhen = speed > 2.6\nfade = 0.3"
-                                                         : "[walk -> run]\nwhen = speed > 2.6\nfade = 0.35",
-                                      fast_fade ? "[walk -> run]\nwhen = speed > 2.6\nfade = 0.35"
-                                                : "[walk -> run]\nwhen = speed > 2.6\nfade = 0.3"));
+                CHECK(replace_in_file(states, fast_fade ? "[locomotion -> wave]\nwhen = wave\nfade = 0.2"
+                                                         : "[locomotion -> wave]\nwhen = wave\nfade = 0.25",
+                                      fast_fade ? "[locomotion -> wave]\nwhen = wave\nfade = 0.25"
+                                                : "[locomotion -> wave]\nwhen = wave\nfade = 0.2"));
                 break;
             case 60:
                 good_edits_applied += d.message_count == 0 && strstr(d.status, "reloaded") != NULL;
                 press(PLATFORM_KEY_E, true);
-                CHECK(replace_in_file(states, "[walk -> idle]\nwhen = speed < 0.15", "[walk -> idle]\nwhen = speed <<< 0.15"));
+                CHECK(replace_in_file(states, "[celebrate -> locomotion]\nwhen = end or speed > 0.2",
+                                      "[celebrate -> locomotion]\nwhen = end or speed >>> 0.2"));
                 break;
             case 61: press(PLATFORM_KEY_E, false); break;
             case 75:
                 bad_edits_reported += d.message_count > 0 && strstr(d.messages[0], "states.ini:") != NULL;
-                CHECK(replace_in_file(states, "speed <<< 0.15", "speed < 0.15"));
+                CHECK(replace_in_file(states, "speed >>> 0.2", "speed > 0.2"));
                 break;
             case 90: press(PLATFORM_KEY_F2, true); press(PLATFORM_KEY_F3, true); press(PLATFORM_KEY_F4, true); press(PLATFORM_KEY_G, true); break;
             case 91: press(PLATFORM_KEY_F2, false); press(PLATFORM_KEY_F3, false); press(PLATFORM_KEY_F4, false); press(PLATFORM_KEY_G, false); break;

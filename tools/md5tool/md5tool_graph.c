@@ -138,6 +138,38 @@ static const char *clip_name(const anim_character *character, int clip)
     return clip >= 0 && clip < character->clip_count ? character->clips[clip].name : "?";
 }
 
+/* "clip walk" ("walk" without say_clip), or "blend locomotion (speed): idle 0, walk 1.4, run 3.5" with 2D
+ * points as (x y). */
+static void put_playable(FILE *out, const anim_character *character, int clip, int blend_index, bool say_clip)
+{
+    if (blend_index < 0 || blend_index >= character->blend_count) {
+        if (say_clip)
+            fputs("clip ", out);
+        put_html(out, clip_name(character, clip));
+        return;
+    }
+    const anim_blend *blend = &character->blends[blend_index];
+    const state_machine_definition *machine = &character->machine;
+    fputs("blend ", out);
+    put_html(out, blend->name);
+    fputs(" (", out);
+    for (int axis = 0; axis < blend->dimensions; ++axis) {
+        int parameter = blend->parameters[axis];
+        if (axis > 0)
+            fputs(" ", out);
+        put_html(out, parameter >= 0 && parameter < machine->parameter_count ? machine->parameters[parameter].name : "?");
+    }
+    fputs("):", out);
+    for (int i = 0; i < blend->count; ++i) {
+        fputs(i == 0 ? "<br/>" : ", ", out);
+        put_html(out, blend->clips[i]->name);
+        if (blend->dimensions == 1)
+            fprintf(out, " %s", number_text(blend->points[i][0]).text);
+        else
+            fprintf(out, " (%s %s)", number_text(blend->points[i][0]).text, number_text(blend->points[i][1]).text);
+    }
+}
+
 static void put_state(FILE *out, const anim_character *character, int index)
 {
     const state_machine_definition *machine = &character->machine;
@@ -148,8 +180,8 @@ static void put_state(FILE *out, const anim_character *character, int index)
     fputs("</b>", out);
     if (is_start)
         fputs(" <i>(start)</i>", out);
-    fputs("<br/><font point-size=\"10\">clip ", out);
-    put_html(out, clip_name(character, state->clip));
+    fputs("<br/><font point-size=\"10\">", out);
+    put_playable(out, character, state->clip, state->blend, true);
     fputs(state->loop ? ", loop" : ", one-shot", out);
     if (state->rate != 1.0f)
         fprintf(out, "<br/>rate %s", number_text(state->rate).text);
@@ -160,7 +192,7 @@ static void put_state(FILE *out, const anim_character *character, int index)
     }
     if (state->overlay_clip >= 0) {
         fputs("<br/>overlay ", out);
-        put_html(out, clip_name(character, state->overlay_clip));
+        put_playable(out, character, state->overlay_clip, state->overlay_blend, false);
         const skeleton *bones = character->model ? &character->model->skeleton : NULL;
         if (bones && state->overlay_root_joint >= 0 && state->overlay_root_joint < bones->joint_count) {
             fputs(" on ", out);
