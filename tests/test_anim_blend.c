@@ -1,0 +1,301 @@
+/* Blend spaces as the demo plays them: the shipped locomotion blend (config/states.ini) loads sorted and
+ * synced; at a clip's point the controller shows that clip bit for bit; sweeping the point moves the pose
+ * continuously and the weights always sum to 1; the blend's ground speed is each clip's own at its point;
+ * an animator follows the speed parameter, keeps the idle on its own clock, allocates nothing per update and
+ * carries on through a hot reload without a jump; every mistake in a [blend NAME] section is one line at
+ * file:line. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "anim/animator.h"
+#include "check.h"
+#include "heap_counter.h"
+#include "test_files.h"
+
+#define CHARACTERS MARIONETTE_SOURCE_DIR "/config/characters.ini"
+#define CLIPS MARIONETTE_SOURCE_DIR "/config/clips.ini"
+#define MANNEQUIN MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh"
+
+static anim_config *load(cache *c)
+{
+    diag_list errors = {0};
+    anim_config *config = anim_config_load(CHARACTERS, c, &errors);
+    test_print_diags(&errors);
+    CHECK(config != NULL && errors.total == 0);
+    diag_list_free(&errors);
+    return config;
+}
+
+static const anim_blend *locomotion_of(const anim_character *character)
+{
+    int index = anim_config_find_blend(character, "locomotion");
+    CHECK(index >= 0);
+    return index >= 0 ? &character->blends[index] : NULL;
+}
+
+/* The largest angle (degrees) between the joint rotations of two poses. */
+static double largest_angle(const joint_pose *a, const joint_pose *b, int count)
+{
+    double largest = 0.0;
+    for (int i = 0; i < count; ++i) {
+        double dot = 0.0;
+        for (int k = 0; k < 4; ++k)
+            dot += (double)a[i].rotation[k] * b[i].rotation[k];
+        double angle = 2.0 * acos(fmin(1.0, fabs(dot))) * 180.0 / GLM_PI;
+        largest = fmax(largest, angle);
+    }
+    return largest;
+}
+
+static void test_shipped_blend_loads(void)
+{
+    cache *c = cache_create();
+    anim_config *config = load(c);
+    const anim_character *mannequin = config ? anim_config_find_character(config, "mannequin") : NULL;
+    const anim_blend *blend = mannequin ? locomotion_of(mannequin) : NULL;
+    if (blend) {
+        CHECK(blend->dimensions == 1 && blend->count == 3 && blend->loop && !blend->additive);
+        const char *order[] = {"idle", "walk", "run"};
+        const float at[] = {0.0f, 1.4f, 3.5f};
+        for (int i = 0; i < 3; ++i)
+            CHECK(strcmp(blend->clips[i]->name, order[i]) == 0 && blend->points[i][0] == at[i]);
+        CHECK(blend->parameters[0] == state_machine_find_parameter(&mannequin->machine, "speed") &&
+              blend->parameters[1] == -1);
+        CHECK(blend->sync_group >= 0 && strcmp(mannequin->sync_group_names[blend->sync_group], "locomotion") == 0);
+        CHECK(anim_blend_valid(blend));
+        CHECK(!anim_blend_clip_in_phase(blend, 0) && anim_blend_clip_in_phase(blend, 1) &&
+              anim_blend_clip_in_phase(blend, 2));
+        /* Ground speed: each clip's own at its point; 0 standing; in between, the blended stride over the
+         * blended cycle. */
+        float weights[ANIM_BLEND_MAX_CLIPS];
+        float speeds[] = {0.0f, 0.7f, 1.4f, 2.45f, 3.5f, 5.0f};
+        for (int i = 0; i < 6; ++i) {
+            float point[2] = {speeds[i], 0.0f};
+            anim_blend_weights(blend, point, weights);
+            CHECK_NEAR(weights[0] + weights[1] + weights[2], 1.0, 1e-6);
+            float ground = anim_blend_ground_speed(blend, weights);
+            printf("  speed %.2f m/s: weights %.3f %.3f %.3f, cycle %.3f s, ground speed %.4f m/s\n", speeds[i],
+                   weights[0], weights[1], weights[2], anim_blend_duration(blend, weights), ground);
+            if (i == 0)
+                CHECK(ground == 0.0f);
+            else if (speeds[i] <= 1.4f)
+                CHECK_NEAR(ground, speeds[i], 1e-5); /* the idle holds no stride and no cycle of the walk's */
+            else if (speeds[i] >= 3.5f)
+                CHECK_NEAR(ground, 3.5, 1e-5);
+            else
+                CHECK(ground > 1.4f && ground < 3.5f);
+        }
+    }
+    anim_config_free(config);
+    cache_destroy(c);
+}
+
+/* At walk's point the blend is the walk, bit for bit; sweeping the point at a fixed phase moves every joint
+ * continuously. */
+static void test_blend_pose(void)
+{
+    cache *c = cache_create();
+    anim_config *config = load(c);
+    const anim_character *mannequin = config ? anim_config_find_character(config, "mannequin") : NULL;
+    const anim_blend *blend = mannequin ? locomotion_of(mannequin) : NULL;
+    if (!blend) {
+        anim_config_free(config);
+        cache_destroy(c);
+        return;
+    }
+    const skeleton *s = &mannequin->model->skeleton;
+    anim_controller_desc desc = {.skeleton = s};
+    anim_controller *blended = anim_controller_create(&desc), *plain = anim_controller_create(&desc);
+    const anim_clip *walk = &mannequin->clips[anim_config_find_clip(mannequin, "walk")];
+    float at_walk[2] = {1.4f, 0.0f};
+    CHECK(anim_controller_play_blend(blended, 0, blend, at_walk, 0.0f, NULL));
+    CHECK(anim_controller_play(plain, 0, walk, 0.0f, NULL));
+    for (int i = 0; i < 20; ++i) {
+        CHECK(anim_controller_update(blended, 1.0 / 60.0, NULL) && anim_controller_update(plain, 1.0 / 60.0, NULL));
+        CHECK(memcmp(anim_controller_object_pose(blended), anim_controller_object_pose(plain),
+                     sizeof(joint_pose) * (size_t)s->joint_count) == 0);
+    }
+    anim_layer_info info;
+    CHECK(anim_controller_layer(blended, 0, 0, &info) && info.blend == blend && info.clip == walk);
+
+    /* Sweep 0 -> 4 m/s in 1 cm/s steps without moving time: no joint turns more than a degree a step. */
+    joint_pose before[128], after[128];
+    int count = s->joint_count < 128 ? s->joint_count : 128;
+    double worst = 0.0;
+    float point[2] = {0.0f, 0.0f};
+    CHECK(anim_controller_set_blend_point(blended, 0, blend, point));
+    CHECK(anim_controller_local_pose(blended, before));
+    for (int step = 1; step <= 400; ++step) {
+        point[0] = step * 0.01f;
+        CHECK(anim_controller_set_blend_point(blended, 0, blend, point));
+        CHECK(anim_controller_local_pose(blended, after));
+        worst = fmax(worst, largest_angle(before, after, count));
+        memcpy(before, after, sizeof before);
+        float weights[ANIM_BLEND_MAX_CLIPS];
+        CHECK(anim_controller_layer_blend_weights(blended, 0, 0, weights) == 3);
+        CHECK_NEAR(weights[0] + weights[1] + weights[2], 1.0, 1e-6);
+        for (int k = 0; k < 3; ++k)
+            CHECK(weights[k] >= 0.0f && isfinite(weights[k]));
+    }
+    printf("  sweeping the speed 0 -> 4 m/s by 1 cm/s: a joint turns at most %.3f degrees a step\n", worst);
+    CHECK(worst < 1.0);
+    /* Bad arguments change nothing. */
+    float nan_point[2] = {NAN, 0.0f};
+    CHECK(!anim_controller_set_blend_point(blended, 0, blend, nan_point));
+    CHECK(!anim_controller_play_blend(blended, 0, blend, nan_point, 0.0f, NULL));
+    CHECK(!anim_controller_play_blend(blended, 0, NULL, point, 0.0f, NULL));
+    anim_controller_destroy(blended);
+    anim_controller_destroy(plain);
+    anim_config_free(config);
+    cache_destroy(c);
+}
+
+/* An animator in the locomotion state follows the speed: walk's weight is speed / 1.4 up to the walk; the
+ * idle keeps its own clock while the walk's phase runs; updates allocate nothing; a reload in the middle of
+ * the blend keeps the pose bit for bit. */
+static void test_animator_follows_the_speed(void)
+{
+    cache *c = cache_create();
+    anim_config *config = load(c);
+    const anim_character *mannequin = config ? anim_config_find_character(config, "mannequin") : NULL;
+    animator *a = mannequin ? animator_create(mannequin) : NULL;
+    CHECK(a != NULL);
+    if (!a) {
+        anim_config_free(config);
+        cache_destroy(c);
+        return;
+    }
+    CHECK(strcmp(animator_state_name(a), "locomotion") == 0);
+    long before = heap_calls;
+    float weights[ANIM_BLEND_MAX_CLIPS];
+    for (int step = 0; step <= 200; ++step) {
+        float speed = 3.5f * step / 200.0f;
+        CHECK(animator_set_number(a, "speed", speed));
+        CHECK(animator_update(a, 1.0 / 60.0, NULL));
+        const anim_controller *controller = animator_controller(a);
+        int top = anim_controller_layer_count(controller, 0) - 1;
+        CHECK(anim_controller_layer_blend_weights(controller, 0, top, weights) == 3);
+        if (speed <= 1.4f)
+            CHECK_NEAR(weights[1], speed / 1.4f, 1e-5);
+        else
+            CHECK_NEAR(weights[2], (speed - 1.4f) / 2.1f, 1e-5);
+    }
+    CHECK(heap_calls == before);
+    printf("  animator bytes with the blend playing: %zu (%d joints)\n", animator_bytes(a),
+           mannequin->model->skeleton.joint_count);
+    CHECK(animator_bytes(a) <= 4096);
+
+    /* Half walk, half run, mid-cycle: reload and compare the next poses with an animator left alone. */
+    CHECK(animator_set_number(a, "speed", 2.45f));
+    CHECK(animator_update(a, 0.37, NULL));
+    animator *control = animator_create(mannequin);
+    CHECK(animator_set_number(control, "speed", 2.45f));
+    /* The control reaches the same place the same way. */
+    for (int step = 0; step <= 200; ++step) {
+        CHECK(animator_set_number(control, "speed", 3.5f * step / 200.0f));
+        CHECK(animator_update(control, 1.0 / 60.0, NULL));
+    }
+    CHECK(animator_set_number(control, "speed", 2.45f));
+    CHECK(animator_update(control, 0.37, NULL));
+    anim_config *again = load(c);
+    const anim_character *reloaded = again ? anim_config_find_character(again, "mannequin") : NULL;
+    bool kept = false;
+    CHECK(reloaded && animator_rebind(a, reloaded, &kept) && kept);
+    int joints = mannequin->model->skeleton.joint_count;
+    for (int i = 0; i < 10; ++i) {
+        CHECK(animator_update(a, 1.0 / 60.0, NULL) && animator_update(control, 1.0 / 60.0, NULL));
+        CHECK(memcmp(anim_controller_object_pose(animator_controller(a)),
+                     anim_controller_object_pose(animator_controller(control)),
+                     sizeof(joint_pose) * (size_t)joints) == 0);
+    }
+    animator_destroy(control);
+    animator_destroy(a);
+    anim_config_free(config);
+    anim_config_free(again);
+    cache_destroy(c);
+}
+
+/* Each mistake of a [blend NAME] section: the line it is reported at, and words of the message. */
+static void test_blend_mistakes(void)
+{
+    static const char machine[] = "[machine]\nstart = s\n[parameters]\nspeed = number 0\nside = number 0\n"
+                                  "flag = bool false\n";
+    static const struct {
+        const char *blend; /* after `machine`, from line 7 */
+        int line;
+        const char *words;
+    } cases[] = {
+        {"[blend b]\nclip.walk = 1\n", 7, "has no 'parameters'"},
+        {"[blend b]\nparameters = flag\nclip.walk = 1\n", 8, "must be number parameters; 'flag'"},
+        {"[blend b]\nparameters = speed side extra\nclip.walk = 1\n", 8, "one number parameter"},
+        {"[blend b]\nparameters = speed\nclip.nothing = 1\n", 9, "unknown clip 'nothing'"},
+        {"[blend b]\nparameters = speed\nclip.walk = 1 2\n", 9, "needs one position (X)"},
+        {"[blend b]\nparameters = speed side\nclip.walk = 1\n", 9, "needs a point (X Y)"},
+        {"[blend b]\nparameters = speed\nclip.walk = 2000\n", 9, "-1000 to 1000"},
+        {"[blend b]\nparameters = speed\nclip.walk = 0x10\n", 9, "must be a number"},
+        {"[blend b]\nparameters = speed\nclip.walk = 1\nclip.run = 1\n", 7, "are both at 1"},
+        {"[blend b]\nparameters = speed side\nclip.walk = 1 1\nclip.run = 1 1\n", 7, "the same point"},
+        {"[blend b]\nparameters = speed\nclip.walk = 1\nclip.jump = 2\n", 7, "mixes a cycle and a one-shot"},
+        {"[blend b]\nparameters = speed\n", 7, "has no clips"},
+        {"[blend walk]\nparameters = speed\nclip.run = 1\n", 7, "has the name of a clip"},
+        {"[blend b]\nparameters = speed\nsample = 1\n", 9, "sample"},
+        {"[blend b]\nparameters = speed\nclip.lean_left = 0\nclip.walk = 1\n", 7, "mixes"},
+    };
+    char folder[512], path[600];
+    CHECK(test_make_temp_folder(folder, sizeof folder, "blend_mistakes"));
+    snprintf(path, sizeof path, "%s/states.ini", folder);
+    cache *c = cache_create();
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        char text[1024];
+        snprintf(text, sizeof text, "%s%s[state s]\nclip = b\n", machine, cases[i].blend);
+        test_write_file(path, text);
+        diag_list errors = {0};
+        anim_config *config = anim_config_load_character("mannequin", MANNEQUIN, CLIPS, path, c, &errors);
+        CHECK(config == NULL && errors.count >= 1);
+        char where[640];
+        snprintf(where, sizeof where, "states.ini:%d: ", cases[i].line);
+        bool found = false;
+        for (int e = 0; e < errors.count; ++e)
+            found = found || (strstr(errors.items[e].message, cases[i].words) && strstr(errors.items[e].message, where)) ||
+                    (errors.items[e].line == cases[i].line && strstr(errors.items[e].message, cases[i].words));
+        if (!found) {
+            fprintf(stderr, "  case %zu: expected line %d with \"%s\"; got:\n", i, cases[i].line, cases[i].words);
+            test_print_diags(&errors);
+        }
+        CHECK(found);
+        anim_config_free(config);
+        diag_list_free(&errors);
+    }
+    /* loop on a blend state, and a blend that is fine. */
+    char text[1024];
+    snprintf(text, sizeof text, "%s[blend b]\nparameters = speed\nclip.walk = 1.4\nclip.run = 3.5\n[state s]\nclip = b\n"
+             "loop = false\n", machine);
+    test_write_file(path, text);
+    diag_list errors = {0};
+    anim_config *config = anim_config_load_character("mannequin", MANNEQUIN, CLIPS, path, c, &errors);
+    CHECK(config == NULL && errors.count == 1 && errors.items[0].line == 13 &&
+          strstr(errors.items[0].message, "loop does not apply to blend 'b'"));
+    diag_list_free(&errors);
+    snprintf(text, sizeof text, "%s[blend b]\nparameters = speed side\nclip.walk = 1.4 0\nclip.walk_left = 0 1.4\n"
+             "clip.idle = 0 0\n[state s]\nclip = b\nrate_from = speed\n", machine);
+    test_write_file(path, text);
+    config = anim_config_load_character("mannequin", MANNEQUIN, CLIPS, path, c, &errors);
+    test_print_diags(&errors);
+    CHECK(config != NULL && errors.count == 0);
+    const anim_character *character = config ? anim_config_character(config, 0) : NULL;
+    CHECK(character && character->blend_count == 1 && character->blends[0].dimensions == 2 &&
+          character->machine.states[0].blend == 0);
+    anim_config_free(config);
+    diag_list_free(&errors);
+    cache_destroy(c);
+}
+
+int main(void)
+{
+    RUN(test_shipped_blend_loads);
+    RUN(test_blend_pose);
+    RUN(test_animator_follows_the_speed);
+    RUN(test_blend_mistakes);
+    return check_report();
+}
