@@ -132,7 +132,7 @@ static void enter_state(animator *animator, float fade, float speed_scale, bool 
 {
     const state_machine_state *state = current_state(animator);
     const anim_clip *clip = &animator->character->clips[state->clip];
-    anim_play_options options = {.speed = speed_scale, .restart = restart};
+    anim_play_options options = {.speed = speed_scale, .restart = restart, .moves_entity = state->moved_by_clip};
     anim_controller_play(animator->controller, ANIMATOR_BODY_CHANNEL, clip, fade, &options);
     /* play() reads a speed of 0 as "as authored"; a rate_from state at a standstill really means 0. */
     if (speed_scale == 0.0f)
@@ -345,6 +345,11 @@ int animator_overlay_channel(const animator *animator)
     return animator ? animator->overlay.channel : -1;
 }
 
+bool animator_moved_by_clip(const animator *animator)
+{
+    return animator && current_state(animator)->moved_by_clip;
+}
+
 /* ---- hot reload ---- */
 
 /* Put a channel's only layer at `cycles`. The controller has no call to set a layer's position, so the
@@ -382,7 +387,9 @@ static bool rebind_in_place(animator *animator, const anim_character *character,
     const state_machine_state *new_state = &character->machine.states[instance->state];
     const anim_clip *old_overlay = old_state->overlay_clip >= 0 ? &old_character->clips[old_state->overlay_clip] : NULL;
     const anim_clip *new_overlay = new_state->overlay_clip >= 0 ? &character->clips[new_state->overlay_clip] : NULL;
-    bool same_clip = find_clip(character, &old_character->clips[old_state->clip]) == &character->clips[new_state->clip];
+    /* Who moves the entity belongs to the layers: a state that changed it needs its layer played anew. */
+    bool same_clip = find_clip(character, &old_character->clips[old_state->clip]) == &character->clips[new_state->clip] &&
+                     old_state->moved_by_clip == new_state->moved_by_clip;
     bool same_overlay = old_overlay ? find_clip(character, old_overlay) == new_overlay &&
                                           old_state->overlay_root_joint == new_state->overlay_root_joint
                                     : new_overlay == NULL;
@@ -441,7 +448,8 @@ bool animator_rebind(animator *animator, const anim_character *character, bool *
 
     /* The body: the state's clip, at the phase the old top layer had. Cycles (whole loops) restart at 0. */
     const anim_clip *body_clip = &character->clips[state->clip];
-    anim_controller_play(controller, ANIMATOR_BODY_CHANNEL, body_clip, 0.0f, NULL);
+    anim_controller_play(controller, ANIMATOR_BODY_CHANNEL, body_clip, 0.0f,
+                         &(anim_play_options){.moves_entity = state->moved_by_clip});
     if (kept && body_cycles > 0.0)
         seek_channel(controller, ANIMATOR_BODY_CHANNEL, body_clip,
                      body_clip->loop ? body_cycles - floor(body_cycles) : fmin(body_cycles, 1.0));
