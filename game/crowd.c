@@ -92,6 +92,7 @@ typedef struct crowd_member {
     crowd_behaviour behaviour;
     uint64_t random;           /* the member's own random sequence, so members do not depend on each other */
     float pending_dt;          /* animation time not yet given to the animator (level of detail) */
+    float root_motion_share;   /* of the body its clips moved in the last animator update (mover_blend) */
     uint8_t lod_phase;         /* which of every 2 or 4 steps this member animates on, so they take turns */
     uint16_t use;              /* its character's entry in crowd.characters (found again on every rebind) */
 } crowd_member;
@@ -473,6 +474,8 @@ int crowd_spawn(crowd *crowd, int count, const crowd_spawn_desc *desc)
             break;
         }
         crowd_random_start_phase(member);
+        /* The start state's clip alone plays: the whole body is its own or the mover's until the first update. */
+        member->root_motion_share = animator_moved_by_clip(member->animator) ? 1.0f : 0.0f;
         crowd_begin_pause(member);
         crowd_spot_index_add(&taken, x, z);
         crowd->count++;
@@ -569,6 +572,7 @@ static void crowd_update_members(void *context, int begin, int end, int worker)
     for (int i = begin; i < end; ++i) {
         crowd_member *member = &step->crowd->members[i];
         const crowd_character_use *use = &step->crowd->characters[member->use];
+        mover before = member->mover;
         if (member->activity == CROWD_PAUSING)
             crowd_update_pause(member, use, params, step->dt);
         else
@@ -578,12 +582,23 @@ static void crowd_update_members(void *context, int begin, int end, int worker)
          * the animator is frame-rate independent). */
         member->pending_dt += step->dt;
         unsigned interval = (unsigned)crowd_lod_interval(step->crowd, member);
+        mover_root_motion root = {.share = member->root_motion_share};
         if ((step_count + member->lod_phase) % interval == 0) {
             animator_param_set_number(member->animator, use->parameters[CROWD_PARAMETER_SPEED], member->mover.speed);
-            animator_update(member->animator, member->pending_dt, NULL);
+            animator_update_result result;
+            if (animator_update(member->animator, member->pending_dt, &result)) {
+                const anim_update_result *animation = &result.animation;
+                root = (mover_root_motion){animation->translation[0], animation->translation[1], animation->yaw,
+                                           animation->root_motion_share};
+                member->root_motion_share = animation->root_motion_share;
+            }
             member->pending_dt = 0.0f;
             ++poses;
         }
+        /* A state with moved_by = clip moves the member by its clip, as the player (player.h); between
+         * animation updates the mover's part keeps the last share, and the clip's travel comes with the
+         * next update. */
+        member->mover = mover_blend(&before, &member->mover, &root, !animator_moved_by_clip(member->animator));
     }
     step->poses[worker] += poses;
 }

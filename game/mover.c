@@ -61,6 +61,30 @@ void mover_step(mover *m, const mover_params *params, float wanted_x, float want
     m->z -= sinf(m->heading) * m->speed * dt;
 }
 
+mover mover_blend(const mover *before, const mover *stepped, const mover_root_motion *root, bool steer)
+{
+    float keep = 1.0f - glm_clamp(root->share, 0.0f, 1.0f);
+    float turned = mover_turn_between(before->heading, stepped->heading);
+    float dx = stepped->x - before->x, dz = stepped->z - before->z;
+    if (!steer) {
+        /* mover_step moved along its turned heading: the same distance along the unturned one. */
+        float c = cosf(-turned), s = sinf(-turned);
+        float x = dx * c + dz * s;
+        dz = -dx * s + dz * c;
+        dx = x;
+        turned = 0.0f;
+    }
+    /* The body's forward on the ground is (cos h, -sin h) in (x, z), its left a quarter turn further,
+     * (-sin h, -cos h). */
+    float c = cosf(before->heading), s = sinf(before->heading);
+    return (mover){
+        .x = before->x + keep * dx + c * root->forward - s * root->left,
+        .z = before->z + keep * dz - s * root->forward - c * root->left,
+        .heading = wrap_angle(before->heading + keep * turned + root->yaw),
+        .speed = stepped->speed,
+    };
+}
+
 void mover_world(const mover *m, mat4 out)
 {
     glm_mat4_identity(out);

@@ -3,9 +3,11 @@
  * animation gets a ground speed that changes smoothly (the state machine's `speed` parameter).
  * World space is GL's (Y up, metres); the ground is the XZ plane. A heading of 0 faces +X, as the MD5
  * models do after gfx's Z-up to Y-up turn; positive headings turn counter-clockwise seen from above.
- * Knows nothing of SDL, GL or animation. */
+ * Knows nothing of SDL, GL or animation: root motion comes in as plain numbers (mover_blend). */
 #ifndef MARIONETTE_MOVER_H
 #define MARIONETTE_MOVER_H
+
+#include <stdbool.h>
 
 #include <cglm/cglm.h>
 
@@ -32,6 +34,25 @@ typedef struct mover {
  * wanted speed (scaled down while facing away) at most acceleration or deceleration * dt; the position
  * moves along the new heading. */
 void mover_step(mover *m, const mover_params *params, float wanted_x, float wanted_z, float dt);
+
+/* How the animation moves the body in one step, as the animator reports it (anim_update_result): the root
+ * motion of the clips that move the body, in the body's own frame (forward along its heading, left, in
+ * metres; yaw in radians, positive to the left as headings are), and the share of the body those clips
+ * move: 0 the mover alone, 1 the clips alone, in between while a crossfade hands the body over. */
+typedef struct mover_root_motion {
+    float forward, left;
+    float yaw;
+    float share;
+} mover_root_motion;
+
+/* The body after a step in which the mover and the clips move it together. `before` is the body at the
+ * start of the step and `stepped` what mover_step made of it; the result is before moved by the mover's
+ * own displacement times (1 - share), then by the root motion turned by before's heading, then turned by
+ * the root motion's yaw. Its speed is stepped's: the mover's speed keeps following what is wanted, so the
+ * animation's `speed` parameter still works while a clip moves the body. With steer false (the clip's
+ * state moves the body, turns included) the mover's turn is dropped and its displacement goes along
+ * before's heading: a turn in place then turns by exactly the clip's yaw, whatever the input asks. */
+mover mover_blend(const mover *before, const mover *stepped, const mover_root_motion *root, bool steer);
 
 /* The model matrix that stands a character at the mover's place, facing its heading (for gfx_instance). */
 void mover_world(const mover *m, mat4 out);

@@ -14,11 +14,12 @@ typedef enum player_parameter {
     PLAYER_WAVE,
     PLAYER_HIT,
     PLAYER_DIE,
+    PLAYER_TURN,
     PLAYER_PARAMETER_COUNT,
 } player_parameter;
 
 /* Only characters made for them (md5tool new-character) declare hit and die; for the others the key just
- * does nothing, which is no mistake. */
+ * does nothing, which is no mistake. Nor is a machine without turns in place. */
 static const parameter_binding_need player_needs[PLAYER_PARAMETER_COUNT] = {
     [PLAYER_SPEED] = {"speed", STATE_MACHINE_NUMBER, false},
     [PLAYER_GROUNDED] = {"grounded", STATE_MACHINE_BOOL, false},
@@ -26,6 +27,7 @@ static const parameter_binding_need player_needs[PLAYER_PARAMETER_COUNT] = {
     [PLAYER_WAVE] = {"wave", STATE_MACHINE_TRIGGER, false},
     [PLAYER_HIT] = {"hit", STATE_MACHINE_TRIGGER, true},
     [PLAYER_DIE] = {"die", STATE_MACHINE_TRIGGER, true},
+    [PLAYER_TURN] = {"turn", STATE_MACHINE_NUMBER, true},
 };
 
 struct player {
@@ -128,14 +130,21 @@ bool player_step(player *player, const player_intent *intent, float camera_yaw_r
     float right_x = -forward_z, right_z = forward_x;
     float wanted_x = (forward * forward_x + right * right_x) * top_speed;
     float wanted_z = (forward * forward_z + right * right_z) * top_speed;
-    mover_step(&player->mover, &player->params.mover, wanted_x, wanted_z, dt);
+    mover before = player->mover, stepped = before;
+    mover_step(&stepped, &player->params.mover, wanted_x, wanted_z, dt);
 
     /* The animation follows what the body did, not what was asked: while accelerating, braking or slowed
      * by a U-turn, walk and run play at the rate of the actual ground speed. */
     animator *animator = player->animator;
     const state_machine_param *parameters = player->parameters;
-    animator_param_set_number(animator, parameters[PLAYER_SPEED], player->mover.speed);
+    animator_param_set_number(animator, parameters[PLAYER_SPEED], stepped.speed);
     animator_param_set_bool(animator, parameters[PLAYER_GROUNDED], true);
+    /* How far the input asks to turn, in states.ini's sense (degrees, negative left): a state machine with
+     * turns in place takes them from a standstill. */
+    bool moving_wanted = wanted_x != 0.0f || wanted_z != 0.0f;
+    float turn = moving_wanted ? -glm_deg(mover_turn_between(before.heading, mover_heading_of(wanted_x, wanted_z)))
+                               : 0.0f;
+    animator_param_set_number(animator, parameters[PLAYER_TURN], turn);
     /* A trigger the character lacks was reported when it was bound; pressing its key does nothing. */
     if (wanted.jump)
         animator_param_set_trigger(animator, parameters[PLAYER_JUMP]);
@@ -145,7 +154,22 @@ bool player_step(player *player, const player_intent *intent, float camera_yaw_r
         animator_param_set_trigger(animator, parameters[PLAYER_HIT]);
     if (wanted.die)
         animator_param_set_trigger(animator, parameters[PLAYER_DIE]);
-    return animator_update(player->animator, dt, result);
+    animator_update_result local;
+    if (!result)
+        result = &local;
+    if (!animator_update(animator, dt, result))
+        return false;
+
+    /* Who moves the body: the mover, the clips of states with moved_by = clip, or both across a fade. */
+    const anim_update_result *animation = &result->animation;
+    mover_root_motion root = {
+        .forward = animation->translation[0],
+        .left = animation->translation[1],
+        .yaw = animation->yaw,
+        .share = animation->root_motion_share,
+    };
+    player->mover = mover_blend(&before, &stepped, &root, !animator_moved_by_clip(animator));
+    return true;
 }
 
 bool player_rebind(player *player, const anim_character *character, diag_list *problems)

@@ -41,9 +41,9 @@ typedef struct player player;
 /* A player of `character` standing at the origin facing +X (heading 0), idle. params may be NULL for the
  * defaults. The character must outlive the player, or until player_rebind. NULL when a speed is negative
  * or not finite, a mover rate is not positive, the animator cannot be made (see animator_create) or memory
- * runs out. Allocates here only. The parameters player_step sets (speed, grounded, jump, wave, and hit and
- * die where the character has them) are found here once; one the state machine lacks or has with another
- * type is reported to problems (may be NULL), see parameter_binding.h, and ignored by every step. */
+ * runs out. Allocates here only. The parameters player_step sets (speed, grounded, jump, wave, and hit, die
+ * and turn where the character has them) are found here once; one the state machine lacks or has with
+ * another type is reported to problems (may be NULL), see parameter_binding.h, and ignored by every step. */
 player *player_create(const anim_character *character, const player_params *params, diag_list *problems);
 void player_destroy(player *player);
 
@@ -57,9 +57,16 @@ bool player_place(player *player, float x, float z, float heading);
  *      run held, run_speed; half-way input asks for half the speed;
  *   2. the mover steps towards it (acceleration, braking, turning as mover.h says);
  *   3. the animator gets speed = the mover's ground speed after the step, grounded = true (the mover keeps
- *      the feet on the floor; a jump's air time is the clip's own), the jump, wave, hit and die triggers
- *      when pressed (a state machine without one ignores it), and is updated by dt. `turn` stays 0: the mover turns the body itself, and the turn-in-place
- *      clips would turn it a second time with their own root yaw.
+ *      the feet on the floor; a jump's air time is the clip's own), turn = how far the wanted direction
+ *      is from the heading (degrees, negative left, as states.ini's `turn`; 0 without input), the jump,
+ *      wave, hit and die triggers when pressed (a state machine without one ignores it), and is updated
+ *      by dt;
+ *   4. the body moves as the states say (states.ini moved_by, mover_blend): by the mover's step times
+ *      (1 - the clips' share) plus the root motion of the clips that move it. In a state moved by its clip
+ *      (the shipped turns in place) the mover does not turn the body, so a turn turns it by exactly the
+ *      clip's yaw; the mover's speed still follows the input, so moving off cuts a turn short. The
+ *      heading a clip leaves is the player's heading: nothing turns it back, and the input keeps its
+ *      meaning (relative to the camera, which follows the feet and keeps its own yaw).
  * intent may be NULL (no input). Non-finite intent values read as 0. result (may be NULL) gets the
  * animator's update result (events such as footsteps). False (nothing changes) when player is NULL or dt
  * or camera_yaw_radians is not finite, or dt is negative. Allocates nothing. */

@@ -1505,6 +1505,82 @@ static void test_additive_mistakes(void)
     finish_scratch_test(config, cache, &errors, folder);
 }
 
+/* ---- moved_by --------------------------------------------------------------------------------------- */
+
+/* states.ini moved_by: `mover` by default and when written, `clip` for a root-motion clip, and each mistake
+ * one message at its line with no config: a word that is neither, and `clip` on a clip that plays in
+ * place (whose root motion clips.ini does not turn on). The shipped turns in place are moved by their clip,
+ * the rest by the game. */
+static void test_moved_by(void)
+{
+    cache *cache = cache_create();
+    anim_config *real = load_real_config(cache);
+    const anim_character *mannequin = real ? anim_config_find_character(real, "mannequin") : NULL;
+    CHECK(mannequin != NULL);
+    for (int i = 0; mannequin && i < mannequin->machine.state_count; ++i) {
+        const state_machine_state *state = &mannequin->machine.states[i];
+        bool turn = strncmp(state->name, "turn_", 5) == 0;
+        CHECK(state->moved_by_clip == turn);
+        if (turn)
+            CHECK(mannequin->clips[state->clip].root_mode == ANIM_ROOT_MOTION);
+    }
+    anim_config_free(real);
+
+    char folder[512], clips[600], states[600];
+    CHECK(test_make_temp_folder(folder, sizeof folder, "test_anim_config"));
+    snprintf(clips, sizeof clips, "%s/clips.ini", folder);
+    snprintf(states, sizeof states, "%s/states.ini", folder);
+    char text[2048];
+    snprintf(text, sizeof text,
+             "[idle]\nfile = %s/assets/clips/idle.md5anim\nloop = true\n"
+             "[glide]\nfile = %s/assets/clips/walk_root_motion.md5anim\nloop = true\nspeed = 1.4\nroot_motion = true\n",
+             MARIONETTE_SOURCE_DIR, MARIONETTE_SOURCE_DIR);
+    test_write_file(clips, text);
+    test_write_file(states, "[machine]\nstart = idle\n[parameters]\nspeed = number\n"
+                            "[state idle]\nclip = idle\n"
+                            "[state stand]\nclip = idle\nmoved_by = mover\n"
+                            "[state glide]\nclip = glide\nmoved_by = clip\n"
+                            "[state slide]\nclip = glide\n"
+                            "[idle -> glide]\nwhen = speed > 1\n[glide -> slide]\nwhen = speed > 2\n"
+                            "[slide -> stand]\nwhen = speed > 3\n");
+    diag_list errors = {0};
+    anim_config *config = anim_config_load_character("mannequin", MANNEQUIN, clips, states, cache, &errors);
+    test_print_diags(&errors);
+    CHECK(config != NULL && errors.total == 0);
+    if (config) {
+        const state_machine_definition *machine = &anim_config_character(config, 0)->machine;
+        CHECK(!machine->states[state_of(machine, "idle")].moved_by_clip);  /* the default */
+        CHECK(!machine->states[state_of(machine, "stand")].moved_by_clip); /* written */
+        CHECK(machine->states[state_of(machine, "glide")].moved_by_clip);
+        CHECK(!machine->states[state_of(machine, "slide")].moved_by_clip); /* a root-motion clip, in place */
+        anim_config_free(config);
+    }
+
+    static const struct {
+        const char *line;
+        const char *message;
+    } mistakes[] = {
+        {"moved_by = clip", "moved_by = clip needs a root-motion clip: 'idle' has root_motion = false"},
+        {"moved_by = feet", "moved_by must be mover or clip, not 'feet'"},
+        {"moved_by = Clip", "moved_by must be mover or clip, not 'Clip'"},
+        {"moved_by =", "moved_by must be mover or clip, not ''"},
+    };
+    for (size_t m = 0; m < sizeof mistakes / sizeof mistakes[0]; ++m) {
+        snprintf(text, sizeof text, "[machine]\nstart = idle\n[state idle]\nclip = idle\n%s\n", mistakes[m].line);
+        test_write_file(states, text);
+        diag_list_clear(&errors);
+        config = anim_config_load_character("mannequin", MANNEQUIN, clips, states, cache, &errors);
+        CHECK(config == NULL && errors.total == 1 && errors.count == 1);
+        if (errors.count == 1) {
+            CHECK(errors.items[0].line == 5 && strcmp(errors.items[0].file, states) == 0);
+            CHECK_STR_CONTAINS(errors.items[0].message, mistakes[m].message);
+        }
+        anim_config_free(config);
+    }
+    test_print_diags(&errors);
+    finish_scratch_test(NULL, cache, &errors, folder);
+}
+
 int main(void)
 {
     RUN(test_real_config_loads_cleanly);
@@ -1527,5 +1603,6 @@ int main(void)
     RUN(test_state_machine_priority_and_restart);
     RUN(test_additive_clips_load);
     RUN(test_additive_mistakes);
+    RUN(test_moved_by);
     return check_report();
 }

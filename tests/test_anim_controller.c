@@ -148,8 +148,8 @@ static void test_create_and_memory(void)
     CHECK(controller != NULL);
     size_t bytes = anim_controller_bytes(controller);
     printf("  memory per entity: %zu bytes for %d joints\n", bytes, joint_count());
-    /* As the header says: 88 bytes a joint and 512 of layer state, rounded up to the 32-byte alignment. */
-    CHECK(bytes == (800 + 88 * (size_t)joint_count() + 31) / 32 * 32);
+    /* As the header says: 88 bytes a joint and 896 of layer state, rounded up to the 32-byte alignment. */
+    CHECK(bytes == (896 + 88 * (size_t)joint_count() + 31) / 32 * 32);
     CHECK(bytes <= 4096);
     /* Before any clip: the bind pose, in object space as the mesh stores it. */
     const joint_pose *object = anim_controller_object_pose(controller);
@@ -405,7 +405,7 @@ static void test_big_skeleton_in_passes(void)
     anim_clip playable[2] = {{.name = "first", .clip = parsed[0], .loop = true, .sync_group = -1},
                              {.name = "second", .clip = parsed[1], .loop = true, .sync_group = -1}};
     anim_controller *controller = anim_controller_create(&(anim_controller_desc){.skeleton = &body->skeleton});
-    CHECK(anim_controller_bytes(controller) == (800 + 88 * (size_t)JOINTS + 31) / 32 * 32);
+    CHECK(anim_controller_bytes(controller) == (896 + 88 * (size_t)JOINTS + 31) / 32 * 32);
     static joint_pose local[JOINTS], expected[JOINTS], sampled[2][JOINTS], object[JOINTS];
     anim_layer_info layers[2];
 
@@ -1076,6 +1076,9 @@ static void test_big_steps_fire_every_crossing(void)
 
 /* ---- root motion ---- */
 
+/* The clip moves the entity: its root motion and its share come back from each update. */
+static const anim_play_options moving = {.moves_entity = true};
+
 /* The entity: where it stands and which way it faces, moved by each update's root motion. */
 typedef struct entity {
     double x, y, yaw;
@@ -1129,7 +1132,7 @@ static void test_root_motion_walk_travels_with_planted_feet(void)
     CHECK(planted_frames >= 10);
     for (int r = 0; r < STEP_RATE_COUNT; ++r) {
         anim_controller *controller = new_controller();
-        anim_controller_play(controller, 0, &library[WALK_ROOT_MOTION], 0.0f, NULL);
+        anim_controller_play(controller, 0, &library[WALK_ROOT_MOTION], 0.0f, &moving);
         entity e = {0.0, 0.0, 0.0};
         double plant_start[2][2] = {{0}}, worst_drift = 0.0;
         bool in_plant[2] = {false, false};
@@ -1170,7 +1173,7 @@ static void test_root_motion_turn_turns_ninety_degrees(void)
 {
     for (int r = 0; r < STEP_RATE_COUNT; ++r) {
         anim_controller *controller = new_controller();
-        anim_controller_play(controller, 0, &library[TURN_LEFT], 0.0f, NULL);
+        anim_controller_play(controller, 0, &library[TURN_LEFT], 0.0f, &moving);
         entity e = {0.0, 0.0, 0.0};
         anim_update_result result;
         for (int step = 0; step < (int)lround(1.5 * step_rates[r]); ++step) {
@@ -1193,7 +1196,7 @@ static void test_in_place_strips_travel(void)
     anim_clip in_place = library[WALK_ROOT_MOTION];
     in_place.root_mode = ANIM_ROOT_IN_PLACE;
     anim_controller *controller = new_controller();
-    anim_controller_play(controller, 0, &in_place, 0.0f, NULL);
+    anim_controller_play(controller, 0, &in_place, 0.0f, &moving);
     joint_pose *expected = malloc(sizeof(joint_pose) * (size_t)joint_count());
     for (int step = 0; step < 100; ++step) {
         anim_update_result result;
@@ -1207,6 +1210,67 @@ static void test_in_place_strips_travel(void)
         CHECK(root->position[2] == expected[0].position[2]); /* height kept */
     }
     free(expected);
+    anim_controller_destroy(controller);
+}
+
+/* Who moves the entity. A root-motion clip played without moves_entity plays in place and hands nothing
+ * over; one played with it gives its travel and a share of 1. A crossfade from it to an in-place walk
+ * the game moves takes the share from 1 to 0 by the fade's rate, and the translation is exactly the moving
+ * layer's own, times that share (the two walks share a sync group, so the moving layer keeps the phase
+ * and rate it has alone). */
+static void test_root_motion_share_follows_the_moving_layers(void)
+{
+    anim_controller *controller = new_controller();
+    anim_update_result result;
+    anim_controller_play(controller, 0, &library[WALK_ROOT_MOTION], 0.0f, NULL);
+    anim_controller_update(controller, 0.1, &result);
+    CHECK(result.translation[0] == 0.0f && result.yaw == 0.0f && result.root_motion_share == 0.0f);
+    CHECK(local_pose(controller)[0].position[0] == 0.0f); /* still in place */
+    anim_layer_info info;
+    CHECK(anim_controller_layer(controller, 0, 0, &info) && !info.moves_entity);
+    /* The same clip asked for again, now moving the entity: the layer plays on and takes the flag. */
+    anim_controller_play(controller, 0, &library[WALK_ROOT_MOTION], 0.2f, &moving);
+    CHECK(anim_controller_layer_count(controller, 0) == 1);
+    CHECK(anim_controller_layer(controller, 0, 0, &info) && info.moves_entity);
+    anim_controller_update(controller, 0.0, &result);
+    CHECK(result.root_motion_share == 1.0f && result.translation[0] == 0.0f); /* no time, no travel */
+
+    anim_controller *alone = new_controller();
+    anim_controller_play(alone, 0, &library[WALK_ROOT_MOTION], 0.0f, &moving);
+    anim_controller_update(alone, 0.1, NULL);
+    anim_controller_play(controller, 0, &library[WALK], 0.5f, NULL);
+    float previous_share = 1.0f, largest_change = 0.0f, worst_translation = 0.0f;
+    int steps = 0;
+    for (; steps < 60 && previous_share > 0.0f; ++steps) {
+        anim_update_result reference;
+        anim_controller_update(controller, 1.0 / 60.0, &result);
+        anim_controller_update(alone, 1.0 / 60.0, &reference);
+        CHECK(reference.root_motion_share == 1.0f && reference.translation[0] > 0.0f);
+        CHECK(result.root_motion_share >= 0.0f && result.root_motion_share <= previous_share);
+        largest_change = fmaxf(largest_change, previous_share - result.root_motion_share);
+        for (int k = 0; k < 2; ++k)
+            worst_translation = fmaxf(worst_translation, fabsf(result.translation[k] - result.root_motion_share *
+                                                                                          reference.translation[k]));
+        previous_share = result.root_motion_share;
+    }
+    printf("  moving walk -> in-place walk over 0.5 s: share 1 -> 0 in %d steps, at most %.4f a step; "
+           "translation within %.2g m of share x the moving layer's\n",
+           steps, largest_change, worst_translation);
+    CHECK(previous_share == 0.0f);
+    CHECK(steps >= 29 && steps <= 31);
+    CHECK(largest_change <= 1.0f / 30.0f + 1e-5f); /* a 60 Hz step of a 0.5 s fade */
+    CHECK(worst_translation < 1e-6f);
+    CHECK(anim_controller_layer(controller, 0, 0, &info) && info.clip == &library[WALK] && !info.moves_entity);
+    anim_controller_update(controller, 1.0 / 60.0, &result);
+    CHECK(result.translation[0] == 0.0f && result.root_motion_share == 0.0f);
+
+    /* A one-shot that moves the entity keeps its share after its end: it holds the entity where it left it. */
+    anim_controller_play(controller, 0, &library[TURN_LEFT], 0.0f, &moving);
+    anim_controller_update(controller, 2.0, &result);
+    CHECK(result.finished[0] && result.root_motion_share == 1.0f);
+    anim_controller_update(controller, 1.0 / 60.0, &result);
+    CHECK(result.yaw == 0.0f && result.root_motion_share == 1.0f);
+    anim_controller_destroy(alone);
     anim_controller_destroy(controller);
 }
 
@@ -1228,8 +1292,8 @@ static void test_import_scale_gives_metres(void)
     anim_clip halved = library[WALK_ROOT_MOTION];
     halved.import_scale = 0.5f;
     anim_controller *controllers[2] = {new_controller(), new_controller()};
-    anim_controller_play(controllers[0], 0, &library[WALK_ROOT_MOTION], 0.0f, NULL);
-    anim_controller_play(controllers[1], 0, &halved, 0.0f, NULL);
+    anim_controller_play(controllers[0], 0, &library[WALK_ROOT_MOTION], 0.0f, &moving);
+    anim_controller_play(controllers[1], 0, &halved, 0.0f, &moving);
     for (int step = 0; step < 30; ++step) {
         anim_update_result results[2];
         for (int c = 0; c < 2; ++c)
@@ -1249,7 +1313,7 @@ static void test_time_scale_zero_freezes_everything(void)
 {
     anim_controller *controller = new_controller();
     anim_controller_mask_branch(controller, 1, "spine.02", 1.0f);
-    anim_controller_play(controller, 0, &library[WALK_ROOT_MOTION], 0.0f, NULL);
+    anim_controller_play(controller, 0, &library[WALK_ROOT_MOTION], 0.0f, &moving);
     anim_controller_update(controller, 0.5, NULL);
     anim_controller_play(controller, 0, &library[RUN], 0.5f, NULL);
     anim_controller_play(controller, 1, &library[WAVE], 0.5f, NULL);
@@ -1465,6 +1529,7 @@ int main(void)
     RUN(test_root_motion_walk_travels_with_planted_feet);
     RUN(test_root_motion_turn_turns_ninety_degrees);
     RUN(test_in_place_strips_travel);
+    RUN(test_root_motion_share_follows_the_moving_layers);
     RUN(test_import_scale_gives_metres);
     RUN(test_time_scale_zero_freezes_everything);
     RUN(test_one_shot_holds_its_last_frame);

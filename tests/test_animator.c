@@ -308,6 +308,13 @@ static void test_root_motion_turns(void)
         if (result.decision.fired && strcmp(animator_state_name(a), "turn_left") == 0) {
             turned = true;
             animator_set_number(a, "turn", 0.0f); /* the game resets it once the turn started */
+            /* states.ini moved_by = clip: the turn is played as moving the entity, and the state says so. */
+            const anim_controller *controller = animator_controller(a);
+            anim_layer_info top;
+            CHECK(anim_controller_layer(controller, 0, anim_controller_layer_count(controller, 0) - 1, &top));
+            CHECK(top.clip && strcmp(top.clip->name, "turn_left") == 0 && top.moves_entity);
+            CHECK(animator_moved_by_clip(a));
+            CHECK(result.animation.root_motion_share > 0.0f && result.animation.root_motion_share < 0.2f);
         }
         yaw += result.animation.yaw;
         travel += hypot(result.animation.translation[0], result.animation.translation[1]);
@@ -321,8 +328,8 @@ static void test_root_motion_turns(void)
     fixture_close(&f);
 }
 
-/* The walk state remapped to the root-motion walk (a fixture clip library): the entity travels at the
- * walk's 1.4 m/s while the pose stays in place. */
+/* The walk state remapped to the root-motion walk and moved by it (a fixture's clip library and states):
+ * the entity travels at the walk's 1.4 m/s while the pose stays in place; idle is the game's to move. */
 static void test_root_motion_travels(void)
 {
     fixture f;
@@ -331,8 +338,10 @@ static void test_root_motion_travels(void)
         return;
     }
     animator *a = f.animator;
+    CHECK(!animator_moved_by_clip(a)); /* idle */
     animator_set_number(a, "speed", 1.4f);
     CHECK(run_until_state(a, "walk", 0.1));
+    CHECK(animator_moved_by_clip(a));
     run_for(a, 0.5); /* past the fade */
     animator_update_result result;
     double forward = 0.0, sideways = 0.0;
@@ -340,6 +349,7 @@ static void test_root_motion_travels(void)
         CHECK(animator_update(a, STEP, &result));
         forward += result.animation.translation[0];
         sideways += result.animation.translation[1];
+        CHECK(result.animation.root_motion_share == 1.0f);
     }
     printf("  walk_root_motion: %.4f m forward, %.4f m sideways in 2 s\n", forward, sideways);
     CHECK_NEAR(forward, 2.8, 0.05);

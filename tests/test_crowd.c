@@ -1,7 +1,9 @@
 /* The crowd on the real config/: members wander within their radius and pass through idle, walk, run,
  * wave and celebrate; spawn spots keep their spacing and ring the crowd already there; bodies follow the
  * mix; a seed gives one crowd and another seed another; clearing and capacity; no heap call in update
- * (the heap functions are wrapped and counted, as in test_no_allocation); memory figures; hot reload. */
+ * (the heap functions are wrapped and counted, as in test_no_allocation); memory figures; hot reload; and,
+ * on a fixture whose walk is moved by its clip, members that travel by the clip's root motion. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -762,6 +764,101 @@ static void test_a_missing_parameter_is_reported_once(void)
     anim_config_free(renamed);
 }
 
+/* ---- root motion ---- */
+
+/* Where a looping clip's root stands after `cycles` (loops and phase) on the floor, from its first frame:
+ * whole strides for whole loops, then the root's position in the cycle, interpolated between frames as the
+ * controller samples it. In the character's canonical axes (forward, left), metres. */
+static void root_travel(const anim_clip *walk, double cycles, double out[2])
+{
+    const clip *c = walk->clip;
+    double whole = floor(cycles), frame = (cycles - whole) * c->loop_duration * c->frame_rate;
+    int first = (int)frame < c->frame_count - 2 ? (int)frame : c->frame_count - 2;
+    double alpha = frame - first;
+    float at[4][3];
+    int frames[4] = {first, first + 1, 0, c->frame_count - 1};
+    for (int f = 0; f < 4; ++f)
+        anim_axes_to_canonical(&walk->import_axes, c->frames[(size_t)frames[f] * (size_t)c->joint_count].position, at[f]);
+    double scale = walk->import_scale > 0.0f ? walk->import_scale : 1.0;
+    for (int k = 0; k < 2; ++k)
+        out[k] = scale * (whole * (at[3][k] - at[2][k]) + at[0][k] + alpha * (at[1][k] - at[0][k]) - at[2][k]);
+}
+
+static bool walking_alone(const animator *a, const anim_clip *walk, double *cycles)
+{
+    const anim_controller *controller = animator_controller(a);
+    anim_layer_info layer;
+    if (strcmp(animator_state_name(a), "walk") != 0 || anim_controller_layer_count(controller, 0) != 1 ||
+        !anim_controller_layer(controller, 0, 0, &layer) || layer.clip != walk || !layer.moves_entity)
+        return false;
+    *cycles = layer.cycles;
+    return true;
+}
+
+/* A member of a character whose walk is moved by its clip (moved_by = clip, a fixture's states.ini): while
+ * the walk is all its body plays, each step moves it by exactly the clip's root travel over the cycles the
+ * step played, along its heading, and nothing turns it (the clip walks straight; the wander behaviour's
+ * steering is the mover's, which the state leaves out). It still comes and goes: idle is the mover's. */
+static void test_a_member_in_a_root_motion_state_moves_by_the_clip(void)
+{
+    diag_list errors = {0};
+    anim_config *root_motion =
+        anim_config_load(MARIONETTE_TEST_DATA "/trace/root_motion/characters.ini", shared_cache, &errors);
+    test_print_diags(&errors);
+    CHECK(root_motion != NULL && errors.total == 0);
+    diag_list_free(&errors);
+    const anim_character *walker = root_motion ? anim_config_find_character(root_motion, "mannequin") : NULL;
+    if (!walker) {
+        anim_config_free(root_motion);
+        return;
+    }
+    const anim_clip *walk = &walker->clips[anim_config_find_clip(walker, "walk")];
+    CHECK(walk->root_mode == ANIM_ROOT_MOTION);
+    crowd *c = crowd_create(4, 5);
+    crowd_spawn_desc desc = {.body_count = 1, .bodies = {{walker, 1.0f}}, .wander_radius = RADIUS};
+    CHECK(crowd_spawn(c, 4, &desc) == 4);
+    int checked = 0;
+    double worst = 0.0, worst_turn = 0.0, walked = 0.0;
+    bool walked_by_clip[4] = {false}, idle_after[4] = {false};
+    for (int step = 0; step < 120 * 30; ++step) {
+        mover before[4];
+        double cycles_before[4];
+        bool alone_before[4];
+        for (int i = 0; i < 4; ++i) {
+            before[i] = *crowd_mover(c, i);
+            alone_before[i] = walking_alone(crowd_animator(c, i), walk, &cycles_before[i]);
+        }
+        crowd_update(c, STEP);
+        for (int i = 0; i < 4; ++i) {
+            const mover *now = crowd_mover(c, i);
+            double cycles_after;
+            idle_after[i] |= walked_by_clip[i] && strcmp(animator_state_name(crowd_animator(c, i)), "idle") == 0;
+            if (!alone_before[i] || !walking_alone(crowd_animator(c, i), walk, &cycles_after))
+                continue;
+            double from[2], to[2];
+            root_travel(walk, cycles_before[i], from);
+            root_travel(walk, cycles_after, to);
+            double forward = to[0] - from[0], left = to[1] - from[1], h = before[i].heading;
+            double expected_x = forward * cos(h) - left * sin(h), expected_z = -forward * sin(h) - left * cos(h);
+            worst = fmax(worst, hypot(now->x - before[i].x - expected_x, now->z - before[i].z - expected_z));
+            worst_turn = fmax(worst_turn, fabs(mover_turn_between(before[i].heading, now->heading)));
+            walked += hypot(now->x - before[i].x, now->z - before[i].z);
+            walked_by_clip[i] = true;
+            ++checked;
+        }
+    }
+    printf("  %d member-steps walking by the clip, %.1f m: each step within %.2g m of the clip's travel, "
+           "turned at most %.2g rad\n", checked, walked, worst, worst_turn);
+    CHECK(checked > 1000);
+    CHECK(walked > 10.0);
+    CHECK(worst < 1e-5);
+    CHECK(worst_turn < 1e-6);
+    for (int i = 0; i < 4; ++i)
+        CHECK(walked_by_clip[i] && idle_after[i]); /* every member walked, and stopped again: trips end */
+    crowd_destroy(c);
+    anim_config_free(root_motion);
+}
+
 int main(void)
 {
     shared_cache = cache_create();
@@ -786,6 +883,7 @@ int main(void)
     RUN(test_threads_give_the_serial_crowd);
     RUN(test_level_of_detail);
     RUN(test_widest_settings_stay_finite);
+    RUN(test_a_member_in_a_root_motion_state_moves_by_the_clip);
     anim_config_free(config);
     CHECK(cache_get_stats(shared_cache).users == 0);
     cache_destroy(shared_cache);

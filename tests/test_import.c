@@ -124,7 +124,7 @@ static void check_converted_variant(const char *up, const char *forward)
     test_write_file(clips_doom, text);
     test_write_file(states, "[machine]\nstart = walk\n[parameters]\nspeed = number\n"
                             "[state walk]\nclip = walk\nrate_from = speed\n"
-                            "[state glide]\nclip = walk_root_motion\n"
+                            "[state glide]\nclip = walk_root_motion\nmoved_by = clip\n"
                             "[walk -> glide]\nwhen = speed > 10\nfade = 0\n");
 
     cache *cache = cache_create();

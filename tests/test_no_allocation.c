@@ -1,10 +1,10 @@
 /* "No per-frame heap allocation in the animation path", checked: this test is linked with the heap
  * functions wrapped (-Wl,--wrap=...), counts every call the engine makes, and drives entities through
- * every kind of transition, overlay, event and root motion while the count must stay still. Creation
- * allocates once per controller (one block: the object pose, snapshots and masks), and freezing a full
- * stack into a snapshot or sampling the local pose again allocates nothing; neither do additive layers
- * (their deltas are baked at load), their overlay weights, their snapshots or their crossfades with
- * ordinary overlays. */
+ * every kind of transition, overlay, event and root motion (the turns in place move the entity) while the
+ * count must stay still. Creation allocates once per controller (one block: the object pose, snapshots
+ * and masks), and freezing a full stack into a snapshot or sampling the local pose again allocates
+ * nothing; neither do additive layers (their deltas are baked at load), their overlay weights, their
+ * snapshots or their crossfades with ordinary overlays. */
 #include <stdlib.h>
 
 #include "anim/anim_additive.h"
@@ -102,7 +102,7 @@ static void test_controller_allocates_once(void)
     for (int step = 0; controller && step < 60; ++step) {
         if (step % 3 == 0)
             anim_controller_play(controller, step % 2, &character->clips[(step / 3) % character->clip_count], 0.5f,
-                                 &(anim_play_options){.restart = true});
+                                 &(anim_play_options){.restart = true, .moves_entity = step % 4 == 0});
         CHECK(anim_controller_update(controller, 1.0 / 60.0, NULL));
         anim_layer_info bottom;
         freezes += anim_controller_layer(controller, 0, 0, &bottom) && bottom.clip == NULL;

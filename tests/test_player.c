@@ -2,8 +2,9 @@
  * (the locomotion blend all idle); jump and wave presses reach the state machine (wave while walking: the arm waves, the legs
  * walk); directions follow the camera's yaw; a diagonal is no faster; planted feet stay put in the world
  * walking at 1.0 and 1.4 m/s and running at 3.0 and 3.5 m/s (the mover's travel and the clip's playback
- * rate cancel); 60 and 120 Hz steps end at the same place; bad input is ignored; steps allocate nothing;
- * hot reload keeps the state. */
+ * rate cancel); 60 and 120 Hz steps end at the same place; a turn in place moved by its clip turns the
+ * player by the clip's yaw, a root-motion walk moves it by the clip's stride, and the hand-over between the
+ * mover and a clip does not jump; bad input is ignored; steps allocate nothing; hot reload keeps the state. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -604,6 +605,181 @@ static void test_new_params_while_walking(void)
     fixture_close(&f);
 }
 
+/* ---- root motion: who moves the body ---- */
+
+#define ROOT_MOTION_CHARACTERS MARIONETTE_TEST_DATA "/trace/root_motion/characters.ini"
+
+/* The heading (about the up axis, positive left) of a clip's root at one frame, in the character's
+ * canonical axes. */
+static double root_heading(const anim_clip *clip, int frame)
+{
+    const float *q = clip->clip->frames[(size_t)frame * (size_t)clip->clip->joint_count].rotation;
+    float axis[3];
+    anim_axes_to_canonical(&clip->import_axes, q, axis);
+    double x = axis[0], y = axis[1], z = axis[2], w = q[3];
+    return atan2(2.0 * (x * y + w * z), 1.0 - 2.0 * (y * y + z * z));
+}
+
+/* The turn a one-shot's root makes from its first frame to its last, from the clip data. */
+static double clip_yaw(const anim_clip *clip)
+{
+    double yaw = root_heading(clip, clip->clip->frame_count - 1) - root_heading(clip, 0);
+    return atan2(sin(yaw), cos(yaw));
+}
+
+/* The shipped turns in place are moved by their clip (states.ini moved_by = clip): a tap of a key a
+ * quarter turn to the side starts one from a standstill, and when it is over the heading has changed by
+ * the clip's own yaw (the mover added nothing), the feet stayed where they were, and the heading stays
+ * there: nothing turns it back. */
+static void test_a_turn_in_place_turns_by_the_clip_yaw(void)
+{
+    fixture f;
+    if (!fixture_open(&f, NULL)) {
+        fixture_close(&f);
+        return;
+    }
+    player *p = f.player;
+    const char *states[2] = {"turn_left", "turn_right"};
+    float sides[2] = {-1.0f, 1.0f}; /* move_right: left, then right of a camera behind the player */
+    for (int t = 0; t < 2; ++t) {
+        int clip_index = anim_config_find_clip(f.character, states[t]);
+        CHECK(clip_index >= 0);
+        if (clip_index < 0)
+            break;
+        double expected = clip_yaw(&f.character->clips[clip_index]);
+        CHECK(fabs(expected) > 1.0); /* a real turn, whichever way */
+        player_place(p, 2.0f, 3.0f, 0.5f);
+        hold(p, nothing, 0.5f, 1.0, 60.0);
+        CHECK(moving_as(p, "idle"));
+        float heading = player_heading(p);
+        vec3 start, end;
+        player_position(p, start);
+        hold(p, (player_intent){.move_right = sides[t]}, 0.5f, 1.0 / 60.0, 60.0);
+        CHECK(in_state(p, states[t]));
+        hold(p, nothing, 0.5f, 2.5, 60.0); /* the 1.2 s clip and the fade back to idle */
+        CHECK(moving_as(p, "idle"));
+        CHECK(anim_controller_layer_count(animator_controller(player_animator(p)), 0) == 1);
+        double turned = mover_turn_between(heading, player_heading(p));
+        player_position(p, end);
+        printf("  %s: heading changed %.3f degrees, the clip turns %.3f; the feet moved %.2f mm\n", states[t],
+               glm_deg(turned), glm_deg(expected), 1000.0 * glm_vec3_distance(start, end));
+        CHECK_NEAR(glm_deg(turned), glm_deg(expected), 0.5);
+        CHECK(glm_vec3_distance(start, end) < 0.005f); /* the step of the tap, faded out */
+        float settled = player_heading(p);
+        hold(p, nothing, 0.5f, 1.0, 60.0);
+        CHECK(player_heading(p) == settled);
+    }
+    fixture_close(&f);
+}
+
+/* Holding a key a quarter turn to the side from a standstill: the turn in place starts, moving off cuts it
+ * short (turn_left -> walk), and the mover takes the body on to the wanted heading. The heading only ever
+ * turns towards it, and ends there, walking that way. */
+static void test_holding_a_turn_walks_off_that_way(void)
+{
+    fixture f;
+    if (!fixture_open(&f, NULL)) {
+        fixture_close(&f);
+        return;
+    }
+    player *p = f.player;
+    player_intent left = {.move_right = -1.0f};
+    bool turned_in_place = false;
+    float previous = player_heading(p), backwards = 0.0f;
+    for (int step = 0; step < 120; ++step) {
+        CHECK(player_step(p, &left, 0.0f, 1.0f / 60.0f, NULL));
+        turned_in_place |= in_state(p, "turn_left");
+        backwards = fmaxf(backwards, -mover_turn_between(previous, player_heading(p)));
+        previous = player_heading(p);
+    }
+    CHECK(turned_in_place);
+    CHECK(moving_as(p, "walk"));
+    CHECK(backwards < 1e-6f);
+    CHECK_NEAR(player_heading(p), PI / 2.0, 1e-4);
+    vec3 moved;
+    travel(p, left, 0.0f, 2.0, moved);
+    check_direction(moved, 0.0f, -1.0f);
+    fixture_close(&f);
+}
+
+/* A walk state moved by its clip (the root-motion walk, in a fixture's states.ini): once it is all that
+ * plays, a whole cycle moves the player by the clip's own stride (its root from the first frame to the
+ * last), along its heading, within a millimetre; the mover's own travel counts for nothing. */
+static void test_a_root_motion_walk_moves_by_the_clip(void)
+{
+    fixture f;
+    if (!fixture_open_at(&f, ROOT_MOTION_CHARACTERS, NULL)) {
+        fixture_close(&f);
+        return;
+    }
+    player *p = f.player;
+    const anim_clip *walk = &f.character->clips[anim_config_find_clip(f.character, "walk")];
+    CHECK(walk->root_mode == ANIM_ROOT_MOTION && walk->clip->last_frame_is_first);
+    const clip *c = walk->clip;
+    const float *first = c->frames[0].position, *last = c->frames[(size_t)(c->frame_count - 1) * (size_t)c->joint_count].position;
+    double stride = hypot(last[0] - first[0], last[1] - first[1]) * (walk->import_scale > 0.0f ? walk->import_scale : 1.0f);
+    CHECK(stride > 1.0);
+
+    float heading = 0.3f;
+    player_place(p, 0.0f, 0.0f, heading);
+    player_intent ahead = {.move_forward = 1.0f}; /* the camera behind: walk_speed, the clip's speed */
+    hold(p, ahead, heading, 1.5, 60.0);
+    CHECK(in_state(p, "walk") && anim_controller_layer_count(animator_controller(player_animator(p)), 0) == 1);
+    CHECK(player_speed(p) == 1.4f); /* the state plays the walk at rate 1: a cycle a loop_duration */
+    vec3 start, end;
+    player_position(p, start);
+    int steps = (int)lround(c->loop_duration * 60.0);
+    hold(p, ahead, heading, steps / 60.0, 60.0);
+    player_position(p, end);
+    vec3 moved;
+    glm_vec3_sub(end, start, moved);
+    double travelled = hypot(moved[0], moved[2]);
+    printf("  a root-motion walk cycle: moved %.5f m, the clip's stride %.5f m\n", travelled, stride);
+    CHECK_NEAR(travelled, stride, 0.001);
+    CHECK_NEAR(moved[0] / travelled, cos(heading), 1e-3);
+    CHECK_NEAR(moved[2] / travelled, -sin(heading), 1e-3);
+    CHECK_NEAR(player_heading(p), heading, 1e-4);
+    fixture_close(&f);
+}
+
+/* Crossfades between a state the mover moves (idle) and the walk its clip moves: the body is handed over
+ * without a jump, either way. Walking off and stopping again, the step-to-step change of the distance
+ * covered in a step stays within what accelerating and braking alone make (at most 9 m/s^2, 2.5 mm a
+ * 60 Hz step) with a margin for the clip's own unevenness; a step's travel dropped or doubled at a hand-over
+ * would be 20 mm. */
+static void test_handing_the_body_over_does_not_jump(void)
+{
+    fixture f;
+    if (!fixture_open_at(&f, ROOT_MOTION_CHARACTERS, NULL)) {
+        fixture_close(&f);
+        return;
+    }
+    player *p = f.player;
+    const char *visited[] = {"idle", "walk", "idle"};
+    int reached = 0;
+    vec3 previous;
+    player_position(p, previous);
+    float previous_step = 0.0f, worst = 0.0f, fastest = 0.0f;
+    for (int step = 0; step < 60 * 4; ++step) {
+        CHECK(player_step(p, step < 60 * 2 ? &forward : &nothing, 0.0f, 1.0f / 60.0f, NULL));
+        if (reached + 1 < 3 && in_state(p, visited[reached + 1]))
+            ++reached;
+        vec3 now;
+        player_position(p, now);
+        float covered = glm_vec3_distance(previous, now);
+        worst = fmaxf(worst, fabsf(covered - previous_step));
+        fastest = fmaxf(fastest, covered);
+        previous_step = covered;
+        glm_vec3_copy(now, previous);
+    }
+    printf("  idle -> walk (moved by its clip) -> idle: %.1f mm a step at most; a step's travel changes by at most "
+           "%.2f mm a step\n", 1000.0 * fastest, 1000.0 * worst);
+    CHECK(reached == 2);
+    CHECK(fastest > 0.02f); /* it did walk: 1.4 m/s */
+    CHECK(worst < 0.003f);
+    fixture_close(&f);
+}
+
 static void test_steps_allocate_nothing(void)
 {
     fixture f;
@@ -616,7 +792,12 @@ static void test_steps_allocate_nothing(void)
     hold(p, forward, 0.3f, 1.0, 60.0);
     hold(p, (player_intent){.move_forward = 1.0f, .wave = true}, 0.3f, 1.0, 60.0);
     hold(p, (player_intent){.move_right = -1.0f, .run = true, .jump = true}, 0.3f, 2.0, 60.0);
-    hold(p, nothing, 0.3f, 1.0, 60.0);
+    hold(p, nothing, 0.3f, 2.0, 60.0);
+    CHECK(moving_as(p, "idle"));
+    /* Facing the camera's left: a tap to its forward is a quarter turn to the right, moved by the clip. */
+    hold(p, forward, 0.3f, 1.0 / 60.0, 60.0);
+    CHECK(in_state(p, "turn_right"));
+    hold(p, nothing, 0.3f, 2.0, 60.0);
     CHECK(heap_calls == before);
     player *another = player_create(f.character, NULL, NULL);
     CHECK(heap_calls > before); /* the wrapping works: creating does allocate */
@@ -796,6 +977,10 @@ int main(void)
     RUN(test_step_rate_does_not_change_the_path);
     RUN(test_bad_input_is_ignored);
     RUN(test_new_params_while_walking);
+    RUN(test_a_turn_in_place_turns_by_the_clip_yaw);
+    RUN(test_holding_a_turn_walks_off_that_way);
+    RUN(test_a_root_motion_walk_moves_by_the_clip);
+    RUN(test_handing_the_body_over_does_not_jump);
     RUN(test_steps_allocate_nothing);
     RUN(test_rebind_keeps_the_state);
     return check_report();

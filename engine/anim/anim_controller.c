@@ -77,9 +77,10 @@ typedef struct anim_layer {
     float fade_rate;  /* fade per second */
     float start;      /* cycles when play() put it in its channel, in [0, 1): which crossings it saw */
     float point[2];   /* a blend's point in its parameter space (anim_controller_set_blend_point) */
+    bool moves_entity; /* anim_play_options.moves_entity; false for a snapshot */
 } anim_layer;
 
-_Static_assert(sizeof(anim_layer) == 56, "a layer is 56 bytes: the layer state is 800 bytes");
+_Static_assert(sizeof(anim_layer) == 64, "a layer is 64 bytes: the layer state is 896 bytes");
 
 typedef struct anim_channel {
     anim_layer layers[ANIM_CHANNEL_LAYERS];
@@ -93,7 +94,7 @@ typedef struct anim_channel {
     float *mask;         /* overlays only */
 } anim_channel;
 
-_Static_assert(sizeof(anim_channel) == 256, "three channels and the controller's fields fill 800 bytes");
+_Static_assert(sizeof(anim_channel) == 288, "three channels and the controller's fields fill 896 bytes");
 
 struct anim_controller {
     const skeleton *skeleton;
@@ -819,10 +820,13 @@ static bool play_layer(anim_controller *controller, int channel_index, anim_laye
             channel->weight = 1.0f;
     }
     int count = channel->layer_count;
-    const anim_layer *top = count > 0 ? &channel->layers[count - 1] : NULL;
+    anim_layer *top = count > 0 ? &channel->layers[count - 1] : NULL;
+    bool moves_entity = options && options->moves_entity;
     if (top && top->clip == played.clip && top->blend == played.blend && !layer_finished(top) &&
-        !(options && options->restart))
+        !(options && options->restart)) {
+        top->moves_entity = moves_entity; /* it plays on for whoever asked last */
         return true;
+    }
 
     anim_layer layer = played;
     double phase = inherited_phase(channel, &layer);
@@ -832,6 +836,7 @@ static bool play_layer(anim_controller *controller, int channel_index, anim_laye
     layer.fade = fade_seconds > 0.0f ? 0.0f : 1.0f;
     layer.fade_rate = rate;
     layer.start = (float)phase;
+    layer.moves_entity = moves_entity;
     /* Nothing on screen to fade from: a body with no clip yet, or an overlay at weight 0 (which fades
      * in as a whole instead). */
     if (count == 0 || (overlay && channel->weight == 0.0f) || layer.fade == 1.0f) {
@@ -1169,9 +1174,10 @@ static void fire_events(const layer_step *step, int k, int channel, anim_update_
 }
 
 /* Advance one channel by dt: fades, the channel's weight, each layer's cycles (sync groups together),
- * its events and (channel 0) root motion; then drop the layers nothing is left of. */
+ * its events and (channel 0) the root motion of the layers that move the entity, with their summed weight
+ * over the step in *root_motion_share; then drop the layers nothing is left of. */
 static void advance_channel(anim_channel *channel, int channel_index, double dt, anim_update_result *result,
-                            root_frame *root_motion)
+                            root_frame *root_motion, double *root_motion_share)
 {
     int count = channel->layer_count;
     float fades_before[ANIM_CHANNEL_LAYERS], fades_after[ANIM_CHANNEL_LAYERS];
@@ -1209,6 +1215,10 @@ static void advance_channel(anim_channel *channel, int channel_index, double dt,
         weights_before[k] *= channel_before;
         weights_after[k] *= channel_after;
         average[k] = 0.5f * (weights_before[k] + weights_after[k]);
+        /* Every layer that moves the entity holds its share, travelling or not: a one-shot holding its
+         * last frame keeps the entity still rather than handing it back to the game. */
+        if (root_motion_share && channel->layers[k].moves_entity)
+            *root_motion_share += average[k];
     }
 
     /* Cycles per second of each layer. The layers of a sync group share one rate, their weighted mean,
@@ -1263,7 +1273,7 @@ static void advance_channel(anim_channel *channel, int channel_index, double dt,
             continue;
         if (result)
             fire_events(&step, k, channel_index, result);
-        if (root_motion && average[k] > 0.0f)
+        if (root_motion && layer->moves_entity && average[k] > 0.0f)
             add_layer_root_motion(layer, from, to, layer->seconds, layer->seconds + dt, average[k], root_motion);
     }
     for (int k = 0; k < count; ++k) {
@@ -1286,6 +1296,18 @@ static void advance_channel(anim_channel *channel, int channel_index, double dt,
         channel->layer_count = 0;
 }
 
+/* The summed weight now of the body's layers that move the entity: a step of no time has no average. */
+static double body_root_motion_share(const anim_channel *body)
+{
+    float weights[ANIM_CHANNEL_LAYERS];
+    current_weights(body, weights);
+    double share = 0.0;
+    for (int k = 0; k < body->layer_count; ++k)
+        if (body->layers[k].moves_entity)
+            share += weights[k];
+    return share;
+}
+
 bool anim_controller_update(anim_controller *controller, double dt, anim_update_result *result)
 {
     if (!controller || !(dt >= 0.0) || !isfinite(dt))
@@ -1295,13 +1317,18 @@ bool anim_controller_update(anim_controller *controller, double dt, anim_update_
     dt = fmin(dt * controller->time_scale, ANIM_MAX_STEP_SECONDS);
 
     root_frame root_motion = {0.0, 0.0, 0.0};
+    double root_motion_share = 0.0;
     if (dt > 0.0)
         for (int c = 0; c < ANIM_CHANNEL_COUNT; ++c)
-            advance_channel(&controller->channels[c], c, dt, result, c == 0 ? &root_motion : NULL);
+            advance_channel(&controller->channels[c], c, dt, result, c == 0 ? &root_motion : NULL,
+                            c == 0 ? &root_motion_share : NULL);
+    else
+        root_motion_share = body_root_motion_share(&controller->channels[0]);
     if (result) {
         result->translation[0] = saturate_float(root_motion.x);
         result->translation[1] = saturate_float(root_motion.y);
         result->yaw = saturate_float(root_motion.yaw);
+        result->root_motion_share = (float)fmin(fmax(root_motion_share, 0.0), 1.0); /* the weights' rounding */
         for (int c = 0; c < ANIM_CHANNEL_COUNT; ++c)
             result->finished[c] = anim_controller_finished(controller, c);
     }
@@ -1453,6 +1480,7 @@ bool anim_controller_layer(const anim_controller *controller, int channel, int i
         .fade = layer->fade,
         .weight = weights[index],
         .finished = layer_finished(layer),
+        .moves_entity = layer->moves_entity,
     };
     return true;
 }

@@ -26,7 +26,8 @@
  *
  * Frame: anim_controller_update(dt) advances every layer (sync groups share one normalized phase),
  * fires events crossed during the step (one per foot contact however many layers carry it, see
- * "Events"), extracts root motion, samples and blends in local space, applies overlays, and writes the
+ * "Events"), extracts the root motion of the layers that move the entity (anim_play_options.moves_entity)
+ * and how much of it they move, samples and blends in local space, applies overlays, and writes the
  * object pose. No allocation after anim_controller_create; the sampling scratch and the local pose are
  * on the stack (about 10 KB), not in the entity. */
 #ifndef MARIONETTE_ANIM_CONTROLLER_H
@@ -54,9 +55,10 @@ typedef struct anim_controller_desc {
 } anim_controller_desc;
 
 /* Memory per entity, all allocated here in one block: 88 bytes per joint (the object pose, 32; a frozen
- * snapshot per channel, 3 x 16; a mask weight per overlay channel, 2 x 4) plus 800 bytes of layer state
- * (12 layers of 56 bytes: a layer playing a blend space keeps only its point and a clock for its clips out
- * of phase; the weights are computed from the point). 31 joints: 3,552 bytes; 33: 3,712. NULL when desc or its skeleton is invalid or memory runs out. */
+ * snapshot per channel, 3 x 16; a mask weight per overlay channel, 2 x 4) plus 896 bytes of layer state
+ * (12 layers of 64 bytes: a layer playing a blend space keeps only its point and a clock for its clips out
+ * of phase, the weights are computed from the point; and whether its root motion moves the entity).
+ * 31 joints: 3,648 bytes; 33: 3,808. NULL when desc or its skeleton is invalid or memory runs out. */
 anim_controller *anim_controller_create(const anim_controller_desc *desc);
 /* Hot reload: point every layer at the clip `lookup` returns for it (the same name in a newly loaded
  * library) and every blend layer at the blend `blend_lookup` returns, keeping layer times (as loops and
@@ -76,10 +78,15 @@ size_t anim_controller_bytes(const anim_controller *controller);
 typedef struct anim_play_options {
     float speed;  /* playback speed scale, >= 0 (0 means 1; use anim_controller_set_speed for a stop) */
     bool restart; /* play even when this clip is already on top of the channel and not finished */
+    /* Channel 0 only: the clip moves the entity. Its root motion (none for an in-place clip) goes into
+     * anim_update_result's translation and yaw, and its weight into root_motion_share. false: the game
+     * moves the entity, and a root-motion clip plays in place without handing its travel over. */
+    bool moves_entity;
 } anim_play_options;
 
 /* Start `clip` on `channel` with a crossfade of fade_seconds (0: cut). options may be NULL.
- * A clip already on top of the channel and still playing is left alone unless options->restart.
+ * A clip already on top of the channel and still playing is left alone unless options->restart, but for
+ * options->moves_entity, which it takes at once.
  * A looping clip in a sync group takes the normalized phase of the heaviest layer of its group in the
  * channel, so feet stay in step. On an overlay channel that is faded out, the channel fades in instead.
  * False (nothing changes) on bad arguments or a clip whose hierarchy differs from the skeleton. */
@@ -169,9 +176,16 @@ typedef struct anim_update_result {
     /* Root motion of this step in the entity's own space (its +X forward, Z up), in metres: move the
      * entity by translation turned by its current facing, then turn it by yaw (radians, about Z, positive
      * left). The clip's file units and axes become these through its anim_clip's import_scale and axes.
-     * The weighted sum over channel 0's layers; in-place clips count with zero motion. */
+     * The weighted sum over channel 0's layers played with moves_entity (their mean weight over the
+     * step); in-place clips count with zero motion, and layers played without it not at all. */
     float translation[3];
     float yaw;
+    /* How much of the entity the clips move, 0..1: the summed weight, over the step, of channel 0's layers
+     * played with moves_entity, travelling or not (a finished one-shot holds the entity still). The game
+     * moves the entity by its own displacement times (1 - root_motion_share), plus the root motion above,
+     * so a crossfade between a clip the game moves and one that moves itself hands the body over without
+     * a jump. A frozen snapshot counts as moved by the game. */
+    float root_motion_share;
     /* Every event crossed during the step, in the order they happened, once per crossing (once per
      * contact, see "Events" above): a step over a loop boundary, or over several whole loops, fires each.
      * Fading layers fire too, with their weight, so a caller can skip faint ones (a footstep sound at
@@ -215,6 +229,7 @@ typedef struct anim_layer_info {
     float fade;             /* its own fade-in, 0..1 */
     float weight;           /* its share of the channel; a channel's weights sum to 1 */
     bool finished;          /* a one-shot holding its last frame */
+    bool moves_entity;      /* played with anim_play_options.moves_entity */
 } anim_layer_info;
 
 int anim_controller_layer_count(const anim_controller *controller, int channel);

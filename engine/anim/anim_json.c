@@ -93,6 +93,8 @@ void anim_json_write_step(json_writer *w, const animator *animator, const animat
     json_array_end(w);
     json_key(w, "yaw_degrees");
     json_number(w, animation->yaw * 180.0 / GLM_PI);
+    json_key(w, "share");
+    json_number(w, animation->root_motion_share);
     json_object_end(w);
 
 }

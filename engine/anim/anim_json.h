@@ -9,7 +9,7 @@
 
 /* Keys: state, time_in_state, transition (null or {from, to, fade}), channels ([{channel, weight,
  * layers: [{clip, time, cycles, speed, weight, finished}]}]), events ([{name, clip, channel, cycle,
- * weight, step_fraction}]), events_dropped, root ({translation, yaw_degrees}). */
+ * weight, step_fraction}]), events_dropped, root ({translation, yaw_degrees, share: root_motion_share}). */
 void anim_json_write_step(json_writer *w, const animator *animator, const animator_update_result *update);
 
 #endif

@@ -176,7 +176,7 @@ static void play_state_body(animator *animator, float fade, const anim_play_opti
 static void enter_state(animator *animator, float fade, float speed_scale, bool restart)
 {
     const state_machine_state *state = current_state(animator);
-    anim_play_options options = {.speed = speed_scale, .restart = restart};
+    anim_play_options options = {.speed = speed_scale, .restart = restart, .moves_entity = state->moved_by_clip};
     play_state_body(animator, fade, &options);
     /* play() reads a speed of 0 as "as authored"; a rate_from state at a standstill really means 0. */
     if (speed_scale == 0.0f)
@@ -423,6 +423,11 @@ int animator_overlay_channel(const animator *animator)
     return animator ? animator->overlay.channel : -1;
 }
 
+bool animator_moved_by_clip(const animator *animator)
+{
+    return animator && current_state(animator)->moved_by_clip;
+}
+
 /* ---- hot reload ---- */
 
 /* Put a channel's only layer at `cycles`. The controller has no call to set a layer's position, so the
@@ -489,6 +494,8 @@ static bool rebind_in_place(animator *animator, const anim_character *character,
     bool same_overlay = same_playable(old_character, old_state->overlay_clip, old_state->overlay_blend, character,
                                       new_state->overlay_clip, new_state->overlay_blend) &&
                         (old_state->overlay_clip < 0 || old_state->overlay_root_joint == new_state->overlay_root_joint);
+    /* Who moves the entity belongs to the layers: a state that changed it needs its layer played anew. */
+    same_clip = same_clip && old_state->moved_by_clip == new_state->moved_by_clip;
     if (!same_clip || !same_overlay ||
         !anim_controller_retarget(animator->controller, &character->model->skeleton, lookup_clip_by_name,
                                   lookup_blend_by_name, (void *)character))
@@ -546,7 +553,7 @@ bool animator_rebind(animator *animator, const anim_character *character, bool *
 
     /* The body: the state's clip or blend, at the phase the old top layer had. Cycles (whole loops) restart
      * at 0. */
-    play_state_body(animator, 0.0f, NULL);
+    play_state_body(animator, 0.0f, &(anim_play_options){.moves_entity = state->moved_by_clip});
     bool body_loops = state->blend >= 0 ? character->blends[state->blend].loop : character->clips[state->clip].loop;
     if (kept && body_cycles > 0.0)
         seek_channel(controller, ANIMATOR_BODY_CHANNEL, body_loops ? body_cycles - floor(body_cycles) : fmin(body_cycles, 1.0));

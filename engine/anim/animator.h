@@ -16,7 +16,9 @@
 
 /* How a state's clips map onto the controller's channels:
  *   channel 0                 the state's clip (full body); a transition crossfades to the new state's clip
- *                             with the transition's fade and the state's speed scale. A state whose rate
+ *                             with the transition's fade and the state's speed scale, played as moving the
+ *                             entity when the state says moved_by = clip (its root motion and share then
+ *                             come back in the update's result, anim_update_result). A state whose rate
  *                             follows a parameter (rate_from) has its speed refreshed every update; the
  *                             speed applies to every layer of the body channel, so a walk fading out under
  *                             a run plays at the run's rate (the sync group keeps their feet in step).
@@ -80,6 +82,8 @@ const state_machine_instance *animator_instance(const animator *animator); /* st
 int animator_state(const animator *animator);                              /* index into machine.states */
 const char *animator_state_name(const animator *animator);
 int animator_overlay_channel(const animator *animator); /* the channel the current overlay uses (1 or 2) */
+/* The current state lets its clip move the entity (states.ini moved_by = clip): the game should not steer. */
+bool animator_moved_by_clip(const animator *animator);
 
 /* Hot reload: move the entity to `character`, usually the same-named character of a reloaded config,
  * before the old config is freed.

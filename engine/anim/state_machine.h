@@ -86,6 +86,9 @@ typedef struct state_machine_state {
     bool overlay_weighted;
     int overlay_weight_parameter; /* number parameter index, when overlay_weighted */
     float overlay_weight_low, overlay_weight_high; /* never equal */
+    /* states.ini moved_by: true (`clip`) when the clip's root motion moves the entity (the clip is a
+     * root-motion one); false (`mover`, the default) when the game does and the clip plays in place. */
+    bool moved_by_clip;
 } state_machine_state;
 
 typedef struct state_machine_definition {

@@ -284,8 +284,9 @@ static void print_step_text(const trace_run *run, const trace_step *step)
                (double)animation->events[i].weight);
     if (animation->events_dropped)
         printf(" events_dropped=%d", animation->events_dropped);
-    printf(" root=%.4f,%.4f,%.3f rotation=%.2f\n", (double)animation->translation[0],
-           (double)animation->translation[1], (double)animation->yaw * 180.0 / GLM_PI, step->largest_rotation_change);
+    printf(" root=%.4f,%.4f,%.3f share=%.3f rotation=%.2f\n", (double)animation->translation[0],
+           (double)animation->translation[1], (double)animation->yaw * 180.0 / GLM_PI,
+           (double)animation->root_motion_share, step->largest_rotation_change);
 }
 
 static void print_step_json(const trace_run *run, const trace_step *step)

@@ -260,8 +260,9 @@ static int anim_config_parse_condition(condition_parse *parse, state_machine_tra
 /* states.ini                                                                                            */
 
 static const char *const anim_config_machine_keys[] = {"start", "fade", "trigger_hold", NULL};
-static const char *const anim_config_state_keys[] = {"clip",     "loop",    "rate",         "rate_from", "rate_min",
-                                                     "rate_max", "overlay", "overlay_root", "overlay_weight", NULL};
+static const char *const anim_config_state_keys[] = {"clip",     "loop",    "rate",         "rate_from",      "rate_min",
+                                                     "rate_max", "overlay", "overlay_root", "overlay_weight", "moved_by",
+                                                     NULL};
 static const char *const anim_config_transition_keys[] = {"when", "fade", "priority", "restart", NULL};
 static const char *const anim_config_blend_keys[] = {"parameters", "clip.*", NULL};
 static const char anim_config_blend_clip_prefix[] = "clip.";
@@ -604,6 +605,23 @@ static void anim_config_read_overlay_weight(anim_config_loader *loader, const ch
     state->overlay_weight_high = high;
 }
 
+/* moved_by = mover | clip: who moves the entity in this state. The clip can only if it carries root motion. */
+static void anim_config_read_moved_by(anim_config_loader *loader, const char *path, const ini_entry *entry,
+                                      const anim_character *character, state_machine_state *state)
+{
+    if (strcmp(entry->value, "mover") == 0) {
+        state->moved_by_clip = false;
+    } else if (strcmp(entry->value, "clip") != 0) {
+        anim_config_report(loader, path, entry->line, "moved_by must be mover or clip, not '%s'", entry->value);
+    } else if (state->clip >= 0 && character->clips[state->clip].root_mode != ANIM_ROOT_MOTION) {
+        anim_config_report(loader, path, entry->line,
+                           "moved_by = clip needs a root-motion clip: '%s' has root_motion = false in the clip library",
+                           character->clips[state->clip].name);
+    } else {
+        state->moved_by_clip = true;
+    }
+}
+
 static void anim_config_read_state(anim_config_loader *loader, const char *path, const ini_section *section,
                                    const anim_character *character, const state_machine_definition *machine,
                                    state_machine_state *state)
@@ -694,6 +712,8 @@ static void anim_config_read_state(anim_config_loader *loader, const char *path,
     }
     if ((entry = ini_find_entry(section, "overlay_weight")))
         anim_config_read_overlay_weight(loader, path, entry, overlay != NULL, machine, state);
+    if ((entry = ini_find_entry(section, "moved_by")))
+        anim_config_read_moved_by(loader, path, entry, character, state);
 }
 
 static const char *anim_config_state_name(const void *states, int i)
