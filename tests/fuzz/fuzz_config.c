@@ -127,6 +127,21 @@ static void fuzz_check_character(const anim_character *character)
                          (e == 0 || clip->events[e - 1].frame <= clip->events[e].frame));
     }
     const state_machine_definition *machine = &character->machine;
+    /* Blends: in range, valid (sorted or apart, loop and additive agreeing with every clip), their clips of
+     * this character, their parameters number parameters of its machine. */
+    FUZZ_REQUIRE(character->blend_count >= 0 && character->blend_count <= ANIM_CONFIG_BLENDS_MAX);
+    for (int b = 0; b < character->blend_count; ++b) {
+        const anim_blend *blend = &character->blends[b];
+        if (blend->count == 0)
+            continue; /* a blend with a mistake, which no state plays */
+        FUZZ_REQUIRE(anim_blend_valid(blend));
+        for (int i = 0; i < blend->count; ++i)
+            FUZZ_REQUIRE(blend->clips[i] >= character->clips && blend->clips[i] < character->clips + character->clip_count &&
+                         fabsf(blend->points[i][0]) <= 1000.0f && fabsf(blend->points[i][1]) <= 1000.0f);
+        for (int axis = 0; axis < blend->dimensions; ++axis)
+            FUZZ_REQUIRE(blend->parameters[axis] >= 0 && blend->parameters[axis] < machine->parameter_count &&
+                         machine->parameters[blend->parameters[axis]].type == STATE_MACHINE_NUMBER);
+    }
     FUZZ_REQUIRE(machine->parameter_count >= 0 && machine->parameter_count <= STATE_MACHINE_MAX_PARAMETERS);
     if (machine->state_count == 0)
         return;
@@ -137,6 +152,11 @@ static void fuzz_check_character(const anim_character *character)
         FUZZ_REQUIRE(state->overlay_clip >= -1 && state->overlay_clip < character->clip_count);
         FUZZ_REQUIRE(state->overlay_root_joint >= -1 && state->overlay_root_joint < joint_count);
         FUZZ_REQUIRE(state->rate_parameter >= -1 && state->rate_parameter < machine->parameter_count);
+        FUZZ_REQUIRE(state->blend >= -1 && state->blend < character->blend_count &&
+                     state->overlay_blend >= -1 && state->overlay_blend < character->blend_count);
+        FUZZ_REQUIRE(state->blend < 0 || (character->blends[state->blend].count > 0 &&
+                                          !character->blends[state->blend].additive &&
+                                          state->loop == character->blends[state->blend].loop));
         FUZZ_REQUIRE(!character->clips[state->clip].additive);
         FUZZ_REQUIRE(!state->overlay_weighted ||
                      (state->overlay_clip >= 0 && state->overlay_weight_parameter >= 0 &&
@@ -198,8 +218,15 @@ static void fuzz_step_machine(const anim_character *character, unsigned hash)
         FUZZ_REQUIRE(isfinite(result.speed_scale) && isfinite(result.fade));
         /* What the state plays, as the demo plays it: a frame and one long step, at the state's rate (the
          * controller's arithmetic must hold for every rate a file allows; a sanitizer build checks it). */
-        if (controller && anim_controller_play(controller, 0, &character->clips[result.clip], result.fade,
-                                               &(anim_play_options){.speed = result.speed_scale})) {
+        const anim_blend *blend = result.blend >= 0 ? &character->blends[result.blend] : NULL;
+        float point[2] = {0.0f, 0.0f};
+        for (int axis = 0; blend && axis < blend->dimensions; ++axis)
+            point[axis] = instance.values[blend->parameters[axis]];
+        anim_play_options options = {.speed = result.speed_scale};
+        bool playing = controller && (blend ? anim_controller_play_blend(controller, 0, blend, point, result.fade, &options)
+                                            : anim_controller_play(controller, 0, &character->clips[result.clip],
+                                                                   result.fade, &options));
+        if (playing) {
             anim_update_result update;
             FUZZ_REQUIRE(anim_controller_update(controller, 1.0 / 60.0, &update));
             FUZZ_REQUIRE(update.event_count >= 0 && update.event_count <= ANIM_EVENTS_MAX &&
