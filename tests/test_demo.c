@@ -999,6 +999,9 @@ static void test_window_events_reach_the_demo(void)
     CHECK(demo_start(&d, &options));
     platform_event event;
     CHECK(!platform_next_event(&event)); /* headless: nothing queued of itself */
+    int window_width = 0, window_height = 0;
+    platform_window_size(&window_width, &window_height); /* headless: mouse units are framebuffer pixels */
+    CHECK(window_width == WIDTH && window_height == HEIGHT);
 
     /* The translation itself: modifiers and buttons as bits, sizes, events of no use skipped. */
     SDL_Event user = {.type = SDL_USEREVENT};
