@@ -1,6 +1,6 @@
 /* pick: what is under the mouse. A ray from the camera through a point of the picture, and the distance
- * along it at which it enters a box placed by a matrix (a character's culling box), so that of the boxes a
- * click goes through the nearest is the character clicked. Pure math on cglm types, no allocation.
+ * along it at which it enters a box placed by a matrix (a character's box), so that of the boxes a click
+ * goes through the nearest is the character clicked. Pure math on cglm types, no allocation.
  * Knows nothing of the crowd, the scene, the camera module or windows: the caller gives the matrices the
  * picture was drawn with and the boxes. */
 #ifndef MARIONETTE_PICK_H
