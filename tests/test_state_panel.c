@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "anim/config/anim_config.h"
 #include "state_panel.h"
@@ -279,6 +280,14 @@ static void test_panel_lines(void)
     CHECK(find_line(&lines, "speed 1.40") >= 0 && find_line(&lines, "wave set") >= 0);
     CHECK(find_line(&lines, "  idle -> walk (speed > 0.2) fade 0.25 s, 1.2 s ago") >= 0);
     CHECK(find_line(&lines, "none yet") < 0);
+
+    struct timespec begin, end;
+    clock_gettime(CLOCK_MONOTONIC, &begin);
+    for (int i = 0; i < 1000; ++i)
+        state_panel_build(a, "crowd #3", &history, 1.25, &lines);
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    printf("  the panel built in %.1f us\n",
+           ((double)(end.tv_sec - begin.tv_sec) * 1e9 + (double)(end.tv_nsec - begin.tv_nsec)) / 1000.0 / 1e3);
 
     /* No entity: one line that says so. */
     state_panel_build(NULL, "the player", &history, 0.0, &lines);
