@@ -38,6 +38,7 @@ static const action_info action_infos[GAME_ACTION_COUNT] = {
     [GAME_ACTION_BOUNDS] = {"bounds", "Bounds", {"F3"}},
     [GAME_ACTION_NORMALS] = {"normals", "Normals", {"F4"}},
     [GAME_ACTION_LEVELS] = {"levels", "Level colours", {"F7"}},
+    [GAME_ACTION_STATE_MACHINE] = {"state_machine", "State machine", {"F6"}},
     [GAME_ACTION_SKINNING] = {"skinning", "GPU/CPU skinning", {"G"}},
     [GAME_ACTION_PAUSE] = {"pause", "Pause", {"P"}},
     [GAME_ACTION_STEP] = {"step", "Step", {"."}},
@@ -521,4 +522,5 @@ void game_input_end_step(game_input *input)
     memset(input->released, 0, sizeof input->released);
     input->wheel_steps = 0.0f;
     input->drag_x = input->drag_y = 0.0f;
+    input->clicked = false;
 }

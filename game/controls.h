@@ -30,6 +30,7 @@ typedef enum game_action {
     GAME_ACTION_BOUNDS,
     GAME_ACTION_NORMALS,
     GAME_ACTION_LEVELS,
+    GAME_ACTION_STATE_MACHINE,
     GAME_ACTION_SKINNING,
     GAME_ACTION_PAUSE,
     GAME_ACTION_STEP,
@@ -60,8 +61,8 @@ typedef struct controls {
     float orbit_keys_degrees_per_second; /* camera turn while an orbit key is held */
 } controls;
 
-/* WASD and the arrows move, both Shifts run, Space jumps, E waves, H hits, K dies, Q/R orbit, F1-F5, G, P, '.', '[', ']',
- * C, X, F12 and Escape for the rest (config/controls.ini lists the same). */
+/* WASD and the arrows move, both Shifts run, Space jumps, E waves, H hits, K dies, Q/R orbit, F1-F7, G, P, '.', '[',
+ * ']', C, X, F12 and Escape for the rest (config/controls.ini lists the same). */
 controls controls_defaults(void);
 
 /* Read path's [keys] and [mouse] into out. An action or setting the file leaves out keeps its default.
@@ -119,6 +120,8 @@ typedef struct game_input {
     bool released[GAME_ACTION_COUNT]; /* went from held to not held since the last step ended */
     float wheel_steps;                /* mouse wheel steps since the last step (positive: away from you) */
     float drag_x, drag_y;             /* mouse drag in pixels since the last step */
+    bool clicked;                     /* a left click (no drag between press and release) since the last step */
+    float click_x, click_y;           /* where the last one was: framebuffer pixels from the top-left */
     int key_down_count;
     game_input_key_down keys_down[GAME_INPUT_KEYS_DOWN_MAX];
 } game_input;
@@ -130,7 +133,7 @@ void game_input_key(game_input *input, const controls *c, platform_key key, bool
 /* Let go of every key (the window lost focus, so the ups will never come): held actions get released. */
 void game_input_release_all(game_input *input);
 
-/* Clear the per-step edges, wheel and drag; held keys stay held. */
+/* Clear the per-step edges, wheel, drag and click; held keys stay held. */
 void game_input_end_step(game_input *input);
 
 #endif

@@ -15,6 +15,7 @@
 #include "gfx/gfx_text.h"
 #include "hud.h"
 #include "base/json.h"
+#include "pick.h"
 #include "platform/platform.h"
 
 static const double DEMO_HEADLESS_FRAME_SECONDS = 1.0 / 60.0; /* a headless frame shows this much time */
@@ -22,6 +23,9 @@ static const double DEMO_MAX_FRAME_SECONDS = 0.25;            /* a stall is not 
 static const double DEMO_RELOAD_POLL_SECONDS = 0.5;
 static const float DEMO_LOD_FULL_RATE_METRES = 12.0f, DEMO_LOD_HALF_RATE_METRES = 30.0f;
 static const float DEMO_TIME_SCALE_MIN = 1.0f / 16.0f, DEMO_TIME_SCALE_MAX = 4.0f;
+/* A left press and release with the pointer moved less than this in between is a click (it picks whose
+ * state machine the panel shows); more is a drag, which orbits the camera. */
+static const float DEMO_CLICK_TRAVEL_PIXELS = 4.0f;
 
 static double now_seconds(void)
 {
@@ -148,6 +152,8 @@ static void make_player(demo *d, diag_list *problems)
     player_place(d->player, position[0], position[2], heading);
 }
 
+static void find_tracked(demo *d);
+
 /* Swap in a freshly loaded config: entities move over (keeping their state where it still exists), meshes
  * follow the models, the old config goes. */
 static void adopt_config(demo *d, anim_config *config, diag_list *problems)
@@ -170,6 +176,7 @@ static void adopt_config(demo *d, anim_config *config, diag_list *problems)
     if (removed > 0)
         diag_list_add(problems, d->characters_path, 0, "%d crowd members lost their character and were removed",
                       removed);
+    find_tracked(d);
     anim_config_free(old);
 }
 
@@ -270,6 +277,109 @@ static void load_configuration(demo *d, bool force)
     diag_list_free(&problems);
 }
 
+/* ---- The state machine panel ---------------------------------------------------------------------------- */
+
+static const animator *tracked_animator(const demo *d)
+{
+    if (d->tracked)
+        return d->tracked;
+    return d->player ? player_animator(d->player) : NULL;
+}
+
+/* The panel shows member's machine (-1: the player's) from now on, with a history that starts now. */
+static void track(demo *d, int member)
+{
+    d->tracked = member >= 0 ? crowd_animator(d->crowd, member) : NULL;
+    d->tracked_index = d->tracked ? member : -1;
+    state_panel_start(&d->tracked_history, tracked_animator(d));
+}
+
+/* After the crowd lost members (cleared, or a reload took their character) or a reload moved the entities:
+ * the tracked member where it is now, or the player when it is gone; its state as a reload left it, with
+ * no transition. Members that stay keep their animator, so it finds them; none is made in between. */
+static void find_tracked(demo *d)
+{
+    if (d->tracked) {
+        int found = -1;
+        for (int i = 0; i < crowd_count(d->crowd) && found < 0; ++i)
+            if (crowd_animator(d->crowd, i) == d->tracked)
+                found = i;
+        if (found < 0) {
+            track(d, -1);
+            return;
+        }
+        d->tracked_index = found;
+    }
+    state_panel_follow(&d->tracked_history, tracked_animator(d));
+}
+
+void demo_state_panel(const demo *d, state_panel_lines *out)
+{
+    char who[48];
+    if (d->tracked)
+        snprintf(who, sizeof who, "crowd #%d", d->tracked_index);
+    else
+        snprintf(who, sizeof who, "the player");
+    state_panel_build(tracked_animator(d), who, &d->tracked_history, d->simulation_time, out);
+}
+
+/* How far along the ray the entity is, if the ray meets it: where it enters the box of the entity's skinned
+ * mesh as posed now (scene_pose_bounds: a CPU skinning of the body), tried only when the ray enters the
+ * culling box first (a matrix inverse). The culling box alone would be too loose: it holds every pose of
+ * the clips on any body, so a member near the camera covers much of the picture and would win clicks
+ * aimed at those behind it. A body with no mesh here is taken at its culling box. */
+static bool ray_meets(demo *d, const pick_ray *ray, const animator *animator, mat4 placement, float *distance)
+{
+    mat4 world, turn, model;
+    float bounds[2][3], pose_box[2][3];
+    if (!animator || !scene_culling_box(animator, placement, world, bounds))
+        return false;
+    gfx_z_up_to_y_up(turn); /* gfx places MD5 space this way after world */
+    glm_mat4_mul(world, turn, model);
+    if (!pick_ray_box(ray, model, (const float(*)[3])bounds, distance))
+        return false;
+    if (!scene_pose_bounds(&d->scene, animator, pose_box))
+        return true;
+    return pick_ray_box(ray, model, (const float(*)[3])pose_box, distance);
+}
+
+int demo_pick(demo *d, float x, float y)
+{
+    int width = 0, height = 0;
+    platform_framebuffer_size(&width, &height);
+    if (width <= 0 || height <= 0)
+        return -1;
+    mat4 view, projection;
+    vec3 eye;
+    camera_matrices(&d->camera, (float)width / (float)height, view, projection, eye);
+    pick_ray ray;
+    if (!pick_ray_through(view, projection, width, height, x, y, &ray))
+        return -1;
+    float nearest = INFINITY, distance;
+    int picked = -1;
+    mat4 placement;
+    if (d->player) {
+        player_world_matrix(d->player, placement);
+        if (ray_meets(d, &ray, player_animator(d->player), placement, &distance))
+            nearest = distance;
+    }
+    for (int i = 0; i < crowd_count(d->crowd); ++i) {
+        crowd_world(d->crowd, i, placement);
+        if (ray_meets(d, &ray, crowd_animator(d->crowd, i), placement, &distance) && distance < nearest) {
+            nearest = distance;
+            picked = i;
+        }
+    }
+    return picked;
+}
+
+static void click(game_input *input, float x, float y)
+{
+    input->clicked = true;
+    input->click_x = x;
+    input->click_y = y;
+}
+
 /* ---- Actions -------------------------------------------------------------------------------------------- */
 
 static void spawn_crowd(demo *d, int count)
@@ -348,6 +458,16 @@ static void apply_actions(demo *d)
         d->views.bounds = !d->views.bounds;
     if (pressed(d, GAME_ACTION_LEVELS))
         d->views.lod_colors = !d->views.lod_colors;
+    if (pressed(d, GAME_ACTION_STATE_MACHINE))
+        d->show_state_machine = !d->show_state_machine;
+    /* While the panel shows, a click says whose machine: a crowd member, or the player (clicked, or nothing
+     * clicked). Clicking the one shown keeps its history. */
+    if (d->input.clicked && d->show_state_machine) {
+        int member = demo_pick(d, d->input.click_x, d->input.click_y);
+        const animator *picked = member >= 0 ? crowd_animator(d->crowd, member) : NULL;
+        if (picked != d->tracked)
+            track(d, member);
+    }
     if (pressed(d, GAME_ACTION_NORMALS))
         d->views.normals = !d->views.normals;
     if (pressed(d, GAME_ACTION_SKINNING))
@@ -366,6 +486,7 @@ static void apply_actions(demo *d)
         spawn_crowd(d, d->settings.crowd.count);
     if (pressed(d, GAME_ACTION_CROWD_CLEAR)) {
         crowd_clear(d->crowd);
+        find_tracked(d);
         set_status(d, "crowd cleared");
     }
     if (pressed(d, GAME_ACTION_SCREENSHOT))
@@ -423,8 +544,15 @@ static void write_trace_step(demo *d, const input_script_event *applied, int app
         json_integer(&w, applied[i].line);
         json_key(&w, "event");
         static const char *const kinds[] = {[INPUT_SCRIPT_KEY_DOWN] = "press", [INPUT_SCRIPT_KEY_UP] = "release",
-                                            [INPUT_SCRIPT_WHEEL] = "wheel", [INPUT_SCRIPT_DRAG] = "drag"};
+                                            [INPUT_SCRIPT_WHEEL] = "wheel", [INPUT_SCRIPT_DRAG] = "drag",
+                                            [INPUT_SCRIPT_CLICK] = "click"};
         json_string(&w, kinds[applied[i].kind]);
+        if (applied[i].kind == INPUT_SCRIPT_CLICK) {
+            json_key(&w, "x");
+            json_number(&w, applied[i].x);
+            json_key(&w, "y");
+            json_number(&w, applied[i].y);
+        }
         if (applied[i].kind == INPUT_SCRIPT_KEY_DOWN || applied[i].kind == INPUT_SCRIPT_KEY_UP) {
             char name[CONTROLS_KEY_NAME_MAX];
             controls_key_name(applied[i].key, name, sizeof name);
@@ -495,6 +623,8 @@ static void simulate_step(demo *d, float dt)
                 d->input.wheel_steps += event->wheel;
             else if (event->kind == INPUT_SCRIPT_DRAG)
                 d->input.drag_x += event->drag_x, d->input.drag_y += event->drag_y;
+            else if (event->kind == INPUT_SCRIPT_CLICK)
+                click(&d->input, event->x + 0.5f, event->y + 0.5f); /* the pixel's centre */
         }
     }
     apply_actions(d);
@@ -524,6 +654,12 @@ static void simulate_step(demo *d, float dt)
         set_crowd_lod(d);
         crowd_update(d->crowd, scaled);
         d->simulation_time += scaled;
+        /* The panel's history: the player's decisions as they are made, a crowd member's as seen after. */
+        if (d->tracked)
+            state_panel_observe(&d->tracked_history, d->tracked, d->simulation_time);
+        else if (updated)
+            state_panel_record(&d->tracked_history, player_animator(d->player), &update.decision,
+                               d->simulation_time);
     }
     /* Every step goes into the trace, paused ones too, so each scripted key shows up where it was used. */
     if (d->trace)
@@ -534,6 +670,18 @@ static void simulate_step(demo *d, float dt)
 }
 
 /* ---- Events --------------------------------------------------------------------------------------------- */
+
+/* A click at a pixel of the window, as a position in the framebuffer (the pixel's centre): a high-DPI
+ * window has more framebuffer pixels than the window units mouse events come in. */
+static void click_window_pixel(demo *d, int x, int y)
+{
+    int window_width = 0, window_height = 0, width = 0, height = 0;
+    platform_window_size(&window_width, &window_height);
+    platform_framebuffer_size(&width, &height);
+    float scale_x = window_width > 0 ? (float)width / (float)window_width : 1.0f;
+    float scale_y = window_height > 0 ? (float)height / (float)window_height : 1.0f;
+    click(&d->input, ((float)x + 0.5f) * scale_x, ((float)y + 0.5f) * scale_y);
+}
 
 static void handle_events(demo *d)
 {
@@ -553,12 +701,28 @@ static void handle_events(demo *d)
                 d->input.drag_x += (float)event.dx;
                 d->input.drag_y += (float)event.dy;
             }
+            if (d->mouse_left_down)
+                d->mouse_left_travel += fabsf((float)event.dx) + fabsf((float)event.dy);
+            break;
+        case PLATFORM_EVENT_MOUSE_BUTTON_DOWN:
+            if (event.buttons & PLATFORM_MOUSE_LEFT) {
+                d->mouse_left_down = true;
+                d->mouse_left_travel = 0.0f;
+            }
+            break;
+        case PLATFORM_EVENT_MOUSE_BUTTON_UP:
+            if ((event.buttons & PLATFORM_MOUSE_LEFT) && d->mouse_left_down) {
+                d->mouse_left_down = false;
+                if (d->mouse_left_travel < DEMO_CLICK_TRAVEL_PIXELS)
+                    click_window_pixel(d, event.x, event.y);
+            }
             break;
         case PLATFORM_EVENT_MOUSE_WHEEL:
             d->input.wheel_steps += (float)event.wheel_y;
             break;
         case PLATFORM_EVENT_FOCUS_LOST:
             game_input_release_all(&d->input);
+            d->mouse_left_down = false;
             break;
         default:
             break;
@@ -606,6 +770,7 @@ void demo_hud_view(const demo *d, hud_view *view)
         .messages_total = d->messages_total,
         .show_help = d->show_help,
         .controls = &d->controls,
+        .state_machine = d->show_state_machine ? &d->state_panel : NULL,
     };
     for (int i = 0; i < d->event_count; ++i)
         view->events[i] = (hud_event){d->events[i].name, d->events[i].weight,
@@ -644,9 +809,20 @@ static void draw_frame(demo *d)
     /* The crowd's palette slots are handed out in order, then filled on all cores. */
     int members = scene_queue_crowd(&d->scene, d->crowd, &d->views);
     scene_write_crowd_palettes(d->crowd, d->scene.crowd_palettes, members, d->jobs);
+    if (d->show_state_machine && d->tracked) {
+        /* Which member the panel shows: the box of its pose (what a click meets), in the panel's amber. */
+        mat4 placement, box_world;
+        float culling[2][3], pose_box[2][3];
+        crowd_world(d->crowd, d->tracked_index, placement);
+        if (scene_culling_box(d->tracked, placement, box_world, culling) &&
+            scene_pose_bounds(&d->scene, d->tracked, pose_box))
+            gfx_debug_box(box_world, pose_box, (float[4]){1.0f, 0.78f, 0.25f, 1.0f});
+    }
     platform_begin_frame();
     gfx_end_frame();
     d->gfx = gfx_frame_stats();
+    if (d->show_state_machine)
+        demo_state_panel(d, &d->state_panel);
     hud_view hud;
     demo_hud_view(d, &hud);
     gfx_overlay_begin(); /* the HUD's GPU time counts in the overlay's */

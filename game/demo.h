@@ -20,6 +20,7 @@
 #include "input_script.h"
 #include "player.h"
 #include "scene.h"
+#include "state_panel.h"
 
 enum {
     DEMO_STEP_HZ = 120,
@@ -74,6 +75,15 @@ typedef struct demo {
     gfx_lod_memory player_lod;   /* the player's level of detail last frame (hysteresis) */
 
     bool quit, paused, step_once, show_help, screenshot_requested;
+    bool show_state_machine;     /* the state machine panel (F6) */
+    /* Whose state machine the panel shows: a crowd member picked with the mouse, by its animator (which
+     * stays while the member lives, whatever its index in the crowd), or NULL for the player. */
+    const animator *tracked;
+    int tracked_index;           /* where the tracked member was last found in the crowd */
+    state_panel_history tracked_history; /* its transitions since it was picked */
+    state_panel_lines state_panel;       /* the panel as last drawn */
+    bool mouse_left_down;        /* a left click is a press and release without a drag in between */
+    float mouse_left_travel;     /* pixels the pointer moved since the left button went down */
     float time_scale;
     double simulation_time;      /* seconds simulated (scaled by time_scale, stopped while paused) */
     double clock;                /* seconds of simulation steps, paused or not: the input script's time */
@@ -109,5 +119,13 @@ void demo_finish(demo *d);
 
 /* What the HUD shows of d now; the view points into d (valid until d changes). */
 void demo_hud_view(const demo *d, hud_view *view);
+
+/* The state machine panel of whichever d tracks (the player, or the crowd member last clicked), now. */
+void demo_state_panel(const demo *d, state_panel_lines *out);
+
+/* The crowd member under framebuffer position (x, y) (pixels from the top-left) as the camera shows it
+ * now: of the entities whose box the ray through it enters (the box of the skinned mesh as posed, tried
+ * where the ray enters the culling box), the nearest; -1 for none, or when the player is nearer. */
+int demo_pick(demo *d, float x, float y);
 
 #endif

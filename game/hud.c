@@ -14,6 +14,12 @@ static const float HUD_PANEL[4] = {0.05f, 0.06f, 0.08f, 0.62f};
 static const float HUD_TEXT[4] = {0.93f, 0.94f, 0.96f, 1.0f};
 static const float HUD_ERROR[4] = {1.0f, 0.45f, 0.4f, 1.0f};
 static const float HUD_HINT[4] = {0.75f, 0.8f, 0.9f, 1.0f};
+/* The state machine panel: darker behind it (it holds more text, often over the bright ground), the current
+ * state in amber on a band of its own so it stands out at a glance. */
+static const float HUD_STATE_PANEL[4] = {0.05f, 0.06f, 0.08f, 0.78f};
+static const float HUD_CURRENT_BAND[4] = {0.45f, 0.32f, 0.05f, 0.85f};
+static const float HUD_CURRENT[4] = {1.0f, 0.85f, 0.35f, 1.0f};
+static const float HUD_QUIET[4] = {0.62f, 0.65f, 0.7f, 1.0f};
 
 typedef struct hud_buffer {
     char *text;
@@ -180,6 +186,42 @@ void hud_text(const hud_view *v, char *buffer, size_t size)
         add(&b, "%s\n", v->status);
 }
 
+/* The state machine panel on the right, from `top` down, or below the main panel (main_right, main_bottom)
+ * where it would overlap it; cut at the bottom of the picture if need be. */
+static void draw_state_panel(const state_panel_lines *panel, int width, int height, float top, float main_right,
+                             float main_bottom, int scale)
+{
+    static const float *const colors[] = {[STATE_PANEL_PLAIN] = HUD_TEXT, [STATE_PANEL_TITLE] = HUD_HINT,
+                                          [STATE_PANEL_CURRENT] = HUD_CURRENT, [STATE_PANEL_QUIET] = HUD_QUIET};
+    int line = gfx_text_line_height(scale);
+    int widest = 0;
+    for (int i = 0; i < panel->count; ++i) {
+        int w = gfx_text_width(panel->text[i], scale);
+        widest = w > widest ? w : widest;
+    }
+    float left = (float)(width - HUD_MARGIN - widest - 2 * HUD_PADDING);
+    left = left < HUD_MARGIN ? HUD_MARGIN : left;
+    if (left < main_right + HUD_MARGIN && top < main_bottom + HUD_MARGIN)
+        top = main_bottom + HUD_MARGIN;
+    int shown = panel->count;
+    int room = (int)(((float)height - HUD_MARGIN - top - 2 * HUD_PADDING) / (float)line);
+    shown = shown < room ? shown : room;
+    if (shown <= 0)
+        return;
+    gfx_text_rect(left, top, (float)(widest + 2 * HUD_PADDING), (float)(shown * line + 2 * HUD_PADDING),
+                  HUD_STATE_PANEL);
+    for (int i = 0; i < shown; ++i) {
+        float y = top + HUD_PADDING + (float)(i * line);
+        state_panel_style style = panel->styles[i];
+        if (style == STATE_PANEL_CURRENT)
+            gfx_text_rect(left + HUD_PADDING / 2, y - 1.0f, (float)(widest + HUD_PADDING), (float)line,
+                          HUD_CURRENT_BAND);
+        gfx_text_draw(left + HUD_PADDING, y, scale, (int)style >= 0 && style <= STATE_PANEL_QUIET ? colors[style]
+                                                                                                   : HUD_TEXT,
+                      panel->text[i]);
+    }
+}
+
 void hud_draw(const hud_view *v, int width, int height)
 {
     char text[HUD_TEXT_MAX];
@@ -193,8 +235,9 @@ void hud_draw(const hud_view *v, int width, int height)
         lines += *c == '\n';
     if (text[0] && text[strlen(text) - 1] == '\n')
         --lines;
-    gfx_text_rect(HUD_MARGIN, HUD_MARGIN, (float)(gfx_text_width(text, scale) + 2 * HUD_PADDING),
-                  (float)(lines * line + 2 * HUD_PADDING), HUD_PANEL);
+    float main_right = (float)(HUD_MARGIN + gfx_text_width(text, scale) + 2 * HUD_PADDING);
+    float main_bottom = (float)(HUD_MARGIN + lines * line + 2 * HUD_PADDING);
+    gfx_text_rect(HUD_MARGIN, HUD_MARGIN, main_right - HUD_MARGIN, main_bottom - HUD_MARGIN, HUD_PANEL);
     gfx_text_draw(HUD_MARGIN + HUD_PADDING, HUD_MARGIN + HUD_PADDING, scale, HUD_TEXT, text);
 
     /* Config problems stay at the bottom, in red, until a good reload. */
@@ -216,6 +259,8 @@ void hud_draw(const hud_view *v, int width, int height)
                            HUD_ERROR, "... and %d more on stderr", v->messages_total - v->message_count);
     }
 
+    /* The top right: the help or its hint, then the state machine panel under it. */
+    float right_bottom;
     if (v->show_help && v->controls) {
         char help[CONTROLS_HELP_TEXT_MAX];
         controls_help_text(v->controls, help, sizeof help);
@@ -227,6 +272,7 @@ void hud_draw(const hud_view *v, int width, int height)
         gfx_text_rect(left, HUD_MARGIN, (float)(w + 2 * HUD_PADDING), (float)(help_lines * line + 2 * HUD_PADDING),
                       HUD_PANEL);
         gfx_text_draw(left + HUD_PADDING, HUD_MARGIN + HUD_PADDING, scale, HUD_TEXT, help);
+        right_bottom = (float)(HUD_MARGIN + help_lines * line + 2 * HUD_PADDING);
     } else {
         char key[CONTROLS_KEY_NAME_MAX] = "F1";
         if (v->controls && v->controls->key_count[GAME_ACTION_HELP] > 0)
@@ -237,6 +283,9 @@ void hud_draw(const hud_view *v, int width, int height)
         gfx_text_rect((float)(width - HUD_MARGIN - w - 2 * HUD_PADDING), HUD_MARGIN, (float)(w + 2 * HUD_PADDING),
                       (float)(line + 2 * HUD_PADDING), HUD_PANEL);
         gfx_text_draw((float)(width - HUD_MARGIN - HUD_PADDING - w), HUD_MARGIN + HUD_PADDING, scale, HUD_HINT, hint);
+        right_bottom = (float)(HUD_MARGIN + line + 2 * HUD_PADDING);
     }
+    if (v->state_machine)
+        draw_state_panel(v->state_machine, width, height, right_bottom + HUD_MARGIN, main_right, main_bottom, scale);
     gfx_text_end();
 }

@@ -1,7 +1,8 @@
 /* hud: the demo's text overlay, drawn with gfx_text after the scene: frame figures, the player's state,
  * layers and last events, the crowd's shared and per-entity memory, draw calls, the views switched on,
  * the frame budget (GPU time per pass, triangles, instances per level of detail), the last reload and any
- * config problem with its file:line, and the controls (F1).
+ * config problem with its file:line, the controls (F1) and the state machine panel (F6, its lines made by
+ * state_panel) on the right.
  * Reads a hud_view (what it shows, filled by the demo every frame) and changes nothing; knows nothing of the
  * demo's state, the player, the crowd or the cache. */
 #ifndef MARIONETTE_HUD_H
@@ -13,6 +14,7 @@
 #include "anim/anim_controller.h"
 #include "controls.h"
 #include "gfx/gfx.h"
+#include "state_panel.h"
 
 enum {
     HUD_EVENTS_MAX = 6,   /* the player's last events listed */
@@ -67,11 +69,14 @@ typedef struct hud_view {
 
     bool show_help;
     const controls *controls;             /* the bindings, for the help and the help key's name; NULL: F1 */
+
+    const state_panel_lines *state_machine; /* the state machine panel; NULL: not shown */
 } hud_view;
 
 void hud_draw(const hud_view *view, int width, int height);
 
-/* The HUD's lines as plain text (what hud_draw shows, help excluded), for tests and logs. */
+/* The HUD's lines as plain text (what hud_draw shows, the help and the state machine panel excluded: the
+ * panel's lines are text already), for tests and logs. */
 void hud_text(const hud_view *view, char *buffer, size_t size);
 
 #endif

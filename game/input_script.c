@@ -18,7 +18,7 @@
  * rate would differ from another by a step. A microsecond is far below any step and far above rounding. */
 static const double input_script_time_tolerance = 1e-6;
 
-/* Wheel steps and drag pixels are stored as floats: a number past float's range would arrive as infinity
+/* Wheel steps, drag and click pixels are stored as floats: a number past float's range would arrive as infinity
  * (the camera ignores it, so a script would silently do nothing). A million is more than any mouse gives. */
 static const double input_script_motion_limit = 1e6;
 
@@ -84,9 +84,10 @@ static char *next_word(char **cursor)
     return start;
 }
 
-/* wheel's or drag's numbers: exactly count of them in arguments. */
+/* wheel's, drag's or click's numbers: exactly count of them in arguments, each from low to the motion
+ * limit. */
 static bool parse_numbers(script_loader *loader, int line, const char *verb, char *arguments, int count,
-                          double *values, const char *what)
+                          double *values, const char *what, double low)
 {
     char *words[3];
     int found = 0;
@@ -106,9 +107,9 @@ static bool parse_numbers(script_loader *loader, int line, const char *verb, cha
             config_error(&loader->errors, line, "%s: '%s' is not a number", verb, words[i]);
             return false;
         }
-        if (fabs(values[i]) > input_script_motion_limit) {
-            config_error(&loader->errors, line, "%s: %s is out of range (-%g to %g)", verb, words[i],
-                         input_script_motion_limit, input_script_motion_limit);
+        if (values[i] < low || values[i] > input_script_motion_limit) {
+            config_error(&loader->errors, line, "%s: %s is out of range (%g to %g)", verb, words[i], low,
+                         input_script_motion_limit);
             return false;
         }
     }
@@ -168,7 +169,7 @@ static void parse_line(script_loader *loader, int line, char *text, double *prev
     }
     char *verb = next_word(&cursor);
     if (!verb) {
-        config_error(&loader->errors, line, "missing verb after the time (press, release, tap, wheel or drag)");
+        config_error(&loader->errors, line, "missing verb after the time (press, release, tap, wheel, drag or click)");
         return;
     }
     char *arguments = ini_trim(cursor);
@@ -192,19 +193,27 @@ static void parse_line(script_loader *loader, int line, char *text, double *prev
         entry.tap = verb[0] == 't';
     } else if (strcmp(verb, "wheel") == 0) {
         double steps;
-        if (!parse_numbers(loader, line, verb, arguments, 1, &steps, "one number (steps)"))
+        if (!parse_numbers(loader, line, verb, arguments, 1, &steps, "one number (steps)", -input_script_motion_limit))
             return;
         entry.event.kind = INPUT_SCRIPT_WHEEL;
         entry.event.wheel = (float)steps;
     } else if (strcmp(verb, "drag") == 0) {
         double pixels[2];
-        if (!parse_numbers(loader, line, verb, arguments, 2, pixels, "two numbers (pixels x y)"))
+        if (!parse_numbers(loader, line, verb, arguments, 2, pixels, "two numbers (pixels x y)",
+                           -input_script_motion_limit))
             return;
         entry.event.kind = INPUT_SCRIPT_DRAG;
         entry.event.drag_x = (float)pixels[0];
         entry.event.drag_y = (float)pixels[1];
+    } else if (strcmp(verb, "click") == 0) {
+        double pixel[2];
+        if (!parse_numbers(loader, line, verb, arguments, 2, pixel, "two numbers (pixel x y)", 0.0))
+            return;
+        entry.event.kind = INPUT_SCRIPT_CLICK;
+        entry.event.x = (float)pixel[0];
+        entry.event.y = (float)pixel[1];
     } else {
-        config_error(&loader->errors, line, "unknown verb '%s' (press, release, tap, wheel or drag)", verb);
+        config_error(&loader->errors, line, "unknown verb '%s' (press, release, tap, wheel, drag or click)", verb);
         return;
     }
     *previous_time = time;

@@ -1,4 +1,4 @@
-/* input_script: timed key presses, wheel steps and mouse drags read from a text file (`marionette --script
+/* input_script: timed key presses, wheel steps, mouse drags and clicks read from a text file (`marionette --script
  * FILE`) and handed out by simulation time, so a test drives the demo as a player would and a headless run
  * replays identically at any frame rate. The events go through the same bindings as real keys.
  * Knows key names (through controls_key_from_name) but nothing of the bindings, windows or the simulation.
@@ -12,8 +12,10 @@
  *     3.0        press    Left Shift   ; key names, as in controls.ini (may contain spaces)
  *     4.0        wheel    -2           ; mouse wheel steps (zoom)
  *     4.5        drag     120 -30      ; mouse drag in pixels (orbit)
+ *     5.0        click    640 360      ; left click on a pixel, from the top-left (picks a character)
  * Times are simulation seconds (not wall clock), never decreasing, 0 to INPUT_SCRIPT_TIME_MAX. Wheel steps
- * and drag pixels lie within -1e6..1e6. Numbers are plain decimals (base/decimal: no hexadecimal). */
+ * and drag pixels lie within -1e6..1e6, click pixels within 0..1e6 (one outside the picture hits nothing).
+ * Numbers are plain decimals (base/decimal: no hexadecimal). */
 #ifndef MARIONETTE_INPUT_SCRIPT_H
 #define MARIONETTE_INPUT_SCRIPT_H
 
@@ -30,6 +32,7 @@ typedef enum input_script_event_kind {
     INPUT_SCRIPT_KEY_UP,
     INPUT_SCRIPT_WHEEL,
     INPUT_SCRIPT_DRAG,
+    INPUT_SCRIPT_CLICK,
 } input_script_event_kind;
 
 typedef struct input_script_event {
@@ -37,6 +40,7 @@ typedef struct input_script_event {
     platform_key key;     /* KEY_DOWN, KEY_UP */
     float wheel;          /* WHEEL: steps, positive away from the user (as platform_event.wheel_y) */
     float drag_x, drag_y; /* DRAG: pixels, x right, y down (as platform_event.dx, dy) */
+    float x, y;           /* CLICK: the framebuffer pixel, x right and y down from the top-left */
     double time;          /* the time the file gave the event (a tap's release: its press's time) */
     int line;             /* the file's line, for traces */
 } input_script_event;

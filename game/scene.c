@@ -247,6 +247,20 @@ void scene_model_world(const anim_character *character, mat4 placement, mat4 out
     glm_mat4_mul(placement, import_y_up, out);
 }
 
+bool scene_culling_box(const animator *animator, mat4 placement, mat4 world, float bounds[2][3])
+{
+    const anim_character *character = animator_character(animator);
+    /* The bounds, the pose and the mesh stay in the file's units and axes; the import goes in the matrix. */
+    scene_model_world(character, placement, world);
+    if (!anim_controller_bounds(animator_controller(animator), bounds))
+        return false;
+    for (int k = 0; k < 3; ++k) {
+        bounds[0][k] -= character->model->skin_reach;
+        bounds[1][k] += character->model->skin_reach;
+    }
+    return true;
+}
+
 /* Queue one entity with gfx and return where its palette goes (NULL when culled); its object pose in
  * *object. false when it cannot be drawn (no mesh for its body, no pose) or gfx refused it. */
 static bool scene_queue(scene *s, const animator *animator, mat4 world, const scene_views *views,
@@ -263,16 +277,9 @@ static bool scene_queue(scene *s, const animator *animator, mat4 world, const sc
     if (mesh.id == 0 || !*object || !skeleton->inverse_bind || skeleton->joint_count <= 0)
         return false;
     gfx_instance instance = {.mesh = mesh, .joint_count = skeleton->joint_count, .lod = lod};
-    /* The bounds, the pose and the mesh stay in the file's units and axes; the import goes in the matrix. */
-    scene_model_world(animator_character(animator), world, instance.world);
+    scene_culling_box(animator, world, instance.world, instance.bounds); /* no box: all zero, never culled */
     if (tint)
         memcpy(instance.tint, tint, sizeof instance.tint);
-    if (anim_controller_bounds(controller, instance.bounds)) {
-        for (int k = 0; k < 3; ++k) {
-            instance.bounds[0][k] -= m->skin_reach;
-            instance.bounds[1][k] += m->skin_reach;
-        }
-    }
     int culled_before = gfx_frame_stats().culled;
     *destination = gfx_submit_palette(&instance);
     if (!*destination && gfx_frame_stats().culled == culled_before)

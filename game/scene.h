@@ -85,6 +85,13 @@ gfx_mesh scene_mesh(const scene *s, const anim_character *character);
 bool scene_submit(scene *s, const animator *animator, mat4 world, const scene_views *views, const float tint[4],
                   gfx_lod_memory *lod);
 
+/* An entity's culling box as gfx gets it: world, its placement times its character's import
+ * (scene_model_world), and bounds, the box of its current pose (anim_controller_bounds) grown by its body's
+ * skin reach, in MD5 object space (gfx_instance.world and bounds; gfx turns MD5's Z up to Y up after
+ * world). What the scene culls with and what a mouse click is tried against. False (bounds untouched) when
+ * the controller has no box. */
+bool scene_culling_box(const animator *animator, mat4 placement, mat4 world, float bounds[2][3]);
+
 /* The box the bounds view draws bright for an entity: the skinned mesh of its current pose, exactly
  * (pose_skinned_bounds: the cost of CPU skinning, paid only while the view is on), in MD5 object space as
  * gfx_instance.bounds. The dim one is the culling box, looser by design: the clip's bounds grown by the

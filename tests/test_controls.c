@@ -122,6 +122,8 @@ static void test_action_names(void)
     CHECK(strcmp(game_action_name(GAME_ACTION_MOVE_FORWARD), "move_forward") == 0);
     CHECK(strcmp(game_action_name(GAME_ACTION_CROWD_SPAWN), "crowd_spawn") == 0);
     CHECK(strcmp(game_action_name(GAME_ACTION_QUIT), "quit") == 0);
+    CHECK(strcmp(game_action_name(GAME_ACTION_STATE_MACHINE), "state_machine") == 0);
+    CHECK(game_action_from_name("state_machine") == GAME_ACTION_STATE_MACHINE);
     CHECK(strcmp(game_action_name(GAME_ACTION_COUNT), "unknown") == 0);
     CHECK(strcmp(game_action_name((game_action)-1), "unknown") == 0);
     for (int action = 0; action < GAME_ACTION_COUNT; ++action)
@@ -147,7 +149,7 @@ static void test_defaults_bind_what_the_issue_says(void)
         {PLATFORM_KEY_Q, GAME_ACTION_ORBIT_LEFT},     {PLATFORM_KEY_R, GAME_ACTION_ORBIT_RIGHT},
         {PLATFORM_KEY_F1, GAME_ACTION_HELP},          {PLATFORM_KEY_F2, GAME_ACTION_SKELETON},
         {PLATFORM_KEY_F3, GAME_ACTION_BOUNDS},        {PLATFORM_KEY_F4, GAME_ACTION_NORMALS},
-        {PLATFORM_KEY_F7, GAME_ACTION_LEVELS},
+        {PLATFORM_KEY_F7, GAME_ACTION_LEVELS},        {PLATFORM_KEY_F6, GAME_ACTION_STATE_MACHINE},
         {PLATFORM_KEY_G, GAME_ACTION_SKINNING},       {PLATFORM_KEY_P, GAME_ACTION_PAUSE},
         {PLATFORM_KEY_PERIOD, GAME_ACTION_STEP},      {PLATFORM_KEY_LEFTBRACKET, GAME_ACTION_SLOWER},
         {PLATFORM_KEY_RIGHTBRACKET, GAME_ACTION_FASTER}, {PLATFORM_KEY_F5, GAME_ACTION_RELOAD},
@@ -232,6 +234,10 @@ static void test_remap_through_a_file(void)
     CHECK(action_of(&c, PLATFORM_KEY_SPACE) == GAME_ACTION_JUMP);
     CHECK(action_of(&c, PLATFORM_KEY_F8) == GAME_ACTION_WAVE);
     CHECK(!c.invert_y);
+    /* The state machine's panel moves off F6 like any other action. */
+    CHECK(load_text("[keys]\nstate_machine = F9\n", &c, &errors));
+    CHECK(action_of(&c, PLATFORM_KEY_F9) == GAME_ACTION_STATE_MACHINE);
+    CHECK(action_of(&c, PLATFORM_KEY_F6) == GAME_ACTION_COUNT);
     /* A key freed by a remap can go to another action in the same file. */
     CHECK(load_text("[keys]\nwave = Space\njump = E\n", &c, &errors));
     CHECK(action_of(&c, PLATFORM_KEY_SPACE) == GAME_ACTION_WAVE);
@@ -434,8 +440,9 @@ static void test_input_two_keys_for_one_action(void)
     game_input_key(&input, &c, PLATFORM_KEY_D, true);
     input.wheel_steps = 2.0f;
     input.drag_x = 5.0f;
+    input.clicked = true;
     game_input_end_step(&input);
-    CHECK(input.wheel_steps == 0.0f && input.drag_x == 0.0f && input.drag_y == 0.0f);
+    CHECK(input.wheel_steps == 0.0f && input.drag_x == 0.0f && input.drag_y == 0.0f && !input.clicked);
     CHECK(input.held[GAME_ACTION_RUN] == 2 && input.held[GAME_ACTION_MOVE_RIGHT] == 1);
     game_input_release_all(&input);
     CHECK(input.held[GAME_ACTION_RUN] == 0 && input.released[GAME_ACTION_RUN]);

@@ -26,6 +26,7 @@
 #include "test_files.h"
 #include "hud.h"
 #include "platform/platform.h"
+#include "pick.h"
 #include "pose/pose.h"
 
 enum { WIDTH = 480, HEIGHT = 270 };
@@ -870,6 +871,425 @@ static void test_reload_split_saves_and_status(void)
 
 /* ---- No heap allocation per frame ------------------------------------------------------------------------ */
 
+/* ---- The state machine panel (F6) and picking --------------------------------------------------------- */
+
+static state_panel_lines panel;
+
+/* The panel as the demo would draw it now; the first line containing text, or -1. */
+static int panel_line(const char *text)
+{
+    demo_state_panel(&d, &panel);
+    for (int i = 0; i < panel.count; ++i)
+        if (strstr(panel.text[i], text))
+            return i;
+    return -1;
+}
+
+static void print_panel(void)
+{
+    demo_state_panel(&d, &panel);
+    for (int i = 0; i < panel.count; ++i)
+        printf("  |%s\n", panel.text[i]);
+}
+
+static void run_until(double clock)
+{
+    while (d.clock < clock - 1e-9 && demo_frame(&d))
+        continue;
+}
+
+/* Where an entity's box as picking sees it (its skinned mesh as posed) shows in the picture: the rectangle
+ * around its corners and its centre (pixels from the top-left) and the centre's depth. A box reaching
+ * behind the eye covers the whole picture. */
+typedef struct screen_box {
+    float left, top, right, bottom;
+    float x, y, depth;
+} screen_box;
+
+static bool project_box(const animator *animator, mat4 placement, screen_box *out)
+{
+    mat4 world, turn, model, view, projection, view_projection, to_screen;
+    float bounds[2][3];
+    vec3 eye;
+    if (!scene_culling_box(animator, placement, world, bounds) || !scene_pose_bounds(&d.scene, animator, bounds))
+        return false;
+    gfx_z_up_to_y_up(turn);
+    glm_mat4_mul(world, turn, model);
+    camera_matrices(&d.camera, (float)WIDTH / (float)HEIGHT, view, projection, eye);
+    glm_mat4_mul(projection, view, view_projection);
+    glm_mat4_mul(view_projection, model, to_screen);
+    *out = (screen_box){INFINITY, INFINITY, -INFINITY, -INFINITY, 0, 0, 0};
+    int behind = 0;
+    for (int c = 0; c < 9; ++c) {
+        /* The eight corners, then the centre. */
+        vec4 point = {bounds[c & 1][0], bounds[(c >> 1) & 1][1], bounds[(c >> 2) & 1][2], 1.0f}, clip;
+        if (c == 8)
+            for (int k = 0; k < 3; ++k)
+                point[k] = 0.5f * (bounds[0][k] + bounds[1][k]);
+        glm_mat4_mulv(to_screen, point, clip);
+        if (clip[3] <= 0.0f) {
+            behind++;
+            continue;
+        }
+        float x = (clip[0] / clip[3] * 0.5f + 0.5f) * (float)WIDTH, y = (0.5f - clip[1] / clip[3] * 0.5f) * (float)HEIGHT;
+        if (c == 8) {
+            out->x = x, out->y = y, out->depth = clip[3];
+        } else {
+            out->left = fminf(out->left, x), out->right = fmaxf(out->right, x);
+            out->top = fminf(out->top, y), out->bottom = fmaxf(out->bottom, y);
+        }
+    }
+    if (behind == 9)
+        return false; /* all of it behind the eye: nowhere in the picture */
+    if (behind > 0)
+        *out = (screen_box){-INFINITY, -INFINITY, INFINITY, INFINITY, NAN, NAN, NAN};
+    return true;
+}
+
+static bool box_covers(const screen_box *box, float x, float y)
+{
+    return x >= box->left && x <= box->right && y >= box->top && y <= box->bottom;
+}
+
+/* A crowd member nothing else stands in front of: its box's centre is in the picture and in no other
+ * entity's box as the picture shows it (the player's included), so the ray through that pixel meets its
+ * box alone. The nearest such member after `skip` nearer ones, with the pixel; -1 when there is none. */
+static int clear_member_on_screen(int *x, int *y, int skip)
+{
+    enum { MEMBERS_MAX = 64 };
+    screen_box boxes[MEMBERS_MAX + 1];
+    bool known[MEMBERS_MAX + 1] = {0};
+    int count = crowd_count(d.crowd) < MEMBERS_MAX ? crowd_count(d.crowd) : MEMBERS_MAX;
+    mat4 placement;
+    for (int i = 0; i < count; ++i) {
+        crowd_world(d.crowd, i, placement);
+        known[i] = project_box(crowd_animator(d.crowd, i), placement, &boxes[i]);
+    }
+    player_world_matrix(d.player, placement);
+    known[count] = project_box(player_animator(d.player), placement, &boxes[count]);
+    int chosen = -1;
+    float after_depth = -INFINITY; /* the depth of the last one skipped */
+    for (int pass = 0; pass <= skip; ++pass) {
+        if (pass > 0) {
+            if (chosen < 0)
+                return -1;
+            after_depth = boxes[chosen].depth;
+            chosen = -1;
+        }
+        for (int i = 0; i < count; ++i) {
+            float px = floorf(boxes[i].x) + 0.5f, py = floorf(boxes[i].y) + 0.5f; /* the pixel's centre */
+            if (!known[i] || !(px >= 0.0f && px < (float)WIDTH && py >= 0.0f && py < (float)HEIGHT) ||
+                !(boxes[i].depth > after_depth))
+                continue;
+            bool clear = true;
+            for (int j = 0; j <= count && clear; ++j)
+                clear = j == i || !known[j] || !box_covers(&boxes[j], px, py);
+            if (clear && (chosen < 0 || boxes[i].depth < boxes[chosen].depth)) {
+                chosen = i;
+                *x = (int)px;
+                *y = (int)py;
+            }
+        }
+    }
+    return chosen;
+}
+
+/* A crowd member whose box's centre is in the picture and not where the player's box is: a click there
+ * picks a member (that one, or another in front of it). -1 when there is none. */
+static int member_in_front_of_the_player(int *x, int *y)
+{
+    screen_box player, member;
+    mat4 placement;
+    player_world_matrix(d.player, placement);
+    bool player_known = project_box(player_animator(d.player), placement, &player);
+    for (int i = 0; i < crowd_count(d.crowd); ++i) {
+        crowd_world(d.crowd, i, placement);
+        if (!project_box(crowd_animator(d.crowd, i), placement, &member) || !(member.x >= 0.0f && member.x < WIDTH) ||
+            !(member.y >= 0.0f && member.y < HEIGHT) || (player_known && box_covers(&player, member.x, member.y)))
+            continue;
+        *x = (int)member.x;
+        *y = (int)member.y;
+        return i;
+    }
+    return -1;
+}
+
+/* The left button down at (x, y), moved by travel pixels with it held, and up: a click when travel is
+ * small, a drag (orbiting the camera) otherwise. */
+static void push_left_button(int x, int y, int travel)
+{
+    SDL_Event down = {.type = SDL_MOUSEBUTTONDOWN};
+    down.button.button = SDL_BUTTON_LEFT;
+    down.button.x = x, down.button.y = y;
+    CHECK(SDL_PushEvent(&down) == 1);
+    if (travel) {
+        SDL_Event motion = {.type = SDL_MOUSEMOTION};
+        motion.motion.xrel = travel;
+        motion.motion.x = x + travel, motion.motion.y = y;
+        motion.motion.state = SDL_BUTTON_LMASK;
+        CHECK(SDL_PushEvent(&motion) == 1);
+    }
+    SDL_Event up = down;
+    up.type = SDL_MOUSEBUTTONUP;
+    up.button.x = x + travel;
+    CHECK(SDL_PushEvent(&up) == 1);
+}
+
+/* A scratch config whose crowd stands apart (members 3.5 m apart, straying 1 m) and a camera far enough
+ * back to have all of them in front of it (and the sky at the top): some members stand clear of the others
+ * in the picture. */
+static void make_sparse_crowd_config(char *config_dir, size_t size)
+{
+    char settings[600];
+    make_scratch_config(config_dir, size);
+    snprintf(settings, sizeof settings, "%s/demo.ini", config_dir);
+    CHECK(edit_file(settings, "\nspacing = 1.6\n", "\nspacing = 3.5\n"));
+    CHECK(edit_file(settings, "\nwander_radius = 6\n", "\nwander_radius = 1\n"));
+    CHECK(edit_file(settings, "\ndistance = 6\n", "\ndistance = 12\n"));
+}
+
+/* F6 shows the player's machine: the state it is in marked, the speed parameter's value, the transitions
+ * taken (walking, then stopping). A click on a crowd member shows its machine instead, from then on, with
+ * its transitions as they come; a drag is no click; a click on the sky (an input script's `click`) goes
+ * back to the player, and so does clearing the crowd. */
+static void test_state_machine_panel(void)
+{
+    char config_dir[512], script[600];
+    make_sparse_crowd_config(config_dir, sizeof config_dir);
+    write_script(script, sizeof script, config_dir, "panel",
+                 "0.1 tap F6\n0.5 press W\n2.0 release W\n12.0 click 240 0 ; the sky\n13.0 tap X\n");
+    demo_options options = options_for(config_dir, script, NULL, 0);
+    options.crowd = 8;
+    CHECK(demo_start(&d, &options));
+    CHECK(!d.show_state_machine && d.tracked == NULL);
+    hud_view view;
+    demo_hud_view(&d, &view);
+    CHECK(view.state_machine == NULL);
+
+    run_until(1.5);
+    CHECK(d.show_state_machine);
+    demo_hud_view(&d, &view);
+    CHECK(view.state_machine == &d.state_panel && d.state_panel.count > 0);
+    print_panel();
+    CHECK(panel_line("state machine: the player (mannequin)") == 0);
+    int current = panel_line("> walk ");
+    CHECK(current >= 0 && panel.styles[current] == STATE_PANEL_CURRENT);
+    CHECK(panel_line("  idle") >= 0 && panel.styles[panel_line("  idle")] == STATE_PANEL_PLAIN);
+    float speed = -1.0f;
+    CHECK(animator_get(player_animator(d.player), "speed", &speed) && speed > 1.0f);
+    char expected[2 * ANIM_NAME_MAX + 16];
+    snprintf(expected, sizeof expected, "speed %.2f", (double)speed);
+    CHECK(panel_line(expected) >= 0);
+    int history = panel_line("last transitions");
+    CHECK(history >= 0 && strncmp(panel.text[history + 1], "  idle -> walk (speed > 0.2) fade 0.25 s, ", 42) == 0);
+
+    run_until(2.8); /* stopped */
+    print_panel();
+    history = panel_line("last transitions");
+    CHECK(history >= 0 && strncmp(panel.text[history + 1], "  walk -> idle (speed < 0.15) fade 0.30 s, ", 43) == 0);
+    CHECK(history >= 0 && strncmp(panel.text[history + 2], "  idle -> walk (speed > 0.2)", 28) == 0);
+    CHECK(panel_line("> idle ") >= 0);
+
+    /* A drag from a member orbits and picks nothing; a click on it picks it. */
+    int x = 0, y = 0, member = clear_member_on_screen(&x, &y, 0);
+    CHECK(member >= 0);
+    if (member < 0) {
+        demo_finish(&d);
+        return;
+    }
+    printf("  clicking crowd member %d at (%d, %d)\n", member, x, y);
+    push_left_button(x, y, 30);
+    demo_frame(&d);
+    CHECK(d.tracked == NULL);
+    member = clear_member_on_screen(&x, &y, 0); /* the drag turned the camera */
+    push_left_button(x, y, 0);
+    demo_frame(&d);
+    CHECK(member >= 0 && d.tracked == crowd_animator(d.crowd, member) && d.tracked_index == member);
+    char title[96];
+    snprintf(title, sizeof title, "state machine: crowd #%d (%s)", member, crowd_character(d.crowd, member)->name);
+    CHECK(panel_line(title) == 0);
+    CHECK(panel_line("  none yet") >= 0); /* its history starts now */
+    print_panel();
+    save_picture("demo_state_panel.png");
+
+    /* Its transitions, as they come (the crowd steps it; the panel sees it after). */
+    char before[ANIM_NAME_MAX], after[ANIM_NAME_MAX] = "";
+    snprintf(before, sizeof before, "%s", animator_state_name(d.tracked));
+    while (d.clock < 11.9 && !after[0] && demo_frame(&d))
+        if (strcmp(animator_state_name(d.tracked), before) != 0)
+            snprintf(after, sizeof after, "%s", animator_state_name(d.tracked));
+    printf("  member %d went from %s to %s at %.2f s\n", member, before, after, d.clock);
+    CHECK(after[0] != '\0');
+    snprintf(expected, sizeof expected, "  %s -> %s (", before, after);
+    history = panel_line("last transitions");
+    CHECK(history >= 0 && strncmp(panel.text[history + 1], expected, strlen(expected)) == 0);
+    CHECK(history >= 0 && !strstr(panel.text[history + 1], "(?)") && !strstr(panel.text[history + 1], "fade ?"));
+    snprintf(expected, sizeof expected, "> %s ", after);
+    CHECK(panel_line(expected) >= 0 && panel.styles[panel_line(expected)] == STATE_PANEL_CURRENT);
+    print_panel();
+
+    /* The script clicks the sky at 12 s: the player again, with a new history. */
+    run_until(12.2);
+    CHECK(d.tracked == NULL);
+    CHECK(panel_line("state machine: the player (mannequin)") == 0 && panel_line("  none yet") >= 0);
+
+    /* Picked again, then the crowd is cleared (13 s): back to the player. */
+    member = clear_member_on_screen(&x, &y, 0);
+    push_left_button(x, y, 0);
+    demo_frame(&d);
+    CHECK(member >= 0 && d.tracked == crowd_animator(d.crowd, member));
+    run_until(13.2);
+    CHECK(crowd_count(d.crowd) == 0 && d.tracked == NULL && panel_line("the player") == 0);
+    CHECK(d.gl_error_frames == 0);
+    demo_finish(&d);
+}
+
+/* Whether the ray through pixel (x, y) enters an entity's culling box, and how far along. */
+static bool ray_meets_culling_box(const animator *animator, mat4 placement, int x, int y, float *distance)
+{
+    mat4 world, turn, model, view, projection;
+    float bounds[2][3];
+    vec3 eye;
+    pick_ray ray;
+    camera_matrices(&d.camera, (float)WIDTH / (float)HEIGHT, view, projection, eye);
+    if (!pick_ray_through(view, projection, WIDTH, HEIGHT, (float)x + 0.5f, (float)y + 0.5f, &ray) ||
+        !scene_culling_box(animator, placement, world, bounds))
+        return false;
+    gfx_z_up_to_y_up(turn);
+    glm_mat4_mul(world, turn, model);
+    return pick_ray_box(&ray, model, (const float(*)[3])bounds, distance);
+}
+
+/* In a dense crowd a member's culling box (every pose of its clips, on any body) reaches over its
+ * neighbours, and one near the camera covers much of the picture: a click on a member standing clear
+ * behind such a box picks that member, not the box in front (the culling box alone picked the one in
+ * front). */
+static void test_click_picks_the_body_not_its_loose_box(void)
+{
+    char script[512];
+    snprintf(script, sizeof script, "%s/demo_pick_dense.txt", MARIONETTE_BUILD_DIR);
+    FILE *f = fopen(script, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("0.1 tap F6\n", f);
+    fclose(f);
+    demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", script, NULL, 0);
+    options.crowd = 40;
+    CHECK(demo_start(&d, &options));
+    run_until(1.0);
+    /* A member clear of the others' bodies whose pixel some other box, entered nearer, covers. */
+    int behind = -1, in_front = -1, x = 0, y = 0;
+    for (int tries = 0; tries < 40 && behind < 0; ++tries) {
+        int member = clear_member_on_screen(&x, &y, tries);
+        if (member < 0)
+            break;
+        mat4 placement;
+        float own = 0.0f, other = 0.0f;
+        crowd_world(d.crowd, member, placement);
+        if (!ray_meets_culling_box(crowd_animator(d.crowd, member), placement, x, y, &own))
+            continue;
+        for (int i = 0; i < crowd_count(d.crowd) && behind < 0; ++i) {
+            crowd_world(d.crowd, i, placement);
+            if (i != member && ray_meets_culling_box(crowd_animator(d.crowd, i), placement, x, y, &other) &&
+                other < own) {
+                behind = member;
+                in_front = i;
+            }
+        }
+    }
+    printf("  member %d at (%d, %d), behind the culling box of member %d\n", behind, x, y, in_front);
+    CHECK(behind >= 0);
+    double start = test_seconds();
+    for (int i = 0; i < 20; ++i)
+        CHECK(demo_pick(&d, (float)x + 0.5f, (float)y + 0.5f) == behind);
+    printf("  a click among %d members and the player: %.0f us\n", crowd_count(d.crowd),
+           (test_seconds() - start) / 20.0 * 1e6);
+    push_left_button(x, y, 0);
+    demo_frame(&d);
+    CHECK(behind >= 0 && d.tracked == crowd_animator(d.crowd, behind));
+    CHECK(d.gl_error_frames == 0);
+    demo_finish(&d);
+}
+
+/* Replace every occurrence of from in a file by to; false when there was none. */
+static bool edit_file_everywhere(const char *path, const char *from, const char *to)
+{
+    bool any = false;
+    while (edit_file(path, from, to))
+        any = true;
+    return any;
+}
+
+/* A hot reload of states.ini renumbers states and parameters and removes the state the entities stand in:
+ * the panel keeps the transitions taken before by name, marks where each entity is now, and records no
+ * transition for the move the reload made (not for the player, whose decisions it is handed, nor for a
+ * crowd member, which it only looks at). */
+static void test_state_machine_panel_follows_reloads(void)
+{
+    char config_dir[512], states[600], script[600];
+    make_sparse_crowd_config(config_dir, sizeof config_dir);
+    snprintf(states, sizeof states, "%s/states.ini", config_dir);
+    write_script(script, sizeof script, config_dir, "panel_reload",
+                 "0.1 tap F6\n0.3 press W\n1.2 release W\n2.6 tap P\n");
+    demo_options options = options_for(config_dir, script, NULL, 0);
+    options.crowd = 8;
+    CHECK(demo_start(&d, &options));
+    run_until(2.7);
+    CHECK(d.paused && d.show_state_machine);
+    int history = panel_line("last transitions");
+    CHECK(history >= 0 && strncmp(panel.text[history + 1], "  walk -> idle (speed < 0.15) fade 0.30 s", 41) == 0);
+    CHECK(strcmp(player_state_name(d.player), "idle") == 0);
+
+    /* idle becomes `standing`; a state and a parameter are put before all the others. */
+    CHECK(edit_file_everywhere(states, "start = idle", "start = standing"));
+    CHECK(edit_file_everywhere(states, "[state idle]", "[state standing]"));
+    CHECK(edit_file_everywhere(states, "[idle ->", "[standing ->"));
+    CHECK(edit_file_everywhere(states, "-> idle]", "-> standing]"));
+    CHECK(edit_file(states, "\n[state standing]\n",
+                    "\n[state aaa_first]\nclip = idle\n[standing -> aaa_first]\nwhen = time < 0\n\n[state standing]\n"));
+    CHECK(edit_file(states, "\n[parameters]\n", "\n[parameters]\nalpha = number 0.5\n"));
+    for (int i = 0; i < 5; ++i)
+        demo_frame(&d);
+    printf("  after the reload: %s; player in %s\n", d.status, player_state_name(d.player));
+    CHECK(d.message_count == 0 && strstr(d.status, "reloaded") != NULL);
+    print_panel();
+    CHECK(strcmp(player_state_name(d.player), "standing") == 0);
+    CHECK(panel_line("states (10)") >= 0 && panel_line("alpha 0.50") >= 0);
+    int current = panel_line("> standing ");
+    CHECK(current >= 0 && panel.styles[current] == STATE_PANEL_CURRENT);
+    history = panel_line("last transitions");
+    CHECK(history >= 0 && strncmp(panel.text[history + 1], "  walk -> idle (speed < 0.15) fade 0.30 s", 41) == 0);
+    CHECK(history >= 0 && strncmp(panel.text[history + 2], "  idle -> walk (speed > 0.2) fade 0.25 s", 40) == 0);
+    CHECK(history >= 0 && history + 3 == panel.count);
+
+    /* A crowd member picked while paused, then its state renamed under it: nothing taken, before or after
+     * the pause ends. */
+    int x = 0, y = 0, member = clear_member_on_screen(&x, &y, 0);
+    push_left_button(x, y, 0);
+    demo_frame(&d);
+    CHECK(member >= 0 && d.tracked == crowd_animator(d.crowd, member));
+    char was[ANIM_NAME_MAX];
+    snprintf(was, sizeof was, "%s", d.tracked ? animator_state_name(d.tracked) : "");
+    printf("  member %d is in %s\n", member, was);
+    CHECK(edit_file_everywhere(states, "standing", "resting"));
+    for (int i = 0; i < 5; ++i)
+        demo_frame(&d);
+    CHECK(d.message_count == 0 && d.tracked == crowd_animator(d.crowd, member));
+    CHECK(d.tracked_history.count == 0);
+    d.paused = false;
+    for (int i = 0; i < 3; ++i)
+        demo_frame(&d);
+    print_panel();
+    for (int i = 0; i < d.tracked_history.count; ++i)
+        CHECK(strcmp(state_panel_transition_at(&d.tracked_history, i)->from, "standing") != 0);
+    char marked[ANIM_NAME_MAX + 4];
+    snprintf(marked, sizeof marked, "> %s ", animator_state_name(d.tracked));
+    CHECK(panel_line(marked) >= 0);
+    CHECK(d.gl_error_frames == 0);
+    demo_finish(&d);
+}
+
 static void test_steady_frames_allocate_nothing(void)
 {
     char script[512];
@@ -883,9 +1303,15 @@ static void test_steady_frames_allocate_nothing(void)
     CHECK(heap_calls > 0); /* the counter sees our code: starting up allocates */
     for (int i = 0; i < 30; ++i)
         demo_frame(&d);
-    /* Every view on, then the CPU path: the first frame of each may size its buffers once. */
+    /* Every view on, then the CPU path: the first frame of each may size its buffers once. The state
+     * machine panel on too, following a crowd member. */
     d.views = (scene_views){.skeleton = true, .bounds = true, .normals = true};
+    d.show_state_machine = true;
+    int x = 0, y = 0;
+    CHECK(member_in_front_of_the_player(&x, &y) >= 0);
+    push_left_button(x, y, 0);
     demo_frame(&d);
+    CHECK(d.tracked != NULL); /* that member, or one in front of it */
     d.views.cpu_skinning = true;
     demo_frame(&d);
     long before = heap_calls;
@@ -895,7 +1321,8 @@ static void test_steady_frames_allocate_nothing(void)
         demo_frame(&d);
     }
     long calls = heap_calls - before;
-    printf("  90 frames (player walking, running, waving; 40 wandering; every view; both skinning paths): "
+    printf("  90 frames (player walking, running, waving; 40 wandering; every view and the state machine's; "
+           "both skinning paths): "
            "%ld heap calls from our code\n", calls);
     CHECK(calls == 0);
     CHECK(d.gl_error_frames == 0 && crowd_count(d.crowd) == 40);
@@ -1010,6 +1437,9 @@ static void test_window_events_reach_the_demo(void)
     CHECK(demo_start(&d, &options));
     platform_event event;
     CHECK(!platform_next_event(&event)); /* headless: nothing queued of itself */
+    int window_width = 0, window_height = 0;
+    platform_window_size(&window_width, &window_height); /* headless: mouse units are framebuffer pixels */
+    CHECK(window_width == WIDTH && window_height == HEIGHT);
 
     /* The translation itself: modifiers and buttons as bits, sizes, events of no use skipped. */
     SDL_Event user = {.type = SDL_USEREVENT};
@@ -1146,5 +1576,8 @@ int main(void)
     RUN(test_broken_clips_at_start_then_fixed);
     RUN(test_converted_characters_look_the_same);
     RUN(test_window_events_reach_the_demo);
+    RUN(test_state_machine_panel);
+    RUN(test_click_picks_the_body_not_its_loose_box);
+    RUN(test_state_machine_panel_follows_reloads);
     return check_report();
 }

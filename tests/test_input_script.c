@@ -98,6 +98,30 @@ static void test_every_verb(void)
     diag_list_free(&errors);
 }
 
+/* A click: the pixel as written (decimals too), in file order with the other verbs, at its time. */
+static void test_click(void)
+{
+    diag_list errors = {0};
+    input_script *script = load_text("0.5 tap F6\n1.0 click 640 360.5 ; a character, perhaps\n1.0 click 0 0\n",
+                                     &errors);
+    CHECK(script != NULL && errors.total == 0);
+    if (!script)
+        return;
+    CHECK(input_script_event_count(script) == 3);
+    input_script_event events[4];
+    CHECK(input_script_poll(script, 0.99, events, 4) == 1 && events[0].kind == INPUT_SCRIPT_KEY_DOWN);
+    CHECK(input_script_poll(script, 1.0, events, 4) == 3);
+    CHECK(events[0].kind == INPUT_SCRIPT_KEY_UP && events[0].key == PLATFORM_KEY_F6);
+    CHECK(events[1].kind == INPUT_SCRIPT_CLICK && events[1].line == 2);
+    CHECK_NEAR(events[1].x, 640.0, 1e-7);
+    CHECK_NEAR(events[1].y, 360.5, 1e-7);
+    CHECK_NEAR(events[1].time, 1.0, 1e-12);
+    CHECK(events[2].kind == INPUT_SCRIPT_CLICK && events[2].x == 0.0f && events[2].y == 0.0f);
+    CHECK(input_script_finished(script));
+    input_script_free(script);
+    diag_list_free(&errors);
+}
+
 static void test_same_time_keeps_file_order_and_max_is_respected(void)
 {
     input_script *script = load_text("1.0 press B\n1.0 wheel 1\n1 press A\n0.9999 drag 1 2\n2 release A\n", NULL);
@@ -225,6 +249,9 @@ static void test_bad_lines_are_reported_with_their_line(void)
         {19, "bad time '1e300': seconds of simulation time, a number from 0 to 1e+07"},
         {20, "bad time '0x10'"},
         {21, "unknown key name '\\xC3\\xA9' (SDL key names in printable ASCII"},
+        {22, "click needs two numbers (pixel x y)"},
+        {23, "click: -1 is out of range (0 to 1e+06)"},
+        {24, "unknown verb 'rightclick' (press, release, tap, wheel, drag or click)"},
     };
     diag_list errors = {0};
     input_script *script = load_text("soon press W\n"
@@ -247,7 +274,10 @@ static void test_bad_lines_are_reported_with_their_line(void)
                                      "3 drag 5 -2e6\n"
                                      "1e300 tap W\n"
                                      "0x10 tap W\n"
-                                     "4 tap \xC3\xA9\n",
+                                     "4 tap \xC3\xA9\n"
+                                     "4 click 5\n"
+                                     "4 click -1 5\n"
+                                     "4 rightclick 5 5\n",
                                      &errors);
     CHECK(script == NULL);
     int expected_count = (int)(sizeof expected / sizeof expected[0]);
@@ -407,6 +437,7 @@ int main(void)
         return 1;
     }
     RUN(test_every_verb);
+    RUN(test_click);
     RUN(test_same_time_keeps_file_order_and_max_is_respected);
     RUN(test_tap_releases_at_the_next_step);
     RUN(test_same_events_at_any_step_rate);

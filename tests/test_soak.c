@@ -1,6 +1,7 @@
 /* test_soak: the demo for a long time, headless and in-process, doing everything a restless user does over
  * and over: a crowd spawned and cleared, the player walking, running, jumping and waving, every debug
- * view and the CPU skinning path switched on and off, the state machine edited well (hot reload) and
+ * view and the CPU skinning path switched on and off, the state machine panel shown and following a
+ * clicked crowd member until the crowd goes, the state machine edited well (hot reload) and
  * badly (reported, last good kept) and put back. Each cycle ends in the same situation, where it checks:
  *   - resident memory (RSS, read after malloc_trim) never grows more than 1 percent above the first cycle
  *     after the warm-up, and the last cycle ends within 1 percent of it;
@@ -64,6 +65,14 @@ static void press(platform_key key, bool down)
     game_input_key(&d.input, &d.controls, key, down);
 }
 
+/* A left click on a point of the picture, as the window's button events give it to the step. */
+static void click(float x, float y)
+{
+    d.input.clicked = true;
+    d.input.click_x = x;
+    d.input.click_y = y;
+}
+
 static bool replace_in_file(const char *path, const char *from, const char *to)
 {
     char *text = test_read_file(path, NULL);
@@ -116,7 +125,8 @@ int main(int argc, char **argv)
     double start = seconds_now();
     long first_checked_rss = 0, largest_rss = 0, smallest_rss = 0, rss_last = 0;
     long first_checked_heap = 0, largest_heap_growth = 0;
-    int cycles = 0, bad_edits_reported = 0, good_edits_applied = 0, crowd_mismatches = 0;
+    int cycles = 0, bad_edits_reported = 0, good_edits_applied = 0, crowd_mismatches = 0, members_followed = 0;
+    int panel_mismatches = 0;
     while (seconds_now() - start < seconds || cycles < WARM_UP_CYCLES + 2) {
         bool fast_fade = cycles % 2 == 0; /* good edits alternate so every one is a real change */
         /* Every cycle starts from the same place, so each shows the renderer the same kind of scene (Mesa
@@ -127,8 +137,10 @@ int main(int argc, char **argv)
             switch (frame) {
             case 0: press(PLATFORM_KEY_W, true); press(PLATFORM_KEY_C, true); break;
             case 1: press(PLATFORM_KEY_C, false); break;
-            case 10: press(PLATFORM_KEY_LSHIFT, true); press(PLATFORM_KEY_F2, true); press(PLATFORM_KEY_F3, true); press(PLATFORM_KEY_F4, true); break;
-            case 11: press(PLATFORM_KEY_F2, false); press(PLATFORM_KEY_F3, false); press(PLATFORM_KEY_F4, false); break;
+            case 10: press(PLATFORM_KEY_LSHIFT, true); press(PLATFORM_KEY_F2, true); press(PLATFORM_KEY_F3, true); press(PLATFORM_KEY_F4, true); press(PLATFORM_KEY_F6, true); break;
+            case 11: press(PLATFORM_KEY_F2, false); press(PLATFORM_KEY_F3, false); press(PLATFORM_KEY_F4, false); press(PLATFORM_KEY_F6, false); break;
+            case 40: click(WIDTH * 0.65f, HEIGHT * 0.7f); break; /* a crowd member, most cycles */
+            case 41: members_followed += d.tracked != NULL; break;
             case 30: press(PLATFORM_KEY_SPACE, true); press(PLATFORM_KEY_G, true); break;
             case 31: press(PLATFORM_KEY_SPACE, false); press(PLATFORM_KEY_G, false); break;
             case 50:
@@ -153,12 +165,17 @@ int main(int argc, char **argv)
             case 91: press(PLATFORM_KEY_F2, false); press(PLATFORM_KEY_F3, false); press(PLATFORM_KEY_F4, false); press(PLATFORM_KEY_G, false); break;
             case 100: press(PLATFORM_KEY_W, false); press(PLATFORM_KEY_X, true); break;
             case 101: press(PLATFORM_KEY_X, false); break;
+            case 110: click(WIDTH * 0.5f, 1.0f); break; /* the sky */
+            case 130: press(PLATFORM_KEY_F6, true); break;
+            case 131: press(PLATFORM_KEY_F6, false); break;
             default: break;
             }
             demo_frame(&d);
         }
         ++cycles;
         crowd_mismatches += crowd_count(d.crowd) != 0 || d.message_count != 0;
+        /* The crowd cleared under a followed member, a click on the sky, the panel off: back to the player. */
+        panel_mismatches += d.tracked != NULL || d.show_state_machine;
         malloc_trim(0);
         long rss = resident_kilobytes();
         rss_last = rss;
@@ -185,9 +202,10 @@ int main(int argc, char **argv)
     double last_change = first_checked_rss > 0 ? 100.0 * (double)(rss_last - first_checked_rss) / (double)first_checked_rss : 0;
     printf("soak: %.0f s, %d cycles (%ld frames); RSS after warm-up %ld KB, later %ld..%ld KB: at most %+.2f%%, "
            "last %+.2f%%; heap blocks changed by at most %ld; %d of %d bad edits reported, %d good edits applied; "
-           "GL error frames %d\n",
+           "GL error frames %d; a clicked crowd member followed in %d cycles\n",
            seconds_now() - start, cycles, d.frame_count, first_checked_rss, smallest_rss, largest_rss, growth,
-           last_change, largest_heap_growth, bad_edits_reported, cycles, good_edits_applied, d.gl_error_frames);
+           last_change, largest_heap_growth, bad_edits_reported, cycles, good_edits_applied, d.gl_error_frames,
+           members_followed);
     if (CHECK_RSS) {
         CHECK(growth <= 1.0);
         CHECK(last_change >= -1.0 && last_change <= 1.0);
@@ -198,6 +216,7 @@ int main(int argc, char **argv)
     CHECK(d.gl_error_frames == 0);
     CHECK(bad_edits_reported == cycles && good_edits_applied == cycles);
     CHECK(crowd_mismatches == 0);
+    CHECK(members_followed > 0 && panel_mismatches == 0);
     demo_finish(&d);
     return check_report();
 }

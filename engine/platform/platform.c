@@ -177,6 +177,17 @@ void platform_framebuffer_size(int *width, int *height)
         *height = platform.height;
 }
 
+void platform_window_size(int *width, int *height)
+{
+    int w = platform.width, h = platform.height;
+    if (platform.ready && !platform.headless)
+        SDL_GetWindowSize(platform.window, &w, &h);
+    if (width)
+        *width = w;
+    if (height)
+        *height = h;
+}
+
 void platform_begin_frame(void)
 {
     if (!platform.ready)

@@ -35,6 +35,10 @@ bool platform_environment_wants_offscreen(void);
 
 /* Size of what frames are drawn into, in pixels (the drawable size of a high-DPI window). */
 void platform_framebuffer_size(int *width, int *height);
+/* Size of the window in the units mouse events use (platform_event.x, y): on a high-DPI screen smaller
+ * than the framebuffer, so a pointer at (x, y) is on framebuffer pixel (x * fb_width / width, ...).
+ * Headless: the framebuffer's size. */
+void platform_window_size(int *width, int *height);
 
 /* Bind what this frame draws into (the offscreen framebuffer object, or the window's own framebuffer);
  * call before gfx_end_frame. platform_end_frame presents the window (nothing to do headless). */

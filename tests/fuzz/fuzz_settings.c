@@ -228,6 +228,9 @@ static void fuzz_replay(input_script *script, int per_poll)
             case INPUT_SCRIPT_DRAG:
                 FUZZ_REQUIRE(isfinite(event->drag_x) && isfinite(event->drag_y));
                 break;
+            case INPUT_SCRIPT_CLICK:
+                FUZZ_REQUIRE(event->x >= 0.0f && event->x <= 1e6f && event->y >= 0.0f && event->y <= 1e6f);
+                break;
             default:
                 FUZZ_REQUIRE(!"an event of no kind");
             }
