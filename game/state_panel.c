@@ -286,8 +286,14 @@ static void add_states(state_panel_lines *out, const state_machine_definition *d
 /* One layer of a channel: its clip, its share of the channel (a number and a bar), its fade-in while it
  * rises (the bottom layer counts as faded in), where it is in its cycle, its speed. The one place a layer
  * becomes text: a blend space's clips and their weights go here once layers carry them. */
-static void add_layer(state_panel_lines *out, const anim_layer_info *layer, bool bottom)
+/* One layer: its clip (or blend), weight, fade and time; a blend adds a line with its point and the
+ * weight of each of its clips that shows. */
+static void add_layer(state_panel_lines *out, const anim_controller *controller, int channel, int index, bool bottom)
 {
+    anim_layer_info info;
+    if (!anim_controller_layer(controller, channel, index, &info))
+        return;
+    const anim_layer_info *layer = &info;
     char bar[STATE_PANEL_BAR + 1];
     int filled = (int)(layer->weight * STATE_PANEL_BAR + 0.5f);
     for (int i = 0; i < STATE_PANEL_BAR; ++i)
@@ -304,10 +310,31 @@ static void add_layer(state_panel_lines *out, const anim_layer_info *layer, bool
     char speed[16] = "";
     if (layer->speed != 1.0f)
         snprintf(speed, sizeof speed, "  x%.2f", (double)layer->speed);
+    float weights[ANIM_BLEND_MAX_CLIPS];
+    int count = anim_controller_layer_blend_weights(controller, channel, index, weights);
     const clip *clip = layer->clip->clip;
-    double duration = clip ? (layer->clip->loop ? clip->loop_duration : clip->once_duration) : 0.0;
-    add_line(out, STATE_PANEL_PLAIN, "  %-12s %.2f [%s] %-12s %.2f/%.2f s%s", layer->clip->name,
-             (double)layer->weight, bar, fade, layer->time, duration, speed);
+    double duration = layer->blend ? anim_blend_duration(layer->blend, weights)
+                      : clip      ? (layer->clip->loop ? clip->loop_duration : clip->once_duration)
+                                  : 0.0;
+    add_line(out, STATE_PANEL_PLAIN, "  %-12s %.2f [%s] %-12s %.2f/%.2f s%s",
+             layer->blend ? layer->blend->name : layer->clip->name, (double)layer->weight, bar, fade, layer->time,
+             duration, speed);
+    if (!layer->blend)
+        return;
+    char clips[STATE_PANEL_LINE_MAX] = "";
+    size_t used = 0;
+    for (int i = 0; i < count && used < sizeof clips; ++i) {
+        if (!(weights[i] > 0.0f))
+            continue;
+        int wrote = snprintf(clips + used, sizeof clips - used, " %s %.2f", layer->blend->clips[i]->name,
+                             (double)weights[i]);
+        used += wrote > 0 ? (size_t)wrote : 0;
+    }
+    if (layer->blend->dimensions == 1)
+        add_line(out, STATE_PANEL_PLAIN, "    at %.2f:%s", (double)layer->point[0], clips);
+    else
+        add_line(out, STATE_PANEL_PLAIN, "    at (%.2f, %.2f):%s", (double)layer->point[0],
+                 (double)layer->point[1], clips);
 }
 
 /* The body channel, then each overlay channel that shows, newest layer first. */
@@ -328,9 +355,7 @@ static void add_channels(state_panel_lines *out, const anim_controller *controll
             continue;
         }
         for (int k = layers - 1; k >= 0; --k) {
-            anim_layer_info layer;
-            if (anim_controller_layer(controller, channel, k, &layer))
-                add_layer(out, &layer, k == 0);
+            add_layer(out, controller, channel, k, k == 0);
         }
     }
 }

@@ -346,11 +346,42 @@ static void test_big_machine_window(void)
     }
 }
 
+/* The shipped machine's locomotion blend: its layer line names the blend, and a line below gives its point
+ * and the weight of each clip that shows. */
+static void test_blend_lines(void)
+{
+    cache *shipped_assets = cache_create();
+    diag_list errors = {0};
+    anim_config *shipped = anim_config_load(MARIONETTE_SOURCE_DIR "/config/characters.ini", shipped_assets, &errors);
+    const anim_character *character = shipped ? anim_config_find_character(shipped, "mannequin") : NULL;
+    animator *a = character ? animator_create(character) : NULL;
+    CHECK(a != NULL);
+    if (a) {
+        CHECK(animator_set_number(a, "speed", 2.45f));
+        CHECK(animator_update(a, 1.0 / 60.0, NULL));
+        state_panel_history history;
+        state_panel_start(&history, a);
+        static state_panel_lines lines;
+        long heap_before = heap_calls;
+        state_panel_build(a, "the player", &history, 0.0, &lines);
+        CHECK(heap_calls == heap_before);
+        print_lines(&lines);
+        int body = find_line(&lines, "body:");
+        CHECK(body >= 0 && strncmp(lines.text[body + 1], "  locomotion ", 13) == 0);
+        CHECK(body >= 0 && strcmp(lines.text[body + 2], "    at 2.45: walk 0.50 run 0.50") == 0);
+    }
+    animator_destroy(a);
+    anim_config_free(shipped);
+    cache_destroy(shipped_assets);
+    diag_list_free(&errors);
+}
+
 int main(void)
 {
+    RUN(test_blend_lines);
     assets = cache_create();
     diag_list errors = {0};
-    config = anim_config_load(MARIONETTE_SOURCE_DIR "/config/characters.ini", assets, &errors);
+    config = anim_config_load(MARIONETTE_TEST_DATA "/crossfade/characters.ini", assets, &errors); /* idle, walk, run as states: many transitions to follow */
     CHECK(config != NULL && mannequin() != NULL);
     if (config && mannequin()) {
         RUN(test_handed_over_and_guessed_agree);
