@@ -870,6 +870,47 @@ static void test_ini_line_ends(void)
     }
 }
 
+typedef struct last_report {
+    int count;
+    diag last;
+} last_report;
+
+static void record_report(void *context, const char *file, int line, const char *message)
+{
+    last_report *reports = context;
+    reports->count++;
+    diag_set(&reports->last, file, line, "%s", message);
+}
+
+/* A file that is no ini file at all (a 400 KB mesh named as the clip library) is read up to 100 problems
+ * and then left, with one line saying so: not one report per line of the mesh. */
+static void test_ini_stops_after_a_hundred_problems(void)
+{
+    size_t size = 0;
+    char *mesh = test_read_file(MANNEQUIN, &size);
+    CHECK(mesh != NULL && size > 100000);
+    if (!mesh)
+        return;
+    last_report reports = {0};
+    ini_document document;
+    ini_document_parse(&document, "mannequin.md5mesh", mesh, size, (config_reporter){record_report, &reports});
+    CHECK(reports.count == INI_PROBLEMS_MAX + 1);
+    CHECK(strstr(reports.last.message, "more than 100 problems: the rest of the file is not read"));
+    CHECK(reports.last.line > 100 && reports.last.line < 1000);
+    ini_document_free(&document);
+    free(mesh);
+    /* 100 problems and no more are all reported, and reading goes on. */
+    char text[4096] = "[s]\n";
+    for (int i = 0; i < INI_PROBLEMS_MAX; ++i)
+        strcat(text, "bad\n");
+    strcat(text, "[t]\nk = v\n");
+    int count = 0;
+    ini_document_parse(&document, "hundred.ini", text, strlen(text), (config_reporter){count_report, &count});
+    printf("  100 bad lines: %d reports, %d sections\n", count, document.section_count);
+    CHECK(count == INI_PROBLEMS_MAX && document.section_count == 2);
+    ini_document_free(&document);
+}
+
 static void test_ini_keys_may_hold_colons(void)
 {
     const char text[] = "[s]\n"
@@ -1594,6 +1635,7 @@ int main(void)
     RUN(test_character_textures);
     RUN(test_character_textures_refused);
     RUN(test_ini_line_ends);
+    RUN(test_ini_stops_after_a_hundred_problems);
     RUN(test_ini_keys_may_hold_colons);
     RUN(test_ini_numbers_are_decimal_and_in_float_range);
     RUN(test_ini_limits_of_keys_and_sections);

@@ -39,9 +39,17 @@ static void ini_report(ini_reading *reading, int line, const char *format, ...) 
 
 static void ini_report(ini_reading *reading, int line, const char *format, ...)
 {
+    if (reading->stopped)
+        return; /* past a limit: its own report was the last */
+    reading->report_count++;
+    if (reading->report_count > INI_PROBLEMS_MAX) {
+        config_report(reading->reporter, reading->document->path, line,
+                      "more than %d problems: the rest of the file is not read (is it an ini file?)", INI_PROBLEMS_MAX);
+        reading->stopped = true;
+        return;
+    }
     va_list args;
     va_start(args, format);
-    reading->report_count++;
     config_vreport(reading->reporter, reading->document->path, line, format, args);
     va_end(args);
 }

@@ -39,6 +39,8 @@ typedef struct ini_document {
 enum {
     INI_SECTIONS_MAX = 4096, /* sections in one file */
     INI_KEYS_MAX = 16384,    /* keys in one file, all sections together */
+    INI_PROBLEMS_MAX = 100,  /* problems in one file's syntax: past them it is likely no ini file at all (a
+                              * mesh named as a clip library), and naming each of its lines helps nobody */
 };
 
 /* Fill document from text (size bytes, the contents of path). The syntax is `[section]` and `key = value`
