@@ -519,11 +519,11 @@ static const md5tool_command commands[] = {
     {"bench", command_bench,
      "bench parse [--runs N] [FILE...]\n"
      "bench pose [MESH ANIM ANIM] [--characters N] [--threads T]\n"
-     "bench anim [MESH WALK RUN WAVE] [--characters N]",
+     "bench anim [MESH WALK RUN WAVE] [--characters N] [--config DIR]",
      "parse: parse speed; no files: the synthetic workload\n"
      "pose: per-character pose cost (sample, blend, object, palette)\n"
-     "anim: per-entity controller update (crossfade, overlay, events, sample, blend, object pose);\n"
-     "files default to assets/"},
+     "anim: per-entity controller update (crossfade, overlay, events, sample, blend, object pose), then\n"
+     "the same with the config's 2D strafe blend on the body; files default to assets/, DIR to config/"},
     {"synth", command_synth,
      "synth OUTDIR [--joints N] [--vertices N] [--triangles N] [--weights N] [--frames N]\n"
      " [--rate N] [--meshes N] [--seed N] [--doom3-loop]",
