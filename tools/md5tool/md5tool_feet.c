@@ -1,7 +1,8 @@
 /* md5tool feet: see md5tool_feet.h. Output:
- *   text:  a line per case (speed, direction, contacts, the worst drift in mm and which foot, the weights'
- *          worst error from 1, NaN or not), then the worst case of all
- *   --json: one object: the settings, every case, the worst case. */
+ *   text:  a line per case (speed, direction, contacts, the worst drift in mm and which foot, how far a
+ *          planted foot was from its standing height, the weights' worst error from 1, NaN or not), then
+ *          the worst case of all
+ *   --json: one object: the rate and seconds, every case, the worst case, and the totals. */
 #include "md5tool_feet.h"
 
 #include <math.h>
@@ -54,15 +55,11 @@ bool feet_settings_for(const anim_character *character, const char *state_name, 
     if (state->rate_parameter >= 0 && state->rate_parameter != out->speed_parameters[0] &&
         state->rate_parameter != out->velocity_parameters[0] && state->rate_parameter != out->velocity_parameters[1])
         out->speed_parameters[1] = state->rate_parameter;
+    /* Our skeleton's feet; another's are named with --feet (then foot_count stays 0 here). */
     const skeleton *s = &character->model->skeleton;
-    static const char *const default_feet[] = {"foot.L", "foot.R"};
-    for (int i = 0; i < 2; ++i) {
-        out->feet[i] = find_joint(s, default_feet[i]);
-        if (out->feet[i] < 0)
-            return diag_set(error, character->mesh_path, 0, "no joint '%s' (name the feet with --feet JOINT,JOINT)",
-                            default_feet[i]);
-    }
-    out->foot_count = 2;
+    out->feet[0] = find_joint(s, "foot.L");
+    out->feet[1] = find_joint(s, "foot.R");
+    out->foot_count = out->feet[0] >= 0 && out->feet[1] >= 0 ? 2 : 0;
     return true;
 }
 
@@ -166,13 +163,13 @@ bool feet_plants_find(const anim_character *character, const feet_settings *sett
     const anim_blend *blend = state->blend >= 0 ? &character->blends[state->blend] : NULL;
     int count = blend ? blend->count : 1;
     for (int i = 0; i < count; ++i) {
-        int clip = blend ? (int)(blend->clips[i] - character->clips) : state->clip;
-        if (clip < 0 || clip >= character->clip_count || out->planted[clip * settings->foot_count])
+        int index = blend ? (int)(blend->clips[i] - character->clips) : state->clip;
+        if (index < 0 || index >= character->clip_count || out->planted[index * settings->foot_count])
             continue;
         double direction[2];
         clip_direction(blend, i, direction);
-        if (!find_clip_plants(character, settings, &character->clips[clip], direction,
-                              &out->planted[clip * settings->foot_count])) {
+        if (!find_clip_plants(character, settings, &character->clips[index], direction,
+                              &out->planted[index * settings->foot_count])) {
             feet_plants_free(out);
             return false;
         }
@@ -189,12 +186,13 @@ void feet_plants_free(feet_plants *plants)
     *plants = (feet_plants){0};
 }
 
-bool feet_plants_at(const feet_plants *plants, const anim_character *character, int clip, int foot, double time)
+bool feet_plants_at(const feet_plants *plants, const anim_character *character, int clip_index, int foot,
+                    double time)
 {
-    if (clip < 0 || clip >= plants->clip_count || foot < 0 || foot >= plants->foot_count)
+    if (clip_index < 0 || clip_index >= plants->clip_count || foot < 0 || foot >= plants->foot_count)
         return false;
-    const unsigned char *planted = plants->planted[clip * plants->foot_count + foot];
-    const struct clip *c = character->clips[clip].clip;
+    const unsigned char *planted = plants->planted[clip_index * plants->foot_count + foot];
+    const clip *c = character->clips[clip_index].clip;
     if (!planted || !isfinite(time))
         return false;
     double frame = time * c->frame_rate;
@@ -211,14 +209,14 @@ static bool blend_clip_planted(const feet_plants *plants, const anim_character *
                                int i, int foot)
 {
     const anim_clip *entry = layer->blend->clips[i];
-    int clip = (int)(entry - character->clips);
+    int index = (int)(entry - character->clips);
     if (anim_blend_clip_in_phase(layer->blend, i)) {
         double phase = layer->cycles - floor(layer->cycles);
-        return feet_plants_at(plants, character, clip, foot, phase * (entry->loop ? entry->clip->loop_duration
-                                                                                   : entry->clip->once_duration));
+        return feet_plants_at(plants, character, index, foot, phase * (entry->loop ? entry->clip->loop_duration
+                                                                                    : entry->clip->once_duration));
     }
     for (int frame = 0; frame < entry->clip->frame_count; ++frame)
-        if (!feet_plants_at(plants, character, clip, foot, frame / (double)entry->clip->frame_rate))
+        if (!feet_plants_at(plants, character, index, foot, frame / (double)entry->clip->frame_rate))
             return false;
     return true;
 }
@@ -512,6 +510,9 @@ static int apply_character_arguments(const feet_arguments *a, const anim_charact
             cursor += length + (cursor[length] == ',');
         }
     }
+    if (settings->foot_count == 0)
+        return usage_error("feet: character '%s' has no joints foot.L and foot.R: name its feet with --feet JOINT,JOINT",
+                           character->name);
     if (a->directions > 1 && !settings->two_dimensional)
         return usage_error("feet: state '%s' plays no 2D blend: it moves forward only (--directions 1)",
                            machine->states[settings->state].name);

@@ -53,8 +53,9 @@ typedef struct feet_settings {
     double measure_seconds;            /* measured (4) */
 } feet_settings;
 
-/* Settings for state `state_name` (NULL: the start state) of the character, with the defaults above. False
- * with a message in error when the state is unknown, or the character has no foot.L and foot.R joints. */
+/* Settings for state `state_name` (NULL: the start state) of the character, with the defaults above; the
+ * feet are foot.L and foot.R (foot_count 0 when the skeleton lacks them: name them yourself). False with a
+ * message in error when the state is unknown. */
 bool feet_settings_for(const anim_character *character, const char *state_name, feet_settings *out, diag *error);
 
 /* Where each clip of the state plants each foot: per (clip of the library, foot) a flag per frame, found for
@@ -68,9 +69,10 @@ typedef struct feet_plants {
 /* False when memory runs out. */
 bool feet_plants_find(const anim_character *character, const feet_settings *settings, feet_plants *out);
 void feet_plants_free(feet_plants *plants);
-/* Clip `clip` (index into the library) has foot `foot` planted at `time` seconds into it: the frames on
+/* Clip `clip_index` (into the library) has foot `foot` planted at `time` seconds into it: the frames on
  * either side both do. */
-bool feet_plants_at(const feet_plants *plants, const anim_character *character, int clip, int foot, double time);
+bool feet_plants_at(const feet_plants *plants, const anim_character *character, int clip_index, int foot,
+                    double time);
 
 /* One case: a ground velocity held. */
 typedef struct feet_case {
