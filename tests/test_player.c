@@ -4,7 +4,10 @@
  * walking at 1.0 and 1.4 m/s and running at 3.0 and 3.5 m/s (the mover's travel and the clip's playback
  * rate cancel); 60 and 120 Hz steps end at the same place; a turn in place moved by its clip turns the
  * player by the clip's yaw, a root-motion walk moves it by the clip's stride, and the hand-over between the
- * mover and a clip does not jump; bad input is ignored; steps allocate nothing; hot reload keeps the state. */
+ * mover and a clip does not jump; bad input is ignored; steps allocate nothing; hot reload keeps the state.
+ * Strafing (held) keeps the player facing the camera while it moves where the keys say, on the strafe blend
+ * (walk_right carries a strafe to the right), with planted feet; a machine without `strafe` walks as usual
+ * and one without `left` is reported once. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -1079,6 +1082,39 @@ static void test_strafe_needs_a_machine_that_strafes(void)
     fixture_close(&f);
 }
 
+/* A machine with `strafe` but without `left` (renamed `sideways`): that one is reported, once, and strafing
+ * still steps without allocating; `forward` still gets the velocity. */
+static void test_a_strafe_without_its_velocity_is_reported(void)
+{
+    cache *shared = cache_create();
+    const char *const rename[] = {"left = number 0", "sideways = number 0", "parameters = forward left",
+                                  "parameters = forward sideways", NULL};
+    anim_config *config = load_variant(shared, "player_strafe_missing", rename);
+    const anim_character *character = config ? anim_config_character(config, 0) : NULL;
+    diag_list problems = {0};
+    player *p = character ? player_create(character, NULL, &problems) : NULL;
+    CHECK(p != NULL);
+    if (p) {
+        CHECK(problems.total == 1);
+        char text[DIAG_TEXT_MAX] = "";
+        if (problems.count > 0)
+            diag_format(&problems.items[0], text, sizeof text);
+        CHECK(strcmp(text, "states.ini: warning: the demo sets parameter 'left' (number), which the state machine "
+                           "of 'mannequin' does not have; it is ignored") == 0);
+        long before = heap_calls;
+        hold(p, (player_intent){.move_forward = 1.0f, .move_right = 1.0f, .strafe = true}, 0.0f, 1.0, 60.0);
+        CHECK(heap_calls == before);
+        CHECK(in_state(p, "strafe"));
+        CHECK(parameter_value(p, "forward") > 0.9f);
+        CHECK(parameter_value(p, "sideways") == 0.0f); /* the game's left went nowhere */
+        CHECK(problems.total == 1);
+    }
+    player_destroy(p);
+    diag_list_free(&problems);
+    anim_config_free(config);
+    cache_destroy(shared);
+}
+
 int main(void)
 {
     RUN(test_walk_run_and_stop);
@@ -1089,6 +1125,7 @@ int main(void)
     RUN(test_diagonal_is_not_faster);
     RUN(test_strafe_keeps_facing_the_camera);
     RUN(test_strafe_needs_a_machine_that_strafes);
+    RUN(test_a_strafe_without_its_velocity_is_reported);
     RUN(test_planted_feet_do_not_slide);
     RUN(test_step_rate_does_not_change_the_path);
     RUN(test_bad_input_is_ignored);
