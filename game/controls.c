@@ -27,6 +27,7 @@ static const action_info action_infos[GAME_ACTION_COUNT] = {
     [GAME_ACTION_MOVE_LEFT] = {"move_left", "Left", {"A", "Left"}},
     [GAME_ACTION_MOVE_RIGHT] = {"move_right", "Right", {"D", "Right"}},
     [GAME_ACTION_RUN] = {"run", "Run", {"Left Shift", "Right Shift"}},
+    [GAME_ACTION_STRAFE] = {"strafe", "Strafe", {"Left Ctrl", "Right Ctrl"}},
     [GAME_ACTION_JUMP] = {"jump", "Jump", {"Space"}},
     [GAME_ACTION_WAVE] = {"wave", "Wave", {"E"}},
     [GAME_ACTION_HIT] = {"hit", "Hit", {"H"}},

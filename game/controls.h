@@ -19,6 +19,7 @@ typedef enum game_action {
     GAME_ACTION_MOVE_LEFT,
     GAME_ACTION_MOVE_RIGHT,
     GAME_ACTION_RUN,
+    GAME_ACTION_STRAFE,
     GAME_ACTION_JUMP,
     GAME_ACTION_WAVE,
     GAME_ACTION_HIT,
@@ -61,8 +62,8 @@ typedef struct controls {
     float orbit_keys_degrees_per_second; /* camera turn while an orbit key is held */
 } controls;
 
-/* WASD and the arrows move, both Shifts run, Space jumps, E waves, H hits, K dies, Q/R orbit, F1-F7, G, P, '.', '[',
- * ']', C, X, F12 and Escape for the rest (config/controls.ini lists the same). */
+/* WASD and the arrows move, both Shifts run, both Ctrls strafe, Space jumps, E waves, H hits, K dies, Q/R orbit,
+ * F1-F7, G, P, '.', '[', ']', C, X, F12 and Escape for the rest (config/controls.ini lists the same). */
 controls controls_defaults(void);
 
 /* Read path's [keys] and [mouse] into out. An action or setting the file leaves out keeps its default.

@@ -642,6 +642,7 @@ static void simulate_step(demo *d, float dt)
                 .move_forward = (float)((in->held[GAME_ACTION_MOVE_FORWARD] > 0) - (in->held[GAME_ACTION_MOVE_BACK] > 0)),
                 .move_right = (float)((in->held[GAME_ACTION_MOVE_RIGHT] > 0) - (in->held[GAME_ACTION_MOVE_LEFT] > 0)),
                 .run = in->held[GAME_ACTION_RUN] > 0,
+                .strafe = in->held[GAME_ACTION_STRAFE] > 0,
                 .jump = in->pressed[GAME_ACTION_JUMP],
                 .wave = in->pressed[GAME_ACTION_WAVE],
                 .hit = in->pressed[GAME_ACTION_HIT],

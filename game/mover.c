@@ -38,6 +38,13 @@ static float approach(float value, float target, float step)
     return fmaxf(value - step, target);
 }
 
+/* Turn `angle` towards `target` by at most `most` radians. */
+static float turn_towards(float angle, float target, float most)
+{
+    float turn = mover_turn_between(angle, target);
+    return wrap_angle(angle + fmaxf(-most, fminf(most, turn)));
+}
+
 void mover_step(mover *m, const mover_params *params, float wanted_x, float wanted_z, float dt)
 {
     if (!(dt > 0.0f) || !isfinite(dt))
@@ -45,20 +52,53 @@ void mover_step(mover *m, const mover_params *params, float wanted_x, float want
     float wanted_speed = sqrtf(wanted_x * wanted_x + wanted_z * wanted_z);
     if (!isfinite(wanted_speed))
         wanted_speed = 0.0f;
+    float most = params->turn_rate * dt;
     if (wanted_speed > 1e-4f) {
-        float turn = mover_turn_between(m->heading, mover_heading_of(wanted_x, wanted_z));
-        float most = params->turn_rate * dt;
-        m->heading = wrap_angle(m->heading + fmaxf(-most, fminf(most, turn)));
+        m->heading = turn_towards(m->heading, mover_heading_of(wanted_x, wanted_z), most);
         /* Facing away from where it wants to go, a character slows down to turn rather than
-         * gaining speed sideways: full speed within 60 degrees, less beyond. */
-        float remaining = fabsf(mover_turn_between(m->heading, mover_heading_of(wanted_x, wanted_z)));
+         * gaining speed sideways: full speed within 60 degrees, less beyond. Measured from where it goes,
+         * which is where it faces unless it was strafing a moment ago. */
+        float remaining =
+            fabsf(mover_turn_between(m->heading + turn_towards(m->travel, 0.0f, most), mover_heading_of(wanted_x, wanted_z)));
         float facing = glm_clamp((remaining - GLM_PIf / 3.0f) / (GLM_PIf - GLM_PIf / 3.0f), 0.0f, 1.0f);
         wanted_speed *= 1.0f - params->turn_slowdown * facing;
     }
+    /* The travel a strafe left turns back as fast as the heading turns, so while the body turns into the
+     * way it was going, it keeps going that way. */
+    m->travel = turn_towards(m->travel, 0.0f, most);
     float rate = wanted_speed > m->speed ? params->acceleration : params->deceleration;
     m->speed = approach(m->speed, wanted_speed, rate * dt);
-    m->x += cosf(m->heading) * m->speed * dt;
-    m->z -= sinf(m->heading) * m->speed * dt;
+    m->x += cosf(m->heading + m->travel) * m->speed * dt;
+    m->z -= sinf(m->heading + m->travel) * m->speed * dt;
+}
+
+void mover_step_facing(mover *m, const mover_params *params, float wanted_x, float wanted_z, float facing, float dt)
+{
+    if (!(dt > 0.0f) || !isfinite(dt))
+        return;
+    if (!isfinite(wanted_x) || !isfinite(wanted_z))
+        wanted_x = wanted_z = 0.0f;
+    float direction = m->heading + m->travel;
+    float velocity_x = cosf(direction) * m->speed, velocity_z = -sinf(direction) * m->speed;
+    /* The velocity goes straight towards the wanted one, as fast as the mover speeds up or slows down. */
+    float change_x = wanted_x - velocity_x, change_z = wanted_z - velocity_z;
+    float change = sqrtf(change_x * change_x + change_z * change_z);
+    bool faster = wanted_x * wanted_x + wanted_z * wanted_z > m->speed * m->speed;
+    float most = (faster ? params->acceleration : params->deceleration) * dt;
+    if (change > most) {
+        change_x *= most / change;
+        change_z *= most / change;
+    }
+    velocity_x += change_x;
+    velocity_z += change_z;
+    if (isfinite(facing))
+        m->heading = turn_towards(m->heading, facing, params->turn_rate * dt);
+    m->speed = sqrtf(velocity_x * velocity_x + velocity_z * velocity_z);
+    /* Standing, the travel keeps its last direction: there is none to take. */
+    if (m->speed > 1e-6f)
+        m->travel = mover_turn_between(m->heading, mover_heading_of(velocity_x, velocity_z));
+    m->x += velocity_x * dt;
+    m->z += velocity_z * dt;
 }
 
 mover mover_blend(const mover *before, const mover *stepped, const mover_root_motion *root, bool steer)
@@ -82,6 +122,7 @@ mover mover_blend(const mover *before, const mover *stepped, const mover_root_mo
         .z = before->z + keep * dz - s * root->forward - c * root->left,
         .heading = wrap_angle(before->heading + keep * turned + root->yaw),
         .speed = stepped->speed,
+        .travel = stepped->travel,
     };
 }
 

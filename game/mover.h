@@ -26,14 +26,25 @@ mover_params mover_default_params(void);
 typedef struct mover {
     float x, z;       /* position on the ground */
     float heading;    /* radians, kept in (-pi, pi] */
-    float speed;      /* m/s along the heading, >= 0 */
+    float speed;      /* m/s along the direction of travel, >= 0 */
+    float travel;     /* radians, the direction of travel from the heading (positive left), in (-pi, pi]: 0
+                       * when walking where it faces; while strafing (mover_step_facing) it moves in any
+                       * direction while facing one way */
 } mover;
 
 /* Advance by dt seconds (>= 0) towards the wanted velocity (wanted_x, wanted_z) in m/s; zero stops.
  * The heading turns towards the wanted direction at most turn_rate * dt; the speed moves towards the
  * wanted speed (scaled down while facing away) at most acceleration or deceleration * dt; the position
- * moves along the new heading. */
+ * moves along the new heading. Travel left from strafing turns back to 0 at turn_rate as the heading turns
+ * towards the wanted direction, so a character that stops strafing keeps moving the way it was and turns
+ * its body into that direction. */
 void mover_step(mover *m, const mover_params *params, float wanted_x, float wanted_z, float dt);
+
+/* Strafing: advance by dt seconds (>= 0) towards the wanted velocity while facing `facing` (a heading).
+ * The heading turns towards facing at most turn_rate * dt; the velocity, in any direction from it, moves
+ * towards the wanted one by at most acceleration (speeding up) or deceleration (slowing down) * dt; the
+ * position moves along it. speed and travel say where it goes, in the mover's own frame. */
+void mover_step_facing(mover *m, const mover_params *params, float wanted_x, float wanted_z, float facing, float dt);
 
 /* How the animation moves the body in one step, as the animator reports it (anim_update_result): the root
  * motion of the clips that move the body, in the body's own frame (forward along its heading, left, in
@@ -46,10 +57,11 @@ typedef struct mover_root_motion {
 } mover_root_motion;
 
 /* The body after a step in which the mover and the clips move it together. `before` is the body at the
- * start of the step and `stepped` what mover_step made of it; the result is before moved by the mover's
- * own displacement times (1 - share), then by the root motion turned by before's heading, then turned by
- * the root motion's yaw. Its speed is stepped's: the mover's speed keeps following what is wanted, so the
- * animation's `speed` parameter still works while a clip moves the body. With steer false (the clip's
+ * start of the step and `stepped` what mover_step (or mover_step_facing) made of it; the result is before
+ * moved by the mover's own displacement times (1 - share), then by the root motion turned by before's
+ * heading, then turned by the root motion's yaw. Its speed and travel are stepped's: the mover's speed
+ * keeps following what is wanted, so the animation's `speed` parameter still works while a clip moves the
+ * body. With steer false (the clip's
  * state moves the body, turns included) the mover's turn is dropped and its displacement goes along
  * before's heading: a turn in place then turns by exactly the clip's yaw, whatever the input asks. */
 mover mover_blend(const mover *before, const mover *stepped, const mover_root_motion *root, bool steer);

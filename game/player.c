@@ -15,6 +15,9 @@ typedef enum player_parameter {
     PLAYER_HIT,
     PLAYER_DIE,
     PLAYER_TURN,
+    PLAYER_STRAFE,
+    PLAYER_FORWARD,
+    PLAYER_LEFT,
     PLAYER_PARAMETER_COUNT,
 } player_parameter;
 
@@ -28,7 +31,18 @@ static const parameter_binding_need player_needs[PLAYER_PARAMETER_COUNT] = {
     [PLAYER_HIT] = {"hit", STATE_MACHINE_TRIGGER, true},
     [PLAYER_DIE] = {"die", STATE_MACHINE_TRIGGER, true},
     [PLAYER_TURN] = {"turn", STATE_MACHINE_NUMBER, true},
+    [PLAYER_STRAFE] = {"strafe", STATE_MACHINE_BOOL, true},
+    [PLAYER_FORWARD] = {"forward", STATE_MACHINE_NUMBER, true},
+    [PLAYER_LEFT] = {"left", STATE_MACHINE_NUMBER, true},
 };
+
+/* A machine that strafes needs the velocity to place its blend: without `strafe` the key does nothing (no
+ * mistake: not every character strafes), but with it, forward and left missing is one. */
+static const parameter_binding_need player_strafe_needs[] = {
+    {"forward", STATE_MACHINE_NUMBER, false},
+    {"left", STATE_MACHINE_NUMBER, false},
+};
+_Static_assert(PLAYER_LEFT == PLAYER_FORWARD + 1, "player_strafe_needs fills forward and left in this order");
 
 struct player {
     player_params params;
@@ -40,8 +54,10 @@ struct player {
 /* Find the handles in the animator's (new) character; called on create and on every rebind. */
 static void player_bind_parameters(player *player, diag_list *problems)
 {
-    parameter_binding_resolve(animator_character(player->animator), player_needs, PLAYER_PARAMETER_COUNT,
-                              player->parameters, problems);
+    const anim_character *character = animator_character(player->animator);
+    parameter_binding_resolve(character, player_needs, PLAYER_PARAMETER_COUNT, player->parameters, problems);
+    if (state_machine_param_valid(player->parameters[PLAYER_STRAFE]))
+        parameter_binding_resolve(character, player_strafe_needs, 2, &player->parameters[PLAYER_FORWARD], problems);
 }
 
 player_params player_default_params(void)
@@ -131,17 +147,26 @@ bool player_step(player *player, const player_intent *intent, float camera_yaw_r
     float wanted_x = (forward * forward_x + right * right_x) * top_speed;
     float wanted_z = (forward * forward_z + right * right_z) * top_speed;
     mover before = player->mover, stepped = before;
-    mover_step(&stepped, &player->params.mover, wanted_x, wanted_z, dt);
+    /* Strafing needs a machine that can show it; without one the key does nothing. */
+    const state_machine_param *parameters = player->parameters;
+    bool strafe = wanted.strafe && state_machine_param_valid(parameters[PLAYER_STRAFE]);
+    if (strafe)
+        mover_step_facing(&stepped, &player->params.mover, wanted_x, wanted_z, camera_yaw_radians, dt);
+    else
+        mover_step(&stepped, &player->params.mover, wanted_x, wanted_z, dt);
 
     /* The animation follows what the body did, not what was asked: while accelerating, braking or slowed
      * by a U-turn, walk and run play at the rate of the actual ground speed. */
     animator *animator = player->animator;
-    const state_machine_param *parameters = player->parameters;
     animator_param_set_number(animator, parameters[PLAYER_SPEED], stepped.speed);
     animator_param_set_bool(animator, parameters[PLAYER_GROUNDED], true);
+    /* The velocity in the body's own frame, where a strafe blend places its clips (+left is its left). */
+    animator_param_set_bool(animator, parameters[PLAYER_STRAFE], strafe);
+    animator_param_set_number(animator, parameters[PLAYER_FORWARD], stepped.speed * cosf(stepped.travel));
+    animator_param_set_number(animator, parameters[PLAYER_LEFT], stepped.speed * sinf(stepped.travel));
     /* How far the input asks to turn, in states.ini's sense (degrees, negative left): a state machine with
-     * turns in place takes them from a standstill. */
-    bool moving_wanted = wanted_x != 0.0f || wanted_z != 0.0f;
+     * turns in place takes them from a standstill. A strafe faces the camera's way, turning as it goes. */
+    bool moving_wanted = !strafe && (wanted_x != 0.0f || wanted_z != 0.0f);
     float turn = moving_wanted ? -glm_deg(mover_turn_between(before.heading, mover_heading_of(wanted_x, wanted_z)))
                                : 0.0f;
     animator_param_set_number(animator, parameters[PLAYER_TURN], turn);

@@ -20,6 +20,7 @@ typedef struct player_intent {
     float move_forward; /* -1..1: away from the camera (negative: towards it); values outside are clamped */
     float move_right;   /* -1..1: to the camera's right (negative: left) */
     bool run;           /* held: run_speed instead of walk_speed */
+    bool strafe;        /* held: face the camera's forward and move in any direction (see player_step) */
     bool jump;          /* pressed this step */
     bool wave;          /* pressed this step */
     bool hit;           /* pressed this step: the `hit` trigger (a pain reaction), if the states have it */
@@ -41,9 +42,10 @@ typedef struct player player;
 /* A player of `character` standing at the origin facing +X (heading 0), idle. params may be NULL for the
  * defaults. The character must outlive the player, or until player_rebind. NULL when a speed is negative
  * or not finite, a mover rate is not positive, the animator cannot be made (see animator_create) or memory
- * runs out. Allocates here only. The parameters player_step sets (speed, grounded, jump, wave, and hit, die
- * and turn where the character has them) are found here once; one the state machine lacks or has with
- * another type is reported to problems (may be NULL), see parameter_binding.h, and ignored by every step. */
+ * runs out. Allocates here only. The parameters player_step sets (speed, grounded, jump, wave, and hit, die,
+ * turn and strafe where the character has them; forward and left where it has strafe) are found here once;
+ * one the state machine lacks or has with another type is reported to problems (may be NULL), see
+ * parameter_binding.h, and ignored by every step. */
 player *player_create(const anim_character *character, const player_params *params, diag_list *problems);
 void player_destroy(player *player);
 
@@ -55,12 +57,16 @@ bool player_place(player *player, float x, float z, float heading);
  *   1. the intent becomes a wanted velocity on the ground: (move_right, move_forward) turned by the camera's
  *      yaw, its length capped at 1 (a diagonal is no faster than straight on), times walk_speed or, with
  *      run held, run_speed; half-way input asks for half the speed;
- *   2. the mover steps towards it (acceleration, braking, turning as mover.h says);
+ *   2. the mover steps towards it (acceleration, braking, turning as mover.h says); with strafe held, and a
+ *      state machine that has the `strafe` parameter, it keeps turning the body towards the camera's yaw
+ *      instead, while the velocity goes where the input asks (mover_step_facing): sideways, backwards,
+ *      anything in between;
  *   3. the animator gets speed = the mover's ground speed after the step, grounded = true (the mover keeps
  *      the feet on the floor; a jump's air time is the clip's own), turn = how far the wanted direction
- *      is from the heading (degrees, negative left, as states.ini's `turn`; 0 without input), the jump,
- *      wave, hit and die triggers when pressed (a state machine without one ignores it), and is updated
- *      by dt;
+ *      is from the heading (degrees, negative left, as states.ini's `turn`; 0 without input or while
+ *      strafing), strafe = whether it strafes, forward and left = its velocity in its own frame (m/s; +left
+ *      is its left), the jump, wave, hit and die triggers when pressed (a state machine without one ignores
+ *      it), and is updated by dt;
  *   4. the body moves as the states say (states.ini moved_by, mover_blend): by the mover's step times
  *      (1 - the clips' share) plus the root motion of the clips that move it. In a state moved by its clip
  *      (the shipped turns in place) the mover does not turn the body, so a turn turns it by exactly the

@@ -2,7 +2,8 @@
  * (weights visible in the controller) and keep walk and run in step; bool, trigger and one-shot `end`
  * conditions; `any` transitions; the wave overlay leaves the legs exactly on the walk; root motion moves
  * the entity; hot reload keeps state and phase on a good edit, keeps running on a bad one and falls back
- * to the start state when the state is gone; an entity of a 33-joint character costs at most 4 KB. */
+ * to the start state when the state is gone; an entity of a 33-joint character costs at most 4 KB, with a
+ * 2D blend of 8 clips playing too. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -664,36 +665,62 @@ static void test_finished_overlay_fades_out(void)
     remove(folder);
 }
 
+/* Writes a 33-joint synthetic body (FOLDER/synth.md5mesh) and `clip_count` clips of it (FOLDER/clipN.md5anim,
+ * each from its own seed) and loads them as character "synth" with the given clips.ini and states.ini text.
+ * NULL (and a CHECK failed) when anything fails. */
+static anim_config *load_synth_character(const char *folder, int clip_count, const char *clips_text,
+                                         const char *states_text, cache *cache)
+{
+    char mesh[600], clips[600], states[600], clip[600];
+    CHECK(test_paths_in(folder, 600, mesh, "synth.md5mesh", clips, "clips.ini", states, "states.ini", NULL));
+    synth_params body = {.joints = 33, .vertices = 200, .triangles = 300, .frames = 48, .seed = 3};
+    size_t size = 0;
+    char *text = synth_mesh_text(&body, &size);
+    CHECK(text && test_write_bytes(mesh, text, size));
+    free(text);
+    for (int k = 0; k < clip_count; ++k) {
+        char name[32];
+        snprintf(name, sizeof name, "clip%d.md5anim", k);
+        CHECK(test_paths_in(folder, 600, clip, name, NULL));
+        synth_params motion = body;
+        motion.seed = 3 + (unsigned)k;
+        text = synth_anim_text(&motion, &size);
+        CHECK(text && test_write_bytes(clip, text, size));
+        free(text);
+    }
+    test_write_file(clips, clips_text);
+    test_write_file(states, states_text);
+    diag_list errors = {0};
+    anim_config *config = anim_config_load_character("synth", mesh, clips, states, cache, &errors);
+    test_print_diags(&errors);
+    diag_list_free(&errors);
+    const anim_character *character = config ? anim_config_character(config, 0) : NULL;
+    CHECK(character && character->model->skeleton.joint_count == 33);
+    return config;
+}
+
+static void remove_folder(const char *folder)
+{
+    char command[600];
+    snprintf(command, sizeof command, "rm -rf '%s'", folder);
+    CHECK(system(command) == 0);
+}
+
 /* Per-entity memory (controller, pose and bookkeeping; gfx copies the palette at submit) for a
  * 33-joint character made by the synthetic generator, with two clips and an overlay state, through
  * crossfades, the overlay and a burst of interrupts: at most 4 KB, all of it allocated at creation. */
 static void test_entity_of_33_joints_fits_in_4_kb(void)
 {
-    char folder[512], mesh[600], walk[600], wave[600], clips[600], states[600];
+    char folder[512];
     CHECK(test_make_temp_folder(folder, sizeof folder, "test_animator"));
-    CHECK(test_paths_in(folder, 600, mesh, "synth.md5mesh", walk, "walk.md5anim", wave, "wave.md5anim", clips,
-                        "clips.ini", states, "states.ini", NULL));
-    synth_params body = {.joints = 33, .vertices = 200, .triangles = 300, .frames = 48, .seed = 3};
-    synth_params other = body;
-    other.seed = 4;
-    size_t sizes[3] = {0, 0, 0};
-    char *texts[3] = {synth_mesh_text(&body, &sizes[0]), synth_anim_text(&body, &sizes[1]),
-                      synth_anim_text(&other, &sizes[2])};
-    const char *paths[3] = {mesh, walk, wave};
-    for (int k = 0; k < 3; ++k) {
-        CHECK(texts[k] && test_write_bytes(paths[k], texts[k], sizes[k]));
-        free(texts[k]);
-    }
-    test_write_file(clips, "[walk]\nfile = walk.md5anim\nloop = true\n[wave]\nfile = wave.md5anim\n");
-    test_write_file(states, "[machine]\nstart = idle\n[parameters]\ngo = bool\n[state idle]\nclip = walk\n"
-                            "[state busy]\nclip = wave\noverlay = walk\noverlay_root = clavicle_right\n"
-                            "[idle -> busy]\nwhen = go\nfade = 0.5\n[busy -> idle]\nwhen = not go\nfade = 0.5\n");
     cache *cache = cache_create();
-    diag_list errors = {0};
-    anim_config *config = anim_config_load_character("synth", mesh, clips, states, cache, &errors);
-    test_print_diags(&errors);
+    anim_config *config = load_synth_character(
+        folder, 2, "[walk]\nfile = clip0.md5anim\nloop = true\n[wave]\nfile = clip1.md5anim\n",
+        "[machine]\nstart = idle\n[parameters]\ngo = bool\n[state idle]\nclip = walk\n"
+        "[state busy]\nclip = wave\noverlay = walk\noverlay_root = clavicle_right\n"
+        "[idle -> busy]\nwhen = go\nfade = 0.5\n[busy -> idle]\nwhen = not go\nfade = 0.5\n",
+        cache);
     const anim_character *character = config ? anim_config_character(config, 0) : NULL;
-    CHECK(character && character->model->skeleton.joint_count == 33);
     animator *a = character ? animator_create(character) : NULL;
     CHECK(a != NULL);
     if (a) {
@@ -717,9 +744,72 @@ static void test_entity_of_33_joints_fits_in_4_kb(void)
     animator_destroy(a);
     anim_config_free(config);
     cache_destroy(cache);
-    diag_list_free(&errors);
-    snprintf(mesh, sizeof mesh, "rm -rf '%s'", folder);
-    CHECK(system(mesh) == 0);
+    remove_folder(folder);
+}
+
+/* The same with a 2D blend of 8 clips playing (the shipped strafe's layout: four directions, two speeds),
+ * crossfading with itself under an overlay while the point circles the plane: still at most 4 KB, the
+ * same bytes all along (a blend layer keeps its point, not its clips' weights or times). */
+static void test_entity_of_33_joints_with_a_2d_blend_fits_in_4_kb(void)
+{
+    char folder[512];
+    CHECK(test_make_temp_folder(folder, sizeof folder, "test_animator_2d"));
+    char clips[2048] = "", states[2048];
+    static const float points[8][2] = {{1.4f, 0}, {3.5f, 0}, {-1.4f, 0}, {-3.5f, 0},
+                                       {0, 1.4f}, {0, 3.5f}, {0, -1.4f}, {0, -3.5f}};
+    int used = snprintf(states, sizeof states, "[machine]\nstart = move\n[parameters]\nforward = number\n"
+                                               "left = number\nspeed = number\nwave = bool\n[blend plane]\n"
+                                               "parameters = forward left\n");
+    for (int k = 0; k < 8; ++k) {
+        size_t length = strlen(clips);
+        snprintf(clips + length, sizeof clips - length, "[c%d]\nfile = clip%d.md5anim\nloop = true\nspeed = %g\n"
+                 "sync = feet\n", k, k, (double)hypotf(points[k][0], points[k][1]));
+        used += snprintf(states + used, sizeof states - (size_t)used, "clip.c%d = %g %g\n", k, (double)points[k][0],
+                         (double)points[k][1]);
+    }
+    snprintf(states + used, sizeof states - (size_t)used,
+             "[state move]\nclip = plane\nrate_from = speed\n"
+             "[state move_wave]\nclip = plane\nrate_from = speed\noverlay = c0\noverlay_root = clavicle_right\n"
+             "[move -> move_wave]\nwhen = wave\nfade = 0.5\n[move_wave -> move]\nwhen = not wave\nfade = 0.5\n");
+    cache *cache = cache_create();
+    anim_config *config = load_synth_character(folder, 8, clips, states, cache);
+    const anim_character *character = config ? anim_config_character(config, 0) : NULL;
+    CHECK(character && character->blend_count == 1 && character->blends[0].dimensions == 2 &&
+          character->blends[0].count == 8);
+    animator *a = character ? animator_create(character) : NULL;
+    CHECK(a != NULL);
+    if (a) {
+        size_t bytes = animator_bytes(a);
+        printf("  per entity, 33 joints, a 2D blend of 8 clips playing: %zu bytes (controller %zu)\n", bytes,
+               anim_controller_bytes(animator_controller(a)));
+        CHECK(bytes <= 4096);
+        int fired = 0, weighted_most = 0;
+        animator_update_result result;
+        for (int step = 0; step < 240; ++step) {
+            float angle = step * 0.05f, speed = 2.0f + sinf(step * 0.03f);
+            animator_set_number(a, "forward", speed * cosf(angle));
+            animator_set_number(a, "left", speed * sinf(angle));
+            animator_set_number(a, "speed", speed);
+            animator_set_bool(a, "wave", (step / 20) % 2 == 1);
+            CHECK(animator_update(a, STEP, &result));
+            fired += result.decision.fired;
+            float weights[ANIM_BLEND_MAX_CLIPS];
+            const anim_controller *controller = animator_controller(a);
+            int top = anim_controller_layer_count(controller, 0) - 1;
+            int count = anim_controller_layer_blend_weights(controller, 0, top, weights);
+            int weighted = 0;
+            for (int i = 0; i < count; ++i)
+                weighted += weights[i] > 0.0f;
+            weighted_most = weighted > weighted_most ? weighted : weighted_most;
+        }
+        CHECK(fired >= 10);
+        CHECK(weighted_most >= 3); /* between the rings and the directions, several clips at once */
+        CHECK(animator_bytes(a) == bytes);
+    }
+    animator_destroy(a);
+    anim_config_free(config);
+    cache_destroy(cache);
+    remove_folder(folder);
 }
 
 static void test_bad_arguments(void)
@@ -761,6 +851,7 @@ int main(void)
     RUN(test_hot_reload_keeps_a_fade_in_flight);
     RUN(test_finished_overlay_fades_out);
     RUN(test_entity_of_33_joints_fits_in_4_kb);
+    RUN(test_entity_of_33_joints_with_a_2d_blend_fits_in_4_kb);
     RUN(test_bad_arguments);
     return check_report();
 }

@@ -144,6 +144,7 @@ static void test_defaults_bind_what_the_issue_says(void)
         {PLATFORM_KEY_A, GAME_ACTION_MOVE_LEFT},      {PLATFORM_KEY_LEFT, GAME_ACTION_MOVE_LEFT},
         {PLATFORM_KEY_D, GAME_ACTION_MOVE_RIGHT},     {PLATFORM_KEY_RIGHT, GAME_ACTION_MOVE_RIGHT},
         {PLATFORM_KEY_LSHIFT, GAME_ACTION_RUN},       {PLATFORM_KEY_RSHIFT, GAME_ACTION_RUN},
+        {PLATFORM_KEY_LCTRL, GAME_ACTION_STRAFE},     {PLATFORM_KEY_RCTRL, GAME_ACTION_STRAFE},
         {PLATFORM_KEY_SPACE, GAME_ACTION_JUMP},       {PLATFORM_KEY_E, GAME_ACTION_WAVE},
         {PLATFORM_KEY_H, GAME_ACTION_HIT},            {PLATFORM_KEY_K, GAME_ACTION_DIE},
         {PLATFORM_KEY_Q, GAME_ACTION_ORBIT_LEFT},     {PLATFORM_KEY_R, GAME_ACTION_ORBIT_RIGHT},
@@ -202,6 +203,7 @@ static void test_remap_through_a_file(void)
                     "jump = J ; inline comment\n"
                     "wave = comma, Semicolon, Keypad 8, left ctrl\n"
                     "run = none\n"
+                    "strafe = Tab ; Left Ctrl is the wave's now\n"
                     "quit = Hash\n"
                     "[mouse]\n"
                     "invert_y = true\n"
@@ -219,6 +221,8 @@ static void test_remap_through_a_file(void)
     CHECK(action_of(&c, PLATFORM_KEY_E) == GAME_ACTION_COUNT);
     CHECK(c.key_count[GAME_ACTION_RUN] == 0);
     CHECK(action_of(&c, PLATFORM_KEY_LSHIFT) == GAME_ACTION_COUNT);
+    CHECK(action_of(&c, PLATFORM_KEY_TAB) == GAME_ACTION_STRAFE);
+    CHECK(action_of(&c, PLATFORM_KEY_RCTRL) == GAME_ACTION_COUNT);
     CHECK(action_of(&c, PLATFORM_KEY_HASH) == GAME_ACTION_QUIT);
     CHECK(action_of(&c, PLATFORM_KEY_ESCAPE) == GAME_ACTION_COUNT);
     /* What the file leaves out keeps its default. */

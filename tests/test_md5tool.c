@@ -639,7 +639,10 @@ static void test_usage_errors(void)
                             * folders, an unknown option */
                            "graph", "graph config", "graph --out x.svg", "graph config --out x.jpg",
                            "graph config --out", "graph config --out x.dot --character", "graph a b --out x.dot",
-                           "graph config --out x.dot --rankdir LR"};
+                           "graph config --out x.dot --rankdir LR",
+                           /* feet: no folder, a count out of range, a value missing, --set without '=' */
+                           "feet", "feet config --speeds 0", "feet config --directions 361", "feet config --rate",
+                           "feet config --set strafe", "feet config --top-speed -1", "feet a b"};
     for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; ++i) {
         tool_result r = run_tool(wrong[i], true);
         if (r.status != 2)
@@ -661,7 +664,7 @@ static void test_usage_errors(void)
 static void test_command_help(void)
 {
     static const char *const names[] = {"info",  "check", "pose", "skin", "render", "sheet",
-                                        "bench", "synth", "trace", "lod", "graph"};
+                                        "bench", "synth", "trace", "lod", "graph", "feet"};
     tool_result all = run_tool("--help", false);
     CHECK(all.status == 0);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
@@ -1078,6 +1081,89 @@ static void test_json_writer(void)
         CHECK((float)read_back[i] == samples[i]);
 }
 
+/* ---- feet ---------------------------------------------------------------------------------------- */
+
+static int count_of(const char *text, const char *word)
+{
+    int count = 0;
+    for (const char *at = text ? strstr(text, word) : NULL; at; at = strstr(at + 1, word))
+        ++count;
+    return count;
+}
+
+/* md5tool feet on the demo's config/: a line per case and a summary, or one JSON object; the strafe blend's
+ * weights sum to 1 and nothing is NaN; --max-drift fails the run when a contact drifts more; what cannot be
+ * measured is an error, in one line. (tests/test_trace.c measures the whole sweep through the same code.) */
+static void test_feet(void)
+{
+    char arguments[1024];
+    snprintf(arguments, sizeof arguments,
+             "feet '%s/config' --state strafe --set strafe=true --speeds 3 --directions 4 --seconds 2",
+             MARIONETTE_SOURCE_DIR);
+    tool_result r = run_tool(arguments, false);
+    CHECK(r.status == 0);
+    CHECK(count_of(r.output, "\n") == 13); /* 3 speeds x 4 directions, then the summary */
+    CHECK_STR_CONTAINS(r.output, "speed 0.000 m/s direction   0.0 deg: 2 contacts, worst drift ");
+    CHECK_STR_CONTAINS(r.output, "speed 3.500 m/s direction 270.0 deg: ");
+    CHECK_STR_CONTAINS(r.output, "mannequin in state strafe, 12 cases (3 speeds 0 to 3.500 m/s x 4 directions) at "
+                                 "60 Hz, 2 s each: worst drift ");
+    CHECK_STR_CONTAINS(r.output, "; no NaN\n");
+    CHECK(!strstr(r.output, "NaN,") && !strstr(r.output, "left the state"));
+    printf("%s", r.output);
+    tool_result_free(&r);
+
+    snprintf(arguments, sizeof arguments,
+             "feet '%s/config' --state strafe --set strafe=true --speeds 2 --directions 2 --seconds 2 --json",
+             MARIONETTE_SOURCE_DIR);
+    r = run_tool(arguments, false);
+    CHECK(r.status == 0);
+    CHECK(count_of(r.output, "\"speed\":") == 5); /* four cases and the worst */
+    bool finite = false, reached = false;
+    CHECK(bool_field(r.output, "finite", &finite) && finite);
+    CHECK(bool_field(r.output, "reached_state", &reached) && reached);
+    CHECK(number_field(r.output, "cases_without_contact") == 0.0);
+    const char *worst = field(r.output, "worst");
+    CHECK(worst && number_field(worst, "weight_error") <= 1e-6);
+    CHECK(number_field(worst, "worst_drift_mm") > 0.0);
+    tool_result_free(&r);
+
+    /* A bound below what the run measures: exit 1. */
+    snprintf(arguments, sizeof arguments, "feet '%s/config' --speeds 2 --seconds 1 --max-drift 0.0001",
+             MARIONETTE_SOURCE_DIR);
+    r = run_tool(arguments, false);
+    CHECK(r.status == 1);
+    tool_result_free(&r);
+
+    /* Into strafe without its way in: the machine stays in locomotion, which the run says, with exit 1. */
+    snprintf(arguments, sizeof arguments, "feet '%s/config' --state strafe --speeds 1 --directions 1 --seconds 1",
+             MARIONETTE_SOURCE_DIR);
+    r = run_tool(arguments, false);
+    CHECK(r.status == 1);
+    CHECK_STR_CONTAINS(r.output, "left the state");
+    tool_result_free(&r);
+
+    /* What the character cannot do, in one line: exit 2 for the command line, 1 for the config. */
+    static const struct {
+        const char *arguments;
+        int status;
+        const char *says;
+    } wrong[] = {
+        {"--state nowhere", 1, "has no state 'nowhere'"},
+        {"--directions 4", 2, "plays no 2D blend"},
+        {"--set nothing=1", 2, "has no parameter 'nothing'"},
+        {"--set strafe=maybe", 2, "'strafe' is a bool"},
+        {"--feet foot.L,ankle", 2, "'ankle' is not one"},
+    };
+    for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; ++i) {
+        snprintf(arguments, sizeof arguments, "feet '%s/config' %s", MARIONETTE_SOURCE_DIR, wrong[i].arguments);
+        r = run_tool(arguments, true);
+        CHECK(r.status == wrong[i].status);
+        CHECK_STR_CONTAINS(r.output, wrong[i].says);
+        CHECK(r.size > 0 && strchr(r.output, '\n') == r.output + r.size - 1);
+        tool_result_free(&r);
+    }
+}
+
 /* ---- graph --------------------------------------------------------------------------------------- */
 
 /* The node name (s0, s1, ...) the DOT text gives the state called `name`: its label starts <b>NAME</b>. */
@@ -1156,6 +1242,9 @@ static void test_graph_demo_dot(void)
         free(dot_again);
         return;
     }
+#define STRAFE_BLEND                                                                                            \
+    "blend strafe (forward left):<br/>idle (0 0), walk (1.4 0), run (3.5 0), walk_back (-1.4 0), run_back (-3.5 0), " \
+    "walk_left (0 1.4), run_left (0 3.5), walk_right (0 -1.4), run_right (0 -3.5), loop<br/>rate_from speed [0.5, 2]"
     static const struct {
         const char *name, *details;
     } states[] = {
@@ -1166,6 +1255,8 @@ static void test_graph_demo_dot(void)
         {"celebrate", "clip celebrate, one-shot"},
         {"wave", "blend locomotion (speed):<br/>idle 0, walk 1.4, run 3.5, loop<br/>rate_from speed [0.5, 2]"
                  "<br/>overlay wave on clavicle.R"},
+        {"strafe", STRAFE_BLEND},
+        {"strafe_wave", STRAFE_BLEND "<br/>overlay wave on clavicle.R"},
     };
     for (size_t i = 0; i < sizeof states / sizeof states[0]; ++i) {
         char id[32], label[320];
@@ -1188,6 +1279,12 @@ static void test_graph_demo_dot(void)
         {"celebrate", "locomotion", "end or speed > 0.2\\nfade 0.3"},
         {"locomotion", "wave", "wave\\nfade 0.2"},
         {"wave", "locomotion", "overlay_end\\nfade 0.3"},
+        {"locomotion", "strafe", "strafe\\nfade 0.25"},
+        {"strafe", "locomotion", "not strafe\\nfade 0.25"},
+        {"strafe", "strafe_wave", "wave\\nfade 0.2"},
+        {"strafe_wave", "strafe", "overlay_end\\nfade 0.3"},
+        {"wave", "strafe_wave", "strafe\\nfade 0.25"},
+        {"strafe_wave", "wave", "not strafe\\nfade 0.25"},
     };
     int edge_count = (int)(sizeof edges / sizeof edges[0]);
     for (int i = 0; i < edge_count; ++i) {
@@ -1206,6 +1303,9 @@ static void test_graph_demo_dot(void)
         "<td align=\"left\">jump</td><td align=\"left\">trigger</td>",
         "<td align=\"left\">wave</td><td align=\"left\">trigger</td>",
         "<td align=\"left\">celebrate</td><td align=\"left\">trigger</td>",
+        "<td align=\"left\">forward</td><td align=\"left\">number</td><td align=\"left\">0</td>",
+        "<td align=\"left\">left</td><td align=\"left\">number</td><td align=\"left\">0</td>",
+        "<td align=\"left\">strafe</td><td align=\"left\">bool</td><td align=\"left\">false</td>",
         "trigger_hold 0.2 s"};
     for (size_t i = 0; i < sizeof parameters / sizeof parameters[0]; ++i)
         CHECK_STR_CONTAINS(dot, parameters[i]);
@@ -1399,6 +1499,7 @@ int main(int argc, char **argv)
         RUN(test_bench_parse_summary);
         RUN(test_graph_demo_dot);
         RUN(test_graph_odd_names);
+        RUN(test_feet);
     }
     if (part == TEST_PART_BONEMAN) {
         RUN(test_info_boneman_mesh);

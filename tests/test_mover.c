@@ -1,4 +1,5 @@
-/* The kinematic body the player and crowd walk with: acceleration limits, turning, heading conventions. */
+/* The kinematic body the player and crowd walk with: acceleration limits, turning, heading conventions;
+ * strafing (facing one way, moving any way) and turning back out of it without changing course. */
 #include "check.h"
 
 #include "mover.h"
@@ -84,11 +85,76 @@ static void test_bad_input_changes_nothing_harmful(void)
     CHECK_NEAR(mover_turn_between(-3.0f, 3.0f), -(2.0f * GLM_PIf - 6.0f), 1e-5);
 }
 
+/* Strafing: the heading turns towards the facing at the turn rate while the velocity goes straight to the
+ * wanted one at the acceleration, whatever its direction; travel and speed say where it goes. */
+static void test_strafing_faces_one_way_and_moves_another(void)
+{
+    mover m = {0};
+    mover_params params = mover_default_params();
+    const float dt = 1.0f / 60.0f;
+    /* Facing +X (heading 0), wanting 1.4 m/s towards +Z: its right (a heading of -pi/2). */
+    for (int i = 0; i < 60; ++i) {
+        float speed = m.speed;
+        mover_step_facing(&m, &params, 0.0f, 1.4f, 0.0f, dt);
+        CHECK(m.speed <= speed + params.acceleration * dt + 1e-5f);
+        CHECK(m.heading == 0.0f);
+    }
+    CHECK_NEAR(m.speed, 1.4, 1e-5);
+    CHECK_NEAR(m.travel, -GLM_PIf / 2.0f, 1e-5);
+    float x = m.x, z = m.z;
+    mover_step_facing(&m, &params, 0.0f, 1.4f, 0.0f, dt);
+    CHECK_NEAR(m.x - x, 0.0, 1e-6);
+    CHECK_NEAR(m.z - z, 1.4 * dt, 1e-6);
+
+    /* A new facing: the heading turns no faster than the turn rate; the course stays. */
+    for (int i = 0; i < 60; ++i) {
+        float heading = m.heading;
+        x = m.x;
+        z = m.z;
+        mover_step_facing(&m, &params, 0.0f, 1.4f, 1.0f, dt);
+        CHECK(fabsf(mover_turn_between(heading, m.heading)) <= params.turn_rate * dt + 1e-5f);
+        CHECK_NEAR(m.x - x, 0.0, 1e-5);
+        CHECK_NEAR(m.z - z, 1.4 * dt, 1e-5);
+    }
+    CHECK_NEAR(m.heading, 1.0, 1e-5);
+    CHECK_NEAR(m.travel, -GLM_PIf / 2.0f - 1.0f, 1e-5);
+
+    /* Reversing: the velocity passes through zero (slowing at the deceleration), never sideways. */
+    for (int i = 0; i < 60; ++i) {
+        x = m.x;
+        mover_step_facing(&m, &params, 0.0f, -1.4f, 1.0f, dt);
+        CHECK_NEAR(m.x - x, 0.0, 1e-5);
+    }
+    CHECK_NEAR(m.speed, 1.4, 1e-5);
+    CHECK_NEAR(m.travel, GLM_PIf / 2.0f - 1.0f, 1e-5);
+
+    /* Out of the strafe, still wanting -Z: the heading turns to it while the travel turns back to 0 at the
+     * same rate, so the course does not change on the way. */
+    for (int i = 0; i < 60; ++i) {
+        x = m.x;
+        z = m.z;
+        mover_step(&m, &params, 0.0f, -1.4f, dt);
+        CHECK_NEAR(m.x - x, 0.0, 1e-5);
+        CHECK_NEAR(m.z - z, -1.4 * dt, 1e-5);
+    }
+    CHECK_NEAR(m.heading, GLM_PIf / 2.0f, 1e-5);
+    CHECK(m.travel == 0.0f);
+
+    /* Bad input: nothing becomes NaN, a bad dt changes nothing. */
+    mover_step_facing(&m, &params, NAN, 1.0f, INFINITY, dt);
+    CHECK(isfinite(m.x) && isfinite(m.z) && isfinite(m.heading) && isfinite(m.speed) && isfinite(m.travel));
+    mover before = m;
+    mover_step_facing(&m, &params, 1.0f, 0.0f, 0.0f, -1.0f);
+    mover_step_facing(&m, &params, 1.0f, 0.0f, 0.0f, NAN);
+    CHECK(memcmp(&before, &m, sizeof m) == 0);
+}
+
 int main(void)
 {
     RUN(test_heading_convention_matches_the_world_matrix);
     RUN(test_speed_changes_at_the_limits);
     RUN(test_turning_is_rate_limited_and_slows_u_turns);
     RUN(test_bad_input_changes_nothing_harmful);
+    RUN(test_strafing_faces_one_way_and_moves_another);
     return check_report();
 }

@@ -1,11 +1,13 @@
 /* "No per-frame heap allocation in the animation path", checked: this test is linked with the heap
  * functions wrapped (-Wl,--wrap=...), counts every call the engine makes, and drives entities through
- * every kind of transition, overlay, event and root motion (the turns in place move the entity) while the
- * count must stay still. Creation allocates once per controller (one block: the object pose, snapshots
+ * every kind of transition, overlay, event and root motion (the turns in place move the entity), and the
+ * 1D and 2D blend spaces (locomotion, strafe), while the count must stay still. Creation allocates once per controller (one block: the object pose, snapshots
  * and masks), and freezing a full stack into a snapshot or sampling the local pose again allocates
  * nothing; neither do additive layers (their deltas are baked at load), their overlay weights, their
  * snapshots or their crossfades with ordinary overlays. */
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "anim/anim_additive.h"
 #include "anim/config/anim_config.h"
@@ -33,14 +35,20 @@ static void test_updates_never_allocate(void)
 
     long before = heap_calls;
     animator_update_result result;
-    int transitions = 0, events = 0;
-    for (int step = 0; step < 60 * 20 && entities[ENTITIES - 1]; ++step) {
+    int transitions = 0, events = 0, strafing_waves = 0;
+    for (int step = 0; step < 60 * 24 && entities[ENTITIES - 1]; ++step) {
         double time = step / 60.0;
         for (int e = 0; e < ENTITIES; ++e) {
             animator *a = entities[e];
-            /* A timeline that visits idle, walk, run, wave overlays, jumps, turns and celebrating. */
-            float speed = time < 2 ? 0.0f : time < 5 ? 1.4f : time < 8 ? 3.5f : time < 10 ? 1.4f : 0.0f;
+            /* A timeline that visits idle, walk, run, wave overlays, jumps, turns and celebrating, then
+             * strafes round a circle (the 2D blend) and waves while strafing. */
+            float speed = time < 2 ? 0.0f : time < 5 ? 1.4f : time < 8 ? 3.5f : time < 10 ? 1.4f : time < 20 ? 0.0f : 2.0f;
             animator_set_number(a, "speed", speed);
+            animator_set_bool(a, "strafe", time >= 20 && time < 23);
+            animator_set_number(a, "forward", speed * (float)cos(time * 2.0));
+            animator_set_number(a, "left", speed * (float)sin(time * 2.0));
+            if (step == 60 * 21)
+                animator_set_trigger(a, "wave");
             if (step == 60 * 3 || step == 60 * 11)
                 animator_set_trigger(a, "wave");
             if (step == 60 * 6)
@@ -54,6 +62,7 @@ static void test_updates_never_allocate(void)
             CHECK(animator_update(a, 1.0 / 60.0, &result));
             transitions += result.decision.fired;
             events += result.animation.event_count;
+            strafing_waves += strcmp(animator_state_name(a), "strafe_wave") == 0;
             const anim_controller *controller = animator_controller(a);
             const skeleton *s = &anim_config_character(config, e)->model->skeleton;
             CHECK(pose_palette(anim_controller_object_pose(controller), (const mat4 *)s->inverse_bind,
@@ -61,7 +70,8 @@ static void test_updates_never_allocate(void)
         }
     }
     CHECK(heap_calls == before);
-    CHECK(transitions >= 2 * 8); /* the timeline really went places */
+    CHECK(transitions >= 2 * 11); /* the timeline really went places */
+    CHECK(strafing_waves > 60);
     CHECK(events > 20);
 
     free(palette);

@@ -4,7 +4,10 @@
  * walking at 1.0 and 1.4 m/s and running at 3.0 and 3.5 m/s (the mover's travel and the clip's playback
  * rate cancel); 60 and 120 Hz steps end at the same place; a turn in place moved by its clip turns the
  * player by the clip's yaw, a root-motion walk moves it by the clip's stride, and the hand-over between the
- * mover and a clip does not jump; bad input is ignored; steps allocate nothing; hot reload keeps the state. */
+ * mover and a clip does not jump; bad input is ignored; steps allocate nothing; hot reload keeps the state.
+ * Strafing (held) keeps the player facing the camera while it moves where the keys say, on the strafe blend
+ * (walk_right carries a strafe to the right), with planted feet; a machine without `strafe` walks as usual
+ * and one without `left` is reported once. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -484,6 +487,13 @@ static void test_planted_feet_do_not_slide(void)
         {"walk+run", {.move_forward = 3.0f / 3.5f, .run = true}, 3.0f, "run", 0.005, 10.0, 0.020},
     };
     check_gaits(CHARACTERS, blended, 2);
+    /* Strafing, facing +X (the camera's forward): each direction's clip alone on the strafe blend. */
+    const gait strafing[] = {
+        {"strafe R", {.move_right = 1.0f, .strafe = true}, 1.4f, "walk_right", 0.006, 10.0, 0.005},
+        {"strafe L", {.move_right = -1.0f, .run = true, .strafe = true}, 3.5f, "run_left", 0.006, 10.0, 0.005},
+        {"strafe B", {.move_forward = -1.0f, .strafe = true}, 1.4f, "walk_back", 0.006, 10.0, 0.005},
+    };
+    check_gaits(CHARACTERS, strafing, 3);
 }
 
 /* ---- time steps ---- */
@@ -791,6 +801,7 @@ static void test_steps_allocate_nothing(void)
     long before = heap_calls;
     hold(p, forward, 0.3f, 1.0, 60.0);
     hold(p, (player_intent){.move_forward = 1.0f, .wave = true}, 0.3f, 1.0, 60.0);
+    hold(p, (player_intent){.move_forward = 1.0f, .move_right = -1.0f, .strafe = true, .wave = true}, 0.3f, 2.0, 60.0);
     hold(p, (player_intent){.move_right = -1.0f, .run = true, .jump = true}, 0.3f, 2.0, 60.0);
     hold(p, nothing, 0.3f, 2.0, 60.0);
     CHECK(moving_as(p, "idle"));
@@ -965,6 +976,145 @@ static void test_a_missing_parameter_is_reported_once(void)
     cache_destroy(shared);
 }
 
+/* ---- strafe ---- */
+
+/* The clip with the largest weight in the body's blend, and that weight. */
+static const char *heaviest_clip(const player *p, float *weight)
+{
+    const anim_controller *controller = animator_controller(player_animator(p));
+    int top = anim_controller_layer_count(controller, 0) - 1;
+    anim_layer_info info = {0};
+    float weights[ANIM_BLEND_MAX_CLIPS];
+    int count = anim_controller_layer_blend_weights(controller, 0, top, weights);
+    *weight = 0.0f;
+    if (count == 0 || !anim_controller_layer(controller, 0, top, &info))
+        return "";
+    int best = anim_blend_heaviest(info.blend, weights);
+    *weight = weights[best];
+    return info.blend->clips[best]->name;
+}
+
+/* Holding strafe, the player keeps facing the camera's forward and moves where the keys say: to its right
+ * with the right key, the strafe blend showing the walk to the right; backward at a run; turning with the
+ * camera; and letting go of strafe turns the body into the way it goes without changing course. */
+static void test_strafe_keeps_facing_the_camera(void)
+{
+    fixture f;
+    if (!fixture_open(&f, NULL)) {
+        fixture_close(&f);
+        return;
+    }
+    player *p = f.player;
+    const player_intent right = {.move_right = 1.0f, .strafe = true};
+    vec3 moved;
+    travel(p, right, 0.0f, 2.0, moved);
+    /* Camera yaw 0 looks along +X: its right, and the player's, is +Z. */
+    check_direction(moved, 0.0f, 1.0f);
+    CHECK(in_state(p, "strafe"));
+    CHECK(player_heading(p) == 0.0f);
+    CHECK_NEAR(player_speed(p), 1.4, 1e-5);
+    CHECK_NEAR(parameter_value(p, "forward"), 0.0, 1e-5);
+    CHECK_NEAR(parameter_value(p, "left"), -1.4, 1e-5); /* its right */
+    CHECK(parameter_value(p, "strafe") == 1.0f);
+    float weight;
+    CHECK(strcmp(heaviest_clip(p, &weight), "walk_right") == 0);
+    CHECK_NEAR(weight, 1.0, 1e-5);
+    printf("  strafe right: moved (%.3f, %.3f) m in the last second, heading %.4f, walk_right %.3f\n", moved[0],
+           moved[2], player_heading(p), weight);
+
+    /* Backward at a run: run_back; forward and to the right at a walk: walk and walk_right share the most. */
+    travel(p, (player_intent){.move_forward = -1.0f, .run = true, .strafe = true}, 0.0f, 2.0, moved);
+    check_direction(moved, -1.0f, 0.0f);
+    CHECK(player_heading(p) == 0.0f);
+    CHECK(strcmp(heaviest_clip(p, &weight), "run_back") == 0);
+    CHECK_NEAR(weight, 1.0, 1e-5);
+    travel(p, (player_intent){.move_forward = 1.0f, .move_right = 1.0f, .strafe = true}, 0.0f, 2.0, moved);
+    check_direction(moved, (float)sqrt(0.5), (float)sqrt(0.5));
+    CHECK_NEAR(blend_weight(p, "walk"), blend_weight(p, "walk_right"), 1e-5);
+    CHECK(blend_weight(p, "walk") > 0.35f && blend_weight(p, "walk") > blend_weight(p, "idle"));
+
+    /* The camera turns a radian to the left: the body follows it no faster than the mover turns, and the
+     * right key moves it to the camera's new right, (sin 1, cos 1). */
+    player_place(p, 0.0f, 0.0f, 0.0f);
+    hold(p, right, 0.0f, 1.0, 60.0);
+    mover_params rates = mover_default_params();
+    float before = player_heading(p);
+    for (int i = 0; i < 60; ++i) {
+        CHECK(player_step(p, &right, 1.0f, 1.0f / 60.0f, NULL));
+        CHECK(fabsf(mover_turn_between(before, player_heading(p))) <= rates.turn_rate / 60.0f + 1e-5f);
+        before = player_heading(p);
+    }
+    CHECK_NEAR(player_heading(p), 1.0, 1e-5);
+    travel(p, right, 1.0f, 2.0, moved);
+    check_direction(moved, sinf(1.0f), cosf(1.0f));
+
+    /* Letting go of strafe with the key still held: the body turns to face its right (-pi/2) while it keeps
+     * going the same way, and the machine goes back to the locomotion blend. */
+    player_place(p, 0.0f, 0.0f, 0.0f);
+    hold(p, right, 0.0f, 2.0, 60.0);
+    const player_intent plain_right = {.move_right = 1.0f};
+    vec3 was, now;
+    player_position(p, was);
+    for (int i = 0; i < 60; ++i) {
+        CHECK(player_step(p, &plain_right, 0.0f, 1.0f / 60.0f, NULL));
+        player_position(p, now);
+        CHECK(now[2] - was[2] > 1.3f / 60.0f); /* still going +Z at (nearly) its speed */
+        CHECK(fabsf(now[0] - was[0]) < 1e-4f);
+        glm_vec3_copy(now, was);
+    }
+    CHECK_NEAR(player_heading(p), -PI / 2.0, 1e-5);
+    CHECK(moving_as(p, "walk"));
+    fixture_close(&f);
+}
+
+/* A character whose state machine has no `strafe` parameter walks as usual with the strafe key held. */
+static void test_strafe_needs_a_machine_that_strafes(void)
+{
+    fixture f;
+    if (!fixture_open_at(&f, MARIONETTE_TEST_DATA "/crossfade/characters.ini", NULL)) {
+        fixture_close(&f);
+        return;
+    }
+    vec3 moved;
+    travel(f.player, (player_intent){.move_right = 1.0f, .strafe = true}, 0.0f, 2.0, moved);
+    check_direction(moved, 0.0f, 1.0f);
+    CHECK_NEAR(player_heading(f.player), -PI / 2.0, 1e-5); /* it turned to walk that way */
+    fixture_close(&f);
+}
+
+/* A machine with `strafe` but without `left` (renamed `sideways`): that one is reported, once, and strafing
+ * still steps without allocating; `forward` still gets the velocity. */
+static void test_a_strafe_without_its_velocity_is_reported(void)
+{
+    cache *shared = cache_create();
+    const char *const rename[] = {"left = number 0", "sideways = number 0", "parameters = forward left",
+                                  "parameters = forward sideways", NULL};
+    anim_config *config = load_variant(shared, "player_strafe_missing", rename);
+    const anim_character *character = config ? anim_config_character(config, 0) : NULL;
+    diag_list problems = {0};
+    player *p = character ? player_create(character, NULL, &problems) : NULL;
+    CHECK(p != NULL);
+    if (p) {
+        CHECK(problems.total == 1);
+        char text[DIAG_TEXT_MAX] = "";
+        if (problems.count > 0)
+            diag_format(&problems.items[0], text, sizeof text);
+        CHECK(strcmp(text, "states.ini: warning: the demo sets parameter 'left' (number), which the state machine "
+                           "of 'mannequin' does not have; it is ignored") == 0);
+        long before = heap_calls;
+        hold(p, (player_intent){.move_forward = 1.0f, .move_right = 1.0f, .strafe = true}, 0.0f, 1.0, 60.0);
+        CHECK(heap_calls == before);
+        CHECK(in_state(p, "strafe"));
+        CHECK(parameter_value(p, "forward") > 0.9f);
+        CHECK(parameter_value(p, "sideways") == 0.0f); /* the game's left went nowhere */
+        CHECK(problems.total == 1);
+    }
+    player_destroy(p);
+    diag_list_free(&problems);
+    anim_config_free(config);
+    cache_destroy(shared);
+}
+
 int main(void)
 {
     RUN(test_walk_run_and_stop);
@@ -973,6 +1123,9 @@ int main(void)
     RUN(test_jump_and_wave);
     RUN(test_directions_follow_the_camera);
     RUN(test_diagonal_is_not_faster);
+    RUN(test_strafe_keeps_facing_the_camera);
+    RUN(test_strafe_needs_a_machine_that_strafes);
+    RUN(test_a_strafe_without_its_velocity_is_reported);
     RUN(test_planted_feet_do_not_slide);
     RUN(test_step_rate_does_not_change_the_path);
     RUN(test_bad_input_is_ignored);

@@ -13,8 +13,9 @@ int bench_parse_main(int argc, char **argv);
  * Summary: "pose: 0.612 us/character (1000 characters, 33 joints, 2 clips, 1 thread)" */
 int bench_pose_main(int argc, char **argv);
 
-/* md5tool bench anim [MESH WALK RUN WAVE] [--characters N]
- * Summary: "anim: 1.234 us/entity (1000 entities, 31 joints, 3 layers)" */
+/* md5tool bench anim [MESH WALK RUN WAVE] [--characters N] [--config DIR]
+ * Summary: "anim: 1.234 us/entity (1000 entities, 31 joints, 3 layers)", the same for the additive wave,
+ * and "anim, 2D blend strafe: ..." for the config's strafe blend. */
 int bench_anim_main(int argc, char **argv);
 
 #endif

@@ -5,16 +5,22 @@
  * share cache lines of the same frames. Controllers are all created before timing starts; the update
  * allocates nothing. Reads the generated assets (run from the repository root, or give the files).
  * A second case runs the same with the wave as an additive layer (baked against its first frame, added
- * through the mask with pose_add), the cost of an additive layer beside an ordinary overlay's. */
+ * through the mask with pose_add), the cost of an additive layer beside an ordinary overlay's.
+ * A third plays the demo's 2D strafe blend (config/states.ini: idle and the walk and run in four
+ * directions, 9 clips) on the body instead of the crossfade, each entity at its own point of the plane
+ * (speeds 0.5 to 3.5 m/s in every direction, so 2 to 4 clips carry weight), under the same wave. */
 #include "bench.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "anim/anim_additive.h"
 #include "anim/anim_controller.h"
+#include "anim/config/anim_config.h"
 #include "build/loader.h"
+#include "cache/cache.h"
 #include "md5/md5.h"
 
 enum {
@@ -27,7 +33,11 @@ enum {
 #define BENCH_FRAME_SECONDS (1.0 / 60.0)
 
 static const char bench_usage[] =
-    "usage: md5tool bench anim [MESH WALK RUN WAVE] [--characters N]  (default: the generated assets/)";
+    "usage: md5tool bench anim [MESH WALK RUN WAVE] [--characters N] [--config DIR]  (default: the generated "
+    "assets/ and config/)";
+
+/* The 2D case: the blend of this name of the first character of the config. */
+#define BENCH_BLEND "strafe"
 
 static const char *const default_files[4] = {
     "assets/models/mannequin.md5mesh",
@@ -46,32 +56,75 @@ static bool parse_count(const char *text, int max, int *out)
     return true;
 }
 
-/* The entities' state at the start of a run: each has played walk for a while, started the crossfade
- * to run (a 1000 s fade, so it stays in flight for the whole measurement) and the wave. */
-static bool start_entity(anim_controller *controller, const anim_clip *library, int index)
+/* What a case plays: each entity's state at the start of a run, and the one-shot overlay kept going. */
+typedef struct bench_case {
+    const char *label;
+    const anim_clip *body[2];  /* the crossfade's clips, walk then run; or NULL */
+    const anim_blend *blend;   /* or this blend space on the body */
+    const anim_clip *overlay;  /* on channel 1, masked to the right arm */
+} bench_case;
+
+/* A point of the blend's plane for entity `index`: speeds 0.5 to 3.5 m/s, directions all round (the golden
+ * angle apart, so neighbours differ), in the blend's (forward, left) frame. */
+static void blend_point(int index, float point[2])
 {
-    static const float frames_apart = 7.0f;
-    if (!anim_controller_mask_branch(controller, 1, "clavicle.R", 1.0f) ||
-        !anim_controller_play(controller, 0, &library[0], 0.0f, NULL) ||
-        !anim_controller_update(controller, (double)index * frames_apart / 60.0, NULL))
-        return false;
-    return anim_controller_play(controller, 0, &library[1], 1000.0f, NULL) &&
-           anim_controller_play(controller, 1, &library[2], 0.0f, NULL) &&
-           anim_controller_set_ground_speed(controller, 0, 2.0f);
+    double speed = 0.5 + 3.0 * (double)((index * 7) % 13) / 12.0;
+    double direction = 2.399963229728653 * index;
+    point[0] = (float)(speed * cos(direction));
+    point[1] = (float)(speed * sin(direction));
 }
 
-static int measure(const model *m, const anim_clip *library, int character_count, const char *label)
+/* The entities' state at the start of a run: each has played walk (or the blend) for a while, started the
+ * crossfade to run (a 1000 s fade, so it stays in flight for the whole measurement) and the wave. */
+static bool start_entity(anim_controller *controller, const bench_case *c, int index)
+{
+    static const float frames_apart = 7.0f;
+    float point[2] = {0.0f, 0.0f};
+    bool body;
+    if (c->blend) {
+        blend_point(index, point);
+        body = anim_controller_play_blend(controller, 0, c->blend, point, 0.0f, NULL);
+    } else {
+        body = anim_controller_play(controller, 0, c->body[0], 0.0f, NULL);
+    }
+    if (!anim_controller_mask_branch(controller, 1, "clavicle.R", 1.0f) || !body ||
+        !anim_controller_update(controller, (double)index * frames_apart / 60.0, NULL))
+        return false;
+    if (!c->blend && !anim_controller_play(controller, 0, c->body[1], 1000.0f, NULL))
+        return false;
+    return anim_controller_play(controller, 1, c->overlay, 0.0f, NULL) &&
+           anim_controller_set_ground_speed(controller, 0, c->blend ? hypotf(point[0], point[1]) : 2.0f);
+}
+
+/* Clips the body samples: a clip layer's, and a blend layer's clips that carry weight. */
+static int body_clips(const anim_controller *controller)
+{
+    int clips = 0, layers = anim_controller_layer_count(controller, 0);
+    for (int k = 0; k < layers; ++k) {
+        float weights[ANIM_BLEND_MAX_CLIPS];
+        int count = anim_controller_layer_blend_weights(controller, 0, k, weights);
+        if (count == 0)
+            ++clips;
+        for (int i = 0; i < count; ++i)
+            clips += weights[i] > 0.0f;
+    }
+    return clips;
+}
+
+static int measure(const skeleton *s, const bench_case *c, int character_count)
 {
     anim_controller **controllers = calloc((size_t)character_count, sizeof *controllers);
     if (!controllers)
         return 1;
     int status = 1;
+    long long clips_sampled = 0;
     for (int i = 0; i < character_count; ++i) {
-        controllers[i] = anim_controller_create(&(anim_controller_desc){.skeleton = &m->skeleton});
-        if (!controllers[i] || !start_entity(controllers[i], library, i)) {
+        controllers[i] = anim_controller_create(&(anim_controller_desc){.skeleton = s});
+        if (!controllers[i] || !start_entity(controllers[i], c, i)) {
             fprintf(stderr, "bench anim: could not set up entity %d\n", i);
             goto done;
         }
+        clips_sampled += body_clips(controllers[i]);
     }
 
     int frames = BENCH_WORK_PER_RUN / character_count;
@@ -92,7 +145,7 @@ static int measure(const model *m, const anim_clip *library, int character_count
         /* Keep the one-shot wave going: restart it where it finished, outside the timing. */
         for (int i = 0; i < character_count; ++i)
             if (anim_controller_finished(controllers[i], 1))
-                anim_controller_play(controllers[i], 1, &library[2], 0.0f, &(anim_play_options){.restart = true});
+                anim_controller_play(controllers[i], 1, c->overlay, 0.0f, &(anim_play_options){.restart = true});
     }
     double fastest = per_entity[0], slowest = per_entity[0];
     for (int run = 1; run < BENCH_RUNS; ++run) {
@@ -103,8 +156,12 @@ static int measure(const model *m, const anim_clip *library, int character_count
     printf("entity update (advance + events + sample + blend + mask + to_object), %d frames x %d entities per "
            "run, %d runs: fastest %.3f, slowest %.3f us/entity; %lld events fired; %zu bytes per entity\n",
            frames, character_count, BENCH_RUNS, fastest, slowest, events, anim_controller_bytes(controllers[0]));
-    printf("%s: %.3f us/entity (%d entities, %d joints, %d layers)\n", label, bench_median(per_entity, BENCH_RUNS),
-           character_count, m->skeleton.joint_count, layers);
+    printf("%s: %.3f us/entity (%d entities, %d joints, %d layers", c->label, bench_median(per_entity, BENCH_RUNS),
+           character_count, s->joint_count, layers);
+    if (c->blend)
+        printf(", a %d-clip blend with %.1f of them weighted on average", c->blend->count,
+               (double)clips_sampled / character_count);
+    printf(")\n");
     status = 0;
 
 done:
@@ -114,15 +171,47 @@ done:
     return status;
 }
 
+/* The 2D case, on the config's first character and its blend BENCH_BLEND with its own wave clip. */
+static int measure_blend(const char *config_folder, int character_count)
+{
+    char characters[4096];
+    snprintf(characters, sizeof characters, "%s/characters.ini", config_folder);
+    cache *shared = cache_create();
+    diag_list errors = {0};
+    anim_config *config = shared ? anim_config_load(characters, shared, &errors) : NULL;
+    int status = 1;
+    const anim_character *character = config ? anim_config_character(config, 0) : NULL;
+    int blend = character ? anim_config_find_blend(character, BENCH_BLEND) : -1;
+    const anim_clip *wave = NULL;
+    for (int i = 0; character && i < character->clip_count; ++i)
+        if (strcmp(character->clips[i].name, "wave") == 0)
+            wave = &character->clips[i];
+    if (blend < 0 || !wave) {
+        for (int i = 0; i < errors.count; ++i)
+            fprintf(stderr, "%s:%d: %s\n", errors.items[i].file, errors.items[i].line, errors.items[i].message);
+        fprintf(stderr, "bench anim: %s: no character with a [blend " BENCH_BLEND "] and a clip 'wave'\n", characters);
+    } else {
+        bench_case c = {.label = "anim, 2D blend " BENCH_BLEND, .blend = &character->blends[blend], .overlay = wave};
+        status = measure(&character->model->skeleton, &c, character_count);
+    }
+    diag_list_free(&errors);
+    anim_config_free(config);
+    cache_destroy(shared);
+    return status;
+}
+
 int bench_anim_main(int argc, char **argv)
 {
     const char *files[4];
     int file_count = 0;
     int character_count = BENCH_DEFAULT_CHARACTERS;
+    const char *config_folder = "config";
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--characters") == 0 && i + 1 < argc) {
             if (!parse_count(argv[++i], BENCH_MAX_CHARACTERS, &character_count))
                 goto usage;
+        } else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
+            config_folder = argv[++i];
         } else if (argv[i][0] == '-' || file_count == 4) {
             goto usage;
         } else {
@@ -154,15 +243,20 @@ int bench_anim_main(int argc, char **argv)
          .events = run_marks},
         {.name = "wave", .clip = clips[2], .loop = false, .sync_group = -1},
     };
-    status = measure(m, library, character_count, "anim");
+    bench_case crossfade = {.label = "anim", .body = {&library[0], &library[1]}, .overlay = &library[2]};
+    status = measure(&m->skeleton, &crossfade, character_count);
     clip wave_deltas;
     if (status == 0 && anim_additive_bake(clips[2], clips[2], 0, &wave_deltas, &err)) {
-        library[2] = (anim_clip){.name = "wave_additive", .clip = &wave_deltas, .sync_group = -1, .additive = true};
-        status = measure(m, library, character_count, "anim, wave additive");
+        anim_clip additive = {.name = "wave_additive", .clip = &wave_deltas, .sync_group = -1, .additive = true};
+        bench_case additive_case = {.label = "anim, wave additive", .body = {&library[0], &library[1]},
+                                    .overlay = &additive};
+        status = measure(&m->skeleton, &additive_case, character_count);
         anim_additive_free(&wave_deltas);
     } else if (status == 0) {
         goto failed;
     }
+    if (status == 0)
+        status = measure_blend(config_folder, character_count);
     goto done;
 
 failed:

@@ -1,8 +1,8 @@
 /* md5tool: the command-line inspector for MD5 files. It summarizes or validates .md5mesh/.md5anim files,
  * checks that clips fit a mesh, prints sampled poses and CPU-skinned vertices (as text or JSON, in the
  * file's own Z-up space), draws pictures of posed models without GL (render, sheet), shows a mesh's levels
- * of detail (lod), draws a character's state machine (graph), runs the benchmarks and writes synthetic
- * assets. Everything it knows about the format comes from the engine; this file only reads arguments and
+ * of detail (lod), draws a character's state machine (graph), measures how planted feet drift (feet), runs
+ * the benchmarks and writes synthetic assets. Everything it knows about the format comes from the engine; this file only reads arguments and
  * prints.
  * Exit codes: 0 success, 1 a file is invalid or a check failed, 2 the command line is wrong. */
 #include <errno.h>
@@ -30,6 +30,7 @@
 
 #include "md5tool_common.h"
 #include "md5tool_convert.h"
+#include "md5tool_feet.h"
 #include "md5tool_graph.h"
 #include "md5tool_lod.h"
 #include "md5tool_new_character.h"
@@ -518,11 +519,11 @@ static const md5tool_command commands[] = {
     {"bench", command_bench,
      "bench parse [--runs N] [FILE...]\n"
      "bench pose [MESH ANIM ANIM] [--characters N] [--threads T]\n"
-     "bench anim [MESH WALK RUN WAVE] [--characters N]",
+     "bench anim [MESH WALK RUN WAVE] [--characters N] [--config DIR]",
      "parse: parse speed; no files: the synthetic workload\n"
      "pose: per-character pose cost (sample, blend, object, palette)\n"
-     "anim: per-entity controller update (crossfade, overlay, events, sample, blend, object pose);\n"
-     "files default to assets/"},
+     "anim: per-entity controller update (crossfade, overlay, events, sample, blend, object pose), then\n"
+     "the same with the config's 2D strafe blend on the body; files default to assets/, DIR to config/"},
     {"synth", command_synth,
      "synth OUTDIR [--joints N] [--vertices N] [--triangles N] [--weights N] [--frames N]\n"
      " [--rate N] [--meshes N] [--seed N] [--doom3-loop]",
@@ -530,6 +531,14 @@ static const md5tool_command commands[] = {
     {"trace", command_trace, "trace CONFIG_DIR --script FILE [--json] [--character NAME] [--rate HZ]",
      "step a character's state machine through a script of parameter changes (default: first character,\n"
      "60 Hz); a line per step"},
+    {"feet", command_feet,
+     "feet CONFIG_DIR [--character NAME] [--state NAME] [--set NAME=VALUE]... [--speeds N] [--directions N]\n"
+     " [--top-speed M] [--rate HZ] [--seconds S] [--feet JOINT,JOINT] [--max-drift MM] [--json]",
+     "drive a state (default: the start state) at N speeds from 0 to its top speed (default 20 speeds to the\n"
+     "blend's farthest point) in N directions of the character's frame (a 2D blend: default 16), moving it\n"
+     "over the floor, and measure per case how far a planted foot drifts (worst per contact, mm), how far\n"
+     "the blend's weights sum from 1, and any NaN; exit 1 on a NaN, weights off by more than 1e-6, a drift\n"
+     "over --max-drift or a machine that leaves the state (--set its way in: --set strafe=true)"},
     {"graph", command_graph, "graph CONFIG_DIR [--character NAME] --out FILE.svg|FILE.png|FILE.dot",
      "draw a character's state machine (default: first character): states with their clips, transitions\n"
      "with their conditions as states.ini writes them, parameters; .dot writes Graphviz's text, .svg and\n"
