@@ -505,6 +505,24 @@ static void test_boneman_starter_config(void)
     CHECK(boneman && boneman->machine.state_count == 7); /* idle, run, 2 overlay, pain, death, dead */
     if (boneman)
         CHECK_NEAR(boneman->height_m, 1.8, 1e-3);
+    /* Its feet found by name (anim_feet.h), and the run's contacts stored at load: each foot planted for a
+     * part of the cycle, as a run plants it. */
+    CHECK(boneman && boneman->leg_count == 2);
+    if (boneman && boneman->leg_count == 2) {
+        const skeleton *s = &boneman->model->skeleton;
+        CHECK(strcmp(s->names[boneman->legs[0].ankle], "LeftFoot") == 0);
+        CHECK(strcmp(s->names[boneman->legs[1].ankle], "RightFoot") == 0);
+        int running = anim_config_find_clip(boneman, "running");
+        const anim_clip *run = running >= 0 ? &boneman->clips[running] : NULL;
+        CHECK(run && run->planted);
+        for (int foot = 0; run && run->planted && foot < 2; ++foot) {
+            int planted = 0, frames = run->clip->frame_count;
+            for (int f = 0; f < frames; ++f)
+                planted += run->planted[foot * frames + f];
+            printf("  running: %s planted %d of %d frames\n", s->names[boneman->legs[foot].ankle], planted, frames);
+            CHECK(planted >= 2 && planted <= frames / 2);
+        }
+    }
     diag_list_free(&errors);
     anim_config_free(config);
     cache_destroy(cache);

@@ -75,6 +75,10 @@ typedef struct anim_clip {
     /* clips.ini `additive`: clip holds deltas from a reference pose (anim_additive.h), not poses; it is
      * played on an overlay channel, added on top of what is below (anim_controller.h, "Additive"). */
     bool additive;
+    /* When its character's feet (anim_character.legs) are planted, found from the data at load by
+     * anim_feet_find_contacts: planted[foot * clip->frame_count + frame] is 1 or 0. NULL for a character
+     * without feet, an additive clip or a clip that did not load. */
+    const unsigned char *planted;
 } anim_clip;
 
 /* ground_speed in m/s: times the character's scale. */

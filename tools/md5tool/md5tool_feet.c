@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/anim_feet.h"
 #include "base/json.h"
 #include "pose/pose.h"
 #include "md5tool_common.h"
@@ -55,11 +56,10 @@ bool feet_settings_for(const anim_character *character, const char *state_name, 
     if (state->rate_parameter >= 0 && state->rate_parameter != out->speed_parameters[0] &&
         state->rate_parameter != out->velocity_parameters[0] && state->rate_parameter != out->velocity_parameters[1])
         out->speed_parameters[1] = state->rate_parameter;
-    /* Our skeleton's feet; another's are named with --feet (then foot_count stays 0 here). */
-    const skeleton *s = &character->model->skeleton;
-    out->feet[0] = find_joint(s, "foot.L");
-    out->feet[1] = find_joint(s, "foot.R");
-    out->foot_count = out->feet[0] >= 0 && out->feet[1] >= 0 ? 2 : 0;
+    /* The feet the engine found (anim_feet.h); others are named with --feet. */
+    for (int i = 0; i < character->leg_count; ++i)
+        out->feet[i] = character->legs[i].ankle;
+    out->foot_count = character->leg_count;
     return true;
 }
 
@@ -69,88 +69,6 @@ bool feet_settings_for(const anim_character *character, const char *state_name, 
 static void joint_canonical(const anim_character *character, const joint_pose *pose, int joint, vec3 out)
 {
     glm_mat4_mulv3((vec4 *)character->import, (float *)pose[joint].position, 1.0f, out);
-}
-
-/* Degrees the joint is tilted from how it is in the bind pose (turning about the up axis is no tilt). */
-static double joint_tilt(const anim_character *character, const joint_pose *pose, int joint)
-{
-    versor bind_inverse, relative;
-    glm_quat_inv((float *)character->model->skeleton.bind_object[joint].rotation, bind_inverse);
-    glm_quat_mul((float *)pose[joint].rotation, bind_inverse, relative);
-    /* The file's up axis: canonical +Z taken back through the import's rotation. */
-    vec3 up = {character->rotation[0][2], character->rotation[1][2], character->rotation[2][2]}, turned;
-    glm_quat_rotatev(relative, up, turned);
-    return acos(fmin(1.0, fmax(-1.0, (double)glm_vec3_dot(up, turned)))) * 180.0 / GLM_PI;
-}
-
-/* The direction (x forward, y left) clip i of the state travels in: its point's in a 2D blend, else forward. */
-static void clip_direction(const anim_blend *blend, int i, double out[2])
-{
-    out[0] = 1.0;
-    out[1] = 0.0;
-    if (!blend || blend->dimensions != 2)
-        return;
-    double length = hypot(blend->points[i][0], blend->points[i][1]);
-    if (length > 0.0) {
-        out[0] = blend->points[i][0] / length;
-        out[1] = blend->points[i][1] / length;
-    }
-}
-
-/* Flags per frame of `entry` for each foot, the clip played alone over a floor moving at its own ground
- * velocity along `direction` (on it a planted foot's position in the clip plus that velocity times the
- * time stays put). False when memory runs out. */
-static bool find_clip_plants(const anim_character *character, const feet_settings *settings, const anim_clip *entry,
-                             const double direction[2], unsigned char **out)
-{
-    const clip *c = entry->clip;
-    const skeleton *s = &character->model->skeleton;
-    int frames = c->frame_count, joints = s->joint_count;
-    joint_pose *pose = malloc(sizeof *pose * (size_t)joints);
-    double (*at)[FEET_MAX_FEET][3] = malloc(sizeof *at * (size_t)frames);
-    float (*tilt)[FEET_MAX_FEET] = malloc(sizeof *tilt * (size_t)frames);
-    bool ok = pose && at && tilt;
-    for (int f = 0; f < settings->foot_count && ok; ++f)
-        ok = (out[f] = calloc((size_t)frames, 1)) != NULL;
-    for (int frame = 0; frame < frames && ok; ++frame) {
-        pose_to_object(s->parents, joints, c->frames + (size_t)frame * (size_t)joints, pose);
-        for (int f = 0; f < settings->foot_count; ++f) {
-            vec3 foot;
-            joint_canonical(character, pose, settings->feet[f], foot);
-            for (int k = 0; k < 3; ++k)
-                at[frame][f][k] = foot[k];
-            tilt[frame][f] = (float)joint_tilt(character, pose, settings->feet[f]);
-        }
-    }
-    double speed = anim_clip_ground_speed_metres(entry);
-    /* Frames in a cycle: a last frame that repeats the first is not one of them. */
-    int cycle = c->last_frame_is_first && frames > 1 ? frames - 1 : frames;
-    for (int f = 0; f < settings->foot_count && ok; ++f) {
-        vec3 bind;
-        joint_canonical(character, s->bind_object, settings->feet[f], bind);
-        for (int frame = 0; frame < frames; ++frame) {
-            /* Still over the frames either side: across the seam of a cycle, up to the ends of a one-shot. */
-            int before, after;
-            if (entry->loop && cycle > 1) {
-                before = (frame - 1 + cycle) % cycle;
-                after = (frame + 1) % cycle;
-            } else {
-                before = frame > 0 ? frame - 1 : frame;
-                after = frame + 1 < frames ? frame + 1 : frame;
-            }
-            double span = (entry->loop && cycle > 1 ? 2 : after - before) / (double)c->frame_rate;
-            double moved = 0.0;
-            if (span > 0.0)
-                moved = hypot(at[after][f][0] - at[before][f][0] + speed * direction[0] * span,
-                              at[after][f][1] - at[before][f][1] + speed * direction[1] * span) / span;
-            out[f][frame] = at[frame][f][2] <= bind[2] + FEET_PLANT_HEIGHT && tilt[frame][f] <= FEET_PLANT_TILT &&
-                            moved <= FEET_PLANT_SPEED;
-        }
-    }
-    free(pose);
-    free(at);
-    free(tilt);
-    return ok;
 }
 
 bool feet_plants_find(const anim_character *character, const feet_settings *settings, feet_plants *out)
@@ -166,21 +84,26 @@ bool feet_plants_find(const anim_character *character, const feet_settings *sett
         int index = blend ? (int)(blend->clips[i] - character->clips) : state->clip;
         if (index < 0 || index >= character->clip_count || out->planted[index * settings->foot_count])
             continue;
-        double direction[2];
-        clip_direction(blend, i, direction);
-        if (!find_clip_plants(character, settings, &character->clips[index], direction,
-                              &out->planted[index * settings->foot_count])) {
+        const anim_clip *entry = &character->clips[index];
+        /* One block per clip, its feet after one another as anim_feet_find_contacts writes them; the
+         * first foot's slot owns it. */
+        unsigned char *planted = malloc((size_t)entry->clip->frame_count * (size_t)settings->foot_count);
+        if (!planted ||
+            !anim_feet_find_contacts(entry, &character->model->skeleton, settings->feet, settings->foot_count, planted)) {
+            free(planted);
             feet_plants_free(out);
             return false;
         }
+        for (int f = 0; f < settings->foot_count; ++f)
+            out->planted[index * settings->foot_count + f] = planted + (size_t)f * (size_t)entry->clip->frame_count;
     }
     return true;
 }
 
 void feet_plants_free(feet_plants *plants)
 {
-    if (plants->planted)
-        for (int i = 0; i < plants->clip_count * plants->foot_count; ++i)
+    if (plants->planted && plants->foot_count > 0)
+        for (int i = 0; i < plants->clip_count * plants->foot_count; i += plants->foot_count)
             free(plants->planted[i]);
     free(plants->planted);
     *plants = (feet_plants){0};
@@ -191,15 +114,9 @@ bool feet_plants_at(const feet_plants *plants, const anim_character *character, 
 {
     if (clip_index < 0 || clip_index >= plants->clip_count || foot < 0 || foot >= plants->foot_count)
         return false;
-    const unsigned char *planted = plants->planted[clip_index * plants->foot_count + foot];
-    const clip *c = character->clips[clip_index].clip;
-    if (!planted || !isfinite(time))
-        return false;
-    double frame = time * c->frame_rate;
-    int below = (int)floor(frame), above = (int)ceil(frame);
-    below = below < 0 ? 0 : below >= c->frame_count ? c->frame_count - 1 : below;
-    above = above < 0 ? 0 : above >= c->frame_count ? c->frame_count - 1 : above;
-    return planted[below] && planted[above];
+    /* the clip's block starts at its first foot's flags */
+    return anim_feet_planted_at(&character->clips[clip_index], plants->planted[clip_index * plants->foot_count], foot,
+                                time);
 }
 
 /* Clip i of a blend layer plays at its phase (the blend's cycles) or, out of phase, on a clock of its own
@@ -511,7 +428,8 @@ static int apply_character_arguments(const feet_arguments *a, const anim_charact
         }
     }
     if (settings->foot_count == 0)
-        return usage_error("feet: character '%s' has no joints foot.L and foot.R: name its feet with --feet JOINT,JOINT",
+        return usage_error("feet: character '%s' has no feet the engine finds (foot.L and foot.R, or *foot* / *ankle* joints with a leg): "
+                           "name them with --feet JOINT,JOINT",
                            character->name);
     if (a->directions > 1 && !settings->two_dimensional)
         return usage_error("feet: state '%s' plays no 2D blend: it moves forward only (--directions 1)",

@@ -6,11 +6,9 @@
  * that the weights of every blend layer sum to 1 and that nothing becomes NaN. The measuring is here, apart
  * from the printing, so tests run the very same code.
  *
- * When a foot is planted: each clip of the state says so itself. Played alone, on a floor that moves at
- * the clip's own ground velocity (its speed in clips.ini, along its point's direction in the blend), a
- * foot is planted at a frame when it is low (its joint at most 5 mm above where it is in the bind pose,
- * standing), level (tilted at most 2 degrees from the bind pose) and still on that floor (under 0.1 m/s
- * over the frames either side). Blended, a foot is planted while every clip that carries weight (over 0.1%
+ * When a foot is planted: each clip of the state says so itself, by the engine's rule (anim_feet.h, the
+ * same function that stores contacts with each clip at load): low, level and still on the floor that moves
+ * under the clip at its ground speed. Blended, a foot is planted while every clip that carries weight (over 0.1%
  * of the body) has it planted at the time it plays: that is when a blend of poses is meant to hold it
  * still, so any movement then is sliding. A contact is such a stretch of steps; its drift is the diagonal
  * of the box its positions fill on the floor.
@@ -28,10 +26,6 @@ enum {
     FEET_MAX_SETS = 16,    /* parameters set with --set */
 };
 
-/* Clip plants: a foot planted at a frame of a clip played alone (see the top of this file). */
-#define FEET_PLANT_HEIGHT 0.005 /* metres above the bind pose's height */
-#define FEET_PLANT_TILT 1.0     /* degrees from the bind pose's orientation */
-#define FEET_PLANT_SPEED 0.05   /* m/s over the clip's own moving floor */
 /* A clip counts towards a blended foot's plant when it carries more than this share of the body. */
 #define FEET_PLANT_WEIGHT 0.001
 
@@ -47,14 +41,14 @@ typedef struct feet_settings {
     int set_parameters[FEET_MAX_SETS];
     float set_values[FEET_MAX_SETS];
     int foot_count;
-    int feet[FEET_MAX_FEET];           /* joint indices (default: foot.L and foot.R) */
+    int feet[FEET_MAX_FEET];           /* joint indices (default: the legs the engine found, anim_feet.h) */
     double rate_hz;                    /* steps a second (default 60) */
     double settle_seconds;             /* at the velocity before measuring: fades end, the blend settles (2) */
     double measure_seconds;            /* measured (4) */
 } feet_settings;
 
 /* Settings for state `state_name` (NULL: the start state) of the character, with the defaults above; the
- * feet are foot.L and foot.R (foot_count 0 when the skeleton lacks them: name them yourself). False with a
+ * feet are the character's legs' (anim_character.legs; foot_count 0 when it has none: name them yourself). False with a
  * message in error when the state is unknown. */
 bool feet_settings_for(const anim_character *character, const char *state_name, feet_settings *out, diag *error);
 

@@ -142,8 +142,11 @@ static void anim_config_release_character(cache *cache, anim_character *characte
             free(storage->events[i]);
         if (storage->additive_clips)
             anim_additive_free(&storage->additive_clips[i]);
+        if (storage->planted)
+            free(storage->planted[i]);
     }
     free(storage->additive_clips);
+    free(storage->planted);
     cache_release_model(cache, character->model_handle);
     free(storage->mesh_path);
     anim_config_free_textures(storage);

@@ -17,6 +17,7 @@
 #include "../../cache/cache.h"
 #include "../anim_blend.h"
 #include "../anim_clip.h"
+#include "../anim_feet.h"
 #include "../state_machine.h"
 
 /* One character type: everything its entities share. */
@@ -44,6 +45,10 @@ typedef struct anim_character {
     mat4 import;                       /* scale * rotation */
     float height_m;                    /* the bind pose's height after import, metres: the skinned mesh's
                                         * extent along the up axis (0 without a model) */
+    /* Its legs, found by name and hierarchy (anim_feet.h); each clip says when it plants their feet
+     * (anim_clip.planted). 0 to ANIM_FEET_MAX. */
+    int leg_count;
+    pose_ik_chain legs[ANIM_FEET_MAX];
 } anim_character;
 
 typedef struct anim_config anim_config;

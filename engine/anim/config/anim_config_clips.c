@@ -8,6 +8,9 @@
 #include "anim_config_internal.h"
 #include "../anim_additive.h"
 
+static void find_contacts(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
+                          const char *path);
+
 static const char *const anim_config_clip_keys[] = {"file", "loop", "speed", "root_motion", "sync", "events", "additive", NULL};
 
 static int anim_config_sync_group(anim_character *character, anim_character_storage *storage, const char *name)
@@ -157,7 +160,8 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
     storage->clip_handles = calloc((size_t)(count ? count : 1), sizeof *storage->clip_handles);
     storage->sync_group_names = calloc((size_t)(count ? count : 1), sizeof *storage->sync_group_names);
     storage->additive_clips = calloc((size_t)(count ? count : 1), sizeof *storage->additive_clips);
-    if (!storage->clips || !storage->additive_clips || !storage->events || !storage->clip_handles || !storage->sync_group_names) {
+    storage->planted = calloc((size_t)(count ? count : 1), sizeof *storage->planted);
+    if (!storage->clips || !storage->additive_clips || !storage->planted || !storage->events || !storage->clip_handles || !storage->sync_group_names) {
         anim_config_report(loader, path, 0, "out of memory");
         ini_document_free(&document);
         return;
@@ -243,7 +247,33 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
         if (entry)
             anim_config_make_additive(loader, character, storage, path, s, entry);
     }
+    find_contacts(loader, character, storage, path);
     ini_document_free(&document);
+}
+
+/* The character's legs, and when each clip plants their feet: found once here, so that whatever plays
+ * the clips (foot locking, md5tool feet) reads the same contacts. */
+static void find_contacts(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
+                          const char *path)
+{
+    if (!character->model)
+        return;
+    character->leg_count = anim_feet_find_legs(&character->model->skeleton, character->legs);
+    int feet[ANIM_FEET_MAX];
+    for (int i = 0; i < character->leg_count; ++i)
+        feet[i] = character->legs[i].ankle;
+    for (int s = 0; s < character->clip_count && character->leg_count > 0; ++s) {
+        anim_clip *clip = &storage->clips[s];
+        if (!clip->clip || clip->additive)
+            continue;
+        storage->planted[s] = malloc((size_t)clip->clip->frame_count * (size_t)character->leg_count);
+        if (!storage->planted[s] ||
+            !anim_feet_find_contacts(clip, &character->model->skeleton, feet, character->leg_count, storage->planted[s])) {
+            anim_config_report(loader, path, 0, "out of memory");
+            return;
+        }
+        clip->planted = storage->planted[s];
+    }
 }
 
 int anim_config_first_loaded_clip(const anim_character *character)

@@ -27,6 +27,7 @@ typedef struct anim_character_storage {
     anim_event_mark **events; /* per clip */
     cache_clip_handle *clip_handles;
     clip *additive_clips; /* per clip: its baked deltas when additive (anim_additive_free), else zero */
+    unsigned char **planted; /* per clip: its anim_clip.planted, or NULL */
     char (*sync_group_names)[ANIM_NAME_MAX];
     state_machine_state *states;
     anim_blend *blends;

@@ -1,0 +1,189 @@
+#include "anim_feet.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../pose/pose.h"
+
+/* ---- which joints are feet ---- */
+
+static int find_joint(const skeleton *s, const char *name)
+{
+    for (int j = 0; j < s->joint_count; ++j)
+        if (strcmp(s->names[j], name) == 0)
+            return j;
+    return -1;
+}
+
+static bool contains_word(const char *name, const char *word)
+{
+    size_t length = strlen(word);
+    for (const char *at = name; *at; ++at) {
+        size_t k = 0;
+        while (k < length && at[k] && tolower((unsigned char)at[k]) == word[k])
+            ++k;
+        if (k == length)
+            return true;
+    }
+    return false;
+}
+
+static bool names_a_foot(const char *name)
+{
+    return contains_word(name, "foot") || contains_word(name, "ankle");
+}
+
+static bool leg_of(const skeleton *s, int foot, pose_ik_chain *out)
+{
+    if (foot < 0 || s->parents[foot] < 0 || s->parents[s->parents[foot]] < 0)
+        return false;
+    *out = (pose_ik_chain){.hip = s->parents[s->parents[foot]], .knee = s->parents[foot], .ankle = foot};
+    return true;
+}
+
+int anim_feet_find_legs(const skeleton *s, pose_ik_chain legs[ANIM_FEET_MAX])
+{
+    if (!s || !legs)
+        return 0;
+    if (leg_of(s, find_joint(s, "foot.L"), &legs[0]) && leg_of(s, find_joint(s, "foot.R"), &legs[1]))
+        return 2;
+    int count = 0;
+    for (int j = 0; j < s->joint_count && count < ANIM_FEET_MAX; ++j) {
+        if (!names_a_foot(s->names[j]))
+            continue;
+        bool below_a_foot = false;
+        for (int a = s->parents[j]; a >= 0 && !below_a_foot; a = s->parents[a])
+            below_a_foot = names_a_foot(s->names[a]);
+        if (!below_a_foot && leg_of(s, j, &legs[count]))
+            ++count;
+    }
+    return count;
+}
+
+/* ---- when a clip plants them ---- */
+
+/* A file-space position in canonical metres, the character's import applied. */
+static void to_canonical(const anim_clip *entry, const float in[3], double out[3])
+{
+    float turned[3];
+    anim_axes_to_canonical(&entry->import_axes, in, turned);
+    double scale = entry->import_scale > 0.0f ? entry->import_scale : 1.0;
+    for (int k = 0; k < 3; ++k)
+        out[k] = turned[k] * scale;
+}
+
+/* Degrees a joint is tilted from its bind orientation: how far the file's up axis, carried by the
+ * rotation from bind to now, leaves up. */
+static double tilt_degrees(const anim_clip *entry, const float bind_rotation[4], const float rotation[4])
+{
+    versor bind_inverse, relative;
+    glm_quat_inv((float *)bind_rotation, bind_inverse);
+    glm_quat_mul((float *)rotation, bind_inverse, relative);
+    float up_canonical[3] = {0.0f, 0.0f, 1.0f};
+    vec3 up, turned;
+    anim_axes_from_canonical(&entry->import_axes, up_canonical, up);
+    glm_quat_rotatev(relative, up, turned);
+    return acos(fmin(1.0, fmax(-1.0, (double)glm_vec3_dot(up, turned)))) * 180.0 / GLM_PI;
+}
+
+/* A foot's horizontal velocity at a frame from its positions (track: one per frame) on the frames either
+ * side: across the seam of a cycle, up to the ends of a one-shot. */
+static void foot_velocity(double (*track)[3], int frames, int cycle, bool cyclic, float frame_rate, int frame,
+                          double out[2])
+{
+    int before = cyclic ? (frame - 1 + cycle) % cycle : frame > 0 ? frame - 1 : frame;
+    int after = cyclic ? (frame + 1) % cycle : frame + 1 < frames ? frame + 1 : frame;
+    double span = (cyclic ? 2 : after - before) / (double)frame_rate;
+    for (int k = 0; k < 2; ++k)
+        out[k] = span > 0.0 ? (track[after][k] - track[before][k]) / span : 0.0;
+}
+
+bool anim_feet_find_contacts(const anim_clip *entry, const skeleton *s, const int *feet, int foot_count,
+                             unsigned char *planted)
+{
+    if (!entry || !entry->clip || !s || !planted || (foot_count > 0 && !feet) || foot_count < 0 ||
+        entry->clip->joint_count != s->joint_count)
+        return false;
+    for (int i = 0; i < foot_count; ++i)
+        if (feet[i] < 0 || feet[i] >= s->joint_count)
+            return false;
+    const clip *c = entry->clip;
+    int frames = c->frame_count, joints = s->joint_count;
+    joint_pose *pose = malloc(sizeof *pose * (size_t)joints);
+    double (*at)[3] = malloc(sizeof *at * (size_t)frames * (size_t)(foot_count ? foot_count : 1));
+    unsigned char *low = malloc((size_t)frames * (size_t)(foot_count ? foot_count : 1));
+    bool ok = pose && at && low;
+    for (int frame = 0; frame < frames && ok; ++frame) {
+        pose_to_object(s->parents, joints, c->frames + (size_t)frame * (size_t)joints, pose);
+        for (int f = 0; f < foot_count; ++f) {
+            to_canonical(entry, pose[feet[f]].position, at[f * frames + frame]);
+            low[f * frames + frame] =
+                tilt_degrees(entry, s->bind_object[feet[f]].rotation, pose[feet[f]].rotation) <= ANIM_FEET_PLANT_TILT;
+        }
+    }
+    /* Low: near the lowest the foot gets in the clip. The floor, not the bind pose: a run may never bring
+     * the ankle down to its standing height (boneman's stays 9 mm above it). */
+    for (int f = 0; f < foot_count && ok; ++f) {
+        double lowest = INFINITY;
+        for (int frame = 0; frame < frames; ++frame)
+            lowest = fmin(lowest, at[f * frames + frame][2]);
+        for (int frame = 0; frame < frames; ++frame)
+            low[f * frames + frame] = low[f * frames + frame] && at[f * frames + frame][2] <= lowest + ANIM_FEET_PLANT_HEIGHT;
+    }
+    /* Frames in a cycle: a last frame that repeats the first is not one of them. */
+    bool cyclic = entry->loop && frames > 1;
+    int cycle = c->last_frame_is_first && frames > 1 ? frames - 1 : frames;
+    cyclic = cyclic && cycle > 1;
+    /* The floor under the clip: still, or at the clip's ground speed against the mean motion of the feet
+     * on it (an in-place walk's planted feet travel backwards at its speed). The direction is taken first
+     * from every low frame, then again from the frames found planted with it: the low frames include a
+     * foot landing and lifting, whose motion would turn the floor a degree or two, and at a run's speed a
+     * degree is 0.06 m/s, more than ANIM_FEET_PLANT_SPEED. */
+    double floor_velocity[2] = {0.0, 0.0};
+    double speed = anim_clip_ground_speed_metres(entry);
+    bool moving_floor = speed > 0.0 && entry->root_mode == ANIM_ROOT_IN_PLACE;
+    for (int pass = 0; pass < 3 && ok; ++pass) {
+        double mean[2] = {0.0, 0.0};
+        for (int f = 0; f < foot_count && moving_floor; ++f)
+            for (int frame = 0; frame < frames; ++frame) {
+                if (!low[f * frames + frame] || (pass > 0 && !planted[f * frames + frame]))
+                    continue;
+                double velocity[2];
+                foot_velocity(at + (size_t)f * (size_t)frames, frames, cycle, cyclic, c->frame_rate, frame, velocity);
+                mean[0] += velocity[0];
+                mean[1] += velocity[1];
+            }
+        double length = hypot(mean[0], mean[1]);
+        if (length > 0.0) {
+            floor_velocity[0] = speed * mean[0] / length;
+            floor_velocity[1] = speed * mean[1] / length;
+        }
+        for (int f = 0; f < foot_count; ++f)
+            for (int frame = 0; frame < frames; ++frame) {
+                double velocity[2];
+                foot_velocity(at + (size_t)f * (size_t)frames, frames, cycle, cyclic, c->frame_rate, frame, velocity);
+                planted[f * frames + frame] =
+                    low[f * frames + frame] &&
+                    hypot(velocity[0] - floor_velocity[0], velocity[1] - floor_velocity[1]) <= ANIM_FEET_PLANT_SPEED;
+            }
+    }
+    free(pose);
+    free(at);
+    free(low);
+    return ok;
+}
+
+bool anim_feet_planted_at(const anim_clip *entry, const unsigned char *planted, int foot, double time)
+{
+    if (!entry || !entry->clip || !planted || foot < 0 || !isfinite(time))
+        return false;
+    const clip *c = entry->clip;
+    double frame = time * c->frame_rate;
+    int below = (int)floor(frame), above = (int)ceil(frame);
+    below = below < 0 ? 0 : below >= c->frame_count ? c->frame_count - 1 : below;
+    above = above < 0 ? 0 : above >= c->frame_count ? c->frame_count - 1 : above;
+    const unsigned char *flags = planted + (size_t)foot * (size_t)c->frame_count;
+    return flags[below] && flags[above];
+}

@@ -1,0 +1,289 @@
+#include "pose_ik.h"
+
+#include <math.h>
+#include <stddef.h>
+
+/* The solve runs in double: a leg's angles near straight come from acos of numbers near -1, where float
+ * would lose the millimetres the target asks for. Quaternions are x y z w, as joint_pose stores them. */
+
+/* Lengths below this (metres, or file units) are no bone, and directions this short no direction. */
+#define IK_TINY 1e-9
+
+typedef struct ik_quaternion {
+    double x, y, z, w;
+} ik_quaternion;
+
+static void vector_subtract(const double a[3], const double b[3], double out[3])
+{
+    for (int k = 0; k < 3; ++k)
+        out[k] = a[k] - b[k];
+}
+
+static double vector_dot(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void vector_cross(const double a[3], const double b[3], double out[3])
+{
+    double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
+    out[0] = x;
+    out[1] = y;
+    out[2] = z;
+}
+
+static double vector_length(const double a[3])
+{
+    return sqrt(vector_dot(a, a));
+}
+
+static ik_quaternion quaternion_from_floats(const float q[4])
+{
+    return (ik_quaternion){q[0], q[1], q[2], q[3]};
+}
+
+static ik_quaternion quaternion_multiply(ik_quaternion a, ik_quaternion b)
+{
+    return (ik_quaternion){
+        a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+        a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+        a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+        a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+    };
+}
+
+static ik_quaternion quaternion_conjugate(ik_quaternion q)
+{
+    return (ik_quaternion){-q.x, -q.y, -q.z, q.w};
+}
+
+static ik_quaternion quaternion_normalize(ik_quaternion q)
+{
+    double length = sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+    if (!(length > IK_TINY))
+        return (ik_quaternion){0.0, 0.0, 0.0, 1.0};
+    return (ik_quaternion){q.x / length, q.y / length, q.z / length, q.w / length};
+}
+
+static void quaternion_rotate(ik_quaternion q, const double v[3], double out[3])
+{
+    /* v + 2w (r x v) + 2 r x (r x v), r the vector part */
+    double r[3] = {q.x, q.y, q.z}, t[3], u[3];
+    vector_cross(r, v, t);
+    for (int k = 0; k < 3; ++k)
+        t[k] *= 2.0;
+    vector_cross(r, t, u);
+    for (int k = 0; k < 3; ++k)
+        out[k] = v[k] + q.w * t[k] + u[k];
+}
+
+/* Rotation by angle radians about a unit axis. */
+static ik_quaternion quaternion_axis_angle(const double axis[3], double angle)
+{
+    double s = sin(0.5 * angle);
+    return (ik_quaternion){axis[0] * s, axis[1] * s, axis[2] * s, cos(0.5 * angle)};
+}
+
+/* The shortest-arc rotation taking direction `from` to direction `to` (neither zero). Opposite directions
+ * turn half a turn about an axis perpendicular to `from`. */
+static ik_quaternion quaternion_between(const double from[3], const double to[3])
+{
+    double a[3], b[3], axis[3];
+    double la = vector_length(from), lb = vector_length(to);
+    for (int k = 0; k < 3; ++k) {
+        a[k] = from[k] / la;
+        b[k] = to[k] / lb;
+    }
+    vector_cross(a, b, axis);
+    double dot = vector_dot(a, b);
+    if (dot < -1.0 + 1e-12) {
+        /* Any perpendicular will do: the one nearest to no rotation about the largest other axis. */
+        double other[3] = {fabs(a[0]) < 0.9 ? 1.0 : 0.0, fabs(a[0]) < 0.9 ? 0.0 : 1.0, 0.0};
+        vector_cross(a, other, axis);
+        double length = vector_length(axis);
+        return (ik_quaternion){axis[0] / length, axis[1] / length, axis[2] / length, 0.0};
+    }
+    return quaternion_normalize((ik_quaternion){axis[0], axis[1], axis[2], 1.0 + dot});
+}
+
+/* t of rotation q, taken from none along the shortest arc (slerp from identity): t = 0 no rotation, t = 1
+ * q; continuous in t and in q. */
+static ik_quaternion quaternion_scale(ik_quaternion q, double t)
+{
+    if (q.w < 0.0)
+        q = (ik_quaternion){-q.x, -q.y, -q.z, -q.w};
+    double sine = sqrt(q.x * q.x + q.y * q.y + q.z * q.z);
+    if (!(sine > IK_TINY))
+        return (ik_quaternion){0.0, 0.0, 0.0, 1.0};
+    double half = atan2(sine, q.w) * t;
+    double s = sin(half) / sine;
+    return (ik_quaternion){q.x * s, q.y * s, q.z * s, cos(half)};
+}
+
+/* Slerp from a to b by t, along the shortest arc. */
+static ik_quaternion quaternion_slerp(ik_quaternion a, ik_quaternion b, double t)
+{
+    return quaternion_normalize(quaternion_multiply(a, quaternion_scale(quaternion_multiply(quaternion_conjugate(a), b), t)));
+}
+
+static void store_rotation(ik_quaternion q, float out[4])
+{
+    q = quaternion_normalize(q);
+    out[0] = (float)q.x;
+    out[1] = (float)q.y;
+    out[2] = (float)q.z;
+    out[3] = (float)q.w;
+}
+
+static bool descends_from(const int *parents, int joint, int ancestor)
+{
+    while (joint > ancestor)
+        joint = parents[joint];
+    return joint == ancestor;
+}
+
+/* Object pose of joint j from its parent's object pose and its own local pose, as pose_to_object makes it. */
+static void object_from_parent(const int *parents, int j, const joint_pose *local, joint_pose *object)
+{
+    int parent = parents[j];
+    if (parent < 0) {
+        object[j] = local[j];
+        return;
+    }
+    ik_quaternion p = quaternion_from_floats(object[parent].rotation);
+    double offset[3] = {local[j].position[0], local[j].position[1], local[j].position[2]}, turned[3];
+    quaternion_rotate(p, offset, turned);
+    for (int k = 0; k < 3; ++k)
+        object[j].position[k] = (float)(object[parent].position[k] + turned[k]);
+    object[j].unused = 0.0f;
+    store_rotation(quaternion_multiply(p, quaternion_from_floats(local[j].rotation)), object[j].rotation);
+}
+
+/* Object poses of `top` and every joint below it, after top's local pose changed. */
+static void refresh_below(const int *parents, int joint_count, int top, const joint_pose *local, joint_pose *object)
+{
+    object_from_parent(parents, top, local, object);
+    for (int j = top + 1; j < joint_count; ++j)
+        if (descends_from(parents, j, top))
+            object_from_parent(parents, j, local, object);
+}
+
+/* Turn joint j by `correction` (object space, about the joint itself): its local rotation becomes
+ * inverse(parent) * correction * object rotation, with the object rotations as they were. */
+static void turn_joint(const int *parents, int j, ik_quaternion correction, joint_pose *local, const joint_pose *object)
+{
+    ik_quaternion parent = parents[j] >= 0 ? quaternion_from_floats(object[parents[j]].rotation)
+                                           : (ik_quaternion){0.0, 0.0, 0.0, 1.0};
+    ik_quaternion turned = quaternion_multiply(correction, quaternion_from_floats(object[j].rotation));
+    store_rotation(quaternion_multiply(quaternion_conjugate(parent), turned), local[j].rotation);
+}
+
+static bool finite_floats(const float *values, int count)
+{
+    for (int k = 0; k < count; ++k)
+        if (!isfinite(values[k]))
+            return false;
+    return true;
+}
+
+static bool chain_valid(const int *parents, int joint_count, const pose_ik_chain *chain)
+{
+    for (int j = 0; j < joint_count; ++j)
+        if (parents[j] >= j || parents[j] < -1)
+            return false;
+    int joints[3] = {chain->hip, chain->knee, chain->ankle};
+    for (int k = 0; k < 3; ++k)
+        if (joints[k] < 0 || joints[k] >= joint_count)
+            return false;
+    return chain->hip < chain->knee && chain->knee < chain->ankle && descends_from(parents, chain->knee, chain->hip) &&
+           descends_from(parents, chain->ankle, chain->knee);
+}
+
+bool pose_ik_two_bone(const int *parents, int joint_count, const pose_ik_chain *chain, const float target[3],
+                      const float *ankle_rotation, float weight, joint_pose *local, joint_pose *object)
+{
+    if (!parents || !chain || !target || !local || !object || joint_count <= 0 || !(weight >= 0.0f && weight <= 1.0f) ||
+        !finite_floats(target, 3) || (ankle_rotation && !finite_floats(ankle_rotation, 4)) ||
+        !chain_valid(parents, joint_count, chain))
+        return false;
+    if (weight == 0.0f)
+        return true;
+
+    double hip[3], knee[3], ankle[3], goal[3] = {target[0], target[1], target[2]};
+    for (int k = 0; k < 3; ++k) {
+        hip[k] = object[chain->hip].position[k];
+        knee[k] = object[chain->knee].position[k];
+        ankle[k] = object[chain->ankle].position[k];
+    }
+    double to_hip[3], to_ankle[3];
+    vector_subtract(hip, knee, to_hip);
+    vector_subtract(ankle, knee, to_ankle);
+    double upper = vector_length(to_hip), lower = vector_length(to_ankle);
+    if (!(upper > IK_TINY && lower > IK_TINY && isfinite(upper) && isfinite(lower)))
+        return true;
+
+    /* The knee's hinge: the normal of the animated leg's plane, oriented so that turning the shin about it
+     * by a positive angle opens the knee. Keeping it keeps the knee on the side the animation bent it. */
+    double hinge[3];
+    vector_cross(to_hip, to_ankle, hinge);
+    double hinge_length = vector_length(hinge);
+    if (!(hinge_length > 1e-6 * upper * lower)) {
+        /* A straight (or folded) leg has no plane: bend it in the plane of the leg and the target, or failing
+         * that about any axis across the thigh. */
+        double leg[3], wanted[3], across[3];
+        vector_subtract(ankle, hip, leg);
+        vector_subtract(goal, hip, wanted);
+        vector_cross(leg, wanted, across);
+        if (!(vector_length(across) > 1e-6 * vector_length(leg) * vector_length(wanted))) {
+            double other[3] = {fabs(to_hip[0]) < 0.9 * upper ? 1.0 : 0.0, fabs(to_hip[0]) < 0.9 * upper ? 0.0 : 1.0, 0.0};
+            vector_cross(to_hip, other, across);
+        }
+        for (int k = 0; k < 3; ++k)
+            hinge[k] = across[k];
+        hinge_length = vector_length(hinge);
+        if (!(hinge_length > IK_TINY))
+            return true;
+    }
+    for (int k = 0; k < 3; ++k)
+        hinge[k] /= hinge_length;
+
+    /* The knee angle that puts the ankle at the target's distance from the hip, within what the leg
+     * reaches: straight at most, folded to POSE_IK_MIN_KNEE_ANGLE at least. */
+    double cross[3];
+    vector_cross(to_hip, to_ankle, cross);
+    double animated_angle = atan2(vector_length(cross), vector_dot(to_hip, to_ankle));
+    double to_goal[3];
+    vector_subtract(goal, hip, to_goal);
+    double distance = vector_length(to_goal);
+    double cosine = (upper * upper + lower * lower - distance * distance) / (2.0 * upper * lower);
+    double angle = acos(fmax(-1.0, fmin(1.0, cosine)));
+    angle = fmax(angle, (double)POSE_IK_MIN_KNEE_ANGLE);
+    ik_quaternion knee_turn = quaternion_axis_angle(hinge, angle - animated_angle);
+
+    /* The hip then points the bent leg at the target. */
+    double new_shin[3], new_ankle[3], reach[3];
+    quaternion_rotate(knee_turn, to_ankle, new_shin);
+    for (int k = 0; k < 3; ++k)
+        new_ankle[k] = knee[k] + new_shin[k];
+    vector_subtract(new_ankle, hip, reach);
+    ik_quaternion hip_turn = {0.0, 0.0, 0.0, 1.0};
+    if (distance > IK_TINY && vector_length(reach) > IK_TINY)
+        hip_turn = quaternion_between(reach, to_goal);
+
+    /* Both corrections are in object space as the pose was: the knee's is applied inside the hip's, so
+     * both local rotations come from the object rotations before either changed. */
+    turn_joint(parents, chain->hip, quaternion_scale(hip_turn, weight), local, object);
+    turn_joint(parents, chain->knee, quaternion_scale(knee_turn, weight), local, object);
+    refresh_below(parents, joint_count, chain->hip, local, object);
+
+    if (ankle_rotation) {
+        ik_quaternion now = quaternion_from_floats(object[chain->ankle].rotation);
+        ik_quaternion wanted = quaternion_normalize(quaternion_from_floats(ankle_rotation));
+        ik_quaternion turned = quaternion_slerp(now, wanted, weight);
+        int parent = parents[chain->ankle];
+        store_rotation(quaternion_multiply(quaternion_conjugate(quaternion_from_floats(object[parent].rotation)), turned),
+                       local[chain->ankle].rotation);
+        refresh_below(parents, joint_count, chain->ankle, local, object);
+    }
+    return true;
+}

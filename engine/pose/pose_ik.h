@@ -1,0 +1,43 @@
+/* pose_ik: two-bone inverse kinematics, a pose stage in the shape of pose.h's jobs (validated inputs,
+ * caller-owned buffers, no allocation, no globals). It bends a leg (hip, knee, ankle) so the ankle reaches
+ * a target: foot placement on the ground, foot locking while a foot is planted.
+ * Knows nothing of clips, entities, the ground or the animation controller: it is given a pose and a
+ * target, and rewrites that pose. */
+#ifndef MARIONETTE_POSE_IK_H
+#define MARIONETTE_POSE_IK_H
+
+#include <stdbool.h>
+
+#include "../model/joint_pose.h"
+
+/* The three joints of a leg. knee must descend from hip and ankle from knee (joints between them, a thigh
+ * twist, are allowed: they turn with the joint above them). */
+typedef struct pose_ik_chain {
+    int hip;
+    int knee;
+    int ankle;
+} pose_ik_chain;
+
+/* The leg is never bent tighter than this (radians between thigh and shin): a target closer to the hip
+ * than the folded leg reaches is met as near as it can be without folding the knee flat. */
+#define POSE_IK_MIN_KNEE_ANGLE 0.01f
+
+/* Bend the chain so its ankle reaches `target` (object space), as far as weight (0..1) asks.
+ * - The knee turns about the axis of the plane the animation gave the leg (hip, knee, ankle), so it keeps
+ *   bending to the side it bent in the animation and never backwards; the hip then turns the leg, by the
+ *   shortest arc, to point at the target. A target beyond the leg's length gives a straight leg pointing at
+ *   it (never past straight); one nearer than the folded leg, a leg folded to POSE_IK_MIN_KNEE_ANGLE
+ *   pointing at it. An animated leg with no plane (straight) bends in the plane of the leg and the target;
+ *   a target at the hip leaves the leg's direction as it was. Zero-length bones leave the pose unchanged.
+ * - ankle_rotation, when not NULL, is the ankle's object-space rotation wanted (a unit quaternion, x y z w):
+ *   the ankle turns to it by the same weight (a foot kept flat on the ground).
+ * - weight scales the corrections (each a rotation, taken from none by slerp), so the result moves
+ *   continuously from the animated pose (0) to the solved one (1). weight 0 changes nothing, bit for bit.
+ * local and object are the same pose in local and object space (pose_to_object's result): local gets the
+ * new rotations of hip, knee (and ankle), object the new poses of hip and every joint below it. Joints
+ * elsewhere are not written. False, and nothing written, on misuse: NULL pointers, a joint out of range,
+ * parents[i] >= i, a chain that is not one leg, a non-finite target or rotation, weight outside [0, 1]. */
+bool pose_ik_two_bone(const int *parents, int joint_count, const pose_ik_chain *chain, const float target[3],
+                      const float *ankle_rotation, float weight, joint_pose *local, joint_pose *object);
+
+#endif

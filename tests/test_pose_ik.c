@@ -1,0 +1,338 @@
+/* pose_ik: the two-bone leg solve. A small leg in canonical axes (Z up, +X forward): pelvis, hip, knee,
+ * ankle, toe, with the knee bent forward as a walk bends it. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "heap_counter.h"
+#include "pose/pose.h"
+#include "pose/pose_ik.h"
+
+enum { LEG_JOINTS = 6, PELVIS = 0, HIP = 1, TWIST = 2, KNEE = 3, ANKLE = 4, TOE = 5 };
+
+static const int leg_parents[LEG_JOINTS] = {-1, 0, 1, 2, 3, 4};
+static const pose_ik_chain leg_chain = {.hip = HIP, .knee = KNEE, .ankle = ANKLE};
+#define THIGH 0.45f
+#define SHIN 0.42f
+
+static void set_pitch(joint_pose *joint, float radians)
+{
+    /* about +Y (left): a positive pitch turns +X (forward) down towards -Z */
+    joint->rotation[0] = 0.0f;
+    joint->rotation[1] = sinf(0.5f * radians);
+    joint->rotation[2] = 0.0f;
+    joint->rotation[3] = cosf(0.5f * radians);
+}
+
+/* The leg as a walk poses it: the thigh swung forward by hip_pitch, the knee bent by knee_bend (the shin
+ * goes back), thigh_length 0 for a bone of no length. */
+static void make_leg(joint_pose local[LEG_JOINTS], float hip_pitch, float knee_bend, float thigh_length)
+{
+    memset(local, 0, sizeof(joint_pose) * LEG_JOINTS);
+    for (int j = 0; j < LEG_JOINTS; ++j)
+        local[j].rotation[3] = 1.0f;
+    local[PELVIS].position[2] = 1.0f;
+    local[HIP].position[1] = 0.1f;
+    set_pitch(&local[HIP], -hip_pitch); /* negative pitch: the knee comes forward */
+    local[TWIST].position[2] = -0.5f * thigh_length;
+    local[KNEE].position[2] = -0.5f * thigh_length;
+    set_pitch(&local[KNEE], knee_bend);
+    local[ANKLE].position[2] = -SHIN;
+    set_pitch(&local[ANKLE], hip_pitch - knee_bend);
+    local[TOE].position[0] = 0.12f;
+    local[TOE].position[2] = -0.05f;
+}
+
+static double distance3(const float a[3], const float b[3])
+{
+    return sqrt((double)(a[0] - b[0]) * (a[0] - b[0]) + (double)(a[1] - b[1]) * (a[1] - b[1]) +
+                (double)(a[2] - b[2]) * (a[2] - b[2]));
+}
+
+/* The knee's bend as a signed angle about the leg plane's normal `normal`: positive on the animated side. */
+static double knee_side(const joint_pose *object, const double normal[3])
+{
+    double thigh[3], shin[3];
+    for (int k = 0; k < 3; ++k) {
+        thigh[k] = object[HIP].position[k] - object[KNEE].position[k];
+        shin[k] = object[ANKLE].position[k] - object[KNEE].position[k];
+    }
+    double cross[3] = {thigh[1] * shin[2] - thigh[2] * shin[1], thigh[2] * shin[0] - thigh[0] * shin[2],
+                       thigh[0] * shin[1] - thigh[1] * shin[0]};
+    return cross[0] * normal[0] + cross[1] * normal[1] + cross[2] * normal[2];
+}
+
+static double knee_angle(const joint_pose *object)
+{
+    double thigh[3], shin[3], dot = 0.0, tt = 0.0, ss = 0.0;
+    for (int k = 0; k < 3; ++k) {
+        thigh[k] = object[KNEE].position[k] - object[HIP].position[k];
+        shin[k] = object[ANKLE].position[k] - object[KNEE].position[k];
+        dot += thigh[k] * shin[k];
+        tt += thigh[k] * thigh[k];
+        ss += shin[k] * shin[k];
+    }
+    return acos(fmax(-1.0, fmin(1.0, dot / sqrt(tt * ss)))); /* 0: straight */
+}
+
+static bool pose_finite(const joint_pose *pose, int count)
+{
+    for (int j = 0; j < count; ++j)
+        for (int k = 0; k < 4; ++k)
+            if (!isfinite(pose[j].rotation[k]) || (k < 3 && !isfinite(pose[j].position[k])))
+                return false;
+    return true;
+}
+
+/* The object pose the stage leaves must be the one its local pose makes. */
+static double object_mismatch(const joint_pose *local, const joint_pose *object)
+{
+    joint_pose again[LEG_JOINTS];
+    pose_to_object(leg_parents, LEG_JOINTS, local, again);
+    double worst = 0.0;
+    for (int j = 0; j < LEG_JOINTS; ++j) {
+        worst = fmax(worst, distance3(again[j].position, object[j].position));
+        double dot = 0.0;
+        for (int k = 0; k < 4; ++k)
+            dot += (double)again[j].rotation[k] * object[j].rotation[k];
+        worst = fmax(worst, 1.0 - fabs(dot));
+    }
+    return worst;
+}
+
+static void test_reachable_targets_are_reached(void)
+{
+    srand(7);
+    double worst = 0.0, worst_mismatch = 0.0;
+    int wrong_side = 0, tried = 0;
+    for (int i = 0; i < 500; ++i) {
+        joint_pose local[LEG_JOINTS], object[LEG_JOINTS];
+        make_leg(local, 0.3f, 0.6f, THIGH);
+        pose_to_object(leg_parents, LEG_JOINTS, local, object);
+        double normal[3] = {0.0, 0.0, 0.0};
+        normal[1] = knee_side(object, (double[3]){0.0, 1.0, 0.0}) > 0.0 ? 1.0 : -1.0;
+        /* targets in a box under the hip, kept to where the leg reaches with room to spare */
+        float target[3] = {object[HIP].position[0] - 0.4f + 0.8f * rand() / (float)RAND_MAX,
+                           object[HIP].position[1],
+                           object[HIP].position[2] - 0.1f - 0.8f * rand() / (float)RAND_MAX};
+        double reach = distance3(target, object[HIP].position);
+        if (reach > THIGH + SHIN - 1e-3 || reach < 0.1)
+            continue;
+        ++tried;
+        CHECK(pose_ik_two_bone(leg_parents, LEG_JOINTS, &leg_chain, target, NULL, 1.0f, local, object));
+        worst = fmax(worst, distance3(object[ANKLE].position, target));
+        worst_mismatch = fmax(worst_mismatch, object_mismatch(local, object));
+        /* in the animated plane the knee must stay on its side: forward */
+        wrong_side += knee_side(object, normal) <= 0.0;
+    }
+    CHECK(tried > 300);
+    CHECK(worst <= 1e-4);
+    CHECK(worst_mismatch <= 1e-5);
+    CHECK(wrong_side == 0);
+}
+
+static void test_targets_off_the_plane_and_a_joint_between(void)
+{
+    /* sideways targets (a foot placed wider) through a thigh with a twist joint between hip and knee */
+    double worst = 0.0;
+    for (int i = 0; i < 50; ++i) {
+        joint_pose local[LEG_JOINTS], object[LEG_JOINTS];
+        make_leg(local, 0.2f, 0.5f, THIGH);
+        set_pitch(&local[TWIST], 0.0f);
+        local[TWIST].rotation[2] = 0.2f; /* a twist about the thigh */
+        float length = sqrtf(local[TWIST].rotation[2] * local[TWIST].rotation[2] + 1.0f);
+        local[TWIST].rotation[2] /= length;
+        local[TWIST].rotation[3] /= length;
+        pose_to_object(leg_parents, LEG_JOINTS, local, object);
+        float angle = 2.0f * (float)GLM_PI * (float)i / 50.0f;
+        float target[3] = {object[HIP].position[0] + 0.3f * cosf(angle), object[HIP].position[1] + 0.3f * sinf(angle),
+                           object[HIP].position[2] - 0.6f};
+        CHECK(pose_ik_two_bone(leg_parents, LEG_JOINTS, &leg_chain, target, NULL, 1.0f, local, object));
+        worst = fmax(worst, distance3(object[ANKLE].position, target));
+        CHECK(object_mismatch(local, object) <= 1e-5);
+    }
+    CHECK(worst <= 1e-4);
+}
+
+static void test_unreachable_targets_give_a_straight_leg(void)
+{
+    float targets[][3] = {{0.0f, 0.1f, -2.0f}, {1.5f, 0.3f, 0.0f}, {-0.6f, 0.1f, 0.1f}, {0.0f, 0.1f, 2.5f}};
+    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; ++i) {
+        joint_pose local[LEG_JOINTS], object[LEG_JOINTS];
+        make_leg(local, 0.3f, 0.6f, THIGH);
+        pose_to_object(leg_parents, LEG_JOINTS, local, object);
+        CHECK(pose_ik_two_bone(leg_parents, LEG_JOINTS, &leg_chain, targets[i], NULL, 1.0f, local, object));
+        CHECK(knee_angle(object) <= 1e-3); /* straight, and not past it (the angle is unsigned: see below) */
+        CHECK_NEAR(distance3(object[ANKLE].position, object[HIP].position), THIGH + SHIN, 1e-5);
+        /* pointing at the target: the ankle on the line from the hip to it */
+        double along = distance3(object[ANKLE].position, object[HIP].position) +
+                       distance3(targets[i], object[ANKLE].position);
+        CHECK_NEAR(along, distance3(targets[i], object[HIP].position), 1e-5);
+    }
+    /* nearly straight from the far side: the knee opens to straight, it does not bend backwards */
+    joint_pose local[LEG_JOINTS], object[LEG_JOINTS];
+    make_leg(local, 0.3f, 0.6f, THIGH);
+    pose_to_object(leg_parents, LEG_JOINTS, local, object);
+    double normal[3] = {0.0, knee_side(object, (double[3]){0.0, 1.0, 0.0}) > 0.0 ? 1.0 : -1.0, 0.0};
+    for (int i = 0; i <= 20; ++i) {
+        make_leg(local, 0.3f, 0.6f, THIGH);
+        pose_to_object(leg_parents, LEG_JOINTS, local, object);
+        float target[3] = {object[HIP].position[0], object[HIP].position[1],
+                           object[HIP].position[2] - (THIGH + SHIN) * (0.95f + 0.005f * (float)i)};
+        pose_ik_two_bone(leg_parents, LEG_JOINTS, &leg_chain, target, NULL, 1.0f, local, object);
+        CHECK(knee_side(object, normal) >= -1e-6); /* straight within rounding, or bent forward */
+    }
+}
+
+static void test_weight_zero_changes_nothing(void)
+{
+    joint_pose local[LEG_JOINTS], object[LEG_JOINTS], local_before[LEG_JOINTS], object_before[LEG_JOINTS];
+    make_leg(local, 0.3f, 0.6f, THIGH);
+    pose_to_object(leg_parents, LEG_JOINTS, local, object);
+    memcpy(local_before, local, sizeof local);
+    memcpy(object_before, object, sizeof object);
+    float target[3] = {0.2f, 0.1f, 0.3f};
+    float flat[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+    CHECK(pose_ik_two_bone(leg_parents, LEG_JOINTS, &leg_chain, target, flat, 0.0f, local, object));
+    CHECK(memcmp(local, local_before, sizeof local) == 0);
+    CHECK(memcmp(object, object_before, sizeof object) == 0);
+}
+
+static void test_weight_moves_the_ankle_continuously(void)
+{
+    joint_pose animated[LEG_JOINTS], animated_object[LEG_JOINTS];
+    make_leg(animated, 0.3f, 0.6f, THIGH);
+    pose_to_object(leg_parents, LEG_JOINTS, animated, animated_object);
+    /* a target the leg reaches: behind the ankle, a little wider and higher */
+    float target[3] = {animated_object[ANKLE].position[0] - 0.25f, animated_object[ANKLE].position[1] + 0.05f,
+                       animated_object[ANKLE].position[2] + 0.1f};
+    double total = distance3(target, animated_object[ANKLE].position), largest_step = 0.0, at_start = 0.0;
+    float previous[3];
+    memcpy(previous, animated_object[ANKLE].position, sizeof previous);
+    enum { STEPS = 200 };
+    for (int i = 1; i <= STEPS; ++i) {
+        joint_pose local[LEG_JOINTS], object[LEG_JOINTS];
+        memcpy(local, animated, sizeof local);
+        memcpy(object, animated_object, sizeof object);
+        CHECK(pose_ik_two_bone(leg_parents, LEG_JOINTS, &leg_chain, target, NULL, (float)i / STEPS, local, object));
+        largest_step = fmax(largest_step, distance3(object[ANKLE].position, previous));
+        if (i == 1)
+            at_start = distance3(object[ANKLE].position, animated_object[ANKLE].position);
+        memcpy(previous, object[ANKLE].position, sizeof previous);
+    }
+    CHECK(distance3(previous, target) <= 1e-4);        /* weight 1: there */
+    CHECK(largest_step <= 4.0 * total / STEPS);          /* no jump anywhere on the way */
+    CHECK(at_start > 0.0 && at_start <= 4.0 * total / STEPS); /* the smallest weight moves it a little */
+}
+
+static void test_ankle_rotation(void)
+{
+    joint_pose local[LEG_JOINTS], object[LEG_JOINTS];
+    make_leg(local, 0.3f, 0.6f, THIGH);
+    pose_to_object(leg_parents, LEG_JOINTS, local, object);
+    float target[3] = {0.15f, 0.1f, 0.25f};
+    float flat[4] = {0.0f, 0.0f, 0.0f, 1.0f}; /* the foot level, as in the bind pose */
+    CHECK(pose_ik_two_bone(leg_parents, LEG_JOINTS, &leg_chain, target, flat, 1.0f, local, object));
+    CHECK(distance3(object[ANKLE].position, target) <= 1e-4);
+    CHECK_NEAR(fabs(object[ANKLE].rotation[3]), 1.0, 1e-6);
+    /* the toe follows the foot: level, ahead of the ankle */
+    CHECK_NEAR(object[TOE].position[0] - object[ANKLE].position[0], 0.12, 1e-5);
+    CHECK_NEAR(object[TOE].position[2] - object[ANKLE].position[2], -0.05, 1e-5);
+    CHECK(object_mismatch(local, object) <= 1e-5);
+}
+
+static void test_degenerate_inputs_stay_finite(void)
+{
+    joint_pose local[LEG_JOINTS], object[LEG_JOINTS];
+    /* the target at the hip: the leg folds as far as it may, pointing where it pointed */
+    make_leg(local, 0.3f, 0.6f, THIGH);
+    pose_to_object(leg_parents, LEG_JOINTS, local, object);
+    float at_hip[3] = {object[HIP].position[0], object[HIP].position[1], object[HIP].position[2]};
+    CHECK(pose_ik_two_bone(leg_parents, LEG_JOINTS, &leg_chain, at_hip, NULL, 1.0f, local, object));
+    CHECK(pose_finite(local, LEG_JOINTS) && pose_finite(object, LEG_JOINTS));
+    CHECK(knee_angle(object) <= GLM_PI - POSE_IK_MIN_KNEE_ANGLE + 1e-4);
+
+    /* a thigh of no length: nothing to bend */
+    joint_pose before[LEG_JOINTS];
+    make_leg(local, 0.3f, 0.6f, 0.0f);
+    pose_to_object(leg_parents, LEG_JOINTS, local, object);
+    memcpy(before, local, sizeof before);
+    float below[3] = {0.1f, 0.1f, 0.4f};
+    CHECK(pose_ik_two_bone(leg_parents, LEG_JOINTS, &leg_chain, below, NULL, 1.0f, local, object));
+    CHECK(pose_finite(local, LEG_JOINTS) && pose_finite(object, LEG_JOINTS));
+    CHECK(memcmp(before, local, sizeof before) == 0);
+
+    /* a straight animated leg: no plane, still bends and reaches, in the plane of leg and target */
+    make_leg(local, 0.0f, 0.0f, THIGH);
+    pose_to_object(leg_parents, LEG_JOINTS, local, object);
+    float raised[3] = {object[HIP].position[0] + 0.1f, object[HIP].position[1], object[HIP].position[2] - 0.7f};
+    CHECK(pose_ik_two_bone(leg_parents, LEG_JOINTS, &leg_chain, raised, NULL, 1.0f, local, object));
+    CHECK(pose_finite(local, LEG_JOINTS) && pose_finite(object, LEG_JOINTS));
+    CHECK(distance3(object[ANKLE].position, raised) <= 1e-4);
+    CHECK_NEAR(object[KNEE].position[1], object[HIP].position[1], 1e-5); /* it stayed in that plane */
+    /* ... and straight down, where leg and target make no plane either */
+    make_leg(local, 0.0f, 0.0f, THIGH);
+    pose_to_object(leg_parents, LEG_JOINTS, local, object);
+    float straight_below[3] = {object[HIP].position[0], object[HIP].position[1], object[HIP].position[2] - 0.7f};
+    CHECK(pose_ik_two_bone(leg_parents, LEG_JOINTS, &leg_chain, straight_below, NULL, 1.0f, local, object));
+    CHECK(pose_finite(local, LEG_JOINTS) && pose_finite(object, LEG_JOINTS));
+    CHECK(distance3(object[ANKLE].position, straight_below) <= 1e-4);
+}
+
+static void test_misuse_is_refused_untouched(void)
+{
+    joint_pose local[LEG_JOINTS], object[LEG_JOINTS], local_before[LEG_JOINTS], object_before[LEG_JOINTS];
+    make_leg(local, 0.3f, 0.6f, THIGH);
+    pose_to_object(leg_parents, LEG_JOINTS, local, object);
+    memcpy(local_before, local, sizeof local);
+    memcpy(object_before, object, sizeof object);
+    float target[3] = {0.1f, 0.1f, 0.3f}, not_a_number[3] = {NAN, 0.0f, 0.0f};
+    float bad_rotation[4] = {0.0f, INFINITY, 0.0f, 1.0f};
+    pose_ik_chain backwards = {.hip = KNEE, .knee = HIP, .ankle = ANKLE};
+    pose_ik_chain out_of_range = {.hip = HIP, .knee = KNEE, .ankle = LEG_JOINTS};
+    int branched_parents[LEG_JOINTS] = {-1, 0, 1, 2, 1, 4}; /* the "ankle" hangs from the twist, not the knee */
+    int bad_parents[LEG_JOINTS] = {-1, 0, 1, 3, 3, 4};
+    CHECK(!pose_ik_two_bone(leg_parents, LEG_JOINTS, &leg_chain, not_a_number, NULL, 1.0f, local, object));
+    CHECK(!pose_ik_two_bone(leg_parents, LEG_JOINTS, &leg_chain, target, bad_rotation, 1.0f, local, object));
+    CHECK(!pose_ik_two_bone(leg_parents, LEG_JOINTS, &leg_chain, target, NULL, 1.5f, local, object));
+    CHECK(!pose_ik_two_bone(leg_parents, LEG_JOINTS, &leg_chain, target, NULL, -0.1f, local, object));
+    CHECK(!pose_ik_two_bone(leg_parents, LEG_JOINTS, &leg_chain, target, NULL, NAN, local, object));
+    CHECK(!pose_ik_two_bone(leg_parents, LEG_JOINTS, &backwards, target, NULL, 1.0f, local, object));
+    CHECK(!pose_ik_two_bone(leg_parents, LEG_JOINTS, &out_of_range, target, NULL, 1.0f, local, object));
+    CHECK(!pose_ik_two_bone(branched_parents, LEG_JOINTS, &leg_chain, target, NULL, 1.0f, local, object));
+    CHECK(!pose_ik_two_bone(bad_parents, LEG_JOINTS, &leg_chain, target, NULL, 1.0f, local, object));
+    CHECK(!pose_ik_two_bone(NULL, LEG_JOINTS, &leg_chain, target, NULL, 1.0f, local, object));
+    CHECK(!pose_ik_two_bone(leg_parents, LEG_JOINTS, NULL, target, NULL, 1.0f, local, object));
+    CHECK(memcmp(local, local_before, sizeof local) == 0);
+    CHECK(memcmp(object, object_before, sizeof object) == 0);
+}
+
+static void test_no_allocation(void)
+{
+    joint_pose local[LEG_JOINTS], object[LEG_JOINTS];
+    float flat[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+    long before = heap_calls;
+    for (int i = 0; i < 100; ++i) {
+        make_leg(local, 0.3f, 0.6f, THIGH);
+        pose_to_object(leg_parents, LEG_JOINTS, local, object);
+        float target[3] = {0.01f * (float)i - 0.5f, 0.1f, 0.2f};
+        CHECK(pose_ik_two_bone(leg_parents, LEG_JOINTS, &leg_chain, target, i % 2 ? flat : NULL, 0.01f * (float)i,
+                               local, object));
+    }
+    CHECK(heap_calls == before);
+}
+
+int main(void)
+{
+    RUN(test_reachable_targets_are_reached);
+    RUN(test_targets_off_the_plane_and_a_joint_between);
+    RUN(test_unreachable_targets_give_a_straight_leg);
+    RUN(test_weight_zero_changes_nothing);
+    RUN(test_weight_moves_the_ankle_continuously);
+    RUN(test_ankle_rotation);
+    RUN(test_degenerate_inputs_stay_finite);
+    RUN(test_misuse_is_refused_untouched);
+    RUN(test_no_allocation);
+    return check_report();
+}
