@@ -7,9 +7,9 @@
  * snapshots or their crossfades with ordinary overlays. */
 #include <stdlib.h>
 
-#include "anim/anim_additive.h"
 #include "anim/config/anim_config.h"
 #include "anim/animator.h"
+#include "build/build.h"
 #include "check.h"
 #include "pose/pose.h"
 
@@ -134,13 +134,13 @@ static void test_additive_layers_never_allocate(void)
     }
     /* Every clip of the library baked as an additive clip against the first clip's first frame. */
     int count = character->clip_count;
-    clip *baked = calloc((size_t)count, sizeof *baked);
+    clip **baked = calloc((size_t)count, sizeof *baked);
     anim_clip *additive = calloc((size_t)count, sizeof *additive);
     for (int i = 0; i < count; ++i) {
         diag err;
-        CHECK(anim_additive_bake(character->clips[i].clip, character->clips[0].clip, 0, &baked[i], &err));
+        CHECK(build_additive_clip(character->clips[i].clip, character->clips[0].clip, 0, &baked[i], &err));
         additive[i] = character->clips[i];
-        additive[i].clip = &baked[i];
+        additive[i].clip = baked[i];
         additive[i].additive = true;
         additive[i].root_mode = ANIM_ROOT_IN_PLACE;
     }
@@ -170,7 +170,7 @@ static void test_additive_layers_never_allocate(void)
 
     anim_controller_destroy(controller);
     for (int i = 0; i < count; ++i)
-        anim_additive_free(&baked[i]);
+        clip_free(baked[i]);
     free(baked);
     free(additive);
     anim_config_free(config);

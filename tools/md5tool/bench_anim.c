@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anim/anim_additive.h"
 #include "anim/anim_controller.h"
+#include "build/build.h"
 #include "build/loader.h"
 #include "md5/md5.h"
 
@@ -155,11 +155,11 @@ int bench_anim_main(int argc, char **argv)
         {.name = "wave", .clip = clips[2], .loop = false, .sync_group = -1},
     };
     status = measure(m, library, character_count, "anim");
-    clip wave_deltas;
-    if (status == 0 && anim_additive_bake(clips[2], clips[2], 0, &wave_deltas, &err)) {
-        library[2] = (anim_clip){.name = "wave_additive", .clip = &wave_deltas, .sync_group = -1, .additive = true};
+    clip *wave_deltas = NULL;
+    if (status == 0 && build_additive_clip(clips[2], clips[2], 0, &wave_deltas, &err)) {
+        library[2] = (anim_clip){.name = "wave_additive", .clip = wave_deltas, .sync_group = -1, .additive = true};
         status = measure(m, library, character_count, "anim, wave additive");
-        anim_additive_free(&wave_deltas);
+        clip_free(wave_deltas);
     } else if (status == 0) {
         goto failed;
     }

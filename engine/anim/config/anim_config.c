@@ -9,7 +9,6 @@
 #include "../../base/file.h"
 #include "../../base/watch.h"
 #include "anim_config_internal.h"
-#include "../anim_additive.h"
 
 /* Loading happens in two steps per file. First the ini text becomes sections of `key = value` entries that
  * remember their line numbers (ini_document). Then each file's meaning is checked against what it refers
@@ -140,10 +139,10 @@ static void anim_config_release_character(cache *cache, anim_character *characte
             cache_release_clip(cache, storage->clip_handles[i]);
         if (storage->events)
             free(storage->events[i]);
-        if (storage->additive_clips)
-            anim_additive_free(&storage->additive_clips[i]);
+        if (storage->additive_handles)
+            cache_release_clip(cache, storage->additive_handles[i]);
     }
-    free(storage->additive_clips);
+    free(storage->additive_handles);
     cache_release_model(cache, character->model_handle);
     free(storage->mesh_path);
     anim_config_free_textures(storage);

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "anim_config_internal.h"
-#include "../anim_additive.h"
 
 static const char *const anim_config_clip_keys[] = {"file", "loop", "speed", "root_motion", "sync", "events", "additive", NULL};
 
@@ -81,7 +80,8 @@ static const clip *anim_config_raw_clip(anim_config_loader *loader, const anim_c
 }
 
 /* `additive = first_frame` or `additive = CLIP FRAME`: replace clip s's frames by their deltas from the
- * reference pose. Every mistake is reported at the entry's line; the clip then stays as it was. */
+ * reference pose, baked by the cache once for every character (and reload) on the same files. Every
+ * mistake is reported at the entry's line; the clip then stays as it was. */
 static void anim_config_make_additive(anim_config_loader *loader, anim_character *character,
                                       anim_character_storage *storage, const char *path, int s,
                                       const ini_entry *entry)
@@ -136,12 +136,15 @@ static void anim_config_make_additive(anim_config_loader *loader, anim_character
         return;
     }
     diag error;
-    if (!anim_additive_bake(source, reference_clip, (int)frame, &storage->additive_clips[s], &error)) {
+    cache_clip_handle baked = cache_load_additive_clip(loader->cache, storage->clip_handles[s],
+                                                       storage->clip_handles[reference], (int)frame, &error);
+    if (baked.id == 0) {
         anim_config_report(loader, path, entry->line, "additive: clip [%s] against [%s]: %s", playable->name,
                            storage->clips[reference].name, error.message);
         return;
     }
-    playable->clip = &storage->additive_clips[s];
+    storage->additive_handles[s] = baked;
+    playable->clip = cache_clip(loader->cache, baked);
     playable->additive = true;
 }
 
@@ -156,8 +159,8 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
     storage->events = calloc((size_t)(count ? count : 1), sizeof *storage->events);
     storage->clip_handles = calloc((size_t)(count ? count : 1), sizeof *storage->clip_handles);
     storage->sync_group_names = calloc((size_t)(count ? count : 1), sizeof *storage->sync_group_names);
-    storage->additive_clips = calloc((size_t)(count ? count : 1), sizeof *storage->additive_clips);
-    if (!storage->clips || !storage->additive_clips || !storage->events || !storage->clip_handles || !storage->sync_group_names) {
+    storage->additive_handles = calloc((size_t)(count ? count : 1), sizeof *storage->additive_handles);
+    if (!storage->clips || !storage->additive_handles || !storage->events || !storage->clip_handles || !storage->sync_group_names) {
         anim_config_report(loader, path, 0, "out of memory");
         ini_document_free(&document);
         return;

@@ -26,7 +26,7 @@ typedef struct anim_character_storage {
     anim_clip *clips;
     anim_event_mark **events; /* per clip */
     cache_clip_handle *clip_handles;
-    clip *additive_clips; /* per clip: its baked deltas when additive (anim_additive_free), else zero */
+    cache_clip_handle *additive_handles; /* per clip: its baked deltas in the cache when additive, else {0} */
     char (*sync_group_names)[ANIM_NAME_MAX];
     state_machine_state *states;
     anim_blend *blends;
