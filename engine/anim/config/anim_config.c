@@ -192,6 +192,8 @@ static void anim_config_add_character(anim_config_loader *loader, const anim_cha
 static anim_config *anim_config_finish(anim_config_loader *loader, anim_config *keep_watching)
 {
     anim_config *config = loader->config;
+    for (int c = 0; c < config->character_count; ++c)
+        anim_config_release_additive_sources(loader, &config->characters[c], &config->storage[c]);
     if (loader->partial && loader->error_count == 0 && config->character_count == 0)
         anim_config_report(loader, config->characters_path ? config->characters_path : config->clips_path, 0,
                            "no character could be loaded");

@@ -249,6 +249,17 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
     ini_document_free(&document);
 }
 
+void anim_config_release_additive_sources(anim_config_loader *loader, const anim_character *character,
+                                          anim_character_storage *storage)
+{
+    for (int s = 0; storage->additive_handles && s < character->clip_count; ++s) {
+        if (storage->additive_handles[s].id == 0)
+            continue;
+        cache_release_clip(loader->cache, storage->clip_handles[s]);
+        storage->clip_handles[s] = (cache_clip_handle){0};
+    }
+}
+
 int anim_config_first_loaded_clip(const anim_character *character)
 {
     for (int i = 0; character && i < character->clip_count; ++i)

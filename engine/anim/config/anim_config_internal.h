@@ -157,6 +157,12 @@ float anim_config_bind_height(const model *model, const anim_axes *axes);
  * refers to the clips). Problems are reported, at (referrer, referrer_line) when the file cannot be read. */
 void anim_config_load_clips(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
                             const char *path, const char *referrer, int referrer_line);
+/* Once every character of a load has baked its additive clips: drop the clips they were made from (nothing
+ * plays an additive clip's own frames, and the bake needs neither clip once made), so the cache keeps one
+ * copy of the data, the deltas. Called at the end of a load, not per character, so that characters on one
+ * clips.ini read each file once. A reference that is a clip of the library in its own right stays held. */
+void anim_config_release_additive_sources(anim_config_loader *loader, const anim_character *character,
+                                          anim_character_storage *storage);
 /* The first clip of the library whose file loaded (a partial load's stand-in), or -1. */
 int anim_config_first_loaded_clip(const anim_character *character);
 void anim_config_load_states(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
