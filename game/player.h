@@ -41,9 +41,10 @@ typedef struct player player;
 /* A player of `character` standing at the origin facing +X (heading 0), idle. params may be NULL for the
  * defaults. The character must outlive the player, or until player_rebind. NULL when a speed is negative
  * or not finite, a mover rate is not positive, the animator cannot be made (see animator_create) or memory
- * runs out. Allocates here only. The parameters player_step sets (speed, grounded, jump, wave, and hit, die
- * and turn where the character has them) are found here once; one the state machine lacks or has with
- * another type is reported to problems (may be NULL), see parameter_binding.h, and ignored by every step. */
+ * runs out. Allocates here only. The parameters player_step sets (speed, grounded, jump, wave, and hit,
+ * die, turn and turn_rate where the character has them) are found here once; one the state machine lacks
+ * or has with another type is reported to problems (may be NULL), see parameter_binding.h, and ignored by
+ * every step. */
 player *player_create(const anim_character *character, const player_params *params, diag_list *problems);
 void player_destroy(player *player);
 
@@ -58,9 +59,10 @@ bool player_place(player *player, float x, float z, float heading);
  *   2. the mover steps towards it (acceleration, braking, turning as mover.h says);
  *   3. the animator gets speed = the mover's ground speed after the step, grounded = true (the mover keeps
  *      the feet on the floor; a jump's air time is the clip's own), turn = how far the wanted direction
- *      is from the heading (degrees, negative left, as states.ini's `turn`; 0 without input), the jump,
- *      wave, hit and die triggers when pressed (a state machine without one ignores it), and is updated
- *      by dt;
+ *      is from the heading (degrees, negative left, as states.ini's `turn`; 0 without input), turn_rate =
+ *      how fast the mover turned the heading this step (degrees per second, positive left, followed over
+ *      MOVER_TURN_RATE_SECONDS: mover_turn_rate_follow), the jump, wave, hit and die triggers when pressed
+ *      (a state machine without one ignores it), and is updated by dt;
  *   4. the body moves as the states say (states.ini moved_by, mover_blend): by the mover's step times
  *      (1 - the clips' share) plus the root motion of the clips that move it. In a state moved by its clip
  *      (the shipped turns in place) the mover does not turn the body, so a turn turns it by exactly the

@@ -98,10 +98,12 @@ static const char *top_clip(const player *p, int channel)
     return info.clip ? info.clip->name : "";
 }
 
-/* Locomotion is one blend space over the speed (config/states.ini): `clip` is the heaviest of its clips. */
+/* Locomotion is one blend space over the speed (config/states.ini), which every state of the body's
+ * locomotion plays (standing, moving, waving, flinching): `clip` is the heaviest of its clips. */
 static bool moving_as(const player *p, const char *clip)
 {
-    return (in_state(p, "locomotion") || in_state(p, "wave")) && strcmp(top_clip(p, 0), clip) == 0;
+    return (in_state(p, "locomotion") || in_state(p, "moving") || in_state(p, "wave") || in_state(p, "flinch")) &&
+           strcmp(top_clip(p, 0), clip) == 0;
 }
 
 /* The weight of a clip of the body's top layer, when it plays a blend; -1 otherwise. */
