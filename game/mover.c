@@ -31,6 +31,13 @@ float mover_turn_between(float a, float b)
     return wrap_angle(b - a);
 }
 
+static float approach(float value, float target, float step)
+{
+    if (value < target)
+        return fminf(value + step, target);
+    return fmaxf(value - step, target);
+}
+
 float mover_turn_rate_follow(float previous, float heading_before, float heading_after, float dt)
 {
     if (!isfinite(previous))
@@ -38,14 +45,7 @@ float mover_turn_rate_follow(float previous, float heading_before, float heading
     if (!(dt > 0.0f) || !isfinite(dt) || !isfinite(heading_before) || !isfinite(heading_after))
         return previous;
     float rate = glm_deg(mover_turn_between(heading_before, heading_after)) / dt;
-    return previous + (rate - previous) * (1.0f - expf(-dt / MOVER_TURN_RATE_SECONDS));
-}
-
-static float approach(float value, float target, float step)
-{
-    if (value < target)
-        return fminf(value + step, target);
-    return fmaxf(value - step, target);
+    return approach(previous, rate, MOVER_TURN_RATE_CHANGE * dt);
 }
 
 void mover_step(mover *m, const mover_params *params, float wanted_x, float wanted_z, float dt)

@@ -60,9 +60,9 @@ bool player_place(player *player, float x, float z, float heading);
  *   3. the animator gets speed = the mover's ground speed after the step, grounded = true (the mover keeps
  *      the feet on the floor; a jump's air time is the clip's own), turn = how far the wanted direction
  *      is from the heading (degrees, negative left, as states.ini's `turn`; 0 without input), turn_rate =
- *      how fast the mover turned the heading this step (degrees per second, positive left, followed over
- *      MOVER_TURN_RATE_SECONDS: mover_turn_rate_follow), the jump, wave, hit and die triggers when pressed
- *      (a state machine without one ignores it), and is updated by dt;
+ *      how fast the mover turned the heading this step (degrees per second, positive left; its changes
+ *      limited to MOVER_TURN_RATE_CHANGE, mover_turn_rate_follow), the jump, wave, hit and die triggers
+ *      when pressed (a state machine without one ignores it), and is updated by dt;
  *   4. the body moves as the states say (states.ini moved_by, mover_blend): by the mover's step times
  *      (1 - the clips' share) plus the root motion of the clips that move it. In a state moved by its clip
  *      (the shipped turns in place) the mover does not turn the body, so a turn turns it by exactly the
