@@ -4,8 +4,11 @@
  * count must stay still. Creation allocates once per controller (one block: the object pose, snapshots
  * and masks), and freezing a full stack into a snapshot or sampling the local pose again allocates
  * nothing; neither do additive layers (their deltas are baked at load), their overlay weights, their
- * snapshots or their crossfades with ordinary overlays. */
+ * snapshots or their crossfades with ordinary overlays, nor the shipped machine's breath, lean blend (its
+ * point moving with turn_rate) and flinch. */
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "anim/config/anim_config.h"
 #include "anim/animator.h"
@@ -33,14 +36,19 @@ static void test_updates_never_allocate(void)
 
     long before = heap_calls;
     animator_update_result result;
-    int transitions = 0, events = 0;
+    int transitions = 0, events = 0, flinches = 0, leaning_steps = 0;
     for (int step = 0; step < 60 * 20 && entities[ENTITIES - 1]; ++step) {
         double time = step / 60.0;
         for (int e = 0; e < ENTITIES; ++e) {
             animator *a = entities[e];
-            /* A timeline that visits idle, walk, run, wave overlays, jumps, turns and celebrating. */
+            /* A timeline that visits idle, walk, run, wave overlays, jumps, turns and celebrating, and the
+             * additive layers: the breath standing, the lean blend (its point swept by turn_rate) moving, the
+             * flinch walking and standing. */
             float speed = time < 2 ? 0.0f : time < 5 ? 1.4f : time < 8 ? 3.5f : time < 10 ? 1.4f : 0.0f;
             animator_set_number(a, "speed", speed);
+            animator_set_number(a, "turn_rate", (float)(120.0 * sin(time * 1.3)));
+            if (step == 510 || step == 60 * 16)
+                animator_set_trigger(a, "hit");
             if (step == 60 * 3 || step == 60 * 11)
                 animator_set_trigger(a, "wave");
             if (step == 60 * 6)
@@ -53,6 +61,8 @@ static void test_updates_never_allocate(void)
                 animator_set_trigger(a, "celebrate");
             CHECK(animator_update(a, 1.0 / 60.0, &result));
             transitions += result.decision.fired;
+            flinches += result.decision.fired && strcmp(animator_state_name(a), "flinch") == 0;
+            leaning_steps += strcmp(animator_state_name(a), "moving") == 0;
             events += result.animation.event_count;
             const anim_controller *controller = animator_controller(a);
             const skeleton *s = &anim_config_character(config, e)->model->skeleton;
@@ -61,7 +71,9 @@ static void test_updates_never_allocate(void)
         }
     }
     CHECK(heap_calls == before);
-    CHECK(transitions >= 2 * 8); /* the timeline really went places */
+    CHECK(transitions >= 2 * 12); /* the timeline really went places */
+    printf("  %d transitions, %d flinches, %d steps leaning\n", transitions, flinches, leaning_steps);
+    CHECK(flinches == 2 * 2 && leaning_steps > 60 * 4);
     CHECK(events > 20);
 
     free(palette);
