@@ -270,7 +270,8 @@ static void test_lean_blend(void)
         double worst = 0.0, roll = 0.0;
         for (int step = 0; step < 60; ++step) {
             CHECK(anim_controller_update(plain, 1.0 / 60.0, NULL) && anim_controller_update(leaning, 1.0 / 60.0, NULL));
-            const joint_pose *with = anim_controller_object_pose(leaning), *without = anim_controller_object_pose(plain);
+            const joint_pose *with = anim_controller_object_pose(leaning);
+            const joint_pose *without = anim_controller_object_pose(plain);
             worst = fmax(worst, largest_angle(with, without, s->joint_count));
             roll = trunk_roll(s, with) - trunk_roll(s, without); /* the last: the lean held, 0.5 s on */
         }

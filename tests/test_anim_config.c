@@ -1466,7 +1466,8 @@ static void test_additive_clips_load(void)
             const anim_clip *new_lean = &new_character->clips[anim_config_find_clip(new_character, "lean")];
             CHECK(new_lean->additive);
             /* What the edit did not touch is the same bake, shared by both configs. */
-            CHECK(new_character->clips[anim_config_find_clip(new_character, "lean_on_walk")].clip == lean_on_walk->clip);
+            int kept_bake = anim_config_find_clip(new_character, "lean_on_walk");
+            CHECK(new_character->clips[kept_bake].clip == lean_on_walk->clip);
             CHECK(memcmp(&old_delta, &lean->clip->frames[frame * joints + 5], sizeof old_delta) == 0);
             CHECK(memcmp(&old_delta, &new_lean->clip->frames[frame * joints + 5], sizeof old_delta) != 0);
             bool kept = false;

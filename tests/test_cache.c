@@ -1,7 +1,8 @@
 /* cache: one copy per file however it is spelled, refcounts that free at zero, handles that go stale
  * safely, clips shared between bodies of one hierarchy and refused for another, additive clips baked once
- * per (clip file, reference file, frame) and shared, errors instead of crashes. Inputs are written by the synthetic generator into a fresh temporary folder; `--boneman` loads
- * the third-party boneman files (test_data.h). */
+ * per (clip file, reference file, frame) and shared, errors instead of crashes. Inputs are written by the
+ * synthetic generator into a fresh temporary folder; `--boneman` loads the third-party boneman files
+ * (test_data.h). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>

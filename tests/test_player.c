@@ -1130,7 +1130,8 @@ static void test_standing_still_breathes(void)
     CHECK(anim_controller_overlay_weight(controller, channel) == 1.0f);
     double at_start = joint_angle_between(p, other, chest), at_two = 0.0;
     for (int i = 0; i < 2 * 60; ++i) {
-        CHECK(player_step(p, &nothing, 0.0f, 1.0f / 60.0f, NULL) && player_step(other, &nothing, 0.0f, 1.0f / 60.0f, NULL));
+        CHECK(player_step(p, &nothing, 0.0f, 1.0f / 60.0f, NULL));
+        CHECK(player_step(other, &nothing, 0.0f, 1.0f / 60.0f, NULL));
         at_two = joint_angle_between(p, other, chest);
     }
     hold(p, forward, 0.0f, 1.0, 60.0);
@@ -1178,11 +1179,13 @@ static void test_h_flinches(void)
     int channel = animator_overlay_channel(player_animator(p));
     CHECK(strcmp(top_clip(p, channel), "flinch") == 0);
     CHECK(anim_controller_layer_count(controller, 0) == 1 && anim_controller_layer(controller, 0, 0, &body_after));
-    CHECK(body_after.blend == body_before.blend && body_after.blend && strcmp(body_after.blend->name, "locomotion") == 0);
+    CHECK(body_after.blend == body_before.blend && body_after.blend &&
+          strcmp(body_after.blend->name, "locomotion") == 0);
     CHECK(body_after.cycles > body_before.cycles && body_after.cycles - body_before.cycles < 0.05);
     double jerk = 0.0;
     for (int i = 0; i < 30; ++i) {
-        CHECK(player_step(p, &forward, 0.0f, 1.0f / 60.0f, NULL) && player_step(control, &forward, 0.0f, 1.0f / 60.0f, NULL));
+        CHECK(player_step(p, &forward, 0.0f, 1.0f / 60.0f, NULL));
+        CHECK(player_step(control, &forward, 0.0f, 1.0f / 60.0f, NULL));
         jerk = fmax(jerk, joint_angle_between(p, control, chest));
     }
     CHECK(in_state(p, "flinch") && moving_as(p, "walk"));

@@ -60,7 +60,8 @@ cache_clip_handle cache_load_additive_clip(cache *c, cache_clip_handle source, c
 const model *cache_model(const cache *c, cache_model_handle h);
 const clip *cache_clip(const cache *c, cache_clip_handle h);
 
-/* Drop one user (of a model, a clip or an additive clip); the data is freed when none are left. Releasing {0} or a stale handle does nothing. */
+/* Drop one user (of a model, a clip or an additive clip); the data is freed when none are left. Releasing
+ * {0} or a stale handle does nothing. */
 void cache_release_model(cache *c, cache_model_handle h);
 void cache_release_clip(cache *c, cache_clip_handle h);
 
