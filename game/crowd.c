@@ -55,6 +55,7 @@ typedef enum crowd_parameter {
     CROWD_PARAMETER_SPEED,
     CROWD_PARAMETER_WAVE,
     CROWD_PARAMETER_CELEBRATE,
+    CROWD_PARAMETER_TURN_RATE,
     CROWD_PARAMETER_COUNT,
 } crowd_parameter;
 
@@ -62,6 +63,8 @@ static const parameter_binding_need crowd_needs[CROWD_PARAMETER_COUNT] = {
     [CROWD_PARAMETER_SPEED] = {"speed", STATE_MACHINE_NUMBER, false},
     [CROWD_PARAMETER_WAVE] = {"wave", STATE_MACHINE_TRIGGER, false},
     [CROWD_PARAMETER_CELEBRATE] = {"celebrate", STATE_MACHINE_TRIGGER, false},
+    /* A machine without a lean into turns is no mistake (as for the player). */
+    [CROWD_PARAMETER_TURN_RATE] = {"turn_rate", STATE_MACHINE_NUMBER, true},
 };
 
 /* The trigger for each gesture. */
@@ -93,6 +96,7 @@ typedef struct crowd_member {
     uint64_t random;           /* the member's own random sequence, so members do not depend on each other */
     float pending_dt;          /* animation time not yet given to the animator (level of detail) */
     float root_motion_share;   /* of the body its clips moved in the last animator update (mover_blend) */
+    float turn_rate;           /* degrees per second, followed every step (mover_turn_rate_follow) */
     uint8_t lod_phase;         /* which of every 2 or 4 steps this member animates on, so they take turns */
     uint16_t use;              /* its character's entry in crowd.characters (found again on every rebind) */
 } crowd_member;
@@ -577,6 +581,8 @@ static void crowd_update_members(void *context, int begin, int end, int worker)
             crowd_update_pause(member, use, params, step->dt);
         else
             crowd_update_trip(member, params, step->dt);
+        /* Followed every step, animated or not, so the level of detail does not change the lean. */
+        member->turn_rate = mover_turn_rate_follow(member->turn_rate, before.heading, member->mover.heading, step->dt);
         /* Level of detail: the walk keeps moving every step; the animation of far or unseen members
          * catches up every 2nd or 4th step with the time it missed (events and transitions included, as
          * the animator is frame-rate independent). */
@@ -585,6 +591,7 @@ static void crowd_update_members(void *context, int begin, int end, int worker)
         mover_root_motion root = {.share = member->root_motion_share};
         if ((step_count + member->lod_phase) % interval == 0) {
             animator_param_set_number(member->animator, use->parameters[CROWD_PARAMETER_SPEED], member->mover.speed);
+            animator_param_set_number(member->animator, use->parameters[CROWD_PARAMETER_TURN_RATE], member->turn_rate);
             animator_update_result result;
             if (animator_update(member->animator, member->pending_dt, &result)) {
                 const anim_update_result *animation = &result.animation;

@@ -41,7 +41,8 @@ typedef struct crowd_spawn_desc {
     float run_chance;                     /* probability that a trip is run, not walked, 0..1 */
     float walk_speed, run_speed;          /* m/s (0: 1.4 and 3.5, the speeds the clips were made for) */
     /* Where a body new to the crowd whose state machine lacks a parameter the crowd drives (speed, wave,
-     * celebrate) or has it with another type is reported, once (see parameter_binding.h); NULL: nowhere. */
+     * celebrate) or has it (or the optional turn_rate) with another type is reported, once (see
+     * parameter_binding.h); NULL: nowhere. */
     diag_list *problems;
 } crowd_spawn_desc;
 
@@ -62,7 +63,8 @@ int crowd_spawn(crowd *crowd, int count, const crowd_spawn_desc *desc);
 void crowd_clear(crowd *crowd);
 
 /* Advance every member by dt seconds (> 0; anything else changes nothing): the wander behaviour, its mover
- * and its animator (`speed` is the mover's speed each step). Allocates nothing. With jobs set, the members
+ * and its animator (`speed` is the mover's speed each step, `turn_rate` how fast it turns, followed as the
+ * player's is: mover_turn_rate_follow). Allocates nothing. With jobs set, the members
  * are updated in chunks on all the jobs' threads: a member's update touches only that member (its own
  * random sequence, mover and animator), so the result is bit for bit the serial one. */
 void crowd_update(crowd *crowd, float dt);

@@ -45,6 +45,16 @@ static float turn_towards(float angle, float target, float most)
     return wrap_angle(angle + fmaxf(-most, fminf(most, turn)));
 }
 
+float mover_turn_rate_follow(float previous, float heading_before, float heading_after, float dt)
+{
+    if (!isfinite(previous))
+        previous = 0.0f;
+    if (!(dt > 0.0f) || !isfinite(dt) || !isfinite(heading_before) || !isfinite(heading_after))
+        return previous;
+    float rate = glm_deg(mover_turn_between(heading_before, heading_after)) / dt;
+    return approach(previous, rate, MOVER_TURN_RATE_CHANGE * dt);
+}
+
 void mover_step(mover *m, const mover_params *params, float wanted_x, float wanted_z, float dt)
 {
     if (!(dt > 0.0f) || !isfinite(dt))

@@ -69,6 +69,21 @@ mover mover_blend(const mover *before, const mover *stepped, const mover_root_mo
 /* The model matrix that stands a character at the mover's place, facing its heading (for gfx_instance). */
 void mover_world(const mover *m, mat4 out);
 
+/* How fast the turn rate given to the animation (mover_turn_rate_follow) may change, in degrees per second
+ * per second: from going straight to turning at 90 degrees a second (the shipped `lean` blend's full lean,
+ * config/states.ini) in a quarter second. The mover turns at a constant rate until it faces the wanted way,
+ * so its own rate jumps (0 to a full turn a second and back, for a quarter turn in a quarter second); a lean
+ * following that would snap to full in one frame. */
+#define MOVER_TURN_RATE_CHANGE 360.0f
+
+/* The turn rate for the animation (states.ini `turn_rate`: degrees per second, positive turning left as
+ * headings and root yaw are) after a step of dt seconds that turned the heading from heading_before to
+ * heading_after: `previous` (the last step's result; 0 at rest) moved towards the step's own rate by at
+ * most MOVER_TURN_RATE_CHANGE * dt, so a steady turn is followed exactly and the same at any step rate,
+ * and a quick one leans in and out over a few frames. dt not above 0, or a heading not finite: previous
+ * (0 when previous is not finite). */
+float mover_turn_rate_follow(float previous, float heading_before, float heading_after, float dt);
+
 /* Heading of a direction on the ground (x, z): atan2(-z, x). */
 float mover_heading_of(float x, float z);
 

@@ -18,11 +18,13 @@ typedef enum player_parameter {
     PLAYER_STRAFE,
     PLAYER_FORWARD,
     PLAYER_LEFT,
+    PLAYER_TURN_RATE,
     PLAYER_PARAMETER_COUNT,
 } player_parameter;
 
 /* Only characters made for them (md5tool new-character) declare hit and die; for the others the key just
- * does nothing, which is no mistake. Nor is a machine without turns in place. */
+ * does nothing, which is no mistake. Nor is a machine without turns in place, or without a lean into turns
+ * (turn_rate). */
 static const parameter_binding_need player_needs[PLAYER_PARAMETER_COUNT] = {
     [PLAYER_SPEED] = {"speed", STATE_MACHINE_NUMBER, false},
     [PLAYER_GROUNDED] = {"grounded", STATE_MACHINE_BOOL, false},
@@ -34,6 +36,7 @@ static const parameter_binding_need player_needs[PLAYER_PARAMETER_COUNT] = {
     [PLAYER_STRAFE] = {"strafe", STATE_MACHINE_BOOL, true},
     [PLAYER_FORWARD] = {"forward", STATE_MACHINE_NUMBER, true},
     [PLAYER_LEFT] = {"left", STATE_MACHINE_NUMBER, true},
+    [PLAYER_TURN_RATE] = {"turn_rate", STATE_MACHINE_NUMBER, true},
 };
 
 /* A machine that strafes needs the velocity to place its blend: without `strafe` the key does nothing (no
@@ -49,6 +52,7 @@ struct player {
     mover mover;
     animator *animator;
     state_machine_param parameters[PLAYER_PARAMETER_COUNT]; /* in the animator's character's machine */
+    float turn_rate; /* degrees per second, as the animation was last given it (mover_turn_rate_follow) */
 };
 
 /* Find the handles in the animator's (new) character; called on create and on every rebind. */
@@ -117,6 +121,7 @@ bool player_place(player *player, float x, float z, float heading)
     if (!player || !isfinite(x) || !isfinite(z) || !isfinite(heading))
         return false;
     player->mover = (mover){.x = x, .z = z, .heading = mover_turn_between(0.0f, heading)};
+    player->turn_rate = 0.0f;
     return true;
 }
 
@@ -170,6 +175,8 @@ bool player_step(player *player, const player_intent *intent, float camera_yaw_r
     float turn = moving_wanted ? -glm_deg(mover_turn_between(before.heading, mover_heading_of(wanted_x, wanted_z)))
                                : 0.0f;
     animator_param_set_number(animator, parameters[PLAYER_TURN], turn);
+    player->turn_rate = mover_turn_rate_follow(player->turn_rate, before.heading, stepped.heading, dt);
+    animator_param_set_number(animator, parameters[PLAYER_TURN_RATE], player->turn_rate);
     /* A trigger the character lacks was reported when it was bound; pressing its key does nothing. */
     if (wanted.jump)
         animator_param_set_trigger(animator, parameters[PLAYER_JUMP]);

@@ -43,8 +43,8 @@ typedef struct player player;
  * defaults. The character must outlive the player, or until player_rebind. NULL when a speed is negative
  * or not finite, a mover rate is not positive, the animator cannot be made (see animator_create) or memory
  * runs out. Allocates here only. The parameters player_step sets (speed, grounded, jump, wave, and hit, die,
- * turn and strafe where the character has them; forward and left where it has strafe) are found here once;
- * one the state machine lacks or has with another type is reported to problems (may be NULL), see
+ * turn, turn_rate and strafe where the character has them; forward and left where it has strafe) are found here
+ * once; one the state machine lacks or has with another type is reported to problems (may be NULL), see
  * parameter_binding.h, and ignored by every step. */
 player *player_create(const anim_character *character, const player_params *params, diag_list *problems);
 void player_destroy(player *player);
@@ -64,9 +64,10 @@ bool player_place(player *player, float x, float z, float heading);
  *   3. the animator gets speed = the mover's ground speed after the step, grounded = true (the mover keeps
  *      the feet on the floor; a jump's air time is the clip's own), turn = how far the wanted direction
  *      is from the heading (degrees, negative left, as states.ini's `turn`; 0 without input or while
- *      strafing), strafe = whether it strafes, forward and left = its velocity in its own frame (m/s; +left
- *      is its left), the jump, wave, hit and die triggers when pressed (a state machine without one ignores
- *      it), and is updated by dt;
+ *      strafing), turn_rate = how fast the mover turned the heading this step (degrees per second, positive
+ *      left; its changes limited to MOVER_TURN_RATE_CHANGE, mover_turn_rate_follow), strafe = whether it
+ *      strafes, forward and left = its velocity in its own frame (m/s; +left is its left), the jump, wave,
+ *      hit and die triggers when pressed (a state machine without one ignores it), and is updated by dt;
  *   4. the body moves as the states say (states.ini moved_by, mover_blend): by the mover's step times
  *      (1 - the clips' share) plus the root motion of the clips that move it. In a state moved by its clip
  *      (the shipped turns in place) the mover does not turn the body, so a turn turns it by exactly the

@@ -2,8 +2,9 @@
  * synced; at a clip's point the controller shows that clip bit for bit; sweeping the point moves the pose
  * continuously and the weights always sum to 1; the blend's ground speed is each clip's own at its point;
  * an animator follows the speed parameter, keeps the idle on its own clock, allocates nothing per update and
- * carries on through a hot reload without a jump; every mistake in a [blend NAME] section is one line at
- * file:line. */
+ * carries on through a hot reload without a jump; the additive `lean` blend cancels at turn_rate 0 (within
+ * 0.5 degree) and leans the trunk into the turn otherwise; every mistake in a [blend NAME] section is one
+ * line at file:line. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -216,6 +217,80 @@ static void test_animator_follows_the_speed(void)
     cache_destroy(c);
 }
 
+/* How far the trunk leans sideways, in degrees: the angle of spine.01 -> neck, in object space (Z up, +Y the
+ * character's left), from upright; positive: to the left. */
+static double trunk_roll(const skeleton *s, const joint_pose *object)
+{
+    int spine = -1, neck = -1;
+    for (int i = 0; i < s->joint_count; ++i) {
+        spine = strcmp(s->names[i], "spine.01") == 0 ? i : spine;
+        neck = strcmp(s->names[i], "neck") == 0 ? i : neck;
+    }
+    if (spine < 0 || neck < 0)
+        return NAN;
+    double dy = object[neck].position[1] - object[spine].position[1];
+    double dz = object[neck].position[2] - object[spine].position[2];
+    return atan2(dy, dz) * 180.0 / GLM_PI;
+}
+
+/* The shipped `lean` blend (config/states.ini): lean_right and lean_left, additive one-shots, over turn_rate.
+ * Added from spine.01 over a walk: at turn_rate 0 the two full leans cancel (every joint within 0.5 degree
+ * of the walk alone, the whole time, also once they hold their full lean); at 90 (turning left) the trunk
+ * rolls left by about the clips' 15 degrees, at -90 as far right, at 45 about half as far left. */
+static void test_lean_blend(void)
+{
+    cache *c = cache_create();
+    anim_config *config = load(c);
+    const anim_character *mannequin = config ? anim_config_find_character(config, "mannequin") : NULL;
+    int index = mannequin ? anim_config_find_blend(mannequin, "lean") : -1;
+    CHECK(index >= 0);
+    if (index < 0) {
+        anim_config_free(config);
+        cache_destroy(c);
+        return;
+    }
+    const anim_blend *lean = &mannequin->blends[index];
+    CHECK(lean->dimensions == 1 && lean->count == 2 && lean->additive && !lean->loop);
+    CHECK(strcmp(lean->clips[0]->name, "lean_right") == 0 && lean->points[0][0] == -90.0f);
+    CHECK(strcmp(lean->clips[1]->name, "lean_left") == 0 && lean->points[1][0] == 90.0f);
+    int turn_rate = state_machine_find_parameter(&mannequin->machine, "turn_rate");
+    CHECK(turn_rate >= 0 && lean->parameters[0] == turn_rate);
+
+    const skeleton *s = &mannequin->model->skeleton;
+    const anim_clip *walk = &mannequin->clips[anim_config_find_clip(mannequin, "walk")];
+    anim_controller_desc desc = {.skeleton = s};
+    const float rates[] = {0.0f, 90.0f, -90.0f, 45.0f};
+    double rolls[4] = {0};
+    for (int r = 0; r < 4; ++r) {
+        anim_controller *plain = anim_controller_create(&desc), *leaning = anim_controller_create(&desc);
+        float point[2] = {rates[r], 0.0f};
+        CHECK(anim_controller_play(plain, 0, walk, 0.0f, NULL) && anim_controller_play(leaning, 0, walk, 0.0f, NULL));
+        CHECK(anim_controller_mask_branch(leaning, 1, "spine.01", 1.0f));
+        CHECK(anim_controller_play_blend(leaning, 1, lean, point, 0.0f, NULL));
+        double worst = 0.0, roll = 0.0;
+        for (int step = 0; step < 60; ++step) {
+            CHECK(anim_controller_update(plain, 1.0 / 60.0, NULL) && anim_controller_update(leaning, 1.0 / 60.0, NULL));
+            const joint_pose *with = anim_controller_object_pose(leaning);
+            const joint_pose *without = anim_controller_object_pose(plain);
+            worst = fmax(worst, largest_angle(with, without, s->joint_count));
+            roll = trunk_roll(s, with) - trunk_roll(s, without); /* the last: the lean held, 0.5 s on */
+        }
+        rolls[r] = roll;
+        printf("  lean blend at turn_rate %g: trunk roll %+.2f degrees, a joint differs from the walk by up to %.2f\n",
+               (double)rates[r], roll, worst);
+        if (r == 0)
+            CHECK(worst < 0.5);
+        anim_controller_destroy(plain);
+        anim_controller_destroy(leaning);
+    }
+    CHECK(fabs(rolls[0]) < 0.5);
+    CHECK(rolls[1] > 8.0 && rolls[1] < 20.0);
+    CHECK_NEAR(rolls[2], -rolls[1], 1.0);
+    CHECK(rolls[3] > 0.35 * rolls[1] && rolls[3] < 0.65 * rolls[1]);
+    anim_config_free(config);
+    cache_destroy(c);
+}
+
 /* Each mistake of a [blend NAME] section: the line it is reported at, and words of the message. */
 static void test_blend_mistakes(void)
 {
@@ -296,6 +371,7 @@ int main(void)
     RUN(test_shipped_blend_loads);
     RUN(test_blend_pose);
     RUN(test_animator_follows_the_speed);
+    RUN(test_lean_blend);
     RUN(test_blend_mistakes);
     return check_report();
 }

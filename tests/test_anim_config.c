@@ -57,9 +57,23 @@ static void test_real_config_loads_cleanly(void)
     }
     CHECK(mannequin->model && robot->model && mannequin->model != robot->model);
     CHECK(mannequin->clip_count == 19 && robot->clip_count == 19);
-    /* Both bodies share the one copy of each clip. */
+    /* Both bodies share the one copy of each clip, the additive ones' deltas included: the cache bakes
+     * them once, and holds the deltas alone (not the frames they were made from). */
     for (int i = 0; i < mannequin->clip_count; ++i)
         CHECK(mannequin->clips[i].clip != NULL && mannequin->clips[i].clip == robot->clips[i].clip);
+    static const char *const additive_names[] = {"lean_left", "lean_right", "breathe", "flinch"};
+    size_t additive_bytes = 0;
+    for (int i = 0; i < 4; ++i) {
+        int index = anim_config_find_clip(mannequin, additive_names[i]);
+        CHECK(index >= 0 && mannequin->clips[index].additive && robot->clips[index].additive);
+        CHECK(index >= 0 && mannequin->clips[index].clip == robot->clips[index].clip);
+        additive_bytes += index >= 0 ? mannequin->clips[index].clip->bytes : 0;
+    }
+    cache_stats stats = cache_get_stats(cache);
+    CHECK(stats.additive_clips == 4 && stats.clips == 15 && stats.models == 2);
+    CHECK(stats.additive_bytes == additive_bytes && additive_bytes > 0);
+    printf("  additive clips: %d in the cache, %zu bytes, shared by both bodies\n", stats.additive_clips,
+           stats.additive_bytes);
 
     const anim_clip *walk = &mannequin->clips[anim_config_find_clip(mannequin, "walk")];
     const anim_clip *run = &mannequin->clips[anim_config_find_clip(mannequin, "run")];
@@ -1451,6 +1465,9 @@ static void test_additive_clips_load(void)
             const anim_character *new_character = anim_config_character(reloaded, 0);
             const anim_clip *new_lean = &new_character->clips[anim_config_find_clip(new_character, "lean")];
             CHECK(new_lean->additive);
+            /* What the edit did not touch is the same bake, shared by both configs. */
+            int kept_bake = anim_config_find_clip(new_character, "lean_on_walk");
+            CHECK(new_character->clips[kept_bake].clip == lean_on_walk->clip);
             CHECK(memcmp(&old_delta, &lean->clip->frames[frame * joints + 5], sizeof old_delta) == 0);
             CHECK(memcmp(&old_delta, &new_lean->clip->frames[frame * joints + 5], sizeof old_delta) != 0);
             bool kept = false;

@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anim/anim_additive.h"
 #include "anim/anim_controller.h"
 #include "check.h"
+#include "build/build.h"
 #include "build/loader.h"
 #include "md5/md5.h"
 #include "pose/pose.h"
@@ -727,13 +727,13 @@ static double component_difference(const joint_pose *a, const joint_pose *b, int
 }
 
 /* The wave as an additive clip against its own first frame, as clips.ini `additive = first_frame` makes it. */
-static bool make_additive(const clip *source, const clip *reference, int frame, clip *baked, anim_clip *entry,
+static bool make_additive(const clip *source, const clip *reference, int frame, clip **baked, anim_clip *entry,
                           const char *name)
 {
     diag err;
-    if (!anim_additive_bake(source, reference, frame, baked, &err))
+    if (!build_additive_clip(source, reference, frame, baked, &err))
         return false;
-    *entry = (anim_clip){.clip = baked, .sync_group = -1, .additive = true};
+    *entry = (anim_clip){.clip = *baked, .sync_group = -1, .additive = true};
     snprintf(entry->name, sizeof entry->name, "%s", name);
     return true;
 }
@@ -751,7 +751,7 @@ static void play_walk_pair(anim_controller *plain, anim_controller *added, const
 
 static void test_additive_weight_zero_and_identity_change_nothing(void)
 {
-    clip wave_deltas, identity_deltas;
+    clip *wave_deltas = NULL, *identity_deltas = NULL;
     anim_clip wave_additive, identity_additive;
     CHECK(make_additive(clips[WAVE], clips[WAVE], 0, &wave_deltas, &wave_additive, "wave_additive"));
     /* An identity clip: every frame the wave's first (its reference). */
@@ -789,14 +789,14 @@ static void test_additive_weight_zero_and_identity_change_nothing(void)
     }
     free(plain_pose);
     free(frames);
-    anim_additive_free(&wave_deltas);
-    anim_additive_free(&identity_deltas);
+    clip_free(wave_deltas);
+    clip_free(identity_deltas);
 }
 
 static void test_additive_on_its_reference_reproduces_the_clip(void)
 {
     /* The body holds the wave's first frame (the reference); the additive wave on top gives the wave. */
-    clip deltas;
+    clip *deltas = NULL;
     anim_clip additive;
     CHECK(make_additive(clips[WAVE], clips[WAVE], 0, &deltas, &additive, "wave_additive"));
     anim_controller *controller = new_controller();
@@ -824,12 +824,12 @@ static void test_additive_on_its_reference_reproduces_the_clip(void)
     CHECK(worst <= 1e-5);
     free(wave);
     anim_controller_destroy(controller);
-    anim_additive_free(&deltas);
+    clip_free(deltas);
 }
 
 static void test_additive_mask_and_weight(void)
 {
-    clip deltas;
+    clip *deltas = NULL;
     anim_clip additive;
     CHECK(make_additive(clips[WAVE], clips[WAVE], 0, &deltas, &additive, "wave_additive"));
     anim_controller *plain = new_controller(), *added = new_controller();
@@ -875,7 +875,7 @@ static void test_additive_mask_and_weight(void)
     free(plain_pose);
     anim_controller_destroy(plain);
     anim_controller_destroy(added);
-    anim_additive_free(&deltas);
+    clip_free(deltas);
 }
 
 /* The arm's overlay goes from the ordinary wave to the additive wave at 1/3 s and back at 7/6 s, with
@@ -911,40 +911,46 @@ static void test_additive_crossfades_with_an_ordinary_overlay(void)
     /* A crossfade between an additive clip and an ordinary one on one channel is continuous: a pop would
      * be the same jump at any step rate, while motion halves its step when the rate doubles. At 240 Hz
      * the largest step is under half the 60 Hz one. */
-    clip deltas;
+    clip *deltas = NULL;
     anim_clip additive;
     CHECK(make_additive(clips[WAVE], clips[WAVE], 0, &deltas, &additive, "wave_additive"));
     double at_60 = overlay_kind_crossfades(&additive, 60.0), at_240 = overlay_kind_crossfades(&additive, 240.0);
     printf("  ordinary <-> additive overlay crossfades: largest step %.2f at 60 Hz, %.2f at 240 Hz\n", at_60, at_240);
     CHECK(at_240 < 0.5 * at_60);
-    anim_additive_free(&deltas);
+    clip_free(deltas);
 }
 
 static void test_additive_bake_refuses_mismatches(void)
 {
-    clip baked;
+    clip *baked = NULL;
     diag err;
-    CHECK(!anim_additive_bake(clips[WAVE], clips[WAVE], clips[WAVE]->frame_count, &baked, &err));
+    CHECK(!build_additive_clip(clips[WAVE], clips[WAVE], clips[WAVE]->frame_count, &baked, &err));
     CHECK(strstr(err.message, "reference frame") != NULL);
-    CHECK(!anim_additive_bake(clips[WAVE], clips[WAVE], -1, &baked, &err));
+    CHECK(!build_additive_clip(clips[WAVE], clips[WAVE], -1, &baked, &err));
     clip other = *clips[WAVE];
     int parents[128];
     CHECK(other.joint_count <= 128);
     memcpy(parents, other.parents, sizeof(int) * (size_t)other.joint_count);
     parents[other.joint_count - 1] = 0; /* the last joint hangs from the root instead */
     other.parents = parents;
-    CHECK(!anim_additive_bake(clips[WAVE], &other, 0, &baked, &err));
+    CHECK(!build_additive_clip(clips[WAVE], &other, 0, &baked, &err));
     CHECK(strstr(err.message, "differs") != NULL);
     other.joint_count -= 1;
-    CHECK(!anim_additive_bake(clips[WAVE], &other, 0, &baked, &err));
+    CHECK(!build_additive_clip(clips[WAVE], &other, 0, &baked, &err));
     CHECK(strstr(err.message, "joints") != NULL);
-    CHECK(baked.frames == NULL);
+    CHECK(baked == NULL);
     /* Against another clip's frame: the walk's first frame. The delta of walk frame 0 from itself is
      * identity; the wave's deltas are the wave's frames relative to it. */
-    CHECK(anim_additive_bake(clips[WALK], clips[WALK], 0, &baked, &err));
-    CHECK(baked.frame_count == clips[WALK]->frame_count && baked.names == clips[WALK]->names);
-    CHECK(baked.frames[1].rotation[3] > 0.999999f);
-    anim_additive_free(&baked);
+    CHECK(build_additive_clip(clips[WALK], clips[WALK], 0, &baked, &err));
+    if (!baked)
+        return;
+    CHECK(baked->frame_count == clips[WALK]->frame_count && baked->loop_duration == clips[WALK]->loop_duration);
+    /* Its own copy of the hierarchy: it outlives the clip it was made from. */
+    CHECK(baked->names != clips[WALK]->names && strcmp(baked->names[1], clips[WALK]->names[1]) == 0);
+    CHECK(memcmp(baked->parents, clips[WALK]->parents, sizeof(int) * (size_t)baked->joint_count) == 0);
+    CHECK(baked->frames[1].rotation[3] > 0.999999f);
+    CHECK(baked->bytes > sizeof(joint_pose) * (size_t)baked->joint_count * (size_t)baked->frame_count);
+    clip_free(baked);
 }
 
 /* ---- events ---- */

@@ -627,15 +627,18 @@ static void test_hot_reload(void)
 }
 
 /* A state with an overlay and no transition on overlay_end: the animator fades the finished one-shot out
- * itself, over the fade it came in with, and the state machine keeps seeing overlay_end. */
+ * itself, over the fade it came in with, and the state machine keeps seeing overlay_end. An additive
+ * one-shot (lean_left, clips.ini `additive`) is not faded: its last frame is a lean held over the body. */
 static void test_finished_overlay_fades_out(void)
 {
     char folder[512], states[600];
     CHECK(test_make_temp_folder(folder, sizeof folder, "test_animator"));
     snprintf(states, sizeof states, "%s/states.ini", folder);
-    test_write_file(states, "[machine]\nstart = idle\n[parameters]\nwave = trigger\n[state idle]\nclip = idle\n"
+    test_write_file(states, "[machine]\nstart = idle\n[parameters]\nwave = trigger\nlean = trigger\n"
+                       "[state idle]\nclip = idle\n"
                        "[state wave]\nclip = idle\noverlay = wave\noverlay_root = clavicle.R\n"
-                       "[idle -> wave]\nwhen = wave\nfade = 0.4\n");
+                       "[state lean]\nclip = idle\noverlay = lean_left\noverlay_root = spine.01\n"
+                       "[idle -> wave]\nwhen = wave\nfade = 0.4\n[idle -> lean]\nwhen = lean\nfade = 0.4\n");
     cache *cache = cache_create();
     diag_list errors = {0};
     anim_config *config = anim_config_load_character("mannequin", MANNEQUIN, CONFIG "/clips.ini", states, cache,
@@ -656,6 +659,16 @@ static void test_finished_overlay_fades_out(void)
         run_for(a, 0.25);
         CHECK(anim_controller_channel_weight(animator_controller(a), channel) == 0.0f);
         CHECK(layer_count(a, channel) == 0 && strcmp(animator_state_name(a), "wave") == 0);
+    }
+    animator_destroy(a);
+    a = config ? animator_create(anim_config_character(config, 0)) : NULL;
+    if (a) {
+        animator_set_trigger(a, "lean");
+        run_for(a, 2.0); /* the 0.5 s lean has long ended */
+        int channel = animator_overlay_channel(a);
+        CHECK(strcmp(animator_state_name(a), "lean") == 0 && strcmp(top_clip(a, channel), "lean_left") == 0);
+        CHECK(anim_controller_finished(animator_controller(a), channel));
+        CHECK(anim_controller_channel_weight(animator_controller(a), channel) == 1.0f);
     }
     animator_destroy(a);
     anim_config_free(config);

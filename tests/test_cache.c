@@ -1,7 +1,8 @@
 /* cache: one copy per file however it is spelled, refcounts that free at zero, handles that go stale
- * safely, clips shared between bodies of one hierarchy and refused for another, errors instead of
- * crashes. Inputs are written by the synthetic generator into a fresh temporary folder; `--boneman` loads
- * the third-party boneman files (test_data.h). */
+ * safely, clips shared between bodies of one hierarchy and refused for another, additive clips baked once
+ * per (clip file, reference file, frame) and shared, errors instead of crashes. Inputs are written by the
+ * synthetic generator into a fresh temporary folder; `--boneman` loads the third-party boneman files
+ * (test_data.h). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -296,6 +297,103 @@ static void test_mismatching_clip_is_refused(void)
     cache_destroy(c);
 }
 
+/* An additive clip is baked once per (clip file, reference file, reference frame), whoever asks (two
+ * bodies, a crowd on one clips.ini, a reload that did not change it), counted in the stats, and needs
+ * neither clip once made; a clip file edited in place gives a new bake for the new version. */
+static void test_additive_clips_are_shared(void)
+{
+    char other_path[PATH_SIZE + 16];
+    snprintf(other_path, sizeof other_path, "%s/other.md5anim", folder);
+    synth_params other_params = body_a_params;
+    other_params.seed = 3;
+    CHECK(write_synth(other_path, &other_params, true));
+    cache *c = cache_create();
+    diag err = {0};
+    cache_model_handle a = cache_load_model(c, body_a, &err, NULL);
+    cache_model_handle b = cache_load_model(c, body_b, &err, NULL);
+    cache_clip_handle walk_a = cache_load_clip(c, walk, a, &err, NULL);
+    cache_clip_handle walk_b = cache_load_clip(c, walk, b, &err, NULL);
+    cache_clip_handle other = cache_load_clip(c, other_path, a, &err, NULL);
+    CHECK(walk_a.id && walk_a.id == walk_b.id && other.id);
+
+    /* Body a asks, then body b with its own handle to the same file: one bake. */
+    cache_clip_handle lean_a = cache_load_additive_clip(c, walk_a, walk_a, 0, &err);
+    cache_clip_handle lean_b = cache_load_additive_clip(c, walk_b, walk_b, 0, &err);
+    CHECK(lean_a.id != 0 && lean_a.id == lean_b.id);
+    const clip *lean = cache_clip(c, lean_a), *source = cache_clip(c, walk_a);
+    CHECK(lean && source && lean != source);
+    if (!lean || !source) {
+        cache_destroy(c);
+        return;
+    }
+    CHECK(lean->frame_count == source->frame_count && lean->frames[0].rotation[3] > 0.999999f);
+    cache_stats stats = cache_get_stats(c);
+    CHECK(stats.clips == 2 && stats.additive_clips == 1 && stats.entries == 5);
+    CHECK(stats.additive_bytes == lean->bytes && lean->bytes > 0);
+    CHECK(stats.shared_bytes == cache_model(c, a)->bytes + cache_model(c, b)->bytes + source->bytes +
+                                    cache_clip(c, other)->bytes + lean->bytes);
+
+    /* Another frame or another reference file is another bake. */
+    cache_clip_handle frame_3 = cache_load_additive_clip(c, walk_a, walk_a, 3, &err);
+    cache_clip_handle on_other = cache_load_additive_clip(c, walk_a, other, 0, &err);
+    cache_clip_handle other_on_walk = cache_load_additive_clip(c, other, walk_a, 0, &err);
+    CHECK(frame_3.id && on_other.id && other_on_walk.id);
+    CHECK(frame_3.id != lean_a.id && on_other.id != lean_a.id && on_other.id != frame_3.id &&
+          other_on_walk.id != on_other.id);
+    CHECK(cache_get_stats(c).additive_clips == 4);
+    cache_release_clip(c, frame_3);
+    cache_release_clip(c, on_other);
+    cache_release_clip(c, other_on_walk);
+    CHECK(cache_get_stats(c).additive_clips == 1);
+
+    /* Refused, nothing added: a frame past the reference's last, a stale handle, an additive clip as
+     * either clip. */
+    int users = cache_get_stats(c).users;
+    CHECK(cache_load_additive_clip(c, walk_a, other, other_params.frames, &err).id == 0);
+    CHECK_STR_CONTAINS(err.message, "reference frame 10 is outside 0 to 9");
+    CHECK(cache_load_additive_clip(c, (cache_clip_handle){0xffffu}, walk_a, 0, &err).id == 0);
+    CHECK_STR_CONTAINS(err.message, "clip handle is stale");
+    CHECK(cache_load_additive_clip(c, walk_a, lean_a, 0, &err).id == 0);
+    CHECK_STR_CONTAINS(err.message, "reference handle is stale, was never loaded or is an additive clip");
+    CHECK(cache_load_additive_clip(c, lean_a, walk_a, 0, &err).id == 0);
+    CHECK(cache_load_additive_clip(NULL, walk_a, walk_a, 0, &err).id == 0);
+    CHECK(cache_get_stats(c).users == users && cache_get_stats(c).additive_clips == 1);
+
+    /* Its source released, the additive clip stays whole (its own hierarchy and frames). */
+    cache_release_clip(c, walk_a);
+    cache_release_clip(c, walk_b);
+    CHECK(cache_clip(c, walk_a) == NULL && cache_clip(c, lean_a) == lean && lean->names[1][0] != '\0');
+
+    /* Hot reload: the clip file edited in place is a new clip, and its additive clip a new bake; the old
+     * one stays for its users. */
+    FILE *f = fopen(walk, "r+b");
+    CHECK(f != NULL);
+    if (f) {
+        synth_params longer = body_a_params;
+        longer.frames = 14;
+        size_t size = 0;
+        char *text = synth_anim_text(&longer, &size);
+        CHECK(text && fwrite(text, 1, size, f) == size);
+        free(text);
+        fclose(f);
+    }
+    cache_clip_handle walk_new = cache_load_clip(c, walk, a, &err, NULL);
+    cache_clip_handle lean_new = cache_load_additive_clip(c, walk_new, walk_new, 0, &err);
+    CHECK(lean_new.id != 0 && lean_new.id != lean_a.id);
+    CHECK(cache_clip(c, lean_new) && cache_clip(c, lean_new)->frame_count == 14 && cache_clip(c, lean_a) == lean);
+    CHECK(cache_get_stats(c).additive_clips == 2);
+    /* Every additive handle is released like a clip's; the rest goes with the cache. */
+    cache_release_clip(c, lean_a);
+    cache_release_clip(c, lean_b);
+    CHECK(cache_clip(c, lean_a) == NULL && cache_get_stats(c).additive_clips == 1);
+    cache_release_clip(c, lean_new);
+    CHECK(cache_get_stats(c).additive_clips == 0 && cache_get_stats(c).additive_bytes == 0);
+    cache_destroy(c);
+    /* Put the walk back as setup wrote it, for the tests after this one. */
+    CHECK(write_synth(walk, &body_a_params, true));
+    unlink(other_path);
+}
+
 static void test_missing_and_broken_files(void)
 {
     cache *c = cache_create();
@@ -392,6 +490,7 @@ int main(int argc, char **argv)
         RUN(test_stale_handle_resolves_to_null);
         RUN(test_bodies_share_clips);
         RUN(test_mismatching_clip_is_refused);
+        RUN(test_additive_clips_are_shared);
         RUN(test_missing_and_broken_files);
     }
     if (part == TEST_PART_BONEMAN)

@@ -2,7 +2,8 @@
  * wave and celebrate; spawn spots keep their spacing and ring the crowd already there; bodies follow the
  * mix; a seed gives one crowd and another seed another; clearing and capacity; no heap call in update
  * (the heap functions are wrapped and counted, as in test_no_allocation); memory figures; hot reload; and,
- * on a fixture whose walk is moved by its clip, members that travel by the clip's root motion. */
+ * on a fixture whose walk is moved by its clip, members that travel by the clip's root motion; on the shipped
+ * machine, members set the turn rate their lean follows. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -859,6 +860,65 @@ static void test_a_member_in_a_root_motion_state_moves_by_the_clip(void)
     anim_config_free(root_motion);
 }
 
+
+/* On the shipped config/ (whose states lean into turns by `turn_rate`), every member sets turn_rate every
+ * step it animates: the heading's turn per second, its changes limited as the player's are
+ * (mover_turn_rate_follow), followed here from the movers alone; members turning while they walk lean. */
+static void test_members_set_the_turn_rate(void)
+{
+    diag_list errors = {0};
+    anim_config *shipped = anim_config_load(CONFIG "/characters.ini", shared_cache, &errors);
+    test_print_diags(&errors);
+    CHECK(shipped != NULL && errors.total == 0);
+    diag_list_free(&errors);
+    const anim_character *walker = shipped ? anim_config_find_character(shipped, "robot") : NULL;
+    if (!walker) {
+        anim_config_free(shipped);
+        return;
+    }
+    enum { MEMBERS = 20 };
+    crowd *c = crowd_create(MEMBERS, 11);
+    crowd_spawn_desc desc = {.body_count = 1, .bodies = {{walker, 1.0f}}, .wander_radius = RADIUS, .run_chance = 0.3f};
+    CHECK(crowd_spawn(c, MEMBERS, &desc) == MEMBERS);
+    float expected[MEMBERS] = {0};
+    int mismatches = 0, turning_steps = 0, leaning_steps = 0;
+    double largest = 0.0;
+    long heap_before = heap_calls;
+    for (int step = 0; step < 120 * 20; ++step) {
+        float heading_before[MEMBERS];
+        for (int i = 0; i < MEMBERS; ++i)
+            heading_before[i] = crowd_mover(c, i)->heading;
+        crowd_update(c, STEP);
+        for (int i = 0; i < MEMBERS; ++i) {
+            const animator *a = crowd_animator(c, i);
+            expected[i] = mover_turn_rate_follow(expected[i], heading_before[i], crowd_mover(c, i)->heading, STEP);
+            float turn_rate = NAN;
+            CHECK(animator_get(a, "turn_rate", &turn_rate));
+            mismatches += fabsf(turn_rate - expected[i]) > 0.01f;
+            largest = fmax(largest, fabs(turn_rate));
+            if (fabsf(turn_rate) > 30.0f && strcmp(animator_state_name(a), "moving") == 0) {
+                ++turning_steps;
+                int channel = animator_overlay_channel(a);
+                anim_layer_info lean = {0};
+                const anim_controller *controller = animator_controller(a);
+                int top = anim_controller_layer_count(controller, channel) - 1;
+                leaning_steps += top >= 0 && anim_controller_layer(controller, channel, top, &lean) && lean.blend &&
+                                 strcmp(lean.blend->name, "lean") == 0;
+            }
+        }
+    }
+    printf("  turn rate: %d member-steps off the movers' own, largest %.1f degrees/s; %d member-steps turning "
+           "faster than 30 degrees/s while moving, %d of them with the lean on\n",
+           mismatches, largest, turning_steps, leaning_steps);
+    CHECK(heap_calls == heap_before); /* the lean, the breath and the turn rate allocate nothing either */
+    CHECK(mismatches == 0);
+    CHECK(largest > 90.0);          /* they do turn: towards each new spot */
+    CHECK(turning_steps > 100);
+    CHECK(leaning_steps == turning_steps);
+    crowd_destroy(c);
+    anim_config_free(shipped);
+}
+
 int main(void)
 {
     shared_cache = cache_create();
@@ -884,6 +944,7 @@ int main(void)
     RUN(test_level_of_detail);
     RUN(test_widest_settings_stay_finite);
     RUN(test_a_member_in_a_root_motion_state_moves_by_the_clip);
+    RUN(test_members_set_the_turn_rate);
     anim_config_free(config);
     CHECK(cache_get_stats(shared_cache).users == 0);
     cache_destroy(shared_cache);

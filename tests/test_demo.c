@@ -156,13 +156,14 @@ static void test_scripted_run(void)
     printf("\n  crowd at most %d; mannequin pixels alone %d, with the crowd %d (robot orange %d), cleared %d\n",
            most_crowd, alone.mannequin, crowded.mannequin, crowded.robot, cleared.mannequin);
 
-    /* locomotion (the blend: idle, walk, run) -> jump -> locomotion -> wave -> ... -> locomotion */
-    static const char *const expected[] = {"locomotion", "jump", "locomotion", "wave"};
+    /* locomotion (the blend: idle, walk, run; standing) -> moving (the same blend, leaning into turns) ->
+     * jump -> (locomotion for a step) -> moving -> wave -> ... -> locomotion */
+    static const char *const expected[] = {"locomotion", "moving", "jump", "moving", "wave"};
     int matched = 0;
-    for (int i = 0; i < visits && matched < 4; ++i)
+    for (int i = 0; i < visits && matched < 5; ++i)
         if (strcmp(visited[i], expected[matched]) == 0)
             ++matched;
-    CHECK(matched == 4);
+    CHECK(matched == 5);
     CHECK(visits <= 8); /* no flickering between states */
     CHECK(strcmp(visited[visits - 1], "locomotion") == 0);
     CHECK(walked && ran);
@@ -190,12 +191,14 @@ static void test_scripted_run(void)
     CHECK(trace != NULL);
     if (trace) {
         static const char *const transitions[] = {
-            "\"transition\":{\"from\":\"locomotion\",\"to\":\"jump\"",
+            "\"transition\":{\"from\":\"locomotion\",\"to\":\"moving\"",
+            "\"transition\":{\"from\":\"moving\",\"to\":\"jump\"",
             "\"transition\":{\"from\":\"jump\",\"to\":\"locomotion\"",
-            "\"transition\":{\"from\":\"locomotion\",\"to\":\"wave\"",
+            "\"transition\":{\"from\":\"locomotion\",\"to\":\"moving\"",
+            "\"transition\":{\"from\":\"moving\",\"to\":\"wave\"",
         };
         const char *cursor = trace;
-        for (int i = 0; i < 3; ++i) {
+        for (int i = 0; i < 5; ++i) {
             const char *found = strstr(cursor, transitions[i]);
             CHECK(found != NULL);
             if (!found)
@@ -1372,7 +1375,7 @@ static void test_converted_characters_look_the_same(void)
             demo_frame(&d);
         figures[run] = look();
         CHECK(platform_read_pixels(pictures[run]));
-        CHECK(strcmp(player_state_name(d.player), "locomotion") == 0 && player_speed(d.player) > 1.0f);
+        CHECK(strcmp(player_state_name(d.player), "moving") == 0 && player_speed(d.player) > 1.0f);
         save_picture(run == 0 ? "demo_import_original.png" : "demo_import_converted.png");
         demo_finish(&d);
     }

@@ -1248,7 +1248,8 @@ static void test_graph_demo_dot(void)
     static const struct {
         const char *name, *details;
     } states[] = {
-        {"locomotion", "blend locomotion (speed):<br/>idle 0, walk 1.4, run 3.5, loop<br/>rate_from speed [0.5, 2]"},
+        {"locomotion", "blend locomotion (speed):<br/>idle 0, walk 1.4, run 3.5, loop<br/>rate_from speed [0.5, 2]"
+                       "<br/>overlay breathe on spine.01"},
         {"jump", "clip jump, one-shot"},
         {"turn_left", "clip turn_left, one-shot"},
         {"turn_right", "clip turn_right, one-shot"},
@@ -1257,6 +1258,11 @@ static void test_graph_demo_dot(void)
                  "<br/>overlay wave on clavicle.R"},
         {"strafe", STRAFE_BLEND},
         {"strafe_wave", STRAFE_BLEND "<br/>overlay wave on clavicle.R"},
+        /* A blend's points as the file writes them (90, not 9e+01). */
+        {"moving", "blend locomotion (speed):<br/>idle 0, walk 1.4, run 3.5, loop<br/>rate_from speed [0.5, 2]"
+                   "<br/>overlay blend lean (turn_rate):<br/>lean_right -90, lean_left 90 on spine.01"},
+        {"flinch", "blend locomotion (speed):<br/>idle 0, walk 1.4, run 3.5, loop<br/>rate_from speed [0.5, 2]"
+                   "<br/>overlay flinch on spine.01"},
     };
     for (size_t i = 0; i < sizeof states / sizeof states[0]; ++i) {
         char id[32], label[320];
@@ -1285,6 +1291,15 @@ static void test_graph_demo_dot(void)
         {"strafe_wave", "strafe", "overlay_end\\nfade 0.3"},
         {"wave", "strafe_wave", "strafe\\nfade 0.25"},
         {"strafe_wave", "wave", "not strafe\\nfade 0.25"},
+        {"locomotion", "moving", "speed > 0.3\\nfade 0.2"},
+        {"moving", "strafe", "strafe\\nfade 0.25"},
+        {"moving", "locomotion", "speed < 0.25\\nfade 0.2"},
+        {"locomotion", "flinch", "hit\\nfade 0.1"},
+        {"moving", "flinch", "hit\\nfade 0.1"},
+        {"flinch", "moving", "overlay_end and speed > 0.3\\nfade 0.2"},
+        {"flinch", "locomotion", "overlay_end\\nfade 0.2"},
+        {"moving", "wave", "wave\\nfade 0.2"},
+        {"wave", "moving", "overlay_end and speed > 0.3\\nfade 0.3, priority 1"},
     };
     int edge_count = (int)(sizeof edges / sizeof edges[0]);
     for (int i = 0; i < edge_count; ++i) {
@@ -1306,6 +1321,8 @@ static void test_graph_demo_dot(void)
         "<td align=\"left\">forward</td><td align=\"left\">number</td><td align=\"left\">0</td>",
         "<td align=\"left\">left</td><td align=\"left\">number</td><td align=\"left\">0</td>",
         "<td align=\"left\">strafe</td><td align=\"left\">bool</td><td align=\"left\">false</td>",
+        "<td align=\"left\">turn_rate</td><td align=\"left\">number</td><td align=\"left\">0</td>",
+        "<td align=\"left\">hit</td><td align=\"left\">trigger</td>",
         "trigger_hold 0.2 s"};
     for (size_t i = 0; i < sizeof parameters / sizeof parameters[0]; ++i)
         CHECK_STR_CONTAINS(dot, parameters[i]);

@@ -1,5 +1,6 @@
 /* The kinematic body the player and crowd walk with: acceleration limits, turning, heading conventions;
- * strafing (facing one way, moving any way) and turning back out of it without changing course. */
+ * strafing (facing one way, moving any way) and turning back out of it without changing course; the turn
+ * rate the animation leans by. */
 #include "check.h"
 
 #include "mover.h"
@@ -149,6 +150,43 @@ static void test_strafing_faces_one_way_and_moves_another(void)
     CHECK(memcmp(&before, &m, sizeof m) == 0);
 }
 
+/* The turn rate the animation leans by: a steady turn is followed exactly (degrees per second, positive
+ * left, also across the +-180 degree seam), at the same rate whatever the step; a jump in the turn is
+ * followed by at most MOVER_TURN_RATE_CHANGE a second; a step of no time or a heading that is not finite
+ * changes nothing. */
+static void test_turn_rate_follows_the_heading(void)
+{
+    const double rates[] = {30.0, 120.0};
+    for (int r = 0; r < 2; ++r) {
+        float followed[2] = {0.0f, 0.0f};
+        const float steps[] = {1.0f / 30.0f, 1.0f / 144.0f};
+        for (int k = 0; k < 2; ++k) {
+            float heading = 3.0f; /* crosses pi, where headings wrap to -pi */
+            for (int i = 0; i < (int)(1.0f / steps[k]); ++i) {
+                float next = heading + (float)(glm_rad(rates[r])) * steps[k];
+                if (next > GLM_PIf)
+                    next -= 2.0f * GLM_PIf;
+                followed[k] = mover_turn_rate_follow(followed[k], heading, next, steps[k]);
+                heading = next;
+            }
+            CHECK_NEAR(followed[k], rates[r], 0.05);
+        }
+    }
+    /* From straight to a full turn a second: 6 degrees/s more each 1/60 s step, a quarter second to 90. */
+    float rate = 0.0f, heading = 0.0f;
+    for (int i = 0; i < 15; ++i) {
+        float before = rate;
+        rate = mover_turn_rate_follow(rate, heading, heading - 2.0f * GLM_PIf / 60.0f, 1.0f / 60.0f);
+        heading -= 2.0f * GLM_PIf / 60.0f;
+        CHECK_NEAR(before - rate, MOVER_TURN_RATE_CHANGE / 60.0f, 1e-3);
+    }
+    CHECK_NEAR(rate, -90.0, 1e-2); /* turning right: negative */
+    CHECK(mover_turn_rate_follow(rate, 0.0f, 1.0f, 0.0f) == rate);
+    CHECK(mover_turn_rate_follow(rate, 0.0f, NAN, 1.0f / 60.0f) == rate);
+    CHECK(mover_turn_rate_follow(rate, 0.0f, 1.0f, -1.0f) == rate);
+    CHECK(mover_turn_rate_follow(NAN, 0.0f, 0.0f, 0.0f) == 0.0f);
+}
+
 int main(void)
 {
     RUN(test_heading_convention_matches_the_world_matrix);
@@ -156,5 +194,6 @@ int main(void)
     RUN(test_turning_is_rate_limited_and_slows_u_turns);
     RUN(test_bad_input_changes_nothing_harmful);
     RUN(test_strafing_faces_one_way_and_moves_another);
+    RUN(test_turn_rate_follows_the_heading);
     return check_report();
 }

@@ -4,14 +4,15 @@
  * 1D and 2D blend spaces (locomotion, strafe), while the count must stay still. Creation allocates once per controller (one block: the object pose, snapshots
  * and masks), and freezing a full stack into a snapshot or sampling the local pose again allocates
  * nothing; neither do additive layers (their deltas are baked at load), their overlay weights, their
- * snapshots or their crossfades with ordinary overlays. */
+ * snapshots or their crossfades with ordinary overlays, nor the shipped machine's breath, lean blend (its
+ * point moving with turn_rate), flinch and 2D strafe blend. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "anim/anim_additive.h"
 #include "anim/config/anim_config.h"
 #include "anim/animator.h"
+#include "build/build.h"
 #include "check.h"
 #include "pose/pose.h"
 
@@ -35,20 +36,25 @@ static void test_updates_never_allocate(void)
 
     long before = heap_calls;
     animator_update_result result;
-    int transitions = 0, events = 0, strafing_waves = 0;
+    int transitions = 0, events = 0, strafing_waves = 0, flinches = 0, leaning_steps = 0;
     for (int step = 0; step < 60 * 24 && entities[ENTITIES - 1]; ++step) {
         double time = step / 60.0;
         for (int e = 0; e < ENTITIES; ++e) {
             animator *a = entities[e];
-            /* A timeline that visits idle, walk, run, wave overlays, jumps, turns and celebrating, then
-             * strafes round a circle (the 2D blend) and waves while strafing. */
+            /* A timeline that visits idle, walk, run, wave overlays, jumps, turns and celebrating, the
+             * additive layers (the breath standing, the lean blend with its point swept by turn_rate moving,
+             * the flinch walking and standing), then strafes round a circle (the 2D blend) and waves while
+             * strafing. */
             float speed = time < 2 ? 0.0f : time < 5 ? 1.4f : time < 8 ? 3.5f : time < 10 ? 1.4f : time < 20 ? 0.0f : 2.0f;
             animator_set_number(a, "speed", speed);
+            animator_set_number(a, "turn_rate", (float)(120.0 * sin(time * 1.3)));
             animator_set_bool(a, "strafe", time >= 20 && time < 23);
             animator_set_number(a, "forward", speed * (float)cos(time * 2.0));
             animator_set_number(a, "left", speed * (float)sin(time * 2.0));
             if (step == 60 * 21)
                 animator_set_trigger(a, "wave");
+            if (step == 510 || step == 60 * 16)
+                animator_set_trigger(a, "hit");
             if (step == 60 * 3 || step == 60 * 11)
                 animator_set_trigger(a, "wave");
             if (step == 60 * 6)
@@ -61,6 +67,8 @@ static void test_updates_never_allocate(void)
                 animator_set_trigger(a, "celebrate");
             CHECK(animator_update(a, 1.0 / 60.0, &result));
             transitions += result.decision.fired;
+            flinches += result.decision.fired && strcmp(animator_state_name(a), "flinch") == 0;
+            leaning_steps += strcmp(animator_state_name(a), "moving") == 0;
             events += result.animation.event_count;
             strafing_waves += strcmp(animator_state_name(a), "strafe_wave") == 0;
             const anim_controller *controller = animator_controller(a);
@@ -70,8 +78,11 @@ static void test_updates_never_allocate(void)
         }
     }
     CHECK(heap_calls == before);
-    CHECK(transitions >= 2 * 11); /* the timeline really went places */
+    CHECK(transitions >= 2 * 12); /* the timeline really went places */
+    printf("  %d transitions, %d flinches, %d steps leaning, %d strafing and waving\n", transitions, flinches,
+           leaning_steps, strafing_waves);
     CHECK(strafing_waves > 60);
+    CHECK(flinches == 2 * 2 && leaning_steps > 60 * 4);
     CHECK(events > 20);
 
     free(palette);
@@ -144,13 +155,13 @@ static void test_additive_layers_never_allocate(void)
     }
     /* Every clip of the library baked as an additive clip against the first clip's first frame. */
     int count = character->clip_count;
-    clip *baked = calloc((size_t)count, sizeof *baked);
+    clip **baked = calloc((size_t)count, sizeof *baked);
     anim_clip *additive = calloc((size_t)count, sizeof *additive);
     for (int i = 0; i < count; ++i) {
         diag err;
-        CHECK(anim_additive_bake(character->clips[i].clip, character->clips[0].clip, 0, &baked[i], &err));
+        CHECK(build_additive_clip(character->clips[i].clip, character->clips[0].clip, 0, &baked[i], &err));
         additive[i] = character->clips[i];
-        additive[i].clip = &baked[i];
+        additive[i].clip = baked[i];
         additive[i].additive = true;
         additive[i].root_mode = ANIM_ROOT_IN_PLACE;
     }
@@ -180,7 +191,7 @@ static void test_additive_layers_never_allocate(void)
 
     anim_controller_destroy(controller);
     for (int i = 0; i < count; ++i)
-        anim_additive_free(&baked[i]);
+        clip_free(baked[i]);
     free(baked);
     free(additive);
     anim_config_free(config);

@@ -82,7 +82,7 @@ static void hold(player *p, player_intent intent, float camera_yaw, double secon
     int steps = (int)lround(seconds * hz);
     for (int i = 0; i < steps; ++i) {
         CHECK(player_step(p, &intent, camera_yaw, (float)(1.0 / hz), NULL));
-        intent.jump = intent.wave = false; /* presses last one step */
+        intent.jump = intent.wave = intent.hit = false; /* presses last one step */
     }
 }
 
@@ -101,10 +101,12 @@ static const char *top_clip(const player *p, int channel)
     return info.clip ? info.clip->name : "";
 }
 
-/* Locomotion is one blend space over the speed (config/states.ini): `clip` is the heaviest of its clips. */
+/* Locomotion is one blend space over the speed (config/states.ini), which every state of the body's
+ * locomotion plays (standing, moving, waving, flinching): `clip` is the heaviest of its clips. */
 static bool moving_as(const player *p, const char *clip)
 {
-    return (in_state(p, "locomotion") || in_state(p, "wave")) && strcmp(top_clip(p, 0), clip) == 0;
+    return (in_state(p, "locomotion") || in_state(p, "moving") || in_state(p, "wave") || in_state(p, "flinch")) &&
+           strcmp(top_clip(p, 0), clip) == 0;
 }
 
 /* The weight of a clip of the body's top layer, when it plays a blend; -1 otherwise. */
@@ -122,6 +124,8 @@ static float blend_weight(const player *p, const char *clip)
             return weights[i];
     return 0.0f;
 }
+
+static float parameter_value(const player *p, const char *name);
 
 static const player_intent forward = {.move_forward = 1.0f};
 static const player_intent forward_run = {.move_forward = 1.0f, .run = true};
@@ -206,9 +210,9 @@ static void test_jump_and_wave(void)
     CHECK_NEAR(anim_controller_channel_weight(animator_controller(player_animator(p)), channel), 1.0, 1e-6);
     CHECK(strcmp(top_clip(p, 0), "walk") == 0);
     CHECK_NEAR(player_speed(p), 1.4, 1e-5); /* waving does not slow the legs */
-    /* The wave ends and the walk goes on. */
+    /* The wave ends and the walk goes on, leaning into turns again. */
     hold(p, forward, 0.0f, 3.0, 60.0);
-    CHECK(moving_as(p, "walk"));
+    CHECK(moving_as(p, "walk") && in_state(p, "moving"));
 
     /* A jump pressed while walking jumps, and lands back in the walk. */
     player_intent jump = forward;
@@ -809,6 +813,12 @@ static void test_steps_allocate_nothing(void)
     hold(p, forward, 0.3f, 1.0 / 60.0, 60.0);
     CHECK(in_state(p, "turn_right"));
     hold(p, nothing, 0.3f, 2.0, 60.0);
+    /* The additive layers: a flinch standing and walking, a lean while the camera turns the walk. */
+    hold(p, (player_intent){.hit = true}, 0.3f, 1.5, 60.0);
+    for (int i = 0; i < 120; ++i)
+        CHECK(player_step(p, &(player_intent){.move_forward = 1.0f, .hit = i == 60}, 0.3f + 0.025f * (float)i,
+                          1.0f / 60.0f, NULL));
+    CHECK(parameter_value(p, "turn_rate") > 45.0f);
     CHECK(heap_calls == before);
     player *another = player_create(f.character, NULL, NULL);
     CHECK(heap_calls > before); /* the wrapping works: creating does allocate */
@@ -1115,6 +1125,235 @@ static void test_a_strafe_without_its_velocity_is_reported(void)
     cache_destroy(shared);
 }
 
+
+/* ---- additive layers: the lean, the breath, the flinch ------------------------------------------------ */
+
+/* The index of a joint of the player's skeleton, or -1. */
+static int joint_of(const player *p, const char *name)
+{
+    const skeleton *s = &animator_character(player_animator(p))->model->skeleton;
+    for (int i = 0; i < s->joint_count; ++i)
+        if (strcmp(s->names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* How far joint `joint` of p is rolled about the body's forward axis (object X) from where `reference` has
+ * it, in object space, degrees; positive to the character's left (its top towards +Y). */
+static double roll_against(const player *p, const player *reference, int joint)
+{
+    const joint_pose *mine = &anim_controller_object_pose(animator_controller(player_animator(p)))[joint];
+    const joint_pose *theirs = &anim_controller_object_pose(animator_controller(player_animator(reference)))[joint];
+    versor turned, inverse;
+    glm_quat_inv((float *)theirs->rotation, inverse);
+    glm_quat_mul((float *)mine->rotation, inverse, turned);
+    /* A turn by a about +X takes +Z (up) towards -Y: a roll to the left is a negative turn about X. */
+    double sign = turned[3] < 0.0f ? -1.0 : 1.0;
+    return -2.0 * asin(fmax(-1.0, fmin(1.0, sign * turned[0]))) * 180.0 / PI;
+}
+
+/* The largest angle between the object-space rotations of joint `joint` of two players, degrees. */
+static double joint_angle_between(const player *a, const player *b, int joint)
+{
+    const joint_pose *x = &anim_controller_object_pose(animator_controller(player_animator(a)))[joint];
+    const joint_pose *y = &anim_controller_object_pose(animator_controller(player_animator(b)))[joint];
+    double dot = 0.0;
+    for (int k = 0; k < 4; ++k)
+        dot += (double)x->rotation[k] * y->rotation[k];
+    return 2.0 * acos(fmin(1.0, fabs(dot))) * 180.0 / PI;
+}
+
+/* Turning while walking leans the trunk into the turn: three players walk side by side in step, one
+ * straight, one with the camera (and so the way forward) turning left at 90 degrees a second, one turning
+ * right as fast. Measured as the roll of spine.03 in object space against the straight walker's: to the
+ * left in a left turn, as far to the right in a right one. The turn rate each sets is the heading's, and a
+ * quarter turn on the keys leans in and out without a jump. */
+static void test_turning_while_walking_leans_into_the_turn(void)
+{
+    fixture f;
+    if (!fixture_open(&f, NULL)) {
+        fixture_close(&f);
+        return;
+    }
+    player *straight = f.player;
+    player *left = player_create(f.character, NULL, NULL), *right = player_create(f.character, NULL, NULL);
+    int spine = joint_of(straight, "spine.03");
+    CHECK(left && right && spine >= 0);
+    if (!left || !right || spine < 0) {
+        player_destroy(left);
+        player_destroy(right);
+        fixture_close(&f);
+        return;
+    }
+    double roll_left = 0.0, roll_right = 0.0;
+    int measured = 0;
+    for (int i = 0; i < 3 * 60; ++i) {
+        float turned = (float)(0.5 * PI) * (float)i / 60.0f; /* 90 degrees a second */
+        CHECK(player_step(straight, &forward, 0.0f, 1.0f / 60.0f, NULL));
+        CHECK(player_step(left, &forward, turned, 1.0f / 60.0f, NULL));
+        CHECK(player_step(right, &forward, -turned, 1.0f / 60.0f, NULL));
+        if (i >= 90) { /* the walk and the lean have settled */
+            roll_left += roll_against(left, straight, spine);
+            roll_right += roll_against(right, straight, spine);
+            ++measured;
+        }
+    }
+    roll_left /= measured;
+    roll_right /= measured;
+    printf("  walking in a 90 degrees/s turn: spine.03 rolls %+.2f degrees (left turn), %+.2f (right turn) against "
+           "a straight walk; turn_rate %+.2f / %+.2f\n",
+           roll_left, roll_right, (double)parameter_value(left, "turn_rate"),
+           (double)parameter_value(right, "turn_rate"));
+    CHECK(in_state(straight, "moving") && in_state(left, "moving") && in_state(right, "moving"));
+    CHECK_NEAR(player_speed(left), player_speed(straight), 1e-4); /* in step: the same speed, the same phase */
+    CHECK_NEAR(parameter_value(left, "turn_rate"), 90.0, 1.0);
+    CHECK_NEAR(parameter_value(right, "turn_rate"), -90.0, 1.0);
+    CHECK(parameter_value(straight, "turn_rate") == 0.0f);
+    CHECK(roll_left > 5.0 && roll_left < 20.0);
+    CHECK(roll_right < -5.0 && roll_right > -20.0);
+    CHECK_NEAR(roll_left, -roll_right, 1.0);
+
+    /* A quarter turn on the keys (the mover turns a full turn a second for a quarter second): the turn rate
+     * the animation gets changes by at most MOVER_TURN_RATE_CHANGE, so the lean comes and goes over a few
+     * frames. Measured as the chest's turn from one step to the next, against the straight walk's own. */
+    player_place(left, 0.0f, 0.0f, 0.0f);
+    player_place(straight, 0.0f, 0.0f, 0.0f);
+    hold(left, forward, 0.0f, 1.0, 60.0);
+    hold(straight, forward, 0.0f, 1.0, 60.0);
+    joint_pose was[2] = {
+        anim_controller_object_pose(animator_controller(player_animator(left)))[spine],
+        anim_controller_object_pose(animator_controller(player_animator(straight)))[spine]};
+    double largest_roll = 0.0, largest_step[2] = {0.0, 0.0};
+    for (int i = 0; i < 60; ++i) {
+        CHECK(player_step(left, &(player_intent){.move_right = -1.0f}, 0.0f, 1.0f / 60.0f, NULL));
+        CHECK(player_step(straight, &forward, 0.0f, 1.0f / 60.0f, NULL));
+        largest_roll = fmax(largest_roll, roll_against(left, straight, spine));
+        const player *both[2] = {left, straight};
+        for (int k = 0; k < 2; ++k) {
+            const joint_pose *now = &anim_controller_object_pose(animator_controller(player_animator(both[k])))[spine];
+            double dot = 0.0;
+            for (int c = 0; c < 4; ++c)
+                dot += (double)now->rotation[c] * was[k].rotation[c];
+            largest_step[k] = fmax(largest_step[k], 2.0 * acos(fmin(1.0, fabs(dot))) * 180.0 / PI);
+            was[k] = *now;
+        }
+    }
+    printf("  a quarter turn on the keys: the spine rolls up to %+.2f degrees; the chest turns at most %.2f degrees a "
+           "step (%.2f walking straight)\n",
+           largest_roll, largest_step[0], largest_step[1]);
+    CHECK(largest_roll > 5.0);
+    CHECK(largest_step[0] < largest_step[1] + 1.5); /* a snap would be the whole lean in one step */
+    player_destroy(left);
+    player_destroy(right);
+    fixture_close(&f);
+}
+
+/* Standing still shows the breath: config/states.ini adds `breathe` from spine.01 while standing. Against a
+ * player on the same machine without that overlay, the chest (spine.03) starts where the other's does
+ * (the breath's first frame is its reference) and two seconds on, mid-breath, is turned by more than a
+ * degree; walking, the breath is gone (weighted by speed to nothing from 0.3 m/s) and the two are the same
+ * (within 0.01 degree). */
+static void test_standing_still_breathes(void)
+{
+    fixture f;
+    if (!fixture_open(&f, NULL)) {
+        fixture_close(&f);
+        return;
+    }
+    const char *const without_breath[] = {
+        "overlay = breathe             ; additive, see \"additive layers\" below\noverlay_root = spine.01\n"
+        "overlay_weight = speed 0.3 0  ; all of it standing, none from 0.3 m/s\n", "", NULL};
+    anim_config *still = load_variant(f.cache, "player_no_breath", without_breath);
+    const anim_character *character = still ? anim_config_character(still, 0) : NULL;
+    player *other = character ? player_create(character, NULL, NULL) : NULL;
+    player *p = f.player;
+    int chest = joint_of(p, "spine.03");
+    CHECK(other != NULL && chest >= 0);
+    if (!other || chest < 0) {
+        anim_config_free(still);
+        fixture_close(&f);
+        return;
+    }
+    int channel = animator_overlay_channel(player_animator(p));
+    const anim_controller *controller = animator_controller(player_animator(p));
+    CHECK(strcmp(top_clip(p, channel), "breathe") == 0);
+    CHECK(anim_controller_overlay_weight(controller, channel) == 1.0f);
+    double at_start = joint_angle_between(p, other, chest), at_two = 0.0;
+    for (int i = 0; i < 2 * 60; ++i) {
+        CHECK(player_step(p, &nothing, 0.0f, 1.0f / 60.0f, NULL));
+        CHECK(player_step(other, &nothing, 0.0f, 1.0f / 60.0f, NULL));
+        at_two = joint_angle_between(p, other, chest);
+    }
+    hold(p, forward, 0.0f, 1.0, 60.0);
+    hold(other, forward, 0.0f, 1.0, 60.0);
+    double walking = joint_angle_between(p, other, chest);
+    printf("  standing: the breath turns the chest %.3f degrees at the start, %.3f two seconds on; walking %.3g\n",
+           at_start, at_two, walking);
+    CHECK(at_start < 0.1);
+    CHECK(at_two > 1.0);
+    CHECK(in_state(p, "moving") && walking < 0.01);
+    player_destroy(other);
+    anim_config_free(still);
+    fixture_close(&f);
+}
+
+/* H flinches: `hit` takes the player from standing or moving to `flinch`, whose overlay channel plays the
+ * flinch clip over the upper body while the body channel keeps the locomotion blend where it was (no new
+ * layer, its cycle running on); the chest jerks back; once the flinch has played, back to moving (or
+ * standing). */
+static void test_h_flinches(void)
+{
+    fixture f;
+    if (!fixture_open(&f, NULL)) {
+        fixture_close(&f);
+        return;
+    }
+    player *p = f.player, *control = player_create(f.character, NULL, NULL);
+    int chest = joint_of(p, "spine.03");
+    CHECK(control != NULL && chest >= 0);
+    if (!control || chest < 0) {
+        player_destroy(control);
+        fixture_close(&f);
+        return;
+    }
+    hold(p, forward, 0.0f, 1.0, 60.0);
+    hold(control, forward, 0.0f, 1.0, 60.0);
+    CHECK(in_state(p, "moving"));
+    const anim_controller *controller = animator_controller(player_animator(p));
+    anim_layer_info body_before = {0}, body_after = {0};
+    CHECK(anim_controller_layer_count(controller, 0) == 1 && anim_controller_layer(controller, 0, 0, &body_before));
+    player_intent hit = forward;
+    hit.hit = true;
+    CHECK(player_step(p, &hit, 0.0f, 1.0f / 60.0f, NULL) && player_step(control, &forward, 0.0f, 1.0f / 60.0f, NULL));
+    CHECK(in_state(p, "flinch"));
+    int channel = animator_overlay_channel(player_animator(p));
+    CHECK(strcmp(top_clip(p, channel), "flinch") == 0);
+    CHECK(anim_controller_layer_count(controller, 0) == 1 && anim_controller_layer(controller, 0, 0, &body_after));
+    CHECK(body_after.blend == body_before.blend && body_after.blend &&
+          strcmp(body_after.blend->name, "locomotion") == 0);
+    CHECK(body_after.cycles > body_before.cycles && body_after.cycles - body_before.cycles < 0.05);
+    double jerk = 0.0;
+    for (int i = 0; i < 30; ++i) {
+        CHECK(player_step(p, &forward, 0.0f, 1.0f / 60.0f, NULL));
+        CHECK(player_step(control, &forward, 0.0f, 1.0f / 60.0f, NULL));
+        jerk = fmax(jerk, joint_angle_between(p, control, chest));
+    }
+    CHECK(in_state(p, "flinch") && moving_as(p, "walk"));
+    printf("  H while walking: the chest turns up to %.2f degrees from the walk's\n", jerk);
+    CHECK(jerk > 5.0);
+    hold(p, forward, 0.0f, 1.0, 60.0);
+    CHECK(in_state(p, "moving"));
+    /* Standing: flinch, then standing again. */
+    hold(p, nothing, 0.0f, 2.0, 60.0);
+    CHECK(in_state(p, "locomotion"));
+    hold(p, (player_intent){.hit = true}, 0.0f, 0.5, 60.0);
+    CHECK(in_state(p, "flinch") && moving_as(p, "idle"));
+    hold(p, nothing, 0.0f, 1.0, 60.0);
+    CHECK(in_state(p, "locomotion"));
+    player_destroy(control);
+    fixture_close(&f);
+}
+
 int main(void)
 {
     RUN(test_walk_run_and_stop);
@@ -1136,5 +1375,8 @@ int main(void)
     RUN(test_handing_the_body_over_does_not_jump);
     RUN(test_steps_allocate_nothing);
     RUN(test_rebind_keeps_the_state);
+    RUN(test_turning_while_walking_leans_into_the_turn);
+    RUN(test_standing_still_breathes);
+    RUN(test_h_flinches);
     return check_report();
 }

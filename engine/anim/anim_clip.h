@@ -72,8 +72,9 @@ typedef struct anim_clip {
      * so the controller finds the floor in the clip's own axes and gives root motion in metres: */
     float import_scale;         /* file units to metres; 0 reads as 1 */
     anim_axes import_axes;      /* file axes to canonical; all zero: the file is canonical */
-    /* clips.ini `additive`: clip holds deltas from a reference pose (anim_additive.h), not poses; it is
-     * played on an overlay channel, added on top of what is below (anim_controller.h, "Additive"). */
+    /* clips.ini `additive`: clip holds deltas from a reference pose (build.h's build_additive_clip, baked
+     * once and shared through the cache), not poses; it is played on an overlay channel, added on top of
+     * what is below (anim_controller.h, "Additive"). */
     bool additive;
     /* When its character's feet (anim_character.legs) are planted, found from the data at load by
      * anim_feet_find_contacts: planted[foot * clip->frame_count + frame] is 1 or 0. NULL for a character

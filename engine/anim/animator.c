@@ -144,11 +144,16 @@ static void enter_overlay(animator *animator, const state_machine_state *state, 
     };
 }
 
-/* The controller holds a finished one-shot's last frame for ever; an overlay is meant to go away. */
+/* The controller holds a finished one-shot's last frame for ever; an ordinary overlay is meant to go away
+ * (an arm frozen in its last pose over a walking body). An additive one's last frame is a difference the
+ * body below keeps moving under, so it stays: a lean that grows to its full angle and holds it. */
 static void fade_out_finished_overlay(animator *animator)
 {
     animator_overlay *overlay = &animator->overlay;
     if (!overlay->playing || !overlay->finished)
+        return;
+    const anim_blend *blend = blend_at(animator->character, overlay->blend);
+    if (blend ? blend->additive : animator->character->clips[overlay->clip].additive)
         return;
     stop_overlay(animator, overlay->fade > 0.0f ? overlay->fade : ANIMATOR_OVERLAY_FADE_OUT_SECONDS);
 }

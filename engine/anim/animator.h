@@ -29,7 +29,9 @@
  *                             under a visible overlay.
  * A one-shot overlay that has finished is faded out by the animator (the controller holds its last frame
  * for ever), over the transition's fade if the state machine leaves the state on overlay_end, otherwise
- * over the fade it came in with (ANIMATOR_OVERLAY_FADE_OUT_SECONDS if it came in with a cut). The state
+ * over the fade it came in with (ANIMATOR_OVERLAY_FADE_OUT_SECONDS if it came in with a cut). An additive
+ * one-shot overlay (a clip or blend of additive clips) is not: its last frame is a difference added to a
+ * body that keeps moving, and it holds it while the state lasts (a lean grown to its full angle). The state
  * machine keeps seeing overlay_end while the state lasts. */
 enum { ANIMATOR_BODY_CHANNEL = 0 };
 #define ANIMATOR_OVERLAY_FADE_OUT_SECONDS 0.2f

@@ -2,7 +2,8 @@
  * whatever the file format: inverse bind matrices, the cut to SKIN_MAX_INFLUENCES weights a vertex and
  * its renormalising, skin_reach, bind normals and bounds; a clip's loop convention, durations, bounds and
  * reach. Its messages name file:line from the positions the raw data carries, and go to the same diag and
- * diag_list the reader used.
+ * diag_list the reader used. Also the one step that makes runtime data from runtime data: an additive
+ * clip's deltas, baked once at load (build_additive_clip).
  * Knows nothing of file formats, of reading files, of GL or of the cache. */
 #ifndef MARIONETTE_BUILD_H
 #define MARIONETTE_BUILD_H
@@ -29,5 +30,15 @@ bool build_model(const raw_model *raw, model **out, diag *err, diag_list *warnin
  * is built once; raw_clip_free still frees what is left. Without bounds in raw, each frame's box is that
  * of its joints' positions. */
 bool build_clip(raw_clip *raw, clip **out, diag *err, diag_list *warnings);
+
+/* A new clip (free with clip_free) holding, for every frame of source, its difference from frame
+ * reference_frame of reference (which may be source itself: "its own first frame"), per joint in its
+ * parent's space (pose_additive_delta: rotation inverse(reference) * frame, translation frame - reference),
+ * so that sampling it gives deltas and the per-frame path (pose_add) never subtracts anything. Its timing
+ * (frame count, rate, loop convention, durations), hierarchy and bounds are copies of source's: it
+ * depends on neither clip once made. False, *out NULL and err filled (file "additive") when the reference
+ * has another hierarchy (joint count, names or parents), reference_frame is outside 0 .. reference's
+ * frame_count - 1, a clip has no frames, or memory runs out. */
+bool build_additive_clip(const clip *source, const clip *reference, int reference_frame, clip **out, diag *err);
 
 #endif

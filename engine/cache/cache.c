@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../build/build.h"
 #include "../build/loader.h"
 
 /* A handle packs a slot's index (plus one, so that 0 is never a valid handle) in the low 16 bits and the
@@ -13,18 +14,27 @@
 enum { CACHE_INDEX_BITS = 16, CACHE_MAX_SLOTS = (1 << CACHE_INDEX_BITS) - 1 };
 #define CACHE_INDEX_MASK ((uint32_t)CACHE_MAX_SLOTS)
 
-typedef enum cache_kind { CACHE_FREE = 0, CACHE_MODEL, CACHE_CLIP } cache_kind;
+/* CACHE_ADDITIVE entries hold clips too: cache_clip and cache_release_clip take both kinds. */
+typedef enum cache_kind { CACHE_FREE = 0, CACHE_MODEL, CACHE_CLIP, CACHE_ADDITIVE } cache_kind;
+
+/* Which file, and which version of it: two spellings of one path give the same device and inode, and a
+ * file edited in place keeps its inode, so a changed modification time or size makes it a new entry (hot
+ * reload sees the new data) while users of the old one keep theirs. */
+typedef struct cache_file_version {
+    dev_t device;
+    ino_t inode;
+    struct timespec modified;
+    off_t size;
+} cache_file_version;
 
 typedef struct cache_entry {
     cache_kind kind;
     uint16_t generation;
     int users;
-    dev_t device; /* file identity: two spellings of one path give the same device and inode */
-    ino_t inode;
-    /* File version: a file edited in place keeps its inode, so a changed modification time or size
-     * makes it a new entry (hot reload sees the new data) while users of the old one keep theirs. */
-    struct timespec modified;
-    off_t size;
+    cache_file_version file; /* the file read; for an additive clip, its source clip's file */
+    /* An additive clip: the file of the clip its reference frame was taken from, and that frame. */
+    cache_file_version reference_file;
+    int reference_frame;
     union {
         model *model;
         clip *clip;
@@ -46,7 +56,7 @@ static void cache_entry_free(cache_entry *e)
 {
     if (e->kind == CACHE_MODEL)
         model_free(e->data.model);
-    else if (e->kind == CACHE_CLIP)
+    else if (e->kind == CACHE_CLIP || e->kind == CACHE_ADDITIVE)
         clip_free(e->data.clip);
     e->kind = CACHE_FREE;
     e->users = 0;
@@ -70,8 +80,8 @@ static uint32_t cache_handle_id(const cache *c, const cache_entry *e)
     return ((uint32_t)e->generation << CACHE_INDEX_BITS) | (index + 1);
 }
 
-/* The live entry of the given kind a handle names, or NULL for 0, stale or wrongly typed handles. */
-static cache_entry *cache_resolve(const cache *c, uint32_t id, cache_kind kind)
+/* The live entry a handle names, or NULL for 0 or stale handles. */
+static cache_entry *cache_resolve_any(const cache *c, uint32_t id)
 {
     if (!c || id == 0)
         return NULL;
@@ -79,20 +89,45 @@ static cache_entry *cache_resolve(const cache *c, uint32_t id, cache_kind kind)
     if (index >= (uint32_t)c->count)
         return NULL;
     cache_entry *e = &c->entries[index];
-    if (e->kind != kind || e->generation != (uint16_t)(id >> CACHE_INDEX_BITS))
+    if (e->kind == CACHE_FREE || e->generation != (uint16_t)(id >> CACHE_INDEX_BITS))
         return NULL;
     return e;
+}
+
+/* The live entry of the given kind a handle names, or NULL for 0, stale or wrongly typed handles. */
+static cache_entry *cache_resolve(const cache *c, uint32_t id, cache_kind kind)
+{
+    cache_entry *e = cache_resolve_any(c, id);
+    return e && e->kind == kind ? e : NULL;
+}
+
+/* A clip's entry, read from a file or additive. */
+static cache_entry *cache_resolve_clip(const cache *c, uint32_t id)
+{
+    cache_entry *e = cache_resolve_any(c, id);
+    return e && (e->kind == CACHE_CLIP || e->kind == CACHE_ADDITIVE) ? e : NULL;
+}
+
+static cache_file_version cache_version_of(const struct stat *identity)
+{
+    return (cache_file_version){.device = identity->st_dev, .inode = identity->st_ino,
+                                .modified = identity->st_mtim, .size = identity->st_size};
+}
+
+static bool cache_same_version(const cache_file_version *a, const cache_file_version *b)
+{
+    return a->device == b->device && a->inode == b->inode && a->size == b->size &&
+           a->modified.tv_sec == b->modified.tv_sec && a->modified.tv_nsec == b->modified.tv_nsec;
 }
 
 /* Linear search: a game holds tens to hundreds of assets and looks them up at load time, not per frame,
  * so a hash table would add code without a measurable gain. */
 static cache_entry *cache_find(cache *c, cache_kind kind, const struct stat *identity)
 {
+    cache_file_version version = cache_version_of(identity);
     for (int i = 0; i < c->count; ++i) {
         cache_entry *e = &c->entries[i];
-        if (e->kind == kind && e->device == identity->st_dev && e->inode == identity->st_ino &&
-            e->size == identity->st_size && e->modified.tv_sec == identity->st_mtim.tv_sec &&
-            e->modified.tv_nsec == identity->st_mtim.tv_nsec)
+        if (e->kind == kind && cache_same_version(&e->file, &version))
             return e;
     }
     return NULL;
@@ -126,14 +161,11 @@ static cache_entry *cache_new_entry(cache *c, const char *path, diag *err)
 }
 
 /* A new entry's first user and the identity and version of the file it was loaded from. */
-static void cache_entry_claim(cache_entry *e, cache_kind kind, const struct stat *identity)
+static void cache_entry_claim(cache_entry *e, cache_kind kind, cache_file_version file)
 {
     e->kind = kind;
     e->users = 1;
-    e->device = identity->st_dev;
-    e->inode = identity->st_ino;
-    e->modified = identity->st_mtim;
-    e->size = identity->st_size;
+    e->file = file;
 }
 
 /* stat() before loading: the identity decides whether the file is already held, and a missing file or
@@ -174,7 +206,7 @@ cache_model_handle cache_load_model(cache *c, const char *path, diag *err, diag_
         model_free(loaded);
         return (cache_model_handle){0};
     }
-    cache_entry_claim(e, CACHE_MODEL, &identity);
+    cache_entry_claim(e, CACHE_MODEL, cache_version_of(&identity));
     e->data.model = loaded;
     return (cache_model_handle){cache_handle_id(c, e)};
 }
@@ -218,8 +250,48 @@ cache_clip_handle cache_load_clip(cache *c, const char *path, cache_model_handle
         clip_free(loaded);
         return (cache_clip_handle){0};
     }
-    cache_entry_claim(e, CACHE_CLIP, &identity);
+    cache_entry_claim(e, CACHE_CLIP, cache_version_of(&identity));
     e->data.clip = loaded;
+    return (cache_clip_handle){cache_handle_id(c, e)};
+}
+
+cache_clip_handle cache_load_additive_clip(cache *c, cache_clip_handle source, cache_clip_handle reference,
+                                           int reference_frame, diag *err)
+{
+    const cache_entry *source_entry = cache_resolve(c, source.id, CACHE_CLIP);
+    const cache_entry *reference_entry = cache_resolve(c, reference.id, CACHE_CLIP);
+    if (!c) {
+        diag_set(err, "additive", 0, "no cache");
+        return (cache_clip_handle){0};
+    }
+    if (!source_entry || !reference_entry) {
+        /* An additive clip is refused as either: deltas of deltas mean nothing. */
+        diag_set(err, "additive", 0, "the %s handle is stale, was never loaded or is an additive clip",
+                 source_entry ? "reference" : "clip");
+        return (cache_clip_handle){0};
+    }
+    /* Copied now: a new entry below may move the entries array. */
+    cache_file_version source_file = source_entry->file, reference_file = reference_entry->file;
+    for (int i = 0; i < c->count; ++i) {
+        cache_entry *e = &c->entries[i];
+        if (e->kind == CACHE_ADDITIVE && e->reference_frame == reference_frame &&
+            cache_same_version(&e->file, &source_file) && cache_same_version(&e->reference_file, &reference_file)) {
+            e->users++;
+            return (cache_clip_handle){cache_handle_id(c, e)};
+        }
+    }
+    clip *baked = NULL;
+    if (!build_additive_clip(source_entry->data.clip, reference_entry->data.clip, reference_frame, &baked, err))
+        return (cache_clip_handle){0};
+    cache_entry *e = cache_new_entry(c, "additive", err);
+    if (!e) {
+        clip_free(baked);
+        return (cache_clip_handle){0};
+    }
+    cache_entry_claim(e, CACHE_ADDITIVE, source_file);
+    e->reference_file = reference_file;
+    e->reference_frame = reference_frame;
+    e->data.clip = baked;
     return (cache_clip_handle){cache_handle_id(c, e)};
 }
 
@@ -231,25 +303,24 @@ const model *cache_model(const cache *c, cache_model_handle h)
 
 const clip *cache_clip(const cache *c, cache_clip_handle h)
 {
-    const cache_entry *e = cache_resolve(c, h.id, CACHE_CLIP);
+    const cache_entry *e = cache_resolve_clip(c, h.id);
     return e ? e->data.clip : NULL;
 }
 
-static void cache_release(cache *c, uint32_t id, cache_kind kind)
+static void cache_release(cache_entry *e)
 {
-    cache_entry *e = cache_resolve(c, id, kind);
     if (e && --e->users == 0)
         cache_entry_free(e);
 }
 
 void cache_release_model(cache *c, cache_model_handle h)
 {
-    cache_release(c, h.id, CACHE_MODEL);
+    cache_release(cache_resolve(c, h.id, CACHE_MODEL));
 }
 
 void cache_release_clip(cache *c, cache_clip_handle h)
 {
-    cache_release(c, h.id, CACHE_CLIP);
+    cache_release(cache_resolve_clip(c, h.id));
 }
 
 cache_stats cache_get_stats(const cache *c)
@@ -266,8 +337,12 @@ cache_stats cache_get_stats(const cache *c)
         if (e->kind == CACHE_MODEL) {
             stats.models++;
             stats.shared_bytes += e->data.model->bytes;
-        } else {
+        } else if (e->kind == CACHE_CLIP) {
             stats.clips++;
+            stats.shared_bytes += e->data.clip->bytes;
+        } else {
+            stats.additive_clips++;
+            stats.additive_bytes += e->data.clip->bytes;
             stats.shared_bytes += e->data.clip->bytes;
         }
     }

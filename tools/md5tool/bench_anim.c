@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anim/anim_additive.h"
 #include "anim/anim_controller.h"
 #include "anim/config/anim_config.h"
+#include "build/build.h"
 #include "build/loader.h"
 #include "cache/cache.h"
 #include "md5/md5.h"
@@ -245,13 +245,13 @@ int bench_anim_main(int argc, char **argv)
     };
     bench_case crossfade = {.label = "anim", .body = {&library[0], &library[1]}, .overlay = &library[2]};
     status = measure(&m->skeleton, &crossfade, character_count);
-    clip wave_deltas;
-    if (status == 0 && anim_additive_bake(clips[2], clips[2], 0, &wave_deltas, &err)) {
-        anim_clip additive = {.name = "wave_additive", .clip = &wave_deltas, .sync_group = -1, .additive = true};
+    clip *wave_deltas = NULL;
+    if (status == 0 && build_additive_clip(clips[2], clips[2], 0, &wave_deltas, &err)) {
+        anim_clip additive = {.name = "wave_additive", .clip = wave_deltas, .sync_group = -1, .additive = true};
         bench_case additive_case = {.label = "anim, wave additive", .body = {&library[0], &library[1]},
                                     .overlay = &additive};
         status = measure(&m->skeleton, &additive_case, character_count);
-        anim_additive_free(&wave_deltas);
+        clip_free(wave_deltas);
     } else if (status == 0) {
         goto failed;
     }

@@ -50,20 +50,25 @@ static void put_quoted(FILE *out, const char *text)
 /* ---- numbers ---- */
 
 /* The shortest decimal that reads back as the same float: 0.2 rather than 0.200000003, and 1234567 in
- * full where %g would round 999999.5 to 1e+06, a different number than the file's. */
+ * full where %g would round 999999.5 to 1e+06, a different number than the file's. Written as a person
+ * writes it where %g can: 90, not the 9e+01 that one digit of %g makes of it. */
 typedef struct graph_number {
     char text[32];
 } graph_number;
 
 static graph_number number_text(float value)
 {
-    graph_number n;
+    graph_number n, first = {""};
     for (int digits = 1; digits <= 9; ++digits) {
         snprintf(n.text, sizeof n.text, "%.*g", digits, (double)value);
-        if (strtof(n.text, NULL) == value)
-            break;
+        if (strtof(n.text, NULL) != value)
+            continue;
+        if (!strchr(n.text, 'e'))
+            return n;
+        if (!first.text[0])
+            first = n;
     }
-    return n;
+    return first.text[0] ? first : n;
 }
 
 /* ---- conditions, as states.ini writes them ---- */

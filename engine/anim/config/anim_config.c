@@ -9,7 +9,6 @@
 #include "../../base/file.h"
 #include "../../base/watch.h"
 #include "anim_config_internal.h"
-#include "../anim_additive.h"
 
 /* Loading happens in two steps per file. First the ini text becomes sections of `key = value` entries that
  * remember their line numbers (ini_document). Then each file's meaning is checked against what it refers
@@ -140,12 +139,12 @@ static void anim_config_release_character(cache *cache, anim_character *characte
             cache_release_clip(cache, storage->clip_handles[i]);
         if (storage->events)
             free(storage->events[i]);
-        if (storage->additive_clips)
-            anim_additive_free(&storage->additive_clips[i]);
+        if (storage->additive_handles)
+            cache_release_clip(cache, storage->additive_handles[i]);
         if (storage->planted)
             free(storage->planted[i]);
     }
-    free(storage->additive_clips);
+    free(storage->additive_handles);
     free(storage->planted);
     cache_release_model(cache, character->model_handle);
     free(storage->mesh_path);
@@ -196,6 +195,8 @@ static void anim_config_add_character(anim_config_loader *loader, const anim_cha
 static anim_config *anim_config_finish(anim_config_loader *loader, anim_config *keep_watching)
 {
     anim_config *config = loader->config;
+    for (int c = 0; c < config->character_count; ++c)
+        anim_config_release_additive_sources(loader, &config->characters[c], &config->storage[c]);
     if (loader->partial && loader->error_count == 0 && config->character_count == 0)
         anim_config_report(loader, config->characters_path ? config->characters_path : config->clips_path, 0,
                            "no character could be loaded");

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "anim_config_internal.h"
-#include "../anim_additive.h"
 
 static void find_contacts(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
                           const char *path);
@@ -84,7 +83,8 @@ static const clip *anim_config_raw_clip(anim_config_loader *loader, const anim_c
 }
 
 /* `additive = first_frame` or `additive = CLIP FRAME`: replace clip s's frames by their deltas from the
- * reference pose. Every mistake is reported at the entry's line; the clip then stays as it was. */
+ * reference pose, baked by the cache once for every character (and reload) on the same files. Every
+ * mistake is reported at the entry's line; the clip then stays as it was. */
 static void anim_config_make_additive(anim_config_loader *loader, anim_character *character,
                                       anim_character_storage *storage, const char *path, int s,
                                       const ini_entry *entry)
@@ -139,12 +139,15 @@ static void anim_config_make_additive(anim_config_loader *loader, anim_character
         return;
     }
     diag error;
-    if (!anim_additive_bake(source, reference_clip, (int)frame, &storage->additive_clips[s], &error)) {
+    cache_clip_handle baked = cache_load_additive_clip(loader->cache, storage->clip_handles[s],
+                                                       storage->clip_handles[reference], (int)frame, &error);
+    if (baked.id == 0) {
         anim_config_report(loader, path, entry->line, "additive: clip [%s] against [%s]: %s", playable->name,
                            storage->clips[reference].name, error.message);
         return;
     }
-    playable->clip = &storage->additive_clips[s];
+    storage->additive_handles[s] = baked;
+    playable->clip = cache_clip(loader->cache, baked);
     playable->additive = true;
 }
 
@@ -159,9 +162,10 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
     storage->events = calloc((size_t)(count ? count : 1), sizeof *storage->events);
     storage->clip_handles = calloc((size_t)(count ? count : 1), sizeof *storage->clip_handles);
     storage->sync_group_names = calloc((size_t)(count ? count : 1), sizeof *storage->sync_group_names);
-    storage->additive_clips = calloc((size_t)(count ? count : 1), sizeof *storage->additive_clips);
+    storage->additive_handles = calloc((size_t)(count ? count : 1), sizeof *storage->additive_handles);
     storage->planted = calloc((size_t)(count ? count : 1), sizeof *storage->planted);
-    if (!storage->clips || !storage->additive_clips || !storage->planted || !storage->events || !storage->clip_handles || !storage->sync_group_names) {
+    if (!storage->clips || !storage->additive_handles || !storage->planted || !storage->events || !storage->clip_handles ||
+        !storage->sync_group_names) {
         anim_config_report(loader, path, 0, "out of memory");
         ini_document_free(&document);
         return;
@@ -273,6 +277,17 @@ static void find_contacts(anim_config_loader *loader, anim_character *character,
             return;
         }
         clip->planted = storage->planted[s];
+    }
+}
+
+void anim_config_release_additive_sources(anim_config_loader *loader, const anim_character *character,
+                                          anim_character_storage *storage)
+{
+    for (int s = 0; storage->additive_handles && s < character->clip_count; ++s) {
+        if (storage->additive_handles[s].id == 0)
+            continue;
+        cache_release_clip(loader->cache, storage->clip_handles[s]);
+        storage->clip_handles[s] = (cache_clip_handle){0};
     }
 }
 

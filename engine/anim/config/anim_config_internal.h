@@ -26,7 +26,7 @@ typedef struct anim_character_storage {
     anim_clip *clips;
     anim_event_mark **events; /* per clip */
     cache_clip_handle *clip_handles;
-    clip *additive_clips; /* per clip: its baked deltas when additive (anim_additive_free), else zero */
+    cache_clip_handle *additive_handles; /* per clip: its baked deltas in the cache when additive, else {0} */
     unsigned char **planted; /* per clip: its anim_clip.planted, or NULL */
     char (*sync_group_names)[ANIM_NAME_MAX];
     state_machine_state *states;
@@ -158,6 +158,12 @@ float anim_config_bind_height(const model *model, const anim_axes *axes);
  * refers to the clips). Problems are reported, at (referrer, referrer_line) when the file cannot be read. */
 void anim_config_load_clips(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
                             const char *path, const char *referrer, int referrer_line);
+/* Once every character of a load has baked its additive clips: drop the clips they were made from (nothing
+ * plays an additive clip's own frames, and the bake needs neither clip once made), so the cache keeps one
+ * copy of the data, the deltas. Called at the end of a load, not per character, so that characters on one
+ * clips.ini read each file once. A reference that is a clip of the library in its own right stays held. */
+void anim_config_release_additive_sources(anim_config_loader *loader, const anim_character *character,
+                                          anim_character_storage *storage);
 /* The first clip of the library whose file loaded (a partial load's stand-in), or -1. */
 int anim_config_first_loaded_clip(const anim_character *character);
 void anim_config_load_states(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,

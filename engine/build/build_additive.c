@@ -1,9 +1,9 @@
-#include "anim_additive.h"
-
+/* An additive clip from two built clips: every frame as its difference from a reference pose. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../pose/pose.h"
+#include "build.h"
 
 /* The same joints in the same order under the same parents: a delta taken against another skeleton's
  * pose would twist joints that have nothing to do with each other. */
@@ -21,11 +21,37 @@ static bool same_hierarchy(const clip *a, const clip *b, diag *err)
     return true;
 }
 
-bool anim_additive_bake(const clip *source, const clip *reference, int reference_frame, clip *out, diag *err)
+/* The hierarchy and bounds of source, copied into c (which owns them from then on, for clip_free). */
+static bool copy_hierarchy(const clip *source, clip *c)
+{
+    size_t joints = (size_t)source->joint_count, frames = (size_t)source->frame_count;
+    c->names = calloc(joints, sizeof *c->names);
+    c->parents = malloc(joints * sizeof *c->parents);
+    if (!c->names || !c->parents)
+        return false;
+    memcpy(c->parents, source->parents, joints * sizeof *c->parents);
+    c->bytes += joints * (sizeof *c->names + sizeof *c->parents);
+    for (size_t j = 0; j < joints; ++j) {
+        c->names[j] = strdup(source->names && source->names[j] ? source->names[j] : "");
+        if (!c->names[j])
+            return false;
+        c->bytes += strlen(c->names[j]) + 1;
+    }
+    if (source->bounds) {
+        c->bounds = malloc(frames * sizeof *c->bounds);
+        if (!c->bounds)
+            return false;
+        memcpy(c->bounds, source->bounds, frames * sizeof *c->bounds);
+        c->bytes += frames * sizeof *c->bounds;
+    }
+    return true;
+}
+
+bool build_additive_clip(const clip *source, const clip *reference, int reference_frame, clip **out, diag *err)
 {
     if (!out)
         return diag_set(err, "additive", 0, "no clip to fill");
-    memset(out, 0, sizeof *out);
+    *out = NULL;
     if (!source || !reference || !source->frames || !reference->frames || !source->parents || !reference->parents ||
         source->joint_count <= 0 || source->frame_count <= 0)
         return diag_set(err, "additive", 0, "the clip or its reference has no frames");
@@ -34,25 +60,26 @@ bool anim_additive_bake(const clip *source, const clip *reference, int reference
     if (reference_frame < 0 || reference_frame >= reference->frame_count)
         return diag_set(err, "additive", 0, "reference frame %d is outside 0 to %d", reference_frame,
                         reference->frame_count - 1);
+    clip *c = calloc(1, sizeof *c);
+    if (!c)
+        return diag_set(err, "additive", 0, "out of memory");
+    /* Timing (frame count, rate, loop convention, durations) is source's. */
+    *c = *source;
+    c->names = NULL;
+    c->parents = NULL;
+    c->bounds = NULL;
     size_t joints = (size_t)source->joint_count;
     size_t count = (size_t)source->frame_count * joints;
-    joint_pose *frames = malloc(sizeof *frames * count);
-    if (!frames)
+    c->frames = malloc(sizeof *c->frames * count);
+    c->bytes = sizeof *c + sizeof *c->frames * count;
+    if (!c->frames || !copy_hierarchy(source, c)) {
+        clip_free(c);
         return diag_set(err, "additive", 0, "out of memory");
+    }
     const joint_pose *reference_pose = reference->frames + (size_t)reference_frame * joints;
     for (int f = 0; f < source->frame_count; ++f)
         pose_additive_delta(reference_pose, source->frames + (size_t)f * joints, source->joint_count,
-                            frames + (size_t)f * joints);
-    *out = *source;
-    out->frames = frames;
-    out->bytes = sizeof *frames * count;
+                            c->frames + (size_t)f * joints);
+    *out = c;
     return true;
-}
-
-void anim_additive_free(clip *baked)
-{
-    if (!baked)
-        return;
-    free(baked->frames);
-    memset(baked, 0, sizeof *baked);
 }
