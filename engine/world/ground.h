@@ -7,12 +7,15 @@
 #define MARIONETTE_GROUND_H
 
 typedef enum ground_kind {
-    GROUND_FLAT, /* the plane y = 0 */
+    GROUND_FLAT,  /* the plane y = 0 */
+    GROUND_SLOPE, /* a plane through the origin rising slope_degrees toward uphill (tests, a ramp's face) */
     GROUND_KIND_COUNT
 } ground_kind;
 
 typedef struct ground {
     ground_kind kind;
+    float slope_degrees; /* GROUND_SLOPE: 0 to 60 (ground_at clamps) */
+    float uphill[2];     /* GROUND_SLOPE: the direction (x, z) it rises toward; need not be unit, (0, 0) is +x */
 } ground;
 
 typedef struct ground_sample {
