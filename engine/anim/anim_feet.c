@@ -111,16 +111,43 @@ bool anim_feet_find_contacts(const anim_clip *entry, const skeleton *s, const in
             return false;
     const clip *c = entry->clip;
     int frames = c->frame_count, joints = s->joint_count;
+    /* Only the feet and their ancestors are taken to object space: a sub-skeleton of those joints in
+     * skeleton order (parents still before children), so pose_to_object gives the feet the very same
+     * values as on the whole skeleton, at a fraction of the work (a config load does every clip). The
+     * ints: the chain's joints, each joint's place in the chain (-1: not in it), the chain's parents as
+     * places, each foot's place. */
+    int *chain = malloc(sizeof *chain * ((size_t)joints * 3 + (size_t)foot_count + 1));
     joint_pose *pose = malloc(sizeof *pose * (size_t)joints);
     double (*at)[3] = malloc(sizeof *at * (size_t)frames * (size_t)(foot_count ? foot_count : 1));
     unsigned char *low = malloc((size_t)frames * (size_t)(foot_count ? foot_count : 1));
-    bool ok = pose && at && low;
+    bool ok = chain && pose && at && low;
+    int chain_length = 0;
+    int *place = ok ? chain + joints : NULL, *chain_parents = ok ? chain + 2 * joints : NULL,
+        *foot_place = ok ? chain + 3 * joints : NULL;
+    if (ok) {
+        for (int j = 0; j < joints; ++j)
+            place[j] = -1;
+        for (int f = 0; f < foot_count; ++f)
+            for (int j = feet[f]; j >= 0 && place[j] < 0; j = s->parents[j])
+                place[j] = 0;
+        for (int j = 0; j < joints; ++j)
+            if (place[j] == 0)
+                chain[chain_length] = j, place[j] = chain_length++;
+        for (int k = 0; k < chain_length; ++k)
+            chain_parents[k] = s->parents[chain[k]] < 0 ? -1 : place[s->parents[chain[k]]];
+        for (int f = 0; f < foot_count; ++f)
+            foot_place[f] = place[feet[f]];
+    }
     for (int frame = 0; frame < frames && ok; ++frame) {
-        pose_to_object(s->parents, joints, c->frames + (size_t)frame * (size_t)joints, pose);
+        const joint_pose *local = c->frames + (size_t)frame * (size_t)joints;
+        for (int k = 0; k < chain_length; ++k)
+            pose[k] = local[chain[k]];
+        pose_to_object(chain_parents, chain_length, pose, pose);
         for (int f = 0; f < foot_count; ++f) {
-            to_canonical(entry, pose[feet[f]].position, at[f * frames + frame]);
+            const joint_pose *foot = &pose[foot_place[f]];
+            to_canonical(entry, foot->position, at[f * frames + frame]);
             low[f * frames + frame] =
-                tilt_degrees(entry, s->bind_object[feet[f]].rotation, pose[feet[f]].rotation) <= ANIM_FEET_PLANT_TILT;
+                tilt_degrees(entry, s->bind_object[feet[f]].rotation, foot->rotation) <= ANIM_FEET_PLANT_TILT;
         }
     }
     /* Low: near the lowest the foot gets in the clip. The floor, not the bind pose: a run may never bring
@@ -169,6 +196,7 @@ bool anim_feet_find_contacts(const anim_clip *entry, const skeleton *s, const in
                     hypot(velocity[0] - floor_velocity[0], velocity[1] - floor_velocity[1]) <= ANIM_FEET_PLANT_SPEED;
             }
     }
+    free(chain);
     free(pose);
     free(at);
     free(low);
