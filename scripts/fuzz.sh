@@ -5,6 +5,8 @@
 #   FUZZ_RUNS=N ./scripts/fuzz.sh 0 ...       until N executions instead (SECONDS 0: no time limit)
 #   FUZZ_JOBS=J ...                           J fuzzing processes sharing the corpus (one per core), each
 #                                             running SECONDS or N/J executions; figures are their sums
+#   FUZZ_TIMEOUT=S ...                        an execution taking S seconds is a hang (default 10). The clock
+#                                             is the wall's: a long run niced under other work needs more
 # Configures and builds build-fuzz with clang the first time. Each target's corpus grows in
 # build-fuzz/corpus/TARGET across runs; the seeds (tests/data, assets/, config/, docs/, and the .md5mesh and
 # .md5anim files of MARIONETTE_REAL_MD5 when that setting names a folder: README, "Test data") are copied
@@ -116,7 +118,7 @@ for target in $targets; do
     esac
     echo "fuzz: $target for ${seconds}s${FUZZ_RUNS:+ or $FUZZ_RUNS runs} (log $log)"
     # max_len: whole meshes of 400 KB make every execution slow; their first 16 KB (joints and a
-    # first mesh) still seed every section. timeout: an input taking 10 s is a hang.
+    # first mesh) still seed every section. timeout: an input taking FUZZ_TIMEOUT (10) s is a hang.
     status=0
     start=$(date +%s)
     jobs=${FUZZ_JOBS:-1}
@@ -126,7 +128,7 @@ for target in $targets; do
     mkdir -p "$job_logs"
     # With jobs, libFuzzer writes each one's output to fuzz-N.log in the folder it runs in.
     (cd "$job_logs" && "$root/$build/tests/fuzz/$target" -max_total_time="$seconds" ${runs_each:+-runs=$runs_each} \
-        -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -dict="$root/$dictionary" \
+        -max_len=16384 -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -print_final_stats=1 -dict="$root/$dictionary" \
         -artifact_prefix="$root/$crashes/$target-" ${FUZZ_JOBS:+-jobs=$jobs -workers=$jobs} \
         "$root/$corpus" "$root/$seeds") >"$log" 2>&1 || status=$?
     if [ "$jobs" -gt 1 ]; then
