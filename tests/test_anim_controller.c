@@ -768,8 +768,9 @@ static void test_additive_weight_zero_and_identity_change_nothing(void)
     for (int which = 0; which < 2; ++which) {
         anim_controller *plain = new_controller(), *added = new_controller();
         play_walk_pair(plain, added, layers[which], mannequin->skeleton.names[0]);
-        /* The wave at weight 0 is the walk bit for bit; the identity clip at weight 1 within 1e-6 (its
-         * deltas are identity only to rounding, see test_pose). */
+        /* The wave at weight 0 is the walk bit for bit; so is the identity clip at weight 1: its deltas
+         * are identity to rounding (see test_pose), every joint of it is still (clip.h), and still joints
+         * are not added at all. */
         CHECK(anim_controller_set_overlay_weight(added, 1, which == 0 ? 0.0f : 1.0f));
         double worst = 0.0;
         for (int step = 0; step < 40; ++step) {
@@ -777,13 +778,10 @@ static void test_additive_weight_zero_and_identity_change_nothing(void)
             anim_controller_update(added, 1.0 / 30.0, NULL);
             memcpy(plain_pose, local_pose(plain), sizeof(joint_pose) * joints);
             const joint_pose *pose = local_pose(added);
-            if (which == 0)
-                CHECK(memcmp(pose, plain_pose, sizeof(joint_pose) * joints) == 0);
+            CHECK(memcmp(pose, plain_pose, sizeof(joint_pose) * joints) == 0);
             worst = fmax(worst, component_difference(pose, plain_pose, 0, joint_count() - 1));
         }
-        CHECK(which == 0 ? worst == 0.0 : worst <= 1e-6);
-        if (which == 1)
-            printf("  identity additive over the walk: largest difference %.2g\n", worst);
+        CHECK(worst == 0.0);
         anim_controller_destroy(plain);
         anim_controller_destroy(added);
     }
@@ -791,6 +789,50 @@ static void test_additive_weight_zero_and_identity_change_nothing(void)
     free(frames);
     clip_free(wave_deltas);
     clip_free(identity_deltas);
+}
+
+/* The wave's additive moves the right arm only: the joints before and after the moving ones in skeleton
+ * order are still (build_additive_clip counts them), and an overlay over the whole body leaves them the
+ * body's bit for bit while the arm moves. */
+static void test_additive_still_joints_are_skipped(void)
+{
+    clip *deltas = NULL;
+    anim_clip additive;
+    CHECK(make_additive(clips[WAVE], clips[WAVE], 0, &deltas, &additive, "wave_additive"));
+    int clavicle = joint_named("clavicle.R");
+    CHECK(deltas->still_first > 0 && deltas->still_first <= clavicle);
+    CHECK(deltas->still_last > 0 && deltas->still_first + deltas->still_last < deltas->joint_count);
+    CHECK(clips[WAVE]->still_first == 0 && clips[WAVE]->still_last == 0); /* an ordinary clip: none */
+    /* Every still joint really is: its delta is identity in every frame to ADDITIVE_STILL_TURN. */
+    int moved_last = deltas->joint_count - 1 - deltas->still_last;
+    for (int f = 0; f < deltas->frame_count; ++f)
+        for (int j = 0; j < deltas->joint_count; ++j) {
+            if (j >= deltas->still_first && j <= moved_last)
+                continue;
+            const joint_pose *delta = &deltas->frames[(size_t)f * (size_t)deltas->joint_count + (size_t)j];
+            CHECK(fabsf(delta->rotation[0]) < 1e-6f && fabsf(delta->rotation[1]) < 1e-6f &&
+                  fabsf(delta->rotation[2]) < 1e-6f && delta->position[0] == 0.0f);
+        }
+    anim_controller *plain = new_controller(), *added = new_controller();
+    play_walk_pair(plain, added, &additive, mannequin->skeleton.names[0]);
+    size_t bytes = sizeof(joint_pose) * (size_t)joint_count();
+    joint_pose *plain_pose = malloc(bytes);
+    double moved = 0.0;
+    for (int step = 0; step < 40; ++step) {
+        anim_controller_update(plain, 1.0 / 30.0, NULL);
+        anim_controller_update(added, 1.0 / 30.0, NULL);
+        memcpy(plain_pose, local_pose(plain), bytes);
+        const joint_pose *pose = local_pose(added);
+        CHECK(memcmp(pose, plain_pose, sizeof(joint_pose) * (size_t)deltas->still_first) == 0);
+        CHECK(memcmp(pose + moved_last + 1, plain_pose + moved_last + 1,
+                     sizeof(joint_pose) * (size_t)deltas->still_last) == 0);
+        moved = fmax(moved, component_difference(pose, plain_pose, deltas->still_first, moved_last));
+    }
+    CHECK(moved > 0.05); /* the arm still waves */
+    free(plain_pose);
+    anim_controller_destroy(plain);
+    anim_controller_destroy(added);
+    clip_free(deltas);
 }
 
 static void test_additive_on_its_reference_reproduces_the_clip(void)
@@ -1526,6 +1568,7 @@ int main(void)
     RUN(test_unrelated_clips_fire_their_own_events);
     RUN(test_wave_over_walk_through_a_mask);
     RUN(test_additive_weight_zero_and_identity_change_nothing);
+    RUN(test_additive_still_joints_are_skipped);
     RUN(test_additive_on_its_reference_reproduces_the_clip);
     RUN(test_additive_mask_and_weight);
     RUN(test_additive_crossfades_with_an_ordinary_overlay);

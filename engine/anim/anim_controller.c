@@ -585,6 +585,35 @@ static bool channel_additive(const anim_channel *channel, bool *mixed)
     return shown > 0 && additive == shown;
 }
 
+/* The joints an additive channel can change: the union, over its layers that show, of the joints
+ * between each clip's still ends (clip.h: still_first, still_last; a blend's clips all count, a snapshot
+ * all joints). Outside them its deltas are identity, so adding them would only cost time. */
+static void channel_moved_joints(const anim_controller *controller, const anim_channel *channel, int *first,
+                                 int *last)
+{
+    float weights[ANIM_CHANNEL_LAYERS];
+    current_weights(channel, weights);
+    *first = controller->joint_count;
+    *last = -1;
+    for (int k = 0; k < channel->layer_count; ++k) {
+        if (weights[k] == 0.0f)
+            continue;
+        const anim_layer *layer = &channel->layers[k];
+        int count = layer->clip ? 1 : layer->blend ? layer->blend->count : 0;
+        if (count == 0) { /* the snapshot */
+            *first = 0;
+            *last = controller->joint_count - 1;
+            return;
+        }
+        for (int i = 0; i < count; ++i) {
+            const clip *c = layer->clip ? layer->clip->clip : layer->blend->clips[i]->clip;
+            int low = c->still_first, high = c->joint_count - 1 - c->still_last;
+            *first = low < *first ? low : *first;
+            *last = high > *last ? high : *last;
+        }
+    }
+}
+
 /* The local pose of the layers as they stand, a pass at a time: the body (the bind pose before any
  * clip), then each overlay over it through its mask, in channel order. An overlay of additive clips adds
  * its (blended) deltas: pose_add with the channel's weight and mask. A channel crossfading between
@@ -609,7 +638,14 @@ static void evaluate_local(const anim_controller *controller, joint_pose *out)
              * (pose_blend_masked copies it), so sampling the overlay there would be wasted. */
             const float *mask = overlay->mask + first;
             int low = 0, high = count - 1;
-            while (low < count && mask[low] == 0.0f)
+            bool mixed = false, additive = channel_additive(overlay, &mixed);
+            if (additive) { /* and only the joints its clips move */
+                int moved_first, moved_last;
+                channel_moved_joints(controller, overlay, &moved_first, &moved_last);
+                low = moved_first - first > low ? moved_first - first : low;
+                high = moved_last - first < high ? moved_last - first : high;
+            }
+            while (low <= high && mask[low] == 0.0f)
                 ++low;
             while (high >= low && mask[high] == 0.0f)
                 --high;
@@ -617,8 +653,7 @@ static void evaluate_local(const anim_controller *controller, joint_pose *out)
                 continue;
             int reached = high - low + 1;
             float weight = overlay->weight * overlay->amount;
-            bool mixed = false;
-            if (channel_additive(overlay, &mixed)) {
+            if (additive) {
                 evaluate_channel(overlay, first + low, reached, NULL, scratch, scratch[0]);
                 pose_add(pass + low, scratch[0], weight, mask + low, reached, pass + low);
             } else {

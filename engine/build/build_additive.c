@@ -21,6 +21,34 @@ static bool same_hierarchy(const clip *a, const clip *b, diag *err)
     return true;
 }
 
+/* A joint adds nothing when, in every frame, its delta moves it by nothing and turns it by at most
+ * ADDITIVE_STILL_TURN radians (a delta of a joint the clip does not animate is identity up to rounding).
+ * Skipping such a joint changes a pose by less than that turn. */
+#define ADDITIVE_STILL_TURN 2e-6f
+
+static bool joint_still(const clip *c, int joint)
+{
+    for (int f = 0; f < c->frame_count; ++f) {
+        const joint_pose *delta = &c->frames[(size_t)f * (size_t)c->joint_count + (size_t)joint];
+        const float *q = delta->rotation;
+        if (delta->position[0] != 0.0f || delta->position[1] != 0.0f || delta->position[2] != 0.0f ||
+            !(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] <= 0.25f * ADDITIVE_STILL_TURN * ADDITIVE_STILL_TURN))
+            return false;
+    }
+    return true;
+}
+
+/* The still joints at either end of the skeleton order: a lean or a breath moves the spine and leaves
+ * the arms below it alone, so a layer adding it samples and adds a third fewer joints. */
+static void count_still_joints(clip *c)
+{
+    c->still_first = c->still_last = 0;
+    while (c->still_first < c->joint_count && joint_still(c, c->still_first))
+        ++c->still_first;
+    while (c->still_first + c->still_last < c->joint_count && joint_still(c, c->joint_count - 1 - c->still_last))
+        ++c->still_last;
+}
+
 /* The hierarchy and bounds of source, copied into c (which owns them from then on, for clip_free). */
 static bool copy_hierarchy(const clip *source, clip *c)
 {
@@ -80,6 +108,7 @@ bool build_additive_clip(const clip *source, const clip *reference, int referenc
     for (int f = 0; f < source->frame_count; ++f)
         pose_additive_delta(reference_pose, source->frames + (size_t)f * joints, source->joint_count,
                             c->frames + (size_t)f * joints);
+    count_still_joints(c);
     *out = c;
     return true;
 }

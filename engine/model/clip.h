@@ -33,6 +33,10 @@ typedef struct clip {
     int *parents;
     joint_pose *frames;       /* frame_count * joint_count local poses, unit quaternions */
     float (*bounds)[2][3];    /* per frame: min xyz, max xyz, object space */
+    /* An additive clip (build_additive_clip): how many of its first and of its last joints, in skeleton
+     * order, add nothing in any frame (their deltas are identity: see build_additive_clip), so a layer
+     * adding it can skip them. 0 and 0 for an ordinary clip, and for one made without knowing. */
+    int still_first, still_last;
     size_t bytes;             /* heap bytes this clip owns */
 } clip;
 
