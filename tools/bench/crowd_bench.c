@@ -23,6 +23,9 @@
  * --no-render needs no GL: the palettes go to a buffer of the benchmark's own (the same bytes written).
  * Run headless with SDL_VIDEODRIVER=offscreen. Ends with one line per N:
  *   crowd: 10000 characters, 2 threads, update 6.1 ms/frame (0.61 us/character), render 812 ms/frame
+ * (with --no-render, in place of the render figure: the update's CPU time a frame over all threads, which
+ * compares two builds on a busy machine better than the wall's time does, the wall counting time others
+ * had the cores)
  * then (rendering) the frame budget, one line per N, in the HUD's words (bench_budget.h): draw calls, GPU
  * time per pass (medians of the timer queries' figures seen while timed; they lag a few frames), triangles
  * of every pass and of the shadow, instances per level of detail in the picture and in the shadow:
@@ -69,6 +72,7 @@ typedef struct bench_options {
 
 typedef struct frame_medians {
     double update, render;          /* the two figures of the summary line */
+    double update_cpu;              /* --no-render: CPU ms a frame, all threads (bench_cpu_seconds_now) */
     double crowd_update, palettes;  /* update = crowd_update + palettes */
     double queue, end_frame;        /* render = queue + end_frame (gfx_end_frame and glFinish) */
     gfx_stats stats;
@@ -297,10 +301,13 @@ static bool measure(int count, const bench_options *o, const crowd_spawn_desc *d
         crowd_update(crowd, STEP_SECONDS);
     double *parts[4] = {scratch, scratch + o->frames, scratch + 2 * o->frames, scratch + 3 * o->frames};
     int grows_before = 0;
+    double cpu_start = 0.0;
     bench_budget_start(budget);
     for (int f = 0; f < o->warmup + o->frames; ++f) {
-        if (f == o->warmup)
+        if (f == o->warmup) {
             grows_before = o->render ? gfx_frame_stats().buffer_grows : 0;
+            cpu_start = bench_cpu_seconds_now();
+        }
         double times[4];
         run_frame(crowd, scene, jobs, frame, &own, times);
         if (f >= o->warmup)
@@ -313,7 +320,10 @@ static bool measure(int count, const bench_options *o, const crowd_spawn_desc *d
             bench_budget_add(budget, &stats);
         }
     }
+    double cpu_seconds = bench_cpu_seconds_now() - cpu_start;
     *out = (frame_medians){0};
+    /* Without rendering the timed loop is the update alone, so the process's CPU time is the update's. */
+    out->update_cpu = o->render ? 0.0 : 1000.0 * cpu_seconds / o->frames;
     double *totals = scratch + 4 * o->frames;
     for (int f = 0; f < o->frames; ++f)
         totals[f] = parts[0][f] + parts[1][f];
@@ -421,7 +431,7 @@ int main(int argc, char **argv)
         if (o.render)
             printf("render %.1f ms/frame\n", r->render);
         else
-            printf("render not run (--no-render)\n");
+            printf("update CPU %.2f ms/frame (all threads), render not run (--no-render)\n", r->update_cpu);
     }
     for (int n = 0; n < o.count_total && o.render; ++n)
         printf("%s\n", budget_lines[n]);

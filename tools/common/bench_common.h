@@ -8,6 +8,9 @@
 /* A monotonic clock in seconds, and the median of n values (sorts them in place; the median of an even
  * count is the mean of the middle two). */
 double bench_seconds_now(void);
+/* CPU seconds this process has used, all its threads together: on a busy machine, where the clock on
+ * the wall also counts the time others had the cores, the figure that compares two builds. */
+double bench_cpu_seconds_now(void);
 double bench_median(double *values, int count);
 
 /* The render benchmarks' `--lod-pixels P|off`: the level-of-detail budget, 0.1 to 100 pixels, or "off"
