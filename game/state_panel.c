@@ -330,6 +330,13 @@ static void add_layer(state_panel_lines *out, const anim_controller *controller,
                              (double)weights[i]);
         used += wrote > 0 ? (size_t)wrote : 0;
     }
+    if (layer->blend->has_rest && used < sizeof clips) { /* what the clips leave: no change */
+        float rest = 1.0f;
+        for (int i = 0; i < count; ++i)
+            rest -= weights[i];
+        if (rest > 0.005f)
+            snprintf(clips + used, sizeof clips - used, " rest %.2f", (double)rest);
+    }
     if (layer->blend->dimensions == 1)
         add_line(out, STATE_PANEL_PLAIN, "    at %.2f:%s", (double)layer->point[0], clips);
     else

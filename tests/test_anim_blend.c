@@ -2,9 +2,9 @@
  * synced; at a clip's point the controller shows that clip bit for bit; sweeping the point moves the pose
  * continuously and the weights always sum to 1; the blend's ground speed is each clip's own at its point;
  * an animator follows the speed parameter, keeps the idle on its own clock, allocates nothing per update and
- * carries on through a hot reload without a jump; the additive `lean` blend cancels at turn_rate 0 (within
- * 0.5 degree) and leans the trunk into the turn otherwise; every mistake in a [blend NAME] section is one
- * line at file:line. */
+ * carries on through a hot reload without a jump; the additive `lean` blend rests at turn_rate 0 (the walk
+ * bit for bit) and leans the trunk into the turn otherwise; a rest's weights in 1D and 2D; every mistake in
+ * a [blend NAME] section is one line at file:line. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -253,6 +253,20 @@ static void test_lean_blend(void)
     CHECK(lean->dimensions == 1 && lean->count == 2 && lean->additive && !lean->loop);
     CHECK(strcmp(lean->clips[0]->name, "lean_right") == 0 && lean->points[0][0] == -90.0f);
     CHECK(strcmp(lean->clips[1]->name, "lean_left") == 0 && lean->points[1][0] == 90.0f);
+    CHECK(lean->has_rest && lean->rest[0] == 0.0f && anim_blend_valid(lean));
+    /* The rest takes its share: none of either lean going straight, half of one at 45 degrees a second. */
+    float weights[ANIM_BLEND_MAX_CLIPS], previous[2] = {1.0f, 0.0f};
+    for (float rate = -120.0f; rate <= 120.0f; rate += 0.5f) {
+        anim_blend_weights(lean, (float[2]){rate, 0.0f}, weights);
+        float expected_left = rate > 0.0f ? fminf(rate / 90.0f, 1.0f) : 0.0f;
+        float expected_right = rate < 0.0f ? fminf(-rate / 90.0f, 1.0f) : 0.0f;
+        CHECK_NEAR(weights[1], expected_left, 1e-6);
+        CHECK_NEAR(weights[0], expected_right, 1e-6);
+        CHECK(fabsf(weights[0] - previous[0]) <= 0.5f / 90.0f + 1e-6f &&
+              fabsf(weights[1] - previous[1]) <= 0.5f / 90.0f + 1e-6f);
+        previous[0] = weights[0];
+        previous[1] = weights[1];
+    }
     int turn_rate = state_machine_find_parameter(&mannequin->machine, "turn_rate");
     CHECK(turn_rate >= 0 && lean->parameters[0] == turn_rate);
 
@@ -278,12 +292,15 @@ static void test_lean_blend(void)
         rolls[r] = roll;
         printf("  lean blend at turn_rate %g: trunk roll %+.2f degrees, a joint differs from the walk by up to %.2f\n",
                (double)rates[r], roll, worst);
+        /* At the rest the lean adds nothing at all: the walk, bit for bit (largest_angle reads a few
+         * hundredths of a degree even then: acos near 1 of a float dot product). */
         if (r == 0)
-            CHECK(worst < 0.5);
+            CHECK(memcmp(anim_controller_object_pose(leaning), anim_controller_object_pose(plain),
+                         sizeof(joint_pose) * (size_t)s->joint_count) == 0);
         anim_controller_destroy(plain);
         anim_controller_destroy(leaning);
     }
-    CHECK(fabs(rolls[0]) < 0.5);
+    CHECK(rolls[0] == 0.0);
     CHECK(rolls[1] > 8.0 && rolls[1] < 20.0);
     CHECK_NEAR(rolls[2], -rolls[1], 1.0);
     CHECK(rolls[3] > 0.35 * rolls[1] && rolls[3] < 0.65 * rolls[1]);
@@ -316,6 +333,12 @@ static void test_blend_mistakes(void)
         {"[blend walk]\nparameters = speed\nclip.run = 1\n", 7, "has the name of a clip"},
         {"[blend b]\nparameters = speed\nsample = 1\n", 9, "sample"},
         {"[blend b]\nparameters = speed\nclip.lean_left = 0\nclip.walk = 1\n", 7, "mixes"},
+        {"[blend b]\nparameters = speed\nclip.walk = 1\nrest = 0\n", 10, "only an additive blend has a rest"},
+        {"[blend b]\nparameters = speed\nclip.lean_left = 1\nclip.lean_right = -1\nrest = 1\n", 11,
+         "the rest (1) is at a clip's point"},
+        {"[blend b]\nparameters = speed\nclip.lean_left = 1\nrest = 0 0\n", 10, "rest must be one position"},
+        {"[blend b]\nparameters = speed side\nclip.lean_left = 1 0\nrest = 0 nan\n", 10, "rest must be a point"},
+        {"[blend b]\nparameters = speed\nclip.lean_left = 1\nrest = 5000\n", 10, "-1000 to 1000"},
     };
     char folder[512], path[600];
     CHECK(test_make_temp_folder(folder, sizeof folder, "blend_mistakes"));
@@ -366,12 +389,40 @@ static void test_blend_mistakes(void)
     cache_destroy(c);
 }
 
+/* A 2D additive blend with its rest at the centre of four clips: nothing at the rest, each clip alone at
+ * its point, the clips' weights never above 1 in sum, and continuous (gradient bands with one more point). */
+static void test_rest_in_2d(void)
+{
+    anim_blend blend = {.dimensions = 2, .count = 4, .additive = true, .has_rest = true,
+                        .points = {{1.0f, 0.0f}, {-1.0f, 0.0f}, {0.0f, 1.0f}, {0.0f, -1.0f}}};
+    float weights[ANIM_BLEND_MAX_CLIPS], previous = 0.0f;
+    anim_blend_weights(&blend, (float[2]){0.0f, 0.0f}, weights);
+    CHECK(weights[0] == 0.0f && weights[1] == 0.0f && weights[2] == 0.0f && weights[3] == 0.0f);
+    for (int i = 0; i < 4; ++i) {
+        anim_blend_weights(&blend, blend.points[i], weights);
+        CHECK_NEAR(weights[i], 1.0, 1e-6);
+    }
+    double largest_step = 0.0;
+    for (int step = 0; step <= 400; ++step) { /* through the rest along a diagonal */
+        float t = -1.5f + 3.0f * (float)step / 400.0f;
+        anim_blend_weights(&blend, (float[2]){t, 0.5f * t}, weights);
+        float sum = weights[0] + weights[1] + weights[2] + weights[3];
+        CHECK(sum >= -1e-6f && sum <= 1.0f + 1e-6f);
+        if (step > 0)
+            largest_step = fmax(largest_step, fabs(sum - previous));
+        previous = sum;
+    }
+    printf("  2D rest: the clips' total weight changes by at most %.4f per 0.0075 step\n", largest_step);
+    CHECK(largest_step < 0.05);
+}
+
 int main(void)
 {
     RUN(test_shipped_blend_loads);
     RUN(test_blend_pose);
     RUN(test_animator_follows_the_speed);
     RUN(test_lean_blend);
+    RUN(test_rest_in_2d);
     RUN(test_blend_mistakes);
     return check_report();
 }

@@ -1260,7 +1260,7 @@ static void test_graph_demo_dot(void)
         {"strafe_wave", STRAFE_BLEND "<br/>overlay wave on clavicle.R"},
         /* A blend's points as the file writes them (90, not 9e+01). */
         {"moving", "blend locomotion (speed):<br/>idle 0, walk 1.4, run 3.5, loop<br/>rate_from speed [0.5, 2]"
-                   "<br/>overlay blend lean (turn_rate):<br/>lean_right -90, lean_left 90 on spine.01"},
+                   "<br/>overlay blend lean (turn_rate):<br/>lean_right -90, lean_left 90, rest 0 on spine.01"},
         {"flinch", "blend locomotion (speed):<br/>idle 0, walk 1.4, run 3.5, loop<br/>rate_from speed [0.5, 2]"
                    "<br/>overlay flinch on spine.01"},
     };

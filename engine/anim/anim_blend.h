@@ -31,6 +31,12 @@ typedef struct anim_blend {
     int parameters[2];
     bool loop;                  /* its clips all loop (a cycle), or are all one-shots */
     bool additive;              /* its clips are all additive (then it plays only as an overlay) */
+    /* An additive blend's rest: a point of the space that holds no clip and adds nothing (an aim offset's
+     * or a lean's centre). It takes a weight like a clip's point, so the clips' weights sum to 1 minus
+     * its weight, and at the rest nothing is sampled or added at all. Needs count + 1 points to be valid
+     * (count <= ANIM_BLEND_MAX_CLIPS - 1). */
+    bool has_rest;
+    float rest[2];
     int sync_group;             /* the sync group its looping clips share, for phase matching with other
                                  * layers; -1 when they share none */
 } anim_blend;
@@ -40,8 +46,9 @@ typedef struct anim_blend {
  * additive agreeing with every clip. */
 bool anim_blend_valid(const anim_blend *blend);
 
-/* The weight of each clip at point (x, y; y unused in 1D): >= 0, summing to 1, continuous in the point;
- * a clip's point gives that clip alone. A non-finite coordinate reads as 0. */
+/* The weight of each clip at point (x, y; y unused in 1D): >= 0, summing to 1 (to 1 minus the rest's
+ * weight when the blend has a rest), continuous in the point; a clip's point gives that clip alone, the
+ * rest no clip. A non-finite coordinate reads as 0. */
 void anim_blend_weights(const anim_blend *blend, const float point[2], float weights[ANIM_BLEND_MAX_CLIPS]);
 
 /* The clip with the largest weight (the first of equals). */
@@ -52,7 +59,8 @@ int anim_blend_heaviest(const anim_blend *blend, const float weights[ANIM_BLEND_
 bool anim_blend_clip_in_phase(const anim_blend *blend, int i);
 
 /* Seconds per cycle of the blend at these weights: the weighted mean of the cycles of its clips in phase
- * (one-shots: their runs to the last frame), or of all its clips when those have no weight. A clip in
+ * (one-shots: their runs to the last frame), or of all its clips when those have no weight (at a rest:
+ * their plain mean, so a blend at its rest keeps its clock). A clip in
  * phase plays at its duration / this times its authored speed. */
 double anim_blend_duration(const anim_blend *blend, const float weights[ANIM_BLEND_MAX_CLIPS]);
 

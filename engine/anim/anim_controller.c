@@ -507,6 +507,14 @@ static void sample_blend(const anim_layer *layer, int first, int count, joint_po
     anim_blend_weights(blend, layer->point, weights);
     double phase = layer_phase(layer);
     int heaviest = anim_blend_heaviest(blend, weights);
+    float rest = 1.0f; /* the rest's weight: what the clips leave (0 without a rest, to rounding) */
+    for (int i = 0; i < blend->count; ++i)
+        rest -= weights[i];
+    if (blend->has_rest && !(weights[heaviest] > 0.0f)) { /* at the rest: no change */
+        for (int i = 0; i < count; ++i)
+            out[i] = (joint_pose){.rotation = {0.0f, 0.0f, 0.0f, 1.0f}};
+        return;
+    }
     if (weights[heaviest] >= 1.0f) {
         sample_clip(blend->clips[heaviest],
                     cycles_phase(blend->loop, blend_clip_cycles(layer, heaviest, phase, layer->seconds)), first, count,
@@ -523,6 +531,12 @@ static void sample_blend(const anim_layer *layer, int first, int count, joint_po
                     first, count, samples[used]);
         poses[used] = samples[used];
         used_weights[used++] = weights[i];
+    }
+    if (blend->has_rest && rest > 0.0f && used < ANIM_BLEND_MAX_CLIPS) { /* the rest's no change, weighed in */
+        for (int i = 0; i < count; ++i)
+            samples[used][i] = (joint_pose){.rotation = {0.0f, 0.0f, 0.0f, 1.0f}};
+        poses[used] = samples[used];
+        used_weights[used++] = rest;
     }
     pose_blend(poses, used_weights, used, count, out);
 }
@@ -586,8 +600,9 @@ static bool channel_additive(const anim_channel *channel, bool *mixed)
 }
 
 /* The joints an additive channel can change: the union, over its layers that show, of the joints
- * between each clip's still ends (clip.h: still_first, still_last; a blend's clips all count, a snapshot
- * all joints). Outside them its deltas are identity, so adding them would only cost time. */
+ * between each clip's still ends (clip.h: still_first, still_last; of a blend, its clips with weight at
+ * its point; a snapshot, all joints). Outside them its deltas are identity, so adding them would only
+ * cost time; a channel at its blend's rest changes none. */
 static void channel_moved_joints(const anim_controller *controller, const anim_channel *channel, int *first,
                                  int *last)
 {
@@ -605,7 +620,12 @@ static void channel_moved_joints(const anim_controller *controller, const anim_c
             *last = controller->joint_count - 1;
             return;
         }
+        float blend_weights[ANIM_BLEND_MAX_CLIPS];
+        if (layer->blend)
+            anim_blend_weights(layer->blend, layer->point, blend_weights);
         for (int i = 0; i < count; ++i) {
+            if (layer->blend && !(blend_weights[i] > 0.0f))
+                continue; /* a clip without weight adds nothing; at a blend's rest none has any */
             const clip *c = layer->clip ? layer->clip->clip : layer->blend->clips[i]->clip;
             int low = c->still_first, high = c->joint_count - 1 - c->still_last;
             *first = low < *first ? low : *first;

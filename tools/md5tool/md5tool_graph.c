@@ -173,6 +173,10 @@ static void put_playable(FILE *out, const anim_character *character, int clip, i
         else
             fprintf(out, " (%s %s)", number_text(blend->points[i][0]).text, number_text(blend->points[i][1]).text);
     }
+    if (blend->has_rest && blend->dimensions == 1)
+        fprintf(out, ", rest %s", number_text(blend->rest[0]).text);
+    else if (blend->has_rest)
+        fprintf(out, ", rest (%s %s)", number_text(blend->rest[0]).text, number_text(blend->rest[1]).text);
 }
 
 static void put_state(FILE *out, const anim_character *character, int index)

@@ -264,7 +264,7 @@ static const char *const anim_config_state_keys[] = {"clip",     "loop",    "rat
                                                      "rate_max", "overlay", "overlay_root", "overlay_weight", "moved_by",
                                                      NULL};
 static const char *const anim_config_transition_keys[] = {"when", "fade", "priority", "restart", NULL};
-static const char *const anim_config_blend_keys[] = {"parameters", "clip.*", NULL};
+static const char *const anim_config_blend_keys[] = {"parameters", "clip.*", "rest", NULL};
 static const char anim_config_blend_clip_prefix[] = "clip.";
 
 typedef enum states_section_kind {
@@ -465,6 +465,44 @@ static void anim_config_sort_blend(anim_blend *blend)
     }
 }
 
+/* `rest = X [Y]`: an additive blend's point of no change (anim_blend.h), apart from every clip's. */
+static void anim_config_read_blend_rest(anim_config_loader *loader, const char *path, const ini_entry *entry,
+                                        anim_blend *blend)
+{
+    if (!blend->additive) {
+        anim_config_report(loader, path, entry->line,
+                           "blend '%s': only an additive blend has a rest (its clips are not additive)", blend->name);
+        return;
+    }
+    if (blend->count >= ANIM_BLEND_MAX_CLIPS) {
+        anim_config_report(loader, path, entry->line, "blend '%s': a rest and %d clips are more than %d points",
+                           blend->name, blend->count, ANIM_BLEND_MAX_CLIPS);
+        return;
+    }
+    char words[3][32] = {"", "", ""};
+    int count = sscanf(entry->value, "%31s %31s %31s", words[0], words[1], words[2]);
+    float point[2] = {0.0f, 0.0f};
+    char range[64];
+    anim_config_range_text(ANIM_RANGE_BLEND_POINT, range, sizeof range);
+    bool numbers = count == blend->dimensions;
+    for (int axis = 0; axis < count && numbers; ++axis)
+        numbers = ini_parse_float(words[axis], &point[axis]) && anim_config_in_range(ANIM_RANGE_BLEND_POINT, point[axis]);
+    if (!numbers) {
+        anim_config_report(loader, path, entry->line, "blend '%s': rest must be %s, each a number from %s, not '%s'",
+                           blend->name, blend->dimensions == 1 ? "one position (X)" : "a point (X Y)", range,
+                           entry->value);
+        return;
+    }
+    blend->has_rest = true;
+    blend->rest[0] = point[0];
+    blend->rest[1] = point[1];
+    if (!anim_blend_valid(blend)) {
+        anim_config_report(loader, path, entry->line, "blend '%s': the rest (%s) is at a clip's point", blend->name,
+                           entry->value);
+        blend->has_rest = false;
+    }
+}
+
 /* [blend NAME]: parameters = X [Y], then clip.NAME = X [Y] per clip. Everything it finds wrong is reported
  * at its line; a blend with a mistake is left with count 0 and no state can play it. */
 static void anim_config_read_blend(anim_config_loader *loader, const char *path, const ini_section *section,
@@ -538,6 +576,9 @@ static void anim_config_read_blend(anim_config_loader *loader, const char *path,
         anim_config_report(loader, path, section->line,
                            "blend '%s': two clips are at the same point (each clip needs its own point)", blend->name);
     }
+    const ini_entry *rest = ini_find_entry(section, "rest");
+    if (rest && loader->error_count == errors_before)
+        anim_config_read_blend_rest(loader, path, rest, blend);
     if (loader->error_count != errors_before)
         blend->count = 0;
 }
