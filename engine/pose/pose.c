@@ -1,4 +1,5 @@
 #include "pose.h"
+#include "pose_internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -643,9 +644,8 @@ bool pose_palette(const joint_pose *object, const mat4 *inverse_bind, int joint_
 
 /* ---- CPU skinning ---- */
 
-/* A palette index a weighted influence names that the palette does not have would read out of bounds:
- * both skinning stages refuse such a mesh before writing anything. */
-static bool skin_joints_fit(const skin_mesh *mesh, int joint_count)
+/* See pose_internal.h. */
+bool pose_skin_joints_fit(const skin_mesh *mesh, int joint_count)
 {
     for (int v = 0; v < mesh->vertex_count; ++v)
         for (int k = 0; k < SKIN_MAX_INFLUENCES; ++k)
@@ -685,7 +685,7 @@ bool pose_skin_cpu(const skin_mesh *mesh, const mat4 *palette, int joint_count, 
     int vertex_count = mesh->vertex_count;
     if (vertex_count > 0 && (!mesh->positions || !mesh->normals || !mesh->joints || !mesh->weights))
         return false;
-    if (!skin_joints_fit(mesh, joint_count))
+    if (!pose_skin_joints_fit(mesh, joint_count))
         return false;
 
     for (int v = 0; v < vertex_count; ++v) {
@@ -712,25 +712,23 @@ bool pose_skin_cpu(const skin_mesh *mesh, const mat4 *palette, int joint_count, 
 
 /* ---- Skinned bounds ---- */
 
-bool pose_skinned_bounds(const skin_mesh *meshes, int mesh_count, const mat4 *palette, int joint_count,
-                         float out[2][3])
+bool pose_skinned_box(const skin_mesh *meshes, int mesh_count, int joint_count, pose_skin_vertex_position *skin,
+                      const void *palette, float out[2][3])
 {
     if (!meshes || !palette || !out || mesh_count < 0 || joint_count <= 0)
         return false;
     for (int i = 0; i < mesh_count; ++i)
         if (meshes[i].vertex_count < 0 || (meshes[i].vertex_count > 0 &&
                                            (!meshes[i].positions || !meshes[i].joints || !meshes[i].weights)) ||
-            !skin_joints_fit(&meshes[i], joint_count))
+            !pose_skin_joints_fit(&meshes[i], joint_count))
             return false;
     float box[2][3] = {{FLT_MAX, FLT_MAX, FLT_MAX}, {-FLT_MAX, -FLT_MAX, -FLT_MAX}};
     bool any = false;
     for (int i = 0; i < mesh_count; ++i) {
         const skin_mesh *mesh = &meshes[i];
         for (int v = 0; v < mesh->vertex_count; ++v) {
-            /* The very arithmetic of pose_skin_cpu, so the box holds its positions exactly. */
-            float blended[4][3], position[3];
-            skin_blend(mesh, v, palette, blended);
-            skin_position(blended, mesh->positions[v], position);
+            float position[3];
+            skin(mesh, v, palette, position);
             for (int axis = 0; axis < 3; ++axis) {
                 box[0][axis] = fminf(box[0][axis], position[axis]);
                 box[1][axis] = fmaxf(box[1][axis], position[axis]);
@@ -742,4 +740,18 @@ bool pose_skinned_bounds(const skin_mesh *meshes, int mesh_count, const mat4 *pa
         return false;
     memcpy(out, box, sizeof box);
     return true;
+}
+
+/* The very arithmetic of pose_skin_cpu, so the box holds its positions exactly. */
+static void skin_linear_position(const skin_mesh *mesh, int v, const void *palette, float out[3])
+{
+    float blended[4][3];
+    skin_blend(mesh, v, (const mat4 *)palette, blended);
+    skin_position(blended, mesh->positions[v], out);
+}
+
+bool pose_skinned_bounds(const skin_mesh *meshes, int mesh_count, const mat4 *palette, int joint_count,
+                         float out[2][3])
+{
+    return pose_skinned_box(meshes, mesh_count, joint_count, skin_linear_position, palette, out);
 }
