@@ -3,7 +3,7 @@
  * joint, and how much of a cross-section a pose keeps. Twisting the second joint about the limb's own axis
  * is the case linear blend skinning is known to fail: at the joint each vertex is half turned by one
  * joint and half by the other, and the average of two turned copies of a ring is a smaller ring.
- * Header-only (static functions) for the test files that use it. */
+ * Header-only (static inline functions) for the test files that use it. */
 #ifndef MARIONETTE_TEST_LIMB_H
 #define MARIONETTE_TEST_LIMB_H
 
@@ -42,7 +42,7 @@ typedef struct limb {
 } limb;
 
 /* Fill *out (which must stay where it is while the model is used: it points into itself). */
-static void limb_make(limb *out)
+static inline void limb_make(limb *out)
 {
     memset(out, 0, sizeof *out);
     static char first[] = "upper", second[] = "lower", shader[] = "";
@@ -70,8 +70,8 @@ static void limb_make(limb *out)
             out->positions[v][2] = LIMB_HEIGHT + LIMB_RADIUS * z;
             out->normals[v][1] = y;
             out->normals[v][2] = z;
-            out->uvs[v][0] = 4.0f * x;
-            out->uvs[v][1] = 2.0f * (float)s / LIMB_SEGMENTS;
+            out->uvs[v][0] = 0.75f * x;
+            out->uvs[v][1] = 0.75f * (float)s / LIMB_SEGMENTS;
             /* Largest weight first, as the build step sorts them; a lone joint keeps weight 1 exactly. */
             bool second_larger = second_weight > 0.5f;
             out->joints[v][0] = second_larger ? 1 : 0;
@@ -112,7 +112,7 @@ static void limb_make(limb *out)
 }
 
 /* The limb's object pose with its second joint twisted `degrees` about the limb's own axis (+X). */
-static void limb_twist(const limb *l, float degrees, joint_pose object[2])
+static inline void limb_twist(const limb *l, float degrees, joint_pose object[2])
 {
     memcpy(object, l->bind_object, 2 * sizeof object[0]);
     float half = 0.5f * glm_rad(degrees);
@@ -122,7 +122,7 @@ static void limb_twist(const limb *l, float degrees, joint_pose object[2])
 
 /* The area of ring `ring` of skinned positions, seen along the limb's axis (the shoelace formula over the
  * y and z of its vertices, in order around it). */
-static double limb_ring_area(const float (*positions)[3], int ring)
+static inline double limb_ring_area(const float (*positions)[3], int ring)
 {
     double twice = 0.0;
     for (int s = 0; s < LIMB_SEGMENTS; ++s) {
