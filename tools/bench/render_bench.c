@@ -7,13 +7,15 @@
  * Medians over the frames after a warm-up. The frame loop allocates nothing.
  *
  *   render_bench [--entities N ...] [--frames F] [--warmup W] [--size W H] [--no-shadows] [--no-gpu-timer]
- *                [--assets DIR] [--skin-once] [--lod-pixels P|off]
+ *                [--assets DIR] [--skin-once] [--lod-pixels P|off] [--skinning linear|dual_quaternion]
  *
  * Shadows are on by default, as the demo draws: both ways then draw every entity twice (shadow map, then
  * the picture); --no-shadows measures the picture alone. --no-gpu-timer makes no GL timer queries (to
  * measure what they cost). --skin-once skins the instanced way's full-detail entities once for both passes
  * (gfx_frame_desc.skin_once). The bodies have the demo's levels of detail, chosen with the default budget (half a
  * pixel) unless --lod-pixels says otherwise (off: every entity whole); the naive way always draws them whole.
+ * --skinning dual_quaternion skins the instanced way's entities with dual quaternions (pose_dual_quaternion_palette
+ * on the CPU, half the palette bytes; the vertex shader's other branch); the naive way skins linearly only.
  *
  * Ends with one line per N:
  *   render: 1000 entities, instanced 45.2 ms/frame, naive 612.0 ms/frame, 13.5x
@@ -57,6 +59,7 @@ typedef struct entity {
     float phase, speed;
     mat4 world;
     mat4 palette[MAX_JOINTS];
+    pose_dual_quaternion dual_quaternions[MAX_JOINTS];
 } entity;
 
 typedef struct frame_times {
@@ -73,7 +76,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: render_bench [--entities N ...] [--frames F] [--warmup W] [--size W H] [--no-shadows] "
                     "[--no-gpu-timer] [--assets DIR]\n"
-                    "       [--skin-once] [--lod-pixels P|off]\n");
+                    "       [--skin-once] [--lod-pixels P|off] [--skinning linear|dual_quaternion]\n");
     return 2;
 }
 
@@ -128,6 +131,7 @@ static gfx_frame_desc grid_camera(int side, int width, int height)
 /* What the command line sets on every frame: shadows, skin once, the level-of-detail budget. */
 typedef struct frame_options {
     bool shadows, skin_once;
+    pose_skinning skinning; /* of the instanced way */
     float lod_pixels; /* gfx_frame_desc.lod_error_pixels: 0 the default, -1 off */
 } frame_options;
 
@@ -142,6 +146,7 @@ static frame_times run_mode(entity *entities, int count, bool naive, frame_optio
     frame.skin_once = options.skin_once;
     frame.lod_error_pixels = options.lod_pixels;
     frame_times out = {0};
+    bool dual = !naive && options.skinning == POSE_SKINNING_DUAL_QUATERNION;
     bench_budget_start(budget);
     for (int f = 0; f < warmup + frames; ++f) {
         float time = (float)f / 60.0f;
@@ -151,7 +156,9 @@ static frame_times run_mode(entity *entities, int count, bool naive, frame_optio
             const skeleton *s = &e->body->skeleton;
             if (!pose_sample(e->clip, e->phase + e->speed * time, true, object) ||
                 !pose_to_object(s->parents, s->joint_count, object, object) ||
-                !pose_palette(object, (const mat4 *)s->inverse_bind, s->joint_count, e->palette)) {
+                !(dual ? pose_dual_quaternion_palette(object, (const mat4 *)s->inverse_bind, s->joint_count,
+                                                      e->dual_quaternions)
+                       : pose_palette(object, (const mat4 *)s->inverse_bind, s->joint_count, e->palette))) {
                 fprintf(stderr, "render_bench: posing entity %d failed\n", i);
                 exit(1);
             }
@@ -164,7 +171,9 @@ static frame_times run_mode(entity *entities, int count, bool naive, frame_optio
         for (int i = 0; i < count; ++i) {
             entity *e = &entities[i];
             gfx_instance instance = {.mesh = e->mesh, .palette = (const mat4 *)e->palette,
-                                     .joint_count = e->body->skeleton.joint_count};
+                                     .joint_count = e->body->skeleton.joint_count,
+                                     .skinning = dual ? POSE_SKINNING_DUAL_QUATERNION : POSE_SKINNING_LINEAR,
+                                     .dual_quaternions = e->dual_quaternions};
             glm_mat4_copy(e->world, instance.world);
             if (!gfx_submit(&instance)) {
                 fprintf(stderr, "render_bench: %s\n", gfx_last_error());
@@ -234,6 +243,9 @@ int main(int argc, char **argv)
             options.skin_once = true;
         } else if (strcmp(argv[a], "--lod-pixels") == 0 && a + 1 < argc) {
             if (!bench_parse_lod_pixels(argv[++a], &options.lod_pixels))
+                return usage();
+        } else if (strcmp(argv[a], "--skinning") == 0 && a + 1 < argc) {
+            if (!pose_skinning_parse(argv[++a], &options.skinning))
                 return usage();
         } else if (strcmp(argv[a], "--no-gpu-timer") == 0) {
             gpu_timer = false;
@@ -320,10 +332,12 @@ int main(int argc, char **argv)
             bench_budget_line(&budget, label, budget_lines[n][mode], sizeof budget_lines[n][mode]);
             printf("  %5d entities %-9s render %8.2f ms/frame (submit %.2f, end_frame %.2f, glFinish %.2f), "
                    "animation (CPU) %.2f ms/frame; %d draw calls, %d palette uploads (%s, %.2f MB copied), "
-                   "%d matrices\n",
+                   "%d matrices (%.2f MB, %s skinning)\n",
                    count, mode ? "naive" : "instanced", t.render, t.submit, t.end_frame, t.finish, t.anim,
                    t.stats.draw_calls, t.stats.palette_uploads, t.stats.palettes_mapped ? "mapped" : "staged",
-                   (double)t.stats.palette_bytes_copied / 1e6, t.stats.palette_matrices);
+                   (double)t.stats.palette_bytes_copied / 1e6, t.stats.palette_matrices,
+                   (double)t.stats.palette_bytes / 1e6,
+                   pose_skinning_name(mode ? POSE_SKINNING_LINEAR : options.skinning));
             summary[n][mode] = t.render;
         }
         fflush(stdout);
