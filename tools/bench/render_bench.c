@@ -8,6 +8,7 @@
  *
  *   render_bench [--entities N ...] [--frames F] [--warmup W] [--size W H] [--no-shadows] [--no-gpu-timer]
  *                [--assets DIR] [--skin-once] [--lod-pixels P|off] [--skinning linear|dual_quaternion]
+ *                [--no-naive]
  *
  * Shadows are on by default, as the demo draws: both ways then draw every entity twice (shadow map, then
  * the picture); --no-shadows measures the picture alone. --no-gpu-timer makes no GL timer queries (to
@@ -16,6 +17,7 @@
  * pixel) unless --lod-pixels says otherwise (off: every entity whole); the naive way always draws them whole.
  * --skinning dual_quaternion skins the instanced way's entities with dual quaternions (pose_dual_quaternion_palette
  * on the CPU, half the palette bytes; the vertex shader's other branch); the naive way skins linearly only.
+ * --no-naive measures the instanced way alone.
  *
  * Ends with one line per N:
  *   render: 1000 entities, instanced 45.2 ms/frame, naive 612.0 ms/frame, 13.5x
@@ -76,7 +78,8 @@ static int usage(void)
 {
     fprintf(stderr, "usage: render_bench [--entities N ...] [--frames F] [--warmup W] [--size W H] [--no-shadows] "
                     "[--no-gpu-timer] [--assets DIR]\n"
-                    "       [--skin-once] [--lod-pixels P|off] [--skinning linear|dual_quaternion]\n");
+                    "       [--skin-once] [--lod-pixels P|off] [--skinning linear|dual_quaternion]\n"
+                    "       [--no-naive]\n");
     return 2;
 }
 
@@ -213,7 +216,7 @@ int main(int argc, char **argv)
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
 
     int counts[MAX_COUNTS] = {100, 1000}, count_total = 2, frames = 60, warmup = 5, width = 1280, height = 720;
-    bool counts_given = false, gpu_timer = true;
+    bool counts_given = false, gpu_timer = true, no_naive = false;
     frame_options options = {.shadows = true};
     const char *assets = MARIONETTE_SOURCE_DIR "/assets";
     for (int a = 1; a < argc; ++a) {
@@ -247,6 +250,8 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[a], "--skinning") == 0 && a + 1 < argc) {
             if (!pose_skinning_parse(argv[++a], &options.skinning))
                 return usage();
+        } else if (strcmp(argv[a], "--no-naive") == 0) {
+            no_naive = true;
         } else if (strcmp(argv[a], "--no-gpu-timer") == 0) {
             gpu_timer = false;
         } else if (strcmp(argv[a], "--assets") == 0 && a + 1 < argc) {
@@ -324,7 +329,7 @@ int main(int argc, char **argv)
                                                 1.5f * ((float)(i / side) - 0.5f * (float)(side - 1))});
             glm_rotate_y(e->world, glm_rad((float)((i * 53) % 360)), e->world);
         }
-        for (int mode = 0; mode < 2; ++mode) {
+        for (int mode = 0; mode < (no_naive ? 1 : 2); ++mode) {
             frame_times t =
                 run_mode(entities, count, mode == 1, options, warmup, frames, width, height, scratch, &budget);
             char label[64];
@@ -342,11 +347,16 @@ int main(int argc, char **argv)
         }
         fflush(stdout);
     }
+    for (int n = 0; n < count_total; ++n) {
+        if (no_naive)
+            printf("render: %d entities, instanced %.1f ms/frame (%s skinning)\n", counts[n], summary[n][0],
+                   pose_skinning_name(options.skinning));
+        else
+            printf("render: %d entities, instanced %.1f ms/frame, naive %.1f ms/frame, %.1fx\n", counts[n],
+                   summary[n][0], summary[n][1], summary[n][1] / summary[n][0]);
+    }
     for (int n = 0; n < count_total; ++n)
-        printf("render: %d entities, instanced %.1f ms/frame, naive %.1f ms/frame, %.1fx\n", counts[n],
-               summary[n][0], summary[n][1], summary[n][1] / summary[n][0]);
-    for (int n = 0; n < count_total; ++n)
-        printf("%s\n%s\n", budget_lines[n][0], budget_lines[n][1]);
+        printf("%s\n%s%s", budget_lines[n][0], no_naive ? "" : budget_lines[n][1], no_naive ? "" : "\n");
 
     bench_budget_free(&budget);
     free(scratch);
