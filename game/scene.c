@@ -60,7 +60,7 @@ bool scene_pose_bounds(scene *s, const animator *animator, float out[2][3])
     if (scene_character_skinning(s, character) == POSE_SKINNING_DUAL_QUATERNION) {
         /* Half a matrix each: the room of the bounds palette holds them. */
         pose_dual_quaternion *palette = (pose_dual_quaternion *)s->bounds_palette;
-        return pose_dual_quaternion_palette(object, inverse_bind, joints, palette) &&
+        return pose_dual_quaternion_palette(object, m->skeleton.bind_object, joints, palette) &&
                pose_skinned_bounds_dual_quaternion(m->meshes, m->mesh_count, palette, joints, out);
     }
     return pose_palette(object, inverse_bind, joints, s->bounds_palette) &&
@@ -329,8 +329,8 @@ static bool scene_queue(scene *s, const animator *animator, mat4 world, const sc
 static void scene_write_palette(const animator *animator, const joint_pose *object, const scene_palette_slot *slot)
 {
     const skeleton *skeleton = &animator_character(animator)->model->skeleton;
-    if (slot->dual_quaternions)
-        pose_dual_quaternion_palette(object, (const mat4 *)skeleton->inverse_bind, skeleton->joint_count,
+    if (slot->dual_quaternions) /* from the bind pose itself: no inverse bind matrix is needed */
+        pose_dual_quaternion_palette(object, skeleton->bind_object, skeleton->joint_count,
                                      slot->dual_quaternions);
     else if (slot->matrices)
         pose_palette(object, (const mat4 *)skeleton->inverse_bind, skeleton->joint_count, slot->matrices);

@@ -445,7 +445,7 @@ static void check_boxes(const animator *animator, box_check *c)
     pose_dual_quaternion *dual_quaternions = malloc((size_t)joints * sizeof *dual_quaternions);
     CHECK(palette && dual_quaternions &&
           pose_palette(object, (const mat4 *)m->skeleton.inverse_bind, joints, palette) &&
-          pose_dual_quaternion_palette(object, (const mat4 *)m->skeleton.inverse_bind, joints, dual_quaternions));
+          pose_dual_quaternion_palette(object, m->skeleton.bind_object, joints, dual_quaternions));
     float extent[2][3] = {{1e30f, 1e30f, 1e30f}, {-1e30f, -1e30f, -1e30f}};
     for (int i = 0; palette && dual_quaternions && i < m->mesh_count; ++i) {
         const skin_mesh *mesh = &m->meshes[i];

@@ -2172,7 +2172,7 @@ static bool dual_quaternion_pose_at(const model *m, const clip *c, float time, p
     joint_pose object[MAX_JOINTS];
     return pose_sample(c, time, true, object) &&
            pose_to_object(m->skeleton.parents, m->skeleton.joint_count, object, object) &&
-           pose_dual_quaternion_palette(object, (const mat4 *)m->skeleton.inverse_bind, m->skeleton.joint_count, out);
+           pose_dual_quaternion_palette(object, m->skeleton.bind_object, m->skeleton.joint_count, out);
 }
 
 /* The GPU's dual-quaternion skinning of every part against pose_skin_cpu_dual_quaternion, to the tolerance
@@ -2227,7 +2227,7 @@ static void test_dual_quaternion_gpu_matches_cpu(void)
     check_dual_quaternion_skinning(robot, robot_mesh, palette, "robot running");
     joint_pose object[2];
     limb_twist(&twisted_limb, 150.0f, object);
-    CHECK(pose_dual_quaternion_palette(object, (const mat4 *)twisted_limb.inverse_bind, 2, palette));
+    CHECK(pose_dual_quaternion_palette(object, twisted_limb.bind_object, 2, palette));
     check_dual_quaternion_skinning(&twisted_limb.model, limb_mesh, palette, "limb twisted 150 degrees");
 }
 
@@ -2381,7 +2381,7 @@ static void test_twisted_limb_pictures(void)
     joint_pose object[2];
     limb_twist(&twisted_limb, 150.0f, object);
     CHECK(pose_palette(object, (const mat4 *)twisted_limb.inverse_bind, 2, palette));
-    CHECK(pose_dual_quaternion_palette(object, (const mat4 *)twisted_limb.inverse_bind, 2, dual_quaternions));
+    CHECK(pose_dual_quaternion_palette(object, twisted_limb.bind_object, 2, dual_quaternions));
     gfx_frame_desc frame = camera_frame((vec3){1.0f, 1.35f, 2.2f}, (vec3){1.0f, 1.0f, 0.0f}, 50.0f);
     frame.hide_ground = true;
     frame.no_shadows = true;

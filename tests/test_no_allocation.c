@@ -80,7 +80,7 @@ static void test_updates_never_allocate(void)
             CHECK(pose_palette(anim_controller_object_pose(controller), (const mat4 *)s->inverse_bind,
                                s->joint_count, palette));
             /* Dual-quaternion skinning too: the palette every step, the CPU reference now and then. */
-            CHECK(pose_dual_quaternion_palette(anim_controller_object_pose(controller), (const mat4 *)s->inverse_bind,
+            CHECK(pose_dual_quaternion_palette(anim_controller_object_pose(controller), s->bind_object,
                                                s->joint_count, dual_quaternions));
             const skin_mesh *mesh = &anim_config_character(config, e)->model->meshes[0];
             if (step % 120 == 0 && mesh->vertex_count <= SKINNED_MAX)

@@ -139,7 +139,7 @@ static void test_one_joint_per_vertex_equals_linear(void)
         CHECK(pose_sample(c, 0.7f, true, object));
         CHECK(pose_to_object(m->skeleton.parents, joints, object, object));
         CHECK(pose_palette(object, (const mat4 *)m->skeleton.inverse_bind, joints, palette));
-        CHECK(pose_dual_quaternion_palette(object, (const mat4 *)m->skeleton.inverse_bind, joints, dual_quaternions));
+        CHECK(pose_dual_quaternion_palette(object, m->skeleton.bind_object, joints, dual_quaternions));
         double largest_single = 0.0, largest_normal = 0.0, largest_blended = 0.0, largest_moved = 0.0;
         for (int p = 0; p < m->mesh_count; ++p) {
             const skin_mesh *s = &m->meshes[p];
@@ -194,7 +194,7 @@ static void test_antipodal_joints_are_flipped(void)
     joint_pose object[2];
     limb_twist(&l, 120.0f, object);
     pose_dual_quaternion palette[2];
-    CHECK(pose_dual_quaternion_palette(object, (const mat4 *)l.inverse_bind, 2, palette));
+    CHECK(pose_dual_quaternion_palette(object, l.bind_object, 2, palette));
     static float before[LIMB_VERTICES][3], after[LIMB_VERTICES][3], normals[LIMB_VERTICES][3];
     CHECK(pose_skin_cpu_dual_quaternion(&l.mesh, palette, 2, before, normals));
     for (int j = 0; j < 2; ++j) {
@@ -220,10 +220,10 @@ static void test_misuse_is_refused(void)
     pose_dual_quaternion palette[2];
     static float positions[LIMB_VERTICES][3], normals[LIMB_VERTICES][3];
     float box[2][3];
-    CHECK(!pose_dual_quaternion_palette(NULL, (const mat4 *)l.inverse_bind, 2, palette));
+    CHECK(!pose_dual_quaternion_palette(NULL, l.bind_object, 2, palette));
     CHECK(!pose_dual_quaternion_palette(object, NULL, 2, palette));
-    CHECK(!pose_dual_quaternion_palette(object, (const mat4 *)l.inverse_bind, 0, palette));
-    CHECK(pose_dual_quaternion_palette(object, (const mat4 *)l.inverse_bind, 2, palette));
+    CHECK(!pose_dual_quaternion_palette(object, l.bind_object, 0, palette));
+    CHECK(pose_dual_quaternion_palette(object, l.bind_object, 2, palette));
     CHECK(!pose_skin_cpu_dual_quaternion(NULL, palette, 2, positions, normals));
     CHECK(!pose_skin_cpu_dual_quaternion(&l.mesh, NULL, 2, positions, normals));
     CHECK(!pose_skin_cpu_dual_quaternion(&l.mesh, palette, 2, NULL, normals));
@@ -262,7 +262,7 @@ static void test_twisting_limb_keeps_its_volume(void)
         mat4 palette[2];
         pose_dual_quaternion dual_quaternions[2];
         CHECK(pose_palette(object, (const mat4 *)l.inverse_bind, 2, palette));
-        CHECK(pose_dual_quaternion_palette(object, (const mat4 *)l.inverse_bind, 2, dual_quaternions));
+        CHECK(pose_dual_quaternion_palette(object, l.bind_object, 2, dual_quaternions));
         static float linear[LIMB_VERTICES][3], dual[LIMB_VERTICES][3], normals[LIMB_VERTICES][3];
         CHECK(pose_skin_cpu(&l.mesh, (const mat4 *)palette, 2, linear, normals));
         CHECK(pose_skin_cpu_dual_quaternion(&l.mesh, dual_quaternions, 2, dual, normals));

@@ -5,7 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "pose.h"
 #include "pose_internal.h"
 
 static const char *const POSE_SKINNING_NAMES[POSE_SKINNING_COUNT] = {"linear", "dual_quaternion"};
@@ -26,30 +25,20 @@ bool pose_skinning_parse(const char *word, pose_skinning *out)
     return false;
 }
 
-void pose_dual_quaternion_from_matrix(const mat4 rigid, pose_dual_quaternion *out)
+/* dual = (t, 0) * real / 2, written out: the vector part t * r.w + t x r.xyz, the scalar -t . r.xyz. */
+static void set_translation(const float t[3], pose_dual_quaternion *out)
 {
-    glm_mat4_quat((vec4 *)rigid, out->real);
-    /* dual = (t, 0) * real / 2, written out: the vector part t * r.w + t x r.xyz, the scalar -t . r.xyz. */
-    const float *t = rigid[3], *r = out->real;
+    const float *r = out->real;
     out->dual[0] = 0.5f * (t[0] * r[3] + t[1] * r[2] - t[2] * r[1]);
     out->dual[1] = 0.5f * (t[1] * r[3] + t[2] * r[0] - t[0] * r[2]);
     out->dual[2] = 0.5f * (t[2] * r[3] + t[0] * r[1] - t[1] * r[0]);
     out->dual[3] = -0.5f * (t[0] * r[0] + t[1] * r[1] + t[2] * r[2]);
 }
 
-bool pose_dual_quaternion_palette(const joint_pose *object, const mat4 *inverse_bind, int joint_count,
-                                  pose_dual_quaternion *out)
+void pose_dual_quaternion_from_matrix(const mat4 rigid, pose_dual_quaternion *out)
 {
-    if (!object || !inverse_bind || !out || joint_count <= 0)
-        return false;
-    /* Through pose_palette's matrix, one joint at a time: the very product the linear path skins with, so
-     * a vertex weighted to one joint lands where linear blend puts it. */
-    for (int i = 0; i < joint_count; ++i) {
-        mat4 matrix;
-        pose_palette(&object[i], &inverse_bind[i], 1, &matrix);
-        pose_dual_quaternion_from_matrix((const vec4 *)matrix, &out[i]);
-    }
-    return true;
+    glm_mat4_quat((vec4 *)rigid, out->real);
+    set_translation(rigid[3], out);
 }
 
 /* v turned by the unit quaternion q: v + 2 q.xyz x (q.xyz x v + q.w v). */
@@ -60,6 +49,35 @@ static void rotate(const float q[4], const float v[3], float out[3])
     out[0] = v[0] + 2.0f * (q[1] * inner[2] - q[2] * inner[1]);
     out[1] = v[1] + 2.0f * (q[2] * inner[0] - q[0] * inner[2]);
     out[2] = v[2] + 2.0f * (q[0] * inner[1] - q[1] * inner[0]);
+}
+
+bool pose_dual_quaternion_palette(const joint_pose *object, const joint_pose *bind_object, int joint_count,
+                                  pose_dual_quaternion *out)
+{
+    if (!object || !bind_object || !out || joint_count <= 0)
+        return false;
+    /* pose_palette's matrix is [R t] (the object pose) times the inverse of [B b] (the bind pose), the
+     * rigid motion rotating by R B^-1 and moving by t - R B^-1 b. As quaternions: real = q * conjugate(bind),
+     * unit as both are (to rounding, which the per-vertex normalisation removes), the translation
+     * t - rotate(real, b); no matrix, no conversion back from one. Everything is read into locals first:
+     * the compiler cannot know out does not alias the inputs and would reload them after every store. */
+    for (int i = 0; i < joint_count; ++i) {
+        float qx = object[i].rotation[0], qy = object[i].rotation[1], qz = object[i].rotation[2],
+              qw = object[i].rotation[3];
+        float bx = -bind_object[i].rotation[0], by = -bind_object[i].rotation[1], bz = -bind_object[i].rotation[2],
+              bw = bind_object[i].rotation[3];
+        float real[4] = {qw * bx + qx * bw + qy * bz - qz * by, qw * by - qx * bz + qy * bw + qz * bx,
+                         qw * bz + qx * by - qy * bx + qz * bw, qw * bw - qx * bx - qy * by - qz * bz};
+        float turned[3], t[3];
+        rotate(real, bind_object[i].position, turned);
+        for (int k = 0; k < 3; ++k)
+            t[k] = object[i].position[k] - turned[k];
+        pose_dual_quaternion joint;
+        memcpy(joint.real, real, sizeof real);
+        set_translation(t, &joint);
+        out[i] = joint;
+    }
+    return true;
 }
 
 /* Vertex v's blended, normalised dual quaternion; false when its influences cancel out (broken weights),

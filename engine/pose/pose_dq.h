@@ -36,11 +36,12 @@ typedef struct pose_dual_quaternion {
     vec4 dual;
 } pose_dual_quaternion;
 
-/* Skin dual quaternions: out[i] is the rigid motion of pose_palette's matrix for joint i (the same
- * object[i] times inverse_bind[i]). The inverse bind matrices must be rigid (a rotation and a translation,
- * as the build step makes them); a character's scale is not in them but in its world matrix, applied after
+/* Skin dual quaternions: out[i] is the rigid motion of pose_palette's matrix for joint i, object[i]
+ * times the inverse of bind_object[i] (the skeleton's bind pose, whose inverse is the model's inverse_bind),
+ * worked out on quaternions: no matrix is made. Rotations must be unit, as pose_to_object and the build
+ * step write them. A character's scale is not in the skeleton but in its world matrix, applied after
  * skinning, so it stays outside the dual quaternion. */
-bool pose_dual_quaternion_palette(const joint_pose *object, const mat4 *inverse_bind, int joint_count,
+bool pose_dual_quaternion_palette(const joint_pose *object, const joint_pose *bind_object, int joint_count,
                                   pose_dual_quaternion *out);
 
 /* The dual quaternion of one rigid matrix (rotation columns and translation; no scale). */

@@ -159,7 +159,7 @@ static frame_times run_mode(entity *entities, int count, bool naive, frame_optio
             const skeleton *s = &e->body->skeleton;
             if (!pose_sample(e->clip, e->phase + e->speed * time, true, object) ||
                 !pose_to_object(s->parents, s->joint_count, object, object) ||
-                !(dual ? pose_dual_quaternion_palette(object, (const mat4 *)s->inverse_bind, s->joint_count,
+                !(dual ? pose_dual_quaternion_palette(object, s->bind_object, s->joint_count,
                                                       e->dual_quaternions)
                        : pose_palette(object, (const mat4 *)s->inverse_bind, s->joint_count, e->palette))) {
                 fprintf(stderr, "render_bench: posing entity %d failed\n", i);
