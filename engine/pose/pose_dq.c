@@ -1,5 +1,6 @@
 /* pose_dq: dual-quaternion skinning, see pose_dq.h. The per-vertex arithmetic here is the vertex shader's
- * (gfx_shaders.c, skin_dual_quaternion) in the same order, so the two agree to rounding. */
+ * (gfx_shaders.c, skin_dual_quaternion) in the same order, so the two agree to rounding. The palette stage,
+ * pose_dual_quaternion_palette, is in pose.c beside pose_palette, whose SSE2 helpers it shares. */
 #include "pose_dq.h"
 
 #include <math.h>
@@ -49,35 +50,6 @@ static void rotate(const float q[4], const float v[3], float out[3])
     out[0] = v[0] + 2.0f * (q[1] * inner[2] - q[2] * inner[1]);
     out[1] = v[1] + 2.0f * (q[2] * inner[0] - q[0] * inner[2]);
     out[2] = v[2] + 2.0f * (q[0] * inner[1] - q[1] * inner[0]);
-}
-
-bool pose_dual_quaternion_palette(const joint_pose *object, const joint_pose *bind_object, int joint_count,
-                                  pose_dual_quaternion *out)
-{
-    if (!object || !bind_object || !out || joint_count <= 0)
-        return false;
-    /* pose_palette's matrix is [R t] (the object pose) times the inverse of [B b] (the bind pose), the
-     * rigid motion rotating by R B^-1 and moving by t - R B^-1 b. As quaternions: real = q * conjugate(bind),
-     * unit as both are (to rounding, which the per-vertex normalisation removes), the translation
-     * t - rotate(real, b); no matrix, no conversion back from one. Everything is read into locals first:
-     * the compiler cannot know out does not alias the inputs and would reload them after every store. */
-    for (int i = 0; i < joint_count; ++i) {
-        float qx = object[i].rotation[0], qy = object[i].rotation[1], qz = object[i].rotation[2],
-              qw = object[i].rotation[3];
-        float bx = -bind_object[i].rotation[0], by = -bind_object[i].rotation[1], bz = -bind_object[i].rotation[2],
-              bw = bind_object[i].rotation[3];
-        float real[4] = {qw * bx + qx * bw + qy * bz - qz * by, qw * by - qx * bz + qy * bw + qz * bx,
-                         qw * bz + qx * by - qy * bx + qz * bw, qw * bw - qx * bx - qy * by - qz * bz};
-        float turned[3], t[3];
-        rotate(real, bind_object[i].position, turned);
-        for (int k = 0; k < 3; ++k)
-            t[k] = object[i].position[k] - turned[k];
-        pose_dual_quaternion joint;
-        memcpy(joint.real, real, sizeof real);
-        set_translation(t, &joint);
-        out[i] = joint;
-    }
-    return true;
 }
 
 /* Vertex v's blended, normalised dual quaternion; false when its influences cancel out (broken weights),
