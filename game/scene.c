@@ -284,8 +284,9 @@ bool scene_culling_box(const animator *animator, mat4 placement, mat4 world, flo
     return true;
 }
 
-/* Queue one entity with gfx and return where its palette goes (NULL when culled); its object pose in
- * *object. false when it cannot be drawn (no mesh for its body, no pose) or gfx refused it. */
+/* Queue one entity with gfx and say where its palette goes, matrices or dual quaternions as the scene
+ * skins its character (an empty slot when culled); its object pose in *object. false when it cannot be
+ * drawn (no mesh for its body, no pose) or gfx refused it. */
 static bool scene_queue(scene *s, const animator *animator, mat4 world, const scene_views *views,
                         const float tint[4], gfx_lod_memory *lod, const joint_pose **object,
                         scene_palette_slot *destination)

@@ -21,6 +21,7 @@
 #include "crowd.h"
 #include "gfx/gfx.h"
 #include "image/image.h"
+#include "pose/pose_dq.h"
 
 enum { SCENE_MAX_MODELS = 16 };
 

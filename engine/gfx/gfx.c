@@ -334,9 +334,11 @@ static int choose_level(const gfx_mesh_slot *slot, mat4 world, vec4 world_center
     return level;
 }
 
-/* What gfx_submit and gfx_submit_palette share: the checks, culling, room in the buffers (grown when
- * needed) and the queued entry. *destination is where the instance's joint_count matrices go, NULL when
- * it was culled. false on misuse (reported under `caller`'s name). */
+/* What gfx_submit, gfx_submit_palette and gfx_submit_dual_quaternions share: the checks, culling, room in
+ * the buffers (grown when needed) and the queued entry. slot_kind: the palette the caller will write, which
+ * the instance's skinning must be. *destination is where the instance's palette goes (joint_count matrices,
+ * or joint_count dual quaternions in half the room), NULL when it was culled. false on misuse (reported
+ * under `caller`'s name). */
 static bool queue_instance(const gfx_instance *instance, const char *caller, bool palette_given,
                            pose_skinning slot_kind, mat4 **destination)
 {
