@@ -41,6 +41,7 @@ static const action_info action_infos[GAME_ACTION_COUNT] = {
     [GAME_ACTION_LEVELS] = {"levels", "Level colours", {"F7"}},
     [GAME_ACTION_STATE_MACHINE] = {"state_machine", "State machine", {"F6"}},
     [GAME_ACTION_SKINNING] = {"skinning", "GPU/CPU skinning", {"G"}},
+    [GAME_ACTION_SKIN_BLEND] = {"skin_blend", "Linear/dual-quaternion skinning", {"B"}},
     [GAME_ACTION_PAUSE] = {"pause", "Pause", {"P"}},
     [GAME_ACTION_STEP] = {"step", "Step", {"."}},
     [GAME_ACTION_SLOWER] = {"slower", "Slower", {"["}},

@@ -472,6 +472,8 @@ static void apply_actions(demo *d)
         d->views.normals = !d->views.normals;
     if (pressed(d, GAME_ACTION_SKINNING))
         d->views.cpu_skinning = !d->views.cpu_skinning;
+    if (pressed(d, GAME_ACTION_SKIN_BLEND))
+        d->scene.skinning = (scene_skinning)((d->scene.skinning + 1) % SCENE_SKINNING_COUNT);
     if (pressed(d, GAME_ACTION_PAUSE))
         d->paused = !d->paused;
     if (pressed(d, GAME_ACTION_STEP) && d->paused)
@@ -763,6 +765,7 @@ void demo_hud_view(const demo *d, hud_view *view)
         .culled = d->gfx.culled,
         .budget = hud_budget_from_stats(&d->gfx),
         .cpu_skinning = d->views.cpu_skinning,
+        .skin_blend = scene_skinning_name(d->scene.skinning),
         .skeleton = d->views.skeleton,
         .bounds = d->views.bounds,
         .normals = d->views.normals,

@@ -178,8 +178,9 @@ void hud_text(const hud_view *v, char *buffer, size_t size)
     add(&b, "\n");
     add(&b, "draw  %d calls  %d drawn  %d culled  ", v->draw_calls, v->drawn, v->culled);
     add_triangles(&b, &v->budget);
-    add(&b, "  %s skinning%s%s%s\n", v->cpu_skinning ? "CPU" : "GPU", v->skeleton ? "  skeleton" : "",
-        v->bounds ? "  bounds" : "", v->normals ? "  normals" : "");
+    add(&b, "  %s skinning%s%s%s%s%s\n", v->cpu_skinning ? "CPU" : "GPU", v->skin_blend ? ", blend " : "",
+        v->skin_blend ? v->skin_blend : "", v->skeleton ? "  skeleton" : "", v->bounds ? "  bounds" : "",
+        v->normals ? "  normals" : "");
     if (v->bounds)
         add(&b, "bounds  bright box: this pose's skinned mesh  dim box: culling margin (clip bounds + skin reach)\n");
     if (v->status && v->status[0])

@@ -33,15 +33,38 @@ gfx_mesh scene_mesh(const scene *s, const anim_character *character)
     return (gfx_mesh){0};
 }
 
+pose_skinning scene_character_skinning(const scene *s, const anim_character *character)
+{
+    if (s->skinning == SCENE_SKINNING_LINEAR)
+        return POSE_SKINNING_LINEAR;
+    if (s->skinning == SCENE_SKINNING_DUAL_QUATERNION)
+        return POSE_SKINNING_DUAL_QUATERNION;
+    return character->skinning;
+}
+
+const char *scene_skinning_name(scene_skinning skinning)
+{
+    static const char *const names[SCENE_SKINNING_COUNT] = {"as characters.ini says", "linear", "dual quaternion"};
+    return skinning >= 0 && skinning < SCENE_SKINNING_COUNT ? names[skinning] : "?";
+}
+
 bool scene_pose_bounds(scene *s, const animator *animator, float out[2][3])
 {
-    const model *m = animator ? animator_character(animator)->model : NULL;
+    const anim_character *character = animator ? animator_character(animator) : NULL;
+    const model *m = character ? character->model : NULL;
     if (!m || scene_model_index(s, m) < 0 || m->skeleton.joint_count > s->bounds_palette_joints)
         return false;
-    return pose_palette(anim_controller_object_pose(animator_controller(animator)),
-                        (const mat4 *)m->skeleton.inverse_bind, m->skeleton.joint_count, s->bounds_palette) &&
-           pose_skinned_bounds(m->meshes, m->mesh_count, (const mat4 *)s->bounds_palette, m->skeleton.joint_count,
-                               out);
+    const joint_pose *object = anim_controller_object_pose(animator_controller(animator));
+    const mat4 *inverse_bind = (const mat4 *)m->skeleton.inverse_bind;
+    int joints = m->skeleton.joint_count;
+    if (scene_character_skinning(s, character) == POSE_SKINNING_DUAL_QUATERNION) {
+        /* Half a matrix each: the room of the bounds palette holds them. */
+        pose_dual_quaternion *palette = (pose_dual_quaternion *)s->bounds_palette;
+        return pose_dual_quaternion_palette(object, m->skeleton.bind_object, joints, palette) &&
+               pose_skinned_bounds_dual_quaternion(m->meshes, m->mesh_count, palette, joints, out);
+    }
+    return pose_palette(object, inverse_bind, joints, s->bounds_palette) &&
+           pose_skinned_bounds(m->meshes, m->mesh_count, (const mat4 *)s->bounds_palette, joints, out);
 }
 
 /* FNV-1a over the image paths of a character and their files' stamps: equal keys, equal pictures. */
@@ -261,12 +284,14 @@ bool scene_culling_box(const animator *animator, mat4 placement, mat4 world, flo
     return true;
 }
 
-/* Queue one entity with gfx and return where its palette goes (NULL when culled); its object pose in
- * *object. false when it cannot be drawn (no mesh for its body, no pose) or gfx refused it. */
+/* Queue one entity with gfx and say where its palette goes, matrices or dual quaternions as the scene
+ * skins its character (an empty slot when culled); its object pose in *object. false when it cannot be
+ * drawn (no mesh for its body, no pose) or gfx refused it. */
 static bool scene_queue(scene *s, const animator *animator, mat4 world, const scene_views *views,
-                        const float tint[4], gfx_lod_memory *lod, const joint_pose **object, mat4 **destination)
+                        const float tint[4], gfx_lod_memory *lod, const joint_pose **object,
+                        scene_palette_slot *destination)
 {
-    *destination = NULL;
+    *destination = (scene_palette_slot){0};
     const anim_character *character = animator_character(animator);
     const model *m = character->model;
     const anim_controller *controller = animator_controller(animator);
@@ -276,13 +301,17 @@ static bool scene_queue(scene *s, const animator *animator, mat4 world, const sc
     /* What pose_palette refuses is refused here, before a slot is taken that would then stay unwritten. */
     if (mesh.id == 0 || !*object || !skeleton->inverse_bind || skeleton->joint_count <= 0)
         return false;
-    gfx_instance instance = {.mesh = mesh, .joint_count = skeleton->joint_count, .lod = lod};
+    gfx_instance instance = {.mesh = mesh, .joint_count = skeleton->joint_count, .lod = lod,
+                             .skinning = scene_character_skinning(s, character)};
     scene_culling_box(animator, world, instance.world, instance.bounds); /* no box: all zero, never culled */
     if (tint)
         memcpy(instance.tint, tint, sizeof instance.tint);
     int culled_before = gfx_frame_stats().culled;
-    *destination = gfx_submit_palette(&instance);
-    if (!*destination && gfx_frame_stats().culled == culled_before)
+    if (instance.skinning == POSE_SKINNING_DUAL_QUATERNION)
+        destination->dual_quaternions = gfx_submit_dual_quaternions(&instance);
+    else
+        destination->matrices = gfx_submit_palette(&instance);
+    if (!destination->matrices && !destination->dual_quaternions && gfx_frame_stats().culled == culled_before)
         return false; /* refused, not culled: gfx_last_error says why */
     ++s->submitted;
     if (views && views->skeleton)
@@ -298,21 +327,24 @@ static bool scene_queue(scene *s, const animator *animator, mat4 world, const sc
     return true;
 }
 
-static void scene_write_palette(const animator *animator, const joint_pose *object, mat4 *destination)
+static void scene_write_palette(const animator *animator, const joint_pose *object, const scene_palette_slot *slot)
 {
     const skeleton *skeleton = &animator_character(animator)->model->skeleton;
-    pose_palette(object, (const mat4 *)skeleton->inverse_bind, skeleton->joint_count, destination);
+    if (slot->dual_quaternions) /* from the bind pose itself: no inverse bind matrix is needed */
+        pose_dual_quaternion_palette(object, skeleton->bind_object, skeleton->joint_count,
+                                     slot->dual_quaternions);
+    else if (slot->matrices)
+        pose_palette(object, (const mat4 *)skeleton->inverse_bind, skeleton->joint_count, slot->matrices);
 }
 
 bool scene_submit(scene *s, const animator *animator, mat4 world, const scene_views *views, const float tint[4],
                   gfx_lod_memory *lod)
 {
     const joint_pose *object;
-    mat4 *destination;
+    scene_palette_slot destination;
     if (!scene_queue(s, animator, world, views, tint, lod, &object, &destination))
         return false;
-    if (destination)
-        scene_write_palette(animator, object, destination);
+    scene_write_palette(animator, object, &destination);
     return true;
 }
 
@@ -323,7 +355,7 @@ int scene_queue_crowd(scene *s, const crowd *crowd, const scene_views *views)
         int capacity = s->crowd_palette_capacity ? s->crowd_palette_capacity : 64;
         while (capacity < count)
             capacity *= 2;
-        mat4 **palettes = realloc(s->crowd_palettes, (size_t)capacity * sizeof *palettes);
+        scene_palette_slot *palettes = realloc(s->crowd_palettes, (size_t)capacity * sizeof *palettes);
         if (palettes)
             s->crowd_palettes = palettes;
         gfx_lod_memory *lods = realloc(s->crowd_lods, (size_t)capacity * sizeof *lods);
@@ -354,7 +386,7 @@ int scene_queue_crowd(scene *s, const crowd *crowd, const scene_views *views)
 
 typedef struct scene_palette_work {
     const crowd *crowd;
-    mat4 *const *destinations;
+    const scene_palette_slot *destinations;
 } scene_palette_work;
 
 static void scene_write_palettes(void *context, int begin, int end, int worker)
@@ -362,15 +394,15 @@ static void scene_write_palettes(void *context, int begin, int end, int worker)
     (void)worker;
     const scene_palette_work *work = context;
     for (int i = begin; i < end; ++i) {
-        if (!work->destinations[i])
+        if (!work->destinations[i].matrices && !work->destinations[i].dual_quaternions)
             continue;
         const animator *animator = crowd_animator(work->crowd, i);
         scene_write_palette(animator, anim_controller_object_pose(animator_controller(animator)),
-                            work->destinations[i]);
+                            &work->destinations[i]);
     }
 }
 
-void scene_write_crowd_palettes(const crowd *crowd, mat4 *const *destinations, int count, jobs *jobs)
+void scene_write_crowd_palettes(const crowd *crowd, const scene_palette_slot *destinations, int count, jobs *jobs)
 {
     if (!destinations)
         return;

@@ -21,6 +21,7 @@
 #include "crowd.h"
 #include "gfx/gfx.h"
 #include "image/image.h"
+#include "pose/pose_dq.h"
 
 enum { SCENE_MAX_MODELS = 16 };
 
@@ -31,6 +32,21 @@ typedef struct scene_views {
     bool cpu_skinning;  /* G: the CPU reference path instead of the vertex shader */
     bool lod_colors;    /* F7: each character tinted by its level of detail */
 } scene_views;
+
+/* How every character is skinned: each as characters.ini says, or all one way (the demo's skin_blend key). */
+typedef enum scene_skinning {
+    SCENE_SKINNING_AS_CHARACTERS = 0, /* each character's `skinning` (linear unless it says dual_quaternion) */
+    SCENE_SKINNING_LINEAR,            /* every character linear blend */
+    SCENE_SKINNING_DUAL_QUATERNION,   /* every character dual quaternions */
+    SCENE_SKINNING_COUNT
+} scene_skinning;
+
+/* Where one entity's palette goes this frame, in gfx's upload buffer: matrices for a linear entity, dual
+ * quaternions for a dual-quaternion one (the other NULL); both NULL when it was culled or refused. */
+typedef struct scene_palette_slot {
+    mat4 *matrices;
+    pose_dual_quaternion *dual_quaternions;
+} scene_palette_slot;
 
 typedef struct scene {
     /* One GPU mesh per body as dressed: a model and the images its character draws it with (two characters
@@ -51,13 +67,20 @@ typedef struct scene {
      * NULL when there was no memory: only the culling box is drawn then). */
     mat4 *bounds_palette;
     int bounds_palette_joints;
-    /* Per crowd member, this frame: where its palette goes in gfx's upload buffer, NULL when it was culled
-     * (or could not be queued). Grown when the crowd has grown, so steady frames allocate nothing. */
-    mat4 **crowd_palettes;
+    /* Per crowd member, this frame: where its palette goes in gfx's upload buffer, and which kind (none
+     * when it was culled or could not be queued). Grown when the crowd has grown, so steady frames allocate
+     * nothing. */
+    scene_palette_slot *crowd_palettes;
     gfx_lod_memory *crowd_lods; /* per crowd member: the level of detail it was drawn at (hysteresis) */
     int crowd_palette_capacity; /* of both */
     int submitted;          /* this frame, for the HUD */
+    scene_skinning skinning; /* set by the caller (the demo's toggle); zero: as characters.ini says */
 } scene;
+
+/* How the scene skins a character now: s->skinning, or the character's own choice. */
+pose_skinning scene_character_skinning(const scene *s, const anim_character *character);
+/* "as characters.ini says", "linear", "dual quaternion": for the HUD. */
+const char *scene_skinning_name(scene_skinning skinning);
 
 /* Make GPU meshes for every model of the config, as each character dresses it (anim_character.texture_paths),
  * that has none yet, and destroy those no character uses any more (after a reload). Texture problems go to
@@ -92,8 +115,9 @@ bool scene_submit(scene *s, const animator *animator, mat4 world, const scene_vi
  * the controller has no box. */
 bool scene_culling_box(const animator *animator, mat4 placement, mat4 world, float bounds[2][3]);
 
-/* The box the bounds view draws bright for an entity: the skinned mesh of its current pose, exactly
- * (pose_skinned_bounds: the cost of CPU skinning, paid only while the view is on), in MD5 object space as
+/* The box the bounds view draws bright for an entity: the skinned mesh of its current pose, exactly, skinned
+ * as the scene skins it (pose_skinned_bounds or pose_skinned_bounds_dual_quaternion: the cost of CPU
+ * skinning, paid only while the view is on), in MD5 object space as
  * gfx_instance.bounds. The dim one is the culling box, looser by design: the clip's bounds grown by the
  * body's skin reach. False when its body has no mesh here. Allocates nothing. */
 bool scene_pose_bounds(scene *s, const animator *animator, float out[2][3]);
@@ -110,10 +134,11 @@ void scene_model_world(const anim_character *character, mat4 placement, mat4 out
  * in s->crowd_palettes[member] (NULL when culled or refused). Returns how many entries it set: every
  * member, or 0 when there was no memory for them. Between gfx_begin_frame and gfx_end_frame. */
 int scene_queue_crowd(scene *s, const crowd *crowd, const scene_views *views);
-/* The crowd, second half: members 0..count-1 get their skin palette (pose_palette of the animator's object
- * pose) written to destinations[member] (NULL: skipped), split across jobs (NULL: the calling thread).
+/* The crowd, second half: members 0..count-1 get their skin palette (pose_palette or
+ * pose_dual_quaternion_palette of the animator's object pose, as the slot's kind says) written to
+ * destinations[member] (an empty slot: skipped), split across jobs (NULL: the calling thread).
  * With s->crowd_palettes and scene_queue_crowd's count this fills the slots it handed out; a benchmark may
  * pass its own. The crowd must not change in between. Allocates nothing. */
-void scene_write_crowd_palettes(const crowd *crowd, mat4 *const *destinations, int count, jobs *jobs);
+void scene_write_crowd_palettes(const crowd *crowd, const scene_palette_slot *destinations, int count, jobs *jobs);
 
 #endif

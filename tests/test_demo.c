@@ -421,6 +421,7 @@ typedef struct box_check {
     float most_slack;   /* largest gap, on any side, between the pose box and the vertices' extent */
     float lowest_standing; /* lowest z of a standing (speed 0) entity's pose box; the floor is z = 0 */
     bool bodies[2];     /* mannequin, robot seen */
+    int dual_quaternion_bodies; /* meshes skinned with dual quaternions (the robot's, as characters.ini says) */
 } box_check;
 
 /* One entity: CPU-skin its pose and compare with the box F3 draws bright (scene_pose_bounds) and with the
@@ -437,15 +438,23 @@ static void check_boxes(const animator *animator, box_check *c)
         culling[0][k] -= m->skin_reach;
         culling[1][k] += m->skin_reach;
     }
+    /* Skinned the way the scene skins this body (characters.ini's `skinning`, or the skin_blend key). */
+    bool dual = scene_character_skinning(&d.scene, animator_character(animator)) == POSE_SKINNING_DUAL_QUATERNION;
+    const joint_pose *object = anim_controller_object_pose(controller);
     mat4 *palette = malloc((size_t)joints * sizeof *palette);
-    CHECK(palette && pose_palette(anim_controller_object_pose(controller), (const mat4 *)m->skeleton.inverse_bind,
-                                  joints, palette));
+    pose_dual_quaternion *dual_quaternions = malloc((size_t)joints * sizeof *dual_quaternions);
+    CHECK(palette && dual_quaternions &&
+          pose_palette(object, (const mat4 *)m->skeleton.inverse_bind, joints, palette) &&
+          pose_dual_quaternion_palette(object, m->skeleton.bind_object, joints, dual_quaternions));
     float extent[2][3] = {{1e30f, 1e30f, 1e30f}, {-1e30f, -1e30f, -1e30f}};
-    for (int i = 0; palette && i < m->mesh_count; ++i) {
+    for (int i = 0; palette && dual_quaternions && i < m->mesh_count; ++i) {
         const skin_mesh *mesh = &m->meshes[i];
         float (*positions)[3] = malloc((size_t)mesh->vertex_count * sizeof *positions);
         float (*normals)[3] = malloc((size_t)mesh->vertex_count * sizeof *normals);
-        CHECK(positions && normals && pose_skin_cpu(mesh, (const mat4 *)palette, joints, positions, normals));
+        CHECK(positions && normals &&
+              (dual ? pose_skin_cpu_dual_quaternion(mesh, dual_quaternions, joints, positions, normals)
+                    : pose_skin_cpu(mesh, (const mat4 *)palette, joints, positions, normals)));
+        c->dual_quaternion_bodies += dual;
         for (int v = 0; positions && normals && v < mesh->vertex_count; ++v) {
             bool in_pose = true, in_culling = true;
             for (int k = 0; k < 3; ++k) {
@@ -463,6 +472,7 @@ static void check_boxes(const animator *animator, box_check *c)
         free(normals);
     }
     free(palette);
+    free(dual_quaternions);
     for (int k = 0; k < 3; ++k)
         c->most_slack = fmaxf(c->most_slack, fmaxf(extent[0][k] - pose_box[0][k], pose_box[1][k] - extent[1][k]));
     float speed = -1.0f;
@@ -506,6 +516,7 @@ static void test_bounds_view_boxes(void)
            c.entities, c.vertices, c.outside_pose, c.outside_culling, (double)c.most_slack,
            (double)c.lowest_standing);
     CHECK(c.bodies[0] && c.bodies[1]);
+    CHECK(c.dual_quaternion_bodies > 0); /* the robots, as characters.ini says */
     CHECK(c.outside_pose == 0 && c.outside_culling == 0);
     CHECK(c.most_slack <= 0.10f);
     CHECK(c.lowest_standing < 1e29f && c.lowest_standing >= -0.05f);
@@ -517,6 +528,69 @@ static void test_bounds_view_boxes(void)
 
 /* No assets/ folder: every model and clip is missing. The demo still runs (ground, HUD), says what is
  * missing with file:line, and once the folder is back an F5 (here from the script) brings the player. */
+/* The skin_blend key (B) switches every character in turn: as characters.ini says (the robot with dual
+ * quaternions, the mannequin linear), all linear, all dual quaternions, and round again; the HUD says
+ * which, the palettes uploaded follow (a dual-quaternion body's is half a linear one's, rounded up), the
+ * bounds view's box and the picture follow too (the player's box holds its dual-quaternion vertices). */
+static void push_key(SDL_Keycode key, bool down, bool repeat);
+
+static void test_skin_blend_key(void)
+{
+    demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", NULL, NULL, 0);
+    options.crowd = 6;
+    CHECK(demo_start(&d, &options));
+    for (int i = 0; i < 5; ++i)
+        demo_frame(&d);
+    const char *expected[SCENE_SKINNING_COUNT + 1] = {"as characters.ini says", "linear", "dual quaternion",
+                                                      "as characters.ini says"};
+    int matrices[SCENE_SKINNING_COUNT + 1] = {0};
+    for (int mode = 0; mode <= SCENE_SKINNING_COUNT; ++mode) {
+        if (mode > 0) {
+            push_key(SDLK_b, true, false);
+            push_key(SDLK_b, false, false);
+        }
+        demo_frame(&d);
+        demo_frame(&d);
+        CHECK(d.scene.skinning == (scene_skinning)(mode % SCENE_SKINNING_COUNT));
+        char text[8192], wanted[128];
+        demo_hud_text(text, sizeof text);
+        snprintf(wanted, sizeof wanted, "GPU skinning, blend %s", expected[mode]);
+        CHECK_STR_CONTAINS(text, wanted);
+        /* Every entity drawn (none culled in the default view): its palette's room, as gfx counts it. */
+        int expected_matrices = 0;
+        const animator *entities[1 + 6];
+        int count = 0;
+        entities[count++] = player_animator(d.player);
+        for (int i = 0; i < crowd_count(d.crowd); ++i)
+            entities[count++] = crowd_animator(d.crowd, i);
+        for (int i = 0; i < count; ++i) {
+            const anim_character *character = animator_character(entities[i]);
+            int joints = character->model->skeleton.joint_count;
+            bool dual = scene_character_skinning(&d.scene, character) == POSE_SKINNING_DUAL_QUATERNION;
+            CHECK(dual == (mode % SCENE_SKINNING_COUNT == SCENE_SKINNING_DUAL_QUATERNION ||
+                           (mode % SCENE_SKINNING_COUNT == SCENE_SKINNING_AS_CHARACTERS &&
+                            strcmp(character->name, "robot") == 0)));
+            expected_matrices += dual ? (joints + 1) / 2 : joints;
+        }
+        matrices[mode] = d.gfx.palette_matrices;
+        printf("  skin blend %s: %d entities drawn, %d palette matrices (%zu bytes)\n", expected[mode], d.gfx.instances,
+               d.gfx.palette_matrices, d.gfx.palette_bytes);
+        if (d.gfx.instances == count)
+            CHECK(d.gfx.palette_matrices == expected_matrices);
+        CHECK(d.gfx.instances > 0);
+    }
+    CHECK(matrices[2] < matrices[0] && matrices[0] < matrices[1]);
+    CHECK(matrices[3] == matrices[0]);
+    /* All dual quaternions: the player's bounds box holds its dual-quaternion vertices. */
+    d.scene.skinning = SCENE_SKINNING_DUAL_QUATERNION;
+    demo_frame(&d);
+    box_check c = {.lowest_standing = 1e30f};
+    check_boxes(player_animator(d.player), &c);
+    CHECK(c.dual_quaternion_bodies > 0 && c.outside_pose == 0 && c.most_slack <= 0.10f);
+    CHECK(d.gl_error_frames == 0);
+    demo_finish(&d);
+}
+
 static void test_missing_assets_then_fixed(void)
 {
     char config_dir[512], assets[600], script[600], command[1400];
@@ -1321,11 +1395,13 @@ static void test_steady_frames_allocate_nothing(void)
     for (int i = 0; i < 90; ++i) {
         if (i == 45)
             d.views.cpu_skinning = false;
+        if (i == 30 || i == 60)
+            d.scene.skinning = i == 30 ? SCENE_SKINNING_DUAL_QUATERNION : SCENE_SKINNING_LINEAR;
         demo_frame(&d);
     }
     long calls = heap_calls - before;
     printf("  90 frames (player walking, running, waving; 40 wandering; every view and the state machine's; "
-           "both skinning paths): "
+           "both skinning paths, linear and dual quaternions): "
            "%ld heap calls from our code\n", calls);
     CHECK(calls == 0);
     CHECK(d.gl_error_frames == 0 && crowd_count(d.crowd) == 40);
@@ -1572,6 +1648,7 @@ int main(void)
     RUN(test_speed_edit_applies_at_once);
     RUN(test_screenshots_go_to_their_folder);
     RUN(test_bounds_view_boxes);
+    RUN(test_skin_blend_key);
     RUN(test_missing_assets_then_fixed);
     RUN(test_nothing_loaded_stays_flat);
     RUN(test_missing_texture);

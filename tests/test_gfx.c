@@ -32,6 +32,7 @@
 #include "platform/platform_image.h"
 #include "pose/pose.h"
 #include "scene.h"
+#include "test_limb.h"
 
 enum { IMAGE_WIDTH = 512, IMAGE_HEIGHT = 512 };
 
@@ -2164,6 +2165,261 @@ static void test_far_characters_cast_no_shadow(void)
     CHECK(cast == 1);
 }
 
+/* ---- Dual-quaternion skinning: the vertex shader against the CPU reference, on every path ----------------- */
+
+static bool dual_quaternion_pose_at(const model *m, const clip *c, float time, pose_dual_quaternion *out)
+{
+    joint_pose object[MAX_JOINTS];
+    return pose_sample(c, time, true, object) &&
+           pose_to_object(m->skeleton.parents, m->skeleton.joint_count, object, object) &&
+           pose_dual_quaternion_palette(object, m->skeleton.bind_object, m->skeleton.joint_count, out);
+}
+
+/* The GPU's dual-quaternion skinning of every part against pose_skin_cpu_dual_quaternion, to the tolerance
+ * check_skinning holds linear blend to. */
+static void check_dual_quaternion_skinning(const model *m, gfx_mesh mesh, const pose_dual_quaternion *palette,
+                                           const char *label)
+{
+    for (int part = 0; part < m->mesh_count; ++part) {
+        const skin_mesh *s = &m->meshes[part];
+        size_t bytes = (size_t)s->vertex_count * sizeof(float[3]);
+        float(*cpu_positions)[3] = malloc(bytes), (*cpu_normals)[3] = malloc(bytes);
+        float(*gpu_positions)[3] = malloc(bytes), (*gpu_normals)[3] = malloc(bytes);
+        CHECK(pose_skin_cpu_dual_quaternion(s, palette, m->skeleton.joint_count, cpu_positions, cpu_normals));
+        diag err;
+        bool captured = gfx_capture_dual_quaternion_skinning(mesh, part, palette, m->skeleton.joint_count,
+                                                             gpu_positions, gpu_normals, &err);
+        CHECK(captured);
+        if (!captured)
+            fprintf(stderr, "%s: %s\n", err.file, err.message);
+        double largest = 0.0, largest_normal = 0.0, largest_moved = 0.0;
+        for (int v = 0; captured && v < s->vertex_count; ++v) {
+            for (int k = 0; k < 3; ++k) {
+                largest = fmax(largest, fabs((double)gpu_positions[v][k] - cpu_positions[v][k]));
+                largest_normal = fmax(largest_normal, fabs((double)gpu_normals[v][k] - cpu_normals[v][k]));
+                largest_moved = fmax(largest_moved, fabs((double)cpu_positions[v][k] - s->positions[v][k]));
+            }
+        }
+        printf("  GPU vs CPU dual-quaternion skinning, %s: %d vertices, largest difference %.3g m (normals %.3g); "
+               "the pose moves vertices up to %.3g m from bind\n",
+               label, s->vertex_count, largest, largest_normal, largest_moved);
+        CHECK(largest <= 1e-4 * MODEL_HEIGHT);
+        CHECK(largest_normal <= 1e-4);
+        CHECK(largest_moved > 0.05);
+        free(cpu_positions);
+        free(cpu_normals);
+        free(gpu_positions);
+        free(gpu_normals);
+    }
+}
+
+static limb twisted_limb;
+static gfx_mesh limb_mesh;
+
+static void test_dual_quaternion_gpu_matches_cpu(void)
+{
+    pose_dual_quaternion palette[MAX_JOINTS];
+    CHECK(dual_quaternion_pose_at(mannequin, walk, 0.3f, palette));
+    check_dual_quaternion_skinning(mannequin, mannequin_mesh, palette, "mannequin walking");
+    CHECK(dual_quaternion_pose_at(mannequin, celebrate, 1.1f, palette));
+    check_dual_quaternion_skinning(mannequin, mannequin_mesh, palette, "mannequin celebrating");
+    CHECK(dual_quaternion_pose_at(robot, run, 0.2f, palette));
+    check_dual_quaternion_skinning(robot, robot_mesh, palette, "robot running");
+    joint_pose object[2];
+    limb_twist(&twisted_limb, 150.0f, object);
+    CHECK(pose_dual_quaternion_palette(object, twisted_limb.bind_object, 2, palette));
+    check_dual_quaternion_skinning(&twisted_limb.model, limb_mesh, palette, "limb twisted 150 degrees");
+}
+
+/* draw_small_scene's characters, scaled by 1.3 (as a character's import scales it: outside the dual
+ * quaternion), each skinned with dual quaternions where `dual_every` divides its index (1: all, 0: none). */
+static void draw_dual_quaternion_scene(bool cpu_skinning, bool skin_once, int dual_every,
+                                       const mat4 (*palettes)[MAX_JOINTS],
+                                       const pose_dual_quaternion (*dual_quaternions)[MAX_JOINTS])
+{
+    gfx_frame_desc frame = camera_frame((vec3){7.0f, 3.0f, 4.0f}, (vec3){0.0f, 0.8f, 0.0f}, 45.0f);
+    frame.cpu_skinning = cpu_skinning;
+    frame.skin_once = skin_once;
+    gfx_begin_frame(&frame);
+    for (int i = 0; i < 8; ++i) {
+        gfx_instance instance = small_scene_instance(i, palettes);
+        glm_scale_uni(instance.world, 1.3f);
+        if (dual_every > 0 && i % dual_every == 0) {
+            instance.skinning = POSE_SKINNING_DUAL_QUATERNION;
+            instance.dual_quaternions = dual_quaternions[i % 6];
+        }
+        CHECK(gfx_submit(&instance));
+    }
+    end_frame_checked();
+}
+
+static void compare_pictures(const uint8_t *a, const uint8_t *b, const char *what, size_t most_differing)
+{
+    int largest = 0;
+    size_t foreground = 0, differing = count_differing_pixels(a, b, &largest, &foreground);
+    printf("  %s: %zu of %zu pixels differ by more than 2 (largest %d)\n", what, differing, foreground, largest);
+    CHECK(foreground > 20000);
+    CHECK(differing <= most_differing);
+}
+
+/* Every path follows each instance's mode: the vertex shader (picture and shadow), the CPU path and skin
+ * once draw one picture of dual-quaternion characters, also mixed with linear ones in one frame; and the
+ * mode is really used: the dual-quaternion picture is not the linear one. Half the palette bytes. */
+static void test_dual_quaternion_paths_draw_the_same_picture(void)
+{
+    static mat4 palettes[6][MAX_JOINTS];
+    static pose_dual_quaternion dual_quaternions[6][MAX_JOINTS];
+    pose_small_scene(0.53f, palettes);
+    const clip *clips[6] = {walk, run, idle, wave, celebrate, jump};
+    for (int i = 0; i < 6; ++i)
+        CHECK(dual_quaternion_pose_at(i % 2 ? robot : mannequin, clips[i], 0.53f * (float)(i + 1), dual_quaternions[i]));
+    const mat4(*linear)[MAX_JOINTS] = (const mat4(*)[MAX_JOINTS])palettes;
+    const pose_dual_quaternion(*dual)[MAX_JOINTS] = (const pose_dual_quaternion(*)[MAX_JOINTS])dual_quaternions;
+    size_t bytes = (size_t)IMAGE_WIDTH * IMAGE_HEIGHT * 4;
+    uint8_t *gpu = malloc(bytes), *other = malloc(bytes), *linear_picture = malloc(bytes);
+    size_t tolerance = (size_t)IMAGE_WIDTH * IMAGE_HEIGHT / 2000;
+
+    draw_dual_quaternion_scene(false, false, 0, linear, dual);
+    gfx_stats linear_stats = gfx_frame_stats();
+    CHECK(platform_read_pixels(linear_picture));
+    draw_dual_quaternion_scene(false, false, 1, linear, dual);
+    gfx_stats dual_stats = gfx_frame_stats();
+    CHECK(platform_read_pixels(gpu));
+    save_picture("gfx_dual_quaternion.png");
+    printf("  palettes of 8 characters: linear %d matrices (%zu bytes), dual quaternions %d (%zu bytes)\n",
+           linear_stats.palette_matrices, linear_stats.palette_bytes, dual_stats.palette_matrices,
+           dual_stats.palette_bytes);
+    int half = 0;
+    for (int i = 0; i < 8; ++i)
+        half += ((i % 2 ? robot : mannequin)->skeleton.joint_count + 1) / 2;
+    CHECK(dual_stats.palette_matrices == half);
+    CHECK(dual_stats.palette_bytes == (size_t)half * sizeof(mat4));
+    CHECK(2 * dual_stats.palette_bytes <= linear_stats.palette_bytes + 8 * sizeof(mat4));
+
+    /* Not the linear picture: the bodies' shoulders and elbows bulge a little where linear blend pinches. */
+    int largest = 0;
+    size_t foreground = 0, differing = count_differing_pixels(gpu, linear_picture, &largest, &foreground);
+    printf("  dual quaternions vs linear blend: %zu pixels differ\n", differing);
+    CHECK(differing > 100);
+
+    draw_dual_quaternion_scene(true, false, 1, linear, dual);
+    gfx_stats cpu_stats = gfx_frame_stats();
+    CHECK(platform_read_pixels(other));
+    compare_pictures(gpu, other, "dual quaternions, CPU path vs vertex shader", tolerance);
+    CHECK(cpu_stats.cpu_skinned_vertices > 0);
+
+    draw_dual_quaternion_scene(false, true, 1, linear, dual);
+    gfx_stats once_stats = gfx_frame_stats();
+    CHECK(platform_read_pixels(other));
+    compare_pictures(gpu, other, "dual quaternions, skin once vs each pass", 0);
+    CHECK(once_stats.skinned_once_vertices > 0);
+
+    /* Every other character linear: on the GPU and on the CPU, one picture. */
+    draw_dual_quaternion_scene(false, false, 2, linear, dual);
+    CHECK(platform_read_pixels(gpu));
+    draw_dual_quaternion_scene(true, false, 2, linear, dual);
+    CHECK(platform_read_pixels(other));
+    compare_pictures(gpu, other, "linear and dual quaternions in one frame, CPU path vs vertex shader", tolerance);
+    free(gpu);
+    free(other);
+    free(linear_picture);
+}
+
+static void test_dual_quaternion_misuse_is_reported(void)
+{
+    static pose_dual_quaternion dual_quaternions[MAX_JOINTS];
+    static mat4 palette[MAX_JOINTS];
+    CHECK(dual_quaternion_pose_at(mannequin, walk, 0.2f, dual_quaternions));
+    gfx_instance instance = {.mesh = mannequin_mesh, .joint_count = mannequin->skeleton.joint_count,
+                             .skinning = POSE_SKINNING_DUAL_QUATERNION};
+    glm_mat4_identity(instance.world);
+    gfx_frame_desc frame = camera_frame((vec3){3.0f, 1.0f, 0.0f}, (vec3){0.0f, 0.9f, 0.0f}, 40.0f);
+    gfx_begin_frame(&frame);
+    /* A matrix slot is the wrong size for dual quaternions, and the other way round. */
+    CHECK(gfx_submit_palette(&instance) == NULL);
+    CHECK_STR_CONTAINS(gfx_last_error(), "skinned dual_quaternion, not linear");
+    CHECK(!gfx_submit(&instance));
+    CHECK_STR_CONTAINS(gfx_last_error(), "no palette");
+    instance.skinning = POSE_SKINNING_LINEAR;
+    instance.palette = (const mat4 *)palette;
+    CHECK(gfx_submit_dual_quaternions(&instance) == NULL);
+    CHECK_STR_CONTAINS(gfx_last_error(), "skinned linear, not dual_quaternion");
+    instance.skinning = (pose_skinning)7;
+    CHECK(!gfx_submit(&instance));
+    CHECK_STR_CONTAINS(gfx_last_error(), "neither linear nor dual quaternion");
+    instance.skinning = POSE_SKINNING_DUAL_QUATERNION;
+    instance.dual_quaternions = dual_quaternions;
+    pose_dual_quaternion *slot = gfx_submit_dual_quaternions(&instance);
+    CHECK(slot != NULL);
+    if (slot)
+        memcpy(slot, dual_quaternions, (size_t)instance.joint_count * sizeof *slot);
+    end_frame_checked();
+    CHECK(gfx_frame_stats().instances == 1);
+    /* The benchmark's naive frames skin linearly only. */
+    gfx_bench_begin_naive_frame(&frame);
+    CHECK(!gfx_submit(&instance));
+    CHECK_STR_CONTAINS(gfx_last_error(), "linearly only");
+    end_frame_checked();
+}
+
+/* Silhouette pixels (not background) in column x of a picture. */
+static int column_thickness(const uint8_t *rgba, int x)
+{
+    int count = 0;
+    for (int y = 0; y < IMAGE_HEIGHT; ++y)
+        count += !is_background(rgba, x, y);
+    return count;
+}
+
+/* The twisting limb (test_limb.h) twisted 150 degrees about its own axis, seen from the side with the
+ * ground hidden: linear blend pinches it to a thread at the joint, dual quaternions keep it whole. The
+ * pair is docs/skinning_twist_linear.png and docs/skinning_twist_dual_quaternion.png. */
+static void test_twisted_limb_pictures(void)
+{
+    pose_dual_quaternion dual_quaternions[2];
+    mat4 palette[2];
+    joint_pose object[2];
+    limb_twist(&twisted_limb, 150.0f, object);
+    CHECK(pose_palette(object, (const mat4 *)twisted_limb.inverse_bind, 2, palette));
+    CHECK(pose_dual_quaternion_palette(object, twisted_limb.bind_object, 2, dual_quaternions));
+    gfx_frame_desc frame = camera_frame((vec3){1.0f, 1.35f, 2.2f}, (vec3){1.0f, 1.0f, 0.0f}, 50.0f);
+    frame.hide_ground = true;
+    frame.no_shadows = true;
+    frame.culling = GFX_CULLING_NONE; /* the tube is open at both ends */
+    size_t bytes = (size_t)IMAGE_WIDTH * IMAGE_HEIGHT * 4;
+    uint8_t *pictures[2] = {malloc(bytes), malloc(bytes)};
+    for (int mode = 0; mode < 2; ++mode) {
+        gfx_begin_frame(&frame);
+        gfx_instance instance = {.mesh = limb_mesh, .joint_count = 2, .palette = (const mat4 *)palette};
+        if (mode == 1) {
+            instance.skinning = POSE_SKINNING_DUAL_QUATERNION;
+            instance.dual_quaternions = dual_quaternions;
+        }
+        glm_mat4_identity(instance.world);
+        CHECK(gfx_submit(&instance));
+        end_frame_checked();
+        CHECK(platform_read_pixels(pictures[mode]));
+        save_picture(mode == 0 ? "gfx_twist_linear.png" : "gfx_twist_dual_quaternion.png");
+    }
+    /* Thickness on screen at the joint (x = 1 m) against the untwisted end (x = 0.2 m). */
+    float joint_pixel[2], end_pixel[2];
+    vec3 joint_world, end_world;
+    md5_to_world((float[3]){1.0f, 0.0f, LIMB_HEIGHT}, joint_world);
+    md5_to_world((float[3]){0.2f, 0.0f, LIMB_HEIGHT}, end_world);
+    project(&frame, joint_world, joint_pixel);
+    project(&frame, end_world, end_pixel);
+    int linear_joint = column_thickness(pictures[0], (int)joint_pixel[0]);
+    int dual_joint = column_thickness(pictures[1], (int)joint_pixel[0]);
+    int end = column_thickness(pictures[1], (int)end_pixel[0]);
+    printf("  limb twisted 150 degrees, thickness on screen at the joint: linear %d pixels, dual quaternions %d; "
+           "%d at the untwisted end\n", linear_joint, dual_joint, end);
+    CHECK(end > 40);
+    CHECK(dual_joint >= end * 9 / 10);
+    CHECK(linear_joint <= end / 2);
+    free(pictures[0]);
+    free(pictures[1]);
+}
+
 int main(void)
 {
     diag err;
@@ -2216,6 +2472,14 @@ int main(void)
         RUN(test_mapping_faults);
         RUN(test_levels_of_detail);
         RUN(test_skin_once_draws_the_same_picture);
+        limb_make(&twisted_limb);
+        limb_mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = &twisted_limb.model, .label = "limb"}, &err, NULL);
+        CHECK(limb_mesh.id != 0);
+        RUN(test_dual_quaternion_gpu_matches_cpu);
+        RUN(test_dual_quaternion_paths_draw_the_same_picture);
+        RUN(test_dual_quaternion_misuse_is_reported);
+        RUN(test_twisted_limb_pictures);
+        gfx_destroy_mesh(limb_mesh);
         RUN(test_far_characters_cast_no_shadow);
         RUN(test_frame_budget);
         RUN(test_frame_budget_waits_for_nothing);

@@ -1,7 +1,8 @@
 /* A character's import (characters.ini scale or height, up, forward): md5tool convert makes Doom-scale
  * variants of our mannequin and its clips in other axes, and loaded with `height = 1.8` and their axes
  * they stand, pose, move and report speeds exactly as the original scaled to 1.8 m. Mistakes in the keys
- * are reported at their lines, and a character of an implausible height is warned about, not refused. */
+ * are reported at their lines, and a character of an implausible height is warned about, not refused.
+ * The `skinning` key beside them: its words, and its mistakes at their lines. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -327,6 +328,46 @@ static void test_import_keys_are_checked_at_their_lines(void)
     cache_destroy(cache);
 }
 
+/* characters.ini's `skinning`, beside the import keys: linear unless it says dual_quaternion, any other word
+ * an error at its line; the shipped file skins the robot with dual quaternions. */
+static void test_skinning_key(void)
+{
+    cache *cache = cache_create();
+    char path[600];
+    diag_list errors = {0};
+    /* Lines: 1 [a] .. 4 states, 5 skinning; 6 [b] .. 9, 10 skinning; 11 [c] .. 14, 15 skinning. */
+    anim_config *config = load_text(CHARACTER("a") "skinning = dq\n" CHARACTER("b") "skinning = linear\n"
+                                    CHARACTER("c") "skinning = Dual_Quaternion\n",
+                                    cache, &errors, path, sizeof path);
+    CHECK(config == NULL);
+    CHECK(errors.count == 2);
+    test_print_diags(&errors);
+    check_message(&errors, 0, path, 5, "'skinning' must be linear or dual_quaternion, not 'dq'");
+    check_message(&errors, 1, path, 15, "'skinning' must be linear or dual_quaternion, not 'Dual_Quaternion'");
+    diag_list_clear(&errors);
+
+    config = load_text(CHARACTER("plain") CHARACTER("linear") "skinning = linear\n" CHARACTER("dual")
+                       "skinning = dual_quaternion\n", cache, &errors, path, sizeof path);
+    CHECK(config != NULL && errors.total == 0);
+    const anim_character *plain = anim_config_find_character(config, "plain");
+    const anim_character *linear = anim_config_find_character(config, "linear");
+    const anim_character *dual = anim_config_find_character(config, "dual");
+    CHECK(plain && plain->skinning == POSE_SKINNING_LINEAR);
+    CHECK(linear && linear->skinning == POSE_SKINNING_LINEAR);
+    CHECK(dual && dual->skinning == POSE_SKINNING_DUAL_QUATERNION);
+    anim_config_free(config);
+
+    config = anim_config_load(MARIONETTE_SOURCE_DIR "/config/characters.ini", cache, &errors);
+    CHECK(config != NULL);
+    const anim_character *robot = anim_config_find_character(config, "robot");
+    const anim_character *mannequin = anim_config_find_character(config, "mannequin");
+    CHECK(robot && robot->skinning == POSE_SKINNING_DUAL_QUATERNION);
+    CHECK(mannequin && mannequin->skinning == POSE_SKINNING_LINEAR);
+    anim_config_free(config);
+    diag_list_free(&errors);
+    cache_destroy(cache);
+}
+
 static void test_implausible_height_is_a_warning(void)
 {
     cache *cache = cache_create();
@@ -401,6 +442,7 @@ int main(void)
 {
     RUN(test_converted_mannequin_matches_the_original);
     RUN(test_import_keys_are_checked_at_their_lines);
+    RUN(test_skinning_key);
     RUN(test_implausible_height_is_a_warning);
     RUN(test_convert_refuses_bad_input);
     return check_report();

@@ -5,7 +5,7 @@
  * and masks), and freezing a full stack into a snapshot or sampling the local pose again allocates
  * nothing; neither do additive layers (their deltas are baked at load), their overlay weights, their
  * snapshots or their crossfades with ordinary overlays, nor the shipped machine's breath, lean blend (its
- * point moving with turn_rate), flinch and 2D strafe blend. */
+ * point moving with turn_rate), flinch and 2D strafe blend; nor a dual-quaternion palette and skinning. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +15,7 @@
 #include "build/build.h"
 #include "check.h"
 #include "pose/pose.h"
+#include "pose/pose_dq.h"
 
 #include "heap_counter.h"
 
@@ -32,6 +33,9 @@ static void test_updates_never_allocate(void)
         CHECK(entities[e] != NULL);
     }
     mat4 *palette = __real_aligned_alloc(32, 64 * sizeof(mat4));
+    pose_dual_quaternion *dual_quaternions = __real_aligned_alloc(32, 64 * sizeof(pose_dual_quaternion));
+    enum { SKINNED_MAX = 1 << 16 };
+    float(*skinned)[3] = __real_malloc(2 * SKINNED_MAX * sizeof *skinned);
     CHECK(heap_calls > 0); /* the wrapping works: loading did allocate */
 
     long before = heap_calls;
@@ -75,6 +79,13 @@ static void test_updates_never_allocate(void)
             const skeleton *s = &anim_config_character(config, e)->model->skeleton;
             CHECK(pose_palette(anim_controller_object_pose(controller), (const mat4 *)s->inverse_bind,
                                s->joint_count, palette));
+            /* Dual-quaternion skinning too: the palette every step, the CPU reference now and then. */
+            CHECK(pose_dual_quaternion_palette(anim_controller_object_pose(controller), s->bind_object,
+                                               s->joint_count, dual_quaternions));
+            const skin_mesh *mesh = &anim_config_character(config, e)->model->meshes[0];
+            if (step % 120 == 0 && mesh->vertex_count <= SKINNED_MAX)
+                CHECK(pose_skin_cpu_dual_quaternion(mesh, dual_quaternions, s->joint_count, skinned,
+                                                    skinned + SKINNED_MAX));
         }
     }
     CHECK(heap_calls == before);
@@ -86,6 +97,8 @@ static void test_updates_never_allocate(void)
     CHECK(events > 20);
 
     free(palette);
+    free(dual_quaternions);
+    free(skinned);
     for (int e = 0; e < ENTITIES; ++e)
         animator_destroy(entities[e]);
     anim_config_free(config);

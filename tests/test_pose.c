@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "pose/pose.h"
+#include "pose/pose_dq.h"
 
 #define PI_F 3.14159265f
 
@@ -931,6 +932,42 @@ static void test_palette_matches_cglm(void)
     }
 }
 
+/* pose_dual_quaternion_palette (its SSE2 and scalar kernels: this file also builds as test_pose_scalar)
+ * against the dual quaternion of pose_palette's matrix, joint for joint, up to the sign (q and -q are one
+ * motion): object poses and bind poses at oblique rotations. */
+static void test_dual_quaternion_palette_matches_the_matrix(void)
+{
+    joint_pose object[3], bind[3];
+    mat4 inverse_bind[3], palette[3];
+    pose_dual_quaternion dual_quaternions[3];
+    for (int j = 0; j < 3; ++j) {
+        memset(&object[j], 0, sizeof object[j]);
+        memset(&bind[j], 0, sizeof bind[j]);
+        oblique_rotation(0.7f + 1.3f * (float)j, object[j].rotation);
+        oblique_rotation(2.9f - (float)j, bind[j].rotation);
+        for (int k = 0; k < 3; ++k) {
+            object[j].position[k] = 0.5f * (float)(k + 1) - (float)j;
+            bind[j].position[k] = 0.25f * (float)(j - k) + 0.1f;
+        }
+        glm_quat_mat4(bind[j].rotation, inverse_bind[j]);
+        glm_vec3_copy(bind[j].position, inverse_bind[j][3]);
+        glm_inv_tr(inverse_bind[j]);
+    }
+    CHECK(pose_palette(object, (const mat4 *)inverse_bind, 3, palette));
+    CHECK(pose_dual_quaternion_palette(object, bind, 3, dual_quaternions));
+    for (int j = 0; j < 3; ++j) {
+        pose_dual_quaternion expected;
+        pose_dual_quaternion_from_matrix((const vec4 *)palette[j], &expected);
+        float sign = glm_vec4_dot(expected.real, dual_quaternions[j].real) < 0.0f ? -1.0f : 1.0f;
+        for (int c = 0; c < 4; ++c) {
+            CHECK_NEAR(dual_quaternions[j].real[c], sign * expected.real[c], 1e-5);
+            CHECK_NEAR(dual_quaternions[j].dual[c], sign * expected.dual[c], 1e-5);
+        }
+    }
+    CHECK(!pose_dual_quaternion_palette(object, NULL, 3, dual_quaternions));
+    CHECK(!pose_dual_quaternion_palette(object, bind, 0, dual_quaternions));
+}
+
 static void test_palette_rejects_bad_arguments(void)
 {
     joint_pose object = make_joint(0.0f, 0.0f, 0.0f, 0.0f);
@@ -1223,6 +1260,7 @@ int main(void)
     RUN(test_palette_moves_bind_points_with_their_joint);
     RUN(test_palette_matches_cglm);
     RUN(test_palette_rejects_bad_arguments);
+    RUN(test_dual_quaternion_palette_matches_the_matrix);
     RUN(test_skin_identity_palette_reproduces_bind);
     RUN(test_skin_rotated_joint);
     RUN(test_whole_frame_moves_a_vertex);

@@ -334,10 +334,13 @@ static int choose_level(const gfx_mesh_slot *slot, mat4 world, vec4 world_center
     return level;
 }
 
-/* What gfx_submit and gfx_submit_palette share: the checks, culling, room in the buffers (grown when
- * needed) and the queued entry. *destination is where the instance's joint_count matrices go, NULL when
- * it was culled. false on misuse (reported under `caller`'s name). */
-static bool queue_instance(const gfx_instance *instance, const char *caller, bool palette_given, mat4 **destination)
+/* What gfx_submit, gfx_submit_palette and gfx_submit_dual_quaternions share: the checks, culling, room in
+ * the buffers (grown when needed) and the queued entry. slot_kind: the palette the caller will write, which
+ * the instance's skinning must be. *destination is where the instance's palette goes (joint_count matrices,
+ * or joint_count dual quaternions in half the room), NULL when it was culled. false on misuse (reported
+ * under `caller`'s name). */
+static bool queue_instance(const gfx_instance *instance, const char *caller, bool palette_given,
+                           pose_skinning slot_kind, mat4 **destination)
 {
     *destination = NULL;
     if (!gfx.in_frame)
@@ -348,8 +351,19 @@ static bool queue_instance(const gfx_instance *instance, const char *caller, boo
     if (!slot)
         return gfx_misuse("%s: mesh %u is not alive (destroyed, never made, or from before gfx_setup)", caller,
                       (unsigned)instance->mesh.id);
-    if (palette_given && !instance->palette)
+    if ((unsigned)instance->skinning >= POSE_SKINNING_COUNT)
+        return gfx_misuse("%s: %s: skinning %d is neither linear nor dual quaternion", caller, slot->label,
+                          (int)instance->skinning);
+    if (instance->skinning != slot_kind)
+        return gfx_misuse("%s: %s: the instance is skinned %s, not %s", caller, slot->label,
+                          pose_skinning_name(instance->skinning), pose_skinning_name(slot_kind));
+    bool dual_quaternions = instance->skinning == POSE_SKINNING_DUAL_QUATERNION;
+    if (palette_given && !(dual_quaternions ? (const void *)instance->dual_quaternions : (const void *)instance->palette))
         return gfx_misuse("%s: %s: no palette", caller, slot->label);
+    if (gfx.naive && dual_quaternions)
+        return gfx_misuse("%s: %s: the naive path skins linearly only", caller, slot->label);
+    /* Two dual quaternions fill one matrix's room. */
+    int matrices = dual_quaternions ? (slot->joint_count + 1) / 2 : slot->joint_count;
     if (instance->joint_count != slot->joint_count)
         return gfx_misuse("%s: %s: palette has %d joints, the mesh's skeleton %d", caller, slot->label,
                       instance->joint_count, slot->joint_count);
@@ -369,7 +383,7 @@ static bool queue_instance(const gfx_instance *instance, const char *caller, boo
 
     if (gfx.instance_count == gfx.instance_capacity && !gfx_grow_instances(gfx.instance_count + 1))
         return gfx_misuse("%s: out of memory growing the instance buffer past %d", caller, gfx.instance_capacity);
-    if (!gfx_palette_room(gfx.palette_count + slot->joint_count))
+    if (!gfx_palette_room(gfx.palette_count + matrices))
         return gfx_misuse("%s: out of memory growing the palette buffer past %d matrices", caller,
                       gfx.palette_capacity);
     if (gfx.frame.cpu_skinning && gfx.skinned_count + slot->vertex_count > gfx.max_skinned_vertices)
@@ -384,6 +398,7 @@ static bool queue_instance(const gfx_instance *instance, const char *caller, boo
     gfx_queued_instance *queued = &gfx.queued[gfx.instance_count++];
     queued->mesh_slot = (int)(slot - gfx.meshes);
     queued->first_matrix = gfx.palette_count;
+    queued->skinning = instance->skinning;
     queued->first_skinned_vertex = gfx.skinned_count;
     glm_mat4_copy(world, queued->world);
     gfx_shadow_add_caster(world, has_bounds(bounds) ? (const float (*)[3])bounds : NULL, queued->caster_low,
@@ -407,7 +422,7 @@ static bool queue_instance(const gfx_instance *instance, const char *caller, boo
     if (gfx.frame.lod_colors)
         glm_vec4_mul(queued->tint, (float *)GFX_LOD_COLORS[queued->level], queued->tint);
     *destination = gfx_palette_destination(gfx.palette_count);
-    gfx.palette_count += slot->joint_count;
+    gfx.palette_count += matrices;
     if (gfx.frame.cpu_skinning)
         gfx.skinned_count += slot->vertex_count;
     return true;
@@ -416,9 +431,13 @@ static bool queue_instance(const gfx_instance *instance, const char *caller, boo
 bool gfx_submit(const gfx_instance *instance)
 {
     mat4 *destination;
-    if (!queue_instance(instance, "gfx_submit", true, &destination))
+    if (!queue_instance(instance, "gfx_submit", true, instance ? instance->skinning : POSE_SKINNING_LINEAR,
+                        &destination))
         return false;
-    if (destination)
+    if (destination && instance->skinning == POSE_SKINNING_DUAL_QUATERNION)
+        memcpy(destination, instance->dual_quaternions,
+               (size_t)instance->joint_count * sizeof(pose_dual_quaternion));
+    else if (destination)
         memcpy(destination, instance->palette, (size_t)instance->joint_count * sizeof(mat4));
     return true;
 }
@@ -426,7 +445,18 @@ bool gfx_submit(const gfx_instance *instance)
 mat4 *gfx_submit_palette(const gfx_instance *instance)
 {
     mat4 *destination;
-    return queue_instance(instance, "gfx_submit_palette", false, &destination) ? destination : NULL;
+    return queue_instance(instance, "gfx_submit_palette", false, POSE_SKINNING_LINEAR, &destination) ? destination
+                                                                                                      : NULL;
+}
+
+pose_dual_quaternion *gfx_submit_dual_quaternions(const gfx_instance *instance)
+{
+    mat4 *destination;
+    if (!queue_instance(instance, "gfx_submit_dual_quaternions", false, POSE_SKINNING_DUAL_QUATERNION,
+                        &destination))
+        return NULL;
+    _Static_assert(2 * sizeof(pose_dual_quaternion) == sizeof(mat4), "two dual quaternions fill a matrix's room");
+    return (pose_dual_quaternion *)destination;
 }
 
 bool gfx_reserve(int instances, int matrices)
@@ -458,6 +488,7 @@ void gfx_end_frame(void)
     gfx_stats stats = {.buffer_grows = gfx.stats.buffer_grows,
                        .instances = gfx.instance_count,
                        .palette_matrices = gfx.palette_count,
+                       .palette_bytes = gfx_palette_bytes(gfx.palette_count),
                        .culled = gfx.stats.culled};
     gfx_timer_frame_begin();
 

@@ -20,6 +20,7 @@
 #include "../base/diag.h"
 #include "../model/model.h"
 #include "../model/model_lods.h"
+#include "../pose/pose_dq.h"
 
 /* ---- Setup ---------------------------------------------------------------------------------------------- */
 
@@ -137,6 +138,13 @@ typedef struct gfx_instance {
                             * character on the origin facing +X */
     const mat4 *palette;   /* gfx_mesh_joint_count(mesh) skin matrices, as pose_palette writes them */
     int joint_count;       /* must equal gfx_mesh_joint_count(mesh) */
+    /* How its vertices follow its joints: linear blend (zero, the default) skins with `palette`, dual
+     * quaternions with `dual_quaternions`, joint_count of them as pose_dual_quaternion_palette writes them
+     * (8 floats a joint where a matrix is 16: half the upload). Every pass follows it: the picture, the
+     * shadow, skin once and the CPU path (pose_skin_cpu_dual_quaternion); the naive frames of gfx_bench.h
+     * skin linearly only and refuse it. */
+    pose_skinning skinning;
+    const pose_dual_quaternion *dual_quaternions;
     vec4 tint;             /* multiplies the texture; zero: white (no tint) */
     float bounds[2][3];    /* min and max corners of a box, in the model's MD5 space (as world places it),
                             * that holds the skinned mesh: anim_controller_bounds grown by the model's
@@ -160,7 +168,12 @@ bool gfx_submit(const gfx_instance *instance);
  * written: the slot holds whatever was there before. The address moves when a later submit grows the
  * buffer (what was written is kept): to keep several, make room for all of them first with gfx_reserve. */
 mat4 *gfx_submit_palette(const gfx_instance *instance);
-/* Make room this frame for `instances` more instances with `matrices` more skin matrices, so the submits
+/* gfx_submit_palette for an instance skinned with dual quaternions (instance->skinning): where its
+ * joint_count dual quaternions go, for pose_dual_quaternion_palette to write, on the same terms. Each kind
+ * of slot is refused for the other kind of instance (the sizes differ). */
+pose_dual_quaternion *gfx_submit_dual_quaternions(const gfx_instance *instance);
+/* Make room this frame for `instances` more instances with `matrices` more skin matrices (a dual-quaternion
+ * instance takes half its joint count, rounded up), so the submits
  * that follow within those counts never grow (move) the buffers. Like the frame's first submit, the first
  * reserve with matrices picks where the frame's palettes go, mapping the palette buffer on the default
  * path. false with a message on misuse (outside a frame, negative or absurd counts) or when memory runs
@@ -177,7 +190,9 @@ void gfx_end_frame(void);
 typedef struct gfx_stats {
     int draw_calls;         /* GL draw calls of the last frame, ground included */
     int instances;          /* instances drawn in the last frame */
-    int palette_matrices;   /* skin matrices given to the GPU in the last frame */
+    int palette_matrices;   /* skin matrices' room given to the GPU in the last frame: a linear instance's
+                             * joint takes one, a dual-quaternion instance's two joints one */
+    size_t palette_bytes;   /* the last frame's palette upload: palette_matrices of 64 bytes */
     int buffer_grows;       /* times the per-frame buffers grew since setup */
     int palette_uploads;    /* separate palette uploads in the last frame: 1 when instances were drawn the
                              * default way (every palette in one mapped buffer or one copy), one per

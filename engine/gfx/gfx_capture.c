@@ -8,8 +8,9 @@
 #include "gfx_internal.h"
 #include "gfx_palette.h"
 
-bool gfx_capture_skinning(gfx_mesh mesh, int mesh_index, const mat4 *palette, int joint_count,
-                          float (*positions)[3], float (*normals)[3], diag *err)
+/* Either kind of palette: `matrices` matrices' room of floats at `palette`, skinned as `skinning` says. */
+static bool capture(gfx_mesh mesh, int mesh_index, const void *palette, int joint_count, int matrices,
+                    pose_skinning skinning, float (*positions)[3], float (*normals)[3], diag *err)
 {
     gfx_mesh_slot *slot = gfx_find_mesh(mesh);
     if (!slot)
@@ -27,13 +28,17 @@ bool gfx_capture_skinning(gfx_mesh mesh, int mesh_index, const mat4 *palette, in
         return true;
 
     /* The frame's own path: palette and one identity instance through the same texture buffers. */
-    if (joint_count > gfx.palette_capacity && !gfx_grow_palettes(joint_count))
+    if (matrices > gfx.palette_capacity && !gfx_grow_palettes(matrices))
         return diag_set(err, slot->label, 0, "out of memory");
-    memcpy(gfx.palette_staging, palette, (size_t)joint_count * sizeof(mat4));
+    memset(gfx.palette_staging, 0, gfx_palette_bytes(matrices));
+    memcpy(gfx.palette_staging, palette,
+           skinning == POSE_SKINNING_DUAL_QUATERNION ? (size_t)joint_count * sizeof(pose_dual_quaternion)
+                                                     : (size_t)joint_count * sizeof(mat4));
     float identity_instance[GFX_FLOATS_PER_INSTANCE] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
                                                         1, 1, 1, 1, 0, 0, 0, 0};
+    identity_instance[22] = skinning == POSE_SKINNING_DUAL_QUATERNION ? 1.0f : 0.0f; /* as gfx_draw.c writes it */
     gfx_upload_stream(gfx.palette_buffer, &gfx.palette_buffer_matrices, gfx.palette_capacity,
-                  GFX_FLOATS_PER_MATRIX * sizeof(float), gfx.palette_staging, joint_count);
+                  GFX_FLOATS_PER_MATRIX * sizeof(float), gfx.palette_staging, matrices);
     gfx_upload_stream(gfx.instance_buffer, &gfx.instance_buffer_instances, gfx.instance_capacity,
                   GFX_FLOATS_PER_INSTANCE * sizeof(float), identity_instance, 1);
 
@@ -78,4 +83,18 @@ bool gfx_capture_skinning(gfx_mesh mesh, int mesh_index, const mat4 *palette, in
     if (errors)
         return diag_set(err, slot->label, 0, "GL errors while capturing skinning: %s", errors);
     return true;
+}
+
+bool gfx_capture_skinning(gfx_mesh mesh, int mesh_index, const mat4 *palette, int joint_count,
+                          float (*positions)[3], float (*normals)[3], diag *err)
+{
+    return capture(mesh, mesh_index, palette, joint_count, joint_count, POSE_SKINNING_LINEAR, positions, normals,
+                   err);
+}
+
+bool gfx_capture_dual_quaternion_skinning(gfx_mesh mesh, int mesh_index, const pose_dual_quaternion *palette,
+                                          int joint_count, float (*positions)[3], float (*normals)[3], diag *err)
+{
+    return capture(mesh, mesh_index, palette, joint_count, (joint_count + 1) / 2, POSE_SKINNING_DUAL_QUATERNION,
+                   positions, normals, err);
 }

@@ -1,5 +1,5 @@
 /* gfx_capture: the reference check of GPU skinning against pose_skin_cpu, for tests: the frame's own
- * skinning vertex shader run on one skin_mesh and its output captured by transform feedback. Not for the
+ * skinning vertex shader run on one skin_mesh, either way it skins, and its output captured by transform feedback. Not for the
  * game; knows nothing of files or windows. */
 #ifndef MARIONETTE_GFX_CAPTURE_H
 #define MARIONETTE_GFX_CAPTURE_H
@@ -11,5 +11,8 @@
  * positions and normals hold the mesh's vertex_count entries; normals may be NULL. Outside a frame only. */
 bool gfx_capture_skinning(gfx_mesh mesh, int mesh_index, const mat4 *palette, int joint_count,
                           float (*positions)[3], float (*normals)[3], diag *err);
+/* The same with dual-quaternion skinning (gfx_instance.skinning), for pose_skin_cpu_dual_quaternion. */
+bool gfx_capture_dual_quaternion_skinning(gfx_mesh mesh, int mesh_index, const pose_dual_quaternion *palette,
+                                          int joint_count, float (*positions)[3], float (*normals)[3], diag *err);
 
 #endif

@@ -24,12 +24,17 @@ void gfx_cpu_skin_frame(void)
     for (int i = 0; i < gfx.instance_count; ++i) {
         const gfx_queued_instance *q = &gfx.queued[i];
         const gfx_mesh_slot *slot = &gfx.meshes[q->mesh_slot];
-        const mat4 *palette = (const mat4 *)(gfx.palette_staging + (size_t)q->first_matrix * GFX_FLOATS_PER_MATRIX);
+        const float *palette = gfx.palette_staging + (size_t)q->first_matrix * GFX_FLOATS_PER_MATRIX;
         for (int p = 0; p < slot->part_count; ++p) {
             const gfx_part *part = &slot->parts[p];
             float (*positions)[3] = (float (*)[3])(gfx.skinned_staging + (size_t)(q->first_skinned_vertex +
                                                    part->first_vertex) * GFX_FLOATS_PER_SKINNED_VERTEX);
-            pose_skin_cpu(&part->bind, palette, slot->joint_count, positions, positions + part->vertex_count);
+            if (q->skinning == POSE_SKINNING_DUAL_QUATERNION)
+                pose_skin_cpu_dual_quaternion(&part->bind, (const pose_dual_quaternion *)palette, slot->joint_count,
+                                              positions, positions + part->vertex_count);
+            else
+                pose_skin_cpu(&part->bind, (const mat4 *)palette, slot->joint_count, positions,
+                              positions + part->vertex_count);
         }
     }
 }

@@ -74,7 +74,8 @@ void gfx_sort_instances_by_mesh(void)
         /* The vertex count can pass 2^24 in a large crowd, so it travels as int bits, not as a value. */
         int32_t first_vertex = q->first_skinned_vertex;
         memcpy(&out[21], &first_vertex, sizeof first_vertex);
-        out[22] = out[23] = 0.0f;
+        out[22] = q->skinning == POSE_SKINNING_DUAL_QUATERNION ? 1.0f : 0.0f;
+        out[23] = 0.0f;
     }
 }
 

@@ -74,6 +74,7 @@ typedef struct gfx_queued_instance {
     int mesh_slot;
     int level;          /* of detail, in the picture; the shadow pass draws gfx_lod_shadow_level of it */
     int first_matrix;   /* into the frame's palette staging */
+    pose_skinning skinning; /* how its palette is written there: matrices, or dual quaternions two a matrix */
     int first_skinned_vertex; /* into the CPU path's skinned vertices */
     mat4 world;         /* already including the Z-up to Y-up turn */
     vec4 tint;

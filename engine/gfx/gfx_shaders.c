@@ -35,9 +35,17 @@
     "                texelFetch(instances, t + 3));\n"                                                     \
     "}\n"
 
-/* Linear blend skinning with 4 influences. Skin matrices come from one texture buffer holding every
- * palette of the frame (4 texels, the matrix's columns, per joint), so any number of instances with any
- * joint count share one draw call and no per-program uniform limit applies. */
+/* Skinning with 4 influences, linear blend or dual quaternions as each instance says. Every palette of
+ * the frame is in one texture buffer, so any number of instances with any joint count share one draw call
+ * and no per-program uniform limit applies: a linear instance's joint is 4 texels there (its skin
+ * matrix's columns), a dual-quaternion instance's 2 (the real part, then the dual), from the instance's
+ * first palette texel. Both are summed in the order pose.c and pose_dq.c sum, so GPU and CPU agree to
+ * rounding. Linear: skin matrices are rigid, so their 3x3 part turns normals directly; opposing influences
+ * can cancel a normal out, and the bind normal is then the least surprising one. Dual quaternions: each
+ * influence's, negated when its real part points away from the first weighted one's (q and -q are one
+ * rotation, but their sum would cancel), summed by weight and normalised: a rigid motion again, so a
+ * twisted joint turns its flesh instead of pinching it. (The text stays under the 4095 characters C
+ * promises a string literal, so these words are here and not in it.) */
 const char gfx_skinned_vertex_source[] =
     GFX_SKINNED_VERTEX_INPUTS
     "\n"
@@ -55,21 +63,59 @@ const char gfx_skinned_vertex_source[] =
     "                texelFetch(palettes, texel + 2), texelFetch(palettes, texel + 3));\n"
     "}\n"
     "\n"
+    "void skin_linear(int first_texel)\n"
+    "{\n"
+    "    mat4 skin = weights.x * skin_matrix(first_texel, joints.x)\n"
+    "              + weights.y * skin_matrix(first_texel, joints.y)\n"
+    "              + weights.z * skin_matrix(first_texel, joints.z)\n"
+    "              + weights.w * skin_matrix(first_texel, joints.w);\n"
+    "    " GFX_CAPTURED_POSITION " = (skin * vec4(bind_position, 1.0)).xyz;\n"
+    "    vec3 normal = mat3(skin) * bind_normal;\n"
+    "    " GFX_CAPTURED_NORMAL " = dot(normal, normal) > 1e-12 ? normalize(normal) : bind_normal;\n"
+    "}\n"
+    "\n"
+    "vec3 rotate(vec4 q, vec3 v)\n"
+    "{\n"
+    "    return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v);\n"
+    "}\n"
+    "\n"
+    "void skin_dual_quaternion(int first_texel)\n"
+    "{\n"
+    "    ivec4 texels = first_texel + 2 * joints;\n"
+    "    vec4 real_x = texelFetch(palettes, texels.x), real_y = texelFetch(palettes, texels.y);\n"
+    "    vec4 real_z = texelFetch(palettes, texels.z), real_w = texelFetch(palettes, texels.w);\n"
+    "    vec4 pivot = weights.x != 0.0 ? real_x : weights.y != 0.0 ? real_y : weights.z != 0.0 ? real_z : real_w;\n"
+    "    vec4 dots = vec4(dot(real_x, pivot), dot(real_y, pivot), dot(real_z, pivot), dot(real_w, pivot));\n"
+    "    vec4 signed_weights = mix(weights, -weights, lessThan(dots, vec4(0.0)));\n"
+    "    vec4 real = signed_weights.x * real_x + signed_weights.y * real_y + signed_weights.z * real_z\n"
+    "              + signed_weights.w * real_w;\n"
+    "    vec4 dual = signed_weights.x * texelFetch(palettes, texels.x + 1)\n"
+    "              + signed_weights.y * texelFetch(palettes, texels.y + 1)\n"
+    "              + signed_weights.z * texelFetch(palettes, texels.z + 1)\n"
+    "              + signed_weights.w * texelFetch(palettes, texels.w + 1);\n"
+    "    float length2 = dot(real, real);\n"
+    "    if (!(length2 > 1e-12)) {\n"
+    "        " GFX_CAPTURED_POSITION " = bind_position;\n"
+    "        " GFX_CAPTURED_NORMAL " = bind_normal;\n"
+    "        return;\n"
+    "    }\n"
+    "    float inverse = 1.0 / sqrt(length2);\n"
+    "    real *= inverse;\n"
+    "    dual *= inverse;\n"
+    "    vec3 translation = 2.0 * (real.w * dual.xyz - dual.w * real.xyz + cross(real.xyz, dual.xyz));\n"
+    "    " GFX_CAPTURED_POSITION " = rotate(real, bind_position) + translation;\n"
+    "    " GFX_CAPTURED_NORMAL " = rotate(real, bind_normal);\n"
+    "}\n"
+    "\n"
     "void main()\n"
     "{\n"
     "    tint = texelFetch(instances, instance_texel() + 4);\n"
-    "    int palette_texel = 4 * int(texelFetch(instances, instance_texel() + 5).x);\n"
-    "\n"
-    "    /* Summed in the order pose_skin_cpu sums, so both agree to rounding. */\n"
-    "    mat4 skin = weights.x * skin_matrix(palette_texel, joints.x)\n"
-    "              + weights.y * skin_matrix(palette_texel, joints.y)\n"
-    "              + weights.z * skin_matrix(palette_texel, joints.z)\n"
-    "              + weights.w * skin_matrix(palette_texel, joints.w);\n"
-    "    " GFX_CAPTURED_POSITION " = (skin * vec4(bind_position, 1.0)).xyz;\n"
-    "    /* Skin matrices are rigid, so their 3x3 part turns normals directly. Opposing influences can\n"
-    "     * cancel a normal out; the bind normal is then the least surprising one. */\n"
-    "    vec3 normal = mat3(skin) * bind_normal;\n"
-    "    " GFX_CAPTURED_NORMAL " = dot(normal, normal) > 1e-12 ? normalize(normal) : bind_normal;\n"
+    "    vec4 palette_place = texelFetch(instances, instance_texel() + 5);\n"
+    "    int palette_texel = 4 * int(palette_place.x);\n"
+    "    if (palette_place.z != 0.0)\n"
+    "        skin_dual_quaternion(palette_texel);\n"
+    "    else\n"
+    "        skin_linear(palette_texel);\n"
     "    place(instance_world(), " GFX_CAPTURED_POSITION ", " GFX_CAPTURED_NORMAL ");\n"
     "}\n";
 

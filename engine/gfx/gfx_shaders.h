@@ -14,7 +14,8 @@ enum {
 };
 
 /* Texels (RGBA32F) per instance in the instance texture buffer: the world matrix's four columns, the tint,
- * then (first palette matrix, first CPU-skinned vertex as int bits, unused, unused). */
+ * then (first palette matrix, first CPU-skinned vertex as int bits, 1 for dual-quaternion skinning or 0 for
+ * linear, unused). */
 enum { GFX_INSTANCE_TEXELS = 6 };
 
 /* The skinning vertex shader also writes its object-space result to these outputs, which the fragment

@@ -1,4 +1,6 @@
 #include "pose.h"
+#include "pose_dq.h"
+#include "pose_internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -196,6 +198,28 @@ static inline void palette_joint(const joint_pose *joint, const vec4 *b, vec4 *m
     m[3][3] = 1.0f;
 }
 
+/* A joint's skin dual quaternion (pose_dq.h): real = q * conjugate(bind rotation), translation
+ * t = position - rotate(real, bind position) (rotated as place_joint does), dual = (t, 0) * real / 2. */
+static inline void dual_quaternion_joint(const joint_pose *joint, const joint_pose *bind, pose_dual_quaternion *out)
+{
+    float qx = joint->rotation[0], qy = joint->rotation[1], qz = joint->rotation[2], qw = joint->rotation[3];
+    float bx = -bind->rotation[0], by = -bind->rotation[1], bz = -bind->rotation[2], bw = bind->rotation[3];
+    float x = qw * bx + qx * bw + qy * bz - qz * by;
+    float y = qw * by - qx * bz + qy * bw + qz * bx;
+    float z = qw * bz + qx * by - qy * bx + qz * bw;
+    float w = qw * bw - qx * bx - qy * by - qz * bz;
+    float vx = bind->position[0], vy = bind->position[1], vz = bind->position[2];
+    float tx = 2.0f * (y * vz - z * vy), ty = 2.0f * (z * vx - x * vz), tz = 2.0f * (x * vy - y * vx);
+    float px = joint->position[0] - (vx + w * tx + (y * tz - z * ty));
+    float py = joint->position[1] - (vy + w * ty + (z * tx - x * tz));
+    float pz = joint->position[2] - (vz + w * tz + (x * ty - y * tx));
+    out->real[0] = x, out->real[1] = y, out->real[2] = z, out->real[3] = w;
+    out->dual[0] = 0.5f * (px * w + py * z - pz * y);
+    out->dual[1] = 0.5f * (py * w + pz * x - px * z);
+    out->dual[2] = 0.5f * (pz * w + px * y - py * x);
+    out->dual[3] = -0.5f * (px * x + py * y + pz * z);
+}
+
 #else /* POSE_USE_SSE2 */
 
 /* ---- joint kernels: SSE2, the same arithmetic four lanes at a time ---- */
@@ -383,6 +407,22 @@ static inline void palette_joint(const joint_pose *joint, const vec4 *b, vec4 *m
             column = _mm_add_ps(column, translation);
         _mm_store_ps(m[c], column);
     }
+}
+
+/* See the scalar version. Position lanes carry unused = 0 in lane w, which every term keeps at 0, so the
+ * translation is the pure quaternion (t, 0) that multiply_rotations takes. */
+static inline void dual_quaternion_joint(const joint_pose *joint, const joint_pose *bind, pose_dual_quaternion *out)
+{
+    __m128 bind_rotation = flip_signs(_mm_load_ps(bind->rotation), -0.0f, -0.0f, -0.0f, 0.0f);
+    __m128 real = multiply_rotations(_mm_load_ps(joint->rotation), bind_rotation);
+    __m128 bind_position = load_position_lane(bind);
+    __m128 t = cross(real, bind_position);
+    t = _mm_add_ps(t, t);
+    __m128 turned = _mm_add_ps(bind_position, _mm_mul_ps(LANES(real, 3, 3, 3, 3), t));
+    turned = _mm_add_ps(turned, cross(real, t));
+    __m128 translation = _mm_sub_ps(load_position_lane(joint), turned);
+    _mm_store_ps(out->real, real);
+    _mm_store_ps(out->dual, _mm_mul_ps(_mm_set1_ps(0.5f), multiply_rotations(translation, real)));
 }
 
 #undef LANES
@@ -646,11 +686,23 @@ bool pose_palette(const joint_pose *object, const mat4 *inverse_bind, int joint_
     return true;
 }
 
+/* pose_dq.h's stage, here beside pose_palette for the joint kernels it shares the SSE2 helpers with. The
+ * real part is q * conjugate(bind), unit as both are to rounding (the per-vertex normalisation removes
+ * it): no matrix is made and converted back. */
+bool pose_dual_quaternion_palette(const joint_pose *object, const joint_pose *bind_object, int joint_count,
+                                  pose_dual_quaternion *out)
+{
+    if (!object || !bind_object || !out || joint_count <= 0)
+        return false;
+    for (int i = 0; i < joint_count; ++i)
+        dual_quaternion_joint(&object[i], &bind_object[i], &out[i]);
+    return true;
+}
+
 /* ---- CPU skinning ---- */
 
-/* A palette index a weighted influence names that the palette does not have would read out of bounds:
- * both skinning stages refuse such a mesh before writing anything. */
-static bool skin_joints_fit(const skin_mesh *mesh, int joint_count)
+/* See pose_internal.h. */
+bool pose_skin_joints_fit(const skin_mesh *mesh, int joint_count)
 {
     for (int v = 0; v < mesh->vertex_count; ++v)
         for (int k = 0; k < SKIN_MAX_INFLUENCES; ++k)
@@ -690,7 +742,7 @@ bool pose_skin_cpu(const skin_mesh *mesh, const mat4 *palette, int joint_count, 
     int vertex_count = mesh->vertex_count;
     if (vertex_count > 0 && (!mesh->positions || !mesh->normals || !mesh->joints || !mesh->weights))
         return false;
-    if (!skin_joints_fit(mesh, joint_count))
+    if (!pose_skin_joints_fit(mesh, joint_count))
         return false;
 
     for (int v = 0; v < vertex_count; ++v) {
@@ -717,25 +769,23 @@ bool pose_skin_cpu(const skin_mesh *mesh, const mat4 *palette, int joint_count, 
 
 /* ---- Skinned bounds ---- */
 
-bool pose_skinned_bounds(const skin_mesh *meshes, int mesh_count, const mat4 *palette, int joint_count,
-                         float out[2][3])
+bool pose_skinned_box(const skin_mesh *meshes, int mesh_count, int joint_count, pose_skin_vertex_position *skin,
+                      const void *palette, float out[2][3])
 {
     if (!meshes || !palette || !out || mesh_count < 0 || joint_count <= 0)
         return false;
     for (int i = 0; i < mesh_count; ++i)
         if (meshes[i].vertex_count < 0 || (meshes[i].vertex_count > 0 &&
                                            (!meshes[i].positions || !meshes[i].joints || !meshes[i].weights)) ||
-            !skin_joints_fit(&meshes[i], joint_count))
+            !pose_skin_joints_fit(&meshes[i], joint_count))
             return false;
     float box[2][3] = {{FLT_MAX, FLT_MAX, FLT_MAX}, {-FLT_MAX, -FLT_MAX, -FLT_MAX}};
     bool any = false;
     for (int i = 0; i < mesh_count; ++i) {
         const skin_mesh *mesh = &meshes[i];
         for (int v = 0; v < mesh->vertex_count; ++v) {
-            /* The very arithmetic of pose_skin_cpu, so the box holds its positions exactly. */
-            float blended[4][3], position[3];
-            skin_blend(mesh, v, palette, blended);
-            skin_position(blended, mesh->positions[v], position);
+            float position[3];
+            skin(mesh, v, palette, position);
             for (int axis = 0; axis < 3; ++axis) {
                 box[0][axis] = fminf(box[0][axis], position[axis]);
                 box[1][axis] = fmaxf(box[1][axis], position[axis]);
@@ -747,4 +797,18 @@ bool pose_skinned_bounds(const skin_mesh *meshes, int mesh_count, const mat4 *pa
         return false;
     memcpy(out, box, sizeof box);
     return true;
+}
+
+/* The very arithmetic of pose_skin_cpu, so the box holds its positions exactly. */
+static void skin_linear_position(const skin_mesh *mesh, int v, const void *palette, float out[3])
+{
+    float blended[4][3];
+    skin_blend(mesh, v, (const mat4 *)palette, blended);
+    skin_position(blended, mesh->positions[v], out);
+}
+
+bool pose_skinned_bounds(const skin_mesh *meshes, int mesh_count, const mat4 *palette, int joint_count,
+                         float out[2][3])
+{
+    return pose_skinned_box(meshes, mesh_count, joint_count, skin_linear_position, palette, out);
 }

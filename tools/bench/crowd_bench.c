@@ -14,12 +14,14 @@
  *   crowd_bench --characters N [N ...] [--threads T] [--frames F] [--warmup W] [--wander-seconds S]
  *               [--size W H] [--no-render] [--config DIR]
  *               [--lod-pixels P|off] [--lod-level L] [--no-stand-ins] [--no-shadows] [--skin-once]
+ *               [--skinning as_characters|linear|dual_quaternion]
  *
  * The mesh levels of detail are the demo's (each body's levels made when its mesh is), chosen with a
  * budget of half a pixel (the stand-in under 48 pixels tall) unless --lod-pixels says otherwise (off:
  * every character whole); --lod-level draws every character at one level; --no-stand-ins keeps the
  * farthest at the last mesh level; --skin-once skins full-detail members once for both passes
- * (gfx_frame_desc.skin_once).
+ * (gfx_frame_desc.skin_once). --skinning skins every member one way (scene.skinning, the demo's skin_blend
+ * key; default as characters.ini says): a dual-quaternion member's palette is half the bytes.
  * --no-render needs no GL: the palettes go to a buffer of the benchmark's own (the same bytes written).
  * Run headless with SDL_VIDEODRIVER=offscreen. Ends with one line per N:
  *   crowd: 10000 characters, 2 threads, update 6.1 ms/frame (0.61 us/character), render 812 ms/frame
@@ -67,6 +69,7 @@ typedef struct bench_options {
     float lod_pixels;               /* mesh levels of detail: gfx_frame_desc.lod_error_pixels (-1: off) */
     int lod_force;                  /* gfx_frame_desc.lod_force_level */
     bool no_stand_ins, no_shadows, skin_once;
+    scene_skinning skinning;        /* --skinning: scene.skinning, as the demo's skin_blend key sets it */
     const char *config_dir;
 } bench_options;
 
@@ -89,7 +92,8 @@ static int usage(void)
 {
     fprintf(stderr, "usage: crowd_bench --characters N [N ...] [--threads T] [--frames F] [--warmup W] "
                     "[--wander-seconds S] [--size W H] [--no-render] [--lod] [--config DIR]\n"
-                    "       [--lod-pixels P|off] [--lod-level L] [--no-stand-ins] [--no-shadows] [--skin-once]\n");
+                    "       [--lod-pixels P|off] [--lod-level L] [--no-stand-ins] [--no-shadows] [--skin-once]\n"
+                    "       [--skinning as_characters|linear|dual_quaternion]\n");
     return 2;
 }
 
@@ -151,6 +155,15 @@ static bool parse_options(int argc, char **argv, bench_options *o)
             o->no_shadows = true;
         } else if (strcmp(argv[a], "--skin-once") == 0) {
             o->skin_once = true;
+        } else if (strcmp(argv[a], "--skinning") == 0 && a + 1 < argc) {
+            static const char *const words[SCENE_SKINNING_COUNT] = {"as_characters", "linear", "dual_quaternion"};
+            const char *word = argv[++a];
+            o->skinning = SCENE_SKINNING_COUNT;
+            for (int k = 0; k < SCENE_SKINNING_COUNT; ++k)
+                if (strcmp(word, words[k]) == 0)
+                    o->skinning = (scene_skinning)k;
+            if (o->skinning == SCENE_SKINNING_COUNT)
+                return false;
         } else if (strcmp(argv[a], "--no-render") == 0) {
             o->render = false;
         } else if (strcmp(argv[a], "--config") == 0 && a + 1 < argc) {
@@ -209,24 +222,38 @@ static gfx_frame_desc crowd_camera(float extent, int width, int height)
 /* No-render runs: a palette slot per member in a buffer of our own, where gfx's upload buffer would be. */
 typedef struct own_palettes {
     mat4 *matrices;
-    mat4 **destinations;
+    scene_palette_slot *destinations;
+    size_t bytes;                   /* what the crowd's palettes take, as gfx would upload them */
 } own_palettes;
 
-static bool own_palettes_create(own_palettes *own, const crowd *crowd)
+/* A member's room in matrices, as gfx gives it: two dual quaternions to a matrix. */
+static size_t own_matrices(const scene *scene, const anim_character *character)
+{
+    size_t joints = (size_t)character->model->skeleton.joint_count;
+    return scene_character_skinning(scene, character) == POSE_SKINNING_DUAL_QUATERNION ? (joints + 1) / 2 : joints;
+}
+
+static bool own_palettes_create(own_palettes *own, const crowd *crowd, const scene *scene)
 {
     int count = crowd_count(crowd);
     size_t matrices = 0;
     for (int i = 0; i < count; ++i)
-        matrices += (size_t)crowd_character(crowd, i)->model->skeleton.joint_count;
+        matrices += own_matrices(scene, crowd_character(crowd, i));
     own->matrices = aligned_alloc(64, matrices * sizeof(mat4));
     own->destinations = malloc((size_t)count * sizeof *own->destinations);
     if (!own->matrices || !own->destinations)
         return false;
     size_t next = 0;
     for (int i = 0; i < count; ++i) {
-        own->destinations[i] = own->matrices + next;
-        next += (size_t)crowd_character(crowd, i)->model->skeleton.joint_count;
+        const anim_character *character = crowd_character(crowd, i);
+        if (scene_character_skinning(scene, character) == POSE_SKINNING_DUAL_QUATERNION)
+            own->destinations[i] = (scene_palette_slot){.dual_quaternions =
+                                                            (pose_dual_quaternion *)(own->matrices + next)};
+        else
+            own->destinations[i] = (scene_palette_slot){.matrices = own->matrices + next};
+        next += own_matrices(scene, character);
     }
+    own->bytes = next * sizeof(mat4);
     return true;
 }
 
@@ -273,7 +300,7 @@ static bool measure(int count, const bench_options *o, const crowd_spawn_desc *d
     }
     crowd_set_jobs(crowd, jobs);
     own_palettes own = {0};
-    if (!o->render && !own_palettes_create(&own, crowd)) {
+    if (!o->render && !own_palettes_create(&own, crowd, scene)) {
         fprintf(stderr, "crowd_bench: out of memory for %d palettes\n", count);
         own_palettes_free(&own);
         crowd_destroy(crowd);
@@ -339,6 +366,8 @@ static bool measure(int count, const bench_options *o, const crowd_spawn_desc *d
     if (o->render) {
         out->stats = gfx_frame_stats();
         out->grows = out->stats.buffer_grows - grows_before;
+    } else {
+        out->stats.palette_bytes = own.bytes;
     }
     own_palettes_free(&own);
     crowd_destroy(crowd);
@@ -386,7 +415,7 @@ int main(int argc, char **argv)
     print_problems(&problems);
     diag_list_free(&problems);
     crowd_spawn_desc desc = config ? spawn_desc(&settings, config) : (crowd_spawn_desc){0};
-    scene scene = {0};
+    scene scene = {.skinning = o.skinning};
     bool ready = config && desc.body_count > 0;
     if (ready && o.render && !scene_sync(&scene, config, &err, NULL)) {
         fprintf(stderr, "crowd_bench: %s: %s\n", err.file, err.message);
@@ -414,8 +443,10 @@ int main(int argc, char **argv)
         snprintf(label, sizeof label, "%d characters", o.counts[n]);
         bench_budget_line(&budget, label, budget_lines[n], sizeof budget_lines[n]);
         const frame_medians *r = &results[n];
-        printf("  %6d characters: update %.2f ms (crowd step %.2f, palettes %.2f; %.0f poses computed a step)",
-               o.counts[n], r->update, r->crowd_update, r->palettes, r->poses);
+        printf("  %6d characters: update %.2f ms (crowd step %.2f, palettes %.2f; %.0f poses computed a step); "
+               "skinning %s, palettes %.2f MB a frame",
+               o.counts[n], r->update, r->crowd_update, r->palettes, r->poses, scene_skinning_name(o.skinning),
+               (double)r->stats.palette_bytes / 1e6);
         if (o.render)
             printf(", render %.2f ms (queue %.2f, end_frame + glFinish %.2f); %d drawn, %d culled, %d buffer grows "
                    "while timed; palettes %s (%.2f MB copied)",

@@ -7,13 +7,17 @@
  * Medians over the frames after a warm-up. The frame loop allocates nothing.
  *
  *   render_bench [--entities N ...] [--frames F] [--warmup W] [--size W H] [--no-shadows] [--no-gpu-timer]
- *                [--assets DIR] [--skin-once] [--lod-pixels P|off]
+ *                [--assets DIR] [--skin-once] [--lod-pixels P|off] [--skinning linear|dual_quaternion]
+ *                [--no-naive]
  *
  * Shadows are on by default, as the demo draws: both ways then draw every entity twice (shadow map, then
  * the picture); --no-shadows measures the picture alone. --no-gpu-timer makes no GL timer queries (to
  * measure what they cost). --skin-once skins the instanced way's full-detail entities once for both passes
  * (gfx_frame_desc.skin_once). The bodies have the demo's levels of detail, chosen with the default budget (half a
  * pixel) unless --lod-pixels says otherwise (off: every entity whole); the naive way always draws them whole.
+ * --skinning dual_quaternion skins the instanced way's entities with dual quaternions (pose_dual_quaternion_palette
+ * on the CPU, half the palette bytes; the vertex shader's other branch); the naive way skins linearly only.
+ * --no-naive measures the instanced way alone.
  *
  * Ends with one line per N:
  *   render: 1000 entities, instanced 45.2 ms/frame, naive 612.0 ms/frame, 13.5x
@@ -57,6 +61,7 @@ typedef struct entity {
     float phase, speed;
     mat4 world;
     mat4 palette[MAX_JOINTS];
+    pose_dual_quaternion dual_quaternions[MAX_JOINTS];
 } entity;
 
 typedef struct frame_times {
@@ -73,7 +78,8 @@ static int usage(void)
 {
     fprintf(stderr, "usage: render_bench [--entities N ...] [--frames F] [--warmup W] [--size W H] [--no-shadows] "
                     "[--no-gpu-timer] [--assets DIR]\n"
-                    "       [--skin-once] [--lod-pixels P|off]\n");
+                    "       [--skin-once] [--lod-pixels P|off] [--skinning linear|dual_quaternion]\n"
+                    "       [--no-naive]\n");
     return 2;
 }
 
@@ -128,6 +134,7 @@ static gfx_frame_desc grid_camera(int side, int width, int height)
 /* What the command line sets on every frame: shadows, skin once, the level-of-detail budget. */
 typedef struct frame_options {
     bool shadows, skin_once;
+    pose_skinning skinning; /* of the instanced way */
     float lod_pixels; /* gfx_frame_desc.lod_error_pixels: 0 the default, -1 off */
 } frame_options;
 
@@ -142,6 +149,7 @@ static frame_times run_mode(entity *entities, int count, bool naive, frame_optio
     frame.skin_once = options.skin_once;
     frame.lod_error_pixels = options.lod_pixels;
     frame_times out = {0};
+    bool dual = !naive && options.skinning == POSE_SKINNING_DUAL_QUATERNION;
     bench_budget_start(budget);
     for (int f = 0; f < warmup + frames; ++f) {
         float time = (float)f / 60.0f;
@@ -151,7 +159,9 @@ static frame_times run_mode(entity *entities, int count, bool naive, frame_optio
             const skeleton *s = &e->body->skeleton;
             if (!pose_sample(e->clip, e->phase + e->speed * time, true, object) ||
                 !pose_to_object(s->parents, s->joint_count, object, object) ||
-                !pose_palette(object, (const mat4 *)s->inverse_bind, s->joint_count, e->palette)) {
+                !(dual ? pose_dual_quaternion_palette(object, s->bind_object, s->joint_count,
+                                                      e->dual_quaternions)
+                       : pose_palette(object, (const mat4 *)s->inverse_bind, s->joint_count, e->palette))) {
                 fprintf(stderr, "render_bench: posing entity %d failed\n", i);
                 exit(1);
             }
@@ -164,7 +174,9 @@ static frame_times run_mode(entity *entities, int count, bool naive, frame_optio
         for (int i = 0; i < count; ++i) {
             entity *e = &entities[i];
             gfx_instance instance = {.mesh = e->mesh, .palette = (const mat4 *)e->palette,
-                                     .joint_count = e->body->skeleton.joint_count};
+                                     .joint_count = e->body->skeleton.joint_count,
+                                     .skinning = dual ? POSE_SKINNING_DUAL_QUATERNION : POSE_SKINNING_LINEAR,
+                                     .dual_quaternions = e->dual_quaternions};
             glm_mat4_copy(e->world, instance.world);
             if (!gfx_submit(&instance)) {
                 fprintf(stderr, "render_bench: %s\n", gfx_last_error());
@@ -204,7 +216,7 @@ int main(int argc, char **argv)
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
 
     int counts[MAX_COUNTS] = {100, 1000}, count_total = 2, frames = 60, warmup = 5, width = 1280, height = 720;
-    bool counts_given = false, gpu_timer = true;
+    bool counts_given = false, gpu_timer = true, no_naive = false;
     frame_options options = {.shadows = true};
     const char *assets = MARIONETTE_SOURCE_DIR "/assets";
     for (int a = 1; a < argc; ++a) {
@@ -235,6 +247,11 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[a], "--lod-pixels") == 0 && a + 1 < argc) {
             if (!bench_parse_lod_pixels(argv[++a], &options.lod_pixels))
                 return usage();
+        } else if (strcmp(argv[a], "--skinning") == 0 && a + 1 < argc) {
+            if (!pose_skinning_parse(argv[++a], &options.skinning))
+                return usage();
+        } else if (strcmp(argv[a], "--no-naive") == 0) {
+            no_naive = true;
         } else if (strcmp(argv[a], "--no-gpu-timer") == 0) {
             gpu_timer = false;
         } else if (strcmp(argv[a], "--assets") == 0 && a + 1 < argc) {
@@ -312,7 +329,7 @@ int main(int argc, char **argv)
                                                 1.5f * ((float)(i / side) - 0.5f * (float)(side - 1))});
             glm_rotate_y(e->world, glm_rad((float)((i * 53) % 360)), e->world);
         }
-        for (int mode = 0; mode < 2; ++mode) {
+        for (int mode = 0; mode < (no_naive ? 1 : 2); ++mode) {
             frame_times t =
                 run_mode(entities, count, mode == 1, options, warmup, frames, width, height, scratch, &budget);
             char label[64];
@@ -320,19 +337,26 @@ int main(int argc, char **argv)
             bench_budget_line(&budget, label, budget_lines[n][mode], sizeof budget_lines[n][mode]);
             printf("  %5d entities %-9s render %8.2f ms/frame (submit %.2f, end_frame %.2f, glFinish %.2f), "
                    "animation (CPU) %.2f ms/frame; %d draw calls, %d palette uploads (%s, %.2f MB copied), "
-                   "%d matrices\n",
+                   "%d matrices (%.2f MB, %s skinning)\n",
                    count, mode ? "naive" : "instanced", t.render, t.submit, t.end_frame, t.finish, t.anim,
                    t.stats.draw_calls, t.stats.palette_uploads, t.stats.palettes_mapped ? "mapped" : "staged",
-                   (double)t.stats.palette_bytes_copied / 1e6, t.stats.palette_matrices);
+                   (double)t.stats.palette_bytes_copied / 1e6, t.stats.palette_matrices,
+                   (double)t.stats.palette_bytes / 1e6,
+                   pose_skinning_name(mode ? POSE_SKINNING_LINEAR : options.skinning));
             summary[n][mode] = t.render;
         }
         fflush(stdout);
     }
+    for (int n = 0; n < count_total; ++n) {
+        if (no_naive)
+            printf("render: %d entities, instanced %.1f ms/frame (%s skinning)\n", counts[n], summary[n][0],
+                   pose_skinning_name(options.skinning));
+        else
+            printf("render: %d entities, instanced %.1f ms/frame, naive %.1f ms/frame, %.1fx\n", counts[n],
+                   summary[n][0], summary[n][1], summary[n][1] / summary[n][0]);
+    }
     for (int n = 0; n < count_total; ++n)
-        printf("render: %d entities, instanced %.1f ms/frame, naive %.1f ms/frame, %.1fx\n", counts[n],
-               summary[n][0], summary[n][1], summary[n][1] / summary[n][0]);
-    for (int n = 0; n < count_total; ++n)
-        printf("%s\n%s\n", budget_lines[n][0], budget_lines[n][1]);
+        printf("%s\n%s%s", budget_lines[n][0], no_naive ? "" : budget_lines[n][1], no_naive ? "" : "\n");
 
     bench_budget_free(&budget);
     free(scratch);

@@ -68,12 +68,14 @@ typedef struct anim_character_source {
     const ini_section *section;                       /* its section there (texture keys), or NULL */
     int name_line, mesh_line, clips_line, states_line;
     const anim_config_import *import;                 /* scale, height and axes; NULL: as the files are */
+    pose_skinning skinning;                           /* its `skinning`; linear when not given */
 } anim_character_source;
 
 static void anim_config_load_one(anim_config_loader *loader, const anim_character_source *source,
                                  anim_character *character, anim_character_storage *storage)
 {
     snprintf(character->name, sizeof character->name, "%s", source->name);
+    character->skinning = source->skinning;
     storage->mesh_path = strdup(source->mesh_path);
     character->mesh_path = storage->mesh_path;
     anim_config_watch(loader->config, source->mesh_path);
@@ -250,7 +252,7 @@ static anim_config *anim_config_load_files(const char *characters_path, cache *c
         }
         if (document.section_count == 0)
             anim_config_report(&loader, characters_path, 0, "no characters: expected a [NAME] section per character");
-        static const char *const keys[] = {"mesh", "clips", "states", "textures", "texture.*", NULL};
+        static const char *const keys[] = {"mesh", "clips", "states", "textures", "texture.*", "skinning", NULL};
         const char *known[16];
         int known_count = 0;
         for (int k = 0; keys[k]; ++k)
@@ -263,6 +265,11 @@ static anim_config *anim_config_load_files(const char *characters_path, cache *c
             anim_config_check_keys(&loader, characters_path, section, known);
             anim_config_import import;
             anim_config_parse_import(&loader, characters_path, section, &import);
+            pose_skinning skinning = POSE_SKINNING_LINEAR;
+            const ini_entry *skinning_entry = ini_find_entry(section, "skinning");
+            if (skinning_entry && !pose_skinning_parse(skinning_entry->value, &skinning))
+                anim_config_report(&loader, characters_path, skinning_entry->line,
+                                   "'skinning' must be linear or dual_quaternion, not '%s'", skinning_entry->value);
             anim_config_check_name(&loader, characters_path, section->line, "character", section->name);
             const ini_entry *found[3];
             char paths[3][ANIM_CONFIG_PATH_MAX];
@@ -284,7 +291,7 @@ static anim_config *anim_config_load_files(const char *characters_path, cache *c
                 .name = section->name, .mesh_path = paths[0], .clips_path = paths[1], .states_path = paths[2],
                 .referrer = characters_path, .name_line = section->line, .mesh_line = found[0]->line,
                 .clips_line = found[1]->line, .states_line = found[2]->line, .section = section,
-                .import = &import};
+                .import = &import, .skinning = skinning};
             anim_config_add_character(&loader, &source);
         }
     }

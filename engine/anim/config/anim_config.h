@@ -15,6 +15,7 @@
 
 #include "../../base/diag.h"
 #include "../../cache/cache.h"
+#include "../../pose/pose_dq.h"
 #include "../anim_blend.h"
 #include "../anim_clip.h"
 #include "../anim_feet.h"
@@ -49,6 +50,9 @@ typedef struct anim_character {
      * (anim_clip.planted). 0 to ANIM_FEET_MAX. */
     int leg_count;
     pose_ik_chain legs[ANIM_FEET_MAX];
+    /* characters.ini `skinning`: how its vertices follow its joints (linear blend unless it says
+     * dual_quaternion); a renderer may override it for every character at once (the demo's toggle). */
+    pose_skinning skinning;
 } anim_character;
 
 typedef struct anim_config anim_config;
