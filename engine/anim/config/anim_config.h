@@ -18,6 +18,7 @@
 #include "../anim_blend.h"
 #include "../anim_clip.h"
 #include "../anim_feet.h"
+#include "../anim_look.h"
 #include "../state_machine.h"
 
 /* One character type: everything its entities share. */
@@ -49,6 +50,9 @@ typedef struct anim_character {
      * (anim_clip.planted). 0 to ANIM_FEET_MAX. */
     int leg_count;
     pose_ik_chain legs[ANIM_FEET_MAX];
+    /* Its look-at (characters.ini look, look_chain, look_shares, look_yaw, look_pitch, look_speed; the
+     * chain found by name when not given): look.chain.joint_count 0 when it has none. */
+    anim_look_settings look;
 } anim_character;
 
 typedef struct anim_config anim_config;
