@@ -417,14 +417,9 @@ float animator_look_weight(const animator *animator)
 
 bool animator_look_target(const animator *animator, float target[3])
 {
-    if (!animator || !(animator->look.has_target || animator->look.fade > 0.0f) ||
-        animator->character->look.chain.joint_count == 0)
+    if (!animator || !animator->look.has_target)
         return false;
-    /* Where the head is turned towards: the target the smoothed direction leads to. */
-    const joint_pose *head =
-        &anim_controller_object_pose(animator->controller)[animator->character->look.chain.joints[0]];
-    for (int k = 0; k < 3; ++k)
-        target[k] = head->position[k] + animator->look.direction[k] * animator->look.distance;
+    memcpy(target, animator->look.target, sizeof animator->look.target);
     return true;
 }
 

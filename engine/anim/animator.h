@@ -86,8 +86,7 @@ bool animator_update(animator *animator, double dt, animator_update_result *resu
 void animator_look_at(animator *animator, const float *target);
 /* The weight the head turns with now, 0..1. */
 float animator_look_weight(const animator *animator);
-/* Where the head is turned towards (object space), for a debug view: false while the entity looks at
- * nothing (no target and its weight at 0) or its character has no look-at chain. */
+/* The target animator_look_at last set (object space), for a debug view: false while it has none. */
 bool animator_look_target(const animator *animator, float target[3]);
 
 /* Inspection, for the game, a HUD, the trace tool and tests. */
