@@ -27,6 +27,18 @@ static float clamp_magnitude(float value, float limit)
     return fminf(fmaxf(value, -limit), limit);
 }
 
+/* v turned by the unit quaternion q: v + 2w (r x v) + 2 r x (r x v), r its vector part. Unlike
+ * glm_quat_rotatev it does not normalize q first: the pose's rotations are unit already. */
+static void rotate(const versor q, const vec3 v, vec3 out)
+{
+    vec3 r = {q[0], q[1], q[2]}, t, u;
+    glm_vec3_cross(r, (float *)v, t);
+    glm_vec3_scale(t, 2.0f, t);
+    glm_vec3_cross(r, t, u);
+    for (int k = 0; k < 3; ++k)
+        out[k] = v[k] + q[3] * t[k] + u[k];
+}
+
 /* v without its part along up. */
 static void horizontal(const vec3 v, const vec3 up, vec3 out)
 {
@@ -60,9 +72,10 @@ static void head_after(const pose_aim_chain *chain, const joint_pose *object, co
                        vec3 forward)
 {
     const joint_pose *head = &object[chain->joints[0]];
-    glm_quat_rotatev((float *)head->rotation, (float *)chain->forward, forward);
-    glm_quat_rotatev((float *)turn->rotation, forward, forward);
-    glm_quat_rotatev((float *)turn->rotation, (float *)head->position, position);
+    vec3 animated;
+    rotate(head->rotation, chain->forward, animated);
+    rotate(turn->rotation, animated, forward);
+    rotate(turn->rotation, head->position, position);
     glm_vec3_add(position, (float *)turn->translation, position);
 }
 
@@ -97,6 +110,30 @@ static bool chain_valid(const int *parents, int joint_count, const pose_aim_chai
         if (chain->joints[k + 1] >= chain->joints[k] || !descends_from(parents, chain->joints[k], chain->joints[k + 1]))
             return false;
     return true;
+}
+
+/* Joints after the chain's lowest whose levels pose_aim keeps on the stack (every humanoid's). */
+enum { AIM_LEVELS_KEPT = 256 };
+
+/* k when joint is chain->joints[k], else -1. */
+static int chain_index(const pose_aim_chain *chain, int joint)
+{
+    for (int k = 0; k < chain->joint_count; ++k)
+        if (chain->joints[k] == joint)
+            return k;
+    return -1;
+}
+
+/* The level of a joint found by walking up to the nearest chain joint: for joints past AIM_LEVELS_KEPT. */
+static int level_by_walking(const int *parents, const pose_aim_chain *chain, int joint)
+{
+    int lowest = chain->joints[chain->joint_count - 1];
+    for (; joint >= lowest; joint = parents[joint]) {
+        int level = chain_index(chain, joint);
+        if (level >= 0)
+            return level;
+    }
+    return -1;
 }
 
 bool pose_aim_head_forward(const skeleton *s, int head, const float facing[3], float forward[3])
@@ -187,12 +224,13 @@ bool pose_aim(const int *parents, int joint_count, const pose_aim_chain *chain, 
 
         /* so_far becomes turn (about the joint where so_far put it) after so_far. */
         const joint_pose *joint = &object[chain->joints[k]];
-        glm_quat_rotatev(so_far.rotation, (float *)joint->position, center);
+        rotate(so_far.rotation, joint->position, center);
         glm_vec3_add(center, so_far.translation, center);
         vec3 offset;
         glm_vec3_sub(so_far.translation, center, offset);
-        glm_quat_rotatev(turn, offset, offset);
-        glm_vec3_add(offset, center, so_far.translation);
+        vec3 turned_offset;
+        rotate(turn, offset, turned_offset);
+        glm_vec3_add(turned_offset, center, so_far.translation);
         versor rotation;
         glm_quat_mul(turn, so_far.rotation, rotation);
         glm_quat_normalize_to(rotation, so_far.rotation);
@@ -200,25 +238,32 @@ bool pose_aim(const int *parents, int joint_count, const pose_aim_chain *chain, 
     }
 
     /* Every joint from the lowest of the chain on takes the turn of the nearest chain joint above it (its
-     * own, for a chain joint); joints outside the chain's branch keep their pose. */
+     * own, for a chain joint); joints outside the chain's branch keep their pose. The turns as matrices
+     * for the positions, once; unit rotations times unit turns stay unit to float rounding. */
+    mat3 matrices[POSE_AIM_JOINTS_MAX];
+    for (int k = 0; k <= lowest; ++k)
+        glm_quat_mat3(turns[k].rotation, matrices[k]);
+    /* Each joint's level (the chain joint whose turn it takes, -1: none) from its parent's, in one pass
+     * (parents come first); past the room kept for them, found by walking up. */
+    signed char levels[AIM_LEVELS_KEPT];
     for (int j = chain->joints[lowest]; j < joint_count; ++j) {
-        int level = -1;
-        for (int ancestor = j; ancestor >= chain->joints[lowest] && level < 0; ancestor = parents[ancestor])
-            for (int k = 0; k <= lowest; ++k)
-                if (chain->joints[k] == ancestor) {
-                    level = k;
-                    break;
-                }
+        int level = chain_index(chain, j);
+        if (level < 0) {
+            int parent = parents[j], slot = parent - chain->joints[lowest];
+            level = slot < 0 ? -1 : slot < AIM_LEVELS_KEPT ? levels[slot] : level_by_walking(parents, chain, parent);
+        }
+        if (j - chain->joints[lowest] < AIM_LEVELS_KEPT)
+            levels[j - chain->joints[lowest]] = (signed char)level;
         if (level < 0)
             continue;
         const aim_turn *turn = &turns[level];
         joint_pose *pose = &object[j];
         vec3 position;
-        glm_quat_rotatev((float *)turn->rotation, pose->position, position);
+        glm_mat3_mulv(matrices[level], pose->position, position);
         glm_vec3_add(position, (float *)turn->translation, pose->position);
         versor rotation;
         glm_quat_mul((float *)turn->rotation, pose->rotation, rotation);
-        glm_quat_normalize_to(rotation, pose->rotation);
+        glm_vec4_copy(rotation, pose->rotation);
     }
     return true;
 }
