@@ -569,7 +569,6 @@ static int crowd_lod_interval(const crowd *crowd, const crowd_member *member)
     return 4;
 }
 
-/* Members [begin, end): each touches only its own record and animator, so chunks run on any thread. */
 /* The member's look-at target for its next animation update: the crowd's, when it is near enough. */
 static void crowd_aim_member(const crowd *crowd, crowd_member *member)
 {
@@ -586,6 +585,7 @@ static void crowd_aim_member(const crowd *crowd, crowd_member *member)
     animator_look_at(member->animator, object);
 }
 
+/* Members [begin, end): each touches only its own record and animator, so chunks run on any thread. */
 static void crowd_update_members(void *context, int begin, int end, int worker)
 {
     crowd_step *step = context;
