@@ -142,12 +142,27 @@ static void test_keys(void)
         CHECK_NEAR(chain->pitch_limits[0], 0.75f * 20.0f * DEGREES, 1e-5);
         CHECK(character->look.speed == 2.5f);
     }
-    anim_config_free(config);
+    /* An entity looking when a reload takes its character's look-at away stops looking at once. */
+    animator *entity = character ? animator_create(character) : NULL;
+    float ahead[3] = {2.0f, 0.3f, 1.6f};
+    for (int step = 0; entity && step < 60; ++step) {
+        animator_look_at(entity, ahead);
+        CHECK(animator_update(entity, 1.0 / 60.0, NULL));
+    }
+    CHECK(entity && animator_look_weight(entity) == 1.0f);
 
-    config = load_with(cache, "look = false\n", &errors, path, sizeof path);
-    character = anim_config_find_character(config, "mannequin");
-    CHECK(character && character->look.chain.joint_count == 0);
+    anim_config *without = load_with(cache, "look = false\n", &errors, path, sizeof path);
+    const anim_character *plain = anim_config_find_character(without, "mannequin");
+    CHECK(plain && plain->look.chain.joint_count == 0);
+    if (entity && plain) {
+        CHECK(animator_rebind(entity, plain, NULL));
+        animator_look_at(entity, ahead);
+        CHECK(animator_update(entity, 1.0 / 60.0, NULL));
+        CHECK(animator_look_weight(entity) == 0.0f);
+    }
+    animator_destroy(entity);
     anim_config_free(config);
+    anim_config_free(without);
     CHECK(errors.total == 0);
     cache_destroy(cache);
     diag_list_free(&errors);

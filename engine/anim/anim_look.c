@@ -72,12 +72,14 @@ float anim_look_weight(const anim_look_state *state)
 void anim_look_step(anim_look_state *state, const anim_look_settings *settings, const int *parents, int joint_count,
                     joint_pose *object, float dt)
 {
-    if (!state || !settings || !parents || !object || settings->chain.joint_count <= 0 || !(dt >= 0.0f) ||
-        !isfinite(dt) || (!state->has_target && state->fade <= 0.0f))
+    if (!state || !settings || !parents || !object || !(dt >= 0.0f) || !isfinite(dt) ||
+        (!state->has_target && state->fade <= 0.0f))
         return;
     const pose_aim_chain *chain = &settings->chain;
-    if (chain->joints[0] >= joint_count)
+    if (chain->joint_count <= 0 || chain->joints[0] >= joint_count) {
+        state->fade = 0.0f; /* a character without a chain (after a reload, say) turns nothing */
         return;
+    }
     bool reachable = false;
     if (state->has_target) {
         float yaw, pitch, yaw_reach = 0.0f, pitch_reach = 0.0f;
