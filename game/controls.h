@@ -31,6 +31,7 @@ typedef enum game_action {
     GAME_ACTION_BOUNDS,
     GAME_ACTION_NORMALS,
     GAME_ACTION_LEVELS,
+    GAME_ACTION_LOOK_AT,
     GAME_ACTION_STATE_MACHINE,
     GAME_ACTION_SKINNING,
     GAME_ACTION_SKIN_BLEND,
@@ -64,7 +65,7 @@ typedef struct controls {
 } controls;
 
 /* WASD and the arrows move, both Shifts run, both Ctrls strafe, Space jumps, E waves, H hits, K dies, Q/R orbit,
- * F1-F7, G, P, '.', '[', ']', C, X, F12 and Escape for the rest (config/controls.ini lists the same). */
+ * F1-F7, G, T, P, '.', '[', ']', C, X, F12 and Escape for the rest (config/controls.ini lists the same). */
 controls controls_defaults(void);
 
 /* Read path's [keys] and [mouse] into out. An action or setting the file leaves out keeps its default.

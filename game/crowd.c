@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "look.h"
 #include "parameter_binding.h"
 
 enum {
@@ -121,6 +122,8 @@ struct crowd {
     jobs *jobs; /* not owned; NULL: update on the calling thread */
     crowd_lod lod;
     bool lod_on;
+    crowd_look look;
+    bool look_on;
     unsigned step_count;
     int poses_updated;         /* animator updates in the last crowd_update */
 };
@@ -566,6 +569,22 @@ static int crowd_lod_interval(const crowd *crowd, const crowd_member *member)
     return 4;
 }
 
+/* The member's look-at target for its next animation update: the crowd's, when it is near enough. */
+static void crowd_aim_member(const crowd *crowd, crowd_member *member)
+{
+    const crowd_look *look = &crowd->look;
+    float dx = member->mover.x - look->target[0], dz = member->mover.z - look->target[2];
+    if (!crowd->look_on || dx * dx + dz * dz > look->distance * look->distance) {
+        animator_look_at(member->animator, NULL);
+        return;
+    }
+    mat4 placement;
+    float object[3];
+    mover_world(&member->mover, placement);
+    look_world_to_object(member->character, placement, look->target, object);
+    animator_look_at(member->animator, object);
+}
+
 /* Members [begin, end): each touches only its own record and animator, so chunks run on any thread. */
 static void crowd_update_members(void *context, int begin, int end, int worker)
 {
@@ -592,6 +611,7 @@ static void crowd_update_members(void *context, int begin, int end, int worker)
         if ((step_count + member->lod_phase) % interval == 0) {
             animator_param_set_number(member->animator, use->parameters[CROWD_PARAMETER_SPEED], member->mover.speed);
             animator_param_set_number(member->animator, use->parameters[CROWD_PARAMETER_TURN_RATE], member->turn_rate);
+            crowd_aim_member(step->crowd, member);
             animator_update_result result;
             if (animator_update(member->animator, member->pending_dt, &result)) {
                 const anim_update_result *animation = &result.animation;
@@ -634,6 +654,16 @@ void crowd_set_lod(crowd *crowd, const crowd_lod *lod)
         if (!(crowd->lod.half_rate_distance >= crowd->lod.full_rate_distance))
             crowd->lod.half_rate_distance = crowd->lod.full_rate_distance;
     }
+}
+
+void crowd_set_look(crowd *crowd, const crowd_look *look)
+{
+    if (!crowd)
+        return;
+    crowd->look_on = look && isfinite(look->target[0]) && isfinite(look->target[1]) && isfinite(look->target[2]) &&
+                     look->distance > 0.0f;
+    if (crowd->look_on)
+        crowd->look = *look;
 }
 
 int crowd_poses_updated(const crowd *crowd)

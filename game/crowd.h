@@ -87,6 +87,16 @@ typedef struct crowd_lod {
     mat4 view_projection;
 } crowd_lod;
 void crowd_set_lod(crowd *crowd, const crowd_lod *lod);
+
+/* Look-at: members within `distance` metres of target (on the ground) turn their heads towards it, a world
+ * point (the player's head, in the demo), within their characters' limits (anim_look.h); the others, and
+ * every member with look NULL, look where their animation does, their heads fading back. A member's target
+ * is set when its animation updates (level of detail); one with no target and its weight at 0 costs nothing. */
+typedef struct crowd_look {
+    float target[3];
+    float distance; /* metres */
+} crowd_look;
+void crowd_set_look(crowd *crowd, const crowd_look *look);
 /* Animator updates (poses computed) in the last crowd_update: the crowd's count without level of detail. */
 int crowd_poses_updated(const crowd *crowd);
 

@@ -15,6 +15,7 @@
 #include "gfx/gfx_text.h"
 #include "hud.h"
 #include "base/json.h"
+#include "look.h"
 #include "pick.h"
 #include "platform/platform.h"
 
@@ -454,6 +455,8 @@ static void apply_actions(demo *d)
         d->show_help = !d->show_help;
     if (pressed(d, GAME_ACTION_SKELETON))
         d->views.skeleton = !d->views.skeleton;
+    if (pressed(d, GAME_ACTION_LOOK_AT))
+        d->views.look_at = !d->views.look_at;
     if (pressed(d, GAME_ACTION_BOUNDS))
         d->views.bounds = !d->views.bounds;
     if (pressed(d, GAME_ACTION_LEVELS))
@@ -611,6 +614,25 @@ static void set_crowd_lod(demo *d)
     crowd_set_lod(d->crowd, d->settings.crowd.lod ? &lod : NULL);
 }
 
+/* Look-at (demo.ini [look]): the player at the camera, the crowd near the player at the player's head. */
+static void aim_player(demo *d)
+{
+    vec3 eye;
+    camera_eye(&d->camera, eye);
+    player_look_at(d->player, d->settings.look.player ? eye : NULL);
+}
+
+static void aim_crowd(demo *d)
+{
+    mat4 placement;
+    crowd_look look = {.distance = d->settings.look.crowd_distance};
+    if (d->player)
+        player_world_matrix(d->player, placement);
+    bool looking = d->player && look.distance > 0.0f &&
+                   look_head_world(player_animator(d->player), placement, look.target);
+    crowd_set_look(d->crowd, looking ? &look : NULL);
+}
+
 static void simulate_step(demo *d, float dt)
 {
     input_script_event applied[32];
@@ -650,11 +672,13 @@ static void simulate_step(demo *d, float dt)
                 .hit = in->pressed[GAME_ACTION_HIT],
                 .die = in->pressed[GAME_ACTION_DIE],
             };
+            aim_player(d);
             updated = player_step(d->player, &intent, camera_yaw_radians(&d->camera), scaled, &update);
             if (updated)
                 log_events(d, &update.animation);
         }
         set_crowd_lod(d);
+        aim_crowd(d);
         crowd_update(d->crowd, scaled);
         d->simulation_time += scaled;
         /* The panel's history: the player's decisions as they are made, a crowd member's as seen after. */
@@ -769,6 +793,10 @@ void demo_hud_view(const demo *d, hud_view *view)
         .skeleton = d->views.skeleton,
         .bounds = d->views.bounds,
         .normals = d->views.normals,
+        .look_at = d->views.look_at,
+        .look_player = d->player && d->settings.look.player,
+        .look_weight = d->player ? animator_look_weight(player_animator(d->player)) : 0.0f,
+        .look_crowd_distance = d->settings.look.crowd_distance,
         .status = d->status,
         .message_count = d->message_count,
         .messages_total = d->messages_total,

@@ -33,6 +33,7 @@ demo_config demo_config_defaults(void)
         .camera = {.distance = 6.0f, .pitch = 20.0f, .yaw = 0.0f},
         .window = {.width = 1280, .height = 720, .vsync = true},
         .render = {.levels_of_detail = true, .lod_error_pixels = 0.5f, .stand_ins = true, .stand_in_pixels = 48.0f},
+        .look = {.player = true, .crowd_distance = 5.0f},
     };
 }
 
@@ -86,10 +87,12 @@ static const demo_config_key demo_config_keys[] = {
     {"render", "stand_ins", DEMO_CONFIG_BOOL, DEMO_CONFIG_AT(render.stand_ins), 0, 0},
     {"render", "stand_in_pixels", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(render.stand_in_pixels), 1, 10000},
     {"render", "skin_once", DEMO_CONFIG_BOOL, DEMO_CONFIG_AT(render.skin_once), 0, 0},
+    {"look", "player", DEMO_CONFIG_BOOL, DEMO_CONFIG_AT(look.player), 0, 0},
+    {"look", "crowd_distance", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(look.crowd_distance), 0, 100},
 };
 enum { DEMO_CONFIG_KEY_COUNT = (int)(sizeof demo_config_keys / sizeof demo_config_keys[0]) };
 
-static const char *const demo_config_sections[] = {"player", "crowd", "camera", "window", "render", NULL};
+static const char *const demo_config_sections[] = {"player", "crowd", "camera", "window", "render", "look", NULL};
 
 /* The known keys of a section, NULL-terminated in known (DEMO_CONFIG_KEY_COUNT + 1), for an unknown key's message. */
 static const char *const *demo_config_known_keys(const char *section, const char *known[])

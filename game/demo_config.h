@@ -58,6 +58,10 @@ typedef struct demo_config {
         float stand_in_pixels;  /* characters at most this tall on screen may be the stand-in, default 48 */
         bool skin_once;         /* skin near characters once for shadow and picture, default false */
     } render;
+    struct {
+        bool player;            /* the player looks at the camera, default true */
+        float crowd_distance;   /* metres: crowd members this near the player look at its head, default 5; 0 none */
+    } look;
 } demo_config;
 
 /* The values the shipped config/demo.ini documents; a key left out of the file keeps its default. */

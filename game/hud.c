@@ -155,8 +155,15 @@ void hud_text(const hud_view *v, char *buffer, size_t size)
     add_gpu(&b, &v->budget); /* under the CPU's figures */
     add(&b, "\n");
     if (v->player_layers) {
-        add(&b, "player  %s  %.2f m/s  time x%.3g%s\n", v->player_state, (double)v->player_speed,
-            (double)v->time_scale, v->paused ? "  PAUSED (P resume, . step)" : "");
+        add(&b, "player  %s  %.2f m/s  time x%.3g  look-at ", v->player_state, (double)v->player_speed,
+            (double)v->time_scale);
+        if (v->look_player)
+            add(&b, "%.2f", (double)v->look_weight);
+        else
+            add(&b, "off");
+        if (v->look_crowd_distance > 0.0f)
+            add(&b, " (crowd %.3g m)", (double)v->look_crowd_distance);
+        add(&b, "%s\n", v->paused ? "  PAUSED (P resume, . step)" : "");
         for (int channel = 0; channel < ANIM_CHANNEL_COUNT; ++channel)
             add_channel(&b, v->player_layers, channel);
     } else {
@@ -178,9 +185,9 @@ void hud_text(const hud_view *v, char *buffer, size_t size)
     add(&b, "\n");
     add(&b, "draw  %d calls  %d drawn  %d culled  ", v->draw_calls, v->drawn, v->culled);
     add_triangles(&b, &v->budget);
-    add(&b, "  %s skinning%s%s%s%s%s\n", v->cpu_skinning ? "CPU" : "GPU", v->skin_blend ? ", blend " : "",
+    add(&b, "  %s skinning%s%s%s%s%s%s\n", v->cpu_skinning ? "CPU" : "GPU", v->skin_blend ? ", blend " : "",
         v->skin_blend ? v->skin_blend : "", v->skeleton ? "  skeleton" : "", v->bounds ? "  bounds" : "",
-        v->normals ? "  normals" : "");
+        v->normals ? "  normals" : "", v->look_at ? "  look-at" : "");
     if (v->bounds)
         add(&b, "bounds  bright box: this pose's skinned mesh  dim box: culling margin (clip bounds + skin reach)\n");
     if (v->status && v->status[0])

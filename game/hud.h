@@ -62,6 +62,10 @@ typedef struct hud_view {
     hud_budget budget;                    /* the last frame's (its GPU figures a few frames older) */
     bool cpu_skinning, skeleton, bounds, normals;
     const char *skin_blend;               /* how characters are skinned (scene_skinning_name); NULL: not shown */
+    bool look_at;                         /* the look-at view */
+    bool look_player;                     /* the player looks at the camera (demo.ini [look]); on its line */
+    float look_weight;                    /* how far it turns to it now, 0..1 */
+    float look_crowd_distance;            /* metres; 0: the crowd does not look */
 
     const char *status;                   /* the last reload or screenshot; "" or NULL: none */
     const char *messages[HUD_MESSAGES_MAX];

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "look.h"
 #include "parameter_binding.h"
 
 /* What the player drives, in the order of player_needs. */
@@ -223,6 +224,19 @@ bool player_set_params(player *player, const player_params *params)
 player_params player_get_params(const player *player)
 {
     return player ? player->params : player_default_params();
+}
+
+void player_look_at(player *player, const float *target)
+{
+    if (!player)
+        return;
+    float object[3];
+    mat4 placement;
+    if (target) {
+        mover_world(&player->mover, placement);
+        look_world_to_object(animator_character(player->animator), placement, target, object);
+    }
+    animator_look_at(player->animator, target ? object : NULL);
 }
 
 void player_world_matrix(const player *player, mat4 out)

@@ -93,6 +93,11 @@ bool player_set_params(player *player, const player_params *params);
 /* The params in use. */
 player_params player_get_params(const player *player);
 
+/* Look-at: from the next step on the player turns its head towards target, a world point (the camera,
+ * in the demo), within its character's limits (anim_look.h); NULL: it looks where the animation does.
+ * Set it before every step the target or the player moves. */
+void player_look_at(player *player, const float *target);
+
 /* The model matrix for gfx_instance: stands the character at its place facing its heading. */
 void player_world_matrix(const player *player, mat4 out);
 /* Position of the feet on the floor (y = 0). */

@@ -2,6 +2,7 @@
 #include "scene.h"
 
 #include "build/build_lod.h"
+#include "look.h"
 #include "platform/platform_image.h"
 #include "pose/pose.h"
 
@@ -16,6 +17,9 @@ enum { SCENE_PALETTE_CHUNK = 256 };
 static const float SCENE_SKELETON_COLOR[4] = {1.0f, 0.25f, 0.2f, 1.0f};
 static const float SCENE_POSE_BOX_COLOR[4] = {1.0f, 0.9f, 0.2f, 0.9f};
 static const float SCENE_CULLING_BOX_COLOR[4] = {0.55f, 0.5f, 0.35f, 0.45f};
+static const float SCENE_LOOK_TARGET_COLOR[4] = {1.0f, 0.6f, 0.1f, 1.0f};
+#define SCENE_LOOK_FACING_METRES 0.4f
+#define SCENE_LOOK_CROSS_METRES 0.06f
 
 static int scene_model_index(const scene *s, const model *m)
 {
@@ -284,6 +288,43 @@ bool scene_culling_box(const animator *animator, mat4 placement, mat4 world, flo
     return true;
 }
 
+/* The look-at view for an entity that looks at something or is turning back from it: a line from its head
+ * along its face (cyan, dim to bright with the weight); while it has a target, a cross there and a line to
+ * it (amber, faint while the target is out of reach and the weight at 0). */
+static void scene_draw_look(const animator *animator, mat4 placement)
+{
+    const anim_character *character = animator_character(animator);
+    const pose_aim_chain *chain = &character->look.chain;
+    float target[3], weight = animator_look_weight(animator);
+    bool has_target = animator_look_target(animator, target);
+    if (chain->joint_count == 0 || (!has_target && weight <= 0.0f))
+        return;
+    const joint_pose *head = &anim_controller_object_pose(animator_controller(animator))[chain->joints[0]];
+    float units = SCENE_LOOK_FACING_METRES / (character->scale > 0.0f ? character->scale : 1.0f);
+    vec3 facing, ahead, head_world, ahead_world;
+    glm_quat_rotatev((float *)head->rotation, (float *)chain->forward, facing);
+    glm_vec3_scale(facing, units, facing);
+    glm_vec3_add(facing, (float *)head->position, ahead);
+    look_object_to_world(character, placement, head->position, head_world);
+    look_object_to_world(character, placement, ahead, ahead_world);
+    vec4 facing_color = {0.2f, 0.4f + 0.6f * weight, 0.5f + 0.5f * weight, 1.0f};
+    gfx_debug_line(head_world, ahead_world, facing_color);
+    if (!has_target)
+        return;
+    vec3 target_world;
+    look_object_to_world(character, placement, target, target_world);
+    vec4 sight_color = {1.0f, 0.6f, 0.1f, 0.15f + 0.5f * weight};
+    gfx_debug_line(head_world, target_world, sight_color);
+    for (int axis = 0; axis < 3; ++axis) {
+        vec3 from, to;
+        glm_vec3_copy(target_world, from);
+        glm_vec3_copy(target_world, to);
+        from[axis] -= SCENE_LOOK_CROSS_METRES;
+        to[axis] += SCENE_LOOK_CROSS_METRES;
+        gfx_debug_line(from, to, (float *)SCENE_LOOK_TARGET_COLOR);
+    }
+}
+
 /* Queue one entity with gfx and say where its palette goes, matrices or dual quaternions as the scene
  * skins its character (an empty slot when culled); its object pose in *object. false when it cannot be
  * drawn (no mesh for its body, no pose) or gfx refused it. */
@@ -316,6 +357,8 @@ static bool scene_queue(scene *s, const animator *animator, mat4 world, const sc
     ++s->submitted;
     if (views && views->skeleton)
         gfx_debug_skeleton(instance.world, skeleton, *object, (float *)SCENE_SKELETON_COLOR);
+    if (views && views->look_at)
+        scene_draw_look(animator, world);
     if (views && views->bounds) {
         /* Dim, the culling box: loose by design (clip bounds grown by the skin reach), it must never cut
          * a limb off. Bright, the box of this pose's skinned mesh. */

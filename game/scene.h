@@ -31,6 +31,7 @@ typedef struct scene_views {
     bool normals;       /* F4 */
     bool cpu_skinning;  /* G: the CPU reference path instead of the vertex shader */
     bool lod_colors;    /* F7: each character tinted by its level of detail */
+    bool look_at;       /* T: each looking head's facing line and what it looks at */
 } scene_views;
 
 /* How every character is skinned: each as characters.ini says, or all one way (the demo's skin_blend key). */

@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "crowd.h"
+#include "look.h"
 #include "test_files.h"
 #include "test_states.h"
 
@@ -919,6 +920,60 @@ static void test_members_set_the_turn_rate(void)
     anim_config_free(shipped);
 }
 
+/* Look-at: members within the distance of the target turn their heads onto it; the others never look; with
+ * the target gone every head fades back. */
+static void test_members_near_the_target_look_at_it(void)
+{
+    enum { MEMBERS = 30 };
+    crowd *c = crowd_create(MEMBERS, 5);
+    crowd_spawn_desc desc = standard_desc();
+    desc.wander_radius = 0.0f; /* they stay on their spots, so near and far stay so */
+    CHECK(crowd_spawn(c, MEMBERS, &desc) == MEMBERS);
+    crowd_look look = {.target = {0.0f, 1.6f, 0.0f}, .distance = 3.0f};
+    crowd_set_look(c, &look);
+    int near = 0, looking = 0, far_looking = 0;
+    double worst_miss = 0.0;
+    for (int step = 0; step < 120 * 3; ++step)
+        crowd_update(c, STEP);
+    for (int i = 0; i < MEMBERS; ++i) {
+        const mover *m = crowd_mover(c, i);
+        const animator *a = crowd_animator(c, i);
+        float weight = animator_look_weight(a);
+        if (hypotf(m->x, m->z) > look.distance) {
+            far_looking += weight > 0.0f;
+            continue;
+        }
+        ++near;
+        if (weight < 1.0f)
+            continue;
+        ++looking;
+        /* Its face on the target: the head's forward against the line to it, in the member's object space. */
+        const anim_character *character = crowd_character(c, i);
+        mat4 placement;
+        float target[3];
+        crowd_world(c, i, placement);
+        look_world_to_object(character, placement, look.target, target);
+        const joint_pose *head = &anim_controller_object_pose(animator_controller(a))[character->look.chain.joints[0]];
+        vec3 forward, to_target;
+        glm_quat_rotatev((float *)head->rotation, (float *)character->look.chain.forward, forward);
+        glm_vec3_sub(target, (float *)head->position, to_target);
+        glm_vec3_normalize(to_target);
+        worst_miss = fmax(worst_miss, acos(fmin(1.0, (double)glm_vec3_dot(forward, to_target))) * 180.0 / GLM_PI);
+    }
+    printf("  look-at: %d members within %.0f m, %d of them looking (worst %.2f degrees off); %d beyond looking\n",
+           near, (double)look.distance, looking, worst_miss, far_looking);
+    CHECK(near >= 4 && looking >= 1 && far_looking == 0);
+    CHECK(worst_miss < 3.0);
+    crowd_set_look(c, NULL);
+    for (int step = 0; step < 120; ++step)
+        crowd_update(c, STEP);
+    int still = 0;
+    for (int i = 0; i < MEMBERS; ++i)
+        still += animator_look_weight(crowd_animator(c, i)) > 0.0f;
+    CHECK(still == 0);
+    crowd_destroy(c);
+}
+
 int main(void)
 {
     shared_cache = cache_create();
@@ -945,6 +1000,7 @@ int main(void)
     RUN(test_widest_settings_stay_finite);
     RUN(test_a_member_in_a_root_motion_state_moves_by_the_clip);
     RUN(test_members_set_the_turn_rate);
+    RUN(test_members_near_the_target_look_at_it);
     anim_config_free(config);
     CHECK(cache_get_stats(shared_cache).users == 0);
     cache_destroy(shared_cache);

@@ -1408,6 +1408,56 @@ static void test_steady_frames_allocate_nothing(void)
     demo_finish(&d);
 }
 
+/* ---- Look-at ---------------------------------------------------------------------------------------------- */
+
+/* The player turns its head to the camera once the camera is in front of it, the crowd around it watches
+ * it, the view draws their lines and the HUD says the player's weight; with the camera behind again the
+ * player's head fades back to its animation. */
+static void test_look_at(void)
+{
+    char script[512];
+    snprintf(script, sizeof script, "%s/demo_look_script.txt", MARIONETTE_BUILD_DIR);
+    FILE *f = fopen(script, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    /* 0.3 degrees a pixel: 540 pixels take the camera 162 degrees round, in front of the player and a
+     * little to its side; at 3 s it goes back behind. */
+    fputs("0.1 drag 540 0\n0.2 tap T\n3.0 drag -540 0\n", f);
+    fclose(f);
+    demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", script, NULL, 0);
+    options.crowd = 12;
+    CHECK(demo_start(&d, &options));
+    if (!d.player) {
+        demo_finish(&d);
+        return;
+    }
+    while (d.simulation_time < 2.5)
+        demo_frame(&d);
+    float in_front = animator_look_weight(player_animator(d.player));
+    int watching = 0;
+    for (int i = 0; i < crowd_count(d.crowd); ++i)
+        watching += animator_look_weight(crowd_animator(d.crowd, i)) > 0.5f;
+    char hud[4096];
+    demo_hud_text(hud, sizeof hud);
+    gfx_stats stats = gfx_frame_stats();
+    save_picture("demo_look_at.png");
+    printf("  camera in front: player's look-at weight %.2f, %d of %d crowd members watching, %d debug lines\n",
+           (double)in_front, watching, crowd_count(d.crowd), stats.debug_lines);
+    CHECK(in_front == 1.0f);
+    CHECK(watching >= 2);
+    CHECK(d.views.look_at && stats.debug_lines >= 5 * (1 + watching)); /* a facing line, a sight line, a cross */
+    CHECK_STR_CONTAINS(hud, "look-at 1.00 (crowd 5 m)");
+    CHECK_STR_CONTAINS(hud, "  look-at\n");
+    while (d.simulation_time < 4.0)
+        demo_frame(&d);
+    float behind = animator_look_weight(player_animator(d.player));
+    printf("  camera behind again: player's weight %.2f\n", (double)behind);
+    CHECK(behind == 0.0f);
+    CHECK(d.gl_error_frames == 0);
+    demo_finish(&d);
+}
+
 /* ---- A character in other units and axes ---------------------------------------------------------------- */
 
 enum { HUD_ROWS = 110 };
@@ -1659,5 +1709,6 @@ int main(void)
     RUN(test_state_machine_panel);
     RUN(test_click_picks_the_body_not_its_loose_box);
     RUN(test_state_machine_panel_follows_reloads);
+    RUN(test_look_at);
     return check_report();
 }

@@ -69,6 +69,8 @@ static void value_text(const demo_config *c, const char *key, char *out, size_t 
     if (strcmp(key, "stand_ins") == 0) snprintf(out, size, "%s", c->render.stand_ins ? "true" : "false");
     if (strcmp(key, "stand_in_pixels") == 0) snprintf(out, size, "%g", (double)c->render.stand_in_pixels);
     if (strcmp(key, "skin_once") == 0) snprintf(out, size, "%s", c->render.skin_once ? "true" : "false");
+    if (strcmp(key, "player") == 0) snprintf(out, size, "%s", c->look.player ? "true" : "false");
+    if (strcmp(key, "crowd_distance") == 0) snprintf(out, size, "%g", (double)c->look.crowd_distance);
     if (strcmp(key, "mix") == 0) {
         size_t used = 0;
         for (int b = 0; b < c->crowd.body_count && used < size; ++b)
@@ -139,7 +141,7 @@ static void test_shipped_file_loads_and_says_its_defaults(void)
                                        "wander_radius", "wave_chance", "celebrate_chance", "run_chance", "max",
                                        "seed", "distance", "pitch", "yaw", "width", "height", "vsync",
                                        "levels_of_detail", "lod_error_pixels", "stand_ins", "stand_in_pixels",
-                                       "skin_once"};
+                                       "skin_once", "player", "crowd_distance"};
     for (size_t k = 0; text && k < sizeof keys / sizeof keys[0]; ++k) {
         char documented[128] = "", loaded[128], default_value[128];
         bool found = documented_default(text, keys[k], documented, sizeof documented);
@@ -226,6 +228,8 @@ static void test_every_kind_of_mistake_names_its_line(void)
     check_one_error("[crowd]\nrun_chance = -0.1\n", 2, "'run_chance' must be between 0 and 1");
     check_one_error("[crowd]\nspacing = 0\n", 2, "'spacing' must be between 0.5 and 100");
     check_one_error("[crowd]\ncount = 0\n", 2, "'count' must be between 1 and 1000000");
+    check_one_error("[look]\ncrowd_distance = 150\n", 2, "'crowd_distance' must be between 0 and 100, not 150");
+    check_one_error("[look]\nplayer = yes\n", 2, "'player' must be true or false");
     check_one_error("[window]\nwidth = 10\n", 2, "'width' must be between 64 and 16384");
     check_one_error("[render]\nlod_error_pixels = 0\n", 2, "'lod_error_pixels' must be between 0.1 and 100");
     check_one_error("[render]\nstand_in_pixels = 20000\n", 2, "'stand_in_pixels' must be between 1 and 10000");

@@ -5,7 +5,9 @@
  * and masks), and freezing a full stack into a snapshot or sampling the local pose again allocates
  * nothing; neither do additive layers (their deltas are baked at load), their overlay weights, their
  * snapshots or their crossfades with ordinary overlays, nor the shipped machine's breath, lean blend (its
- * point moving with turn_rate), flinch and 2D strafe blend; nor a dual-quaternion palette and skinning. */
+ * point moving with turn_rate), flinch and 2D strafe blend; nor a dual-quaternion palette and skinning; nor
+ * look-at, its target circling the entity so the head turns to it, follows it, and fades out behind and in
+ * again. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,7 @@ static void test_updates_never_allocate(void)
     long before = heap_calls;
     animator_update_result result;
     int transitions = 0, events = 0, strafing_waves = 0, flinches = 0, leaning_steps = 0;
+    int looking_steps = 0, fading_steps = 0;
     for (int step = 0; step < 60 * 24 && entities[ENTITIES - 1]; ++step) {
         double time = step / 60.0;
         for (int e = 0; e < ENTITIES; ++e) {
@@ -69,7 +72,13 @@ static void test_updates_never_allocate(void)
                 animator_set_number(a, "turn", 0.0f);
             if (step == 60 * 17)
                 animator_set_trigger(a, "celebrate");
+            /* Two metres away at head height, going round once every 8 seconds. */
+            float target[3] = {2.0f * (float)cos(time * 0.785), 2.0f * (float)sin(time * 0.785), 1.6f};
+            animator_look_at(a, target);
             CHECK(animator_update(a, 1.0 / 60.0, &result));
+            float weight = animator_look_weight(a);
+            looking_steps += weight == 1.0f;
+            fading_steps += weight > 0.0f && weight < 1.0f;
             transitions += result.decision.fired;
             flinches += result.decision.fired && strcmp(animator_state_name(a), "flinch") == 0;
             leaning_steps += strcmp(animator_state_name(a), "moving") == 0;
@@ -95,6 +104,8 @@ static void test_updates_never_allocate(void)
     CHECK(strafing_waves > 60);
     CHECK(flinches == 2 * 2 && leaning_steps > 60 * 4);
     CHECK(events > 20);
+    printf("  %d steps looking, %d fading\n", looking_steps, fading_steps);
+    CHECK(looking_steps > 60 * 10 && fading_steps > 60);
 
     free(palette);
     free(dual_quaternions);

@@ -203,6 +203,9 @@ bool anim_controller_update(anim_controller *controller, double dt, anim_update_
 /* The object-space pose written by the last update (the bind pose before the first), for pose_palette:
  * joint_count entries, owned by the controller, valid until the next update. */
 const joint_pose *anim_controller_object_pose(const anim_controller *controller);
+/* The same buffer, for the stages that rewrite the pose after the controller and before the palette
+ * (look-at: anim_look, IK): what they write is shown until the next update samples the clips again. */
+joint_pose *anim_controller_object_pose_to_edit(anim_controller *controller);
 
 /* The local (parent-relative) pose, for blending further: not kept per entity (it would cost 32 bytes a
  * joint), but sampled again from the layers as they stand into out (joint_count entries). That is bit for

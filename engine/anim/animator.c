@@ -23,6 +23,7 @@ struct animator {
     state_machine_instance instance;
     animator_overlay overlay;
     float time_scale;
+    anim_look_state look; /* 36 bytes: what it looks at, and how far it has turned to it */
 };
 
 /* ---- small helpers ---- */
@@ -393,7 +394,33 @@ bool animator_update(animator *animator, double dt, animator_update_result *resu
         }
     }
 
-    return anim_controller_update(animator->controller, dt, &result->animation);
+    if (!anim_controller_update(animator->controller, dt, &result->animation))
+        return false;
+    /* After the animation's pose, before anyone makes a palette of it. */
+    const skeleton *skeleton = &animator->character->model->skeleton;
+    anim_look_step(&animator->look, &animator->character->look, skeleton->parents, skeleton->joint_count,
+                   anim_controller_object_pose_to_edit(animator->controller),
+                   (float)(dt * animator->time_scale));
+    return true;
+}
+
+void animator_look_at(animator *animator, const float *target)
+{
+    if (animator)
+        anim_look_set_target(&animator->look, target);
+}
+
+float animator_look_weight(const animator *animator)
+{
+    return animator ? anim_look_weight(&animator->look) : 0.0f;
+}
+
+bool animator_look_target(const animator *animator, float target[3])
+{
+    if (!animator || !animator->look.has_target)
+        return false;
+    memcpy(target, animator->look.target, sizeof animator->look.target);
+    return true;
 }
 
 /* ---- inspection ---- */

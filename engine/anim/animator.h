@@ -77,6 +77,18 @@ typedef struct animator_update_result {
  * and write its poses. result may be NULL. False on bad arguments (nothing changes). Allocates nothing. */
 bool animator_update(animator *animator, double dt, animator_update_result *result);
 
+/* Look-at (anim_look.h): from the next update on, the entity turns its head (and the chain its character
+ * gives, characters.ini look_*) towards target, a point in its object space (the pose's: file units and
+ * axes), fading in while the target is within the chain's limits and out when it leaves them; NULL drops
+ * the target and the head fades back to the animation. Set it before every update the target moves. The
+ * turn is applied to the object pose after the animation and before the palette; it costs nothing while
+ * the entity has no target and its weight has fallen to 0. */
+void animator_look_at(animator *animator, const float *target);
+/* The weight the head turns with now, 0..1. */
+float animator_look_weight(const animator *animator);
+/* The target animator_look_at last set (object space), for a debug view: false while it has none. */
+bool animator_look_target(const animator *animator, float target[3]);
+
 /* Inspection, for the game, a HUD, the trace tool and tests. */
 const anim_character *animator_character(const animator *animator);
 const anim_controller *animator_controller(const animator *animator); /* poses, layers, weights */

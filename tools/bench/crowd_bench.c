@@ -15,6 +15,7 @@
  *               [--size W H] [--no-render] [--config DIR]
  *               [--lod-pixels P|off] [--lod-level L] [--no-stand-ins] [--no-shadows] [--skin-once]
  *               [--skinning as_characters|linear|dual_quaternion]
+ *               [--look-at METRES]
  *
  * The mesh levels of detail are the demo's (each body's levels made when its mesh is), chosen with a
  * budget of half a pixel (the stand-in under 48 pixels tall) unless --lod-pixels says otherwise (off:
@@ -22,6 +23,8 @@
  * farthest at the last mesh level; --skin-once skins full-detail members once for both passes
  * (gfx_frame_desc.skin_once). --skinning skins every member one way (scene.skinning, the demo's skin_blend
  * key; default as characters.ini says): a dual-quaternion member's palette is half the bytes.
+ * --look-at METRES: members within METRES of the crowd's centre turn their heads to a point 1.6 m above
+ * it, as the demo's crowd watches the player (crowd_set_look); a large METRES makes every member look.
  * --no-render needs no GL: the palettes go to a buffer of the benchmark's own (the same bytes written).
  * Run headless with SDL_VIDEODRIVER=offscreen. Ends with one line per N:
  *   crowd: 10000 characters, 2 threads, update 6.1 ms/frame (0.61 us/character), render 812 ms/frame
@@ -70,6 +73,7 @@ typedef struct bench_options {
     int lod_force;                  /* gfx_frame_desc.lod_force_level */
     bool no_stand_ins, no_shadows, skin_once;
     scene_skinning skinning;        /* --skinning: scene.skinning, as the demo's skin_blend key sets it */
+    float look_metres;              /* crowd_set_look's distance around the centre; 0: no look-at */
     const char *config_dir;
 } bench_options;
 
@@ -93,7 +97,7 @@ static int usage(void)
     fprintf(stderr, "usage: crowd_bench --characters N [N ...] [--threads T] [--frames F] [--warmup W] "
                     "[--wander-seconds S] [--size W H] [--no-render] [--lod] [--config DIR]\n"
                     "       [--lod-pixels P|off] [--lod-level L] [--no-stand-ins] [--no-shadows] [--skin-once]\n"
-                    "       [--skinning as_characters|linear|dual_quaternion]\n");
+                    "       [--skinning as_characters|linear|dual_quaternion] [--look-at METRES]\n");
     return 2;
 }
 
@@ -164,6 +168,11 @@ static bool parse_options(int argc, char **argv, bench_options *o)
                     o->skinning = (scene_skinning)k;
             if (o->skinning == SCENE_SKINNING_COUNT)
                 return false;
+        } else if (strcmp(argv[a], "--look-at") == 0 && a + 1 < argc) {
+            int metres;
+            if (!parse_int(argv[++a], 1, 1000000, &metres))
+                return false;
+            o->look_metres = (float)metres;
         } else if (strcmp(argv[a], "--no-render") == 0) {
             o->render = false;
         } else if (strcmp(argv[a], "--config") == 0 && a + 1 < argc) {
@@ -321,6 +330,8 @@ static bool measure(int count, const bench_options *o, const crowd_spawn_desc *d
         glm_mat4_mul(frame_desc.projection, frame_desc.view, lod.view_projection);
         crowd_set_lod(crowd, &lod);
     }
+    if (o->look_metres > 0.0f)
+        crowd_set_look(crowd, &(crowd_look){.target = {0.0f, 1.6f, 0.0f}, .distance = o->look_metres});
     long poses = 0;
 
     int wander_steps = (int)(o->wander_seconds / STEP_SECONDS + 0.5f);

@@ -19,6 +19,7 @@
 #include "../anim_blend.h"
 #include "../anim_clip.h"
 #include "../anim_feet.h"
+#include "../anim_look.h"
 #include "../state_machine.h"
 
 /* One character type: everything its entities share. */
@@ -53,6 +54,9 @@ typedef struct anim_character {
     /* characters.ini `skinning`: how its vertices follow its joints (linear blend unless it says
      * dual_quaternion); a renderer may override it for every character at once (the demo's toggle). */
     pose_skinning skinning;
+    /* Its look-at (characters.ini look, look_chain, look_shares, look_yaw, look_pitch, look_speed; the
+     * chain found by name when not given): look.chain.joint_count 0 when it has none. */
+    anim_look_settings look;
 } anim_character;
 
 typedef struct anim_config anim_config;

@@ -5,6 +5,7 @@
  *   anim_config_states.c  states.ini: one character's state machine definition, conditions included
  *   anim_config_textures.c  one character's texture paths: its characters.ini keys `textures`, `texture.*`
  *   anim_config_import.c  characters.ini's scale, height, up and forward: a character's import
+ *   anim_config_look.c    characters.ini's look_* keys: a character's look-at chain
  * The text of every ini file goes through ini_document first. */
 #ifndef MARIONETTE_ANIM_CONFIG_INTERNAL_H
 #define MARIONETTE_ANIM_CONFIG_INTERNAL_H
@@ -92,6 +93,10 @@ typedef enum anim_config_range {
     ANIM_RANGE_BLEND_POINT,       /* states.ini [blend NAME] clip positions */
     ANIM_RANGE_SCALE,             /* characters.ini scale */
     ANIM_RANGE_HEIGHT,            /* characters.ini height, metres */
+    ANIM_RANGE_LOOK_YAW,          /* characters.ini look_yaw, degrees */
+    ANIM_RANGE_LOOK_PITCH,        /* characters.ini look_pitch, degrees */
+    ANIM_RANGE_LOOK_SPEED,        /* characters.ini look_speed, per second */
+    ANIM_RANGE_LOOK_SHARE,        /* characters.ini look_shares, each */
     ANIM_RANGE_COUNT
 } anim_config_range;
 
@@ -153,6 +158,18 @@ void anim_config_resolve_import(anim_config_loader *loader, const anim_config_im
 /* The height of a model's bind pose along a file-space up axis (canonical axis 2 of axes), in file units:
  * the extent of its skinned vertices. 0 for a model without vertices. */
 float anim_config_bind_height(const model *model, const anim_axes *axes);
+
+/* anim_config_look.c ---------------------------------------------------------------------------------- */
+
+/* The look-at keys a characters.ini section may have, NULL-terminated. */
+extern const char *const anim_config_look_keys[];
+
+/* character->look from its section's look_* keys (section NULL: a character given directly, with the
+ * defaults) and its skeleton (needs character->model and its resolved import): the chain named, or found
+ * by name (anim_look_find_chain); none when `look = false` or no joint is a head. Every mistake is reported
+ * at its line in path; then the character has no look-at. */
+void anim_config_load_look(anim_config_loader *loader, anim_character *character, const char *path,
+                           const ini_section *section);
 
 /* anim_config_clips.c and anim_config_states.c: fill one character from a clips.ini, then a states.ini (which
  * refers to the clips). Problems are reported, at (referrer, referrer_line) when the file cannot be read. */

@@ -124,6 +124,10 @@ static const config_range anim_config_ranges[ANIM_RANGE_COUNT] = {
     [ANIM_RANGE_BLEND_POINT] = {-1000.0, 1000.0, CONFIG_RANGE_TO},
     [ANIM_RANGE_SCALE] = {0.0001, 10000.0, CONFIG_RANGE_TO},
     [ANIM_RANGE_HEIGHT] = {0.05, 100.0, CONFIG_RANGE_TO},
+    [ANIM_RANGE_LOOK_YAW] = {0.0, 170.0, CONFIG_RANGE_TO},
+    [ANIM_RANGE_LOOK_PITCH] = {0.0, 80.0, CONFIG_RANGE_TO},
+    [ANIM_RANGE_LOOK_SPEED] = {0.1, 50.0, CONFIG_RANGE_TO},
+    [ANIM_RANGE_LOOK_SHARE] = {0.0, 1.0, CONFIG_RANGE_TO},
 };
 
 bool anim_config_in_range(anim_config_range range, double value)
