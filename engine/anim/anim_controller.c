@@ -1357,6 +1357,11 @@ const joint_pose *anim_controller_object_pose(const anim_controller *controller)
     return controller ? controller->object : NULL;
 }
 
+joint_pose *anim_controller_object_pose_edit(anim_controller *controller)
+{
+    return controller ? controller->object : NULL;
+}
+
 /* Grow box (min xyz, max xyz) to hold another. */
 static void bounds_add(float box[2][3], float other[2][3])
 {

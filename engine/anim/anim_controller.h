@@ -203,6 +203,10 @@ bool anim_controller_update(anim_controller *controller, double dt, anim_update_
 /* The object-space pose written by the last update (the bind pose before the first), for pose_palette:
  * joint_count entries, owned by the controller, valid until the next update. */
 const joint_pose *anim_controller_object_pose(const anim_controller *controller);
+/* The same pose to correct in place, for stages that run after the update and before drawing (the foot
+ * lock, anim_foot_lock.h): what they write is what is drawn, until the next update writes the pose again.
+ * anim_controller_local_pose and anim_controller_bounds know nothing of such corrections. */
+joint_pose *anim_controller_object_pose_edit(anim_controller *controller);
 
 /* The local (parent-relative) pose, for blending further: not kept per entity (it would cost 32 bytes a
  * joint), but sampled again from the layers as they stand into out (joint_count entries). That is bit for

@@ -199,16 +199,12 @@ static bool chain_valid(const int *parents, int joint_count, const pose_ik_chain
            descends_from(parents, chain->ankle, chain->knee);
 }
 
-bool pose_ik_two_bone(const int *parents, int joint_count, const pose_ik_chain *chain, const float target[3],
-                      const float *ankle_rotation, float weight, joint_pose *local, joint_pose *object)
+/* The corrections that bend the chain so its ankle reaches goal: the knee's turn about its hinge and then
+ * the hip's, both in object space as the pose is (the knee's applied inside the hip's). False when the pose
+ * gives no leg to bend (zero-length bones, no hinge): then nothing is to change. */
+static bool solve_leg(const pose_ik_chain *chain, const float target[3], const joint_pose *object,
+                      ik_quaternion *hip_out, ik_quaternion *knee_out)
 {
-    if (!parents || !chain || !target || !local || !object || joint_count <= 0 || !(weight >= 0.0f && weight <= 1.0f) ||
-        !finite_floats(target, 3) || (ankle_rotation && !finite_floats(ankle_rotation, 4)) ||
-        !chain_valid(parents, joint_count, chain))
-        return false;
-    if (weight == 0.0f)
-        return true;
-
     double hip[3], knee[3], ankle[3], goal[3] = {target[0], target[1], target[2]};
     for (int k = 0; k < 3; ++k) {
         hip[k] = object[chain->hip].position[k];
@@ -220,7 +216,7 @@ bool pose_ik_two_bone(const int *parents, int joint_count, const pose_ik_chain *
     vector_subtract(ankle, knee, to_ankle);
     double upper = vector_length(to_hip), lower = vector_length(to_ankle);
     if (!(upper > IK_TINY && lower > IK_TINY && isfinite(upper) && isfinite(lower)))
-        return true;
+        return false;
 
     /* The knee's hinge: the normal of the animated leg's plane, oriented so that turning the shin about it
      * by a positive angle opens the knee. Keeping it keeps the knee on the side the animation bent it. */
@@ -242,7 +238,7 @@ bool pose_ik_two_bone(const int *parents, int joint_count, const pose_ik_chain *
             hinge[k] = across[k];
         hinge_length = vector_length(hinge);
         if (!(hinge_length > IK_TINY))
-            return true;
+            return false;
     }
     for (int k = 0; k < 3; ++k)
         hinge[k] /= hinge_length;
@@ -269,6 +265,27 @@ bool pose_ik_two_bone(const int *parents, int joint_count, const pose_ik_chain *
     ik_quaternion hip_turn = {0.0, 0.0, 0.0, 1.0};
     if (distance > IK_TINY && vector_length(reach) > IK_TINY)
         hip_turn = quaternion_between(reach, to_goal);
+    *hip_out = hip_turn;
+    *knee_out = knee_turn;
+    return true;
+}
+
+static bool arguments_valid(const int *parents, int joint_count, const pose_ik_chain *chain, const float target[3],
+                            const float *ankle_rotation, float weight, const void *pose)
+{
+    return parents && chain && target && pose && joint_count > 0 && weight >= 0.0f && weight <= 1.0f &&
+           finite_floats(target, 3) && (!ankle_rotation || finite_floats(ankle_rotation, 4)) &&
+           chain_valid(parents, joint_count, chain);
+}
+
+bool pose_ik_two_bone(const int *parents, int joint_count, const pose_ik_chain *chain, const float target[3],
+                      const float *ankle_rotation, float weight, joint_pose *local, joint_pose *object)
+{
+    if (!local || !arguments_valid(parents, joint_count, chain, target, ankle_rotation, weight, object))
+        return false;
+    ik_quaternion hip_turn, knee_turn;
+    if (weight == 0.0f || !solve_leg(chain, target, object, &hip_turn, &knee_turn))
+        return true;
 
     /* Both corrections are in object space as the pose was: the knee's is applied inside the hip's, so
      * both local rotations come from the object rotations before either changed. */
@@ -284,6 +301,55 @@ bool pose_ik_two_bone(const int *parents, int joint_count, const pose_ik_chain *
         store_rotation(quaternion_multiply(quaternion_conjugate(quaternion_from_floats(object[parent].rotation)), turned),
                        local[chain->ankle].rotation);
         refresh_below(parents, joint_count, chain->ankle, local, object);
+    }
+    return true;
+}
+
+/* Turn joint j's object pose by `turn` about the point `pivot`. */
+static void turn_about(joint_pose *pose, ik_quaternion turn, const double pivot[3])
+{
+    double offset[3] = {pose->position[0] - pivot[0], pose->position[1] - pivot[1], pose->position[2] - pivot[2]};
+    double turned[3];
+    quaternion_rotate(turn, offset, turned);
+    for (int k = 0; k < 3; ++k)
+        pose->position[k] = (float)(pivot[k] + turned[k]);
+    store_rotation(quaternion_multiply(turn, quaternion_from_floats(pose->rotation)), pose->rotation);
+}
+
+bool pose_ik_two_bone_object(const int *parents, int joint_count, const pose_ik_chain *chain, const float target[3],
+                             const float *ankle_rotation, float weight, joint_pose *object)
+{
+    if (!arguments_valid(parents, joint_count, chain, target, ankle_rotation, weight, object))
+        return false;
+    ik_quaternion hip_turn, knee_turn;
+    if (weight == 0.0f || !solve_leg(chain, target, object, &hip_turn, &knee_turn))
+        return true;
+    hip_turn = quaternion_scale(hip_turn, weight);
+    knee_turn = quaternion_scale(knee_turn, weight);
+    double hip[3], knee[3];
+    for (int k = 0; k < 3; ++k) {
+        hip[k] = object[chain->hip].position[k];
+        knee[k] = object[chain->knee].position[k];
+    }
+    /* What pose_ik_two_bone does through local rotations, done to the object poses as rigid turns: the knee
+     * and everything below it turn about the knee, then the whole branch of the hip about the hip. The
+     * joints are in parent-before-child order, so one pass finds every descendant. */
+    for (int j = chain->hip; j < joint_count; ++j) {
+        if (j != chain->hip && !descends_from(parents, j, chain->hip))
+            continue;
+        if (j >= chain->knee && descends_from(parents, j, chain->knee))
+            turn_about(&object[j], knee_turn, knee);
+        turn_about(&object[j], hip_turn, hip);
+    }
+    if (ankle_rotation) {
+        ik_quaternion now = quaternion_from_floats(object[chain->ankle].rotation);
+        ik_quaternion wanted = quaternion_normalize(quaternion_from_floats(ankle_rotation));
+        ik_quaternion turn = quaternion_multiply(quaternion_slerp(now, wanted, weight), quaternion_conjugate(now));
+        double ankle[3] = {object[chain->ankle].position[0], object[chain->ankle].position[1],
+                           object[chain->ankle].position[2]};
+        for (int j = chain->ankle; j < joint_count; ++j)
+            if (descends_from(parents, j, chain->ankle))
+                turn_about(&object[j], turn, ankle);
     }
     return true;
 }

@@ -18,6 +18,7 @@
 #include "../anim_blend.h"
 #include "../anim_clip.h"
 #include "../anim_feet.h"
+#include "../anim_foot_lock.h"
 #include "../state_machine.h"
 
 /* One character type: everything its entities share. */
@@ -49,6 +50,9 @@ typedef struct anim_character {
      * (anim_clip.planted). 0 to ANIM_FEET_MAX. */
     int leg_count;
     pose_ik_chain legs[ANIM_FEET_MAX];
+    /* characters.ini foot_lock, foot_lock_release, foot_lock_reach: planted feet held where they planted
+     * (anim_foot_lock.h); on by default. */
+    anim_foot_lock_settings foot_lock;
 } anim_character;
 
 typedef struct anim_config anim_config;

@@ -92,6 +92,8 @@ typedef enum anim_config_range {
     ANIM_RANGE_BLEND_POINT,       /* states.ini [blend NAME] clip positions */
     ANIM_RANGE_SCALE,             /* characters.ini scale */
     ANIM_RANGE_HEIGHT,            /* characters.ini height, metres */
+    ANIM_RANGE_FOOT_LOCK_RELEASE, /* characters.ini foot_lock_release, seconds */
+    ANIM_RANGE_FOOT_LOCK_REACH,   /* characters.ini foot_lock_reach, metres */
     ANIM_RANGE_COUNT
 } anim_config_range;
 
@@ -132,6 +134,7 @@ typedef struct anim_config_import {
     float scale;           /* 0: not given */
     float height;          /* metres; 0: not given */
     anim_axes axes;        /* from up and forward (default up +Z, forward +X) */
+    anim_foot_lock_settings foot_lock; /* foot_lock, foot_lock_release, foot_lock_reach (defaults: on) */
     const char *path;      /* characters.ini, for messages; NULL when loaded without one */
     int section_line, scale_line, height_line;
 } anim_config_import;
