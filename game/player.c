@@ -201,6 +201,9 @@ bool player_step(player *player, const player_intent *intent, float camera_yaw_r
         .share = animation->root_motion_share,
     };
     player->mover = mover_blend(&before, &stepped, &root, !animator_moved_by_clip(animator));
+    /* Planted feet stay where they planted (characters.ini foot_lock), held against where the body now is. */
+    anim_placement placement = {.position = {player->mover.x, 0.0f, player->mover.z}, .heading = player->mover.heading};
+    animator_lock_feet(animator, &placement, NULL, dt);
     return true;
 }
 

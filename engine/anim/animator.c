@@ -627,6 +627,12 @@ bool animator_lock_feet(animator *animator, const anim_placement *placement, con
     return anim_foot_lock_apply(&input, &animator->feet, anim_controller_object_pose_edit(animator->controller));
 }
 
+void animator_unlock_feet(animator *animator)
+{
+    if (animator)
+        animator->feet = (anim_foot_lock_state){0};
+}
+
 const anim_foot_lock_state *animator_foot_lock(const animator *animator)
 {
     return animator ? &animator->feet : NULL;

@@ -85,6 +85,9 @@ bool animator_update(animator *animator, double dt, animator_update_result *resu
  * update). Does nothing (and lets every foot go) when the character's foot_lock is off. The animator keeps
  * the lock's state, 32 bytes. False on bad arguments. Allocates nothing. */
 bool animator_lock_feet(animator *animator, const anim_placement *placement, const ground *ground, float dt);
+/* Let every foot go at once, with no fade: for an entity that stops calling animator_lock_feet (a crowd
+ * member leaving the level of detail that locks), so that a later lock does not start from stale points. */
+void animator_unlock_feet(animator *animator);
 const anim_foot_lock_state *animator_foot_lock(const animator *animator); /* for a HUD, a debug view, tests */
 
 /* Inspection, for the game, a HUD, the trace tool and tests. */
