@@ -58,12 +58,17 @@ void anim_foot_lock_planted_shares(const anim_controller *controller, int foot_c
 
 /* ---- between the entity's file space, its canonical frame and the world ---- */
 
-static void file_to_world(const anim_foot_lock_input *input, const float file[3], float world[3])
+/* The placement's heading as a turn, found once per call. */
+typedef struct heading_turn {
+    float c, s;
+} heading_turn;
+
+static void file_to_world(const anim_foot_lock_input *input, heading_turn turn, const float file[3], float world[3])
 {
     float canonical[3];
     anim_axes_to_canonical(&input->axes, file, canonical);
     float scale = input->scale > 0.0f ? input->scale : 1.0f;
-    float c = cosf(input->placement.heading), s = sinf(input->placement.heading);
+    float c = turn.c, s = turn.s;
     float x = canonical[0] * scale, y = canonical[1] * scale, z = canonical[2] * scale;
     /* canonical (x forward, y left, z up) is GL's (x, z, -y), then turned about Y by the heading */
     world[0] = input->placement.position[0] + c * x - s * y;
@@ -71,9 +76,9 @@ static void file_to_world(const anim_foot_lock_input *input, const float file[3]
     world[2] = input->placement.position[2] - s * x - c * y;
 }
 
-static void world_to_file(const anim_foot_lock_input *input, const float world[3], float file[3])
+static void world_to_file(const anim_foot_lock_input *input, heading_turn turn, const float world[3], float file[3])
 {
-    float c = cosf(input->placement.heading), s = sinf(input->placement.heading);
+    float c = turn.c, s = turn.s;
     float dx = world[0] - input->placement.position[0], dz = world[2] - input->placement.position[2];
     float scale = input->scale > 0.0f ? input->scale : 1.0f;
     float canonical[3] = {(c * dx - s * dz) / scale, -(s * dx + c * dz) / scale,
@@ -149,13 +154,14 @@ bool anim_foot_lock_apply(const anim_foot_lock_input *input, anim_foot_lock_stat
         return true;
     }
     const skeleton *s = input->skeleton;
+    heading_turn turn = {cosf(input->placement.heading), sinf(input->placement.heading)};
     for (int f = 0; f < input->leg_count; ++f) {
         const pose_ik_chain *leg = &input->legs[f];
         if (leg->ankle < 0 || leg->ankle >= s->joint_count)
             continue;
         anim_foot_lock_foot *foot = &state->feet[f];
         float animated[3];
-        file_to_world(input, object[leg->ankle].position, animated);
+        file_to_world(input, turn, object[leg->ankle].position, animated);
         foot_step(input, input->planted_shares[f], animated, foot);
         if (!(foot->weight > 0.0f))
             continue;
@@ -165,7 +171,7 @@ bool anim_foot_lock_apply(const anim_foot_lock_input *input, anim_foot_lock_stat
         ground_sample under_ankle = ground_at(input->ground, animated[0], animated[2]);
         float target_world[3] = {foot->at[0], animated[1] + under_lock.height - under_ankle.height, foot->at[1]};
         float target[3];
-        world_to_file(input, target_world, target);
+        world_to_file(input, turn, target_world, target);
         float rotation[4];
         memcpy(rotation, object[leg->ankle].rotation, sizeof rotation);
         pose_ik_two_bone_object(s->parents, s->joint_count, leg, target, rotation, smoothstep(foot->weight), object);

@@ -332,24 +332,44 @@ bool pose_ik_two_bone_object(const int *parents, int joint_count, const pose_ik_
         knee[k] = object[chain->knee].position[k];
     }
     /* What pose_ik_two_bone does through local rotations, done to the object poses as rigid turns: the knee
-     * and everything below it turn about the knee, then the whole branch of the hip about the hip. The
-     * joints are in parent-before-child order, so one pass finds every descendant. */
+     * and everything below it turn about the knee, then the whole branch of the hip about the hip, then the
+     * ankle's branch about the ankle. Joints are in parent-before-child order, so one pass marks each
+     * joint's part of the leg from its parent's (the crowd runs this for every planted foot: no walk up the
+     * hierarchy per joint). */
+    enum { OUTSIDE = 0, THIGH = 1, SHIN = 2, FOOT = 3, MARKED = 256 };
+    unsigned char part[MARKED];
+    ik_quaternion ankle_turn = {0.0, 0.0, 0.0, 1.0};
+    if (ankle_rotation) {
+        /* The ankle's rotation after the leg's turns, and the turn that takes it to the wanted one. */
+        ik_quaternion now = quaternion_multiply(quaternion_multiply(hip_turn, knee_turn),
+                                                quaternion_from_floats(object[chain->ankle].rotation));
+        ik_quaternion wanted = quaternion_normalize(quaternion_from_floats(ankle_rotation));
+        ankle_turn = quaternion_multiply(quaternion_slerp(now, wanted, weight), quaternion_conjugate(now));
+    }
+    double ankle[3] = {0.0, 0.0, 0.0};
     for (int j = chain->hip; j < joint_count; ++j) {
-        if (j != chain->hip && !descends_from(parents, j, chain->hip))
+        int kind;
+        if (j - chain->hip < MARKED) {
+            int parent = parents[j];
+            int above = j == chain->hip ? THIGH : parent >= chain->hip ? part[parent - chain->hip] : OUTSIDE;
+            kind = above == OUTSIDE ? OUTSIDE : j == chain->knee ? SHIN : j == chain->ankle ? FOOT : above;
+            part[j - chain->hip] = (unsigned char)kind;
+        } else {
+            kind = descends_from(parents, j, chain->ankle) ? FOOT
+                   : descends_from(parents, j, chain->knee) ? SHIN
+                   : descends_from(parents, j, chain->hip)  ? THIGH
+                                                            : OUTSIDE;
+        }
+        if (kind == OUTSIDE)
             continue;
-        if (j >= chain->knee && descends_from(parents, j, chain->knee))
+        if (kind >= SHIN)
             turn_about(&object[j], knee_turn, knee);
         turn_about(&object[j], hip_turn, hip);
-    }
-    if (ankle_rotation) {
-        ik_quaternion now = quaternion_from_floats(object[chain->ankle].rotation);
-        ik_quaternion wanted = quaternion_normalize(quaternion_from_floats(ankle_rotation));
-        ik_quaternion turn = quaternion_multiply(quaternion_slerp(now, wanted, weight), quaternion_conjugate(now));
-        double ankle[3] = {object[chain->ankle].position[0], object[chain->ankle].position[1],
-                           object[chain->ankle].position[2]};
-        for (int j = chain->ankle; j < joint_count; ++j)
-            if (descends_from(parents, j, chain->ankle))
-                turn_about(&object[j], turn, ankle);
+        if (j == chain->ankle)
+            for (int k = 0; k < 3; ++k)
+                ankle[k] = object[j].position[k];
+        if (kind == FOOT && ankle_rotation)
+            turn_about(&object[j], ankle_turn, ankle);
     }
     return true;
 }
