@@ -122,6 +122,7 @@ bool player_place(player *player, float x, float z, float heading)
         return false;
     player->mover = (mover){.x = x, .z = z, .heading = mover_turn_between(0.0f, heading)};
     player->turn_rate = 0.0f;
+    animator_unlock_feet(player->animator); /* placed elsewhere: no foot stays behind */
     return true;
 }
 
