@@ -86,6 +86,9 @@ static void world_to_file(const anim_foot_lock_input *input, heading_turn turn, 
     anim_axes_from_canonical(&input->axes, canonical, file);
 }
 
+/* Metres of correction below which the leg is left as animated. */
+#define ANIM_FOOT_LOCK_NEGLIGIBLE 5e-5f
+
 static float smoothstep(float t)
 {
     return t * t * (3.0f - 2.0f * t);
@@ -170,6 +173,11 @@ bool anim_foot_lock_apply(const anim_foot_lock_input *input, anim_foot_lock_stat
         ground_sample under_lock = ground_at(input->ground, foot->at[0], foot->at[1]);
         ground_sample under_ankle = ground_at(input->ground, animated[0], animated[2]);
         float target_world[3] = {foot->at[0], animated[1] + under_lock.height - under_ankle.height, foot->at[1]};
+        /* A correction under a twentieth of a millimetre is not worth a solve: a standing crowd's feet are
+         * held exactly where the animation has them. */
+        float dx = target_world[0] - animated[0], dy = target_world[1] - animated[1], dz = target_world[2] - animated[2];
+        if (dx * dx + dy * dy + dz * dz < ANIM_FOOT_LOCK_NEGLIGIBLE * ANIM_FOOT_LOCK_NEGLIGIBLE)
+            continue;
         float target[3];
         world_to_file(input, turn, target_world, target);
         float rotation[4];

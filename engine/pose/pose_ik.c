@@ -305,15 +305,47 @@ bool pose_ik_two_bone(const int *parents, int joint_count, const pose_ik_chain *
     return true;
 }
 
-/* Turn joint j's object pose by `turn` about the point `pivot`. */
-static void turn_about(joint_pose *pose, ik_quaternion turn, const double pivot[3])
+/* A rigid motion of object space: a point p goes to turn p + shift, a rotation r to turn r. */
+typedef struct ik_motion {
+    ik_quaternion turn;
+    double shift[3];
+} ik_motion;
+
+/* The motion that turns by `turn` about the point `pivot`. */
+static ik_motion motion_about(ik_quaternion turn, const double pivot[3])
 {
-    double offset[3] = {pose->position[0] - pivot[0], pose->position[1] - pivot[1], pose->position[2] - pivot[2]};
+    ik_motion motion = {.turn = turn};
     double turned[3];
-    quaternion_rotate(turn, offset, turned);
+    quaternion_rotate(turn, pivot, turned);
     for (int k = 0; k < 3; ++k)
-        pose->position[k] = (float)(pivot[k] + turned[k]);
-    store_rotation(quaternion_multiply(turn, quaternion_from_floats(pose->rotation)), pose->rotation);
+        motion.shift[k] = pivot[k] - turned[k];
+    return motion;
+}
+
+/* first, then second. */
+static ik_motion motion_then(ik_motion first, ik_motion second)
+{
+    ik_motion motion = {.turn = quaternion_multiply(second.turn, first.turn)};
+    double turned[3];
+    quaternion_rotate(second.turn, first.shift, turned);
+    for (int k = 0; k < 3; ++k)
+        motion.shift[k] = turned[k] + second.shift[k];
+    return motion;
+}
+
+/* Move one joint's object pose. The rotation is a product of unit quaternions, kept without normalizing:
+ * poses are made again from the clips every frame, so the rounding never piles up. */
+static void move_joint(joint_pose *pose, const ik_motion *motion)
+{
+    double at[3] = {pose->position[0], pose->position[1], pose->position[2]}, turned[3];
+    quaternion_rotate(motion->turn, at, turned);
+    for (int k = 0; k < 3; ++k)
+        pose->position[k] = (float)(turned[k] + motion->shift[k]);
+    ik_quaternion rotation = quaternion_multiply(motion->turn, quaternion_from_floats(pose->rotation));
+    pose->rotation[0] = (float)rotation.x;
+    pose->rotation[1] = (float)rotation.y;
+    pose->rotation[2] = (float)rotation.z;
+    pose->rotation[3] = (float)rotation.w;
 }
 
 bool pose_ik_two_bone_object(const int *parents, int joint_count, const pose_ik_chain *chain, const float target[3],
@@ -331,11 +363,9 @@ bool pose_ik_two_bone_object(const int *parents, int joint_count, const pose_ik_
         hip[k] = object[chain->hip].position[k];
         knee[k] = object[chain->knee].position[k];
     }
-    /* What pose_ik_two_bone does through local rotations, done to the object poses as rigid turns: the knee
-     * and everything below it turn about the knee, then the whole branch of the hip about the hip, then the
-     * ankle's branch about the ankle. Joints are in parent-before-child order, so one pass marks each
-     * joint's part of the leg from its parent's (the crowd runs this for every planted foot: no walk up the
-     * hierarchy per joint). */
+    /* What pose_ik_two_bone does through local rotations, done to the object poses as rigid motions, one
+     * per part of the leg. Joints are in parent-before-child order, so one pass marks each joint's part from
+     * its parent's (the crowd runs this for every planted foot: no walk up the hierarchy per joint). */
     enum { OUTSIDE = 0, THIGH = 1, SHIN = 2, FOOT = 3, MARKED = 256 };
     unsigned char part[MARKED];
     ik_quaternion ankle_turn = {0.0, 0.0, 0.0, 1.0};
@@ -346,7 +376,19 @@ bool pose_ik_two_bone_object(const int *parents, int joint_count, const pose_ik_
         ik_quaternion wanted = quaternion_normalize(quaternion_from_floats(ankle_rotation));
         ankle_turn = quaternion_multiply(quaternion_slerp(now, wanted, weight), quaternion_conjugate(now));
     }
-    double ankle[3] = {0.0, 0.0, 0.0};
+    /* The thigh's branch turns about the hip; the shin's about the knee, then with the thigh; the foot's
+     * then about the ankle where it has gone. */
+    ik_motion thigh = motion_about(hip_turn, hip);
+    ik_motion shin = motion_then(motion_about(knee_turn, knee), thigh);
+    ik_motion foot = shin;
+    if (ankle_rotation) {
+        double ankle[3] = {object[chain->ankle].position[0], object[chain->ankle].position[1],
+                           object[chain->ankle].position[2]}, moved[3];
+        quaternion_rotate(shin.turn, ankle, moved);
+        for (int k = 0; k < 3; ++k)
+            moved[k] += shin.shift[k];
+        foot = motion_then(shin, motion_about(ankle_turn, moved));
+    }
     for (int j = chain->hip; j < joint_count; ++j) {
         int kind;
         if (j - chain->hip < MARKED) {
@@ -360,16 +402,8 @@ bool pose_ik_two_bone_object(const int *parents, int joint_count, const pose_ik_
                    : descends_from(parents, j, chain->hip)  ? THIGH
                                                             : OUTSIDE;
         }
-        if (kind == OUTSIDE)
-            continue;
-        if (kind >= SHIN)
-            turn_about(&object[j], knee_turn, knee);
-        turn_about(&object[j], hip_turn, hip);
-        if (j == chain->ankle)
-            for (int k = 0; k < 3; ++k)
-                ankle[k] = object[j].position[k];
-        if (kind == FOOT && ankle_rotation)
-            turn_about(&object[j], ankle_turn, ankle);
+        if (kind != OUTSIDE)
+            move_joint(&object[j], kind == THIGH ? &thigh : kind == SHIN ? &shin : &foot);
     }
     return true;
 }
