@@ -387,6 +387,17 @@ static void test_planted_shares_of_the_shipped_clips(void)
     printf("  walking: feet planted %d and %d of 120 steps, %d mismatches, %d steps with both lifted\n",
            planted_steps[0], planted_steps[1], mismatches, both_lifted);
     CHECK(mismatches == 0 && planted_steps[0] > 20 && planted_steps[1] > 20);
+
+    /* Standing again, the feet lock; a reload onto the same legs keeps the locks (nothing moves). */
+    CHECK(animator_set_number(a, "speed", 0.0f));
+    for (int i = 0; i < 60; ++i) {
+        CHECK(animator_update(a, 1.0 / 60.0, NULL));
+        CHECK(animator_lock_feet(a, &(anim_placement){.position = {0.0f, 0.0f, 0.0f}}, NULL, 1.0f / 60.0f));
+    }
+    anim_foot_lock_state before = *animator_foot_lock(a);
+    CHECK(before.feet[0].held && before.feet[1].held);
+    CHECK(animator_rebind(a, character, NULL));
+    CHECK(memcmp(animator_foot_lock(a), &before, sizeof before) == 0);
     animator_destroy(a);
     anim_config_free(config);
     cache_destroy(cache);
