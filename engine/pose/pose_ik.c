@@ -110,6 +110,8 @@ static ik_quaternion quaternion_between(const double from[3], const double to[3]
  * q; continuous in t and in q. */
 static ik_quaternion quaternion_scale(ik_quaternion q, double t)
 {
+    if (t == 1.0)
+        return q; /* the whole of it: no trigonometry (a held foot lock is at weight 1) */
     if (q.w < 0.0)
         q = (ik_quaternion){-q.x, -q.y, -q.z, -q.w};
     double sine = sqrt(q.x * q.x + q.y * q.y + q.z * q.z);
@@ -123,6 +125,8 @@ static ik_quaternion quaternion_scale(ik_quaternion q, double t)
 /* Slerp from a to b by t, along the shortest arc. */
 static ik_quaternion quaternion_slerp(ik_quaternion a, ik_quaternion b, double t)
 {
+    if (t == 1.0)
+        return quaternion_normalize(b);
     return quaternion_normalize(quaternion_multiply(a, quaternion_scale(quaternion_multiply(quaternion_conjugate(a), b), t)));
 }
 
