@@ -397,7 +397,8 @@ typedef struct feet_arguments {
 
 static const char feet_synopsis[] =
     "md5tool feet CONFIG_DIR [--character NAME] [--state NAME] [--set NAME=VALUE]... [--speeds N] "
-    "[--directions N] [--top-speed M] [--rate HZ] [--seconds S] [--feet JOINT,JOINT] [--lock on|off] [--max-drift MM] [--json]";
+    "[--directions N] [--top-speed M] [--rate HZ] [--seconds S] [--feet JOINT,JOINT] [--lock on|off] "
+    "[--max-drift MM] [--json]";
 
 /* Returns 0, or the exit status of the usage error it printed. */
 static int parse_feet_arguments(int argc, char **argv, feet_arguments *a)
