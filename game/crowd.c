@@ -609,12 +609,13 @@ static void crowd_update_members(void *context, int begin, int end, int worker)
          * next update. */
         member->mover = mover_blend(&before, &member->mover, &root, !animator_moved_by_clip(member->animator));
         /* Feet locked at the full level of detail only: a member posed every 2nd or 4th step is too far to
-         * show a sliding foot, and its lock would hold a stale pose. Leaving it lets go at once (unseen). */
-        if (interval == 1 && animated) {
+         * show a sliding foot. Posed at a lower level, it lets go at once (unseen), so that coming back it
+         * does not start from old locks; its animator is at hand then, not on the steps it skips. */
+        if (animated && interval == 1) {
             anim_placement placement = {.position = {member->mover.x, 0.0f, member->mover.z},
                                         .heading = member->mover.heading};
             animator_lock_feet(member->animator, &placement, NULL, locked_dt);
-        } else if (interval != 1) {
+        } else if (animated) {
             animator_unlock_feet(member->animator);
         }
     }
