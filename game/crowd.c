@@ -608,7 +608,9 @@ static void crowd_update_members(void *context, int begin, int end, int worker)
         member->pending_dt += step->dt;
         unsigned interval = (unsigned)crowd_lod_interval(step->crowd, member);
         mover_root_motion root = {.share = member->root_motion_share};
-        if ((step_count + member->lod_phase) % interval == 0) {
+        bool animated = (step_count + member->lod_phase) % interval == 0;
+        float locked_dt = member->pending_dt;
+        if (animated) {
             animator_param_set_number(member->animator, use->parameters[CROWD_PARAMETER_SPEED], member->mover.speed);
             animator_param_set_number(member->animator, use->parameters[CROWD_PARAMETER_TURN_RATE], member->turn_rate);
             crowd_aim_member(step->crowd, member);
@@ -626,6 +628,16 @@ static void crowd_update_members(void *context, int begin, int end, int worker)
          * animation updates the mover's part keeps the last share, and the clip's travel comes with the
          * next update. */
         member->mover = mover_blend(&before, &member->mover, &root, !animator_moved_by_clip(member->animator));
+        /* Feet locked at the full level of detail only: a member posed every 2nd or 4th step is too far to
+         * show a sliding foot. Posed at a lower level, it lets go at once (unseen), so that coming back it
+         * does not start from old locks; its animator is at hand then, not on the steps it skips. */
+        if (animated && interval == 1) {
+            anim_placement placement = {.position = {member->mover.x, 0.0f, member->mover.z},
+                                        .heading = member->mover.heading};
+            animator_lock_feet(member->animator, &placement, NULL, locked_dt);
+        } else if (animated) {
+            animator_unlock_feet(member->animator);
+        }
     }
     step->poses[worker] += poses;
 }

@@ -123,6 +123,7 @@ bool player_place(player *player, float x, float z, float heading)
         return false;
     player->mover = (mover){.x = x, .z = z, .heading = mover_turn_between(0.0f, heading)};
     player->turn_rate = 0.0f;
+    animator_unlock_feet(player->animator); /* placed elsewhere: no foot stays behind */
     return true;
 }
 
@@ -202,6 +203,9 @@ bool player_step(player *player, const player_intent *intent, float camera_yaw_r
         .share = animation->root_motion_share,
     };
     player->mover = mover_blend(&before, &stepped, &root, !animator_moved_by_clip(animator));
+    /* Planted feet stay where they planted (characters.ini foot_lock), held against where the body now is. */
+    anim_placement placement = {.position = {player->mover.x, 0.0f, player->mover.z}, .heading = player->mover.heading};
+    animator_lock_feet(animator, &placement, NULL, dt);
     return true;
 }
 

@@ -579,6 +579,12 @@ static void test_level_of_detail(void)
         CHECK(far_changes == 2);
         /* Unless its state changed meanwhile, it gained all 8 steps in two updates. */
         CHECK(far_after < far_before || fabsf(far_after - far_before - 8.0f * STEP) < 1e-4f);
+        /* Standing at home, the near member's feet are locked (the full level of detail); the far one's
+         * are not. */
+        const anim_foot_lock_state *near_lock = animator_foot_lock(crowd_animator(serial, near_one));
+        const anim_foot_lock_state *far_lock = animator_foot_lock(crowd_animator(serial, far_one));
+        CHECK(near_lock->feet[0].held || near_lock->feet[1].held);
+        CHECK(far_lock->feet[0].weight == 0.0f && far_lock->feet[1].weight == 0.0f);
         for (int s = 0; s < 16; ++s)
             crowd_update(threaded, STEP);
     }

@@ -368,6 +368,47 @@ static void test_skinning_key(void)
     cache_destroy(cache);
 }
 
+/* The foot lock's keys (characters.ini foot_lock, foot_lock_release, foot_lock_reach): each mistake at its
+ * line with its range; given, they reach the character; left out, the lock is on with its defaults. */
+static void test_foot_lock_keys(void)
+{
+    cache *cache = cache_create();
+    char path[600];
+    diag_list errors = {0};
+    /* Lines: 1 [a] .. 4, 5 foot_lock; 6 [b] .. 9, 10 release; 11 [c] .. 14, 15 reach, 16 release. */
+    anim_config *config = load_text(CHARACTER("a") "foot_lock = yes\n" CHARACTER("b") "foot_lock_release = 2\n"
+                                    CHARACTER("c") "foot_lock_reach = 0\nfoot_lock_release = nan\n",
+                                    cache, &errors, path, sizeof path);
+    test_print_diags(&errors);
+    CHECK(config == NULL);
+    CHECK(errors.count == 4);
+    check_message(&errors, 0, path, 5, "'foot_lock' must be true or false, not 'yes'");
+    check_message(&errors, 1, path, 10, "'foot_lock_release' must be 0.01 to 1, not 2");
+    check_message(&errors, 2, path, 15, "'foot_lock_reach' must be 0.01 to 2, not 0");
+    check_message(&errors, 3, path, 16, "'foot_lock_release' must be a number, not 'nan'");
+    anim_config_free(config);
+    diag_list_clear(&errors);
+
+    config = load_text(CHARACTER("plain") CHARACTER("off") "foot_lock = false\n" CHARACTER("tuned")
+                       "foot_lock_release = 0.3\nfoot_lock_reach = 0.5\n",
+                       cache, &errors, path, sizeof path);
+    test_print_diags(&errors);
+    CHECK(config != NULL && errors.total == 0);
+    const anim_character *plain = config ? anim_config_find_character(config, "plain") : NULL;
+    const anim_character *off = config ? anim_config_find_character(config, "off") : NULL;
+    const anim_character *tuned = config ? anim_config_find_character(config, "tuned") : NULL;
+    CHECK(plain && off && tuned);
+    if (plain && off && tuned) {
+        CHECK(plain->foot_lock.enabled && plain->foot_lock.release_seconds == ANIM_FOOT_LOCK_RELEASE_DEFAULT &&
+              plain->foot_lock.reach == ANIM_FOOT_LOCK_REACH_DEFAULT);
+        CHECK(!off->foot_lock.enabled);
+        CHECK(tuned->foot_lock.enabled && tuned->foot_lock.release_seconds == 0.3f && tuned->foot_lock.reach == 0.5f);
+    }
+    anim_config_free(config);
+    diag_list_free(&errors);
+    cache_destroy(cache);
+}
+
 static void test_implausible_height_is_a_warning(void)
 {
     cache *cache = cache_create();
@@ -443,6 +484,7 @@ int main(void)
     RUN(test_converted_mannequin_matches_the_original);
     RUN(test_import_keys_are_checked_at_their_lines);
     RUN(test_skinning_key);
+    RUN(test_foot_lock_keys);
     RUN(test_implausible_height_is_a_warning);
     RUN(test_convert_refuses_bad_input);
     return check_report();

@@ -1102,11 +1102,14 @@ static void test_feet(void)
              MARIONETTE_SOURCE_DIR);
     tool_result r = run_tool(arguments, false);
     CHECK(r.status == 0);
-    CHECK(count_of(r.output, "\n") == 13); /* 3 speeds x 4 directions, then the summary */
+    /* 3 speeds x 4 directions, then the summary and what the lock (on by default: characters.ini) did */
+    CHECK(count_of(r.output, "\n") == 14);
     CHECK_STR_CONTAINS(r.output, "speed 0.000 m/s direction   0.0 deg: 2 contacts, worst drift ");
     CHECK_STR_CONTAINS(r.output, "speed 3.500 m/s direction 270.0 deg: ");
-    CHECK_STR_CONTAINS(r.output, "mannequin in state strafe, 12 cases (3 speeds 0 to 3.500 m/s x 4 directions) at "
-                                 "60 Hz, 2 s each: worst drift ");
+    CHECK_STR_CONTAINS(r.output, "mannequin in state strafe, foot lock on, 12 cases (3 speeds 0 to 3.500 m/s x 4 "
+                                 "directions) at 60 Hz, 2 s each: worst drift 0.00 mm");
+    CHECK_STR_CONTAINS(r.output, "\nthe lock moved an ankle ");
+    CHECK_STR_CONTAINS(r.output, "; 0 knee flips\n");
     CHECK_STR_CONTAINS(r.output, "; no NaN\n");
     CHECK(!strstr(r.output, "NaN,") && !strstr(r.output, "left the state"));
     printf("%s", r.output);
@@ -1124,11 +1127,26 @@ static void test_feet(void)
     CHECK(number_field(r.output, "cases_without_contact") == 0.0);
     const char *worst = field(r.output, "worst");
     CHECK(worst && number_field(worst, "weight_error") <= 1e-6);
-    CHECK(number_field(worst, "worst_drift_mm") > 0.0);
+    CHECK(number_field(worst, "worst_drift_mm") < 2.0);
+    CHECK(bool_field(r.output, "lock", &finite) && finite);
+    CHECK(number_field(r.output, "knee_flips") == 0.0);
+    tool_result_free(&r);
+
+    /* Without the lock, the blend's own drift: far more, and the lock's figures all 0. */
+    snprintf(arguments, sizeof arguments,
+             "feet '%s/config' --state strafe --set strafe=true --speeds 1 --top-speed 3.3 --directions 16 --seconds 2 "
+             "--json --lock off",
+             MARIONETTE_SOURCE_DIR);
+    r = run_tool(arguments, false);
+    CHECK(r.status == 0);
+    worst = field(r.output, "worst");
+    CHECK(worst && number_field(worst, "worst_drift_mm") > 2.0);
+    CHECK(bool_field(r.output, "lock", &finite) && !finite);
+    CHECK(number_field(r.output, "worst_correction_mm") == 0.0);
     tool_result_free(&r);
 
     /* A bound below what the run measures: exit 1. */
-    snprintf(arguments, sizeof arguments, "feet '%s/config' --speeds 2 --seconds 1 --max-drift 0.0001",
+    snprintf(arguments, sizeof arguments, "feet '%s/config' --speeds 2 --seconds 1 --max-drift 0.0001 --lock off",
              MARIONETTE_SOURCE_DIR);
     r = run_tool(arguments, false);
     CHECK(r.status == 1);
@@ -1153,6 +1171,7 @@ static void test_feet(void)
         {"--set nothing=1", 2, "has no parameter 'nothing'"},
         {"--set strafe=maybe", 2, "'strafe' is a bool"},
         {"--feet foot.L,ankle", 2, "'ankle' is not one"},
+        {"--lock maybe", 2, "--lock needs on or off, not 'maybe'"},
     };
     for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; ++i) {
         snprintf(arguments, sizeof arguments, "feet '%s/config' %s", MARIONETTE_SOURCE_DIR, wrong[i].arguments);

@@ -7,7 +7,8 @@
  * snapshots or their crossfades with ordinary overlays, nor the shipped machine's breath, lean blend (its
  * point moving with turn_rate), flinch and 2D strafe blend; nor a dual-quaternion palette and skinning; nor
  * look-at, its target circling the entity so the head turns to it, follows it, and fades out behind and in
- * again. */
+ * again; nor the foot lock after each step (the entities walk a path, so feet lock, hold, let go and are
+ * cut by a teleport). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +43,9 @@ static void test_updates_never_allocate(void)
 
     long before = heap_calls;
     animator_update_result result;
-    int transitions = 0, events = 0, strafing_waves = 0, flinches = 0, leaning_steps = 0;
+    int transitions = 0, events = 0, strafing_waves = 0, flinches = 0, leaning_steps = 0, locked_steps = 0;
     int looking_steps = 0, fading_steps = 0;
+    float walked[ENTITIES] = {0};
     for (int step = 0; step < 60 * 24 && entities[ENTITIES - 1]; ++step) {
         double time = step / 60.0;
         for (int e = 0; e < ENTITIES; ++e) {
@@ -79,6 +81,12 @@ static void test_updates_never_allocate(void)
             float weight = animator_look_weight(a);
             looking_steps += weight == 1.0f;
             fading_steps += weight > 0.0f && weight < 1.0f;
+            /* Walked at the speed along +X, with a teleport half-way. */
+            walked[e] += speed / 60.0f + (step == 60 * 12 ? 10.0f : 0.0f);
+            anim_placement placement = {.position = {walked[e], 0.0f, 0.0f}, .heading = 0.0f};
+            CHECK(animator_lock_feet(a, &placement, NULL, 1.0f / 60.0f));
+            const anim_foot_lock_state *lock = animator_foot_lock(a);
+            locked_steps += lock->feet[0].held || lock->feet[1].held;
             transitions += result.decision.fired;
             flinches += result.decision.fired && strcmp(animator_state_name(a), "flinch") == 0;
             leaning_steps += strcmp(animator_state_name(a), "moving") == 0;
@@ -106,6 +114,8 @@ static void test_updates_never_allocate(void)
     CHECK(events > 20);
     printf("  %d steps looking, %d fading\n", looking_steps, fading_steps);
     CHECK(looking_steps > 60 * 10 && fading_steps > 60);
+    printf("  %d steps with a foot locked\n", locked_steps);
+    CHECK(locked_steps > 60 * 10);
 
     free(palette);
     free(dual_quaternions);

@@ -528,6 +528,11 @@ static void test_step_rate_does_not_change_the_path(void)
     float heading60, heading120;
     play_script(f.player, 60.0, at60, &heading60);
     CHECK(moving_as(f.player, "idle"));
+    /* Standing, its feet are locked; placed elsewhere, none is (a foot left behind would be dragged over). */
+    const anim_foot_lock_state *lock = animator_foot_lock(player_animator(f.player));
+    CHECK(lock->feet[0].held && lock->feet[1].held);
+    CHECK(player_place(f.player, 1.0f, -2.0f, 0.5f));
+    CHECK(lock->feet[0].weight == 0.0f && lock->feet[1].weight == 0.0f && !lock->feet[0].held);
     play_script(f.player, 120.0, at120, &heading120);
     float apart = glm_vec3_distance(at60, at120);
     printf("  scripted path: ends (%.3f, %.3f) at 60 Hz, (%.3f, %.3f) at 120 Hz: %.4f m apart, headings %.4f / %.4f\n",

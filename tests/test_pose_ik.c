@@ -308,6 +308,52 @@ static void test_misuse_is_refused_untouched(void)
     CHECK(memcmp(object, object_before, sizeof object) == 0);
 }
 
+/* The object-space variant (for stages with no local pose) gives pose_ik_two_bone's result: every joint,
+ * the toe below the ankle and the twist between hip and knee included, with and without an ankle rotation,
+ * at part weights, reachable targets and not; misuse is refused untouched. */
+static void test_object_variant_matches(void)
+{
+    srand(11);
+    double worst_position = 0.0, worst_rotation = 0.0;
+    float flat[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+    for (int i = 0; i < 300; ++i) {
+        joint_pose local[LEG_JOINTS], object[LEG_JOINTS], alone[LEG_JOINTS];
+        make_leg(local, 0.3f, 0.6f, THIGH);
+        pose_to_object(leg_parents, LEG_JOINTS, local, object);
+        memcpy(alone, object, sizeof object);
+        float target[3] = {object[HIP].position[0] - 0.5f + 1.0f * rand() / (float)RAND_MAX,
+                           object[HIP].position[1] - 0.3f + 0.6f * rand() / (float)RAND_MAX,
+                           object[HIP].position[2] - 1.0f * rand() / (float)RAND_MAX};
+        float weight = (float)(i % 5) / 4.0f;
+        const float *rotation = i % 2 ? flat : NULL;
+        CHECK(pose_ik_two_bone(leg_parents, LEG_JOINTS, &leg_chain, target, rotation, weight, local, object));
+        CHECK(pose_ik_two_bone_object(leg_parents, LEG_JOINTS, &leg_chain, target, rotation, weight, alone));
+        for (int j = 0; j < LEG_JOINTS; ++j) {
+            worst_position = fmax(worst_position, distance3(object[j].position, alone[j].position));
+            double dot = 0.0;
+            for (int k = 0; k < 4; ++k)
+                dot += (double)object[j].rotation[k] * alone[j].rotation[k];
+            worst_rotation = fmax(worst_rotation, 2.0 * acos(fmin(1.0, fabs(dot))));
+        }
+    }
+    printf("  object variant against local: %.2g m, %.2g rad at worst\n", worst_position, worst_rotation);
+    CHECK(worst_position <= 1e-5);
+    CHECK(worst_rotation <= 1e-3);
+
+    joint_pose local[LEG_JOINTS], object[LEG_JOINTS], before[LEG_JOINTS];
+    make_leg(local, 0.3f, 0.6f, THIGH);
+    pose_to_object(leg_parents, LEG_JOINTS, local, object);
+    memcpy(before, object, sizeof object);
+    float target[3] = {0.1f, 0.1f, 0.3f}, not_a_number[3] = {NAN, 0.0f, 0.0f};
+    pose_ik_chain backwards = {.hip = KNEE, .knee = HIP, .ankle = ANKLE};
+    CHECK(!pose_ik_two_bone_object(leg_parents, LEG_JOINTS, &leg_chain, not_a_number, NULL, 1.0f, object));
+    CHECK(!pose_ik_two_bone_object(leg_parents, LEG_JOINTS, &backwards, target, NULL, 1.0f, object));
+    CHECK(!pose_ik_two_bone_object(leg_parents, LEG_JOINTS, &leg_chain, target, NULL, 2.0f, object));
+    CHECK(!pose_ik_two_bone_object(leg_parents, LEG_JOINTS, &leg_chain, target, NULL, 1.0f, NULL));
+    CHECK(pose_ik_two_bone_object(leg_parents, LEG_JOINTS, &leg_chain, target, flat, 0.0f, object));
+    CHECK(memcmp(object, before, sizeof object) == 0);
+}
+
 static void test_no_allocation(void)
 {
     joint_pose local[LEG_JOINTS], object[LEG_JOINTS];
@@ -333,6 +379,7 @@ int main(void)
     RUN(test_ankle_rotation);
     RUN(test_degenerate_inputs_stay_finite);
     RUN(test_misuse_is_refused_untouched);
+    RUN(test_object_variant_matches);
     RUN(test_no_allocation);
     return check_report();
 }

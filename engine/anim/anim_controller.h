@@ -204,7 +204,9 @@ bool anim_controller_update(anim_controller *controller, double dt, anim_update_
  * joint_count entries, owned by the controller, valid until the next update. */
 const joint_pose *anim_controller_object_pose(const anim_controller *controller);
 /* The same buffer, for the stages that rewrite the pose after the controller and before the palette
- * (look-at: anim_look, IK): what they write is shown until the next update samples the clips again. */
+ * (look-at: anim_look; the foot lock: anim_foot_lock): what they write is what is drawn, until the next
+ * update writes the pose again. anim_controller_local_pose and anim_controller_bounds know nothing of
+ * such corrections. */
 joint_pose *anim_controller_object_pose_to_edit(anim_controller *controller);
 
 /* The local (parent-relative) pose, for blending further: not kept per entity (it would cost 32 bytes a

@@ -24,6 +24,7 @@ struct animator {
     animator_overlay overlay;
     float time_scale;
     anim_look_state look; /* 36 bytes: what it looks at, and how far it has turned to it */
+    anim_foot_lock_state feet; /* animator_lock_feet */
 };
 
 /* ---- small helpers ---- */
@@ -546,12 +547,22 @@ static bool rebind_in_place(animator *animator, const anim_character *character,
     return true;
 }
 
+/* A reload that changes the legs (or the skeleton under them) lets every foot go at once: the old locks
+ * belong to other joints. */
+static void rebind_feet(animator *animator, const anim_character *old_character, const anim_character *character)
+{
+    if (old_character->leg_count != character->leg_count ||
+        memcmp(old_character->legs, character->legs, sizeof character->legs[0] * (size_t)character->leg_count) != 0)
+        animator->feet = (anim_foot_lock_state){0};
+}
+
 bool animator_rebind(animator *animator, const anim_character *character, bool *kept_state)
 {
     if (kept_state)
         *kept_state = false;
     if (!animator || !character_usable(character))
         return false;
+    rebind_feet(animator, animator->character, character);
     state_machine_instance remapped;
     if (state_machine_instance_remap(&animator->character->machine, &animator->instance, &character->machine,
                                      &remapped) &&
@@ -618,4 +629,38 @@ bool animator_rebind(animator *animator, const anim_character *character, bool *
     if (kept_state)
         *kept_state = kept;
     return true;
+}
+
+bool animator_lock_feet(animator *animator, const anim_placement *placement, const ground *ground, float dt)
+{
+    if (!animator || !placement || !(dt >= 0.0f) || !isfinite(dt))
+        return false;
+    const anim_character *character = animator->character;
+    float shares[ANIM_FEET_MAX] = {0};
+    if (character->foot_lock.enabled)
+        anim_foot_lock_planted_shares(animator->controller, character->leg_count, shares);
+    anim_foot_lock_input input = {
+        .skeleton = &character->model->skeleton,
+        .legs = character->legs,
+        .leg_count = character->leg_count,
+        .planted_shares = shares,
+        .scale = character->scale,
+        .axes = character->axes,
+        .placement = *placement,
+        .ground = ground,
+        .dt = dt * animator->time_scale,
+        .settings = character->foot_lock,
+    };
+    return anim_foot_lock_apply(&input, &animator->feet, anim_controller_object_pose_to_edit(animator->controller));
+}
+
+void animator_unlock_feet(animator *animator)
+{
+    if (animator)
+        animator->feet = (anim_foot_lock_state){0};
+}
+
+const anim_foot_lock_state *animator_foot_lock(const animator *animator)
+{
+    return animator ? &animator->feet : NULL;
 }

@@ -110,6 +110,8 @@ static ik_quaternion quaternion_between(const double from[3], const double to[3]
  * q; continuous in t and in q. */
 static ik_quaternion quaternion_scale(ik_quaternion q, double t)
 {
+    if (t == 1.0)
+        return q; /* the whole of it: no trigonometry (a held foot lock is at weight 1) */
     if (q.w < 0.0)
         q = (ik_quaternion){-q.x, -q.y, -q.z, -q.w};
     double sine = sqrt(q.x * q.x + q.y * q.y + q.z * q.z);
@@ -123,6 +125,8 @@ static ik_quaternion quaternion_scale(ik_quaternion q, double t)
 /* Slerp from a to b by t, along the shortest arc. */
 static ik_quaternion quaternion_slerp(ik_quaternion a, ik_quaternion b, double t)
 {
+    if (t == 1.0)
+        return quaternion_normalize(b);
     return quaternion_normalize(quaternion_multiply(a, quaternion_scale(quaternion_multiply(quaternion_conjugate(a), b), t)));
 }
 
@@ -199,16 +203,12 @@ static bool chain_valid(const int *parents, int joint_count, const pose_ik_chain
            descends_from(parents, chain->ankle, chain->knee);
 }
 
-bool pose_ik_two_bone(const int *parents, int joint_count, const pose_ik_chain *chain, const float target[3],
-                      const float *ankle_rotation, float weight, joint_pose *local, joint_pose *object)
+/* The corrections that bend the chain so its ankle reaches goal: the knee's turn about its hinge and then
+ * the hip's, both in object space as the pose is (the knee's applied inside the hip's). False when the pose
+ * gives no leg to bend (zero-length bones, no hinge): then nothing is to change. */
+static bool solve_leg(const pose_ik_chain *chain, const float target[3], const joint_pose *object,
+                      ik_quaternion *hip_out, ik_quaternion *knee_out)
 {
-    if (!parents || !chain || !target || !local || !object || joint_count <= 0 || !(weight >= 0.0f && weight <= 1.0f) ||
-        !finite_floats(target, 3) || (ankle_rotation && !finite_floats(ankle_rotation, 4)) ||
-        !chain_valid(parents, joint_count, chain))
-        return false;
-    if (weight == 0.0f)
-        return true;
-
     double hip[3], knee[3], ankle[3], goal[3] = {target[0], target[1], target[2]};
     for (int k = 0; k < 3; ++k) {
         hip[k] = object[chain->hip].position[k];
@@ -220,7 +220,7 @@ bool pose_ik_two_bone(const int *parents, int joint_count, const pose_ik_chain *
     vector_subtract(ankle, knee, to_ankle);
     double upper = vector_length(to_hip), lower = vector_length(to_ankle);
     if (!(upper > IK_TINY && lower > IK_TINY && isfinite(upper) && isfinite(lower)))
-        return true;
+        return false;
 
     /* The knee's hinge: the normal of the animated leg's plane, oriented so that turning the shin about it
      * by a positive angle opens the knee. Keeping it keeps the knee on the side the animation bent it. */
@@ -242,7 +242,7 @@ bool pose_ik_two_bone(const int *parents, int joint_count, const pose_ik_chain *
             hinge[k] = across[k];
         hinge_length = vector_length(hinge);
         if (!(hinge_length > IK_TINY))
-            return true;
+            return false;
     }
     for (int k = 0; k < 3; ++k)
         hinge[k] /= hinge_length;
@@ -269,6 +269,27 @@ bool pose_ik_two_bone(const int *parents, int joint_count, const pose_ik_chain *
     ik_quaternion hip_turn = {0.0, 0.0, 0.0, 1.0};
     if (distance > IK_TINY && vector_length(reach) > IK_TINY)
         hip_turn = quaternion_between(reach, to_goal);
+    *hip_out = hip_turn;
+    *knee_out = knee_turn;
+    return true;
+}
+
+static bool arguments_valid(const int *parents, int joint_count, const pose_ik_chain *chain, const float target[3],
+                            const float *ankle_rotation, float weight, const void *pose)
+{
+    return parents && chain && target && pose && joint_count > 0 && weight >= 0.0f && weight <= 1.0f &&
+           finite_floats(target, 3) && (!ankle_rotation || finite_floats(ankle_rotation, 4)) &&
+           chain_valid(parents, joint_count, chain);
+}
+
+bool pose_ik_two_bone(const int *parents, int joint_count, const pose_ik_chain *chain, const float target[3],
+                      const float *ankle_rotation, float weight, joint_pose *local, joint_pose *object)
+{
+    if (!local || !arguments_valid(parents, joint_count, chain, target, ankle_rotation, weight, object))
+        return false;
+    ik_quaternion hip_turn, knee_turn;
+    if (weight == 0.0f || !solve_leg(chain, target, object, &hip_turn, &knee_turn))
+        return true;
 
     /* Both corrections are in object space as the pose was: the knee's is applied inside the hip's, so
      * both local rotations come from the object rotations before either changed. */
@@ -284,6 +305,109 @@ bool pose_ik_two_bone(const int *parents, int joint_count, const pose_ik_chain *
         store_rotation(quaternion_multiply(quaternion_conjugate(quaternion_from_floats(object[parent].rotation)), turned),
                        local[chain->ankle].rotation);
         refresh_below(parents, joint_count, chain->ankle, local, object);
+    }
+    return true;
+}
+
+/* A rigid motion of object space: a point p goes to turn p + shift, a rotation r to turn r. */
+typedef struct ik_motion {
+    ik_quaternion turn;
+    double shift[3];
+} ik_motion;
+
+/* The motion that turns by `turn` about the point `pivot`. */
+static ik_motion motion_about(ik_quaternion turn, const double pivot[3])
+{
+    ik_motion motion = {.turn = turn};
+    double turned[3];
+    quaternion_rotate(turn, pivot, turned);
+    for (int k = 0; k < 3; ++k)
+        motion.shift[k] = pivot[k] - turned[k];
+    return motion;
+}
+
+/* first, then second. */
+static ik_motion motion_then(ik_motion first, ik_motion second)
+{
+    ik_motion motion = {.turn = quaternion_multiply(second.turn, first.turn)};
+    double turned[3];
+    quaternion_rotate(second.turn, first.shift, turned);
+    for (int k = 0; k < 3; ++k)
+        motion.shift[k] = turned[k] + second.shift[k];
+    return motion;
+}
+
+/* Move one joint's object pose. The rotation is a product of unit quaternions, kept without normalizing:
+ * poses are made again from the clips every frame, so the rounding never piles up. */
+static void move_joint(joint_pose *pose, const ik_motion *motion)
+{
+    double at[3] = {pose->position[0], pose->position[1], pose->position[2]}, turned[3];
+    quaternion_rotate(motion->turn, at, turned);
+    for (int k = 0; k < 3; ++k)
+        pose->position[k] = (float)(turned[k] + motion->shift[k]);
+    ik_quaternion rotation = quaternion_multiply(motion->turn, quaternion_from_floats(pose->rotation));
+    pose->rotation[0] = (float)rotation.x;
+    pose->rotation[1] = (float)rotation.y;
+    pose->rotation[2] = (float)rotation.z;
+    pose->rotation[3] = (float)rotation.w;
+}
+
+bool pose_ik_two_bone_object(const int *parents, int joint_count, const pose_ik_chain *chain, const float target[3],
+                             const float *ankle_rotation, float weight, joint_pose *object)
+{
+    if (!arguments_valid(parents, joint_count, chain, target, ankle_rotation, weight, object))
+        return false;
+    ik_quaternion hip_turn, knee_turn;
+    if (weight == 0.0f || !solve_leg(chain, target, object, &hip_turn, &knee_turn))
+        return true;
+    hip_turn = quaternion_scale(hip_turn, weight);
+    knee_turn = quaternion_scale(knee_turn, weight);
+    double hip[3], knee[3];
+    for (int k = 0; k < 3; ++k) {
+        hip[k] = object[chain->hip].position[k];
+        knee[k] = object[chain->knee].position[k];
+    }
+    /* What pose_ik_two_bone does through local rotations, done to the object poses as rigid motions, one
+     * per part of the leg. Joints are in parent-before-child order, so one pass marks each joint's part from
+     * its parent's (the crowd runs this for every planted foot: no walk up the hierarchy per joint). */
+    enum { OUTSIDE = 0, THIGH = 1, SHIN = 2, FOOT = 3, MARKED = 256 };
+    unsigned char part[MARKED];
+    ik_quaternion ankle_turn = {0.0, 0.0, 0.0, 1.0};
+    if (ankle_rotation) {
+        /* The ankle's rotation after the leg's turns, and the turn that takes it to the wanted one. */
+        ik_quaternion now = quaternion_multiply(quaternion_multiply(hip_turn, knee_turn),
+                                                quaternion_from_floats(object[chain->ankle].rotation));
+        ik_quaternion wanted = quaternion_normalize(quaternion_from_floats(ankle_rotation));
+        ankle_turn = quaternion_multiply(quaternion_slerp(now, wanted, weight), quaternion_conjugate(now));
+    }
+    /* The thigh's branch turns about the hip; the shin's about the knee, then with the thigh; the foot's
+     * then about the ankle where it has gone. */
+    ik_motion thigh = motion_about(hip_turn, hip);
+    ik_motion shin = motion_then(motion_about(knee_turn, knee), thigh);
+    ik_motion foot = shin;
+    if (ankle_rotation) {
+        double ankle[3] = {object[chain->ankle].position[0], object[chain->ankle].position[1],
+                           object[chain->ankle].position[2]}, moved[3];
+        quaternion_rotate(shin.turn, ankle, moved);
+        for (int k = 0; k < 3; ++k)
+            moved[k] += shin.shift[k];
+        foot = motion_then(shin, motion_about(ankle_turn, moved));
+    }
+    for (int j = chain->hip; j < joint_count; ++j) {
+        int kind;
+        if (j - chain->hip < MARKED) {
+            int parent = parents[j];
+            int above = j == chain->hip ? THIGH : parent >= chain->hip ? part[parent - chain->hip] : OUTSIDE;
+            kind = above == OUTSIDE ? OUTSIDE : j == chain->knee ? SHIN : j == chain->ankle ? FOOT : above;
+            part[j - chain->hip] = (unsigned char)kind;
+        } else {
+            kind = descends_from(parents, j, chain->ankle) ? FOOT
+                   : descends_from(parents, j, chain->knee) ? SHIN
+                   : descends_from(parents, j, chain->hip)  ? THIGH
+                                                            : OUTSIDE;
+        }
+        if (kind != OUTSIDE)
+            move_joint(&object[j], kind == THIGH ? &thigh : kind == SHIN ? &shin : &foot);
     }
     return true;
 }

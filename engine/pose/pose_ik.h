@@ -40,4 +40,12 @@ typedef struct pose_ik_chain {
 bool pose_ik_two_bone(const int *parents, int joint_count, const pose_ik_chain *chain, const float target[3],
                       const float *ankle_rotation, float weight, joint_pose *local, joint_pose *object);
 
+/* The same solve and result on an object pose alone, for a stage that runs after the pose is made and has
+ * no local pose to hand (the animation controller keeps none per entity): hip, knee and every joint below
+ * them turn as rigid branches, which is what new local rotations of hip, knee (and ankle) would give. The
+ * object poses of the hip's branch are rewritten; equal to pose_ik_two_bone's within float rounding. Same
+ * misuse rules, false and nothing written. */
+bool pose_ik_two_bone_object(const int *parents, int joint_count, const pose_ik_chain *chain, const float target[3],
+                             const float *ankle_rotation, float weight, joint_pose *object);
+
 #endif

@@ -533,12 +533,14 @@ static const md5tool_command commands[] = {
      "60 Hz); a line per step"},
     {"feet", command_feet,
      "feet CONFIG_DIR [--character NAME] [--state NAME] [--set NAME=VALUE]... [--speeds N] [--directions N]\n"
-     " [--top-speed M] [--rate HZ] [--seconds S] [--feet JOINT,JOINT] [--max-drift MM] [--json]",
+     " [--top-speed M] [--rate HZ] [--seconds S] [--feet JOINT,JOINT] [--lock on|off] [--max-drift MM] [--json]",
      "drive a state (default: the start state) at N speeds from 0 to its top speed (default 20 speeds to the\n"
      "blend's farthest point) in N directions of the character's frame (a 2D blend: default 16), moving it\n"
      "over the floor, and measure per case how far a planted foot drifts (worst per contact, mm), how far\n"
-     "the blend's weights sum from 1, and any NaN; exit 1 on a NaN, weights off by more than 1e-6, a drift\n"
-     "over --max-drift or a machine that leaves the state (--set its way in: --set strafe=true)"},
+     "the blend's weights sum from 1, and any NaN; with the foot lock (--lock, default characters.ini's\n"
+     "foot_lock) also what it did to the legs; exit 1 on a NaN, weights off by more than 1e-6, a knee bent\n"
+     "past straight, a drift over --max-drift or a machine that leaves the state (--set its way in: --set\n"
+     "strafe=true)"},
     {"graph", command_graph, "graph CONFIG_DIR [--character NAME] --out FILE.svg|FILE.png|FILE.dot",
      "draw a character's state machine (default: first character): states with their clips, transitions\n"
      "with their conditions as states.ini writes them, parameters; .dot writes Graphviz's text, .svg and\n"

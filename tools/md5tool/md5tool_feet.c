@@ -38,6 +38,7 @@ bool feet_settings_for(const anim_character *character, const char *state_name, 
         .rate_hz = 60.0,
         .settle_seconds = 2.0,
         .measure_seconds = 4.0,
+        .lock = character->foot_lock.enabled,
     };
     if (out->state < 0 || out->state >= machine->state_count)
         return diag_set(error, "states.ini", 0, "character '%s' has no state '%s'", character->name,
@@ -241,12 +242,57 @@ static void set_velocity(animator *animator, const feet_settings *settings, doub
     }
 }
 
+/* A leg's joints in the world (canonical frame of the entity, moved by its travel). */
+typedef struct feet_leg_points {
+    vec3 hip, knee, ankle;
+} feet_leg_points;
+
+static feet_leg_points leg_points(const anim_character *character, const joint_pose *pose, const pose_ik_chain *leg)
+{
+    feet_leg_points points;
+    joint_canonical(character, pose, leg->hip, points.hip);
+    joint_canonical(character, pose, leg->knee, points.knee);
+    joint_canonical(character, pose, leg->ankle, points.ankle);
+    return points;
+}
+
+/* The knee's hinge (thigh x shin): the lock must keep it pointing the way the animation's does. */
+static void knee_hinge(const feet_leg_points *points, vec3 out)
+{
+    vec3 thigh, shin;
+    glm_vec3_sub((float *)points->hip, (float *)points->knee, thigh);
+    glm_vec3_sub((float *)points->ankle, (float *)points->knee, shin);
+    glm_vec3_cross(thigh, shin, out);
+}
+
+/* The knee shown bends the other way than the animated one (past straight), by more than FEET_KNEE_FLIP
+ * degrees, where the animated one bends by at least that much (a straight leg has no side to keep). */
+#define FEET_KNEE_FLIP 1.0f
+static bool knee_flipped(const feet_leg_points *animated, const vec3 hinge_animated, const feet_leg_points *shown,
+                         const vec3 hinge_shown)
+{
+    float animated_lengths = glm_vec3_distance((float *)animated->hip, (float *)animated->knee) *
+                             glm_vec3_distance((float *)animated->ankle, (float *)animated->knee);
+    float shown_lengths = glm_vec3_distance((float *)shown->hip, (float *)shown->knee) *
+                          glm_vec3_distance((float *)shown->ankle, (float *)shown->knee);
+    float least = sinf(glm_rad(FEET_KNEE_FLIP));
+    float animated_bend = glm_vec3_norm((float *)hinge_animated);
+    if (!(animated_bend > least * animated_lengths) || !(shown_lengths > 0.0f))
+        return false;
+    /* The shown knee's bend measured about the animated hinge: negative is the other way. */
+    return glm_vec3_dot((float *)hinge_shown, (float *)hinge_animated) / animated_bend < -least * shown_lengths;
+}
+
 bool feet_measure(const anim_character *character, const feet_settings *settings, const feet_plants *plants,
                   double speed, double direction, feet_case *out)
 {
     *out = (feet_case){.speed = speed, .direction = direction, .reached_state = true, .worst_foot = -1,
                        .finite = true};
-    animator *animator = animator_create(character);
+    /* The lock as asked, whatever characters.ini says: a copy of the character that differs only there
+     * (its clips, blends and machine are the same arrays, so clip indices below still hold). */
+    anim_character locked = *character;
+    locked.foot_lock.enabled = settings->lock;
+    animator *animator = animator_create(&locked);
     if (!animator)
         return false;
     set_velocity(animator, settings, speed, direction);
@@ -265,15 +311,40 @@ bool feet_measure(const anim_character *character, const feet_settings *settings
         joint_canonical(character, character->model->skeleton.bind_object, settings->feet[f], bind);
         bind_height[f] = bind[2];
     }
+    vec3 last_correction[ANIM_FEET_MAX] = {{0}};
     for (int step = 0; step < settle_steps + measure_steps; ++step) {
         if (!animator_update(animator, dt, NULL)) {
             out->finite = false;
             break;
         }
+        double travelled[2] = {velocity[0] * (step + 1) * dt, velocity[1] * (step + 1) * dt};
+        /* The legs as animated, then as locked: canonical (x, y) is the world's (x, -z) facing +X. */
+        feet_leg_points animated[ANIM_FEET_MAX];
+        for (int l = 0; l < character->leg_count; ++l)
+            animated[l] = leg_points(character, anim_controller_object_pose(controller), &character->legs[l]);
+        anim_placement placement = {.position = {(float)travelled[0], 0.0f, (float)-travelled[1]}};
+        if (!animator_lock_feet(animator, &placement, NULL, (float)dt))
+            out->finite = false;
         int measured = step - settle_steps; /* steps into the measurement, negative while settling */
+        const joint_pose *pose = anim_controller_object_pose(controller);
+        for (int l = 0; l < character->leg_count && settings->lock; ++l) {
+            feet_leg_points shown = leg_points(character, pose, &character->legs[l]);
+            vec3 correction, hinge_animated, hinge_shown;
+            glm_vec3_sub(shown.ankle, animated[l].ankle, correction);
+            knee_hinge(&animated[l], hinge_animated);
+            knee_hinge(&shown, hinge_shown);
+            if (measured < 0) {
+                glm_vec3_copy(correction, last_correction[l]);
+                continue;
+            }
+            out->knee_flips += knee_flipped(&animated[l], hinge_animated, &shown, hinge_shown);
+            out->worst_correction = fmax(out->worst_correction, glm_vec3_norm(correction));
+            out->worst_correction_step =
+                fmax(out->worst_correction_step, glm_vec3_distance(correction, last_correction[l]));
+            glm_vec3_copy(correction, last_correction[l]);
+        }
         if (measured < 0)
             continue;
-        const joint_pose *pose = anim_controller_object_pose(controller);
         if (animator_state(animator) != settings->state)
             out->reached_state = false;
         if (!pose_finite(pose, joint_count))
@@ -282,7 +353,6 @@ bool feet_measure(const anim_character *character, const feet_settings *settings
         if (!isfinite(weight_error))
             out->finite = false;
         out->weight_error = fmax(out->weight_error, weight_error);
-        double travelled[2] = {velocity[0] * (step + 1) * dt, velocity[1] * (step + 1) * dt};
         for (int f = 0; f < settings->foot_count; ++f) {
             foot_contact *contact = &contacts[f];
             if (!foot_planted(plants, character, controller, f)) {
@@ -321,18 +391,20 @@ typedef struct feet_arguments {
     double top_speed; /* < 0: the blend's farthest point */
     double rate, seconds;
     double max_drift_mm; /* < 0: no bound */
+    int lock;            /* --lock: 1 on, 0 off, -1 the character's (characters.ini foot_lock) */
     bool json;
 } feet_arguments;
 
 static const char feet_synopsis[] =
     "md5tool feet CONFIG_DIR [--character NAME] [--state NAME] [--set NAME=VALUE]... [--speeds N] "
-    "[--directions N] [--top-speed M] [--rate HZ] [--seconds S] [--feet JOINT,JOINT] [--max-drift MM] [--json]";
+    "[--directions N] [--top-speed M] [--rate HZ] [--seconds S] [--feet JOINT,JOINT] [--lock on|off] "
+    "[--max-drift MM] [--json]";
 
 /* Returns 0, or the exit status of the usage error it printed. */
 static int parse_feet_arguments(int argc, char **argv, feet_arguments *a)
 {
     *a = (feet_arguments){.speeds = 20, .directions = -1, .top_speed = -1.0, .rate = 60.0, .seconds = 4.0,
-                          .max_drift_mm = -1.0};
+                          .max_drift_mm = -1.0, .lock = -1};
     for (int i = 1; i < argc; ++i) {
         const char *arg = argv[i];
         bool has_value = i + 1 < argc;
@@ -377,6 +449,10 @@ static int parse_feet_arguments(int argc, char **argv, feet_arguments *a)
         } else if (strcmp(arg, "--seconds") == 0) {
             if (!parse_finite(value, &a->seconds) || !(a->seconds >= 0.1 && a->seconds <= 600.0))
                 return usage_error("%s", "feet: --seconds needs a number of seconds from 0.1 to 600");
+        } else if (strcmp(arg, "--lock") == 0) {
+            if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0)
+                return usage_error("feet: --lock needs on or off, not '%s'", value);
+            a->lock = strcmp(value, "on") == 0;
         } else if (strcmp(arg, "--max-drift") == 0) {
             if (!parse_finite(value, &a->max_drift_mm) || !(a->max_drift_mm >= 0.0 && a->max_drift_mm <= 1e6))
                 return usage_error("%s", "feet: --max-drift needs millimetres from 0 to 1000000");
@@ -436,6 +512,8 @@ static int apply_character_arguments(const feet_arguments *a, const anim_charact
                            machine->states[settings->state].name);
     settings->rate_hz = a->rate;
     settings->measure_seconds = a->seconds;
+    if (a->lock >= 0)
+        settings->lock = a->lock == 1;
     return 0;
 }
 
@@ -462,6 +540,9 @@ static void print_case_text(const feet_settings *settings, const anim_character 
                c->worst_height * 1000.0);
     else
         printf("no contact");
+    if (settings->lock)
+        printf(", lock moved an ankle %.1f mm at most, %.2f mm in a step, %d knee flips", c->worst_correction * 1000.0,
+               c->worst_correction_step * 1000.0, c->knee_flips);
     printf(", weights sum to 1 within %.1e%s%s\n", c->weight_error, c->finite ? "" : ", NaN",
            c->reached_state ? "" : ", left the state");
 }
@@ -489,6 +570,12 @@ static void json_case(json_writer *w, const feet_settings *settings, const anim_
     json_bool(w, c->finite);
     json_key(w, "reached_state");
     json_bool(w, c->reached_state);
+    json_key(w, "knee_flips");
+    json_integer(w, c->knee_flips);
+    json_key(w, "worst_correction_mm");
+    json_number(w, c->worst_correction * 1000.0);
+    json_key(w, "worst_correction_step_mm");
+    json_number(w, c->worst_correction_step * 1000.0);
     json_object_end(w);
 }
 
@@ -538,16 +625,21 @@ int command_feet(int argc, char **argv)
         if (cases[i].worst_drift > cases[worst].worst_drift)
             worst = i;
         failed |= !cases[i].finite || !cases[i].reached_state || cases[i].weight_error > FEET_WEIGHT_TOLERANCE ||
+                  cases[i].knee_flips > 0 ||
                   (a.max_drift_mm >= 0.0 && cases[i].worst_drift * 1000.0 > a.max_drift_mm);
         if (!a.json)
             print_case_text(&settings, character, &cases[i]);
     }
-    double weight_error = 0.0;
+    double weight_error = 0.0, correction = 0.0, correction_step = 0.0;
+    int knee_flips = 0;
     bool finite = true, reached = true;
     int unmeasured = 0; /* cases in which no foot was planted long enough for a step to see it */
     for (int i = 0; i < count; ++i) {
         unmeasured += cases[i].worst_foot < 0;
         weight_error = fmax(weight_error, cases[i].weight_error);
+        correction = fmax(correction, cases[i].worst_correction);
+        correction_step = fmax(correction_step, cases[i].worst_correction_step);
+        knee_flips += cases[i].knee_flips;
         finite &= cases[i].finite;
         reached &= cases[i].reached_state;
     }
@@ -559,6 +651,8 @@ int command_feet(int argc, char **argv)
         json_string(&w, character->name);
         json_key(&w, "state");
         json_string(&w, state_name);
+        json_key(&w, "lock");
+        json_bool(&w, settings.lock);
         json_key(&w, "rate_hz");
         json_number(&w, settings.rate_hz);
         json_key(&w, "seconds");
@@ -578,16 +672,26 @@ int command_feet(int argc, char **argv)
         json_bool(&w, finite);
         json_key(&w, "reached_state");
         json_bool(&w, reached);
+        json_key(&w, "knee_flips");
+        json_integer(&w, knee_flips);
+        json_key(&w, "worst_correction_mm");
+        json_number(&w, correction * 1000.0);
+        json_key(&w, "worst_correction_step_mm");
+        json_number(&w, correction_step * 1000.0);
         json_object_end(&w);
         putchar('\n');
     } else {
-        printf("%s in state %s, %d cases (%lld speeds 0 to %.3f m/s x %lld directions) at %g Hz, %g s each: "
-               "worst drift %.2f mm (speed %.3f m/s, direction %.1f deg), %d cases without a contact; weights sum to "
-               "1 within %.1e; %s%s\n",
-               character->name, state_name, count, a.speeds, top, directions, settings.rate_hz,
+        printf("%s in state %s, foot lock %s, %d cases (%lld speeds 0 to %.3f m/s x %lld directions) at %g Hz, %g s "
+               "each: worst drift %.2f mm (speed %.3f m/s, direction %.1f deg), %d cases without a contact; weights sum "
+               "to 1 within %.1e; %s%s\n",
+               character->name, state_name, settings.lock ? "on" : "off", count, a.speeds, top, directions,
+               settings.rate_hz,
                settings.measure_seconds, cases[worst].worst_drift * 1000.0, cases[worst].speed,
                cases[worst].direction * 180.0 / GLM_PI, unmeasured, weight_error, finite ? "no NaN" : "NaN seen",
                reached ? "" : "; the machine left the state (set its way in with --set)");
+        if (settings.lock)
+            printf("the lock moved an ankle %.1f mm at most and %.2f mm at most in one step; %d knee flips\n",
+                   correction * 1000.0, correction_step * 1000.0, knee_flips);
     }
     status = failed ? EXIT_INVALID : EXIT_SUCCESS;
 done:

@@ -3,7 +3,10 @@
  * spaced directions of the character's own frame, the way the demo drives its player: the blend's parameters
  * and the state's rate parameter get the velocity, and the entity moves over the floor at it. Each step it
  * follows the feet in the world and measures how far each one drifts while it is planted; it also checks
- * that the weights of every blend layer sum to 1 and that nothing becomes NaN. The measuring is here, apart
+ * that the weights of every blend layer sum to 1 and that nothing becomes NaN. With the foot lock (--lock on,
+ * the default where characters.ini turns it on) each step's pose is the locked one, as the demo draws it,
+ * and it also says what the lock did to the legs: knees bent past straight, the largest correction and its
+ * largest change in a step. The measuring is here, apart
  * from the printing, so tests run the very same code.
  *
  * When a foot is planted: each clip of the state says so itself, by the engine's rule (anim_feet.h, the
@@ -45,6 +48,8 @@ typedef struct feet_settings {
     double rate_hz;                    /* steps a second (default 60) */
     double settle_seconds;             /* at the velocity before measuring: fades end, the blend settles (2) */
     double measure_seconds;            /* measured (4) */
+    bool lock;                         /* hold planted feet (anim_foot_lock.h; default: the character's
+                                        * characters.ini foot_lock, what the demo does) */
 } feet_settings;
 
 /* Settings for state `state_name` (NULL: the start state) of the character, with the defaults above; the
@@ -81,6 +86,12 @@ typedef struct feet_case {
     double worst_height;       /* metres: the farthest a planted foot was from its bind height */
     double weight_error;       /* the largest |sum - 1| of a blend layer's weights over every step */
     bool finite;               /* every joint of every pose and every weight was a finite number */
+    /* What the foot lock did to the legs (all 0 without it): */
+    int knee_flips;            /* steps in which a knee bent the other way than the animation had it (past
+                                * straight) */
+    double worst_correction;   /* metres: the farthest it moved an ankle from where the animation had it */
+    double worst_correction_step; /* metres: the largest change of that correction from one step to the
+                                * next, as locks engage and let go (a pop would be a whole correction) */
 } feet_case;
 
 /* Run one case on a new animator of the character. False when the animator cannot be made. */
@@ -88,8 +99,8 @@ bool feet_measure(const anim_character *character, const feet_settings *settings
                   double speed, double direction, feet_case *out);
 
 /* `md5tool feet CONFIG_DIR [--character NAME] [--state NAME] [--set NAME=VALUE]... [--speeds N]
- * [--directions N] [--top-speed M] [--rate HZ] [--seconds S] [--feet JOINT,JOINT] [--max-drift MM]
- * [--json]`. */
+ * [--directions N] [--top-speed M] [--rate HZ] [--seconds S] [--feet JOINT,JOINT] [--lock on|off]
+ * [--max-drift MM] [--json]`. */
 int command_feet(int argc, char **argv);
 
 #endif

@@ -20,6 +20,7 @@
 #include "../anim_clip.h"
 #include "../anim_feet.h"
 #include "../anim_look.h"
+#include "../anim_foot_lock.h"
 #include "../state_machine.h"
 
 /* One character type: everything its entities share. */
@@ -57,6 +58,9 @@ typedef struct anim_character {
     /* Its look-at (characters.ini look, look_chain, look_shares, look_yaw, look_pitch, look_speed; the
      * chain found by name when not given): look.chain.joint_count 0 when it has none. */
     anim_look_settings look;
+    /* characters.ini foot_lock, foot_lock_release, foot_lock_reach: planted feet held where they planted
+     * (anim_foot_lock.h); on by default. */
+    anim_foot_lock_settings foot_lock;
 } anim_character;
 
 typedef struct anim_config anim_config;

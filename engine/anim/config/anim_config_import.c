@@ -12,7 +12,8 @@
 static const float ANIM_IMPORT_PLAUSIBLE_MIN = 0.2f, ANIM_IMPORT_PLAUSIBLE_MAX = 5.0f;
 static const float ANIM_IMPORT_SUGGESTED_HEIGHT = 1.8f;
 
-const char *const anim_config_import_keys[] = {"scale", "height", "up", "forward", NULL};
+const char *const anim_config_import_keys[] = {"scale", "height", "up", "forward",
+                                               "foot_lock", "foot_lock_release", "foot_lock_reach", NULL};
 
 bool anim_axis_parse(const char *word, int *axis, int *sign)
 {
@@ -62,7 +63,19 @@ static const char *anim_config_axis_name(int axis, int sign)
 void anim_config_parse_import(anim_config_loader *loader, const char *path, const ini_section *section,
                               anim_config_import *import)
 {
-    *import = (anim_config_import){.axes = anim_axes_canonical(), .path = path, .section_line = section->line};
+    *import = (anim_config_import){.axes = anim_axes_canonical(), .foot_lock = anim_foot_lock_defaults(),
+                                   .path = path, .section_line = section->line};
+    /* The foot lock's settings travel with the import: both are per character, read once, kept on it. */
+    const ini_entry *lock = ini_find_entry(section, "foot_lock");
+    if (lock)
+        anim_config_parse_bool(loader, path, lock, &import->foot_lock.enabled);
+    const ini_entry *release = ini_find_entry(section, "foot_lock_release");
+    if (release)
+        anim_config_parse_number(loader, path, release, ANIM_RANGE_FOOT_LOCK_RELEASE,
+                                 &import->foot_lock.release_seconds);
+    const ini_entry *reach = ini_find_entry(section, "foot_lock_reach");
+    if (reach)
+        anim_config_parse_number(loader, path, reach, ANIM_RANGE_FOOT_LOCK_REACH, &import->foot_lock.reach);
     const ini_entry *scale = ini_find_entry(section, "scale");
     const ini_entry *height = ini_find_entry(section, "height");
     if (scale && height) {
@@ -105,10 +118,11 @@ float anim_config_bind_height(const model *model, const anim_axes *axes)
 void anim_config_resolve_import(anim_config_loader *loader, const anim_config_import *import,
                                 anim_character *character)
 {
-    anim_config_import defaults = {.axes = anim_axes_canonical()};
+    anim_config_import defaults = {.axes = anim_axes_canonical(), .foot_lock = anim_foot_lock_defaults()};
     if (!import)
         import = &defaults;
     character->axes = import->axes;
+    character->foot_lock = import->foot_lock;
     glm_mat4_zero(character->rotation);
     for (int i = 0; i < 3; ++i)
         character->rotation[import->axes.from[i]][i] = import->axes.sign[i]; /* row i, column from[i] */

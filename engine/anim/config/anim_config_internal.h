@@ -97,6 +97,8 @@ typedef enum anim_config_range {
     ANIM_RANGE_LOOK_PITCH,        /* characters.ini look_pitch, degrees */
     ANIM_RANGE_LOOK_SPEED,        /* characters.ini look_speed, per second */
     ANIM_RANGE_LOOK_SHARE,        /* characters.ini look_shares, each */
+    ANIM_RANGE_FOOT_LOCK_RELEASE, /* characters.ini foot_lock_release, seconds */
+    ANIM_RANGE_FOOT_LOCK_REACH,   /* characters.ini foot_lock_reach, metres */
     ANIM_RANGE_COUNT
 } anim_config_range;
 
@@ -137,6 +139,7 @@ typedef struct anim_config_import {
     float scale;           /* 0: not given */
     float height;          /* metres; 0: not given */
     anim_axes axes;        /* from up and forward (default up +Z, forward +X) */
+    anim_foot_lock_settings foot_lock; /* foot_lock, foot_lock_release, foot_lock_reach (defaults: on) */
     const char *path;      /* characters.ini, for messages; NULL when loaded without one */
     int section_line, scale_line, height_line;
 } anim_config_import;
