@@ -36,7 +36,8 @@ static gfx_shadow_view make_view(vec3 eye, vec3 target, float distance)
 static void add_caster(gfx_shadow_view *view, float box[2][3])
 {
     mat4 identity = GLM_MAT4_IDENTITY_INIT;
-    gfx_shadow_caster_box(identity, (const float(*)[3])box, view->light_unit, view->casters_low, view->casters_high);
+    gfx_shadow_caster_box(identity, (const float(*)[3])box, view->light_unit, 0.0f, view->casters_low,
+                          view->casters_high);
 }
 
 /* A world point in the map: texel coordinates (x, y) and depth 0..1. */
@@ -143,7 +144,7 @@ static void test_crowd_wider_than_the_view(void)
         character_box(x, z, box);
         vec3 low = {FLT_MAX, FLT_MAX, FLT_MAX}, high = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
         mat4 identity = GLM_MAT4_IDENTITY_INIT;
-        gfx_shadow_caster_box(identity, (const float(*)[3])box, view.light_unit, low, high);
+        gfx_shadow_caster_box(identity, (const float(*)[3])box, view.light_unit, 0.0f, low, high);
         bool casts = gfx_shadow_fit_casts(&fit, low, high);
         casting += casts;
         if (fabsf(x) < 15.0f && z < 0.0f && z > -15.0f)
@@ -224,7 +225,7 @@ static void test_caster_box(void)
     vec3 low = {FLT_MAX, FLT_MAX, FLT_MAX}, high = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
     mat4 world = GLM_MAT4_IDENTITY_INIT;
     const float box[2][3] = {{-0.3f, 0.0f, -0.2f}, {0.3f, 2.0f, 0.2f}};
-    gfx_shadow_caster_box(world, box, light, low, high);
+    gfx_shadow_caster_box(world, box, light, 0.0f, low, high);
     CHECK_NEAR(low[0], -2.3f, 1e-5);  /* the top's left edge, 2 m up at 45 degrees */
     CHECK_NEAR(high[0], 0.3f, 1e-5);
     CHECK_NEAR(low[1], 0.0f, 1e-6);
@@ -234,12 +235,12 @@ static void test_caster_box(void)
     vec3 low2 = {FLT_MAX, FLT_MAX, FLT_MAX}, high2 = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
     glm_translate_make(world, (vec3){10.0f, 0.0f, 0.0f});
     glm_rotate_y(world, 0.7f, world);
-    gfx_shadow_caster_box(world, NULL, light, low2, high2);
+    gfx_shadow_caster_box(world, NULL, light, 0.0f, low2, high2);
     CHECK_NEAR(high2[0], 10.0f + GFX_SHADOW_UNBOUNDED_EXTENT, 1e-5);
     CHECK_NEAR(low2[0], 10.0f - 2.0f * GFX_SHADOW_UNBOUNDED_EXTENT, 1e-5);
     /* A light at the horizon: an endless shadow. */
     vec3 low3 = {FLT_MAX, FLT_MAX, FLT_MAX}, high3 = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
-    gfx_shadow_caster_box(world, box, (vec3){1.0f, 0.0f, 0.0f}, low3, high3);
+    gfx_shadow_caster_box(world, box, (vec3){1.0f, 0.0f, 0.0f}, 0.0f, low3, high3);
     CHECK(low3[0] == -FLT_MAX && high3[2] == FLT_MAX);
 }
 
