@@ -182,6 +182,8 @@ void hud_text(const hud_view *v, char *buffer, size_t size)
         v->bounds ? "  bounds" : "", v->normals ? "  normals" : "");
     if (v->bounds)
         add(&b, "bounds  bright box: this pose's skinned mesh  dim box: culling margin (clip bounds + skin reach)\n");
+    if (v->ground)
+        add(&b, "ground  %s\n", v->ground);
     if (v->status && v->status[0])
         add(&b, "%s\n", v->status);
 }

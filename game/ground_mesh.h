@@ -1,0 +1,53 @@
+/* ground_mesh: the demo's ground as triangles for gfx (gfx_set_ground), made from engine/world's query
+ * alone: every vertex stands at ground_at's height with its normal, on a grid fine near the middle and
+ * coarse far out, with lines at every break ground_breaks names (a riser gets a vertical face of its own,
+ * lit as the wall it is), cut into square tiles so gfx looks shadows up only where they fall. Built when the
+ * ground changes, never per frame. Knows nothing of GL (gfx uploads), of who stands on the ground, nor of
+ * how the heights are made. */
+#ifndef MARIONETTE_GROUND_MESH_H
+#define MARIONETTE_GROUND_MESH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gfx/gfx.h"
+#include "world/ground.h"
+
+/* The square the mesh covers, metres either side of the origin: gfx's flat ground's, whose grid fades
+ * into the sky well before its edge. */
+#define GROUND_MESH_HALF_SIZE 60.0f
+/* Grid spacing: GROUND_MESH_FINE_STEP within GROUND_MESH_FINE_REACH of the origin on both axes (where the
+ * demo's characters stand and the camera looks closely: a hill's height between vertices there differs
+ * from ground_at's by under a centimetre), GROUND_MESH_MIDDLE_STEP out to GROUND_MESH_MIDDLE_REACH,
+ * GROUND_MESH_FAR_STEP beyond. */
+#define GROUND_MESH_FINE_STEP 0.5f
+#define GROUND_MESH_FINE_REACH 16.0f
+#define GROUND_MESH_MIDDLE_STEP 1.0f
+#define GROUND_MESH_MIDDLE_REACH 32.0f
+#define GROUND_MESH_FAR_STEP 4.0f
+/* A tile's side, metres: about a shadow's size, so the lookup is paid on little more ground than needed. */
+#define GROUND_MESH_TILE_SIZE 4.0f
+
+typedef struct ground_mesh {
+    gfx_ground_vertex *vertices;
+    int vertex_count;
+    uint32_t *indices;
+    int index_count;
+    gfx_ground_tile *tiles;
+    int tile_count;
+} ground_mesh;
+
+/* Build the mesh of `ground` (NULL: flat) into *mesh (its old contents are not freed: start from {0} or
+ * ground_mesh_free). False when memory runs out (*mesh is then empty). */
+bool ground_mesh_build(ground_mesh *mesh, const ground *ground);
+void ground_mesh_free(ground_mesh *mesh);
+
+/* What gfx_set_ground takes: the mesh's arrays. */
+gfx_ground_desc ground_mesh_desc(const ground_mesh *mesh);
+
+/* Give gfx the ground: flat ground as gfx's own flat floor (gfx_set_ground(NULL)), any other as its mesh,
+ * built, uploaded and freed here. False when memory runs out or gfx refuses (gfx_last_error); the ground
+ * drawn before stays then. */
+bool ground_mesh_upload(const ground *ground);
+
+#endif
