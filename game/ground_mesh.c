@@ -14,14 +14,15 @@
  * the treads' upward normals it would share with its neighbours. */
 #define GROUND_MESH_WALL_GRADIENT 1.7320508f
 
-/* The grid's own lines from the origin outward, fine, then middle, then far; returns how many, written to
- * out when it is not NULL. */
-static int outward_lines(float *out)
+/* The grid's own lines from the origin outward, fine, then middle, then far (far only on a planar
+ * ground); returns how many, written to out when it is not NULL. */
+static int outward_lines(bool planar, float *out)
 {
     int count = 0;
     float at = 0.0f;
     while (at < GROUND_MESH_HALF_SIZE - GROUND_MESH_SAME_LINE) {
-        float step = at < GROUND_MESH_FINE_REACH - GROUND_MESH_SAME_LINE     ? GROUND_MESH_FINE_STEP
+        float step = planar                                                  ? GROUND_MESH_FAR_STEP
+                     : at < GROUND_MESH_FINE_REACH - GROUND_MESH_SAME_LINE   ? GROUND_MESH_FINE_STEP
                      : at < GROUND_MESH_MIDDLE_REACH - GROUND_MESH_SAME_LINE ? GROUND_MESH_MIDDLE_STEP
                                                                               : GROUND_MESH_FAR_STEP;
         at = fminf(at + step, GROUND_MESH_HALF_SIZE);
@@ -43,7 +44,8 @@ static int compare_floats(const void *a, const void *b)
 static float *axis_lines(const ground *ground, int axis, int *count)
 {
     const float half = GROUND_MESH_HALF_SIZE;
-    int outward = outward_lines(NULL);
+    bool planar = ground_planar_between_breaks(ground);
+    int outward = outward_lines(planar, NULL);
     int breaks = ground_breaks(ground, axis, -half + GROUND_MESH_BREAK_GAP, half - GROUND_MESH_BREAK_GAP, NULL, 0);
     int capacity = 2 * outward + 1 + 2 * breaks;
     float *lines = malloc((size_t)capacity * sizeof *lines);
@@ -51,7 +53,7 @@ static float *axis_lines(const ground *ground, int axis, int *count)
         return NULL;
     int n = 0;
     lines[n++] = 0.0f;
-    outward_lines(lines + n);
+    outward_lines(planar, lines + n);
     for (int i = 0; i < outward; ++i)
         lines[n + outward + i] = -lines[n + i];
     n += 2 * outward;

@@ -10,8 +10,8 @@
 #define GROUND_EXTENT_MAX 1e6f
 
 /* The hills' second, finer grid: its spacing and its height against the first's. */
-#define GROUND_HILLS_FINE_SPACING 0.45f
-#define GROUND_HILLS_FINE_HEIGHT 0.25f
+#define GROUND_HILLS_FINE_SPACING 0.6f
+#define GROUND_HILLS_FINE_HEIGHT 0.2f
 
 static float clamp_or_default(float value, float minimum, float maximum, float fallback)
 {
@@ -288,6 +288,11 @@ ground_sample ground_at(const ground *ground, float x, float z)
         break;
     }
     return flat;
+}
+
+bool ground_planar_between_breaks(const ground *ground)
+{
+    return !ground || ground->kind != GROUND_HILLS;
 }
 
 void ground_height_range(const ground *ground, float extent, float *low, float *high)

@@ -6,6 +6,7 @@
 #ifndef MARIONETTE_GROUND_H
 #define MARIONETTE_GROUND_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef enum ground_kind {
@@ -18,8 +19,8 @@ typedef enum ground_kind {
 
 /* GROUND_HILLS: a grid of heights `spacing` apart, each drawn from a hash of its grid point and the seed
  * in [-height, height], joined by a uniform cubic B-spline (smooth: the height, the slope and the bend are
- * continuous), plus a second grid 0.45 x as fine and a quarter as high for smaller bumps. Heights lie
- * within 1.25 x height of y = 0. The steepest slope is at most GROUND_HILLS_MAX_DEGREES: a height too
+ * continuous), plus a second grid with 0.6 x the spacing and 0.2 x the height for smaller bumps. Heights lie
+ * within 1.2 x height of y = 0. The steepest slope is at most GROUND_HILLS_MAX_DEGREES: a height too
  * tall for its spacing is lowered to keep it so. A field, not a table: nothing is stored, the same
  * settings give the same hills anywhere. Zero reads as the default. */
 typedef struct ground_hills {
@@ -67,8 +68,12 @@ ground_sample ground_at(const ground *ground, float x, float z);
  * there are. 0 for the smooth kinds (flat, slope, hills), and for GROUND_STEPS along z. */
 int ground_breaks(const ground *ground, int axis, float from, float to, float *out, int capacity);
 
+/* Whether the surface is flat planes between its breaks (flat, slope, steps): a mesh then needs vertices
+ * at the breaks alone; false for the hills, which bend everywhere. */
+bool ground_planar_between_breaks(const ground *ground);
+
 /* The lowest and highest heights the ground reaches within [-extent, extent] on both axes (a bound:
- * the hills' is their 1.25 x height). */
+ * the hills' is their 1.2 x height). */
 void ground_height_range(const ground *ground, float extent, float *low, float *high);
 
 /* The settings ground_at uses: the zeros replaced by their defaults, the rest held in their ranges. */
