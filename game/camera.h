@@ -4,11 +4,11 @@
  * Knows nothing of SDL, GL, input keys or the player: the game feeds it a target and orbit/zoom amounts.
  *
  * Conventions (shared with game/player and game/mover): world space is GL's, Y up, metres, the ground's
- * height is engine/world's ground_at (y = 0 when flat). The yaw is the heading the camera looks along on the ground, in mover's convention: yaw 0 looks
- * along +X (so a character at heading 0 is seen from behind), positive yaw turns the view counter-clockwise
- * seen from above, that is to the left. Forward on the ground is (cos yaw, -sin yaw) in (x, z): away from
- * the camera, the heading player_step walks towards for move_forward. Positive pitch puts the eye above the
- * target, looking down. A camera is a plain value the game owns; the functions take a valid one. */
+ * height is engine/world's ground_at (y = 0 when flat). The yaw is the heading the camera looks along on
+ * the ground, in mover's convention: yaw 0 looks along +X (so a character at heading 0 is seen from
+ * behind), positive yaw turns the view counter-clockwise seen from above, that is to the left. Forward on
+ * the ground is (cos yaw, -sin yaw) in (x, z): away from the camera, the heading player_step walks towards
+ * for move_forward. Positive pitch puts the eye above the target, looking down. A camera is a plain value the game owns; the functions take a valid one. */
 #ifndef MARIONETTE_CAMERA_H
 #define MARIONETTE_CAMERA_H
 
@@ -49,9 +49,9 @@ typedef struct camera {
 #define CAMERA_SUBJECT_HEIGHT 1.8f
 
 /* A camera looking at `target` (already caught up) from behind heading 0 (yaw 0), pitch 15 degrees,
- * distance 4 m (both clamped to the params), over flat ground (set camera->ground for another). params may be NULL for the defaults; a param that is not
- * finite, or a pair of limits out of order, gets its default instead. A non-finite target reads as the
- * origin. */
+ * distance 4 m (both clamped to the params), over flat ground (set camera->ground for another). params
+ * may be NULL for the defaults; a param that is not finite, or a pair of limits out of order, gets its
+ * default instead. A non-finite target reads as the origin. */
 void camera_init(camera *camera, const camera_params *params, const float target[3]);
 
 /* Turn the camera by these amounts (degrees; positive yaw: the view turns left, positive pitch: the eye

@@ -118,6 +118,12 @@ static int tile_of(float low, float high, int tiles_across)
     return tile < 0 ? 0 : tile >= tiles_across ? tiles_across - 1 : tile;
 }
 
+/* The tile of the cell between lines i, i + 1 (x) and j, j + 1 (z), row by row. */
+static int cell_tile(const float *xs, const float *zs, int i, int j, int tiles_across)
+{
+    return tile_of(zs[j], zs[j + 1], tiles_across) * tiles_across + tile_of(xs[i], xs[i + 1], tiles_across);
+}
+
 bool ground_mesh_build(ground_mesh *mesh, const ground *ground)
 {
     *mesh = (ground_mesh){0};
@@ -154,7 +160,7 @@ bool ground_mesh_build(ground_mesh *mesh, const ground *ground)
             int cell = j * (nx - 1) + i;
             walls[cell] = is_wall(corner, xs[i + 1] - xs[i], zs[j + 1] - zs[j]);
             wall_count += walls[cell];
-            ++tile_cells[tile_of(zs[j], zs[j + 1], tiles_across) * tiles_across + tile_of(xs[i], xs[i + 1], tiles_across) + 1];
+            ++tile_cells[cell_tile(xs, zs, i, j, tiles_across) + 1];
         }
     int grid_vertices = nx * nz;
     gfx_ground_vertex *grown = realloc(mesh->vertices, ((size_t)grid_vertices + 4 * (size_t)wall_count) *
@@ -176,7 +182,8 @@ bool ground_mesh_build(ground_mesh *mesh, const ground *ground)
         tile_cells[t + 1] += tile_cells[t];
     for (int t = 0; t < tile_slots; ++t)
         if (tile_cells[t + 1] > tile_cells[t])
-            mesh->tiles[mesh->tile_count++] = (gfx_ground_tile){6 * tile_cells[t], 6 * (tile_cells[t + 1] - tile_cells[t])};
+            mesh->tiles[mesh->tile_count++] =
+                (gfx_ground_tile){6 * tile_cells[t], 6 * (tile_cells[t + 1] - tile_cells[t])};
     int next_vertex = grid_vertices;
     for (int j = 0; j + 1 < nz; ++j)
         for (int i = 0; i + 1 < nx; ++i) {
@@ -195,7 +202,7 @@ bool ground_mesh_build(ground_mesh *mesh, const ground *ground)
                 }
                 next_vertex += 4;
             }
-            int tile = tile_of(zs[j], zs[j + 1], tiles_across) * tiles_across + tile_of(xs[i], xs[i + 1], tiles_across);
+            int tile = cell_tile(xs, zs, i, j, tiles_across);
             uint32_t *out = &mesh->indices[6 * tile_cells[tile]++];
             /* Counter-clockwise seen from above: (x0, z0), (x0, z1), (x1, z0), then (x1, z0), (x0, z1), (x1, z1). */
             const uint32_t triangles[6] = {corner[0], corner[2], corner[1], corner[1], corner[2], corner[3]};

@@ -155,8 +155,10 @@ void hud_text(const hud_view *v, char *buffer, size_t size)
     add_gpu(&b, &v->budget); /* under the CPU's figures */
     add(&b, "\n");
     if (v->player_layers) {
-        add(&b, "player  %s  %.2f m/s  time x%.3g%s\n", v->player_state, (double)v->player_speed,
-            (double)v->time_scale, v->paused ? "  PAUSED (P resume, . step)" : "");
+        /* The ground on the player's line: a line of its own would push the HUD further over the picture. */
+        add(&b, "player  %s  %.2f m/s  time x%.3g%s%s%s\n", v->player_state, (double)v->player_speed,
+            (double)v->time_scale, v->ground ? "  ground " : "", v->ground ? v->ground : "",
+            v->paused ? "  PAUSED (P resume, . step)" : "");
         for (int channel = 0; channel < ANIM_CHANNEL_COUNT; ++channel)
             add_channel(&b, v->player_layers, channel);
     } else {
@@ -182,8 +184,6 @@ void hud_text(const hud_view *v, char *buffer, size_t size)
         v->bounds ? "  bounds" : "", v->normals ? "  normals" : "");
     if (v->bounds)
         add(&b, "bounds  bright box: this pose's skinned mesh  dim box: culling margin (clip bounds + skin reach)\n");
-    if (v->ground)
-        add(&b, "ground  %s\n", v->ground);
     if (v->status && v->status[0])
         add(&b, "%s\n", v->status);
 }

@@ -61,7 +61,8 @@ typedef struct hud_view {
     int draw_calls, drawn, culled;        /* the last frame's */
     hud_budget budget;                    /* the last frame's (its GPU figures a few frames older) */
     bool cpu_skinning, skeleton, bounds, normals;
-    const char *ground;                   /* what everyone walks on: "flat", "hills", "steps"; NULL: no line */
+    const char *ground;                   /* what everyone walks on: "flat", "hills", "steps", shown on the
+                                           * player's line; NULL: not shown */
 
     const char *status;                   /* the last reload or screenshot; "" or NULL: none */
     const char *messages[HUD_MESSAGES_MAX];

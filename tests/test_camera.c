@@ -362,7 +362,8 @@ static void test_eye_above_uneven_ground(void)
                 camera_eye(&c, eye);
                 float under = ground_at(&hills, eye[0], eye[2]).height;
                 CHECK(eye[1] >= under + params.floor_clearance - 1e-5f);
-                raised_above_zero += eye[1] > params.floor_clearance && fabsf(eye[1] - under - params.floor_clearance) < 1e-5f;
+                bool raised = fabsf(eye[1] - under - params.floor_clearance) < 1e-5f;
+                raised_above_zero += raised && eye[1] > params.floor_clearance;
                 ++poses;
             }
         }

@@ -75,7 +75,8 @@ static void test_hills(void)
     ground other = {.kind = GROUND_HILLS, .hills = {.seed = 7}};
     float difference = 0.0f;
     for (int i = 0; i < 20; ++i)
-        difference += fabsf(ground_at(&other, (float)i * 3.0f, 1.0f).height - ground_at(&hills, (float)i * 3.0f, 1.0f).height);
+        difference += fabsf(ground_at(&other, (float)i * 3.0f, 1.0f).height -
+                            ground_at(&hills, (float)i * 3.0f, 1.0f).height);
     CHECK(difference > 1.0f);
     ground tall = {.kind = GROUND_HILLS, .hills = {.height = 4.0f, .spacing = 4.0f}};
     CHECK(ground_hills_used(&tall.hills).height < 1.2f);
@@ -137,7 +138,8 @@ static void test_steps(void)
         if (at.normal[1] == 1.0f)
             continue;
         CHECK_NEAR(degrees_of_normal(at), 20.0f, 1e-3);
-        float climb = ground_at(&steps, breaks[i + 1] - 1e-3f, 3.0f).height - ground_at(&steps, breaks[i] + 1e-3f, 3.0f).height;
+        float climb = ground_at(&steps, breaks[i + 1] - 1e-3f, 3.0f).height -
+                      ground_at(&steps, breaks[i] + 1e-3f, 3.0f).height;
         CHECK_NEAR(fabsf(climb), 0.9f, 2e-3);
         CHECK_NEAR(atanf(fabsf(climb) / (breaks[i + 1] - breaks[i] - 2e-3f)) * 180.0f / 3.14159265f, 20.0f, 0.05);
         check_normal_matches_heights(&steps, middle, 3.0f);

@@ -129,8 +129,9 @@ static bool ground_desc_usable(const gfx_ground_desc *desc)
                               desc->vertex_count);
     for (int t = 0; t < desc->tile_count; ++t) {
         const gfx_ground_tile *tile = &desc->tiles[t];
-        if (tile->first_index < 0 || tile->index_count < 0 || tile->first_index % 3 != 0 || tile->index_count % 3 != 0 ||
-            tile->first_index > desc->index_count - tile->index_count)
+        bool whole = tile->first_index >= 0 && tile->index_count >= 0 && tile->first_index % 3 == 0 &&
+                     tile->index_count % 3 == 0;
+        if (!whole || tile->first_index > desc->index_count - tile->index_count)
             return gfx_misuse("gfx_set_ground: tile %d (indices %d, %d of them) is not whole triangles within the %d "
                               "indices", t, tile->first_index, tile->index_count, desc->index_count);
     }
