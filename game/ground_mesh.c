@@ -21,7 +21,7 @@ static int outward_lines(bool planar, float *out)
     int count = 0;
     float at = 0.0f;
     while (at < GROUND_MESH_HALF_SIZE - GROUND_MESH_SAME_LINE) {
-        float step = planar                                                  ? GROUND_MESH_FAR_STEP
+        float step = planar                                                  ? GROUND_MESH_PLANAR_STEP
                      : at < GROUND_MESH_FINE_REACH - GROUND_MESH_SAME_LINE   ? GROUND_MESH_FINE_STEP
                      : at < GROUND_MESH_MIDDLE_REACH - GROUND_MESH_SAME_LINE ? GROUND_MESH_MIDDLE_STEP
                                                                               : GROUND_MESH_FAR_STEP;
@@ -57,14 +57,24 @@ static float *axis_lines(const ground *ground, int axis, int *count)
     for (int i = 0; i < outward; ++i)
         lines[n + outward + i] = -lines[n + i];
     n += 2 * outward;
-    float *break_at = lines + n;
+    /* The breaks at the end: the lines made of break i go at or before where break i sits, so they never
+     * overwrite a break not yet read. */
+    float *break_at = lines + capacity - breaks;
     ground_breaks(ground, axis, -half + GROUND_MESH_BREAK_GAP, half - GROUND_MESH_BREAK_GAP, break_at, breaks);
-    for (int i = breaks - 1; i >= 0; --i) {
-        float at = break_at[i];
-        break_at[2 * i] = at - GROUND_MESH_BREAK_GAP;
-        break_at[2 * i + 1] = at + GROUND_MESH_BREAK_GAP;
+    /* A crease (a ramp's foot or top: the height goes on, the slope changes) needs one line; a riser two. */
+    int added = 0;
+    for (int i = 0; i < breaks; ++i) {
+        float at = break_at[i], before = at - GROUND_MESH_BREAK_GAP, after = at + GROUND_MESH_BREAK_GAP;
+        float probe_before = axis == 0 ? ground_at(ground, before, 0.0f).height : ground_at(ground, 0.0f, before).height;
+        float probe_after = axis == 0 ? ground_at(ground, after, 0.0f).height : ground_at(ground, 0.0f, after).height;
+        if (fabsf(probe_after - probe_before) > GROUND_MESH_WALL_GRADIENT * 2.0f * GROUND_MESH_BREAK_GAP) {
+            lines[n + added++] = before;
+            lines[n + added++] = after;
+        } else {
+            lines[n + added++] = at;
+        }
     }
-    n += 2 * breaks;
+    n += added;
     qsort(lines, (size_t)n, sizeof *lines, compare_floats);
     int kept = 0;
     for (int i = 0; i < n; ++i)

@@ -20,16 +20,18 @@
 /* Grid spacing on a bending ground (the hills): GROUND_MESH_FINE_STEP within GROUND_MESH_FINE_REACH of the
  * origin on both axes (where the demo's characters stand and the camera looks closely: the shipped hills'
  * triangles there stay within about a centimetre of ground_at, tests/test_ground_mesh.c measures it),
- * GROUND_MESH_MIDDLE_STEP out to GROUND_MESH_MIDDLE_REACH, GROUND_MESH_FAR_STEP beyond. A CPU rasterizer
- * pays for every triangle: this is about 7,700 of them. On planes between breaks (ground_planar_between_
- * breaks: the steps) GROUND_MESH_FAR_STEP everywhere, plus the breaks. */
+ * GROUND_MESH_MIDDLE_STEP out to GROUND_MESH_MIDDLE_REACH, GROUND_MESH_FAR_STEP beyond (faded into the
+ * sky there). A CPU rasterizer pays for every triangle: this is about 6,300 of them. On planes between
+ * breaks (ground_planar_between_breaks: the steps) GROUND_MESH_PLANAR_STEP everywhere, plus the breaks. */
 #define GROUND_MESH_FINE_STEP 1.0f
 #define GROUND_MESH_FINE_REACH 16.0f
 #define GROUND_MESH_MIDDLE_STEP 2.0f
 #define GROUND_MESH_MIDDLE_REACH 32.0f
-#define GROUND_MESH_FAR_STEP 4.0f
-/* A tile's side, metres: about a shadow's size, so the lookup is paid on little more ground than needed. */
-#define GROUND_MESH_TILE_SIZE 4.0f
+#define GROUND_MESH_FAR_STEP 8.0f
+#define GROUND_MESH_PLANAR_STEP 8.0f
+/* A tile's side, metres: the cells (by their centre) in each square of this side are one run of the index
+ * buffer; smaller than a shadow, so the lookup is paid on little more ground than the shadows need. */
+#define GROUND_MESH_TILE_SIZE 2.0f
 
 typedef struct ground_mesh {
     gfx_ground_vertex *vertices;
