@@ -154,16 +154,19 @@ static void make_player(demo *d, diag_list *problems)
     player_place(d->player, position[0], position[2], heading);
 }
 
-/* Everyone stands on `kind` from now on, and gfx draws it (its mesh made now, once). */
-static void set_ground(demo *d, ground_kind kind)
+/* Everyone stands on `kind` from now on, and gfx draws it (its mesh made now, once). False, said on the
+ * status line, when it cannot be drawn (no memory): it is walked on all the same. */
+static bool set_ground(demo *d, ground_kind kind)
 {
     d->ground = (ground){.kind = kind};
-    if (!ground_mesh_upload(&d->ground))
+    bool drawn = ground_mesh_upload(&d->ground);
+    if (!drawn)
         set_status(d, "the %s ground cannot be drawn (%s): it is walked on, not shown", ground_kind_name(kind),
                    gfx_last_error());
     player_set_ground(d->player, &d->ground);
     crowd_set_ground(d->crowd, &d->ground);
     d->camera.ground = &d->ground;
+    return drawn;
 }
 
 static void find_tracked(demo *d);
@@ -513,8 +516,8 @@ static void apply_actions(demo *d)
         /* flat -> hills -> steps -> flat: the tilted plane is the tests'. */
         ground_kind next = d->ground.kind == GROUND_FLAT ? GROUND_HILLS
                            : d->ground.kind == GROUND_HILLS ? GROUND_STEPS : GROUND_FLAT;
-        set_ground(d, next);
-        set_status(d, "ground: %s", ground_kind_name(next));
+        if (set_ground(d, next))
+            set_status(d, "ground: %s", ground_kind_name(next));
     }
 }
 
