@@ -39,8 +39,8 @@ static int compare_floats(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Every line across `axis`: the grid's, mirrored about the origin, and two either side of each break;
- * sorted, no two the same. NULL when memory runs out. */
+/* Every line across `axis`: the grid's, mirrored about the origin, one on each crease and two either side
+ * of each riser (ground_breaks); sorted, no two the same. NULL when memory runs out. */
 static float *axis_lines(const ground *ground, int axis, int *count)
 {
     const float half = GROUND_MESH_HALF_SIZE;
