@@ -1,9 +1,8 @@
 /* ground_mesh: the demo's ground as triangles for gfx (gfx_set_ground), made from engine/world's query
  * alone: every vertex stands at ground_at's height with its normal, on a grid fine near the middle and
  * coarse far out (and coarse everywhere where the ground is planes between its breaks), with lines at every
- * break ground_breaks names (a riser gets a vertical face of its own,
- * lit as the wall it is), cut into square tiles so gfx looks shadows up only where they fall. Built when the
- * ground changes, never per frame. Knows nothing of GL (gfx uploads), of who stands on the ground, nor of
+ * break ground_breaks names (a riser gets a vertical face of its own, lit as the wall it is), cut into
+ * square tiles so gfx looks shadows up only where they fall. Built when the ground changes, never per frame. Knows nothing of GL (gfx uploads), of who stands on the ground, nor of
  * how the heights are made. */
 #ifndef MARIONETTE_GROUND_MESH_H
 #define MARIONETTE_GROUND_MESH_H
