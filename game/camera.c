@@ -75,6 +75,7 @@ void camera_init(camera *camera, const camera_params *params, const float target
         return;
     camera->params = sanitized(params);
     camera->subject_height = 0.0f;
+    camera->ground = NULL;
     camera->yaw_degrees = 0.0f;
     camera->pitch_degrees = glm_clamp(CAMERA_START_PITCH_DEGREES, camera->params.min_pitch_degrees,
                                       camera->params.max_pitch_degrees);
@@ -167,7 +168,7 @@ void camera_eye(const camera *camera, vec3 out)
     /* Raising the eye, rather than pulling it in along the line of sight, keeps it at least
      * min_distance * cos(pitch limit) away from the look-at point on the ground, so it can never land on it
      * however low the target is. */
-    out[1] = fmaxf(out[1], camera->params.floor_clearance);
+    out[1] = fmaxf(out[1], ground_at(camera->ground, out[0], out[2]).height + camera->params.floor_clearance);
 }
 
 void camera_matrices(const camera *camera, float aspect, mat4 view, mat4 projection, vec3 eye)

@@ -1,18 +1,20 @@
 /* camera: the third-person orbit camera. It follows a point on the ground (the player's feet) with smoothing
  * that does not depend on the frame rate, orbits around a point target_height above it, zooms, never goes
- * below the floor, and gives the view and projection matrices and the ground direction "forward" means.
+ * below the ground under the eye, and gives the view and projection matrices and the ground direction "forward" means.
  * Knows nothing of SDL, GL, input keys or the player: the game feeds it a target and orbit/zoom amounts.
  *
- * Conventions (shared with game/player and game/mover): world space is GL's, Y up, metres, the floor is
- * y = 0. The yaw is the heading the camera looks along on the ground, in mover's convention: yaw 0 looks
- * along +X (so a character at heading 0 is seen from behind), positive yaw turns the view counter-clockwise
- * seen from above, that is to the left. Forward on the ground is (cos yaw, -sin yaw) in (x, z): away from
- * the camera, the heading player_step walks towards for move_forward. Positive pitch puts the eye above the
- * target, looking down. A camera is a plain value the game owns; the functions take a valid one. */
+ * Conventions (shared with game/player and game/mover): world space is GL's, Y up, metres, the ground's
+ * height is engine/world's ground_at (y = 0 when flat). The yaw is the heading the camera looks along on
+ * the ground, in mover's convention: yaw 0 looks along +X (so a character at heading 0 is seen from
+ * behind), positive yaw turns the view counter-clockwise seen from above, that is to the left. Forward on
+ * the ground is (cos yaw, -sin yaw) in (x, z): away from the camera, the heading player_step walks towards
+ * for move_forward. Positive pitch puts the eye above the target, looking down. A camera is a plain value the game owns; the functions take a valid one. */
 #ifndef MARIONETTE_CAMERA_H
 #define MARIONETTE_CAMERA_H
 
 #include <cglm/cglm.h>
+
+#include "world/ground.h"
 
 typedef struct camera_params {
     float min_distance;          /* metres from the look-at point; camera_zoom clamps to these */
@@ -20,7 +22,7 @@ typedef struct camera_params {
     float min_pitch_degrees;     /* pitch limits, within (-89, 89) so the view never looks straight up or down */
     float max_pitch_degrees;
     float target_height;         /* the look-at point above the followed point (the feet): about the chest */
-    float floor_clearance;       /* the eye stays at least this high above the floor (y = 0) */
+    float floor_clearance;       /* the eye stays at least this high above the ground under it */
     float follow_rate;           /* 1/s: how fast the followed point catches up (0.63 of the gap in 1/rate s) */
     float vertical_fov_degrees;
     float near_plane, far_plane; /* metres */
@@ -39,6 +41,7 @@ typedef struct camera {
     float distance;      /* kept within the params' limits */
     float subject_height; /* metres tall the followed character stands (camera_frame_subject); 0 reads as
                            * CAMERA_SUBJECT_HEIGHT */
+    const ground *ground; /* what floor_clearance keeps the eye above (not owned); NULL: flat, y = 0 */
 } camera;
 
 /* The height the params are made for: a subject this tall is seen exactly as the params say; another
@@ -46,9 +49,9 @@ typedef struct camera {
 #define CAMERA_SUBJECT_HEIGHT 1.8f
 
 /* A camera looking at `target` (already caught up) from behind heading 0 (yaw 0), pitch 15 degrees,
- * distance 4 m (both clamped to the params). params may be NULL for the defaults; a param that is not
- * finite, or a pair of limits out of order, gets its default instead. A non-finite target reads as the
- * origin. */
+ * distance 4 m (both clamped to the params), over flat ground (set camera->ground for another). params
+ * may be NULL for the defaults; a param that is not finite, or a pair of limits out of order, gets its
+ * default instead. A non-finite target reads as the origin. */
 void camera_init(camera *camera, const camera_params *params, const float target[3]);
 
 /* Turn the camera by these amounts (degrees; positive yaw: the view turns left, positive pitch: the eye
@@ -78,8 +81,9 @@ void camera_frame_subject(camera *camera, float metres);
 void camera_look_at(const camera *camera, vec3 out);
 
 /* Where the eye is. It orbits the look-at point at the distance, yaw and pitch; when that would put it
- * below floor_clearance (a low target, looking up from far away) it is raised to floor_clearance, keeping
- * its place on the ground, so it never sees under the floor and never reaches the look-at point. */
+ * less than floor_clearance above the ground under it (a low target looking up from far away, a hill
+ * behind the player) it is raised to floor_clearance above that ground, keeping its place on the plane, so
+ * it never sees under the ground and never reaches the look-at point. */
 void camera_eye(const camera *camera, vec3 out);
 
 /* The view (look-at, Y up), the perspective projection for `aspect` (width / height; a non-finite or

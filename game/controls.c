@@ -50,6 +50,7 @@ static const action_info action_infos[GAME_ACTION_COUNT] = {
     [GAME_ACTION_RELOAD] = {"reload", "Reload config", {"F5"}},
     [GAME_ACTION_CROWD_SPAWN] = {"crowd_spawn", "Add crowd", {"C"}},
     [GAME_ACTION_CROWD_CLEAR] = {"crowd_clear", "Clear crowd", {"X"}},
+    [GAME_ACTION_GROUND] = {"ground", "Ground: flat/hills/steps", {"U"}},
     [GAME_ACTION_SCREENSHOT] = {"screenshot", "Screenshot", {"F12"}},
     [GAME_ACTION_QUIT] = {"quit", "Quit", {"Escape"}},
 };

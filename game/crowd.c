@@ -120,6 +120,7 @@ struct crowd {
     mover_params mover_params;
     uint64_t random;
     jobs *jobs; /* not owned; NULL: update on the calling thread */
+    const ground *ground; /* not owned; what the members stand on (NULL: flat) */
     crowd_lod lod;
     bool lod_on;
     crowd_look look;
@@ -475,6 +476,7 @@ int crowd_spawn(crowd *crowd, int count, const crowd_spawn_desc *desc)
         };
         member->character = crowd_draw_body(desc, &member->random);
         member->mover.heading = crowd_random_between(&member->random, -GLM_PIf, GLM_PIf);
+        mover_settle(&member->mover, crowd->ground);
         member->animator = animator_create(member->character);
         if (!member->animator || !crowd_use_character(crowd, member, desc->problems)) {
             animator_destroy(member->animator);
@@ -553,8 +555,9 @@ static int crowd_lod_interval(const crowd *crowd, const crowd_member *member)
         /* Out of sight: the feet and a point above the head both outside one side of the view, with a
          * margin of a character's size. */
         vec4 feet, head;
-        glm_mat4_mulv((vec4 *)lod->view_projection, (vec4){member->mover.x, 0.0f, member->mover.z, 1.0f}, feet);
-        glm_mat4_mulv((vec4 *)lod->view_projection, (vec4){member->mover.x, 2.0f, member->mover.z, 1.0f}, head);
+        const mover *body = &member->mover;
+        glm_mat4_mulv((vec4 *)lod->view_projection, (vec4){body->x, body->y, body->z, 1.0f}, feet);
+        glm_mat4_mulv((vec4 *)lod->view_projection, (vec4){body->x, body->y + 2.0f, body->z, 1.0f}, head);
         for (int axis = 0; axis < 2; ++axis) {
             float margin = 1.2f;
             if ((feet[axis] > margin * feet[3] && head[axis] > margin * head[3]) ||
@@ -628,13 +631,14 @@ static void crowd_update_members(void *context, int begin, int end, int worker)
          * animation updates the mover's part keeps the last share, and the clip's travel comes with the
          * next update. */
         member->mover = mover_blend(&before, &member->mover, &root, !animator_moved_by_clip(member->animator));
+        mover_settle(&member->mover, step->crowd->ground);
         /* Feet locked at the full level of detail only: a member posed every 2nd or 4th step is too far to
          * show a sliding foot. Posed at a lower level, it lets go at once (unseen), so that coming back it
          * does not start from old locks; its animator is at hand then, not on the steps it skips. */
         if (animated && interval == 1) {
-            anim_placement placement = {.position = {member->mover.x, 0.0f, member->mover.z},
+            anim_placement placement = {.position = {member->mover.x, member->mover.y, member->mover.z},
                                         .heading = member->mover.heading};
-            animator_lock_feet(member->animator, &placement, NULL, locked_dt);
+            animator_lock_feet(member->animator, &placement, step->crowd->ground, locked_dt);
         } else if (animated) {
             animator_unlock_feet(member->animator);
         }
@@ -687,6 +691,15 @@ void crowd_set_jobs(crowd *crowd, jobs *jobs)
 {
     if (crowd)
         crowd->jobs = jobs;
+}
+
+void crowd_set_ground(crowd *crowd, const ground *ground)
+{
+    if (!crowd)
+        return;
+    crowd->ground = ground;
+    for (int i = 0; i < crowd->count; ++i)
+        mover_settle(&crowd->members[i].mover, ground);
 }
 
 /* ---------------------------------------------------------------------------------------------------- */

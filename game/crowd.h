@@ -72,6 +72,11 @@ void crowd_update(crowd *crowd, float dt);
  * them: they must outlive it or be unset. */
 void crowd_set_jobs(crowd *crowd, jobs *jobs);
 
+/* What the members stand on from now on (NULL: flat): each one's feet at the ground's height under it,
+ * at once, at spawn and after every update; bodies stay upright. The crowd does not own it: it must
+ * outlive the crowd or be replaced. */
+void crowd_set_ground(crowd *crowd, const ground *ground);
+
 /* Animation level of detail. A member within full_rate_distance of the viewer (on the ground) animates
  * every step: the quality guard for what the player looks at. Beyond it, a member animates every 2nd step
  * up to half_rate_distance and every 4th beyond, or when it is out of sight (with view_projection set:

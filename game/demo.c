@@ -13,6 +13,7 @@
 
 #include "anim/anim_json.h"
 #include "gfx/gfx_text.h"
+#include "ground_mesh.h"
 #include "hud.h"
 #include "base/json.h"
 #include "look.h"
@@ -150,7 +151,23 @@ static void make_player(demo *d, diag_list *problems)
                       character->name);
         return;
     }
+    player_set_ground(d->player, &d->ground);
     player_place(d->player, position[0], position[2], heading);
+}
+
+/* Everyone stands on `kind` from now on, and gfx draws it (its mesh made now, once). False, said on the
+ * status line, when it cannot be drawn (no memory): it is walked on all the same. */
+static bool set_ground(demo *d, ground_kind kind)
+{
+    d->ground = (ground){.kind = kind};
+    bool drawn = ground_mesh_upload(&d->ground);
+    if (!drawn)
+        set_status(d, "the %s ground cannot be drawn (%s): it is walked on, not shown", ground_kind_name(kind),
+                   gfx_last_error());
+    player_set_ground(d->player, &d->ground);
+    crowd_set_ground(d->crowd, &d->ground);
+    d->camera.ground = &d->ground;
+    return drawn;
 }
 
 static void find_tracked(demo *d);
@@ -213,6 +230,10 @@ static void load_configuration(demo *d, bool force)
             player_params params = player_params_of(&d->settings);
             if (d->player && !player_set_params(d->player, &params))
                 diag_list_add(&problems, d->settings_path, 0, "the player cannot take these speeds");
+            if (d->settings.world.ground != d->ground_setting) {
+                d->ground_setting = d->settings.world.ground;
+                set_ground(d, d->ground_setting);
+            }
             check_player = true;
         } else {
             failed = true;
@@ -496,6 +517,13 @@ static void apply_actions(demo *d)
     }
     if (pressed(d, GAME_ACTION_SCREENSHOT))
         d->screenshot_requested = true;
+    if (pressed(d, GAME_ACTION_GROUND)) {
+        /* flat -> hills -> steps -> flat: the tilted plane is the tests'. */
+        ground_kind next = d->ground.kind == GROUND_FLAT ? GROUND_HILLS
+                           : d->ground.kind == GROUND_HILLS ? GROUND_STEPS : GROUND_FLAT;
+        if (set_ground(d, next))
+            set_status(d, "ground: %s", ground_kind_name(next));
+    }
 }
 
 /* The camera follows what the mouse and the orbit keys ask, every step (so a script's drag is exact). */
@@ -797,6 +825,7 @@ void demo_hud_view(const demo *d, hud_view *view)
         .look_player = d->player && d->settings.look.player,
         .look_weight = d->player ? animator_look_weight(player_animator(d->player)) : 0.0f,
         .look_crowd_distance = d->settings.look.crowd_distance,
+        .ground = ground_kind_name(d->ground.kind),
         .status = d->status,
         .message_count = d->message_count,
         .messages_total = d->messages_total,
@@ -928,6 +957,8 @@ bool demo_start(demo *d, const demo_options *options)
     d->camera.pitch_degrees = d->settings.camera.pitch;
     d->camera.yaw_degrees = d->settings.camera.yaw;
     camera_orbit(&d->camera, 0.0f, 0.0f); /* clamps what the settings asked */
+    d->ground_setting = d->settings.world.ground;
+    set_ground(d, d->ground_setting);
 
     load_configuration(d, false);
     /* demo.ini's own problems, read before the window existed, join the HUD's list. */

@@ -69,6 +69,9 @@ typedef struct demo {
     player *player;
     camera camera;
     crowd *crowd;
+    ground ground;               /* what the player, the crowd and the camera stand on (and gfx draws) */
+    ground_kind ground_setting;  /* demo.ini's [world] ground as last applied: a reload that changes it
+                                  * switches the ground, one that does not leaves the ground key's choice */
     jobs *jobs;                  /* the crowd's update and palettes run on these (one per processor) */
     scene scene;
     scene_views views;

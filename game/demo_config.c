@@ -31,6 +31,7 @@ demo_config demo_config_defaults(void)
                   .seed = 1,
                   .lod = true},
         .camera = {.distance = 6.0f, .pitch = 20.0f, .yaw = 0.0f},
+        .world = {.ground = GROUND_FLAT},
         .window = {.width = 1280, .height = 720, .vsync = true},
         .render = {.levels_of_detail = true, .lod_error_pixels = 0.5f, .stand_ins = true, .stand_in_pixels = 48.0f},
         .look = {.player = true, .crowd_distance = 5.0f},
@@ -50,6 +51,7 @@ typedef enum demo_config_kind {
     DEMO_CONFIG_SEED,    /* uint64_t, any whole number >= 0 */
     DEMO_CONFIG_NAME,    /* char[DEMO_CONFIG_NAME_MAX], a character name */
     DEMO_CONFIG_MIX,     /* the crowd's bodies and their count */
+    DEMO_CONFIG_GROUND,  /* ground_kind: flat, hills or steps */
 } demo_config_kind;
 
 typedef struct demo_config_key {
@@ -79,6 +81,7 @@ static const demo_config_key demo_config_keys[] = {
     {"camera", "distance", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(camera.distance), 0.5, 1000},
     {"camera", "pitch", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(camera.pitch), -89, 89},
     {"camera", "yaw", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(camera.yaw), -360, 360},
+    {"world", "ground", DEMO_CONFIG_GROUND, DEMO_CONFIG_AT(world.ground), 0, 0},
     {"window", "width", DEMO_CONFIG_INTEGER, DEMO_CONFIG_AT(window.width), 64, 16384},
     {"window", "height", DEMO_CONFIG_INTEGER, DEMO_CONFIG_AT(window.height), 64, 16384},
     {"window", "vsync", DEMO_CONFIG_BOOL, DEMO_CONFIG_AT(window.vsync), 0, 0},
@@ -92,7 +95,8 @@ static const demo_config_key demo_config_keys[] = {
 };
 enum { DEMO_CONFIG_KEY_COUNT = (int)(sizeof demo_config_keys / sizeof demo_config_keys[0]) };
 
-static const char *const demo_config_sections[] = {"player", "crowd", "camera", "window", "render", "look", NULL};
+static const char *const demo_config_sections[] = {"player", "crowd", "camera", "world", "window", "render", "look",
+                                                   NULL};
 
 /* The known keys of a section, NULL-terminated in known (DEMO_CONFIG_KEY_COUNT + 1), for an unknown key's message. */
 static const char *const *demo_config_known_keys(const char *section, const char *known[])
@@ -223,6 +227,15 @@ static void demo_config_read_value(demo_config_reader *reader, const demo_config
     case DEMO_CONFIG_MIX:
         demo_config_read_mix(reader, entry, config);
         break;
+    case DEMO_CONFIG_GROUND: {
+        /* The tilted plane is for tests, not a place to walk: the demo offers the other three. */
+        ground_kind kind = ground_kind_from_name(entry->value);
+        if (kind == GROUND_FLAT || kind == GROUND_HILLS || kind == GROUND_STEPS)
+            *(ground_kind *)(void *)field = kind;
+        else
+            config_error(reader, entry->line, "'%s' must be flat, hills or steps, not '%s'", spec->key, entry->value);
+        break;
+    }
     }
 }
 

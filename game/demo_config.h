@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "base/diag.h"
+#include "world/ground.h"
 
 enum {
     DEMO_CONFIG_BODIES_MAX = 8, /* character types one crowd mix can name */
@@ -47,6 +48,9 @@ typedef struct demo_config {
         float pitch;    /* degrees above the horizon, default 20 */
         float yaw;      /* degrees around the player, default 0 */
     } camera;
+    struct {
+        ground_kind ground; /* GROUND_FLAT, GROUND_HILLS or GROUND_STEPS, default flat */
+    } world;
     struct {
         int width, height; /* pixels, default 1280 x 720 */
         bool vsync;        /* default true */

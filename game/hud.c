@@ -155,6 +155,8 @@ void hud_text(const hud_view *v, char *buffer, size_t size)
     add_gpu(&b, &v->budget); /* under the CPU's figures */
     add(&b, "\n");
     if (v->player_layers) {
+        /* The look-at weight and the ground on the player's line: a line of their own would push the HUD
+         * further over the picture. */
         add(&b, "player  %s  %.2f m/s  time x%.3g  look-at ", v->player_state, (double)v->player_speed,
             (double)v->time_scale);
         if (v->look_player)
@@ -163,7 +165,8 @@ void hud_text(const hud_view *v, char *buffer, size_t size)
             add(&b, "off");
         if (v->look_crowd_distance > 0.0f)
             add(&b, " (crowd %.3g m)", (double)v->look_crowd_distance);
-        add(&b, "%s\n", v->paused ? "  PAUSED (P resume, . step)" : "");
+        add(&b, "%s%s%s\n", v->ground ? "  ground " : "", v->ground ? v->ground : "",
+            v->paused ? "  PAUSED (P resume, . step)" : "");
         for (int channel = 0; channel < ANIM_CHANNEL_COUNT; ++channel)
             add_channel(&b, v->player_layers, channel);
     } else {

@@ -66,6 +66,8 @@ typedef struct hud_view {
     bool look_player;                     /* the player looks at the camera (demo.ini [look]); on its line */
     float look_weight;                    /* how far it turns to it now, 0..1 */
     float look_crowd_distance;            /* metres; 0: the crowd does not look */
+    const char *ground;                   /* what everyone walks on: "flat", "hills", "steps", shown on the
+                                           * player's line; NULL: not shown */
 
     const char *status;                   /* the last reload or screenshot; "" or NULL: none */
     const char *messages[HUD_MESSAGES_MAX];

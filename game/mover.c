@@ -130,15 +130,21 @@ mover mover_blend(const mover *before, const mover *stepped, const mover_root_mo
     return (mover){
         .x = before->x + keep * dx + c * root->forward - s * root->left,
         .z = before->z + keep * dz - s * root->forward - c * root->left,
+        .y = stepped->y,
         .heading = wrap_angle(before->heading + keep * turned + root->yaw),
         .speed = stepped->speed,
         .travel = stepped->travel,
     };
 }
 
+void mover_settle(mover *m, const ground *ground)
+{
+    m->y = ground_at(ground, m->x, m->z).height;
+}
+
 void mover_world(const mover *m, mat4 out)
 {
     glm_mat4_identity(out);
-    glm_translate(out, (vec3){m->x, 0.0f, m->z});
+    glm_translate(out, (vec3){m->x, m->y, m->z});
     glm_rotate_y(out, m->heading, out);
 }

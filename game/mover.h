@@ -1,15 +1,18 @@
-/* mover: a character's feet on the ground plane, as a kinematic body steered by a wanted velocity. The
+/* mover: a character's feet on the ground, as a kinematic body steered by a wanted velocity. The
  * player and every crowd member move through it, so both accelerate, brake and turn the same way, and the
  * animation gets a ground speed that changes smoothly (the state machine's `speed` parameter).
- * World space is GL's (Y up, metres); the ground is the XZ plane. A heading of 0 faces +X, as the MD5
- * models do after gfx's Z-up to Y-up turn; positive headings turn counter-clockwise seen from above.
- * Knows nothing of SDL, GL or animation: root motion comes in as plain numbers (mover_blend). */
+ * World space is GL's (Y up, metres); the mover steers on the XZ plane and stands on the ground's height
+ * there (mover_settle: engine/world's ground_at), staying upright whatever the slope. A heading of 0 faces
+ * +X, as the MD5 models do after gfx's Z-up to Y-up turn; positive headings turn counter-clockwise seen
+ * from above. Knows nothing of SDL, GL or animation: root motion comes in as plain numbers (mover_blend). */
 #ifndef MARIONETTE_MOVER_H
 #define MARIONETTE_MOVER_H
 
 #include <stdbool.h>
 
 #include <cglm/cglm.h>
+
+#include "world/ground.h"
 
 typedef struct mover_params {
     float acceleration;      /* m/s^2 towards a faster wanted speed */
@@ -25,6 +28,7 @@ mover_params mover_default_params(void);
 
 typedef struct mover {
     float x, z;       /* position on the ground */
+    float y;          /* the feet's height: the ground's under (x, z) after mover_settle; 0 on flat ground */
     float heading;    /* radians, kept in (-pi, pi] */
     float speed;      /* m/s along the direction of travel, >= 0 */
     float travel;     /* radians, the direction of travel from the heading (positive left), in (-pi, pi]: 0
@@ -66,7 +70,12 @@ typedef struct mover_root_motion {
  * before's heading: a turn in place then turns by exactly the clip's yaw, whatever the input asks. */
 mover mover_blend(const mover *before, const mover *stepped, const mover_root_motion *root, bool steer);
 
-/* The model matrix that stands a character at the mover's place, facing its heading (for gfx_instance). */
+/* Stand the mover on the ground under it: y = ground_at(ground, x, z).height (NULL: flat, y = 0). The
+ * movers' steps and mover_blend keep the last y; whoever steps a mover settles it after. */
+void mover_settle(mover *m, const ground *ground);
+
+/* The model matrix that stands a character at the mover's place (its feet at y), upright, facing its
+ * heading (for gfx_instance). */
 void mover_world(const mover *m, mat4 out);
 
 /* How fast the turn rate given to the animation (mover_turn_rate_follow) may change, in degrees per second

@@ -54,6 +54,7 @@ struct player {
     animator *animator;
     state_machine_param parameters[PLAYER_PARAMETER_COUNT]; /* in the animator's character's machine */
     float turn_rate; /* degrees per second, as the animation was last given it (mover_turn_rate_follow) */
+    const ground *ground; /* what the feet stand on (player_set_ground); NULL: flat */
 };
 
 /* Find the handles in the animator's (new) character; called on create and on every rebind. */
@@ -122,9 +123,18 @@ bool player_place(player *player, float x, float z, float heading)
     if (!player || !isfinite(x) || !isfinite(z) || !isfinite(heading))
         return false;
     player->mover = (mover){.x = x, .z = z, .heading = mover_turn_between(0.0f, heading)};
+    mover_settle(&player->mover, player->ground);
     player->turn_rate = 0.0f;
     animator_unlock_feet(player->animator); /* placed elsewhere: no foot stays behind */
     return true;
+}
+
+void player_set_ground(player *player, const ground *ground)
+{
+    if (!player)
+        return;
+    player->ground = ground;
+    mover_settle(&player->mover, ground);
 }
 
 /* -1..1, with anything not finite read as no input: a broken gamepad axis must not send the player off. */
@@ -203,9 +213,11 @@ bool player_step(player *player, const player_intent *intent, float camera_yaw_r
         .share = animation->root_motion_share,
     };
     player->mover = mover_blend(&before, &stepped, &root, !animator_moved_by_clip(animator));
+    mover_settle(&player->mover, player->ground);
     /* Planted feet stay where they planted (characters.ini foot_lock), held against where the body now is. */
-    anim_placement placement = {.position = {player->mover.x, 0.0f, player->mover.z}, .heading = player->mover.heading};
-    animator_lock_feet(animator, &placement, NULL, dt);
+    anim_placement placement = {.position = {player->mover.x, player->mover.y, player->mover.z},
+                                .heading = player->mover.heading};
+    animator_lock_feet(animator, &placement, player->ground, dt);
     return true;
 }
 
@@ -255,7 +267,7 @@ void player_world_matrix(const player *player, mat4 out)
 void player_position(const player *player, vec3 out)
 {
     out[0] = player ? player->mover.x : 0.0f;
-    out[1] = 0.0f;
+    out[1] = player ? player->mover.y : 0.0f;
     out[2] = player ? player->mover.z : 0.0f;
 }
 

@@ -53,6 +53,10 @@ void player_destroy(player *player);
  * changes) for non-finite values. The animation carries on; with speed 0 it settles into idle. */
 bool player_place(player *player, float x, float z, float heading);
 
+/* Stand the player on `ground` from now on (NULL: flat): its feet at the ground's height under it, now and
+ * after every step, the body upright. The ground must outlive the player or be replaced. */
+void player_set_ground(player *player, const ground *ground);
+
 /* Advance by dt seconds (>= 0):
  *   1. the intent becomes a wanted velocity on the ground: (move_right, move_forward) turned by the camera's
  *      yaw, its length capped at 1 (a diagonal is no faster than straight on), times walk_speed or, with
@@ -73,7 +77,8 @@ bool player_place(player *player, float x, float z, float heading);
  *      (the shipped turns in place) the mover does not turn the body, so a turn turns it by exactly the
  *      clip's yaw; the mover's speed still follows the input, so moving off cuts a turn short. The
  *      heading a clip leaves is the player's heading: nothing turns it back, and the input keeps its
- *      meaning (relative to the camera, which follows the feet and keeps its own yaw).
+ *      meaning (relative to the camera, which follows the feet and keeps its own yaw). The feet then
+ *      stand at the ground's height where the body ended (player_set_ground).
  * intent may be NULL (no input). Non-finite intent values read as 0. result (may be NULL) gets the
  * animator's update result (events such as footsteps). False (nothing changes) when player is NULL or dt
  * or camera_yaw_radians is not finite, or dt is negative. Allocates nothing. */
@@ -100,7 +105,7 @@ void player_look_at(player *player, const float *target);
 
 /* The model matrix for gfx_instance: stands the character at its place facing its heading. */
 void player_world_matrix(const player *player, mat4 out);
-/* Position of the feet on the floor (y = 0). */
+/* Position of the feet: on the ground, at its height (y = 0 on flat ground). */
 void player_position(const player *player, vec3 out);
 float player_heading(const player *player); /* radians, mover's convention */
 float player_speed(const player *player);   /* m/s on the ground */

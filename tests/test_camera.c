@@ -339,8 +339,43 @@ static void test_framing_by_subject_height(void)
     CHECK(framed.subject_height == before);
 }
 
+/* Over hills the eye keeps its clearance above the ground under it, not above y = 0: behind a player
+ * at the foot of a hill, looking up, the eye would otherwise be inside the hill. */
+static void test_eye_above_uneven_ground(void)
+{
+    camera_params params = camera_default_params();
+    ground hills = {.kind = GROUND_HILLS};
+    int raised_above_zero = 0, poses = 0;
+    for (int spot = 0; spot < 16; ++spot) {
+        float x = -30.0f + 4.0f * (float)spot, z = 11.0f - 3.0f * (float)spot;
+        const float target[3] = {x, ground_at(&hills, x, z).height, z};
+        camera c;
+        camera_init(&c, NULL, target);
+        c.ground = &hills;
+        for (int pitch = 0; pitch <= 10; ++pitch) {
+            camera_orbit(&c, 0.0f, -500.0f);
+            camera_orbit(&c, 0.0f, 10.0f * (float)pitch);
+            for (int yaw = 0; yaw < 12; ++yaw) {
+                camera_orbit(&c, 30.0f, 0.0f);
+                camera_zoom(&c, 100.0f);
+                vec3 eye;
+                camera_eye(&c, eye);
+                float under = ground_at(&hills, eye[0], eye[2]).height;
+                CHECK(eye[1] >= under + params.floor_clearance - 1e-5f);
+                bool raised = fabsf(eye[1] - under - params.floor_clearance) < 1e-5f;
+                raised_above_zero += raised && eye[1] > params.floor_clearance;
+                ++poses;
+            }
+        }
+    }
+    printf("  uneven ground: %d poses, %d raised to the clearance over the hill under the eye\n", poses,
+           raised_above_zero);
+    CHECK(raised_above_zero > 0); /* the old rule (y = 0) would have left those in the hill */
+}
+
 int main(void)
 {
+    RUN(test_eye_above_uneven_ground);
     RUN(test_framing_by_subject_height);
     RUN(test_eye_for_known_angles);
     RUN(test_forward_points_away_from_the_camera);

@@ -977,6 +977,32 @@ static void test_members_near_the_target_look_at_it(void)
     for (int i = 0; i < MEMBERS; ++i)
         still += animator_look_weight(crowd_animator(c, i)) > 0.0f;
     CHECK(still == 0);
+/* Every member spawns and walks on the hills: its feet at the ground's height after each update, body
+ * upright; a ground set later stands the members already there on it at once. */
+static void test_members_stand_on_the_ground(void)
+{
+    crowd *c = crowd_create(100, 3);
+    ground hills = {.kind = GROUND_HILLS};
+    crowd_set_ground(c, &hills);
+    crowd_spawn_desc desc = standard_desc();
+    CHECK(crowd_spawn(c, 40, &desc) == 40);
+    int off_zero = 0;
+    for (int step = 0; step < 240; ++step) {
+        crowd_update(c, 1.0f / 60.0f);
+        for (int i = 0; i < crowd_count(c); ++i) {
+            const mover *m = crowd_mover(c, i);
+            CHECK(m->y == ground_at(&hills, m->x, m->z).height);
+            mat4 world;
+            crowd_world(c, i, world);
+            CHECK(world[3][1] == m->y);
+            CHECK_NEAR(world[1][1], 1.0f, 1e-6);
+            off_zero += fabsf(m->y) > 0.05f;
+        }
+    }
+    CHECK(off_zero > 1000); /* on hills, not on y = 0 */
+    crowd_set_ground(c, NULL);
+    for (int i = 0; i < crowd_count(c); ++i)
+        CHECK(crowd_mover(c, i)->y == 0.0f);
     crowd_destroy(c);
 }
 
@@ -1007,6 +1033,7 @@ int main(void)
     RUN(test_a_member_in_a_root_motion_state_moves_by_the_clip);
     RUN(test_members_set_the_turn_rate);
     RUN(test_members_near_the_target_look_at_it);
+    RUN(test_members_stand_on_the_ground);
     anim_config_free(config);
     CHECK(cache_get_stats(shared_cache).users == 0);
     cache_destroy(shared_cache);

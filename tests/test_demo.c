@@ -1454,6 +1454,82 @@ static void test_look_at(void)
     float behind = animator_look_weight(player_animator(d.player));
     printf("  camera behind again: player's weight %.2f\n", (double)behind);
     CHECK(behind == 0.0f);
+/* The ground: demo.ini's [world] ground at start, the ground key cycling flat -> hills -> steps, a reload
+ * with another value switching to it (a bad one refused at its line): the player, the crowd and the camera
+ * on its height, the HUD naming it, and steady frames on it allocating nothing. */
+static void check_everyone_on_the_ground(void)
+{
+    vec3 feet;
+    player_position(d.player, feet);
+    CHECK(feet[1] == ground_at(&d.ground, feet[0], feet[2]).height);
+    for (int i = 0; i < crowd_count(d.crowd); ++i) {
+        const mover *m = crowd_mover(d.crowd, i);
+        CHECK(m->y == ground_at(&d.ground, m->x, m->z).height);
+    }
+    CHECK(d.camera.ground == &d.ground);
+    vec3 eye;
+    camera_eye(&d.camera, eye);
+    CHECK(eye[1] >= ground_at(&d.ground, eye[0], eye[2]).height + d.camera.params.floor_clearance - 1e-5f);
+    char hud[4096], named[32];
+    demo_hud_text(hud, sizeof hud);
+    snprintf(named, sizeof named, "  ground %s", ground_kind_name(d.ground.kind));
+    CHECK_STR_CONTAINS(hud, named);
+}
+
+static void test_ground_setting_and_key(void)
+{
+    char config_dir[512], settings[600], script[600];
+    make_scratch_config(config_dir, sizeof config_dir);
+    snprintf(settings, sizeof settings, "%s/demo.ini", config_dir);
+    CHECK(edit_file(settings, "ground = flat", "ground = hills"));
+    write_script(script, sizeof script, config_dir, "ground", "0.1 press W\n2.0 tap U\n3.0 tap U\n4.0 tap U\n");
+    demo_options options = options_for(config_dir, script, NULL, 0);
+    options.crowd = 20;
+    CHECK(demo_start(&d, &options));
+    CHECK(d.ground.kind == GROUND_HILLS);
+    /* Walking over the hills for a second and a half (frames of 1/60 s): not on y = 0. */
+    float lowest = 1e9f, highest = -1e9f;
+    for (int i = 0; i < 90; ++i) {
+        demo_frame(&d);
+        vec3 feet;
+        player_position(d.player, feet);
+        lowest = fminf(lowest, feet[1]);
+        highest = fmaxf(highest, feet[1]);
+    }
+    check_everyone_on_the_ground();
+    printf("  on the hills the player's feet went from %.3f to %.3f m\n", (double)lowest, (double)highest);
+    CHECK(highest - lowest > 0.02f);
+    long before = heap_calls;
+    for (int i = 0; i < 20; ++i)
+        demo_frame(&d);
+    CHECK(heap_calls == before); /* the mesh was made once, at the switch */
+    for (int i = 0; i < 40; ++i)
+        demo_frame(&d);
+    CHECK(d.ground.kind == GROUND_STEPS); /* the key, at 2 s */
+    check_everyone_on_the_ground();
+    CHECK(strstr(d.status, "ground: steps") != NULL);
+    for (int i = 0; i < 60; ++i)
+        demo_frame(&d);
+    CHECK(d.ground.kind == GROUND_FLAT);
+    check_everyone_on_the_ground();
+    for (int i = 0; i < 60; ++i)
+        demo_frame(&d);
+    CHECK(d.ground.kind == GROUND_HILLS); /* round again */
+
+    /* demo.ini says steps: a reload switches; a word it does not know is refused at its line. */
+    CHECK(edit_file(settings, "ground = hills", "ground = steps"));
+    test_touch_forward(settings, 5);
+    for (int i = 0; i < 5; ++i)
+        demo_frame(&d);
+    CHECK(d.ground.kind == GROUND_STEPS);
+    check_everyone_on_the_ground();
+    CHECK(edit_file(settings, "ground = steps", "ground = lava"));
+    test_touch_forward(settings, 10);
+    for (int i = 0; i < 5; ++i)
+        demo_frame(&d);
+    CHECK(d.message_count == 1 && strstr(d.messages[0], "demo.ini:") != NULL &&
+          strstr(d.messages[0], "'ground' must be flat, hills or steps, not 'lava'") != NULL);
+    CHECK(d.ground.kind == GROUND_STEPS);
     CHECK(d.gl_error_frames == 0);
     demo_finish(&d);
 }
@@ -1696,6 +1772,7 @@ int main(void)
     RUN(test_hot_reload_and_broken_config);
     RUN(test_reload_split_saves_and_status);
     RUN(test_speed_edit_applies_at_once);
+    RUN(test_ground_setting_and_key);
     RUN(test_screenshots_go_to_their_folder);
     RUN(test_bounds_view_boxes);
     RUN(test_skin_blend_key);

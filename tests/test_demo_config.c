@@ -71,6 +71,7 @@ static void value_text(const demo_config *c, const char *key, char *out, size_t 
     if (strcmp(key, "skin_once") == 0) snprintf(out, size, "%s", c->render.skin_once ? "true" : "false");
     if (strcmp(key, "player") == 0) snprintf(out, size, "%s", c->look.player ? "true" : "false");
     if (strcmp(key, "crowd_distance") == 0) snprintf(out, size, "%g", (double)c->look.crowd_distance);
+    if (strcmp(key, "ground") == 0) snprintf(out, size, "%s", ground_kind_name(c->world.ground));
     if (strcmp(key, "mix") == 0) {
         size_t used = 0;
         for (int b = 0; b < c->crowd.body_count && used < size; ++b)
@@ -141,7 +142,8 @@ static void test_shipped_file_loads_and_says_its_defaults(void)
                                        "wander_radius", "wave_chance", "celebrate_chance", "run_chance", "max",
                                        "seed", "distance", "pitch", "yaw", "width", "height", "vsync",
                                        "levels_of_detail", "lod_error_pixels", "stand_ins", "stand_in_pixels",
-                                       "skin_once", "player", "crowd_distance"};
+                                       "skin_once", "player", "crowd_distance",
+                                       "ground"};
     for (size_t k = 0; text && k < sizeof keys / sizeof keys[0]; ++k) {
         char documented[128] = "", loaded[128], default_value[128];
         bool found = documented_default(text, keys[k], documented, sizeof documented);
@@ -194,6 +196,14 @@ static void test_values_are_read(void)
     CHECK(config.camera.pitch == -10.0f && config.camera.yaw == 270.0f);
     CHECK(config.window.width == 640 && config.window.height == 480 && !config.window.vsync);
 
+    CHECK(config.world.ground == GROUND_FLAT);
+    CHECK(load_text("[world]\nground = hills\n", &config, &errors));
+    CHECK(config.world.ground == GROUND_HILLS);
+    CHECK(load_text("[world]\nground = steps ; stairs and ramps\n", &config, &errors));
+    CHECK(config.world.ground == GROUND_STEPS);
+    CHECK(load_text("[world]\nground = flat\n", &config, &errors));
+    CHECK(config.world.ground == GROUND_FLAT);
+
     /* A key taken out of the file goes back to its default, not to the last load's value. */
     CHECK(load_text("[crowd]\nspacing = 3\n", &config, &errors));
     CHECK(config.crowd.count == 100 && config.crowd.spacing == 3.0f && config.window.vsync);
@@ -232,6 +242,12 @@ static void test_every_kind_of_mistake_names_its_line(void)
     check_one_error("[look]\nplayer = yes\n", 2, "'player' must be true or false");
     check_one_error("[window]\nwidth = 10\n", 2, "'width' must be between 64 and 16384");
     check_one_error("[render]\nlod_error_pixels = 0\n", 2, "'lod_error_pixels' must be between 0.1 and 100");
+    /* The ground is one of three words; the tests' tilted plane is not among them, nor another case. */
+    check_one_error("[world]\n\nground = mountains\n", 3, "'ground' must be flat, hills or steps, not 'mountains'");
+    check_one_error("[world]\nground = slope\n", 2, "'ground' must be flat, hills or steps, not 'slope'");
+    check_one_error("[world]\nground = Hills\n", 2, "'ground' must be flat, hills or steps");
+    check_one_error("[world]\nground =\n", 2, "'ground' must be flat, hills or steps");
+    check_one_error("[world]\nterrain = hills\n", 2, "unknown key 'terrain' in [world]");
     check_one_error("[render]\nstand_in_pixels = 20000\n", 2, "'stand_in_pixels' must be between 1 and 10000");
     check_one_error("[render]\nskin_once = yes\n", 2, "'skin_once' must be true or false");
     check_one_error("[camera]\npitch = 90\n", 2, "'pitch' must be between -89 and 89");

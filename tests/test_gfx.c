@@ -31,6 +31,7 @@
 #include "platform/platform.h"
 #include "platform/platform_image.h"
 #include "pose/pose.h"
+#include "ground_mesh.h"
 #include "scene.h"
 #include "test_limb.h"
 
@@ -1191,6 +1192,73 @@ static void test_tall_character_casts_its_whole_shadow(void)
     free(tall.inside);
     free(rgba);
     free(empty_depth);
+}
+
+/* Uneven ground (gfx_set_ground): drawn at its heights, and the character's shadow falls on it, shorter
+ * where the ground rises toward where it falls; misuse is refused and keeps the ground drawn before; NULL
+ * gives back the flat ground, pixel for pixel. */
+static void test_shadows_fall_on_uneven_ground(void)
+{
+    size_t pixels = (size_t)IMAGE_WIDTH * IMAGE_HEIGHT;
+    uint8_t *rgba = malloc(pixels * 4);
+    float *flat_depth = malloc(pixels * sizeof *flat_depth), *slope_depth = malloc(pixels * sizeof *slope_depth),
+          *depth = malloc(pixels * sizeof *depth);
+    draw_for_shadows(mannequin, mannequin_mesh, NULL, 0.0f, 0.0f, true, rgba, flat_depth);
+    shadow_mask on_flat = find_shadow(mannequin, mannequin_mesh, idle, 1.0f, 0.0f, flat_depth, NULL);
+
+    /* 20 degrees up toward +z, where the light (-0.2, -1, 0.9) throws the shadow; through the feet. */
+    ground slope = {.kind = GROUND_SLOPE, .slope_degrees = 20.0f, .uphill = {0.0f, 1.0f}};
+    ground_mesh mesh;
+    CHECK(ground_mesh_build(&mesh, &slope));
+    gfx_ground_desc desc = ground_mesh_desc(&mesh);
+    CHECK(gfx_set_ground(&desc));
+    draw_for_shadows(mannequin, mannequin_mesh, NULL, 0.0f, 0.0f, true, rgba, slope_depth);
+    int moved = 0, ground_pixels = 0;
+    for (size_t i = 0; i < pixels; ++i) {
+        ground_pixels += flat_depth[i] < 1.0f;
+        moved += flat_depth[i] < 1.0f && fabsf(slope_depth[i] - flat_depth[i]) > 1e-4f;
+    }
+    CHECK(moved > ground_pixels / 2);
+    shadow_mask on_slope = find_shadow(mannequin, mannequin_mesh, idle, 1.0f, 0.0f, slope_depth,
+                                       "gfx_shadow_slope.png");
+    gfx_frame_desc frame = shadow_frame();
+    float feet[2];
+    project(&frame, (vec3){0.0f, 0.0f, 0.0f}, feet);
+    double flat_reach = hypot(on_flat.centroid[0] - feet[0], on_flat.centroid[1] - feet[1]);
+    double slope_reach = hypot(on_slope.centroid[0] - feet[0], on_slope.centroid[1] - feet[1]);
+    printf("  shadow on a 20 degree rise: %d pixels, centroid %.1f px from the feet (flat: %d, %.1f px)\n",
+           on_slope.count, slope_reach, on_flat.count, flat_reach);
+    CHECK(on_slope.count > 1000);
+    CHECK(slope_reach < flat_reach);
+
+    /* Misuse: refused in words, the slope kept. */
+    gfx_ground_vertex three[3] = {{{0, 0, 0}, {0, 1, 0}}, {{1, 0, 0}, {0, 1, 0}}, {{0, 0, 1}, {0, 1, 0}}};
+    uint32_t past[3] = {0, 1, 5}, good[4] = {0, 1, 2, 0};
+    gfx_ground_tile whole = {0, 3}, beyond = {3, 3};
+    CHECK(!gfx_set_ground(&(gfx_ground_desc){three, 3, past, 3, &whole, 1}));
+    CHECK_STR_CONTAINS(gfx_last_error(), "past the 3 vertices");
+    CHECK(!gfx_set_ground(&(gfx_ground_desc){three, 3, good, 4, &whole, 1}));
+    CHECK_STR_CONTAINS(gfx_last_error(), "whole triangles");
+    CHECK(!gfx_set_ground(&(gfx_ground_desc){three, 3, good, 3, &beyond, 1}));
+    CHECK_STR_CONTAINS(gfx_last_error(), "tile 0");
+    CHECK(!gfx_set_ground(&(gfx_ground_desc){three, 3, good, 3, NULL, 0}));
+    three[1].position[1] = NAN;
+    CHECK(!gfx_set_ground(&(gfx_ground_desc){three, 3, good, 3, &whole, 1}));
+    CHECK_STR_CONTAINS(gfx_last_error(), "not finite");
+    draw_for_shadows(mannequin, mannequin_mesh, NULL, 0.0f, 0.0f, true, rgba, depth);
+    CHECK(memcmp(depth, slope_depth, pixels * sizeof *depth) == 0);
+
+    /* Back to flat: the picture before, exactly. */
+    CHECK(gfx_set_ground(NULL));
+    draw_for_shadows(mannequin, mannequin_mesh, NULL, 0.0f, 0.0f, true, rgba, depth);
+    CHECK(memcmp(depth, flat_depth, pixels * sizeof *depth) == 0);
+    ground_mesh_free(&mesh);
+    free(on_flat.inside);
+    free(on_slope.inside);
+    free(rgba);
+    free(flat_depth);
+    free(slope_depth);
+    free(depth);
 }
 
 /* ---- Culling with the pose's bounds --------------------------------------------------------------------- */
@@ -2464,6 +2532,7 @@ int main(void)
         RUN(test_cpu_skinning_matches_gpu);
         RUN(test_shadows_follow_the_pose);
         RUN(test_tall_character_casts_its_whole_shadow);
+        RUN(test_shadows_fall_on_uneven_ground);
         RUN(test_culling_with_pose_bounds);
         RUN(test_debug_views);
         RUN(test_buffers_grow_past_capacity);

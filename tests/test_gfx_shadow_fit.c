@@ -36,7 +36,8 @@ static gfx_shadow_view make_view(vec3 eye, vec3 target, float distance)
 static void add_caster(gfx_shadow_view *view, float box[2][3])
 {
     mat4 identity = GLM_MAT4_IDENTITY_INIT;
-    gfx_shadow_caster_box(identity, (const float(*)[3])box, view->light_unit, view->casters_low, view->casters_high);
+    gfx_shadow_caster_box(identity, (const float(*)[3])box, view->light_unit, 0.0f, view->casters_low,
+                          view->casters_high);
 }
 
 /* A world point in the map: texel coordinates (x, y) and depth 0..1. */
@@ -143,7 +144,7 @@ static void test_crowd_wider_than_the_view(void)
         character_box(x, z, box);
         vec3 low = {FLT_MAX, FLT_MAX, FLT_MAX}, high = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
         mat4 identity = GLM_MAT4_IDENTITY_INIT;
-        gfx_shadow_caster_box(identity, (const float(*)[3])box, view.light_unit, low, high);
+        gfx_shadow_caster_box(identity, (const float(*)[3])box, view.light_unit, 0.0f, low, high);
         bool casts = gfx_shadow_fit_casts(&fit, low, high);
         casting += casts;
         if (fabsf(x) < 15.0f && z < 0.0f && z > -15.0f)
@@ -216,6 +217,51 @@ static void test_ground_holds_every_shadow(void)
     CHECK(inside == 16 * CASTERS);
 }
 
+/* Uneven ground between -2 m and 1.5 m: characters standing at heights across it, their shadows falling
+ * on any height between (the hills' troughs and crests) stay in the map and in the shadowed ground. */
+static void test_uneven_ground_holds_every_shadow(void)
+{
+    gfx_shadow_view view = make_view((vec3){0.0f, 4.0f, 10.0f}, (vec3){0.0f, 0.5f, 0.0f}, 40.0f);
+    view.ground_heights[0] = -2.0f;
+    view.ground_heights[1] = 1.5f;
+    enum { CASTERS = 6 };
+    float boxes[CASTERS][2][3];
+    mat4 identity = GLM_MAT4_IDENTITY_INIT;
+    for (int i = 0; i < CASTERS; ++i) {
+        character_box(-4.0f + 1.6f * (float)i, -2.0f + (float)((i * 3) % 5), boxes[i]);
+        float stands = -2.0f + 0.7f * (float)i; /* -2 to 1.5 */
+        boxes[i][0][1] += stands;
+        boxes[i][1][1] += stands;
+        gfx_shadow_caster_box(identity, (const float(*)[3])boxes[i], view.light_unit, view.ground_heights[0],
+                              view.casters_low, view.casters_high);
+    }
+    CHECK_NEAR(view.casters_low[1], -2.0f, 1e-6); /* the shadows reach down to the lowest ground */
+    gfx_shadow_fit fit;
+    gfx_shadow_fit_view(&view, &fit);
+    CHECK(!fit.empty);
+    int inside = 0, tried = 0;
+    for (int i = 0; i < CASTERS; ++i)
+        for (int c = 0; c < 8; ++c)
+            for (int level = 0; level <= 7; ++level) {
+                vec3 corner = {boxes[i][c & 1][0], boxes[i][(c >> 1) & 1][1], boxes[i][(c >> 2) & 1][2]};
+                float height = -2.0f + 0.5f * (float)level;
+                if (corner[1] <= height)
+                    continue;
+                glm_vec3_muladds(view.light_unit, (corner[1] - height) / -view.light_unit[1], corner);
+                vec3 map;
+                in_map(&fit, corner, map);
+                ++tried;
+                inside += map[0] >= 0.0f && map[1] >= 0.0f && map[0] <= (float)(fit.texels[0] - 2) &&
+                          map[1] <= (float)(fit.texels[1] - 2) && map[2] >= 0.0f && map[2] <= 1.0f &&
+                          corner[0] >= fit.ground[0] && corner[2] >= fit.ground[1] && corner[0] <= fit.ground[2] &&
+                          corner[2] <= fit.ground[3];
+            }
+    printf("  uneven ground: %d of %d shadow points (every caster corner onto heights -2 to 1.5 m) covered\n",
+           inside, tried);
+    CHECK(tried > 200);
+    CHECK(inside == tried);
+}
+
 /* A box's shadow on the ground: the top corners pushed along the light. */
 static void test_caster_box(void)
 {
@@ -224,7 +270,7 @@ static void test_caster_box(void)
     vec3 low = {FLT_MAX, FLT_MAX, FLT_MAX}, high = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
     mat4 world = GLM_MAT4_IDENTITY_INIT;
     const float box[2][3] = {{-0.3f, 0.0f, -0.2f}, {0.3f, 2.0f, 0.2f}};
-    gfx_shadow_caster_box(world, box, light, low, high);
+    gfx_shadow_caster_box(world, box, light, 0.0f, low, high);
     CHECK_NEAR(low[0], -2.3f, 1e-5);  /* the top's left edge, 2 m up at 45 degrees */
     CHECK_NEAR(high[0], 0.3f, 1e-5);
     CHECK_NEAR(low[1], 0.0f, 1e-6);
@@ -234,13 +280,19 @@ static void test_caster_box(void)
     vec3 low2 = {FLT_MAX, FLT_MAX, FLT_MAX}, high2 = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
     glm_translate_make(world, (vec3){10.0f, 0.0f, 0.0f});
     glm_rotate_y(world, 0.7f, world);
-    gfx_shadow_caster_box(world, NULL, light, low2, high2);
+    gfx_shadow_caster_box(world, NULL, light, 0.0f, low2, high2);
     CHECK_NEAR(high2[0], 10.0f + GFX_SHADOW_UNBOUNDED_EXTENT, 1e-5);
     CHECK_NEAR(low2[0], 10.0f - 2.0f * GFX_SHADOW_UNBOUNDED_EXTENT, 1e-5);
     /* A light at the horizon: an endless shadow. */
     vec3 low3 = {FLT_MAX, FLT_MAX, FLT_MAX}, high3 = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
-    gfx_shadow_caster_box(world, box, (vec3){1.0f, 0.0f, 0.0f}, low3, high3);
+    gfx_shadow_caster_box(world, box, (vec3){1.0f, 0.0f, 0.0f}, 0.0f, low3, high3);
     CHECK(low3[0] == -FLT_MAX && high3[2] == FLT_MAX);
+    /* On a floor 1 m down the shadow reaches 1 m further at 45 degrees, and the box goes down to it. */
+    vec3 low4 = {FLT_MAX, FLT_MAX, FLT_MAX}, high4 = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
+    glm_mat4_identity(world);
+    gfx_shadow_caster_box(world, box, light, -1.0f, low4, high4);
+    CHECK_NEAR(low4[0], -3.3f, 1e-5);
+    CHECK_NEAR(low4[1], -1.0f, 1e-6);
 }
 
 int main(void)
@@ -250,5 +302,6 @@ int main(void)
     RUN(test_texel_snapping);
     RUN(test_ground_holds_every_shadow);
     RUN(test_caster_box);
+    RUN(test_uneven_ground_holds_every_shadow);
     return check_report();
 }

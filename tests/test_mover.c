@@ -187,8 +187,40 @@ static void test_turn_rate_follows_the_heading(void)
     CHECK(mover_turn_rate_follow(NAN, 0.0f, 0.0f, 0.0f) == 0.0f);
 }
 
+/* The feet stand at the ground's height wherever the mover goes; the body stays upright. */
+static void test_settled_on_the_ground(void)
+{
+    mover_params params = mover_default_params();
+    ground hills = {.kind = GROUND_HILLS};
+    mover m = {.x = 3.0f, .z = -7.0f};
+    mover_settle(&m, &hills);
+    CHECK(m.y == ground_at(&hills, 3.0f, -7.0f).height);
+    CHECK(fabsf(m.y) > 0.01f); /* a place off the zero line: the test could fail */
+    float lowest = 1e9f, highest = -1e9f;
+    for (int i = 0; i < 600; ++i) {
+        mover_step(&m, &params, 1.4f, 0.3f, 1.0f / 60.0f);
+        mover_settle(&m, &hills);
+        CHECK(m.y == ground_at(&hills, m.x, m.z).height);
+        lowest = fminf(lowest, m.y);
+        highest = fmaxf(highest, m.y);
+        mat4 world;
+        mover_world(&m, world);
+        CHECK(world[3][1] == m.y && world[3][0] == m.x && world[3][2] == m.z);
+        CHECK_NEAR(world[1][1], 1.0f, 1e-6); /* upright: its up is the world's whatever the slope */
+    }
+    CHECK(highest - lowest > 0.2f); /* it went up and down hills */
+    /* The blend of the mover and the clips keeps the height it was given; NULL ground is flat. */
+    mover stepped = m;
+    stepped.x += 0.1f;
+    mover blended = mover_blend(&m, &stepped, &(mover_root_motion){0}, true);
+    CHECK(blended.y == stepped.y);
+    mover_settle(&blended, NULL);
+    CHECK(blended.y == 0.0f);
+}
+
 int main(void)
 {
+    RUN(test_settled_on_the_ground);
     RUN(test_heading_convention_matches_the_world_matrix);
     RUN(test_speed_changes_at_the_limits);
     RUN(test_turning_is_rate_limited_and_slows_u_turns);

@@ -19,6 +19,7 @@
 #include "check.h"
 #include "pose/pose.h"
 #include "pose/pose_dq.h"
+#include "world/ground.h"
 
 #include "heap_counter.h"
 
@@ -233,10 +234,28 @@ static void test_additive_layers_never_allocate(void)
     diag_list_free(&errors);
 }
 
+/* The ground is asked for every character every step (its feet, the camera's eye, the foot IK): no kind
+ * allocates, nor does listing its breaks into a caller's array. */
+static void test_ground_queries_never_allocate(void)
+{
+    const ground kinds[] = {{.kind = GROUND_FLAT}, {.kind = GROUND_SLOPE, .slope_degrees = 20.0f},
+                            {.kind = GROUND_HILLS}, {.kind = GROUND_STEPS}};
+    float breaks[64], sum = 0.0f;
+    long before = heap_calls;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
+        for (int i = 0; i < 1000; ++i)
+            sum += ground_at(&kinds[k], 0.37f * (float)i - 150.0f, 0.11f * (float)i).height;
+        sum += (float)ground_breaks(&kinds[k], 0, -30.0f, 30.0f, breaks, 64);
+    }
+    CHECK(heap_calls == before);
+    CHECK(isfinite(sum));
+}
+
 int main(void)
 {
     RUN(test_updates_never_allocate);
     RUN(test_controller_allocates_once);
     RUN(test_additive_layers_never_allocate);
+    RUN(test_ground_queries_never_allocate);
     return check_report();
 }

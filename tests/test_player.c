@@ -1359,8 +1359,48 @@ static void test_h_flinches(void)
     fixture_close(&f);
 }
 
+/* On the steps the feet stand at the ground's height all the way up a stair, the landing and down the
+ * ramp: player_position gives it, and the world matrix stands the body there, upright. */
+static void test_feet_follow_the_ground(void)
+{
+    fixture f;
+    if (!fixture_open(&f, NULL)) {
+        fixture_close(&f);
+        return;
+    }
+    player *p = f.player;
+    ground steps = {.kind = GROUND_STEPS};
+    player_set_ground(p, &steps);
+    vec3 at;
+    player_position(p, at);
+    CHECK(at[1] == 0.0f); /* the origin is on a floor */
+    float highest = 0.0f;
+    for (int i = 0; i < 8 * 60; ++i) {
+        CHECK(player_step(p, &forward, 0.0f, 1.0f / 60.0f, NULL));
+        player_position(p, at);
+        CHECK(at[1] == ground_at(&steps, at[0], at[2]).height);
+        highest = fmaxf(highest, at[1]);
+        mat4 world;
+        player_world_matrix(p, world);
+        CHECK(world[3][1] == at[1]);
+        CHECK_NEAR(world[1][1], 1.0f, 1e-6);
+    }
+    CHECK_NEAR(highest, 0.9f, 1e-5); /* up the whole stair to the landing */
+    CHECK(at[0] > 9.0f);             /* and down the ramp beyond it */
+    /* Placed elsewhere, or given flat ground again, it stands on what is under it at once. */
+    CHECK(player_place(p, 2.2f, 0.0f, 0.0f));
+    player_position(p, at);
+    CHECK_NEAR(at[1], ground_at(&steps, 2.2f, 0.0f).height, 1e-6);
+    CHECK(at[1] > 0.1f);
+    player_set_ground(p, NULL);
+    player_position(p, at);
+    CHECK(at[1] == 0.0f);
+    fixture_close(&f);
+}
+
 int main(void)
 {
+    RUN(test_feet_follow_the_ground);
     RUN(test_walk_run_and_stop);
     RUN(test_rebind_finds_reordered_parameters);
     RUN(test_a_missing_parameter_is_reported_once);

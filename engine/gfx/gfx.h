@@ -77,6 +77,38 @@ void gfx_destroy_mesh(gfx_mesh mesh);
 /* Joints a palette for this mesh must have; 0 for an invalid handle. */
 int gfx_mesh_joint_count(gfx_mesh mesh);
 
+/* ---- The ground ----------------------------------------------------------------------------------------- */
+
+/* The ground is flat (y = 0, a 1 m grid) until given a mesh: uneven ground, drawn with the same look (the
+ * grid seen from above, lit by its normals) and receiving the characters' shadows. gfx knows nothing of
+ * how the heights were made: whoever has them (the game, from engine/world's ground_at) gives vertices. */
+typedef struct gfx_ground_vertex {
+    float position[3]; /* world space, Y up, metres */
+    float normal[3];   /* unit */
+} gfx_ground_vertex;
+
+/* A run of the index buffer that is drawn whole, with or without the shadow lookup: a patch of the ground
+ * (a few metres square is right: the lookup costs where it is drawn, so the patches where shadows fall
+ * should not be much larger than the shadows). */
+typedef struct gfx_ground_tile {
+    int first_index, index_count; /* whole triangles: multiples of 3 */
+} gfx_ground_tile;
+
+typedef struct gfx_ground_desc {
+    const gfx_ground_vertex *vertices; /* read during gfx_set_ground only */
+    int vertex_count;
+    const uint32_t *indices;           /* triangles, counter-clockwise seen from above */
+    int index_count;
+    const gfx_ground_tile *tiles;      /* the index buffer cut into patches, in any order, every triangle in one */
+    int tile_count;
+} gfx_ground_desc;
+
+/* Upload the ground once (static buffers: call it when the ground changes, not per frame); NULL or no
+ * vertices: back to the flat ground. The shadow fit then reaches down to the mesh's lowest vertex. False
+ * with a message (gfx_last_error) on misuse: indices out of range or not whole triangles, a tile outside
+ * the indices, a position that is not finite; the ground drawn before is kept then. Allocates here. */
+bool gfx_set_ground(const gfx_ground_desc *desc);
+
 /* ---- Frames --------------------------------------------------------------------------------------------- */
 
 typedef enum gfx_culling {
@@ -94,7 +126,8 @@ typedef struct gfx_frame_desc {
     vec3 light_color;             /* zero: white */
     vec3 ambient_color;           /* zero: a dim blue-grey */
     vec4 clear_color;             /* zero alpha: a light sky grey */
-    bool hide_ground;             /* the ground plane and its 1 m grid are drawn unless this is set */
+    bool hide_ground;             /* the ground (flat, or gfx_set_ground's) and its 1 m grid are drawn unless
+                                   * this is set */
     gfx_culling culling;
     bool no_shadows;              /* the light casts shadows (a skinned depth pass) unless this is set */
     vec3 shadow_center;           /* the shadow map covers a sphere of shadow_radius metres around this */

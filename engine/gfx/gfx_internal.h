@@ -100,6 +100,8 @@ typedef enum gfx_program_kind {
     GFX_PROGRAM_NAIVE,        /* the benchmark baseline: per-instance uniforms */
     GFX_PROGRAM_GROUND,       /* where a shadow may fall */
     GFX_PROGRAM_GROUND_LIT,   /* the rest of the ground: no shadow lookup */
+    GFX_PROGRAM_GROUND_MESH,  /* the same two for uneven ground (gfx_set_ground) */
+    GFX_PROGRAM_GROUND_MESH_LIT,
     GFX_PROGRAM_DEPTH,        /* shadow map depth passes of the three paths above */
     GFX_PROGRAM_CPU_DEPTH,
     GFX_PROGRAM_NAIVE_DEPTH,
@@ -127,6 +129,17 @@ typedef struct gfx_state {
     gfx_program programs[GFX_PROGRAM_COUNT];
     /* The ground (gfx_shadow.c): a 3 x 3 grid of cells whose middle one is where shadows may fall. */
     GLuint ground_vertex_array, ground_vertex_buffer, ground_index_buffer;
+    /* Uneven ground (gfx_set_ground), when tile_count > 0: a static mesh in tiles, each tile's triangles
+     * one run of the index buffer, drawn with the shadow lookup where its box meets the shadowed ground. */
+    GLuint ground_mesh_vertex_array, ground_mesh_vertex_buffer, ground_mesh_index_buffer;
+    int ground_tile_count;
+    int *ground_tile_first, *ground_tile_indices; /* per tile: its first index and how many */
+    float (*ground_tile_box)[4];     /* per tile: min x, min z, max x, max z */
+    float ground_heights[2];         /* the lowest and highest vertex (the floor shadows are pushed to) */
+    /* Scratch for one frame's two multi-draws (shadowed, lit), tile_count entries each: sized at
+     * gfx_set_ground so a frame allocates nothing. */
+    GLsizei *ground_draw_counts;
+    const void **ground_draw_offsets;
 
     /* Per-frame data: CPU staging and the GPU buffers behind the two texture buffers. Sized at setup;
      * grown (doubling) only when a frame submits more. */

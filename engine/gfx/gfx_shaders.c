@@ -186,24 +186,44 @@ const char gfx_skinned_fragment_source[] =
     "                          base.a);\n"
     "}\n";
 
-/* The ground: a square on y = 0 around the origin, given as (x, z) corners. */
+/* The flat ground: a square on y = 0 around the origin, given as (x, z) corners. */
 const char gfx_ground_vertex_source[] =
     "#version 330 core\n"
     "layout(location = 0) in vec2 corner;\n"
     "uniform mat4 view_projection;\n"
     "out vec3 world_position;\n"
+    "out vec3 surface_normal;\n"
     "void main()\n"
     "{\n"
     "    world_position = vec3(corner.x, 0.0, corner.y);\n"
+    "    surface_normal = vec3(0.0, 1.0, 0.0);\n"
     "    gl_Position = view_projection * vec4(world_position, 1.0);\n"
     "}\n";
 
-/* Lines every metre, a pixel or so wide at any distance (fwidth), darker axes through the origin, faded
- * with distance so the horizon does not shimmer. Shadowed where shadows may fall, lit elsewhere. */
+/* Uneven ground (gfx_set_ground): world positions and normals as given. */
+const char gfx_ground_mesh_vertex_source[] =
+    "#version 330 core\n"
+    "layout(location = 0) in vec3 position;\n"
+    "layout(location = 1) in vec3 normal;\n"
+    "uniform mat4 view_projection;\n"
+    "out vec3 world_position;\n"
+    "out vec3 surface_normal;\n"
+    "void main()\n"
+    "{\n"
+    "    world_position = position;\n"
+    "    surface_normal = normal;\n"
+    "    gl_Position = view_projection * vec4(position, 1.0);\n"
+    "}\n";
+
+/* Lines every metre (seen from above: across x and z), a pixel or so wide at any distance (fwidth),
+ * darker axes through the origin, faded with distance so the horizon does not shimmer; lit by the
+ * surface's normal (straight up on the flat ground, whose picture is then exactly as before). Shadowed
+ * where shadows may fall, lit elsewhere. */
 #define GFX_GROUND_FRAGMENT(lookup)                                                                    \
     "#version 330 core\n"                                                                             \
     lookup                                                                                             \
     "in vec3 world_position;\n"                                                                       \
+    "in vec3 surface_normal;\n"                                                                       \
     "uniform vec3 camera_position;\n"                                                                 \
     "uniform vec3 light_direction;\n"                                                                 \
     "uniform vec3 light_color;\n"                                                                     \
@@ -218,8 +238,9 @@ const char gfx_ground_vertex_source[] =
     "    float line = 1.0 - clamp(min(to_line.x, to_line.y), 0.0, 1.0);\n"                           \
     "    vec2 to_axis = abs(cell) * per_pixel;\n"                                                     \
     "    float axis = 1.0 - clamp(min(to_axis.x, to_axis.y) * 0.5, 0.0, 1.0);\n"                     \
-    "    float diffuse = max(-normalize(light_direction).y, 0.0);\n"                                  \
-    "    diffuse *= light_visibility(world_position, vec3(0.0, 1.0, 0.0));\n"                         \
+    "    vec3 normal = normalize(surface_normal);\n"                                                 \
+    "    float diffuse = max(dot(normal, -normalize(light_direction)), 0.0);\n"                        \
+    "    diffuse *= light_visibility(world_position, normal);\n"                                       \
     "    vec3 floor_color = vec3(0.55, 0.56, 0.52) * (ambient_color + light_color * diffuse);\n"      \
     "    vec3 color = mix(floor_color, floor_color * 0.55, line);\n"                                  \
     "    color = mix(color, vec3(0.15, 0.15, 0.18), axis);\n"                                         \

@@ -49,6 +49,7 @@ extern const char gfx_normals_fragment_source[];
 extern const char gfx_lines_vertex_source[];
 extern const char gfx_lines_fragment_source[];
 extern const char gfx_ground_vertex_source[];
+extern const char gfx_ground_mesh_vertex_source[]; /* uneven ground: positions and normals given */
 extern const char gfx_ground_fragment_source[];
 extern const char gfx_ground_lit_fragment_source[]; /* the ground where no shadow falls: no lookup */
 

@@ -3,6 +3,9 @@
 
 #include <float.h>
 #include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "gfx_bench.h"
 #include "gfx_draw.h"
@@ -88,8 +91,128 @@ bool gfx_shadow_setup(diag *err)
     return true;
 }
 
+/* Back to the flat ground: the uneven one's buffers and tables go. */
+static void free_ground_mesh(void)
+{
+    if (gfx.ground_tile_count > 0) {
+        glDeleteVertexArrays(1, &gfx.ground_mesh_vertex_array);
+        glDeleteBuffers(1, &gfx.ground_mesh_vertex_buffer);
+        glDeleteBuffers(1, &gfx.ground_mesh_index_buffer);
+    }
+    free(gfx.ground_tile_first);
+    free(gfx.ground_tile_indices);
+    free(gfx.ground_tile_box);
+    free(gfx.ground_draw_counts);
+    free((void *)gfx.ground_draw_offsets);
+    gfx.ground_tile_first = gfx.ground_tile_indices = NULL;
+    gfx.ground_tile_box = NULL;
+    gfx.ground_draw_counts = NULL;
+    gfx.ground_draw_offsets = NULL;
+    gfx.ground_tile_count = 0;
+    gfx.ground_mesh_vertex_array = gfx.ground_mesh_vertex_buffer = gfx.ground_mesh_index_buffer = 0;
+    gfx.ground_heights[0] = gfx.ground_heights[1] = 0.0f;
+}
+
+static bool ground_desc_usable(const gfx_ground_desc *desc)
+{
+    if (!desc->indices || desc->index_count <= 0 || desc->index_count % 3 != 0)
+        return gfx_misuse("gfx_set_ground: %d indices: whole triangles are needed", desc->index_count);
+    if (!desc->tiles || desc->tile_count <= 0)
+        return gfx_misuse("gfx_set_ground: no tiles: the index buffer must be cut into at least one");
+    for (int v = 0; v < desc->vertex_count; ++v)
+        for (int k = 0; k < 3; ++k)
+            if (!isfinite(desc->vertices[v].position[k]) || !isfinite(desc->vertices[v].normal[k]))
+                return gfx_misuse("gfx_set_ground: vertex %d is not finite", v);
+    for (int i = 0; i < desc->index_count; ++i)
+        if (desc->indices[i] >= (uint32_t)desc->vertex_count)
+            return gfx_misuse("gfx_set_ground: index %d is %u, past the %d vertices", i, (unsigned)desc->indices[i],
+                              desc->vertex_count);
+    for (int t = 0; t < desc->tile_count; ++t) {
+        const gfx_ground_tile *tile = &desc->tiles[t];
+        bool whole = tile->first_index >= 0 && tile->index_count >= 0 && tile->first_index % 3 == 0 &&
+                     tile->index_count % 3 == 0;
+        if (!whole || tile->first_index > desc->index_count - tile->index_count)
+            return gfx_misuse("gfx_set_ground: tile %d (indices %d, %d of them) is not whole triangles within the %d "
+                              "indices", t, tile->first_index, tile->index_count, desc->index_count);
+    }
+    return true;
+}
+
+bool gfx_set_ground(const gfx_ground_desc *desc)
+{
+    if (!gfx.ready)
+        return gfx_misuse("gfx_set_ground before gfx_setup");
+    if (!desc || desc->vertex_count <= 0 || !desc->vertices) {
+        free_ground_mesh();
+        return true;
+    }
+    if (!ground_desc_usable(desc))
+        return false;
+    int tiles = desc->tile_count;
+    int *first = malloc((size_t)tiles * sizeof *first), *count = malloc((size_t)tiles * sizeof *count);
+    float(*box)[4] = malloc((size_t)tiles * sizeof *box);
+    GLsizei *draw_counts = malloc(2 * (size_t)tiles * sizeof *draw_counts);
+    const void **draw_offsets = malloc(2 * (size_t)tiles * sizeof *draw_offsets);
+    if (!first || !count || !box || !draw_counts || !draw_offsets) {
+        free(first);
+        free(count);
+        free(box);
+        free(draw_counts);
+        free((void *)draw_offsets);
+        return gfx_misuse("gfx_set_ground: out of memory for %d tiles", tiles);
+    }
+    free_ground_mesh();
+    float low = FLT_MAX, high = -FLT_MAX;
+    for (int v = 0; v < desc->vertex_count; ++v) {
+        low = fminf(low, desc->vertices[v].position[1]);
+        high = fmaxf(high, desc->vertices[v].position[1]);
+    }
+    for (int t = 0; t < tiles; ++t) {
+        first[t] = desc->tiles[t].first_index;
+        count[t] = desc->tiles[t].index_count;
+        float tile_box[4] = {FLT_MAX, FLT_MAX, -FLT_MAX, -FLT_MAX};
+        for (int i = first[t]; i < first[t] + count[t]; ++i) {
+            const float *p = desc->vertices[desc->indices[i]].position;
+            tile_box[0] = fminf(tile_box[0], p[0]);
+            tile_box[1] = fminf(tile_box[1], p[2]);
+            tile_box[2] = fmaxf(tile_box[2], p[0]);
+            tile_box[3] = fmaxf(tile_box[3], p[2]);
+        }
+        memcpy(box[t], tile_box, sizeof tile_box);
+    }
+    gfx.ground_tile_first = first;
+    gfx.ground_tile_indices = count;
+    gfx.ground_tile_box = box;
+    gfx.ground_draw_counts = draw_counts;
+    gfx.ground_draw_offsets = draw_offsets;
+    gfx.ground_tile_count = tiles;
+    gfx.ground_heights[0] = low;
+    gfx.ground_heights[1] = high;
+
+    glGenVertexArrays(1, &gfx.ground_mesh_vertex_array);
+    glBindVertexArray(gfx.ground_mesh_vertex_array);
+    glGenBuffers(1, &gfx.ground_mesh_vertex_buffer);
+    glBindBuffer(GL_ARRAY_BUFFER, gfx.ground_mesh_vertex_buffer);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)desc->vertex_count * sizeof *desc->vertices), desc->vertices,
+                 GL_STATIC_DRAW);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, sizeof(gfx_ground_vertex),
+                          (const void *)offsetof(gfx_ground_vertex, position));
+    glEnableVertexAttribArray(1);
+    glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, sizeof(gfx_ground_vertex),
+                          (const void *)offsetof(gfx_ground_vertex, normal));
+    glGenBuffers(1, &gfx.ground_mesh_index_buffer);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, gfx.ground_mesh_index_buffer);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)((size_t)desc->index_count * sizeof *desc->indices),
+                 desc->indices, GL_STATIC_DRAW);
+    glBindVertexArray(0);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    return true;
+}
+
 void gfx_shadow_shutdown(void)
 {
+    free_ground_mesh();
     glDeleteFramebuffers(gfx.shadow_map_levels, gfx.shadow_framebuffers);
     glDeleteTextures(gfx.shadow_map_levels, gfx.shadow_textures);
     glDeleteVertexArrays(1, &gfx.ground_vertex_array);
@@ -110,7 +233,7 @@ void gfx_shadow_add_caster(mat4 world, const float bounds[2][3], vec3 own_low, v
     glm_vec3_fill(own_high, -FLT_MAX);
     if (!gfx.shadows_on)
         return;
-    gfx_shadow_caster_box(world, bounds, gfx.light_unit, own_low, own_high);
+    gfx_shadow_caster_box(world, bounds, gfx.light_unit, gfx.ground_heights[0], own_low, own_high);
     glm_vec3_minv(gfx.casters_low, own_low, gfx.casters_low);
     glm_vec3_maxv(gfx.casters_high, own_high, gfx.casters_high);
 }
@@ -124,7 +247,8 @@ void gfx_shadow_fit_frame(void)
                             .distance = gfx.frame.shadow_distance > 0.0f ? gfx.frame.shadow_distance
                                                                          : GFX_SHADOW_DEFAULT_DISTANCE,
                             .map_size = gfx.shadow_map_size,
-                            .map_levels = gfx.shadow_map_levels};
+                            .map_levels = gfx.shadow_map_levels,
+                            .ground_heights = {gfx.ground_heights[0], gfx.ground_heights[1]}};
     glm_mat4_copy(gfx.frame.view, view.view);
     glm_mat4_copy(gfx.frame.projection, view.projection);
     glm_vec3_copy(gfx.light_unit, view.light_unit);
@@ -171,10 +295,62 @@ int gfx_shadow_draw(gfx_stats *stats)
     return draw_calls;
 }
 
+/* One run of tiles drawn with or without the lookup: tile t joins the last run of its kind when its
+ * indices follow that run's, so a row of neighbouring tiles is one range. */
+static void add_ground_run(GLsizei *counts, const void **offsets, int *runs, int tile)
+{
+    size_t start = (size_t)gfx.ground_tile_first[tile] * sizeof(uint32_t);
+    if (*runs > 0 && (uintptr_t)offsets[*runs - 1] + (size_t)counts[*runs - 1] * sizeof(uint32_t) == start) {
+        counts[*runs - 1] += gfx.ground_tile_indices[tile];
+        return;
+    }
+    counts[*runs] = gfx.ground_tile_indices[tile];
+    offsets[*runs] = (const void *)(uintptr_t)start;
+    ++*runs;
+}
+
+/* Uneven ground: the tiles that meet the part where shadows may fall with the lookup, the others without,
+ * one multi-draw each. */
+static int draw_ground_mesh(void)
+{
+    const int tiles = gfx.ground_tile_count;
+    GLsizei *shadowed_counts = gfx.ground_draw_counts, *lit_counts = gfx.ground_draw_counts + tiles;
+    const void **shadowed_offsets = gfx.ground_draw_offsets, **lit_offsets = gfx.ground_draw_offsets + tiles;
+    int shadowed = 0, lit = 0;
+    const float *shade = gfx.shadow_fit.ground;
+    for (int t = 0; t < tiles; ++t) {
+        const float *box = gfx.ground_tile_box[t];
+        bool in_shade = gfx.shadows_on && box[0] <= shade[2] && box[2] >= shade[0] && box[1] <= shade[3] &&
+                        box[3] >= shade[1];
+        if (in_shade)
+            add_ground_run(shadowed_counts, shadowed_offsets, &shadowed, t);
+        else
+            add_ground_run(lit_counts, lit_offsets, &lit, t);
+    }
+    glDisable(GL_CULL_FACE);
+    glBindVertexArray(gfx.ground_mesh_vertex_array);
+    int draw_calls = 0;
+    if (shadowed > 0) {
+        glUseProgram(gfx.programs[GFX_PROGRAM_GROUND_MESH].program);
+        gfx_set_lighting_uniforms(&gfx.programs[GFX_PROGRAM_GROUND_MESH], gfx.view_projection);
+        glMultiDrawElements(GL_TRIANGLES, shadowed_counts, GL_UNSIGNED_INT, shadowed_offsets, shadowed);
+        ++draw_calls;
+    }
+    if (lit > 0) {
+        glUseProgram(gfx.programs[GFX_PROGRAM_GROUND_MESH_LIT].program);
+        gfx_set_lighting_uniforms(&gfx.programs[GFX_PROGRAM_GROUND_MESH_LIT], gfx.view_projection);
+        glMultiDrawElements(GL_TRIANGLES, lit_counts, GL_UNSIGNED_INT, lit_offsets, lit);
+        ++draw_calls;
+    }
+    return draw_calls;
+}
+
 /* Draw the ground: the cell where shadows may fall with the lookup, the rest without (a shader branch
  * would not spare the lookup on a CPU rasterizer, which runs both sides of it). Returns its draw calls. */
 int gfx_shadow_draw_ground(void)
 {
+    if (gfx.ground_tile_count > 0)
+        return draw_ground_mesh();
     const float h = GFX_GROUND_HALF_SIZE;
     float x[4] = {-h, -h, -h, h}, z[4] = {-h, -h, -h, h};
     if (gfx.shadows_on) {

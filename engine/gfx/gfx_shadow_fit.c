@@ -20,7 +20,8 @@ int gfx_shadow_map_side(int largest, int level)
     return (int)floorf((float)largest * exp2f(-0.5f * (float)level));
 }
 
-void gfx_shadow_caster_box(mat4 world, const float bounds[2][3], const vec3 light_unit, vec3 low, vec3 high)
+void gfx_shadow_caster_box(mat4 world, const float bounds[2][3], const vec3 light_unit, float floor, vec3 low,
+                           vec3 high)
 {
     const float e = GFX_SHADOW_UNBOUNDED_EXTENT;
     const float unbounded[2][3] = {{-e, -e, -e}, {e, e, e}};
@@ -38,16 +39,16 @@ void gfx_shadow_caster_box(mat4 world, const float bounds[2][3], const vec3 ligh
         glm_mat4_mulv(place, corner, at);
         glm_vec3_minv(low, at, low);
         glm_vec3_maxv(high, at, high);
-        if (at[1] <= 0.0f)
+        if (at[1] <= floor)
             continue;
         if (light_unit[1] > -1e-3f) {
             /* A light at (or above) the horizon: the shadow runs on without end. */
-            glm_vec3_minv(low, (vec3){-FLT_MAX, 0.0f, -FLT_MAX}, low);
-            glm_vec3_maxv(high, (vec3){FLT_MAX, 0.0f, FLT_MAX}, high);
+            glm_vec3_minv(low, (vec3){-FLT_MAX, floor, -FLT_MAX}, low);
+            glm_vec3_maxv(high, (vec3){FLT_MAX, floor, FLT_MAX}, high);
             continue;
         }
-        float along = at[1] / -light_unit[1];
-        vec3 on_ground = {at[0] + light_unit[0] * along, 0.0f, at[2] + light_unit[2] * along};
+        float along = (at[1] - floor) / -light_unit[1];
+        vec3 on_ground = {at[0] + light_unit[0] * along, floor, at[2] + light_unit[2] * along};
         glm_vec3_minv(low, on_ground, low);
         glm_vec3_maxv(high, on_ground, high);
     }
@@ -201,7 +202,9 @@ void gfx_shadow_fit_view(const gfx_shadow_view *view, gfx_shadow_fit *fit)
     fit->texel_metres = texel;
     fit->empty = false;
 
-    /* The ground under the window, seen along the light, cut to the casters' shadows. */
+    /* The ground under the window, seen along the light, cut to the casters' shadows: where the window's
+     * corners meet the ground's lowest and its highest heights (on uneven ground the shadows fall in
+     * between). */
     float ground_low[2] = {view->casters_low[0], view->casters_low[2]};
     float ground_high[2] = {view->casters_high[0], view->casters_high[2]};
     if (view->light_unit[1] < -1e-3f) {
@@ -213,12 +216,14 @@ void gfx_shadow_fit_view(const gfx_shadow_view *view, gfx_shadow_fit *fit)
                            c & 2 ? first[1] * texel + (float)fit->texels[1] * texel : first[1] * texel, 0.0f, 1.0f};
             vec4 at;
             glm_mat4_mulv(light_to_world, corner, at);
-            float along = at[1] / -view->light_unit[1];
-            float x = at[0] + view->light_unit[0] * along, z = at[2] + view->light_unit[2] * along;
-            under_low[0] = fminf(under_low[0], x);
-            under_low[1] = fminf(under_low[1], z);
-            under_high[0] = fmaxf(under_high[0], x);
-            under_high[1] = fmaxf(under_high[1], z);
+            for (int level = 0; level < 2; ++level) {
+                float along = (at[1] - view->ground_heights[level]) / -view->light_unit[1];
+                float x = at[0] + view->light_unit[0] * along, z = at[2] + view->light_unit[2] * along;
+                under_low[0] = fminf(under_low[0], x);
+                under_low[1] = fminf(under_low[1], z);
+                under_high[0] = fmaxf(under_high[0], x);
+                under_high[1] = fmaxf(under_high[1], z);
+            }
         }
         for (int k = 0; k < 2; ++k) {
             ground_low[k] = fmaxf(ground_low[k], under_low[k]);

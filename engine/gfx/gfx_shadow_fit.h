@@ -32,7 +32,9 @@ typedef struct gfx_shadow_view {
     int viewport_height;     /* pixels */
     vec3 light_unit;         /* the direction light travels, unit length */
     float distance;          /* metres of the camera's view that shadows cover, > 0 */
-    vec3 casters_low, casters_high; /* a world box holding every caster and its shadow on y = 0 */
+    vec3 casters_low, casters_high; /* a world box holding every caster and its shadow on the ground's
+                                     * lowest height (gfx_shadow_caster_box with ground_heights[0]) */
+    float ground_heights[2];        /* the lowest and highest the ground reaches, metres (both 0: flat) */
     int map_size;            /* the largest shadow map's side, texels */
     int map_levels;          /* maps to pick from, 1..GFX_SHADOW_MAP_LEVELS (see gfx_shadow_map_side) */
 } gfx_shadow_view;
@@ -46,17 +48,21 @@ typedef struct gfx_shadow_fit {
                                 * [0, texels[0]) x [0, texels[1]) of it, the rest is unused */
     int texels[2];             /* the used part of the map, 1..map_size each */
     float texel_metres;        /* one texel's side on the light's view */
-    float ground[4];           /* min x, min z, max x, max z: where on y = 0 a shadow may fall */
+    float ground[4];           /* min x, min z, max x, max z: where on the ground (between its heights) a
+                                * shadow may fall */
 } gfx_shadow_fit;
 
 /* The side of shadow map `level`, texels: the largest's over the square root of two `level` times. */
 int gfx_shadow_map_side(int largest, int level);
 
 /* The world box (Y up) of a box placed by `world` (bounds in its own space, min and max corners; NULL:
- * GFX_SHADOW_UNBOUNDED_EXTENT around the origin) together with its shadow on y = 0 along light_unit: the
- * box's corners above the ground pushed down to it. A light at the horizon casts endless shadows: the
- * box then reaches FLT_MAX across. Grows [low, high]; start them at +FLT_MAX and -FLT_MAX. */
-void gfx_shadow_caster_box(mat4 world, const float bounds[2][3], const vec3 light_unit, vec3 low, vec3 high);
+ * GFX_SHADOW_UNBOUNDED_EXTENT around the origin) together with its shadow on y = floor along light_unit:
+ * the box's corners above it pushed down to it. On uneven ground the floor is the ground's lowest height,
+ * so the box holds the shadow wherever the ground above that catches it. A light at the horizon casts
+ * endless shadows: the box then reaches FLT_MAX across. Grows [low, high]; start them at +FLT_MAX and
+ * -FLT_MAX. */
+void gfx_shadow_caster_box(mat4 world, const float bounds[2][3], const vec3 light_unit, float floor, vec3 low,
+                           vec3 high);
 
 /* The light's view of the part of the camera's frustum nearer than view->distance, intersected with the
  * casters' box, at the texel size of GFX_SHADOW_PIXELS_PER_TEXEL screen pixels at the nearest caster (a step of a fixed ladder, so

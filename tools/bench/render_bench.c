@@ -9,6 +9,7 @@
  *   render_bench [--entities N ...] [--frames F] [--warmup W] [--size W H] [--no-shadows] [--no-gpu-timer]
  *                [--assets DIR] [--skin-once] [--lod-pixels P|off] [--skinning linear|dual_quaternion]
  *                [--no-naive]
+ *                [--ground flat|hills|steps]
  *
  * Shadows are on by default, as the demo draws: both ways then draw every entity twice (shadow map, then
  * the picture); --no-shadows measures the picture alone. --no-gpu-timer makes no GL timer queries (to
@@ -18,6 +19,8 @@
  * --skinning dual_quaternion skins the instanced way's entities with dual quaternions (pose_dual_quaternion_palette
  * on the CPU, half the palette bytes; the vertex shader's other branch); the naive way skins linearly only.
  * --no-naive measures the instanced way alone.
+ * --ground draws the demo's uneven ground (game/ground_mesh) instead of the flat one, the entities standing
+ * on its heights: what the ground mesh costs a frame.
  *
  * Ends with one line per N:
  *   render: 1000 entities, instanced 45.2 ms/frame, naive 612.0 ms/frame, 13.5x
@@ -46,6 +49,7 @@
 #include "platform/platform.h"
 #include "platform/platform_image.h"
 #include "pose/pose.h"
+#include "ground_mesh.h"
 #include "scene.h"
 
 #ifndef MARIONETTE_SOURCE_DIR
@@ -79,7 +83,7 @@ static int usage(void)
     fprintf(stderr, "usage: render_bench [--entities N ...] [--frames F] [--warmup W] [--size W H] [--no-shadows] "
                     "[--no-gpu-timer] [--assets DIR]\n"
                     "       [--skin-once] [--lod-pixels P|off] [--skinning linear|dual_quaternion]\n"
-                    "       [--no-naive]\n");
+                    "       [--no-naive] [--ground flat|hills|steps]\n");
     return 2;
 }
 
@@ -219,6 +223,7 @@ int main(int argc, char **argv)
     bool counts_given = false, gpu_timer = true, no_naive = false;
     frame_options options = {.shadows = true};
     const char *assets = MARIONETTE_SOURCE_DIR "/assets";
+    ground surface = {.kind = GROUND_FLAT};
     for (int a = 1; a < argc; ++a) {
         if (strcmp(argv[a], "--entities") == 0) {
             if (!counts_given)
@@ -256,6 +261,10 @@ int main(int argc, char **argv)
             gpu_timer = false;
         } else if (strcmp(argv[a], "--assets") == 0 && a + 1 < argc) {
             assets = argv[++a];
+        } else if (strcmp(argv[a], "--ground") == 0 && a + 1 < argc) {
+            surface.kind = ground_kind_from_name(argv[++a]);
+            if (surface.kind != GROUND_FLAT && surface.kind != GROUND_HILLS && surface.kind != GROUND_STEPS)
+                return usage();
         } else {
             return usage();
         }
@@ -285,6 +294,10 @@ int main(int argc, char **argv)
                                .no_gpu_timer = !gpu_timer},
                    &err)) {
         fprintf(stderr, "render_bench: %s\n", err.message);
+        return 1;
+    }
+    if (!ground_mesh_upload(&surface)) {
+        fprintf(stderr, "render_bench: the ground: %s\n", gfx_last_error());
         return 1;
     }
     /* The bodies dressed as the demo dresses them: their images read and decoded through the scene's way. */
@@ -325,8 +338,9 @@ int main(int argc, char **argv)
             e->clip = clips[(i * 7 + i / 3) % CLIP_COUNT];
             e->phase = 0.173f * (float)i;
             e->speed = 0.8f + 0.4f * (float)((i * 37) % 11) / 10.0f;
-            glm_translate_make(e->world, (vec3){1.5f * ((float)(i % side) - 0.5f * (float)(side - 1)), 0.0f,
-                                                1.5f * ((float)(i / side) - 0.5f * (float)(side - 1))});
+            float x = 1.5f * ((float)(i % side) - 0.5f * (float)(side - 1));
+            float z = 1.5f * ((float)(i / side) - 0.5f * (float)(side - 1));
+            glm_translate_make(e->world, (vec3){x, ground_at(&surface, x, z).height, z});
             glm_rotate_y(e->world, glm_rad((float)((i * 53) % 360)), e->world);
         }
         for (int mode = 0; mode < (no_naive ? 1 : 2); ++mode) {
