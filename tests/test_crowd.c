@@ -977,6 +977,9 @@ static void test_members_near_the_target_look_at_it(void)
     for (int i = 0; i < MEMBERS; ++i)
         still += animator_look_weight(crowd_animator(c, i)) > 0.0f;
     CHECK(still == 0);
+    crowd_destroy(c);
+}
+
 /* Every member spawns and walks on the hills: its feet at the ground's height after each update, body
  * upright; a ground set later stands the members already there on it at once. */
 static void test_members_stand_on_the_ground(void)

@@ -1454,6 +1454,10 @@ static void test_look_at(void)
     float behind = animator_look_weight(player_animator(d.player));
     printf("  camera behind again: player's weight %.2f\n", (double)behind);
     CHECK(behind == 0.0f);
+    CHECK(d.gl_error_frames == 0);
+    demo_finish(&d);
+}
+
 /* The ground: demo.ini's [world] ground at start, the ground key cycling flat -> hills -> steps, a reload
  * with another value switching to it (a bad one refused at its line): the player, the crowd and the camera
  * on its height, the HUD naming it, and steady frames on it allocating nothing. */

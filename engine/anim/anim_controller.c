@@ -1530,11 +1530,22 @@ bool anim_controller_layer(const anim_controller *controller, int channel, int i
     const anim_layer *layer = &c->layers[index];
     float weights[ANIM_CHANNEL_LAYERS];
     current_weights(c, weights);
+    /* A blend's lead clip and time from one look at its weights (the foot lock asks every step). */
+    const anim_clip *lead = layer->clip;
+    double time = 0.0;
+    if (layer->blend) {
+        float blend_weights[ANIM_BLEND_MAX_CLIPS];
+        anim_blend_weights(layer->blend, layer->point, blend_weights);
+        lead = layer->blend->clips[anim_blend_heaviest(layer->blend, blend_weights)];
+        time = layer_phase(layer) * anim_blend_duration(layer->blend, blend_weights);
+    } else if (!layer_is_snapshot(layer)) {
+        time = layer_time(layer);
+    }
     *out = (anim_layer_info){
-        .clip = layer_lead_clip(layer),
+        .clip = lead,
         .blend = layer->blend,
         .point = {layer->point[0], layer->point[1]},
-        .time = layer_is_snapshot(layer) ? 0.0 : layer_time(layer),
+        .time = time,
         .cycles = layer->cycles,
         .speed = layer->speed,
         .fade = layer->fade,
