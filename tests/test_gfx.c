@@ -254,6 +254,36 @@ static size_t count_differing_pixels(const uint8_t *a, const uint8_t *b, int *la
 
 /* ---- (1) GPU skinning against the CPU reference -------------------------------------------------------- */
 
+/* One part skinned by the GPU (captured) against the CPU's skinning of it: positions within 1e-4 of the
+ * model's height, normals within 1e-4, and the pose really moving the mesh (a capture of the bind pose
+ * would pass too). Frees the four arrays. `what` says which skinning and pose, for the printed line. */
+static void compare_skinning(const skin_mesh *s, bool captured, const diag *err, float (*cpu_positions)[3],
+                             float (*cpu_normals)[3], float (*gpu_positions)[3], float (*gpu_normals)[3],
+                             const char *what)
+{
+    CHECK(captured);
+    if (!captured)
+        fprintf(stderr, "%s: %s\n", err->file, err->message);
+    double largest = 0.0, largest_normal = 0.0, largest_moved = 0.0;
+    for (int v = 0; captured && v < s->vertex_count; ++v) {
+        for (int k = 0; k < 3; ++k) {
+            largest = fmax(largest, fabs((double)gpu_positions[v][k] - cpu_positions[v][k]));
+            largest_normal = fmax(largest_normal, fabs((double)gpu_normals[v][k] - cpu_normals[v][k]));
+            largest_moved = fmax(largest_moved, fabs((double)cpu_positions[v][k] - s->positions[v][k]));
+        }
+    }
+    printf("  GPU vs CPU %s: %d vertices, largest difference %.3g m (normals %.3g); the pose moves vertices up "
+           "to %.3g m from bind\n",
+           what, s->vertex_count, largest, largest_normal, largest_moved);
+    CHECK(largest <= 1e-4 * MODEL_HEIGHT);
+    CHECK(largest_normal <= 1e-4);
+    CHECK(largest_moved > 0.05);
+    free(cpu_positions);
+    free(cpu_normals);
+    free(gpu_positions);
+    free(gpu_normals);
+}
+
 static void check_skinning(const model *m, gfx_mesh mesh, const clip *c, float time)
 {
     joint_pose object[MAX_JOINTS];
@@ -270,28 +300,9 @@ static void check_skinning(const model *m, gfx_mesh mesh, const clip *c, float t
         diag err;
         bool captured = gfx_capture_skinning(mesh, part, (const mat4 *)palette, m->skeleton.joint_count,
                                              gpu_positions, gpu_normals, &err);
-        CHECK(captured);
-        if (!captured)
-            fprintf(stderr, "%s: %s\n", err.file, err.message);
-        double largest = 0.0, largest_normal = 0.0, largest_moved = 0.0;
-        for (int v = 0; captured && v < s->vertex_count; ++v) {
-            for (int k = 0; k < 3; ++k) {
-                largest = fmax(largest, fabs((double)gpu_positions[v][k] - cpu_positions[v][k]));
-                largest_normal = fmax(largest_normal, fabs((double)gpu_normals[v][k] - cpu_normals[v][k]));
-                largest_moved = fmax(largest_moved, fabs((double)cpu_positions[v][k] - s->positions[v][k]));
-            }
-        }
-        printf("  GPU vs CPU skinning at %.2f s: %d vertices, largest difference %.3g m (normals %.3g); "
-               "the pose moves vertices up to %.3g m from bind\n",
-               (double)time, s->vertex_count, largest, largest_normal, largest_moved);
-        CHECK(largest <= 1e-4 * MODEL_HEIGHT);
-        CHECK(largest_normal <= 1e-4);
-        /* A capture of the bind pose would pass too: the pose must really move the mesh. */
-        CHECK(largest_moved > 0.05);
-        free(cpu_positions);
-        free(cpu_normals);
-        free(gpu_positions);
-        free(gpu_normals);
+        char what[64];
+        snprintf(what, sizeof what, "skinning at %.2f s", (double)time);
+        compare_skinning(s, captured, &err, cpu_positions, cpu_normals, gpu_positions, gpu_normals, what);
     }
 }
 
@@ -2257,27 +2268,9 @@ static void check_dual_quaternion_skinning(const model *m, gfx_mesh mesh, const 
         diag err;
         bool captured = gfx_capture_dual_quaternion_skinning(mesh, part, palette, m->skeleton.joint_count,
                                                              gpu_positions, gpu_normals, &err);
-        CHECK(captured);
-        if (!captured)
-            fprintf(stderr, "%s: %s\n", err.file, err.message);
-        double largest = 0.0, largest_normal = 0.0, largest_moved = 0.0;
-        for (int v = 0; captured && v < s->vertex_count; ++v) {
-            for (int k = 0; k < 3; ++k) {
-                largest = fmax(largest, fabs((double)gpu_positions[v][k] - cpu_positions[v][k]));
-                largest_normal = fmax(largest_normal, fabs((double)gpu_normals[v][k] - cpu_normals[v][k]));
-                largest_moved = fmax(largest_moved, fabs((double)cpu_positions[v][k] - s->positions[v][k]));
-            }
-        }
-        printf("  GPU vs CPU dual-quaternion skinning, %s: %d vertices, largest difference %.3g m (normals %.3g); "
-               "the pose moves vertices up to %.3g m from bind\n",
-               label, s->vertex_count, largest, largest_normal, largest_moved);
-        CHECK(largest <= 1e-4 * MODEL_HEIGHT);
-        CHECK(largest_normal <= 1e-4);
-        CHECK(largest_moved > 0.05);
-        free(cpu_positions);
-        free(cpu_normals);
-        free(gpu_positions);
-        free(gpu_normals);
+        char what[96];
+        snprintf(what, sizeof what, "dual-quaternion skinning, %s", label);
+        compare_skinning(s, captured, &err, cpu_positions, cpu_normals, gpu_positions, gpu_normals, what);
     }
 }
 

@@ -10,6 +10,7 @@
 #include "heap_counter.h"
 #include "pose/pose.h"
 #include "pose/pose_aim.h"
+#include "pose_checks.h"
 
 enum { ROOT, HIPS, SPINE, CHEST, NECK, HEAD, NOSE, ARM, HAND, LEG, BODY_JOINTS };
 
@@ -74,15 +75,6 @@ static double miss_degrees(const pose_aim_chain *chain, const joint_pose *object
     glm_vec3_sub((float *)target, (float *)object[HEAD].position, to_target);
     glm_vec3_normalize(to_target);
     return acos(fmin(1.0, fmax(-1.0, (double)glm_vec3_dot(forward, to_target)))) / DEGREES;
-}
-
-static bool pose_finite(const joint_pose *pose, int count)
-{
-    for (int j = 0; j < count; ++j)
-        for (int k = 0; k < 4; ++k)
-            if (!isfinite(pose[j].rotation[k]) || (k < 3 && !isfinite(pose[j].position[k])))
-                return false;
-    return true;
 }
 
 static double distance3(const float a[3], const float b[3])

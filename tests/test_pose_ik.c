@@ -8,6 +8,7 @@
 #include "heap_counter.h"
 #include "pose/pose.h"
 #include "pose/pose_ik.h"
+#include "pose_checks.h"
 
 enum { LEG_JOINTS = 6, PELVIS = 0, HIP = 1, TWIST = 2, KNEE = 3, ANKLE = 4, TOE = 5 };
 
@@ -74,15 +75,6 @@ static double knee_angle(const joint_pose *object)
         ss += shin[k] * shin[k];
     }
     return acos(fmax(-1.0, fmin(1.0, dot / sqrt(tt * ss)))); /* 0: straight */
-}
-
-static bool pose_finite(const joint_pose *pose, int count)
-{
-    for (int j = 0; j < count; ++j)
-        for (int k = 0; k < 4; ++k)
-            if (!isfinite(pose[j].rotation[k]) || (k < 3 && !isfinite(pose[j].position[k])))
-                return false;
-    return true;
 }
 
 /* The object pose the stage leaves must be the one its local pose makes. */
