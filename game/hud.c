@@ -137,7 +137,16 @@ static void add_channel(hud_buffer *b, const anim_controller *controller, int ch
         anim_layer_info layer;
         if (!anim_controller_layer(controller, channel, k, &layer))
             continue;
-        add(b, "  %s %.2f", layer.clip ? layer.clip->name : "(held pose)", (double)layer.weight);
+        /* A blend shows its heaviest clip; an additive blend at its rest has none with weight: it adds nothing. */
+        float blend_weights[ANIM_BLEND_MAX_CLIPS];
+        int clips = anim_controller_layer_blend_weights(controller, channel, k, blend_weights);
+        bool resting = layer.blend && layer.blend->has_rest;
+        for (int i = 0; i < clips && resting; ++i)
+            resting = !(blend_weights[i] > 0.0f);
+        if (resting)
+            add(b, "  %s (rest) %.2f", layer.blend->name, (double)layer.weight);
+        else
+            add(b, "  %s %.2f", layer.clip ? layer.clip->name : "(held pose)", (double)layer.weight);
         if (layer.clip && layer.speed != 1.0f)
             add(b, " x%.2f", (double)layer.speed);
     }

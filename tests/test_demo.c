@@ -1582,6 +1582,10 @@ static void test_converted_characters_look_the_same(void)
         figures[run] = look();
         CHECK(platform_read_pixels(pictures[run]));
         CHECK(strcmp(player_state_name(d.player), "moving") == 0 && player_speed(d.player) > 1.0f);
+        /* Walking straight, the lean blend is at its rest: the HUD says so, not its first clip's name. */
+        char hud[4096];
+        demo_hud_text(hud, sizeof hud);
+        CHECK_STR_CONTAINS(hud, "lean (rest)");
         save_picture(run == 0 ? "demo_import_original.png" : "demo_import_converted.png");
         demo_finish(&d);
     }
