@@ -114,9 +114,8 @@ static walk_figures walk(const anim_character *character, const ground *g, float
         memcpy(placed, animated, sizeof animated[0] * s->joint_count);
         memcpy(plain, animated, sizeof animated[0] * s->joint_count);
         float shares[ANIM_FEET_MAX] = {0}, soon[ANIM_FEET_MAX] = {0};
-        anim_foot_lock_planted_shares(animator_controller(a), character->leg_count, shares);
         anim_foot_lock_planted_shares_ahead(animator_controller(a), character->leg_count, ANIM_FOOT_IK_FADE_SECONDS,
-                                            soon);
+                                            shares, soon);
         anim_foot_lock_input input = {
             .skeleton = s, .legs = character->legs, .leg_count = character->leg_count, .planted_shares = shares, .planted_soon = soon,
             .scale = character->scale, .axes = character->axes, .placement = placement, .ground = g, .dt = DT,

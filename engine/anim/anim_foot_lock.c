@@ -20,24 +20,40 @@ static bool planted_throughout(const anim_clip *entry, int foot)
 
 void anim_foot_lock_planted_shares(const anim_controller *controller, int foot_count, float *shares)
 {
-    anim_foot_lock_planted_shares_ahead(controller, foot_count, 0.0f, shares);
+    anim_foot_lock_planted_shares_ahead(controller, foot_count, 0.0f, shares, NULL);
+}
+
+/* Whether a clip of a blend plants a foot at a phase of the blend (a clip keeping its own time: at every
+ * frame). */
+static bool blend_clip_plants(const anim_clip *entry, bool in_phase, double phase, int foot)
+{
+    if (!in_phase)
+        return planted_throughout(entry, foot);
+    double time = phase * (entry->loop ? entry->clip->loop_duration : entry->clip->once_duration);
+    return anim_feet_planted_at(entry, entry->planted, foot, time);
 }
 
 void anim_foot_lock_planted_shares_ahead(const anim_controller *controller, int foot_count, float seconds,
-                                         float *shares)
+                                         float *shares, float *ahead)
 {
-    for (int f = 0; f < foot_count; ++f)
+    for (int f = 0; f < foot_count; ++f) {
         shares[f] = 0.0f;
+        if (ahead)
+            ahead[f] = 0.0f;
+    }
     int layers = anim_controller_layer_count(controller, ANIMATOR_BODY_CHANNEL);
     for (int k = 0; k < layers; ++k) {
         anim_layer_info layer;
         if (!anim_controller_layer(controller, ANIMATOR_BODY_CHANNEL, k, &layer) || !(layer.weight > 0.0f))
             continue;
-        double ahead = (double)seconds * (layer.speed > 0.0f ? layer.speed : 0.0f);
+        double later = (double)seconds * (layer.speed > 0.0f ? layer.speed : 0.0f);
         if (!layer.blend) {
-            for (int f = 0; f < foot_count && layer.clip; ++f)
-                if (anim_feet_planted_at(layer.clip, layer.clip->planted, f, layer.time + ahead))
+            for (int f = 0; f < foot_count && layer.clip; ++f) {
+                if (anim_feet_planted_at(layer.clip, layer.clip->planted, f, layer.time))
                     shares[f] += layer.weight;
+                if (ahead && anim_feet_planted_at(layer.clip, layer.clip->planted, f, layer.time + later))
+                    ahead[f] += layer.weight;
+            }
             continue;
         }
         float weights[ANIM_BLEND_MAX_CLIPS];
@@ -53,18 +69,21 @@ void anim_foot_lock_planted_shares_ahead(const anim_controller *controller, int 
                 paced += weights[i];
                 cycle += weights[i] * (entry->loop ? entry->clip->loop_duration : entry->clip->once_duration);
             }
-        double cycles = layer.cycles + (paced > 0.0f && cycle > 0.0 ? ahead * paced / cycle : 0.0);
-        double phase = cycles - floor(cycles);
+        double phase = layer.cycles - floor(layer.cycles);
+        double phase_later = layer.cycles + (paced > 0.0f && cycle > 0.0 ? later * paced / cycle : 0.0);
+        phase_later -= floor(phase_later);
         for (int i = 0; i < count; ++i) {
             bool in_phase = anim_blend_clip_in_phase(layer.blend, i);
             if (!(weights[i] > 0.0f) || (paced > 0.0f && !in_phase))
                 continue;
             const anim_clip *entry = layer.blend->clips[i];
-            double time = phase * (entry->loop ? entry->clip->loop_duration : entry->clip->once_duration);
             float share = layer.weight * weights[i] / (paced > 0.0f ? paced : 1.0f);
-            for (int f = 0; f < foot_count; ++f)
-                if (in_phase ? anim_feet_planted_at(entry, entry->planted, f, time) : planted_throughout(entry, f))
+            for (int f = 0; f < foot_count; ++f) {
+                if (blend_clip_plants(entry, in_phase, phase, f))
                     shares[f] += share;
+                if (ahead && blend_clip_plants(entry, in_phase, phase_later, f))
+                    ahead[f] += share;
+            }
         }
     }
 }

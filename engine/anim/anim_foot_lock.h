@@ -124,10 +124,11 @@ _Static_assert(sizeof(anim_foot_lock_state) == 44, "the foot lock's per-entity b
  * those carries weight, the share of its clips keeping their own time that plant it at every frame (an
  * idle). Snapshot layers count as lifted. */
 void anim_foot_lock_planted_shares(const anim_controller *controller, int foot_count, float *shares);
-/* The same `seconds` ahead: each layer's time moved on at its speed (a blend's phase at its clips' mean
- * cycle), for a placement that is to be at full strength when the foot lands. */
+/* The same, and into ahead (may be NULL) the same `seconds` later: each layer's time moved on at its speed
+ * (a blend's phase at its clips' mean cycle), for a placement that is to be at full strength when the foot
+ * lands. One pass over the layers for both. */
 void anim_foot_lock_planted_shares_ahead(const anim_controller *controller, int foot_count, float seconds,
-                                         float *shares);
+                                         float *shares, float *ahead);
 
 /* What the stage needs besides its state and the pose. */
 typedef struct anim_foot_lock_input {

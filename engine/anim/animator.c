@@ -638,10 +638,8 @@ bool animator_lock_feet(animator *animator, const anim_placement *placement, con
     const anim_character *character = animator->character;
     float shares[ANIM_FEET_MAX] = {0}, soon[ANIM_FEET_MAX] = {0};
     if (character->foot_lock.enabled || character->foot_lock.ik)
-        anim_foot_lock_planted_shares(animator->controller, character->leg_count, shares);
-    if (character->foot_lock.ik)
         anim_foot_lock_planted_shares_ahead(animator->controller, character->leg_count, ANIM_FOOT_IK_FADE_SECONDS,
-                                            soon);
+                                            shares, character->foot_lock.ik ? soon : NULL);
     anim_foot_lock_input input = {
         .skeleton = &character->model->skeleton,
         .legs = character->legs,
