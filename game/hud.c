@@ -155,8 +155,8 @@ void hud_text(const hud_view *v, char *buffer, size_t size)
     add_gpu(&b, &v->budget); /* under the CPU's figures */
     add(&b, "\n");
     if (v->player_layers) {
-        /* The look-at weight, the foot IK and the ground on the player's line: a line of their own would push the HUD
-         * further over the picture. */
+        /* The look-at weight, the foot IK and the ground on the player's line: a line of their own would
+         * push the HUD further over the picture. */
         add(&b, "player  %s  %.2f m/s  time x%.3g  look-at ", v->player_state, (double)v->player_speed,
             (double)v->time_scale);
         if (v->look_player)

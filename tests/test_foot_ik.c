@@ -1,14 +1,15 @@
 /* Foot placement (foot IK, anim_foot_lock.h): the shipped mannequin walked along slopes of 10 to 30 degrees
  * (up, down and across) and over stairs of 25 cm risers, the stage run on its poses as animator_lock_feet
  * runs it, the body standing on the ground under it as the game's mover puts it. Checked every step:
- *   - a planted foot (the body plants it and its placement is at full strength) has its ankle as far from
- *     the surface under it, along the normal, as the animation has it above flat ground, within 1 cm; on
- *     the slopes its toe too (on the stairs a toe may reach over a riser's edge);
- *   - each knee bends to the side the animation bends it (never past straight, never inverted);
+ *   - a planted foot (at least ANIM_FOOT_LOCK_PLANTED_SHARE of the body plants it) has its ankle as far
+ *     from the surface under it, along the normal, as the animation has it above flat ground, within 1 cm;
+ *     on the slopes its toe too (on the stairs a toe may reach over a riser's edge); the same measure
+ *     without the placement must be far off, so the check can fail;
+ *   - each knee bends to the side the animation bends it (straight at most, never inverted);
  *   - the pelvis (anim_foot_lock_pelvis: `hips`) is never raised above where the animation has it;
- *   - no pop: the placement's own correction (the pose with it less the pose without it, the lock on in
- *     both) changes by at most POP_BOUND a step for every joint, while feet plant and lift and while
- *     foot_ik is switched off and on again mid-walk;
+ *   - no pop: no joint of the legs or the pelvis moves further in a step than POP_FACTOR times the
+ *     fastest of them walking on flat ground, while feet plant and lift and while foot_ik is switched off
+ *     and on again mid-walk;
  *   - every number finite, and nothing allocated.
  * The worst figures are printed. */
 #include <math.h>
@@ -117,7 +118,8 @@ static walk_figures walk(const anim_character *character, const ground *g, float
         anim_foot_lock_planted_shares_ahead(animator_controller(a), character->leg_count, ANIM_FOOT_IK_FADE_SECONDS,
                                             shares, soon);
         anim_foot_lock_input input = {
-            .skeleton = s, .legs = character->legs, .leg_count = character->leg_count, .planted_shares = shares, .planted_soon = soon,
+            .skeleton = s, .legs = character->legs, .leg_count = character->leg_count, .planted_shares = shares,
+            .planted_soon = soon,
             .scale = character->scale, .axes = character->axes, .placement = placement, .ground = g, .dt = DT,
             .settings = character->foot_lock};
         input.settings.ik = !(step >= off_from && step < on_again);
@@ -181,8 +183,8 @@ static walk_figures walk(const anim_character *character, const ground *g, float
                 /* The same measure without the placement, to show it measures something. */
                 float unplaced[3];
                 to_world(character, &placement, plain[joints[i]].position, unplaced);
-                figures.worst_unplaced = fmaxf(figures.worst_unplaced,
-                                               fabsf(above_surface(g, unplaced) - (animated_world[1] - placement.position[1])));
+                float unplaced_error = above_surface(g, unplaced) - (animated_world[1] - placement.position[1]);
+                figures.worst_unplaced = fmaxf(figures.worst_unplaced, fabsf(unplaced_error));
             }
         }
     }
@@ -193,7 +195,8 @@ static walk_figures walk(const anim_character *character, const ground *g, float
 
 static bool figures_hold(const char *what, walk_figures f, float surface_bound)
 {
-    printf("  %-34s planted %3d steps: ankle within %.3f mm, toe %.3f mm (%.0f mm unplaced); fastest joint %.1f mm a step (flat "
+    printf("  %-34s planted %3d steps: ankle within %.3f mm, toe %.3f mm (%.0f mm unplaced); fastest joint "
+           "%.1f mm a step (flat "
            "%.1f); pelvis raised %.3f mm; %d inverted knees (%d straight), %d non-finite\n",
            what, f.planted_steps, f.worst_ankle * 1000.0f, f.worst_toe * 1000.0f, f.worst_unplaced * 1000.0f,
            f.fastest * 1000.0f,

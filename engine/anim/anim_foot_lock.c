@@ -236,8 +236,11 @@ static void tilt_rotation(const float up[3], const float normal[3], float streng
     float cross[3] = {up[1] * normal[2] - up[2] * normal[1], up[2] * normal[0] - up[0] * normal[2],
                       up[0] * normal[1] - up[1] * normal[0]};
     float dot = up[0] * normal[0] + up[1] * normal[1] + up[2] * normal[2];
-    /* the half-way quaternion (1 + dot, cross) normalized is the arc; nlerp from none by strength */
-    float q[4] = {strength * cross[0], strength * cross[1], strength * cross[2], (1.0f - strength) * 2.0f + strength * (1.0f + dot)};
+    /* (cross, 1 + dot) normalized is the arc (a unit quaternion, half its angle); from none, (0, 0, 0, 2)
+     * of about the same length, it is taken by strength and normalized (nlerp): continuous, and the whole
+     * arc at 1. */
+    float q[4] = {strength * cross[0], strength * cross[1], strength * cross[2],
+                  (1.0f - strength) * 2.0f + strength * (1.0f + dot)};
     float length = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     if (!(length > 0.0f))
         return;

@@ -44,8 +44,9 @@
  * is 4 bytes of state; with it the stage keeps 44 bytes an entity.
  * Where: the stage runs after the animation step and after the game has moved the entity for that step,
  * since it needs where the entity stands now (anim_placement, the mover's position and heading) to hold a
- * foot in the world. It is a pure function of its inputs and a small caller-owned state (20 bytes a foot and the pelvis's 4),
- * so the animator keeps it per entity (animator_lock_feet) and the same code serves md5tool feet and tests.
+ * foot in the world. It is a pure function of its inputs and a small caller-owned state (20 bytes a foot
+ * and the pelvis's 4), so the animator keeps it per entity (animator_lock_feet) and the same code serves
+ * md5tool feet and tests.
  * Knows nothing of ini files, the state machine, the game's mover, SDL or GL. */
 #ifndef MARIONETTE_ANIM_FOOT_LOCK_H
 #define MARIONETTE_ANIM_FOOT_LOCK_H
@@ -148,7 +149,8 @@ typedef struct anim_foot_lock_input {
 /* The pelvis joint by the rule above: -1 with no legs or legs out of range. */
 int anim_foot_lock_pelvis(const skeleton *skeleton, const pose_ik_chain *legs, int leg_count);
 
-/* Lock, hold and release each foot, and place it on the ground (settings.ik), correcting object (the pose made this step, file space) in place. Call
+/* Lock, hold and release each foot, and place it on the ground (settings.ik), correcting object (the pose
+ * made this step, file space) in place. Call
  * once per animation step, after it. A disabled lock clears its part of the state. False (nothing
  * changed) on misuse: NULL pointers, leg_count out of range, a non-finite placement or dt < 0. Placement
  * off with nothing left to fade, and the lock off, change nothing. Allocates nothing. */
