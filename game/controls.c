@@ -40,6 +40,7 @@ static const action_info action_infos[GAME_ACTION_COUNT] = {
     [GAME_ACTION_NORMALS] = {"normals", "Normals", {"F4"}},
     [GAME_ACTION_LEVELS] = {"levels", "Level colours", {"F7"}},
     [GAME_ACTION_LOOK_AT] = {"look_at", "Look-at view", {"T"}},
+    [GAME_ACTION_FOOT_IK] = {"foot_ik", "Foot IK view", {"I"}},
     [GAME_ACTION_STATE_MACHINE] = {"state_machine", "State machine", {"F6"}},
     [GAME_ACTION_SKINNING] = {"skinning", "GPU/CPU skinning", {"G"}},
     [GAME_ACTION_SKIN_BLEND] = {"skin_blend", "Linear/dual-quaternion skinning", {"B"}},

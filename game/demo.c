@@ -167,6 +167,7 @@ static bool set_ground(demo *d, ground_kind kind)
     player_set_ground(d->player, &d->ground);
     crowd_set_ground(d->crowd, &d->ground);
     d->camera.ground = &d->ground;
+    d->views.ground = &d->ground;
     return drawn;
 }
 
@@ -478,6 +479,8 @@ static void apply_actions(demo *d)
         d->views.skeleton = !d->views.skeleton;
     if (pressed(d, GAME_ACTION_LOOK_AT))
         d->views.look_at = !d->views.look_at;
+    if (pressed(d, GAME_ACTION_FOOT_IK))
+        d->views.foot_ik = !d->views.foot_ik;
     if (pressed(d, GAME_ACTION_BOUNDS))
         d->views.bounds = !d->views.bounds;
     if (pressed(d, GAME_ACTION_LEVELS))
@@ -822,6 +825,9 @@ void demo_hud_view(const demo *d, hud_view *view)
         .bounds = d->views.bounds,
         .normals = d->views.normals,
         .look_at = d->views.look_at,
+        .foot_ik = d->views.foot_ik,
+        .foot_ik_on = d->player && animator_character(player_animator(d->player))->foot_lock.ik,
+        .pelvis_drop = d->player ? animator_foot_lock(player_animator(d->player))->pelvis_drop : 0.0f,
         .look_player = d->player && d->settings.look.player,
         .look_weight = d->player ? animator_look_weight(player_animator(d->player)) : 0.0f,
         .look_crowd_distance = d->settings.look.crowd_distance,

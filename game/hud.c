@@ -164,8 +164,8 @@ void hud_text(const hud_view *v, char *buffer, size_t size)
     add_gpu(&b, &v->budget); /* under the CPU's figures */
     add(&b, "\n");
     if (v->player_layers) {
-        /* The look-at weight and the ground on the player's line: a line of their own would push the HUD
-         * further over the picture. */
+        /* The look-at weight, the foot IK and the ground on the player's line: a line of their own would
+         * push the HUD further over the picture. */
         add(&b, "player  %s  %.2f m/s  time x%.3g  look-at ", v->player_state, (double)v->player_speed,
             (double)v->time_scale);
         if (v->look_player)
@@ -174,6 +174,10 @@ void hud_text(const hud_view *v, char *buffer, size_t size)
             add(&b, "off");
         if (v->look_crowd_distance > 0.0f)
             add(&b, " (crowd %.3g m)", (double)v->look_crowd_distance);
+        if (v->foot_ik_on)
+            add(&b, "  foot IK pelvis -%.0f cm", (double)(v->pelvis_drop * 100.0f));
+        else
+            add(&b, "  foot IK off");
         add(&b, "%s%s%s\n", v->ground ? "  ground " : "", v->ground ? v->ground : "",
             v->paused ? "  PAUSED (P resume, . step)" : "");
         for (int channel = 0; channel < ANIM_CHANNEL_COUNT; ++channel)
@@ -197,9 +201,9 @@ void hud_text(const hud_view *v, char *buffer, size_t size)
     add(&b, "\n");
     add(&b, "draw  %d calls  %d drawn  %d culled  ", v->draw_calls, v->drawn, v->culled);
     add_triangles(&b, &v->budget);
-    add(&b, "  %s skinning%s%s%s%s%s%s\n", v->cpu_skinning ? "CPU" : "GPU", v->skin_blend ? ", blend " : "",
+    add(&b, "  %s skinning%s%s%s%s%s%s%s\n", v->cpu_skinning ? "CPU" : "GPU", v->skin_blend ? ", blend " : "",
         v->skin_blend ? v->skin_blend : "", v->skeleton ? "  skeleton" : "", v->bounds ? "  bounds" : "",
-        v->normals ? "  normals" : "", v->look_at ? "  look-at" : "");
+        v->normals ? "  normals" : "", v->look_at ? "  look-at" : "", v->foot_ik ? "  foot-IK" : "");
     if (v->bounds)
         add(&b, "bounds  bright box: this pose's skinned mesh  dim box: culling margin (clip bounds + skin reach)\n");
     if (v->status && v->status[0])

@@ -63,6 +63,9 @@ typedef struct hud_view {
     bool cpu_skinning, skeleton, bounds, normals;
     const char *skin_blend;               /* how characters are skinned (scene_skinning_name); NULL: not shown */
     bool look_at;                         /* the look-at view */
+    bool foot_ik;                         /* the foot IK view */
+    bool foot_ik_on;                      /* the player's character places its feet (characters.ini foot_ik) */
+    float pelvis_drop;                    /* metres its pelvis is lowered now; on the player's line */
     bool look_player;                     /* the player looks at the camera (demo.ini [look]); on its line */
     float look_weight;                    /* how far it turns to it now, 0..1 */
     float look_crowd_distance;            /* metres; 0: the crowd does not look */

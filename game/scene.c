@@ -20,6 +20,10 @@ static const float SCENE_CULLING_BOX_COLOR[4] = {0.55f, 0.5f, 0.35f, 0.45f};
 static const float SCENE_LOOK_TARGET_COLOR[4] = {1.0f, 0.6f, 0.1f, 1.0f};
 #define SCENE_LOOK_FACING_METRES 0.4f
 #define SCENE_LOOK_CROSS_METRES 0.06f
+/* The foot IK view's: the held feet's contacts, the normal's length, the pelvis's drop. */
+static const float SCENE_FOOT_CONTACT_COLOR[4] = {1.0f, 0.9f, 0.1f, 1.0f};
+static const float SCENE_PELVIS_DROP_COLOR[4] = {1.0f, 0.2f, 0.9f, 1.0f};
+#define SCENE_FOOT_NORMAL_METRES 0.15f
 
 static int scene_model_index(const scene *s, const model *m)
 {
@@ -325,6 +329,49 @@ static void scene_draw_look(const animator *animator, mat4 placement)
     }
 }
 
+/* The foot IK view: for each foot, a line from the ankle down to the ground under it and the ground's normal
+ * there (green, brighter with the placement's strength; grey while the foot swings unplaced), a yellow cross
+ * on the ground where a held foot is held (its contact), and a magenta line up from the pelvis as long as
+ * it is lowered. */
+static void scene_draw_feet(const animator *animator, mat4 placement, const ground *ground)
+{
+    const anim_character *character = animator_character(animator);
+    const anim_foot_lock_state *state = animator_foot_lock(animator);
+    const joint_pose *object = anim_controller_object_pose(animator_controller(animator));
+    if (!state || !object)
+        return;
+    for (int f = 0; f < character->leg_count; ++f) {
+        const anim_foot_lock_foot *foot = &state->feet[f];
+        vec3 ankle;
+        look_object_to_world(character, placement, object[character->legs[f].ankle].position, ankle);
+        ground_sample under = ground_at(ground, ankle[0], ankle[2]);
+        vec3 on_ground = {ankle[0], under.height, ankle[2]}, along_normal;
+        glm_vec3_scale(under.normal, SCENE_FOOT_NORMAL_METRES, along_normal);
+        glm_vec3_add(on_ground, along_normal, along_normal);
+        float strength = foot->ik;
+        vec4 color = {0.5f - 0.4f * strength, 0.5f + 0.5f * strength, 0.5f - 0.3f * strength, 1.0f};
+        gfx_debug_line(ankle, on_ground, color);
+        gfx_debug_line(on_ground, along_normal, color);
+        if (!foot->held)
+            continue;
+        float height = ground_at(ground, foot->at[0], foot->at[1]).height;
+        for (int axis = 0; axis < 3; axis += 2) {
+            vec3 from = {foot->at[0], height, foot->at[1]}, to = {foot->at[0], height, foot->at[1]};
+            from[axis] -= SCENE_LOOK_CROSS_METRES;
+            to[axis] += SCENE_LOOK_CROSS_METRES;
+            gfx_debug_line(from, to, (float *)SCENE_FOOT_CONTACT_COLOR);
+        }
+    }
+    int pelvis = anim_foot_lock_pelvis(&character->model->skeleton, character->legs, character->leg_count);
+    if (pelvis >= 0 && state->pelvis_drop > 0.0f) {
+        vec3 hips, raised;
+        look_object_to_world(character, placement, object[pelvis].position, hips);
+        glm_vec3_copy(hips, raised);
+        raised[1] += state->pelvis_drop;
+        gfx_debug_line(hips, raised, (float *)SCENE_PELVIS_DROP_COLOR);
+    }
+}
+
 /* Queue one entity with gfx and say where its palette goes, matrices or dual quaternions as the scene
  * skins its character (an empty slot when culled); its object pose in *object. false when it cannot be
  * drawn (no mesh for its body, no pose) or gfx refused it. */
@@ -359,6 +406,8 @@ static bool scene_queue(scene *s, const animator *animator, mat4 world, const sc
         gfx_debug_skeleton(instance.world, skeleton, *object, (float *)SCENE_SKELETON_COLOR);
     if (views && views->look_at)
         scene_draw_look(animator, world);
+    if (views && views->foot_ik)
+        scene_draw_feet(animator, world, views->ground);
     if (views && views->bounds) {
         /* Dim, the culling box: loose by design (clip bounds grown by the skin reach), it must never cut
          * a limb off. Bright, the box of this pose's skinned mesh. */

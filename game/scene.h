@@ -32,6 +32,8 @@ typedef struct scene_views {
     bool cpu_skinning;  /* G: the CPU reference path instead of the vertex shader */
     bool lod_colors;    /* F7: each character tinted by its level of detail */
     bool look_at;       /* T: each looking head's facing line and what it looks at */
+    bool foot_ik;       /* I: held feet's contacts, the feet's targets on the ground, the pelvis's drop */
+    const ground *ground; /* what the feet stand on, for the foot IK view (NULL: flat) */
 } scene_views;
 
 /* How every character is skinned: each as characters.ini says, or all one way (the demo's skin_blend key). */

@@ -158,7 +158,7 @@ static void test_defaults_bind_what_the_issue_says(void)
         {PLATFORM_KEY_C, GAME_ACTION_CROWD_SPAWN},    {PLATFORM_KEY_X, GAME_ACTION_CROWD_CLEAR},
         {PLATFORM_KEY_F12, GAME_ACTION_SCREENSHOT},   {PLATFORM_KEY_ESCAPE, GAME_ACTION_QUIT},
         {PLATFORM_KEY_B, GAME_ACTION_SKIN_BLEND},
-        {PLATFORM_KEY_U, GAME_ACTION_GROUND},
+        {PLATFORM_KEY_U, GAME_ACTION_GROUND},         {PLATFORM_KEY_I, GAME_ACTION_FOOT_IK},
     };
     int expected_count = (int)(sizeof expected / sizeof expected[0]);
     for (int i = 0; i < expected_count; ++i)

@@ -368,28 +368,30 @@ static void test_skinning_key(void)
     cache_destroy(cache);
 }
 
-/* The foot lock's keys (characters.ini foot_lock, foot_lock_release, foot_lock_reach): each mistake at its
- * line with its range; given, they reach the character; left out, the lock is on with its defaults. */
+/* The foot lock's keys (characters.ini foot_lock, foot_lock_release, foot_lock_reach, foot_ik): each mistake
+ * at its line with its range; given, they reach the character; left out, the lock is on with its defaults
+ * and foot IK off. */
 static void test_foot_lock_keys(void)
 {
     cache *cache = cache_create();
     char path[600];
     diag_list errors = {0};
-    /* Lines: 1 [a] .. 4, 5 foot_lock; 6 [b] .. 9, 10 release; 11 [c] .. 14, 15 reach, 16 release. */
+    /* Lines: 1 [a] .. 4, 5 foot_lock; 6 [b] .. 9, 10 release; 11 [c] .. 14, 15 reach, 16 release, 17 ik. */
     anim_config *config = load_text(CHARACTER("a") "foot_lock = yes\n" CHARACTER("b") "foot_lock_release = 2\n"
-                                    CHARACTER("c") "foot_lock_reach = 0\nfoot_lock_release = nan\n",
+                                    CHARACTER("c") "foot_lock_reach = 0\nfoot_lock_release = nan\nfoot_ik = maybe\n",
                                     cache, &errors, path, sizeof path);
     test_print_diags(&errors);
     CHECK(config == NULL);
-    CHECK(errors.count == 4);
+    CHECK(errors.count == 5);
     check_message(&errors, 0, path, 5, "'foot_lock' must be true or false, not 'yes'");
     check_message(&errors, 1, path, 10, "'foot_lock_release' must be 0.01 to 1, not 2");
     check_message(&errors, 2, path, 15, "'foot_lock_reach' must be 0.01 to 2, not 0");
     check_message(&errors, 3, path, 16, "'foot_lock_release' must be a number, not 'nan'");
+    check_message(&errors, 4, path, 17, "'foot_ik' must be true or false, not 'maybe'");
     anim_config_free(config);
     diag_list_clear(&errors);
 
-    config = load_text(CHARACTER("plain") CHARACTER("off") "foot_lock = false\n" CHARACTER("tuned")
+    config = load_text(CHARACTER("plain") CHARACTER("off") "foot_lock = false\nfoot_ik = true\n" CHARACTER("tuned")
                        "foot_lock_release = 0.3\nfoot_lock_reach = 0.5\n",
                        cache, &errors, path, sizeof path);
     test_print_diags(&errors);
@@ -401,7 +403,8 @@ static void test_foot_lock_keys(void)
     if (plain && off && tuned) {
         CHECK(plain->foot_lock.enabled && plain->foot_lock.release_seconds == ANIM_FOOT_LOCK_RELEASE_DEFAULT &&
               plain->foot_lock.reach == ANIM_FOOT_LOCK_REACH_DEFAULT);
-        CHECK(!off->foot_lock.enabled);
+        CHECK(!plain->foot_lock.ik && !tuned->foot_lock.ik);
+        CHECK(!off->foot_lock.enabled && off->foot_lock.ik);
         CHECK(tuned->foot_lock.enabled && tuned->foot_lock.release_seconds == 0.3f && tuned->foot_lock.reach == 0.5f);
     }
     anim_config_free(config);

@@ -45,8 +45,9 @@ static void test_updates_never_allocate(void)
     long before = heap_calls;
     animator_update_result result;
     int transitions = 0, events = 0, strafing_waves = 0, flinches = 0, leaning_steps = 0, locked_steps = 0;
-    int looking_steps = 0, fading_steps = 0;
+    int looking_steps = 0, fading_steps = 0, placed_steps = 0, lowered_steps = 0;
     float walked[ENTITIES] = {0};
+    const ground stairs = {.kind = GROUND_STEPS, .steps = {.rise = 0.25f}};
     for (int step = 0; step < 60 * 24 && entities[ENTITIES - 1]; ++step) {
         double time = step / 60.0;
         for (int e = 0; e < ENTITIES; ++e) {
@@ -84,8 +85,13 @@ static void test_updates_never_allocate(void)
             fading_steps += weight > 0.0f && weight < 1.0f;
             /* Walked at the speed along +X, with a teleport half-way. */
             walked[e] += speed / 60.0f + (step == 60 * 12 ? 10.0f : 0.0f);
-            anim_placement placement = {.position = {walked[e], 0.0f, 0.0f}, .heading = 0.0f};
-            CHECK(animator_lock_feet(a, &placement, NULL, 1.0f / 60.0f));
+            /* On stairs, so the feet are placed (foot_ik) and the pelvis lowered every step. */
+            anim_placement placement = {.position = {walked[e], ground_at(&stairs, walked[e], 0.0f).height, 0.0f},
+                                        .heading = 0.0f};
+            CHECK(animator_lock_feet(a, &placement, &stairs, 1.0f / 60.0f));
+            const anim_foot_lock_state *placing = animator_foot_lock(a);
+            placed_steps += placing->feet[0].ik > 0.0f || placing->feet[1].ik > 0.0f;
+            lowered_steps += placing->pelvis_drop > 0.0f;
             const anim_foot_lock_state *lock = animator_foot_lock(a);
             locked_steps += lock->feet[0].held || lock->feet[1].held;
             transitions += result.decision.fired;
@@ -115,8 +121,10 @@ static void test_updates_never_allocate(void)
     CHECK(events > 20);
     printf("  %d steps looking, %d fading\n", looking_steps, fading_steps);
     CHECK(looking_steps > 60 * 10 && fading_steps > 60);
-    printf("  %d steps with a foot locked\n", locked_steps);
+    printf("  %d steps with a foot locked, %d placed, %d with the pelvis lowered\n", locked_steps, placed_steps,
+           lowered_steps);
     CHECK(locked_steps > 60 * 10);
+    CHECK(placed_steps > 60 * 10 && lowered_steps > 60);
 
     free(palette);
     free(dual_quaternions);

@@ -20,38 +20,70 @@ static bool planted_throughout(const anim_clip *entry, int foot)
 
 void anim_foot_lock_planted_shares(const anim_controller *controller, int foot_count, float *shares)
 {
-    for (int f = 0; f < foot_count; ++f)
+    anim_foot_lock_planted_shares_ahead(controller, foot_count, 0.0f, shares, NULL);
+}
+
+/* Whether a clip of a blend plants a foot at a phase of the blend (a clip keeping its own time: at every
+ * frame). */
+static bool blend_clip_plants(const anim_clip *entry, bool in_phase, double phase, int foot)
+{
+    if (!in_phase)
+        return planted_throughout(entry, foot);
+    double time = phase * (entry->loop ? entry->clip->loop_duration : entry->clip->once_duration);
+    return anim_feet_planted_at(entry, entry->planted, foot, time);
+}
+
+void anim_foot_lock_planted_shares_ahead(const anim_controller *controller, int foot_count, float seconds,
+                                         float *shares, float *ahead)
+{
+    for (int f = 0; f < foot_count; ++f) {
         shares[f] = 0.0f;
+        if (ahead)
+            ahead[f] = 0.0f;
+    }
     int layers = anim_controller_layer_count(controller, ANIMATOR_BODY_CHANNEL);
     for (int k = 0; k < layers; ++k) {
         anim_layer_info layer;
         if (!anim_controller_layer(controller, ANIMATOR_BODY_CHANNEL, k, &layer) || !(layer.weight > 0.0f))
             continue;
+        double later = (double)seconds * (layer.speed > 0.0f ? layer.speed : 0.0f);
         if (!layer.blend) {
-            for (int f = 0; f < foot_count && layer.clip; ++f)
+            for (int f = 0; f < foot_count && layer.clip; ++f) {
                 if (anim_feet_planted_at(layer.clip, layer.clip->planted, f, layer.time))
                     shares[f] += layer.weight;
+                if (ahead && anim_feet_planted_at(layer.clip, layer.clip->planted, f, layer.time + later))
+                    ahead[f] += layer.weight;
+            }
             continue;
         }
         float weights[ANIM_BLEND_MAX_CLIPS];
         int count = anim_controller_layer_blend_weights(controller, ANIMATOR_BODY_CHANNEL, k, weights);
-        double phase = layer.cycles - floor(layer.cycles);
         /* The clips in phase set the pace: while they carry weight, the others (an idle keeping its own
-         * time) stand still under a body that moves, and do not count. */
+         * time) stand still under a body that moves, and do not count. Looking ahead, the phase moves on at
+         * the weighted mean of their cycles' lengths. */
         float paced = 0.0f;
+        double cycle = 0.0;
         for (int i = 0; i < count; ++i)
-            if (anim_blend_clip_in_phase(layer.blend, i) && weights[i] > 0.0f)
+            if (anim_blend_clip_in_phase(layer.blend, i) && weights[i] > 0.0f) {
+                const anim_clip *entry = layer.blend->clips[i];
                 paced += weights[i];
+                cycle += weights[i] * (entry->loop ? entry->clip->loop_duration : entry->clip->once_duration);
+            }
+        double phase = layer.cycles - floor(layer.cycles);
+        double phase_later = layer.cycles + (paced > 0.0f && cycle > 0.0 ? later * paced / cycle : 0.0);
+        phase_later -= floor(phase_later);
         for (int i = 0; i < count; ++i) {
             bool in_phase = anim_blend_clip_in_phase(layer.blend, i);
             if (!(weights[i] > 0.0f) || (paced > 0.0f && !in_phase))
                 continue;
             const anim_clip *entry = layer.blend->clips[i];
-            double time = phase * (entry->loop ? entry->clip->loop_duration : entry->clip->once_duration);
             float share = layer.weight * weights[i] / (paced > 0.0f ? paced : 1.0f);
-            for (int f = 0; f < foot_count; ++f)
-                if (in_phase ? anim_feet_planted_at(entry, entry->planted, f, time) : planted_throughout(entry, f))
+            for (int f = 0; f < foot_count; ++f) {
+                if (blend_clip_plants(entry, in_phase, phase, f))
                     shares[f] += share;
+                if (ahead && blend_clip_plants(entry, in_phase, phase_later, f))
+                    ahead[f] += share;
+            }
         }
     }
 }
@@ -148,41 +180,222 @@ static void foot_step(const anim_foot_lock_input *input, float share, const floa
     }
 }
 
+int anim_foot_lock_pelvis(const skeleton *skeleton, const pose_ik_chain *legs, int leg_count)
+{
+    if (!skeleton || !legs || leg_count <= 0 || leg_count > ANIM_FEET_MAX)
+        return -1;
+    for (int f = 0; f < leg_count; ++f)
+        if (legs[f].hip < 0 || legs[f].hip >= skeleton->joint_count)
+            return -1;
+    if (leg_count == 1)
+        return skeleton->parents[legs[0].hip] >= 0 ? skeleton->parents[legs[0].hip] : legs[0].hip;
+    /* The deepest common ancestor of the hips: walk the deeper (higher index, as parents come first) up. */
+    int a = legs[0].hip, b = legs[1].hip;
+    while (a != b && a >= 0 && b >= 0) {
+        if (a > b)
+            a = skeleton->parents[a];
+        else
+            b = skeleton->parents[b];
+    }
+    return a == b ? a : -1;
+}
+
+/* Whether joint descends from (or is) ancestor; parents come before their children. */
+static bool in_branch(const int *parents, int joint, int ancestor)
+{
+    while (joint > ancestor)
+        joint = parents[joint];
+    return joint == ancestor;
+}
+
+/* Leg length in metres, from the pose's hip, knee and ankle. */
+static float leg_length(const joint_pose *object, const pose_ik_chain *leg, float scale)
+{
+    float thigh = 0.0f, shin = 0.0f;
+    for (int k = 0; k < 3; ++k) {
+        float a = object[leg->knee].position[k] - object[leg->hip].position[k];
+        float b = object[leg->ankle].position[k] - object[leg->knee].position[k];
+        thigh += a * a;
+        shin += b * b;
+    }
+    return (sqrtf(thigh) + sqrtf(shin)) * scale;
+}
+
+/* A world direction in file axes (no translation, no scale). */
+static void direction_to_file(const anim_foot_lock_input *input, heading_turn turn, const float world[3],
+                              float file[3])
+{
+    float c = turn.c, s = turn.s;
+    float canonical[3] = {c * world[0] - s * world[2], -(s * world[0] + c * world[2]), world[1]};
+    anim_axes_from_canonical(&input->axes, canonical, file);
+}
+
+/* rotation turned by strength of the shortest arc from up to normal (both file axes), in place. */
+static void tilt_rotation(const float up[3], const float normal[3], float strength, float rotation[4])
+{
+    float cross[3] = {up[1] * normal[2] - up[2] * normal[1], up[2] * normal[0] - up[0] * normal[2],
+                      up[0] * normal[1] - up[1] * normal[0]};
+    float dot = up[0] * normal[0] + up[1] * normal[1] + up[2] * normal[2];
+    /* (cross, 1 + dot) normalized is the arc (a unit quaternion, half its angle); from none, (0, 0, 0, 2)
+     * of about the same length, it is taken by strength and normalized (nlerp): continuous, and the whole
+     * arc at 1. */
+    float q[4] = {strength * cross[0], strength * cross[1], strength * cross[2],
+                  (1.0f - strength) * 2.0f + strength * (1.0f + dot)};
+    float length = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    if (!(length > 0.0f))
+        return;
+    for (int k = 0; k < 4; ++k)
+        q[k] /= length;
+    const float *r = rotation;
+    float out[4] = {q[3] * r[0] + q[0] * r[3] + q[1] * r[2] - q[2] * r[1],
+                    q[3] * r[1] - q[0] * r[2] + q[1] * r[3] + q[2] * r[0],
+                    q[3] * r[2] + q[0] * r[1] - q[1] * r[0] + q[2] * r[3],
+                    q[3] * r[3] - q[0] * r[0] - q[1] * r[1] - q[2] * r[2]};
+    memcpy(rotation, out, sizeof out);
+}
+
+/* One foot's plan for this step, in the world. */
+typedef struct foot_plan {
+    float animated[3]; /* the ankle as animated, before the pelvis drops */
+    float target[3];   /* where the lock puts it (the pelvis's drop not counted) */
+    float placed_y;    /* the height the placement puts it at */
+    float placed;      /* smoothstep of the placement's strength */
+    float lock;        /* smoothstep of the lock's weight */
+    float normal[3];   /* the ground's under the target */
+} foot_plan;
+
 bool anim_foot_lock_apply(const anim_foot_lock_input *input, anim_foot_lock_state *state, joint_pose *object)
 {
     if (!input || !state || !object || !input_valid(input))
         return false;
-    if (!input->settings.enabled || !(input->settings.release_seconds > 0.0f) || !(input->settings.reach > 0.0f)) {
-        *state = (anim_foot_lock_state){0};
+    const anim_foot_lock_settings *settings = &input->settings;
+    bool lock_on = settings->enabled && settings->release_seconds > 0.0f && settings->reach > 0.0f;
+    if (!lock_on)
+        for (int f = 0; f < ANIM_FEET_MAX; ++f) {
+            float ik = state->feet[f].ik;
+            state->feet[f] = (anim_foot_lock_foot){.ik = ik};
+        }
+    bool placing = settings->ik || state->pelvis_drop > 0.0f;
+    for (int f = 0; f < ANIM_FEET_MAX; ++f)
+        placing |= state->feet[f].ik > 0.0f;
+    if (!lock_on && !placing)
         return true;
-    }
     const skeleton *s = input->skeleton;
     heading_turn turn = {cosf(input->placement.heading), sinf(input->placement.heading)};
+    float scale = input->scale > 0.0f ? input->scale : 1.0f;
+    foot_plan plans[ANIM_FEET_MAX];
+    bool valid[ANIM_FEET_MAX] = {false};
     for (int f = 0; f < input->leg_count; ++f) {
         const pose_ik_chain *leg = &input->legs[f];
         if (leg->ankle < 0 || leg->ankle >= s->joint_count)
             continue;
+        valid[f] = true;
         anim_foot_lock_foot *foot = &state->feet[f];
-        float animated[3];
-        file_to_world(input, turn, object[leg->ankle].position, animated);
-        foot_step(input, input->planted_shares[f], animated, foot);
-        if (!(foot->weight > 0.0f))
-            continue;
+        foot_plan *plan = &plans[f];
+        file_to_world(input, turn, object[leg->ankle].position, plan->animated);
+        if (lock_on)
+            foot_step(input, input->planted_shares[f], plan->animated, foot);
+        bool planted = input->planted_shares[f] >= ANIM_FOOT_LOCK_PLANTED_SHARE ||
+                       (input->planted_soon && input->planted_soon[f] >= ANIM_FOOT_LOCK_PLANTED_SHARE);
+        float step = input->dt / ANIM_FOOT_IK_FADE_SECONDS;
+        foot->ik = settings->ik && planted ? fminf(1.0f, foot->ik + step) : fmaxf(0.0f, foot->ik - step);
+        plan->lock = foot->weight > 0.0f ? smoothstep(foot->weight) : 0.0f;
+        plan->placed = smoothstep(foot->ik);
+        const float *a = plan->animated;
         /* Held at the lock point, as high above the ground there as the animated ankle is above the ground
          * under it. */
-        ground_sample under_lock = ground_at(input->ground, foot->at[0], foot->at[1]);
-        ground_sample under_ankle = ground_at(input->ground, animated[0], animated[2]);
-        float target_world[3] = {foot->at[0], animated[1] + under_lock.height - under_ankle.height, foot->at[1]};
+        plan->target[0] = a[0] + plan->lock * (foot->at[0] - a[0]);
+        plan->target[2] = a[2] + plan->lock * (foot->at[1] - a[2]);
+        plan->target[1] = a[1];
+        if (plan->lock > 0.0f) {
+            ground_sample under_lock = ground_at(input->ground, foot->at[0], foot->at[1]);
+            ground_sample under_ankle = ground_at(input->ground, a[0], a[2]);
+            plan->target[1] += plan->lock * (under_lock.height - under_ankle.height);
+        }
+        plan->normal[0] = 0.0f, plan->normal[1] = 1.0f, plan->normal[2] = 0.0f;
+        if (plan->placed > 0.0f) {
+            /* On the ground under the foot, as far from it along its normal as the animation has it above
+             * flat ground. */
+            ground_sample under = ground_at(input->ground, plan->target[0], plan->target[2]);
+            memcpy(plan->normal, under.normal, sizeof plan->normal);
+            plan->placed_y = under.height + (a[1] - input->placement.position[1]) / under.normal[1];
+        }
+    }
+
+    /* The pelvis: toward the drop the feet being placed need, at most ANIM_FOOT_IK_PELVIS_SPEED, and at
+     * once at least as low as a foot needs to reach its target now. */
+    int pelvis = anim_foot_lock_pelvis(s, input->legs, input->leg_count);
+    float drop = 0.0f;
+    if (pelvis >= 0 && placing) {
+        float wanted = 0.0f, needed = 0.0f;
+        for (int f = 0; f < input->leg_count; ++f) {
+            const foot_plan *plan = &plans[f];
+            if (!valid[f] || !(plan->placed > 0.0f))
+                continue;
+            const pose_ik_chain *leg = &input->legs[f];
+            float hip[3];
+            file_to_world(input, turn, object[leg->hip].position, hip);
+            float reach = ANIM_FOOT_IK_STRETCH * leg_length(object, leg, scale);
+            float across = hypotf(hip[0] - plan->target[0], hip[2] - plan->target[2]);
+            /* As far below the animation as the placement puts it, or further where the leg would not
+             * reach: what the foot needs once placed fully. */
+            wanted = fmaxf(wanted, plan->target[1] - plan->placed_y);
+            if (across < reach) {
+                float upright = sqrtf(reach * reach - across * across);
+                wanted = fmaxf(wanted, hip[1] - plan->placed_y - upright);
+                /* A foot placed fully (planted) must reach at once; a foot fading in or out may fall short
+                 * for a moment (its leg straight toward the target) while the pelvis catches up. */
+                if (plan->placed >= 1.0f)
+                    needed = fmaxf(needed, hip[1] - plan->placed_y - upright);
+            }
+        }
+        float most = ANIM_FOOT_IK_PELVIS_SPEED * input->dt;
+        drop = fminf(fmaxf(wanted, state->pelvis_drop - most), state->pelvis_drop + most);
+        drop = fmaxf(drop, needed);
+        drop = drop < ANIM_FOOT_LOCK_NEGLIGIBLE ? 0.0f : drop;
+    }
+    state->pelvis_drop = drop;
+    if (drop > 0.0f) {
+        float down_world[3] = {0.0f, -drop / scale, 0.0f}, down[3];
+        direction_to_file(input, turn, down_world, down);
+        for (int j = pelvis; j < s->joint_count; ++j)
+            if (in_branch(s->parents, j, pelvis))
+                for (int k = 0; k < 3; ++k)
+                    object[j].position[k] += down[k];
+    }
+
+    static const float up_world[3] = {0.0f, 1.0f, 0.0f};
+    float up[3];
+    direction_to_file(input, turn, up_world, up);
+    for (int f = 0; f < input->leg_count; ++f) {
+        if (!valid[f])
+            continue;
+        const pose_ik_chain *leg = &input->legs[f];
+        foot_plan *plan = &plans[f];
+        /* The foot now, the pelvis's drop included when it hangs from it; the lock's target drops with it,
+         * the placement's does not. */
+        float lowered = pelvis >= 0 && in_branch(s->parents, leg->ankle, pelvis) ? drop : 0.0f;
+        float shown_y = plan->animated[1] - lowered;
+        plan->target[1] -= lowered;
+        if (plan->placed > 0.0f)
+            plan->target[1] += plan->placed * (plan->placed_y - plan->target[1]);
+        float dx = plan->target[0] - plan->animated[0], dy = plan->target[1] - shown_y,
+              dz = plan->target[2] - plan->animated[2];
+        bool tilted = plan->placed > 0.0f && plan->normal[1] < 1.0f;
         /* A correction under a twentieth of a millimetre is not worth a solve: a standing crowd's feet are
          * held exactly where the animation has them. */
-        float dx = target_world[0] - animated[0], dy = target_world[1] - animated[1], dz = target_world[2] - animated[2];
-        if (dx * dx + dy * dy + dz * dz < ANIM_FOOT_LOCK_NEGLIGIBLE * ANIM_FOOT_LOCK_NEGLIGIBLE)
+        if (!tilted && dx * dx + dy * dy + dz * dz < ANIM_FOOT_LOCK_NEGLIGIBLE * ANIM_FOOT_LOCK_NEGLIGIBLE)
             continue;
         float target[3];
-        world_to_file(input, turn, target_world, target);
+        world_to_file(input, turn, plan->target, target);
         float rotation[4];
         memcpy(rotation, object[leg->ankle].rotation, sizeof rotation);
-        pose_ik_two_bone_object(s->parents, s->joint_count, leg, target, rotation, smoothstep(foot->weight), object);
+        if (tilted) {
+            float normal[3];
+            direction_to_file(input, turn, plan->normal, normal);
+            tilt_rotation(up, normal, plan->placed, rotation);
+        }
+        pose_ik_two_bone_object(s->parents, s->joint_count, leg, target, rotation, 1.0f, object);
     }
     return true;
 }

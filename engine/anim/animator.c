@@ -636,14 +636,16 @@ bool animator_lock_feet(animator *animator, const anim_placement *placement, con
     if (!animator || !placement || !(dt >= 0.0f) || !isfinite(dt))
         return false;
     const anim_character *character = animator->character;
-    float shares[ANIM_FEET_MAX] = {0};
-    if (character->foot_lock.enabled)
-        anim_foot_lock_planted_shares(animator->controller, character->leg_count, shares);
+    float shares[ANIM_FEET_MAX] = {0}, soon[ANIM_FEET_MAX] = {0};
+    if (character->foot_lock.enabled || character->foot_lock.ik)
+        anim_foot_lock_planted_shares_ahead(animator->controller, character->leg_count, ANIM_FOOT_IK_FADE_SECONDS,
+                                            shares, character->foot_lock.ik ? soon : NULL);
     anim_foot_lock_input input = {
         .skeleton = &character->model->skeleton,
         .legs = character->legs,
         .leg_count = character->leg_count,
         .planted_shares = shares,
+        .planted_soon = soon,
         .scale = character->scale,
         .axes = character->axes,
         .placement = *placement,

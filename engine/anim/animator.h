@@ -90,11 +90,12 @@ void animator_look_at(animator *animator, const float *target);
 float animator_look_weight(const animator *animator);
 /* The target animator_look_at last set (object space), for a debug view: false while it has none. */
 bool animator_look_target(const animator *animator, float target[3]);
-/* Foot locking (anim_foot_lock.h): hold the feet the body plants where they planted, bending the legs of the
- * pose the last update made. Call it once after each animator_update, when the game has moved the entity
+/* Foot locking and placement (anim_foot_lock.h): hold the feet the body plants where they planted and put
+ * them on the ground under them (lowering the pelvis so they reach), bending the legs of the pose the last
+ * update made. Call it once after each animator_update, when the game has moved the entity
  * for that step: placement is where it stands now, dt the update's (the time scale applies, as to the
- * update). Does nothing (and lets every foot go) when the character's foot_lock is off. The animator keeps
- * the lock's state, 32 bytes. False on bad arguments. Allocates nothing. */
+ * update). Does nothing (and lets every foot go) when the character's foot_lock and foot_ik are off (foot_ik
+ * fades out first). The animator keeps the stage's state, 44 bytes. False on bad arguments. Allocates nothing. */
 bool animator_lock_feet(animator *animator, const anim_placement *placement, const ground *ground, float dt);
 /* Let every foot go at once, with no fade: for an entity that stops calling animator_lock_feet (a crowd
  * member leaving the level of detail that locks), so that a later lock does not start from stale points. */

@@ -59,7 +59,7 @@ typedef struct anim_character {
      * chain found by name when not given): look.chain.joint_count 0 when it has none. */
     anim_look_settings look;
     /* characters.ini foot_lock, foot_lock_release, foot_lock_reach: planted feet held where they planted
-     * (anim_foot_lock.h); on by default. */
+     * (anim_foot_lock.h); on by default. foot_ik: feet placed on the ground under them; off by default. */
     anim_foot_lock_settings foot_lock;
 } anim_character;
 

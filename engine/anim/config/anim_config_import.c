@@ -13,7 +13,8 @@ static const float ANIM_IMPORT_PLAUSIBLE_MIN = 0.2f, ANIM_IMPORT_PLAUSIBLE_MAX =
 static const float ANIM_IMPORT_SUGGESTED_HEIGHT = 1.8f;
 
 const char *const anim_config_import_keys[] = {"scale", "height", "up", "forward",
-                                               "foot_lock", "foot_lock_release", "foot_lock_reach", NULL};
+                                               "foot_lock", "foot_lock_release", "foot_lock_reach",
+                                               "foot_ik", NULL};
 
 bool anim_axis_parse(const char *word, int *axis, int *sign)
 {
@@ -69,6 +70,9 @@ void anim_config_parse_import(anim_config_loader *loader, const char *path, cons
     const ini_entry *lock = ini_find_entry(section, "foot_lock");
     if (lock)
         anim_config_parse_bool(loader, path, lock, &import->foot_lock.enabled);
+    const ini_entry *placement = ini_find_entry(section, "foot_ik");
+    if (placement)
+        anim_config_parse_bool(loader, path, placement, &import->foot_lock.ik);
     const ini_entry *release = ini_find_entry(section, "foot_lock_release");
     if (release)
         anim_config_parse_number(loader, path, release, ANIM_RANGE_FOOT_LOCK_RELEASE,
