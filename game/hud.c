@@ -2,6 +2,7 @@
  * gfx_text batch: panels first, then the lines over them. */
 #include "hud.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -174,8 +175,10 @@ void hud_text(const hud_view *v, char *buffer, size_t size)
             add(&b, "off");
         if (v->look_crowd_distance > 0.0f)
             add(&b, " (crowd %.3g m)", (double)v->look_crowd_distance);
+        /* The pelvis's drop in whole centimetres: under half a centimetre reads 0, not -0. */
+        long drop_cm = lround((double)v->pelvis_drop * 100.0);
         if (v->foot_ik_on)
-            add(&b, "  foot IK pelvis -%.0f cm", (double)(v->pelvis_drop * 100.0f));
+            add(&b, "  foot IK pelvis %s%ld cm", drop_cm > 0 ? "-" : "", drop_cm);
         else
             add(&b, "  foot IK off");
         add(&b, "%s%s%s\n", v->ground ? "  ground " : "", v->ground ? v->ground : "",
