@@ -412,6 +412,60 @@ static void test_foot_lock_keys(void)
     cache_destroy(cache);
 }
 
+/* characters.ini `legs`: hip knee ankle per leg, each joint the parent of the next; given, they are the
+ * character's legs (the order it gives); left out, found by name; every mistake at its line. */
+static void test_legs_key(void)
+{
+    cache *cache = cache_create();
+    char path[600];
+    diag_list errors = {0};
+    /* Lines: 1 [a] .. 4, 5 legs; 6 [b] .. 9, 10; 11 [c] .. 14, 15; 16 [d] .. 19, 20. */
+    anim_config *config = load_text(CHARACTER("a") "legs = thigh.L shin.L\n" CHARACTER("b") "legs = thigh.L shin.L toe.L\n"
+                                    CHARACTER("c") "legs = thigh.L shin.L knee.L\n"
+                                    CHARACTER("d") "legs = thigh.L shin.L foot.L thigh.R shin.R foot.R thigh.L shin.L foot.L\n",
+                                    cache, &errors, path, sizeof path);
+    test_print_diags(&errors);
+    CHECK(config == NULL);
+    CHECK(errors.count == 4);
+    check_message(&errors, 0, path, 5, "'legs' names 3 joints per leg (hip knee ankle), not 2");
+    check_message(&errors, 1, path, 10,
+                  "'legs': 'thigh.L shin.L toe.L' is not a hip, its child and its grandchild (each joint the parent "
+                  "of the next)");
+    check_message(&errors, 2, path, 15, "'legs': the skeleton has no joint 'knee.L'");
+    check_message(&errors, 3, path, 20, "'legs' names at most 2 legs of 3 joints (hip knee ankle)");
+    anim_config_free(config);
+    diag_list_clear(&errors);
+
+    config = load_text(CHARACTER("found") CHARACTER("right_first") "legs = thigh.R shin.R foot.R thigh.L shin.L foot.L\n"
+                       CHARACTER("one") "legs = thigh.L shin.L foot.L\n",
+                       cache, &errors, path, sizeof path);
+    test_print_diags(&errors);
+    CHECK(config != NULL && errors.total == 0);
+    const anim_character *found = config ? anim_config_find_character(config, "found") : NULL;
+    const anim_character *right_first = config ? anim_config_find_character(config, "right_first") : NULL;
+    const anim_character *one = config ? anim_config_find_character(config, "one") : NULL;
+    CHECK(found && right_first && one);
+    if (found && right_first && one) {
+        const skeleton *s = &found->model->skeleton;
+        CHECK(found->leg_count == 2 && strcmp(s->names[found->legs[0].ankle], "foot.L") == 0 &&
+              strcmp(s->names[found->legs[1].ankle], "foot.R") == 0);
+        CHECK(right_first->leg_count == 2 && right_first->legs[0].ankle == found->legs[1].ankle &&
+              right_first->legs[0].knee == found->legs[1].knee && right_first->legs[0].hip == found->legs[1].hip &&
+              right_first->legs[1].ankle == found->legs[0].ankle);
+        CHECK(one->leg_count == 1 && one->legs[0].ankle == found->legs[0].ankle);
+        /* The contacts follow the legs given: the one-legged character's left foot plants as the found one's. */
+        int idle = anim_config_find_clip(one, "idle");
+        CHECK(idle >= 0);
+        if (idle >= 0) {
+            const anim_clip *a = &one->clips[idle], *b = &found->clips[anim_config_find_clip(found, "idle")];
+            CHECK(a->planted && b->planted && memcmp(a->planted, b->planted, (size_t)a->clip->frame_count) == 0);
+        }
+    }
+    anim_config_free(config);
+    diag_list_free(&errors);
+    cache_destroy(cache);
+}
+
 static void test_implausible_height_is_a_warning(void)
 {
     cache *cache = cache_create();
@@ -488,6 +542,7 @@ int main(void)
     RUN(test_import_keys_are_checked_at_their_lines);
     RUN(test_skinning_key);
     RUN(test_foot_lock_keys);
+    RUN(test_legs_key);
     RUN(test_implausible_height_is_a_warning);
     RUN(test_convert_refuses_bad_input);
     return check_report();

@@ -101,8 +101,10 @@ static void anim_config_load_one(anim_config_loader *loader, const anim_characte
         anim_config_load_textures(loader, character, storage, source->mesh_path, source->referrer, source->section);
     /* Before the clips: each clip entry carries the import, and rate_from turns clip speeds into m/s. */
     anim_config_resolve_import(loader, source->import, character);
-    if (character->model)
+    if (character->model) {
         anim_config_load_look(loader, character, source->referrer, source->section);
+        anim_config_load_legs(loader, character, source->referrer, source->section);
+    }
     anim_config_load_clips(loader, character, storage, source->clips_path, source->referrer, source->clips_line);
     if (source->states_path)
         anim_config_load_states(loader, character, storage, source->states_path, source->referrer,
@@ -255,7 +257,7 @@ static anim_config *anim_config_load_files(const char *characters_path, cache *c
         if (document.section_count == 0)
             anim_config_report(&loader, characters_path, 0, "no characters: expected a [NAME] section per character");
         static const char *const keys[] = {"mesh", "clips", "states", "textures", "texture.*", "skinning", NULL};
-        const char *known[24];
+        const char *known[32];
         int known_count = 0;
         for (int k = 0; keys[k]; ++k)
             known[known_count++] = keys[k];

@@ -255,14 +255,14 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
     ini_document_free(&document);
 }
 
-/* The character's legs, and when each clip plants their feet: found once here, so that whatever plays
- * the clips (foot locking, md5tool feet) reads the same contacts. */
+/* When each clip plants the feet of the character's legs (characters.ini `legs`, or found by name:
+ * anim_config_load_legs): found once here, so that whatever plays the clips (foot locking, md5tool feet)
+ * reads the same contacts. */
 static void find_contacts(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
                           const char *path)
 {
     if (!character->model)
         return;
-    character->leg_count = anim_feet_find_legs(&character->model->skeleton, character->legs);
     int feet[ANIM_FEET_MAX];
     for (int i = 0; i < character->leg_count; ++i)
         feet[i] = character->legs[i].ankle;

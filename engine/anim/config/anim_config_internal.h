@@ -173,6 +173,10 @@ extern const char *const anim_config_look_keys[];
  * at its line in path; then the character has no look-at. */
 void anim_config_load_look(anim_config_loader *loader, anim_character *character, const char *path,
                            const ini_section *section);
+/* character->legs from its section's `legs` (hip knee ankle per leg), or found by name and hierarchy
+ * (anim_feet_find_legs) when it has none; a mistake is reported at its line, and then it has no legs. */
+void anim_config_load_legs(anim_config_loader *loader, anim_character *character, const char *path,
+                           const ini_section *section);
 
 /* anim_config_clips.c and anim_config_states.c: fill one character from a clips.ini, then a states.ini (which
  * refers to the clips). Problems are reported, at (referrer, referrer_line) when the file cannot be read. */

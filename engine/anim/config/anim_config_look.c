@@ -1,15 +1,18 @@
-/* A character's look-at from characters.ini: `look`, `look_chain`, `look_shares`, `look_yaw`, `look_pitch`
- * and `look_speed` (documented at the top of config/characters.ini), resolved against its skeleton once
- * the mesh has loaded: joint names to indices, the head's forward from the bind pose and the import's
- * axes, the limits spread over the chain by the shares. */
+/* A character's joint chains from characters.ini, resolved against its skeleton once the mesh has loaded
+ * (all keys documented at the top of config/characters.ini):
+ *   - its look-at: `look`, `look_chain`, `look_shares`, `look_yaw`, `look_pitch` and `look_speed`: joint
+ *     names to indices, the head's forward from the bind pose and the import's axes, the limits spread over
+ *     the chain by the shares;
+ *   - its legs for the foot lock and foot IK: `legs`, hip knee ankle per leg, or found by name
+ *     (anim_feet_find_legs). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "anim_config_internal.h"
 
-const char *const anim_config_look_keys[] = {"look",      "look_chain", "look_shares", "look_yaw",
-                                             "look_pitch", "look_speed", NULL};
+const char *const anim_config_look_keys[] = {"look",       "look_chain", "look_shares", "look_yaw",
+                                             "look_pitch", "look_speed", "legs",        NULL};
 
 /* The shares written must add up to 1 within this. */
 static const float ANIM_LOOK_SHARE_SUM_TOLERANCE = 0.001f;
@@ -161,4 +164,59 @@ void anim_config_load_look(anim_config_loader *loader, anim_character *character
         chain.pitch_limits[k] = chain.shares[k] * pitch * radians;
     }
     character->look = (anim_look_settings){.chain = chain, .speed = speed};
+}
+
+/* `legs = HIP KNEE ANKLE [HIP KNEE ANKLE]`: each knee the ankle's parent and each hip the knee's, as the
+ * two-bone solve bends them. The legs read, or -1 after reporting. */
+static int parse_legs(anim_config_loader *loader, const char *path, const ini_entry *entry, const skeleton *s,
+                      pose_ik_chain legs[ANIM_FEET_MAX])
+{
+    const char *text = entry->value;
+    char name[ANIM_NAME_MAX * 2];
+    int joints[3 * ANIM_FEET_MAX], count = 0;
+    while (next_word(&text, name, sizeof name)) {
+        if (count == 3 * ANIM_FEET_MAX) {
+            anim_config_report(loader, path, entry->line, "'legs' names at most %d legs of 3 joints (hip knee ankle)",
+                               ANIM_FEET_MAX);
+            return -1;
+        }
+        int joint = joint_named(s, name);
+        if (joint < 0) {
+            anim_config_report(loader, path, entry->line, "'legs': the skeleton has no joint '%s'", name);
+            return -1;
+        }
+        joints[count++] = joint;
+    }
+    if (count == 0 || count % 3 != 0) {
+        anim_config_report(loader, path, entry->line,
+                           "'legs' names 3 joints per leg (hip knee ankle), not %d", count);
+        return -1;
+    }
+    for (int leg = 0; leg < count / 3; ++leg) {
+        int hip = joints[3 * leg], knee = joints[3 * leg + 1], ankle = joints[3 * leg + 2];
+        if (s->parents[ankle] != knee || s->parents[knee] != hip) {
+            anim_config_report(loader, path, entry->line,
+                               "'legs': '%s %s %s' is not a hip, its child and its grandchild (each joint the "
+                               "parent of the next)", s->names[hip], s->names[knee], s->names[ankle]);
+            return -1;
+        }
+        legs[leg] = (pose_ik_chain){.hip = hip, .knee = knee, .ankle = ankle};
+    }
+    return count / 3;
+}
+
+void anim_config_load_legs(anim_config_loader *loader, anim_character *character, const char *path,
+                           const ini_section *section)
+{
+    character->leg_count = 0;
+    if (!character->model)
+        return;
+    const skeleton *s = &character->model->skeleton;
+    const ini_entry *entry = section ? ini_find_entry(section, "legs") : NULL;
+    if (!entry) {
+        character->leg_count = anim_feet_find_legs(s, character->legs);
+        return;
+    }
+    int count = parse_legs(loader, path, entry, s, character->legs);
+    character->leg_count = count > 0 ? count : 0;
 }
