@@ -319,14 +319,7 @@ static void scene_draw_look(const animator *animator, mat4 placement)
     look_object_to_world(character, placement, target, target_world);
     vec4 sight_color = {1.0f, 0.6f, 0.1f, 0.15f + 0.5f * weight};
     gfx_debug_line(head_world, target_world, sight_color);
-    for (int axis = 0; axis < 3; ++axis) {
-        vec3 from, to;
-        glm_vec3_copy(target_world, from);
-        glm_vec3_copy(target_world, to);
-        from[axis] -= SCENE_LOOK_CROSS_METRES;
-        to[axis] += SCENE_LOOK_CROSS_METRES;
-        gfx_debug_line(from, to, (float *)SCENE_LOOK_TARGET_COLOR);
-    }
+    gfx_debug_cross(target_world, SCENE_LOOK_CROSS_METRES, (float *)SCENE_LOOK_TARGET_COLOR);
 }
 
 /* The foot IK view: for each foot, a line from the ankle down to the ground under it and the ground's normal

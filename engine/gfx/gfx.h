@@ -281,6 +281,8 @@ const char *gfx_last_error(void);
 
 /* A world-space segment. */
 void gfx_debug_line(vec3 from, vec3 to, vec4 color);
+/* A world-space point as three segments along the axes, half_size either side of it. */
+void gfx_debug_cross(vec3 center, float half_size, vec4 color);
 /* A box given in a model's MD5 space (as gfx_instance.bounds) placed by a world matrix (as
  * gfx_instance.world): 12 edges. */
 void gfx_debug_box(mat4 world, float bounds[2][3], vec4 color);

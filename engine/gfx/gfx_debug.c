@@ -90,6 +90,18 @@ void gfx_debug_line(vec3 from, vec3 to, vec4 color)
     memcpy(v[1].color, color, sizeof v[1].color);
 }
 
+void gfx_debug_cross(vec3 center, float half_size, vec4 color)
+{
+    for (int axis = 0; axis < 3; ++axis) {
+        vec3 a, b;
+        glm_vec3_copy(center, a);
+        glm_vec3_copy(center, b);
+        a[axis] -= half_size;
+        b[axis] += half_size;
+        gfx_debug_line(a, b, color);
+    }
+}
+
 /* A model-space (MD5) point placed as gfx places instances: world after the Z-up to Y-up turn. */
 static void place(mat4 placement, const float point[3], vec3 out)
 {
@@ -134,14 +146,7 @@ void gfx_debug_skeleton(mat4 world, const skeleton *skeleton, const joint_pose *
             place(placement, object_pose[parent].position, parent_joint);
             gfx_debug_line(parent_joint, joint, color);
         }
-        for (int axis = 0; axis < 3; ++axis) {
-            vec3 a, b;
-            glm_vec3_copy(joint, a);
-            glm_vec3_copy(joint, b);
-            a[axis] -= GFX_DEBUG_JOINT_CROSS;
-            b[axis] += GFX_DEBUG_JOINT_CROSS;
-            gfx_debug_line(a, b, color);
-        }
+        gfx_debug_cross(joint, GFX_DEBUG_JOINT_CROSS, color);
     }
 }
 
