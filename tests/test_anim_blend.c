@@ -133,14 +133,28 @@ static void test_blend_pose(void)
         CHECK(anim_controller_local_pose(blended, after));
         worst = fmax(worst, largest_angle(before, after, count));
         memcpy(before, after, sizeof before);
-        float weights[ANIM_BLEND_MAX_CLIPS];
+        float weights[ANIM_BLEND_MAX_CLIPS], together[ANIM_BLEND_MAX_CLIPS];
         CHECK(anim_controller_layer_blend_weights(blended, 0, 0, weights) == 3);
         CHECK_NEAR(weights[0] + weights[1] + weights[2], 1.0, 1e-6);
+        /* The one-call query gives what the two separate ones give. */
+        anim_layer_info alone, both;
+        CHECK(anim_controller_layer(blended, 0, 0, &alone));
+        CHECK(anim_controller_layer_weighted(blended, 0, 0, &both, together) == 3);
+        CHECK(memcmp(weights, together, 3 * sizeof weights[0]) == 0);
+        CHECK(both.clip == alone.clip && both.time == alone.time && both.weight == alone.weight &&
+              both.cycles == alone.cycles);
         for (int k = 0; k < 3; ++k)
             CHECK(weights[k] >= 0.0f && isfinite(weights[k]));
     }
     printf("  sweeping the speed 0 -> 4 m/s by 1 cm/s: a joint turns at most %.3f degrees a step\n", worst);
     CHECK(worst < 1.0);
+    /* A clip layer has no blend weights; a layer that is not there, nothing at all. */
+    anim_layer_info info_plain;
+    float untouched[ANIM_BLEND_MAX_CLIPS] = {-1.0f};
+    CHECK(anim_controller_layer_weighted(plain, 0, 0, &info_plain, untouched) == 0 && untouched[0] == -1.0f);
+    CHECK(info_plain.clip != NULL && info_plain.blend == NULL);
+    CHECK(anim_controller_layer_weighted(plain, 0, 5, &info_plain, untouched) == -1);
+    CHECK(anim_controller_layer_weighted(plain, 7, 0, &info_plain, untouched) == -1);
     /* Bad arguments change nothing. */
     float nan_point[2] = {NAN, 0.0f};
     CHECK(!anim_controller_set_blend_point(blended, 0, blend, nan_point));

@@ -99,9 +99,17 @@ static void test_contacts_stored_with_the_generated_clips(void)
             }
             printf("  %-10s %-17s %3d planted frames of %3d, %d missed, %d extra\n", character->name, recipe->name,
                    planted_frames, 2 * c->frame_count, missed, extra);
+            /* The clip's planted_always bits say which feet are planted at every frame. */
+            for (int foot = 0; foot < 2; ++foot) {
+                bool always = true;
+                for (int f = 0; f < c->frame_count; ++f)
+                    always = always && entry->planted[foot * c->frame_count + f];
+                CHECK(((entry->planted_always >> foot) & 1u) == (always ? 1u : 0u));
+            }
             if (plant_count == 0) {
                 /* wave and the additive sources leave the legs standing in bind pose: planted throughout */
                 CHECK(planted_frames == 2 * c->frame_count);
+                CHECK(entry->planted_always == 3);
             } else {
                 CHECK(missed == 0);
                 CHECK(extra == 0);
@@ -133,10 +141,24 @@ static void test_planted_at_reads_both_frames(void)
     CHECK(!anim_feet_planted_at(&entry, NULL, 0, 0.0));
 }
 
+static void test_planted_always_bits(void)
+{
+    /* foot 0 planted at every frame, foot 1 lifts at frame 2, foot 2 (past ANIM_FEET_MAX) never counts */
+    unsigned char planted[12] = {1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1};
+    CHECK(anim_feet_planted_always(planted, 4, 2) == 1u);
+    CHECK(anim_feet_planted_always(planted, 4, 1) == 1u);
+    CHECK(anim_feet_planted_always(planted + 4, 4, 2) == 2u); /* from frame 4: foot 0 lifts, foot 1 does not */
+    CHECK(anim_feet_planted_always(planted, 4, 3) == 1u);
+    CHECK(anim_feet_planted_always(planted, 2, 2) == 3u); /* two frames a foot: both planted throughout */
+    CHECK(anim_feet_planted_always(NULL, 4, 2) == 0u);
+    CHECK(anim_feet_planted_always(planted, 0, 2) == 0u);
+}
+
 int main(void)
 {
     RUN(test_legs_by_name_and_hierarchy);
     RUN(test_contacts_stored_with_the_generated_clips);
     RUN(test_planted_at_reads_both_frames);
+    RUN(test_planted_always_bits);
     return check_report();
 }

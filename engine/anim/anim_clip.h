@@ -80,6 +80,9 @@ typedef struct anim_clip {
      * anim_feet_find_contacts: planted[foot * clip->frame_count + frame] is 1 or 0. NULL for a character
      * without feet, an additive clip or a clip that did not load. */
     const unsigned char *planted;
+    /* Bit f set: foot f is planted at every frame (anim_feet_planted_always of planted), so a clip keeping
+     * its own time in a blend can be asked without reading every frame's flag each step. */
+    unsigned char planted_always;
 } anim_clip;
 
 /* ground_speed in m/s: times the character's scale. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/prefetch.h"
 #include "../base/quat.h"
 #include "../pose/pose.h"
 #include "anim_blend.h"
@@ -165,31 +166,28 @@ static double layer_phase(const anim_layer *layer)
     return layer_loops(layer) ? layer->cycles - floor(layer->cycles) : fmin(layer->cycles, 1.0);
 }
 
-/* Seconds per cycle: the clip's, or the blend's at its point (0 for the snapshot). */
-static double layer_duration(const anim_layer *layer)
+/* A blend layer's weights per clip at its point (anim_blend_weights); nothing for another layer. Worked out
+ * once per layer where several things need them: they are a good part of a step's cost in a crowd. */
+static void layer_blend_weights(const anim_layer *layer, float weights[ANIM_BLEND_MAX_CLIPS])
+{
+    if (layer->blend)
+        anim_blend_weights(layer->blend, layer->point, weights);
+}
+
+/* Seconds per cycle: the clip's, or the blend's at its point (0 for the snapshot); weights as
+ * layer_blend_weights gives them. */
+static double layer_duration(const anim_layer *layer, const float weights[ANIM_BLEND_MAX_CLIPS])
 {
     if (layer->clip)
         return clip_duration(layer->clip);
-    if (!layer->blend)
-        return 0.0;
-    float weights[ANIM_BLEND_MAX_CLIPS];
-    anim_blend_weights(layer->blend, layer->point, weights);
-    return anim_blend_duration(layer->blend, weights);
-}
-
-/* Seconds into the current cycle (one-shots: into the clip). */
-static double layer_time(const anim_layer *layer)
-{
-    return layer_phase(layer) * layer_duration(layer);
+    return layer->blend ? anim_blend_duration(layer->blend, weights) : 0.0;
 }
 
 /* The clip whose marks a layer fires and whose name it shows: its clip, or its blend's heaviest. */
-static const anim_clip *layer_lead_clip(const anim_layer *layer)
+static const anim_clip *layer_lead_clip(const anim_layer *layer, const float weights[ANIM_BLEND_MAX_CLIPS])
 {
     if (!layer->blend)
         return layer->clip;
-    float weights[ANIM_BLEND_MAX_CLIPS];
-    anim_blend_weights(layer->blend, layer->point, weights);
     return layer->blend->clips[anim_blend_heaviest(layer->blend, weights)];
 }
 
@@ -355,16 +353,14 @@ static double cycles_phase(bool loop, double cycles)
 /* Add weight times the root motion of a layer moving from cycles `from` to `to` (seconds from
  * `seconds_from` to `seconds_to`): its clip's if it is a root-motion clip, or each root-motion clip of its
  * blend by its weight in the blend. In-place clips add nothing. */
-static void add_layer_root_motion(const anim_layer *layer, double from, double to, double seconds_from,
-                                  double seconds_to, float weight, root_frame *sum)
+static void add_layer_root_motion(const anim_layer *layer, const float blend_weights[ANIM_BLEND_MAX_CLIPS],
+                                  double from, double to, double seconds_from, double seconds_to, float weight,
+                                  root_frame *sum)
 {
     const anim_clip *only = layer->clip;
-    float weights[ANIM_BLEND_MAX_CLIPS] = {1.0f};
-    int count = 1;
-    if (layer->blend) {
-        anim_blend_weights(layer->blend, layer->point, weights);
-        count = layer->blend->count;
-    }
+    static const float clip_weights[ANIM_BLEND_MAX_CLIPS] = {1.0f};
+    const float *weights = layer->blend ? blend_weights : clip_weights;
+    int count = layer->blend ? layer->blend->count : 1;
     for (int i = 0; i < count; ++i) {
         const anim_clip *clip = layer->blend ? layer->blend->clips[i] : only;
         if (!clip || clip->root_mode != ANIM_ROOT_MOTION || !(weights[i] > 0.0f))
@@ -804,6 +800,21 @@ bool anim_controller_retarget(anim_controller *controller, const skeleton *s, an
     }
     controller->skeleton = s;
     return true;
+}
+
+void anim_controller_prefetch(const anim_controller *controller)
+{
+    prefetch_range(controller, sizeof *controller, true);
+}
+
+void anim_controller_prefetch_pose(const anim_controller *controller)
+{
+    if (!controller)
+        return;
+    prefetch_range(controller->object, sizeof(joint_pose) * (size_t)controller->joint_count, true);
+    for (int c = 1; c < ANIM_CHANNEL_COUNT; ++c)
+        if (controller->channels[c].layer_count > 0)
+            prefetch_range(controller->channels[c].mask, sizeof(float) * (size_t)controller->joint_count, false);
 }
 
 void anim_controller_destroy(anim_controller *controller)
@@ -1279,9 +1290,11 @@ static void advance_channel(anim_channel *channel, int channel_index, double dt,
     /* Cycles per second of each layer. The layers of a sync group share one rate, their weighted mean,
      * so their phases, equal when they started, stay equal. */
     double own_rates[ANIM_CHANNEL_LAYERS], rates[ANIM_CHANNEL_LAYERS];
+    float blend_weights[ANIM_CHANNEL_LAYERS][ANIM_BLEND_MAX_CLIPS];
     for (int k = 0; k < count; ++k) {
         const anim_layer *layer = &channel->layers[k];
-        double duration = layer_duration(layer);
+        layer_blend_weights(layer, blend_weights[k]);
+        double duration = layer_duration(layer, blend_weights[k]);
         own_rates[k] = rates[k] = duration > 0.0 ? layer->speed / duration : layer_is_snapshot(layer) ? 0.0 : INFINITY;
     }
     for (int k = 0; k < count; ++k) {
@@ -1313,7 +1326,7 @@ static void advance_channel(anim_channel *channel, int channel_index, double dt,
         step.weight_after[k] = weights_after[k];
         /* A layer fading in has fade 0 only until its first step (a cut replaces the whole stack). */
         step.fresh[k] = k > 0 && fades_before[k] == 0.0f;
-        step.clips[k] = layer_lead_clip(layer);
+        step.clips[k] = layer_lead_clip(layer, blend_weights[k]);
         if (layer_is_snapshot(layer))
             continue;
         step.to[k] = isinf(rates[k]) ? 1.0 : layer->cycles + fmin(rates[k] * dt, ANIM_MAX_CYCLES_PER_STEP);
@@ -1329,7 +1342,8 @@ static void advance_channel(anim_channel *channel, int channel_index, double dt,
         if (result)
             fire_events(&step, k, channel_index, result);
         if (root_motion && layer->moves_entity && average[k] > 0.0f)
-            add_layer_root_motion(layer, from, to, layer->seconds, layer->seconds + dt, average[k], root_motion);
+            add_layer_root_motion(layer, blend_weights[k], from, to, layer->seconds, layer->seconds + dt, average[k],
+                                  root_motion);
     }
     for (int k = 0; k < count; ++k) {
         channel->layers[k].cycles = step.to[k];
@@ -1367,8 +1381,16 @@ bool anim_controller_update(anim_controller *controller, double dt, anim_update_
 {
     if (!controller || !(dt >= 0.0) || !isfinite(dt))
         return false;
-    if (result)
-        memset(result, 0, sizeof *result);
+    if (result) {
+        /* Every field but the event slots, which are written before event_count counts them: clearing
+         * them all was a 700-byte memset per entity per step. */
+        for (int k = 0; k < 3; ++k)
+            result->translation[k] = 0.0f;
+        result->yaw = result->root_motion_share = 0.0f;
+        result->event_count = result->events_dropped = 0;
+        for (int c = 0; c < ANIM_CHANNEL_COUNT; ++c)
+            result->finished[c] = false;
+    }
     dt = fmin(dt * controller->time_scale, ANIM_MAX_STEP_SECONDS);
 
     root_frame root_motion = {0.0, 0.0, 0.0};
@@ -1523,23 +1545,29 @@ int anim_controller_layer_count(const anim_controller *controller, int channel)
 
 bool anim_controller_layer(const anim_controller *controller, int channel, int index, anim_layer_info *out)
 {
-    if (!valid_channel(controller, channel) || !out || index < 0 ||
+    float blend_weights[ANIM_BLEND_MAX_CLIPS];
+    return anim_controller_layer_weighted(controller, channel, index, out, blend_weights) >= 0;
+}
+
+int anim_controller_layer_weighted(const anim_controller *controller, int channel, int index, anim_layer_info *out,
+                                   float blend_weights[ANIM_BLEND_MAX_CLIPS])
+{
+    if (!valid_channel(controller, channel) || !out || !blend_weights || index < 0 ||
         index >= controller->channels[channel].layer_count)
-        return false;
+        return -1;
     const anim_channel *c = &controller->channels[channel];
     const anim_layer *layer = &c->layers[index];
     float weights[ANIM_CHANNEL_LAYERS];
     current_weights(c, weights);
-    /* A blend's lead clip and time from one look at its weights (the foot lock asks every step). */
+    /* A blend's lead clip and time from one look at its weights. */
     const anim_clip *lead = layer->clip;
     double time = 0.0;
     if (layer->blend) {
-        float blend_weights[ANIM_BLEND_MAX_CLIPS];
         anim_blend_weights(layer->blend, layer->point, blend_weights);
         lead = layer->blend->clips[anim_blend_heaviest(layer->blend, blend_weights)];
         time = layer_phase(layer) * anim_blend_duration(layer->blend, blend_weights);
     } else if (!layer_is_snapshot(layer)) {
-        time = layer_time(layer);
+        time = layer_phase(layer) * clip_duration(layer->clip);
     }
     *out = (anim_layer_info){
         .clip = lead,
@@ -1553,7 +1581,7 @@ bool anim_controller_layer(const anim_controller *controller, int channel, int i
         .finished = layer_finished(layer),
         .moves_entity = layer->moves_entity,
     };
-    return true;
+    return layer->blend ? layer->blend->count : 0;
 }
 
 float anim_controller_channel_weight(const anim_controller *controller, int channel)

@@ -73,6 +73,12 @@ bool anim_controller_retarget(anim_controller *controller, const skeleton *s, an
                               anim_blend_lookup blend_lookup, void *user);
 
 void anim_controller_destroy(anim_controller *controller);
+/* Ask the processor to start loading what the next update reads and writes, so that a crowd's loop does not
+ * wait on memory for every entity: anim_controller_prefetch for the layer state (it reads nothing of the
+ * controller), then, an entity or so later, anim_controller_prefetch_pose for the object pose and the overlay
+ * masks (it reads the layer state the first call brought in). Hints: they change nothing; NULL is ignored. */
+void anim_controller_prefetch(const anim_controller *controller);
+void anim_controller_prefetch_pose(const anim_controller *controller);
 size_t anim_controller_bytes(const anim_controller *controller);
 
 typedef struct anim_play_options {
@@ -192,7 +198,7 @@ typedef struct anim_update_result {
      * weight < 0.5, say). */
     int event_count;
     int events_dropped;     /* events past ANIM_EVENTS_MAX (the latest ones are dropped) */
-    anim_event events[ANIM_EVENTS_MAX];
+    anim_event events[ANIM_EVENTS_MAX]; /* the first event_count; the rest are not written */
     /* The top layer of each channel is a one-shot holding its last frame. */
     bool finished[ANIM_CHANNEL_COUNT];
 } anim_update_result;
@@ -242,6 +248,11 @@ int anim_controller_layer_count(const anim_controller *controller, int channel);
 int anim_controller_layer_blend_weights(const anim_controller *controller, int channel, int index,
                                         float weights[ANIM_BLEND_MAX_CLIPS]);
 bool anim_controller_layer(const anim_controller *controller, int channel, int index, anim_layer_info *out);
+/* Both of the above in one call, a blend's weights worked out once (the foot lock asks every step): out as
+ * anim_controller_layer writes it, weights as anim_controller_layer_blend_weights does. Returns the blend's
+ * clip count, 0 for a clip or a snapshot layer (weights untouched), -1 for bad arguments (nothing written). */
+int anim_controller_layer_weighted(const anim_controller *controller, int channel, int index, anim_layer_info *out,
+                                   float weights[ANIM_BLEND_MAX_CLIPS]);
 float anim_controller_channel_weight(const anim_controller *controller, int channel);
 bool anim_controller_finished(const anim_controller *controller, int channel);
 

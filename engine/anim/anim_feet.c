@@ -203,6 +203,17 @@ bool anim_feet_find_contacts(const anim_clip *entry, const skeleton *s, const in
     return ok;
 }
 
+unsigned char anim_feet_planted_always(const unsigned char *planted, int frame_count, int foot_count)
+{
+    unsigned char bits = 0;
+    if (!planted || frame_count <= 0)
+        return 0;
+    for (int f = 0; f < foot_count && f < ANIM_FEET_MAX; ++f)
+        if (!memchr(planted + (size_t)f * (size_t)frame_count, 0, (size_t)frame_count))
+            bits |= (unsigned char)(1u << f);
+    return bits;
+}
+
 bool anim_feet_planted_at(const anim_clip *entry, const unsigned char *planted, int foot, double time)
 {
     if (!entry || !entry->clip || !planted || foot < 0 || !isfinite(time))

@@ -8,27 +8,17 @@
 
 /* ---- which feet the body plants ---- */
 
-/* The clip plants the foot at every frame: a clip keeping its own time in a blend counts only then, as the
- * controller does not say where that time is. */
-static bool planted_throughout(const anim_clip *entry, int foot)
-{
-    if (!entry->planted || !entry->clip || entry->clip->frame_count <= 0)
-        return false;
-    const unsigned char *flags = entry->planted + (size_t)foot * (size_t)entry->clip->frame_count;
-    return memchr(flags, 0, (size_t)entry->clip->frame_count) == NULL;
-}
-
 void anim_foot_lock_planted_shares(const anim_controller *controller, int foot_count, float *shares)
 {
     anim_foot_lock_planted_shares_ahead(controller, foot_count, 0.0f, shares, NULL);
 }
 
-/* Whether a clip of a blend plants a foot at a phase of the blend (a clip keeping its own time: at every
- * frame). */
+/* Whether a clip of a blend plants a foot at a phase of the blend. A clip keeping its own time counts only
+ * when it plants the foot at every frame, as the controller does not say where that time is. */
 static bool blend_clip_plants(const anim_clip *entry, bool in_phase, double phase, int foot)
 {
     if (!in_phase)
-        return planted_throughout(entry, foot);
+        return (entry->planted_always >> foot) & 1u;
     double time = phase * (entry->loop ? entry->clip->loop_duration : entry->clip->once_duration);
     return anim_feet_planted_at(entry, entry->planted, foot, time);
 }
@@ -44,7 +34,9 @@ void anim_foot_lock_planted_shares_ahead(const anim_controller *controller, int 
     int layers = anim_controller_layer_count(controller, ANIMATOR_BODY_CHANNEL);
     for (int k = 0; k < layers; ++k) {
         anim_layer_info layer;
-        if (!anim_controller_layer(controller, ANIMATOR_BODY_CHANNEL, k, &layer) || !(layer.weight > 0.0f))
+        float weights[ANIM_BLEND_MAX_CLIPS];
+        int count = anim_controller_layer_weighted(controller, ANIMATOR_BODY_CHANNEL, k, &layer, weights);
+        if (count < 0 || !(layer.weight > 0.0f))
             continue;
         double later = (double)seconds * (layer.speed > 0.0f ? layer.speed : 0.0f);
         if (!layer.blend) {
@@ -56,8 +48,6 @@ void anim_foot_lock_planted_shares_ahead(const anim_controller *controller, int 
             }
             continue;
         }
-        float weights[ANIM_BLEND_MAX_CLIPS];
-        int count = anim_controller_layer_blend_weights(controller, ANIMATOR_BODY_CHANNEL, k, weights);
         /* The clips in phase set the pace: while they carry weight, the others (an idle keeping its own
          * time) stand still under a body that moves, and do not count. Looking ahead, the phase moves on at
          * the weighted mean of their cycles' lengths. */

@@ -1,8 +1,11 @@
 #include "animator.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../base/prefetch.h"
 
 /* The overlay the current state asked for, and where it plays. Kept apart from the controller's own
  * bookkeeping because the controller cannot say which state put a clip on a channel or whether it was
@@ -286,6 +289,25 @@ void animator_destroy(animator *animator)
         return;
     anim_controller_destroy(animator->controller);
     free(animator);
+}
+
+void animator_prefetch_handle(const animator *animator)
+{
+    prefetch_range(animator, sizeof animator->controller + offsetof(struct animator, controller), false);
+}
+
+void animator_prefetch(const animator *animator)
+{
+    if (!animator)
+        return;
+    prefetch_range(animator, sizeof *animator, true);
+    anim_controller_prefetch(animator->controller);
+}
+
+void animator_prefetch_pose(const animator *animator)
+{
+    if (animator)
+        anim_controller_prefetch_pose(animator->controller);
 }
 
 size_t animator_bytes(const animator *animator)

@@ -46,6 +46,13 @@ typedef struct animator animator;
  * clips do not fit its skeleton, or memory runs out. Allocates here, never in animator_update. */
 animator *animator_create(const anim_character *character);
 void animator_destroy(animator *animator);
+/* Hints for a loop over many animators (a crowd), so that it does not wait on memory for each: three calls
+ * an entity apart, each reading only what the one before brought in. animator_prefetch_handle(a) loads the
+ * line that leads to the rest (it reads nothing); animator_prefetch(a) the animator and its controller's
+ * layer state; animator_prefetch_pose(a) the pose the update writes. Nothing changes; NULL is ignored. */
+void animator_prefetch_handle(const animator *animator);
+void animator_prefetch(const animator *animator);
+void animator_prefetch_pose(const animator *animator);
 /* Per-entity memory: the animator and its controller. */
 size_t animator_bytes(const animator *animator);
 

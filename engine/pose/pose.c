@@ -47,6 +47,19 @@ static inline void normalize_quaternion(float q[4])
         q[k] *= inverse;
 }
 
+/* Hamilton product a * b in x y z w order (a applied after b). */
+static inline void multiply_quaternions(const float a[4], const float b[4], float out[4])
+{
+    float x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+    float y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+    float z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+    float w = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+    out[0] = x;
+    out[1] = y;
+    out[2] = z;
+    out[3] = w;
+}
+
 #ifndef POSE_USE_SSE2
 
 /* ---- joint kernels: scalar reference ---- */
@@ -220,6 +233,40 @@ static inline void dual_quaternion_joint(const joint_pose *joint, const joint_po
     out->dual[3] = -0.5f * (px * x + py * y + pz * z);
 }
 
+/* base * (the delta taken by t: nlerp from identity), positions base + t * delta; t in (0, 1]. All of the
+ * joint is read before it is written: out may be base or delta. */
+static inline void add_joint(const joint_pose *base, const joint_pose *delta, float t, joint_pose *out)
+{
+    const float *d = delta->rotation;
+    float scaled[4];
+    if (t == 1.0f) {
+        for (int k = 0; k < 4; ++k)
+            scaled[k] = d[k];
+    } else {
+        /* nlerp from identity towards the nearer of d, -d: identity's dot with d is d's w. */
+        float toward = d[3] < 0.0f ? -t : t;
+        for (int k = 0; k < 4; ++k)
+            scaled[k] = toward * d[k];
+        scaled[3] += 1.0f - t;
+        normalize_quaternion(scaled);
+    }
+    float rotation[4];
+    multiply_quaternions(base->rotation, scaled, rotation);
+    normalize_quaternion(rotation);
+    /* The position in three named scalars, not a small array: the compiler kept an array on the stack
+     * and read it back as one 8-byte load after 4-byte stores, a store-forwarding stall that was a
+     * third of pose_add's time in the crowd (perf annotate). */
+    float x = base->position[0] + t * delta->position[0];
+    float y = base->position[1] + t * delta->position[1];
+    float z = base->position[2] + t * delta->position[2];
+    for (int k = 0; k < 4; ++k)
+        out->rotation[k] = rotation[k];
+    out->position[0] = x;
+    out->position[1] = y;
+    out->position[2] = z;
+    out->unused = 0.0f;
+}
+
 #else /* POSE_USE_SSE2 */
 
 /* ---- joint kernels: SSE2, the same arithmetic four lanes at a time ---- */
@@ -268,6 +315,15 @@ static inline __m128 shortest_arc_sign(__m128 a, __m128 b)
     return _mm_and_ps(dot_all_lanes(a, b), _mm_set1_ps(-0.0f));
 }
 
+/* A rotation to unit length; near zero, identity (normalize_quaternion's rule). */
+static inline __m128 normalized_or_identity(__m128 rotation)
+{
+    __m128 length2 = dot_all_lanes(rotation, rotation);
+    if (_mm_cvtss_f32(length2) > POSE_TINY_LENGTH2)
+        return _mm_div_ps(rotation, _mm_sqrt_ps(length2));
+    return _mm_set_ps(1.0f, 0.0f, 0.0f, 0.0f);
+}
+
 /* See the scalar version. The sum's length is at least 1/sqrt(2) for unit frames, so no zero check.
  * The two weighted frames are computed while the dot product that picks b's sign is still on its way,
  * and the sign is applied last: that keeps each joint's chain of dependent steps short, which is what
@@ -307,12 +363,7 @@ static void blend_joints(const joint_pose *const *poses, const float *weights, i
             rotation = _mm_add_ps(rotation, _mm_xor_ps(_mm_mul_ps(weight, q), sign));
             position = _mm_add_ps(position, _mm_mul_ps(weight, load_position_lane(joint)));
         }
-        __m128 length2 = dot_all_lanes(rotation, rotation);
-        if (_mm_cvtss_f32(length2) > POSE_TINY_LENGTH2)
-            rotation = _mm_div_ps(rotation, _mm_sqrt_ps(length2));
-        else
-            rotation = _mm_set_ps(1.0f, 0.0f, 0.0f, 0.0f);
-        _mm_store_ps(out[i].rotation, rotation);
+        _mm_store_ps(out[i].rotation, normalized_or_identity(rotation));
         store_position_lane(&out[i], position);
     }
 }
@@ -425,7 +476,28 @@ static inline void dual_quaternion_joint(const joint_pose *joint, const joint_po
     _mm_store_ps(out->dual, _mm_mul_ps(_mm_set1_ps(0.5f), multiply_rotations(translation, real)));
 }
 
+/* See the scalar version. */
+static inline void add_joint(const joint_pose *base, const joint_pose *delta, float t, joint_pose *out)
+{
+    __m128 scaled = _mm_load_ps(delta->rotation);
+    __m128 t4 = _mm_set1_ps(t);
+    if (t != 1.0f) {
+        /* toward the nearer of d, -d: the sign of d's w, in every lane */
+        __m128 w_negative = _mm_cmplt_ps(LANES(scaled, 3, 3, 3, 3), _mm_setzero_ps());
+        __m128 toward = _mm_xor_ps(t4, _mm_and_ps(w_negative, _mm_set1_ps(-0.0f)));
+        scaled = _mm_add_ps(_mm_mul_ps(toward, scaled), _mm_set_ps(1.0f - t, 0.0f, 0.0f, 0.0f));
+        scaled = normalized_or_identity(scaled);
+    }
+    __m128 rotation = normalized_or_identity(multiply_rotations(_mm_load_ps(base->rotation), scaled));
+    /* the unused lane: 0 + t * 0 */
+    __m128 position = _mm_add_ps(load_position_lane(base), _mm_mul_ps(t4, load_position_lane(delta)));
+    position = _mm_and_ps(position, _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1)));
+    _mm_store_ps(out->rotation, rotation);
+    store_position_lane(out, position);
+}
+
 #undef LANES
+
 #endif /* POSE_USE_SSE2 */
 
 /* ---- sample ---- */
@@ -534,19 +606,6 @@ bool pose_blend(const joint_pose *const *poses, const float *weights, int pose_c
 
 /* ---- additive ---- */
 
-/* Hamilton product a * b in x y z w order (a applied after b). */
-static inline void multiply_quaternions(const float a[4], const float b[4], float out[4])
-{
-    float x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
-    float y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
-    float z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
-    float w = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
-    out[0] = x;
-    out[1] = y;
-    out[2] = z;
-    out[3] = w;
-}
-
 
 bool pose_additive_delta(const joint_pose *reference, const joint_pose *frame, int joint_count, joint_pose *out)
 {
@@ -590,35 +649,7 @@ bool pose_add(const joint_pose *base, const joint_pose *delta, float weight, con
             out[i] = base[i];
             continue;
         }
-        const float *d = delta[i].rotation;
-        float scaled[4];
-        if (t == 1.0f) {
-            for (int k = 0; k < 4; ++k)
-                scaled[k] = d[k];
-        } else {
-            /* nlerp from identity towards the nearer of d, -d: identity's dot with d is d's w. */
-            float toward = d[3] < 0.0f ? -t : t;
-            for (int k = 0; k < 4; ++k)
-                scaled[k] = toward * d[k];
-            scaled[3] += 1.0f - t;
-            normalize_quaternion(scaled);
-        }
-        float rotation[4];
-        multiply_quaternions(base[i].rotation, scaled, rotation);
-        normalize_quaternion(rotation);
-        /* The position in three named scalars, not a small array: the compiler kept an array on the stack
-         * and read it back as one 8-byte load after 4-byte stores, a store-forwarding stall that was a
-         * third of pose_add's time in the crowd (perf annotate). */
-        float x = base[i].position[0] + t * delta[i].position[0];
-        float y = base[i].position[1] + t * delta[i].position[1];
-        float z = base[i].position[2] + t * delta[i].position[2];
-        /* All of joint i is read before it is written: out may be base or delta. */
-        for (int k = 0; k < 4; ++k)
-            out[i].rotation[k] = rotation[k];
-        out[i].position[0] = x;
-        out[i].position[1] = y;
-        out[i].position[2] = z;
-        out[i].unused = 0.0f;
+        add_joint(&base[i], &delta[i], t, &out[i]);
     }
     return true;
 }

@@ -277,6 +277,7 @@ static void find_contacts(anim_config_loader *loader, anim_character *character,
             return;
         }
         clip->planted = storage->planted[s];
+        clip->planted_always = anim_feet_planted_always(clip->planted, clip->clip->frame_count, character->leg_count);
     }
 }
 
