@@ -1,5 +1,6 @@
 #include "state_machine.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -136,19 +137,23 @@ static bool state_machine_term_holds(const state_machine_definition *definition,
                                      const state_machine_instance *instance, const state_machine_term *term,
                                      state_machine_clip_status status)
 {
-    bool parameter_valid = term->parameter >= 0 && term->parameter < definition->parameter_count;
+    /* One unsigned comparison: a negative index wraps to a large one. */
+    bool parameter_valid = (unsigned)term->parameter < (unsigned)definition->parameter_count;
+    float left; /* what a COMPARE kind compares: one comparison below, so the compiler inlines it */
     switch (term->kind) {
     case STATE_MACHINE_TERM_ALWAYS: return true;
     case STATE_MACHINE_TERM_COMPARE_PARAMETER:
-        return parameter_valid &&
-               state_machine_compare(instance->values[term->parameter], term->comparison, term->value);
-    case STATE_MACHINE_TERM_COMPARE_TIME:
-        return state_machine_compare(instance->time_in_state, term->comparison, term->value);
+        if (!parameter_valid)
+            return false;
+        left = instance->values[term->parameter];
+        break;
+    case STATE_MACHINE_TERM_COMPARE_TIME: left = instance->time_in_state; break;
     case STATE_MACHINE_TERM_TRIGGER: return parameter_valid && instance->values[term->parameter] != 0.0f;
     case STATE_MACHINE_TERM_CLIP_END: return status.clip_finished;
     case STATE_MACHINE_TERM_OVERLAY_END: return status.overlay_finished;
+    default: return false;
     }
-    return false;
+    return state_machine_compare(left, term->comparison, term->value);
 }
 
 static bool state_machine_transition_applies(const state_machine_definition *definition,
@@ -202,18 +207,131 @@ static float state_machine_overlay_weight(const state_machine_definition *defini
     return weight < 1.0f ? weight : 1.0f;
 }
 
-/* Triggers wait a little for a transition that can use them, so a jump pressed just before landing still
- * happens; after trigger_hold seconds they are dropped so they cannot fire long after the key press. */
-static void state_machine_age_triggers(const state_machine_definition *definition,
-                                       state_machine_instance *instance, float dt)
+/* A set trigger waits a little for a transition that can use it, so a jump pressed just before landing
+ * still happens; after trigger_hold seconds it is dropped so it cannot fire long after the key press. */
+static void state_machine_age_trigger(const state_machine_definition *definition, state_machine_instance *instance,
+                                      int parameter, float dt)
 {
-    for (int i = 0; i < definition->parameter_count; ++i) {
-        if (definition->parameters[i].type != STATE_MACHINE_TRIGGER || instance->values[i] == 0.0f)
-            continue;
-        instance->trigger_age[i] += dt;
-        if (instance->trigger_age[i] > definition->trigger_hold)
-            instance->values[i] = 0.0f; /* a paused step (dt 0) drops nothing */
+    if (instance->values[parameter] == 0.0f)
+        return;
+    instance->trigger_age[parameter] += dt;
+    if (instance->trigger_age[parameter] > definition->trigger_hold)
+        instance->values[parameter] = 0.0f; /* a paused step (dt 0) drops nothing */
+}
+
+/* Through the index's list of triggers when it fits, else looking at every parameter's type. */
+static void state_machine_age_triggers(const state_machine_definition *definition, state_machine_instance *instance,
+                                       float dt, bool indexed)
+{
+    if (indexed) {
+        for (int k = 0; k < definition->index.trigger_count; ++k)
+            state_machine_age_trigger(definition, instance, definition->index.triggers[k], dt);
+        return;
     }
+    for (int i = 0; i < definition->parameter_count; ++i)
+        if (definition->parameters[i].type == STATE_MACHINE_TRIGGER)
+            state_machine_age_trigger(definition, instance, i, dt);
+}
+
+size_t state_machine_index_ints(const state_machine_definition *definition)
+{
+    if (!definition || definition->state_count < 0 || definition->transition_count < 0 ||
+        (definition->transition_count > 0 && !definition->transitions) || definition->parameter_count < 0 ||
+        definition->parameter_count > STATE_MACHINE_MAX_PARAMETERS)
+        return 0;
+    size_t states = (size_t)definition->state_count, total = states + 1;
+    for (int i = 0; i < definition->transition_count; ++i) {
+        int from = definition->transitions[i].from;
+        size_t entries = from == STATE_MACHINE_ANY ? states : (from >= 0 && from < definition->state_count ? 1 : 0);
+        /* Checked per transition, so the total never wraps before the test: at most INT_MAX + states. */
+        total += entries;
+        if (total > (size_t)INT_MAX)
+            return 0;
+    }
+    return total;
+}
+
+bool state_machine_index_build(state_machine_definition *definition, int *storage, size_t storage_ints)
+{
+    if (!definition)
+        return false;
+    definition->index = (state_machine_index){0};
+    size_t needed = state_machine_index_ints(definition);
+    if (needed == 0 || !storage || storage_ints < needed)
+        return false;
+    int state_count = definition->state_count;
+    int *first = storage, *candidates = storage + state_count + 1;
+    /* A counting sort: first[s + 1] counts state s's candidates, the prefix sums make first[s] where its
+     * candidates start, filling in transition order advances first[s] to where state s + 1's start, and a
+     * shift by one puts every offset back in its place. Transitions in ascending order keep priority order. */
+    for (int s = 0; s <= state_count; ++s)
+        first[s] = 0;
+    for (int i = 0; i < definition->transition_count; ++i) {
+        int from = definition->transitions[i].from;
+        if (from == STATE_MACHINE_ANY)
+            for (int s = 0; s < state_count; ++s)
+                ++first[s + 1];
+        else if (from >= 0 && from < state_count)
+            ++first[from + 1];
+    }
+    for (int s = 0; s < state_count; ++s)
+        first[s + 1] += first[s];
+    for (int i = 0; i < definition->transition_count; ++i) {
+        int from = definition->transitions[i].from;
+        if (from == STATE_MACHINE_ANY)
+            for (int s = 0; s < state_count; ++s)
+                candidates[first[s]++] = i;
+        else if (from >= 0 && from < state_count)
+            candidates[first[from]++] = i;
+    }
+    for (int s = state_count; s > 0; --s)
+        first[s] = first[s - 1];
+    first[0] = 0;
+    state_machine_index index = {.transitions = definition->transitions,
+                                 .state_count = state_count,
+                                 .transition_count = definition->transition_count,
+                                 .parameter_count = definition->parameter_count,
+                                 .candidate_first = first,
+                                 .candidates = candidates};
+    for (int i = 0; i < definition->parameter_count; ++i)
+        if (definition->parameters[i].type == STATE_MACHINE_TRIGGER)
+            index.triggers[index.trigger_count++] = i;
+    definition->index = index;
+    return true;
+}
+
+/* Whether the index was built for this definition (a copy may have changed it: see state_machine_index). */
+static bool state_machine_index_fits(const state_machine_definition *definition)
+{
+    const state_machine_index *index = &definition->index;
+    return index->candidate_first && index->candidates && index->transitions == definition->transitions &&
+           index->state_count == definition->state_count && index->transition_count == definition->transition_count &&
+           index->parameter_count == definition->parameter_count;
+}
+
+/* The index of the first transition (highest priority) that applies now, or -1. Through the index when it
+ * fits: only the current state's candidates, the same transitions in the same order minus those whose
+ * `from` rules them out, so the same answer as trying every transition. One loop serves both ways, so
+ * state_machine_transition_applies has one caller and is inlined. */
+static int state_machine_first_applying(const state_machine_definition *definition,
+                                        const state_machine_instance *instance, state_machine_clip_status status,
+                                        bool indexed)
+{
+    const int *candidates = NULL; /* NULL: try transitions 0 to transition_count - 1 */
+    int begin = 0, end = definition->transition_count;
+    if (indexed) {
+        candidates = definition->index.candidates;
+        begin = definition->index.candidate_first[instance->state];
+        end = definition->index.candidate_first[instance->state + 1];
+    }
+    for (int k = begin; k < end; ++k) {
+        int i = candidates ? candidates[k] : k;
+        /* One unsigned comparison keeps an index filled by hand with a bad entry from reading outside. */
+        if ((unsigned)i < (unsigned)definition->transition_count &&
+            state_machine_transition_applies(definition, instance, &definition->transitions[i], status))
+            return i;
+    }
+    return -1;
 }
 
 bool state_machine_step(const state_machine_definition *definition, state_machine_instance *instance, float dt,
@@ -231,22 +349,21 @@ bool state_machine_step(const state_machine_definition *definition, state_machin
 
     instance->time_in_state += dt;
     result->from = result->to = instance->state;
-    for (int i = 0; i < definition->transition_count; ++i) {
-        const state_machine_transition *transition = &definition->transitions[i];
-        if (!state_machine_transition_applies(definition, instance, transition, status))
-            continue;
+    bool indexed = state_machine_index_fits(definition);
+    int fired = state_machine_first_applying(definition, instance, status, indexed);
+    if (fired >= 0) {
+        const state_machine_transition *transition = &definition->transitions[fired];
         for (int t = 0; t < transition->term_count; ++t)
             if (transition->terms[t].kind == STATE_MACHINE_TERM_TRIGGER)
                 instance->values[transition->terms[t].parameter] = 0.0f;
         result->fired = true;
-        result->transition = i;
+        result->transition = fired;
         result->to = transition->to;
         result->fade = transition->fade;
         instance->state = transition->to;
         instance->time_in_state = 0.0f;
-        break;
     }
-    state_machine_age_triggers(definition, instance, dt);
+    state_machine_age_triggers(definition, instance, dt, indexed);
 
     const state_machine_state *state = &definition->states[instance->state];
     result->clip = state->clip;

@@ -8,6 +8,7 @@
 #define MARIONETTE_STATE_MACHINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "anim_clip.h"
 
@@ -91,6 +92,28 @@ typedef struct state_machine_state {
     bool moved_by_clip;
 } state_machine_state;
 
+/* What a step would otherwise search for. A step takes the first transition that applies, and in a
+ * states.ini most transitions leave some other state: trying them all and rejecting them by their `from`
+ * was most of the cost of a step in a crowd; ageing the triggers went through every parameter. For state
+ * s, candidates[candidate_first[s]] up to (not including) candidates[candidate_first[s + 1]] are the
+ * indices into transitions of those whose `from` is s or STATE_MACHINE_ANY, ascending, so in priority
+ * order; triggers lists the parameters of type trigger. Derived and optional: a definition made by hand
+ * may leave it zeroed, and a step then tries every transition and looks at every parameter, with the same
+ * result. state_machine_index_build fills it, and it must describe the definition's transitions and
+ * parameters as they are. A step uses it only while the definition's transitions pointer, state_count,
+ * transition_count and parameter_count are the ones it was built for, so a copy of the definition that
+ * drops its transitions (transition_count 0) or replaces its states falls back to the full search. */
+typedef struct state_machine_index {
+    const state_machine_transition *transitions; /* the transitions it was built for */
+    int state_count;                             /* the counts it was built for */
+    int transition_count;
+    int parameter_count;
+    const int *candidate_first; /* state_count + 1 offsets into candidates; NULL: no index */
+    const int *candidates;      /* indices into transitions */
+    int trigger_count;
+    int triggers[STATE_MACHINE_MAX_PARAMETERS]; /* indices into parameters, ascending */
+} state_machine_index;
+
 typedef struct state_machine_definition {
     int parameter_count;
     state_machine_parameter parameters[STATE_MACHINE_MAX_PARAMETERS];
@@ -102,6 +125,7 @@ typedef struct state_machine_definition {
     const state_machine_transition *transitions;
     int start_state;
     float trigger_hold; /* seconds an unused trigger stays set; 0: only the next step sees it */
+    state_machine_index index; /* zeroed: a step tries every transition */
 } state_machine_definition;
 
 /* Per entity: about 140 bytes, no pointers, so entities can be stored in plain arrays and copied. */
@@ -187,6 +211,19 @@ bool state_machine_get(const state_machine_definition *definition, const state_m
  * Allocates nothing; a bad definition or instance fires nothing. */
 bool state_machine_step(const state_machine_definition *definition, state_machine_instance *instance, float dt,
                         state_machine_clip_status status, state_machine_result *result);
+
+/* How many ints state_machine_index_build needs for this definition: state_count + 1 offsets, then one
+ * per candidate (a transition from a state counts once, an `any` transition once per state), so at most
+ * state_count + 1 + state_count * transition_count. 0 for a NULL definition, negative counts, more than
+ * STATE_MACHINE_MAX_PARAMETERS parameters or a total that does not fit in an int (the offsets are ints). */
+size_t state_machine_index_ints(const state_machine_definition *definition);
+
+/* Fill definition->index from its transitions and parameters, in storage (storage_ints ints, at least
+ * state_machine_index_ints), which the caller owns and keeps as long as the definition. Call it once the
+ * transitions (sorted) and parameters are final; the definition is then shared and immutable as before.
+ * False, and the index left zeroed, when storage is missing or too small or the definition is bad: steps
+ * then try every transition. Linear in the index's size; allocates nothing. */
+bool state_machine_index_build(state_machine_definition *definition, int *storage, size_t storage_ints);
 
 /* A state's playback rate: rate, times the rate parameter's value / rate_reference when it has rate_from
  * and rate_reference > 0, clamped to [rate_min, rate_max] (NaN gives rate_min). state_machine_step uses

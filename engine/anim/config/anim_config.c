@@ -162,6 +162,7 @@ static void anim_config_release_character(cache *cache, anim_character *characte
     free(storage->states);
     free(storage->blends);
     free(storage->transitions);
+    free(storage->transition_index);
     *character = (anim_character){0};
     *storage = (anim_character_storage){0};
 }

@@ -34,6 +34,7 @@ typedef struct anim_character_storage {
     anim_blend *blends;
     state_machine_transition *transitions;
     int transition_capacity;
+    int *transition_index; /* the machine's state_machine_index (its offsets and candidates), or NULL */
 } anim_character_storage;
 
 /* One load or reload in progress. */

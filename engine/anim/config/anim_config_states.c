@@ -1,8 +1,10 @@
 /* states.ini: one character's state machine definition. [parameters], [state NAME] and [FROM -> TO]
  * sections may come in any order and refer to each other; a transition's `when` is a condition such as
  * "speed > 0.2 and grounded or jump", one state machine transition per alternative. */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -929,6 +931,26 @@ static void anim_config_sort_transitions(anim_character_storage *storage, int co
     }
 }
 
+_Static_assert((long long)ANIM_CONFIG_STATES_MAX * ANIM_CONFIG_TRANSITIONS_MAX + ANIM_CONFIG_STATES_MAX + 1 <= INT_MAX,
+               "a machine at the states.ini limits must have room for its transition index in int offsets");
+
+/* Each state's candidate transitions, so a step tries only those (state_machine_index). It takes
+ * states + 1 + (transitions from a state) + states * (`any` transitions) ints: the shipped states.ini needs
+ * a few hundred bytes, a file at the limits where every transition is an `any` one about 16 MiB. The index
+ * only saves time: without memory for it the machine works the same, trying every transition each step,
+ * so a failed allocation is not an error. */
+static void anim_config_index_transitions(anim_character_storage *storage, state_machine_definition *machine)
+{
+    size_t ints = state_machine_index_ints(machine);
+    if (ints == 0 || ints > SIZE_MAX / sizeof *storage->transition_index)
+        return;
+    storage->transition_index = malloc(ints * sizeof *storage->transition_index);
+    if (storage->transition_index && !state_machine_index_build(machine, storage->transition_index, ints)) {
+        free(storage->transition_index);
+        storage->transition_index = NULL;
+    }
+}
+
 /* A [blend NAME] section's name, checked and kept (its keys are read once the parameters are known). */
 static void anim_config_add_blend(anim_config_loader *loader, const char *path, const ini_section *section,
                                   anim_character *character, anim_character_storage *storage, const char *name)
@@ -1068,6 +1090,7 @@ void anim_config_load_states(anim_config_loader *loader, anim_character *charact
                                     machine, &states_index, &transitions_full);
     }
     anim_config_sort_transitions(storage, machine->transition_count);
+    anim_config_index_transitions(storage, machine);
     /* Only a machine without other mistakes: a misspelt transition would make every later state unreachable. */
     if (loader->error_count == errors_before)
         anim_config_check_reachable(loader, path, machine, state_lines);
