@@ -527,6 +527,25 @@ static void test_a_changed_copy_does_not_use_the_index(void)
     free(storage);
 }
 
+/* A transition made by hand with more terms than the array holds fires on the terms it has, and consuming
+ * its trigger reads no term past the array (the sanitizers' bounds check would stop it). */
+static void test_a_term_count_past_the_array_reads_no_further(void)
+{
+    state_machine_definition definition = make_definition();
+    state_machine_transition transition = {.from = STATE_MACHINE_ANY, .to = 0, .restart = true,
+                                           .term_count = STATE_MACHINE_MAX_TERMS + 5};
+    for (int t = 0; t < STATE_MACHINE_MAX_TERMS; ++t)
+        transition.terms[t] = (state_machine_term){.kind = STATE_MACHINE_TERM_TRIGGER, .parameter = 2};
+    definition.transitions = &transition;
+    definition.transition_count = 1;
+    state_machine_instance instance;
+    state_machine_instance_init(&definition, &instance);
+    CHECK(state_machine_set_trigger(&definition, &instance, "jump"));
+    state_machine_result result;
+    CHECK(state_machine_step(&definition, &instance, 0.0f, (state_machine_clip_status){0}, &result));
+    CHECK(result.transition == 0 && instance.values[2] == 0.0f);
+}
+
 static void check_config_machines(const char *characters_path, int expected_characters)
 {
     cache *cache = cache_create();
@@ -580,6 +599,7 @@ int main(void)
     RUN(test_index_build_refuses_what_it_cannot_hold);
     RUN(test_indexed_step_decides_as_the_full_scan_on_a_hand_made_machine);
     RUN(test_a_changed_copy_does_not_use_the_index);
+    RUN(test_a_term_count_past_the_array_reads_no_further);
     RUN(test_indexed_step_decides_as_the_full_scan_on_the_shipped_machines);
     return check_report();
 }

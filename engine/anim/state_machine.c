@@ -353,9 +353,13 @@ bool state_machine_step(const state_machine_definition *definition, state_machin
     int fired = state_machine_first_applying(definition, instance, status, indexed);
     if (fired >= 0) {
         const state_machine_transition *transition = &definition->transitions[fired];
-        for (int t = 0; t < transition->term_count; ++t)
-            if (transition->terms[t].kind == STATE_MACHINE_TERM_TRIGGER)
-                instance->values[transition->terms[t].parameter] = 0.0f;
+        /* The terms the transition was judged by: a hand-made count past the array reads no further. */
+        for (int t = 0; t < transition->term_count && t < STATE_MACHINE_MAX_TERMS; ++t) {
+            int parameter = transition->terms[t].parameter;
+            if (transition->terms[t].kind == STATE_MACHINE_TERM_TRIGGER && parameter >= 0 &&
+                parameter < definition->parameter_count)
+                instance->values[parameter] = 0.0f;
+        }
         result->fired = true;
         result->transition = fired;
         result->to = transition->to;
