@@ -139,6 +139,16 @@ static void test_planted_at_reads_both_frames(void)
     CHECK(anim_feet_planted_at(&entry, planted, 1, 9.0)); /* past the end: the last frame */
     CHECK(!anim_feet_planted_at(&entry, planted, 0, NAN));
     CHECK(!anim_feet_planted_at(&entry, NULL, 0, 0.0));
+    /* Every foot at once says what each foot alone says. */
+    for (double t = -0.1; t <= 0.5; t += 0.025) {
+        unsigned mask = anim_feet_planted_mask_at(&entry, planted, 2, t);
+        for (int foot = 0; foot < 2; ++foot)
+            CHECK(((mask >> foot) & 1u) == (anim_feet_planted_at(&entry, planted, foot, t) ? 1u : 0u));
+        CHECK(anim_feet_planted_mask_at(&entry, planted, 1, t) == (mask & 1u));
+    }
+    CHECK(anim_feet_planted_mask_at(&entry, planted, 2, 0.15) == 2u);
+    CHECK(anim_feet_planted_mask_at(&entry, planted, 2, NAN) == 0u);
+    CHECK(anim_feet_planted_mask_at(&entry, NULL, 2, 0.0) == 0u);
 }
 
 static void test_planted_always_bits(void)

@@ -214,15 +214,38 @@ unsigned char anim_feet_planted_always(const unsigned char *planted, int frame_c
     return bits;
 }
 
+/* The frames on either side of `time` seconds into the clip, clamped to its frames. */
+static void frames_around(const clip *c, double time, int *below, int *above)
+{
+    double frame = time * c->frame_rate;
+    int low = (int)floor(frame), high = (int)ceil(frame);
+    *below = low < 0 ? 0 : low >= c->frame_count ? c->frame_count - 1 : low;
+    *above = high < 0 ? 0 : high >= c->frame_count ? c->frame_count - 1 : high;
+}
+
 bool anim_feet_planted_at(const anim_clip *entry, const unsigned char *planted, int foot, double time)
 {
     if (!entry || !entry->clip || !planted || foot < 0 || !isfinite(time))
         return false;
     const clip *c = entry->clip;
-    double frame = time * c->frame_rate;
-    int below = (int)floor(frame), above = (int)ceil(frame);
-    below = below < 0 ? 0 : below >= c->frame_count ? c->frame_count - 1 : below;
-    above = above < 0 ? 0 : above >= c->frame_count ? c->frame_count - 1 : above;
+    int below, above;
+    frames_around(c, time, &below, &above);
     const unsigned char *flags = planted + (size_t)foot * (size_t)c->frame_count;
     return flags[below] && flags[above];
+}
+
+unsigned anim_feet_planted_mask_at(const anim_clip *entry, const unsigned char *planted, int foot_count, double time)
+{
+    if (!entry || !entry->clip || !planted || !isfinite(time))
+        return 0;
+    const clip *c = entry->clip;
+    int below, above;
+    frames_around(c, time, &below, &above);
+    unsigned mask = 0;
+    for (int f = 0; f < foot_count && f < ANIM_FEET_MAX; ++f) {
+        const unsigned char *flags = planted + (size_t)f * (size_t)c->frame_count;
+        if (flags[below] && flags[above])
+            mask |= 1u << f;
+    }
+    return mask;
 }

@@ -42,6 +42,11 @@ bool anim_feet_find_contacts(const anim_clip *entry, const skeleton *s, const in
  * frames on either side both are. planted as anim_feet_find_contacts writes it; false for NULL. */
 bool anim_feet_planted_at(const anim_clip *entry, const unsigned char *planted, int foot, double time);
 
+/* The same for every foot at once: bit f set when foot f (of foot_count, at most ANIM_FEET_MAX) is planted
+ * `time` seconds into the clip; 0 for NULL. What a caller asking about each foot every step wants: the
+ * frames are found once. */
+unsigned anim_feet_planted_mask_at(const anim_clip *entry, const unsigned char *planted, int foot_count, double time);
+
 /* Bit f set when foot f (of foot_count, at most ANIM_FEET_MAX) is planted at every one of frame_count frames
  * of planted (as anim_feet_find_contacts writes it); 0 for NULL or no frames. */
 unsigned char anim_feet_planted_always(const unsigned char *planted, int frame_count, int foot_count);

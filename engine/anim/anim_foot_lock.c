@@ -13,14 +13,22 @@ void anim_foot_lock_planted_shares(const anim_controller *controller, int foot_c
     anim_foot_lock_planted_shares_ahead(controller, foot_count, 0.0f, shares, NULL);
 }
 
-/* Whether a clip of a blend plants a foot at a phase of the blend. A clip keeping its own time counts only
- * when it plants the foot at every frame, as the controller does not say where that time is. */
-static bool blend_clip_plants(const anim_clip *entry, bool in_phase, double phase, int foot)
+/* The feet a clip of a blend plants at a phase of the blend (bit f: foot f). A clip keeping its own time
+ * counts only for the feet it plants at every frame, as the controller does not say where that time is. */
+static unsigned blend_clip_plants(const anim_clip *entry, bool in_phase, double phase, int foot_count)
 {
     if (!in_phase)
-        return (entry->planted_always >> foot) & 1u;
+        return entry->planted_always;
     double time = phase * (entry->loop ? entry->clip->loop_duration : entry->clip->once_duration);
-    return anim_feet_planted_at(entry, entry->planted, foot, time);
+    return anim_feet_planted_mask_at(entry, entry->planted, foot_count, time);
+}
+
+/* Add weight to the share of each foot in mask. */
+static void add_shares(float *shares, int foot_count, unsigned mask, float weight)
+{
+    for (int f = 0; f < foot_count; ++f)
+        if ((mask >> f) & 1u)
+            shares[f] += weight;
 }
 
 void anim_foot_lock_planted_shares_ahead(const anim_controller *controller, int foot_count, float seconds,
@@ -40,11 +48,13 @@ void anim_foot_lock_planted_shares_ahead(const anim_controller *controller, int 
             continue;
         double later = (double)seconds * (layer.speed > 0.0f ? layer.speed : 0.0f);
         if (!layer.blend) {
-            for (int f = 0; f < foot_count && layer.clip; ++f) {
-                if (anim_feet_planted_at(layer.clip, layer.clip->planted, f, layer.time))
-                    shares[f] += layer.weight;
-                if (ahead && anim_feet_planted_at(layer.clip, layer.clip->planted, f, layer.time + later))
-                    ahead[f] += layer.weight;
+            if (layer.clip) {
+                add_shares(shares, foot_count, anim_feet_planted_mask_at(layer.clip, layer.clip->planted, foot_count, layer.time),
+                           layer.weight);
+                if (ahead)
+                    add_shares(ahead, foot_count,
+                               anim_feet_planted_mask_at(layer.clip, layer.clip->planted, foot_count, layer.time + later),
+                               layer.weight);
             }
             continue;
         }
@@ -68,12 +78,9 @@ void anim_foot_lock_planted_shares_ahead(const anim_controller *controller, int 
                 continue;
             const anim_clip *entry = layer.blend->clips[i];
             float share = layer.weight * weights[i] / (paced > 0.0f ? paced : 1.0f);
-            for (int f = 0; f < foot_count; ++f) {
-                if (blend_clip_plants(entry, in_phase, phase, f))
-                    shares[f] += share;
-                if (ahead && blend_clip_plants(entry, in_phase, phase_later, f))
-                    ahead[f] += share;
-            }
+            add_shares(shares, foot_count, blend_clip_plants(entry, in_phase, phase, foot_count), share);
+            if (ahead)
+                add_shares(ahead, foot_count, blend_clip_plants(entry, in_phase, phase_later, foot_count), share);
         }
     }
 }
