@@ -15,6 +15,10 @@ mover_params mover_default_params(void)
 
 static float wrap_angle(float angle)
 {
+    /* Most angles are in range already: as they are (also keeps a small angle's low bits, which the trip
+     * through + pi drops), and no fmodf, which every member paid several times a step. */
+    if (angle > -GLM_PIf && angle <= GLM_PIf)
+        return angle;
     angle = fmodf(angle + GLM_PIf, 2.0f * GLM_PIf);
     if (angle <= 0.0f)
         angle += 2.0f * GLM_PIf;
