@@ -1317,7 +1317,9 @@ static void advance_channel(anim_channel *channel, int channel_index, double dt,
 
     /* Where each layer moves, all first: a layer's events depend on what the others of its sync group do
      * in the same step. */
-    layer_step step = {.layers = channel->layers, .count = count};
+    layer_step step; /* its arrays are written below for the layers there are, and read only for them */
+    step.layers = channel->layers;
+    step.count = count;
     for (int k = 0; k < count; ++k) {
         const anim_layer *layer = &channel->layers[k];
         step.from[k] = step.to[k] = layer->cycles;
