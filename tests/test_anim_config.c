@@ -539,6 +539,10 @@ static void test_partial_load(void)
         CHECK(mannequin->clips[walk_clip].clip == mannequin->clips[idle].clip);
         CHECK(mannequin->clips[walk_clip].event_count == 0); /* marked on the frames of the clip that failed */
         CHECK(mannequin->clips[2].clip == mannequin->clips[idle].clip);
+        /* A stand-in plays the idle's data with the idle's settings, so it has the idle's contacts, found
+         * once through the idle's clip handle. */
+        CHECK(mannequin->clips[idle].planted && mannequin->clips[walk_clip].planted == mannequin->clips[idle].planted &&
+              mannequin->clips[2].planted == mannequin->clips[idle].planted);
         CHECK(mannequin->machine.states[state_machine_find_state(&mannequin->machine, "wave")].clip == idle);
         CHECK(mannequin->machine.states[state_machine_find_state(&mannequin->machine, "walk")].clip == walk_clip);
     }
