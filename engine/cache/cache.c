@@ -434,7 +434,6 @@ cache_stats cache_get_stats(const cache *c)
         } else if (e->kind == CACHE_DERIVED) {
             stats.derived++;
             stats.derived_bytes += e->derived_bytes + e->key_bytes;
-            stats.shared_bytes += e->derived_bytes + e->key_bytes;
         } else {
             stats.additive_clips++;
             stats.additive_bytes += e->data.clip->bytes;

@@ -31,9 +31,9 @@ typedef struct cache_stats {
     int clips;             /* clips read from files */
     int additive_clips;    /* additive clips baked from them (cache_load_additive_clip) */
     int derived;           /* data derived from clips (cache_load_derived) */
-    size_t shared_bytes;   /* heap bytes of all held models and clips, additive ones and derived data included */
+    size_t shared_bytes;   /* heap bytes of all held models and clips, additive ones included */
     size_t additive_bytes; /* of those, the additive clips' */
-    size_t derived_bytes;  /* of those, the derived data's, their keys included */
+    size_t derived_bytes;  /* heap bytes of the derived data, their keys included (not in shared_bytes) */
     long derivations;      /* derive calls made since cache_create, failed ones included: how often a memo missed */
     int users;             /* sum of reference counts */
 } cache_stats;
