@@ -165,8 +165,8 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
     storage->sync_group_names = calloc((size_t)(count ? count : 1), sizeof *storage->sync_group_names);
     storage->additive_handles = calloc((size_t)(count ? count : 1), sizeof *storage->additive_handles);
     storage->contact_handles = calloc((size_t)(count ? count : 1), sizeof *storage->contact_handles);
-    if (!storage->clips || !storage->additive_handles || !storage->contact_handles || !storage->events || !storage->clip_handles ||
-        !storage->sync_group_names) {
+    if (!storage->clips || !storage->additive_handles || !storage->contact_handles || !storage->events ||
+        !storage->clip_handles || !storage->sync_group_names) {
         anim_config_report(loader, path, 0, "out of memory");
         ini_document_free(&document);
         return;
