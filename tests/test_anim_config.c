@@ -539,6 +539,10 @@ static void test_partial_load(void)
         CHECK(mannequin->clips[walk_clip].clip == mannequin->clips[idle].clip);
         CHECK(mannequin->clips[walk_clip].event_count == 0); /* marked on the frames of the clip that failed */
         CHECK(mannequin->clips[2].clip == mannequin->clips[idle].clip);
+        /* A stand-in plays the idle's data with the idle's settings, so it has the idle's contacts, found
+         * once through the idle's clip handle. */
+        CHECK(mannequin->clips[idle].planted && mannequin->clips[walk_clip].planted == mannequin->clips[idle].planted &&
+              mannequin->clips[2].planted == mannequin->clips[idle].planted);
         CHECK(mannequin->machine.states[state_machine_find_state(&mannequin->machine, "wave")].clip == idle);
         CHECK(mannequin->machine.states[state_machine_find_state(&mannequin->machine, "walk")].clip == walk_clip);
     }
@@ -1639,6 +1643,171 @@ static void test_moved_by(void)
     finish_scratch_test(NULL, cache, &errors, folder);
 }
 
+/* ---- foot contacts, shared through the cache ---------------------------------------------------- */
+
+/* Do two configs' clips plant the feet on the same frames, byte for byte (and both have contacts)? */
+static bool same_contacts(const anim_character *a, const anim_character *b)
+{
+    if (a->clip_count != b->clip_count || a->leg_count != b->leg_count || a->leg_count == 0)
+        return false;
+    for (int s = 0; s < a->clip_count; ++s) {
+        const anim_clip *x = &a->clips[s], *y = &b->clips[s];
+        if (x->additive != y->additive || !x->clip || !y->clip || x->clip->frame_count != y->clip->frame_count)
+            return false;
+        if (x->additive) {
+            if (x->planted || y->planted)
+                return false;
+            continue;
+        }
+        size_t bytes = (size_t)x->clip->frame_count * (size_t)a->leg_count;
+        if (!x->planted || !y->planted || memcmp(x->planted, y->planted, bytes) != 0 ||
+            x->planted_always != y->planted_always)
+            return false;
+    }
+    return true;
+}
+
+/* How many different contact arrays a config's clips point to. */
+static int distinct_contacts(const anim_config *config)
+{
+    const unsigned char *seen[256];
+    int count = 0;
+    for (int c = 0; c < anim_config_character_count(config); ++c)
+        for (int s = 0; s < anim_config_character(config, c)->clip_count; ++s) {
+            const unsigned char *planted = anim_config_character(config, c)->clips[s].planted;
+            bool known = planted == NULL;
+            for (int i = 0; i < count && !known; ++i)
+                known = seen[i] == planted;
+            if (!known && count < (int)(sizeof seen / sizeof *seen))
+                seen[count++] = planted;
+        }
+    return count;
+}
+
+static int clips_with_contacts(const anim_config *config)
+{
+    int count = 0;
+    for (int c = 0; c < anim_config_character_count(config); ++c)
+        for (int s = 0; s < anim_config_character(config, c)->clip_count; ++s)
+            count += anim_config_character(config, c)->clips[s].planted != NULL;
+    return count;
+}
+
+/* The demo's config loaded twice in one cache (a reload that changed nothing the contacts depend on, or
+ * the demo's partial load beside a full one) finds every clip's contacts there: none found again, the
+ * same bytes shared, and the same as a load into a fresh cache finds. */
+static void test_contacts_are_found_once(void)
+{
+    cache *shared = cache_create(), *fresh = cache_create();
+    diag_list errors = {0};
+    anim_config *first = anim_config_load(CONFIG "/characters.ini", shared, &errors);
+    long found = cache_get_stats(shared).derivations;
+    int derived = cache_get_stats(shared).derived;
+    anim_config *second = anim_config_load(CONFIG "/characters.ini", shared, &errors);
+    anim_config *alone = anim_config_load(CONFIG "/characters.ini", fresh, &errors);
+    test_print_diags(&errors);
+    CHECK(first && second && alone && errors.total == 0);
+    if (first && second && alone) {
+        /* Each character's clips on its own skeleton and feet: one derivation per clip with contacts. */
+        /* One derivation per distinct (clip data, skeleton, feet, import, clip settings): the demo's
+         * mannequin and robot share a hierarchy, feet, bind rotations and import, so their clips on the
+         * same files share contacts too. */
+        CHECK(found > 0 && found == distinct_contacts(first) && derived == found);
+        CHECK(found < clips_with_contacts(first));
+        CHECK(cache_get_stats(shared).derivations == found && cache_get_stats(shared).derived == derived);
+        CHECK(cache_get_stats(fresh).derivations == found);
+        for (int c = 0; c < anim_config_character_count(first); ++c) {
+            const anim_character *a = anim_config_character(first, c), *b = anim_config_character(second, c);
+            CHECK(same_contacts(a, b) && same_contacts(a, anim_config_character(alone, c)));
+            for (int s = 0; s < a->clip_count; ++s)
+                CHECK(a->clips[s].planted == b->clips[s].planted); /* one copy */
+        }
+        /* The shared contacts outlive the config that found them, and go with the last. */
+        anim_config_free(first);
+        first = NULL;
+        CHECK(cache_get_stats(shared).derived == derived);
+        CHECK(same_contacts(anim_config_character(second, 0), anim_config_character(alone, 0)));
+    }
+    anim_config_free(first);
+    anim_config_free(second);
+    anim_config_free(alone);
+    CHECK(cache_get_stats(shared).users == 0 && cache_get_stats(shared).derived == 0 &&
+          cache_get_stats(shared).derived_bytes == 0);
+    cache_destroy(shared);
+    cache_destroy(fresh);
+    diag_list_free(&errors);
+}
+
+/* Whatever the contacts depend on besides the clip data is in their key: a reload that changes the
+ * character's scale, or a clip's speed, finds them again (and finds what a fresh load finds). */
+static void test_contacts_follow_the_import(void)
+{
+    char folder[512];
+    CHECK(test_make_temp_folder(folder, sizeof folder, "test_anim_config"));
+    char characters[600], clips[600], states[600], text[2048];
+    snprintf(characters, sizeof characters, "%s/characters.ini", folder);
+    snprintf(clips, sizeof clips, "%s/clips.ini", folder);
+    snprintf(states, sizeof states, "%s/states.ini", folder);
+    static const char character_text[] = "[mannequin]\nmesh = %s\nclips = clips.ini\nstates = states.ini\n%s";
+    snprintf(text, sizeof text, character_text, MANNEQUIN, "");
+    test_write_file(characters, text);
+    static const char clips_text[] = "[idle]\nfile = %s/assets/clips/idle.md5anim\nloop = true\n"
+                                     "[walk]\nfile = %s/assets/clips/walk.md5anim\nloop = true\nspeed = %s\n";
+    snprintf(text, sizeof text, clips_text, MARIONETTE_SOURCE_DIR, MARIONETTE_SOURCE_DIR, "1.4");
+    test_write_file(clips, text);
+    test_write_file(states, "[machine]\nstart = idle\n[parameters]\nspeed = number\n[state idle]\nclip = idle\n"
+                            "[state walk]\nclip = walk\n[idle -> walk]\nwhen = speed > 0.2\n");
+
+    cache *shared = cache_create();
+    diag_list errors = {0};
+    anim_config *config = anim_config_load(characters, shared, &errors);
+    test_print_diags(&errors);
+    CHECK(config != NULL && cache_get_stats(shared).derivations == 2);
+    if (!config) {
+        finish_scratch_test(config, shared, &errors, folder);
+        return;
+    }
+    const unsigned char *walk_before = anim_config_character(config, 0)->clips[1].planted;
+
+    /* The scale: both clips' contacts found again; the old config keeps its own until it is freed. */
+    snprintf(text, sizeof text, character_text, MANNEQUIN, "scale = 2\n");
+    test_write_file(characters, text);
+    test_touch_forward(characters, 10);
+    anim_config *scaled = anim_config_reload(config, &errors);
+    test_print_diags(&errors);
+    CHECK(scaled != NULL && cache_get_stats(shared).derivations == 4 && cache_get_stats(shared).derived == 4);
+    if (scaled) {
+        const anim_character *character = anim_config_character(scaled, 0);
+        CHECK(character->clips[1].planted && character->clips[1].planted != walk_before);
+        /* Twice the size, the same motion: the walk's feet slide twice as fast, past the planted speed on
+         * frames where they were under it. */
+        CHECK(memcmp(character->clips[1].planted, walk_before,
+                     (size_t)character->clips[1].clip->frame_count * (size_t)character->leg_count) != 0);
+        cache *fresh = cache_create();
+        anim_config *alone = anim_config_load(characters, fresh, &errors);
+        CHECK(alone && same_contacts(character, anim_config_character(alone, 0)));
+        anim_config_free(alone);
+        cache_destroy(fresh);
+        anim_config_free(config);
+        config = scaled;
+        CHECK(cache_get_stats(shared).derived == 2);
+    }
+
+    /* The walk's speed: only the walk's contacts are found again. */
+    snprintf(text, sizeof text, clips_text, MARIONETTE_SOURCE_DIR, MARIONETTE_SOURCE_DIR, "1.0");
+    test_write_file(clips, text);
+    test_touch_forward(clips, 20);
+    anim_config *slower = anim_config_reload(config, &errors);
+    test_print_diags(&errors);
+    CHECK(slower != NULL && cache_get_stats(shared).derivations == 5);
+    if (slower) {
+        CHECK(anim_config_character(slower, 0)->clips[0].planted == anim_config_character(config, 0)->clips[0].planted);
+        anim_config_free(config);
+        config = slower;
+    }
+    finish_scratch_test(config, shared, &errors, folder);
+}
+
 int main(void)
 {
     RUN(test_real_config_loads_cleanly);
@@ -1663,5 +1832,7 @@ int main(void)
     RUN(test_additive_clips_load);
     RUN(test_additive_mistakes);
     RUN(test_moved_by);
+    RUN(test_contacts_are_found_once);
+    RUN(test_contacts_follow_the_import);
     return check_report();
 }

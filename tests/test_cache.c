@@ -1,6 +1,7 @@
 /* cache: one copy per file however it is spelled, refcounts that free at zero, handles that go stale
  * safely, clips shared between bodies of one hierarchy and refused for another, additive clips baked once
- * per (clip file, reference file, frame) and shared, errors instead of crashes. Inputs are written by the
+ * per (clip file, reference file, frame) and shared, data derived from clips memoised per (clip, key),
+ * errors instead of crashes. Inputs are written by the
  * synthetic generator into a fresh temporary folder; `--boneman` loads the third-party boneman files
  * (test_data.h). */
 #include <stdlib.h>
@@ -394,6 +395,145 @@ static void test_additive_clips_are_shared(void)
     unlink(other_path);
 }
 
+/* A derivation for the memo tests: per frame, the first joint's x position times the key's factor. It
+ * counts its calls, so a test can tell a memo hit from a computation. */
+static int derive_calls;
+
+static bool derive_scaled_x(const clip *source, const void *key, size_t key_bytes, void **out, size_t *out_bytes,
+                            diag *err)
+{
+    ++derive_calls;
+    float factor;
+    if (key_bytes != sizeof factor)
+        return diag_set(err, "test", 0, "key of %zu bytes", key_bytes);
+    memcpy(&factor, key, sizeof factor);
+    if (factor < 0.0f)
+        return diag_set(err, "test", 0, "negative factor refused");
+    float *values = malloc(sizeof *values * (size_t)source->frame_count);
+    if (!values)
+        return diag_set(err, "test", 0, "out of memory");
+    for (int frame = 0; frame < source->frame_count; ++frame)
+        values[frame] = source->frames[(size_t)frame * (size_t)source->joint_count].position[0] * factor;
+    *out = values;
+    *out_bytes = sizeof *values * (size_t)source->frame_count;
+    return true;
+}
+
+/* Another derivation with the same key: never given derive_scaled_x's result. */
+static bool derive_frame_count(const clip *source, const void *key, size_t key_bytes, void **out, size_t *out_bytes,
+                               diag *err)
+{
+    (void)key;
+    (void)key_bytes;
+    int *count = malloc(sizeof *count);
+    if (!count)
+        return diag_set(err, "test", 0, "out of memory");
+    *count = source->frame_count;
+    *out = count;
+    *out_bytes = sizeof *count;
+    return true;
+}
+
+static void test_derived_data_is_memoised(void)
+{
+    char edited[PATH_SIZE + 16];
+    snprintf(edited, sizeof edited, "%s/derived.md5anim", folder);
+    CHECK(write_synth(edited, &body_a_params, true));
+    cache *c = cache_create();
+    diag err = {0};
+    cache_model_handle body = cache_load_model(c, body_a, &err, NULL);
+    cache_clip_handle source = cache_load_clip(c, edited, body, &err, NULL);
+    const clip *data = cache_clip(c, source);
+    CHECK(data != NULL);
+    if (!data) {
+        cache_destroy(c);
+        return;
+    }
+    size_t base_bytes = cache_get_stats(c).shared_bytes;
+    derive_calls = 0;
+
+    /* Same clip, same key bytes: one computation, one entry, two users (and one more of the clip). */
+    float two = 2.0f, three = 3.0f;
+    cache_derived_handle first = cache_load_derived(c, source, derive_scaled_x, &two, sizeof two, &err);
+    cache_derived_handle again = cache_load_derived(c, source, derive_scaled_x, &two, sizeof two, &err);
+    CHECK(first.id != 0 && first.id == again.id && derive_calls == 1);
+    size_t bytes = 0;
+    const float *values = cache_derived(c, first, &bytes);
+    CHECK(values && bytes == sizeof(float) * (size_t)data->frame_count);
+    for (int frame = 0; values && frame < data->frame_count; ++frame)
+        CHECK(values[frame] == data->frames[(size_t)frame * (size_t)data->joint_count].position[0] * 2.0f);
+    cache_stats stats = cache_get_stats(c);
+    CHECK(stats.derived == 1 && stats.derivations == 1 && stats.entries == 3 && stats.users == 5);
+    CHECK(stats.derived_bytes == bytes + sizeof two && stats.shared_bytes == base_bytes);
+
+    /* Another key, or another derivation with the same key, computes again. */
+    cache_derived_handle tripled = cache_load_derived(c, source, derive_scaled_x, &three, sizeof three, &err);
+    cache_derived_handle counted = cache_load_derived(c, source, derive_frame_count, &two, sizeof two, &err);
+    CHECK(tripled.id && tripled.id != first.id && counted.id && counted.id != first.id && derive_calls == 2);
+    const int *frames = cache_derived(c, counted, NULL);
+    CHECK(frames && *frames == data->frame_count);
+    CHECK(cache_get_stats(c).derived == 3 && cache_get_stats(c).derivations == 3);
+    cache_release_derived(c, counted);
+    cache_release_derived(c, tripled);
+    CHECK(cache_derived(c, tripled, NULL) == NULL && cache_get_stats(c).derived == 1);
+
+    /* Refused, nothing held: what derive refuses (not memoised: asked again, it runs again), a stale
+     * clip handle, an empty key, no derivation. */
+    float negative = -1.0f;
+    int users = cache_get_stats(c).users;
+    CHECK(cache_load_derived(c, source, derive_scaled_x, &negative, sizeof negative, &err).id == 0);
+    CHECK_STR_CONTAINS(err.message, "negative factor refused");
+    CHECK(cache_load_derived(c, source, derive_scaled_x, &negative, sizeof negative, &err).id == 0 &&
+          derive_calls == 4);
+    CHECK(cache_load_derived(c, (cache_clip_handle){0xffffu}, derive_scaled_x, &two, sizeof two, &err).id == 0);
+    CHECK_STR_CONTAINS(err.message, "clip handle is stale");
+    CHECK(cache_load_derived(c, source, derive_scaled_x, &two, 0, &err).id == 0);
+    CHECK(cache_load_derived(c, source, NULL, &two, sizeof two, &err).id == 0);
+    CHECK(cache_load_derived(NULL, source, derive_scaled_x, &two, sizeof two, &err).id == 0);
+    CHECK(cache_get_stats(c).users == users && cache_get_stats(c).derived == 1);
+
+    /* The derived data keeps its clip: released by its loader, the clip stays until the last derived user
+     * goes, and then both are freed. */
+    cache_release_clip(c, source);
+    CHECK(cache_clip(c, source) == data && cache_get_stats(c).clips == 1);
+    cache_release_derived(c, first);
+    CHECK(cache_derived(c, again, NULL) == values && cache_get_stats(c).derived == 1);
+    cache_release_derived(c, again);
+    stats = cache_get_stats(c);
+    CHECK(cache_derived(c, first, NULL) == NULL && cache_clip(c, source) == NULL);
+    CHECK(stats.derived == 0 && stats.clips == 0 && stats.derived_bytes == 0 && stats.entries == 1 && stats.users == 1);
+
+    /* Hot reload: the clip file edited in place is a new clip entry, whose derived data is computed again
+     * from the new frames, while the old result stays for its user. */
+    cache_clip_handle old_clip = cache_load_clip(c, edited, body, &err, NULL);
+    cache_derived_handle old_values = cache_load_derived(c, old_clip, derive_scaled_x, &two, sizeof two, &err);
+    CHECK(old_values.id != 0 && derive_calls == 5);
+    FILE *f = fopen(edited, "r+b");
+    CHECK(f != NULL);
+    if (f) {
+        synth_params longer = body_a_params;
+        longer.frames = 14;
+        size_t size = 0;
+        char *text = synth_anim_text(&longer, &size);
+        CHECK(text && fwrite(text, 1, size, f) == size);
+        free(text);
+        fclose(f);
+    }
+    cache_clip_handle new_clip = cache_load_clip(c, edited, body, &err, NULL);
+    cache_derived_handle new_values = cache_load_derived(c, new_clip, derive_scaled_x, &two, sizeof two, &err);
+    CHECK(new_clip.id && new_clip.id != old_clip.id && new_values.id && new_values.id != old_values.id);
+    CHECK(derive_calls == 6);
+    cache_derived(c, new_values, &bytes);
+    CHECK(bytes == sizeof(float) * 14);
+    cache_derived(c, old_values, &bytes);
+    CHECK(bytes == sizeof(float) * 10);
+    cache_release_clip(c, old_clip);
+    cache_release_clip(c, new_clip);
+    /* Held derived data goes with the cache, its clips with it (the sanitizer build checks nothing leaks). */
+    cache_destroy(c);
+    unlink(edited);
+}
+
 static void test_missing_and_broken_files(void)
 {
     cache *c = cache_create();
@@ -491,6 +631,7 @@ int main(int argc, char **argv)
         RUN(test_bodies_share_clips);
         RUN(test_mismatching_clip_is_refused);
         RUN(test_additive_clips_are_shared);
+        RUN(test_derived_data_is_memoised);
         RUN(test_missing_and_broken_files);
     }
     if (part == TEST_PART_BONEMAN)

@@ -15,7 +15,7 @@ enum { CACHE_INDEX_BITS = 16, CACHE_MAX_SLOTS = (1 << CACHE_INDEX_BITS) - 1 };
 #define CACHE_INDEX_MASK ((uint32_t)CACHE_MAX_SLOTS)
 
 /* CACHE_ADDITIVE entries hold clips too: cache_clip and cache_release_clip take both kinds. */
-typedef enum cache_kind { CACHE_FREE = 0, CACHE_MODEL, CACHE_CLIP, CACHE_ADDITIVE } cache_kind;
+typedef enum cache_kind { CACHE_FREE = 0, CACHE_MODEL, CACHE_CLIP, CACHE_ADDITIVE, CACHE_DERIVED } cache_kind;
 
 /* Which file, and which version of it: two spellings of one path give the same device and inode, and a
  * file edited in place keeps its inode, so a changed modification time or size makes it a new entry (hot
@@ -35,9 +35,16 @@ typedef struct cache_entry {
     /* An additive clip: the file of the clip its reference frame was taken from, and that frame. */
     cache_file_version reference_file;
     int reference_frame;
+    /* Derived data: the clip entry it was computed from (one user of it is held), how, and the key. */
+    uint32_t source;
+    cache_derive_fn derive;
+    void *key;
+    size_t key_bytes;
+    size_t derived_bytes;
     union {
         model *model;
         clip *clip;
+        void *derived;
     } data;
 } cache_entry;
 
@@ -45,6 +52,7 @@ struct cache {
     cache_entry *entries;
     int count;    /* slots in use or freed; entries[count..capacity) are untouched */
     int capacity;
+    long derivations; /* derive calls made (cache_stats) */
 };
 
 cache *cache_create(void)
@@ -52,16 +60,32 @@ cache *cache_create(void)
     return calloc(1, sizeof(cache));
 }
 
-static void cache_entry_free(cache_entry *e)
+static void cache_release(cache *c, cache_entry *e);
+static cache_entry *cache_resolve_clip(const cache *c, uint32_t id);
+
+/* Frees the entry's data; derived data also lets go of its clip, which may free that too. During
+ * cache_destroy that clip may be gone already: its handle is stale then and resolves to NULL. */
+static void cache_entry_free(cache *c, cache_entry *e)
 {
-    if (e->kind == CACHE_MODEL)
+    uint32_t source = 0;
+    if (e->kind == CACHE_MODEL) {
         model_free(e->data.model);
-    else if (e->kind == CACHE_CLIP || e->kind == CACHE_ADDITIVE)
+    } else if (e->kind == CACHE_CLIP || e->kind == CACHE_ADDITIVE) {
         clip_free(e->data.clip);
+    } else if (e->kind == CACHE_DERIVED) {
+        free(e->data.derived);
+        free(e->key);
+        source = e->source;
+    }
     e->kind = CACHE_FREE;
     e->users = 0;
     e->data.model = NULL;
+    e->key = NULL;
+    e->derive = NULL;
+    e->source = 0;
     e->generation++;
+    if (source)
+        cache_release(c, cache_resolve_clip(c, source));
 }
 
 void cache_destroy(cache *c)
@@ -69,7 +93,7 @@ void cache_destroy(cache *c)
     if (!c)
         return;
     for (int i = 0; i < c->count; ++i)
-        cache_entry_free(&c->entries[i]);
+        cache_entry_free(c, &c->entries[i]);
     free(c->entries);
     free(c);
 }
@@ -295,6 +319,67 @@ cache_clip_handle cache_load_additive_clip(cache *c, cache_clip_handle source, c
     return (cache_clip_handle){cache_handle_id(c, e)};
 }
 
+cache_derived_handle cache_load_derived(cache *c, cache_clip_handle source, cache_derive_fn derive, const void *key,
+                                        size_t key_bytes, diag *err)
+{
+    cache_entry *source_entry = cache_resolve_clip(c, source.id);
+    if (!c || !source_entry || !derive || !key || key_bytes == 0) {
+        const char *why = !c              ? "no cache"
+                          : !source_entry ? "the clip handle is stale or was never loaded"
+                          : !derive       ? "nothing to derive it with"
+                                          : "an empty key";
+        diag_set(err, "derived", 0, "%s", why);
+        return (cache_derived_handle){0};
+    }
+    for (int i = 0; i < c->count; ++i) {
+        cache_entry *e = &c->entries[i];
+        if (e->kind == CACHE_DERIVED && e->source == source.id && e->derive == derive && e->key_bytes == key_bytes &&
+            memcmp(e->key, key, key_bytes) == 0) {
+            e->users++;
+            return (cache_derived_handle){cache_handle_id(c, e)};
+        }
+    }
+    void *key_copy = malloc(key_bytes);
+    if (!key_copy) {
+        diag_set(err, "derived", 0, "out of memory copying a key of %zu bytes", key_bytes);
+        return (cache_derived_handle){0};
+    }
+    memcpy(key_copy, key, key_bytes);
+    void *derived = NULL;
+    size_t derived_bytes = 0;
+    c->derivations++;
+    /* The clip lives on the heap, so this stays valid when a new entry below moves the entries array. */
+    if (!derive(source_entry->data.clip, key, key_bytes, &derived, &derived_bytes, err)) {
+        free(derived);
+        free(key_copy);
+        return (cache_derived_handle){0};
+    }
+    cache_entry *e = cache_new_entry(c, "derived", err);
+    if (!e) {
+        free(derived);
+        free(key_copy);
+        return (cache_derived_handle){0};
+    }
+    cache_entry_claim(e, CACHE_DERIVED, (cache_file_version){0});
+    e->source = source.id;
+    e->derive = derive;
+    e->key = key_copy;
+    e->key_bytes = key_bytes;
+    e->data.derived = derived;
+    e->derived_bytes = derived_bytes;
+    /* Resolved again: cache_new_entry may have moved the entries array. */
+    cache_resolve_clip(c, source.id)->users++;
+    return (cache_derived_handle){cache_handle_id(c, e)};
+}
+
+const void *cache_derived(const cache *c, cache_derived_handle h, size_t *bytes)
+{
+    const cache_entry *e = cache_resolve(c, h.id, CACHE_DERIVED);
+    if (bytes)
+        *bytes = e ? e->derived_bytes : 0;
+    return e ? e->data.derived : NULL;
+}
+
 const model *cache_model(const cache *c, cache_model_handle h)
 {
     const cache_entry *e = cache_resolve(c, h.id, CACHE_MODEL);
@@ -307,20 +392,25 @@ const clip *cache_clip(const cache *c, cache_clip_handle h)
     return e ? e->data.clip : NULL;
 }
 
-static void cache_release(cache_entry *e)
+static void cache_release(cache *c, cache_entry *e)
 {
     if (e && --e->users == 0)
-        cache_entry_free(e);
+        cache_entry_free(c, e);
 }
 
 void cache_release_model(cache *c, cache_model_handle h)
 {
-    cache_release(cache_resolve(c, h.id, CACHE_MODEL));
+    cache_release(c, cache_resolve(c, h.id, CACHE_MODEL));
 }
 
 void cache_release_clip(cache *c, cache_clip_handle h)
 {
-    cache_release(cache_resolve_clip(c, h.id));
+    cache_release(c, cache_resolve_clip(c, h.id));
+}
+
+void cache_release_derived(cache *c, cache_derived_handle h)
+{
+    cache_release(c, cache_resolve(c, h.id, CACHE_DERIVED));
 }
 
 cache_stats cache_get_stats(const cache *c)
@@ -328,6 +418,7 @@ cache_stats cache_get_stats(const cache *c)
     cache_stats stats = {0};
     if (!c)
         return stats;
+    stats.derivations = c->derivations;
     for (int i = 0; i < c->count; ++i) {
         const cache_entry *e = &c->entries[i];
         if (e->kind == CACHE_FREE)
@@ -340,6 +431,9 @@ cache_stats cache_get_stats(const cache *c)
         } else if (e->kind == CACHE_CLIP) {
             stats.clips++;
             stats.shared_bytes += e->data.clip->bytes;
+        } else if (e->kind == CACHE_DERIVED) {
+            stats.derived++;
+            stats.derived_bytes += e->derived_bytes + e->key_bytes;
         } else {
             stats.additive_clips++;
             stats.additive_bytes += e->data.clip->bytes;

@@ -5,7 +5,8 @@
  * users of the old version keep it), refcounted, and freed when the last user releases them. A clip is stored once however many models use it; each request
  * checks the clip's hierarchy against the requesting model's skeleton. An additive clip (a clip's frames
  * as differences from a reference frame, engine/build's build_additive_clip) is baked once per (clip file,
- * reference file, reference frame), whatever asks for it, and shared the same way.
+ * reference file, reference frame), whatever asks for it, and shared the same way; so is any other data
+ * derived from a held clip (cache_load_derived: a memo keyed by the clip and the caller's key bytes).
  * Handles are small typed values (sokol style); a released or stale handle resolves to NULL.
  * Knows nothing of GL; the renderer keeps its own buffers per model. */
 #ifndef MARIONETTE_CACHE_H
@@ -22,14 +23,18 @@
 typedef struct cache cache;
 typedef struct cache_model_handle { uint32_t id; } cache_model_handle; /* 0: none */
 typedef struct cache_clip_handle { uint32_t id; } cache_clip_handle;   /* 0: none */
+typedef struct cache_derived_handle { uint32_t id; } cache_derived_handle; /* 0: none */
 
 typedef struct cache_stats {
-    int entries;           /* distinct files and additive bakes held */
+    int entries;           /* distinct files, additive bakes and derived data held */
     int models;
     int clips;             /* clips read from files */
     int additive_clips;    /* additive clips baked from them (cache_load_additive_clip) */
+    int derived;           /* data derived from clips (cache_load_derived) */
     size_t shared_bytes;   /* heap bytes of all held models and clips, additive ones included */
     size_t additive_bytes; /* of those, the additive clips' */
+    size_t derived_bytes;  /* heap bytes of the derived data, their keys included (not in shared_bytes) */
+    long derivations;      /* derive calls made since cache_create, failed ones included: how often a memo missed */
     int users;             /* sum of reference counts */
 } cache_stats;
 
@@ -57,13 +62,37 @@ cache_clip_handle cache_load_clip(cache *c, const char *path, cache_model_handle
 cache_clip_handle cache_load_additive_clip(cache *c, cache_clip_handle source, cache_clip_handle reference,
                                            int reference_frame, diag *err);
 
+/* Computes data from a clip and the key alone: it must read nothing else (no globals, no pointers
+ * smuggled in the key), since its result is given to anyone asking with the same clip and key bytes. On
+ * success it sets *out to a malloc'd block of *out_bytes bytes (the cache owns it then and frees it with
+ * free) and returns true; on failure it returns false with err set and *out NULL. */
+typedef bool (*cache_derive_fn)(const clip *source, const void *key, size_t key_bytes, void **out,
+                                size_t *out_bytes, diag *err);
+
+/* A memo of data derived from a held clip (file or additive): derive(clip, key) is called on the first
+ * request for that (clip entry, derive, exact key bytes) and its result shared after that, read-only.
+ * The entry is the clip entry's: the clip's file version, as cache_load_clip tells them apart, so a file
+ * edited in place gives a new clip handle, and a request with it computes again, while users of the old
+ * result keep theirs. The key must hold everything the result depends on besides the clip's data (it is
+ * compared byte for byte, so zero any padding; keys differing in anything, even -0 against 0, are
+ * different entries). The derived entry holds one user of its clip until it is freed, so the clip handle
+ * may be released once this returns. Adds one user on success; cache_release_derived drops it, and the
+ * data (and key copy) are freed with the last user. On failure returns {0} and err says why: a stale or
+ * never loaded clip handle, no derive, a key of 0 bytes, or what derive reports (not memoised). */
+cache_derived_handle cache_load_derived(cache *c, cache_clip_handle source, cache_derive_fn derive, const void *key,
+                                        size_t key_bytes, diag *err);
+
+/* The derived bytes (NULL for {0} or a stale handle); bytes, when not NULL, gets their count. */
+const void *cache_derived(const cache *c, cache_derived_handle h, size_t *bytes);
+
 const model *cache_model(const cache *c, cache_model_handle h);
 const clip *cache_clip(const cache *c, cache_clip_handle h);
 
-/* Drop one user (of a model, a clip or an additive clip); the data is freed when none are left. Releasing
+/* Drop one user (of a model, a clip, an additive clip or derived data); the data is freed when none are left. Releasing
  * {0} or a stale handle does nothing. */
 void cache_release_model(cache *c, cache_model_handle h);
 void cache_release_clip(cache *c, cache_clip_handle h);
+void cache_release_derived(cache *c, cache_derived_handle h);
 
 cache_stats cache_get_stats(const cache *c);
 

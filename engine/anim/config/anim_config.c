@@ -147,11 +147,11 @@ static void anim_config_release_character(cache *cache, anim_character *characte
             free(storage->events[i]);
         if (storage->additive_handles)
             cache_release_clip(cache, storage->additive_handles[i]);
-        if (storage->planted)
-            free(storage->planted[i]);
+        if (storage->contact_handles)
+            cache_release_derived(cache, storage->contact_handles[i]);
     }
     free(storage->additive_handles);
-    free(storage->planted);
+    free(storage->contact_handles);
     cache_release_model(cache, character->model_handle);
     free(storage->mesh_path);
     anim_config_free_textures(storage);

@@ -1,6 +1,7 @@
 /* clips.ini: one character's clip library, a [NAME] section per clip. The clips are loaded through the
  * cache against the character's model, so a clip made for another skeleton is reported where it is named. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,9 +164,9 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
     storage->clip_handles = calloc((size_t)(count ? count : 1), sizeof *storage->clip_handles);
     storage->sync_group_names = calloc((size_t)(count ? count : 1), sizeof *storage->sync_group_names);
     storage->additive_handles = calloc((size_t)(count ? count : 1), sizeof *storage->additive_handles);
-    storage->planted = calloc((size_t)(count ? count : 1), sizeof *storage->planted);
-    if (!storage->clips || !storage->additive_handles || !storage->planted || !storage->events || !storage->clip_handles ||
-        !storage->sync_group_names) {
+    storage->contact_handles = calloc((size_t)(count ? count : 1), sizeof *storage->contact_handles);
+    if (!storage->clips || !storage->additive_handles || !storage->contact_handles || !storage->events ||
+        !storage->clip_handles || !storage->sync_group_names) {
         anim_config_report(loader, path, 0, "out of memory");
         ini_document_free(&document);
         return;
@@ -255,30 +256,138 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
     ini_document_free(&document);
 }
 
+/* Everything anim_feet_find_contacts reads besides the clip's data, as the key of the contacts in the
+ * cache (cache_load_derived): a reload, or a second config on the same cache, finds them there unless one
+ * of these changed. Only 4-byte members, so there is no padding to leave unset; joint_count parents (the
+ * skeleton's, as int32_t) follow it. */
+typedef struct anim_config_contacts_key {
+    int32_t joint_count;
+    int32_t foot_count;
+    int32_t feet[ANIM_FEET_MAX];
+    float foot_bind_rotation[ANIM_FEET_MAX][4]; /* skeleton.bind_object[feet[f]].rotation */
+    int32_t axes_from[3];
+    int32_t axes_sign[3];
+    float import_scale;
+    float ground_speed;
+    int32_t loop;
+    int32_t root_mode;
+} anim_config_contacts_key;
+
+/* cache_derive_fn: the contacts of one clip from the key alone, through a skeleton rebuilt from it with
+ * only what anim_feet_find_contacts reads (parents, the feet's bind rotations), so that nothing the key
+ * lacks can change the result. */
+static bool anim_config_derive_contacts(const clip *source, const void *key, size_t key_bytes, void **out,
+                                        size_t *out_bytes, diag *err)
+{
+    anim_config_contacts_key header;
+    if (key_bytes < sizeof header)
+        return diag_set(err, "contacts", 0, "a key of %zu bytes is too short", key_bytes);
+    memcpy(&header, key, sizeof header);
+    if (header.joint_count != source->joint_count || header.foot_count < 1 || header.foot_count > ANIM_FEET_MAX ||
+        key_bytes != sizeof header + (size_t)header.joint_count * sizeof(int32_t))
+        return diag_set(err, "contacts", 0, "the key does not fit the clip");
+    size_t bytes = (size_t)source->frame_count * (size_t)header.foot_count;
+    int *parents = malloc(sizeof *parents * (size_t)header.joint_count);
+    joint_pose *bind = calloc((size_t)header.joint_count, sizeof *bind);
+    unsigned char *planted = malloc(bytes);
+    bool ok = parents && bind && planted;
+    for (int j = 0; ok && j < header.joint_count; ++j) {
+        int32_t parent;
+        memcpy(&parent, (const unsigned char *)key + sizeof header + (size_t)j * sizeof parent, sizeof parent);
+        parents[j] = parent;
+    }
+    int feet[ANIM_FEET_MAX];
+    for (int f = 0; ok && f < header.foot_count; ++f) {
+        feet[f] = header.feet[f];
+        if (feet[f] >= 0 && feet[f] < header.joint_count)
+            memcpy(bind[feet[f]].rotation, header.foot_bind_rotation[f], sizeof bind[feet[f]].rotation);
+    }
+    skeleton rebuilt = {.joint_count = header.joint_count, .parents = parents, .bind_object = bind};
+    anim_clip entry = {.clip = source, .import_scale = header.import_scale, .ground_speed = header.ground_speed,
+                       .loop = header.loop != 0, .root_mode = (anim_root_mode)header.root_mode};
+    for (int k = 0; k < 3; ++k) {
+        entry.import_axes.from[k] = (signed char)header.axes_from[k];
+        entry.import_axes.sign[k] = (signed char)header.axes_sign[k];
+    }
+    ok = ok && anim_feet_find_contacts(&entry, &rebuilt, feet, header.foot_count, planted);
+    free(parents);
+    free(bind);
+    if (!ok) {
+        free(planted);
+        return diag_set(err, "contacts", 0, "out of memory finding the feet's contacts");
+    }
+    *out = planted;
+    *out_bytes = bytes;
+    return true;
+}
+
+/* The cache handle of the clip data a clip plays: its own, or for a stand-in that of the clip it stands in
+ * for; {0} if none. */
+static cache_clip_handle anim_config_clip_data_handle(anim_config_loader *loader, const anim_character *character,
+                                                      const anim_character_storage *storage, int s)
+{
+    const clip *data = character->clips[s].clip;
+    if (cache_clip(loader->cache, storage->clip_handles[s]) == data)
+        return storage->clip_handles[s];
+    for (int i = 0; i < character->clip_count; ++i)
+        if (cache_clip(loader->cache, storage->clip_handles[i]) == data)
+            return storage->clip_handles[i];
+    return (cache_clip_handle){0};
+}
+
 /* When each clip plants the feet of the character's legs (characters.ini `legs`, or found by name:
  * anim_config_load_legs): found once here, so that whatever plays the clips (foot locking, md5tool feet)
- * reads the same contacts. */
+ * reads the same contacts, and shared through the cache, so that a reload, or another config on the same
+ * cache, with the same clip data, skeleton, feet, import and clip settings finds them made. */
 static void find_contacts(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
                           const char *path)
 {
-    if (!character->model)
+    if (!character->model || character->leg_count <= 0)
         return;
-    int feet[ANIM_FEET_MAX];
-    for (int i = 0; i < character->leg_count; ++i)
-        feet[i] = character->legs[i].ankle;
-    for (int s = 0; s < character->clip_count && character->leg_count > 0; ++s) {
+    const skeleton *skeleton = &character->model->skeleton;
+    size_t key_bytes = sizeof(anim_config_contacts_key) + (size_t)skeleton->joint_count * sizeof(int32_t);
+    unsigned char *key = calloc(1, key_bytes);
+    if (!key) {
+        anim_config_report(loader, path, 0, "out of memory");
+        return;
+    }
+    anim_config_contacts_key header = {.joint_count = skeleton->joint_count, .foot_count = character->leg_count};
+    for (int f = 0; f < character->leg_count; ++f) {
+        int foot = character->legs[f].ankle;
+        header.feet[f] = foot;
+        if (foot >= 0 && foot < skeleton->joint_count)
+            memcpy(header.foot_bind_rotation[f], skeleton->bind_object[foot].rotation,
+                   sizeof header.foot_bind_rotation[f]);
+    }
+    for (int j = 0; j < skeleton->joint_count; ++j) {
+        int32_t parent = skeleton->parents[j];
+        memcpy(key + sizeof header + (size_t)j * sizeof parent, &parent, sizeof parent);
+    }
+    for (int s = 0; s < character->clip_count; ++s) {
         anim_clip *clip = &storage->clips[s];
         if (!clip->clip || clip->additive)
             continue;
-        storage->planted[s] = malloc((size_t)clip->clip->frame_count * (size_t)character->leg_count);
-        if (!storage->planted[s] ||
-            !anim_feet_find_contacts(clip, &character->model->skeleton, feet, character->leg_count, storage->planted[s])) {
-            anim_config_report(loader, path, 0, "out of memory");
-            return;
+        header.import_scale = clip->import_scale;
+        header.ground_speed = clip->ground_speed;
+        header.loop = clip->loop;
+        header.root_mode = (int32_t)clip->root_mode;
+        for (int k = 0; k < 3; ++k) {
+            header.axes_from[k] = clip->import_axes.from[k];
+            header.axes_sign[k] = clip->import_axes.sign[k];
         }
-        clip->planted = storage->planted[s];
+        memcpy(key, &header, sizeof header);
+        diag error;
+        cache_clip_handle data = anim_config_clip_data_handle(loader, character, storage, s);
+        storage->contact_handles[s] =
+            cache_load_derived(loader->cache, data, anim_config_derive_contacts, key, key_bytes, &error);
+        if (storage->contact_handles[s].id == 0) {
+            anim_config_report(loader, path, 0, "clip [%s]: %s", clip->name, error.message);
+            break;
+        }
+        clip->planted = cache_derived(loader->cache, storage->contact_handles[s], NULL);
         clip->planted_always = anim_feet_planted_always(clip->planted, clip->clip->frame_count, character->leg_count);
     }
+    free(key);
 }
 
 void anim_config_release_additive_sources(anim_config_loader *loader, const anim_character *character,

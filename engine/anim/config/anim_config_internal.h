@@ -28,7 +28,8 @@ typedef struct anim_character_storage {
     anim_event_mark **events; /* per clip */
     cache_clip_handle *clip_handles;
     cache_clip_handle *additive_handles; /* per clip: its baked deltas in the cache when additive, else {0} */
-    unsigned char **planted; /* per clip: its anim_clip.planted, or NULL */
+    cache_derived_handle *contact_handles; /* per clip: its feet's contacts in the cache (its anim_clip.planted),
+                                            * or {0} */
     char (*sync_group_names)[ANIM_NAME_MAX];
     state_machine_state *states;
     anim_blend *blends;
