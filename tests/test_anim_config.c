@@ -317,14 +317,19 @@ static void write_states(const char *path, const char *fade)
     test_write_file(path, text);
 }
 
+/* A temporary folder for a config and the paths of its three files (each 600 bytes). */
+static void config_folder(char folder[512], char *characters, char *clips, char *states)
+{
+    CHECK(test_make_temp_folder(folder, 512, "test_anim_config"));
+    snprintf(characters, 600, "%s/characters.ini", folder);
+    snprintf(clips, 600, "%s/clips.ini", folder);
+    snprintf(states, 600, "%s/states.ini", folder);
+}
+
 static void test_hot_reload(void)
 {
-    char folder[512];
-    CHECK(test_make_temp_folder(folder, sizeof folder, "test_anim_config"));
-    char characters[600], clips[600], states[600], text[2048];
-    snprintf(characters, sizeof characters, "%s/characters.ini", folder);
-    snprintf(clips, sizeof clips, "%s/clips.ini", folder);
-    snprintf(states, sizeof states, "%s/states.ini", folder);
+    char folder[512], characters[600], clips[600], states[600], text[2048];
+    config_folder(folder, characters, clips, states);
     snprintf(text, sizeof text, "[mannequin]\nmesh = %s\nclips = clips.ini\nstates = states.ini\n", MANNEQUIN);
     test_write_file(characters, text);
     snprintf(text, sizeof text,
@@ -1742,12 +1747,8 @@ static void test_contacts_are_found_once(void)
  * character's scale, or a clip's speed, finds them again (and finds what a fresh load finds). */
 static void test_contacts_follow_the_import(void)
 {
-    char folder[512];
-    CHECK(test_make_temp_folder(folder, sizeof folder, "test_anim_config"));
-    char characters[600], clips[600], states[600], text[2048];
-    snprintf(characters, sizeof characters, "%s/characters.ini", folder);
-    snprintf(clips, sizeof clips, "%s/clips.ini", folder);
-    snprintf(states, sizeof states, "%s/states.ini", folder);
+    char folder[512], characters[600], clips[600], states[600], text[2048];
+    config_folder(folder, characters, clips, states);
     static const char character_text[] = "[mannequin]\nmesh = %s\nclips = clips.ini\nstates = states.ini\n%s";
     snprintf(text, sizeof text, character_text, MANNEQUIN, "");
     test_write_file(characters, text);

@@ -301,6 +301,22 @@ static void test_mismatching_clip_is_refused(void)
 /* An additive clip is baked once per (clip file, reference file, reference frame), whoever asks (two
  * bodies, a crowd on one clips.ini, a reload that did not change it), counted in the stats, and needs
  * neither clip once made; a clip file edited in place gives a new bake for the new version. */
+
+/* Rewrite a clip file in place (same inode) as body A's clip with 14 frames: a hot reload's edit. */
+static void edit_clip_longer(const char *path)
+{
+    FILE *f = fopen(path, "r+b");
+    CHECK(f != NULL);
+    if (f) {
+        synth_params longer = body_a_params;
+        longer.frames = 14;
+        size_t size = 0;
+        char *text = synth_anim_text(&longer, &size);
+        CHECK(text && fwrite(text, 1, size, f) == size);
+        free(text);
+        fclose(f);
+    }
+}
 static void test_additive_clips_are_shared(void)
 {
     char other_path[PATH_SIZE + 16];
@@ -367,17 +383,7 @@ static void test_additive_clips_are_shared(void)
 
     /* Hot reload: the clip file edited in place is a new clip, and its additive clip a new bake; the old
      * one stays for its users. */
-    FILE *f = fopen(walk, "r+b");
-    CHECK(f != NULL);
-    if (f) {
-        synth_params longer = body_a_params;
-        longer.frames = 14;
-        size_t size = 0;
-        char *text = synth_anim_text(&longer, &size);
-        CHECK(text && fwrite(text, 1, size, f) == size);
-        free(text);
-        fclose(f);
-    }
+    edit_clip_longer(walk);
     cache_clip_handle walk_new = cache_load_clip(c, walk, a, &err, NULL);
     cache_clip_handle lean_new = cache_load_additive_clip(c, walk_new, walk_new, 0, &err);
     CHECK(lean_new.id != 0 && lean_new.id != lean_a.id);
@@ -508,17 +514,7 @@ static void test_derived_data_is_memoised(void)
     cache_clip_handle old_clip = cache_load_clip(c, edited, body, &err, NULL);
     cache_derived_handle old_values = cache_load_derived(c, old_clip, derive_scaled_x, &two, sizeof two, &err);
     CHECK(old_values.id != 0 && derive_calls == 5);
-    FILE *f = fopen(edited, "r+b");
-    CHECK(f != NULL);
-    if (f) {
-        synth_params longer = body_a_params;
-        longer.frames = 14;
-        size_t size = 0;
-        char *text = synth_anim_text(&longer, &size);
-        CHECK(text && fwrite(text, 1, size, f) == size);
-        free(text);
-        fclose(f);
-    }
+    edit_clip_longer(edited);
     cache_clip_handle new_clip = cache_load_clip(c, edited, body, &err, NULL);
     cache_derived_handle new_values = cache_load_derived(c, new_clip, derive_scaled_x, &two, sizeof two, &err);
     CHECK(new_clip.id && new_clip.id != old_clip.id && new_values.id && new_values.id != old_values.id);
