@@ -115,6 +115,14 @@ static void world_to_file(const anim_foot_lock_input *input, heading_turn turn, 
     anim_axes_from_canonical(&input->axes, canonical, file);
 }
 
+/* The length of (x, z). Not hypotf: its care for overflow costs a libm call per foot and step, and these are
+ * differences of finite positions in metres (a square that overflows reads as infinitely far, which is
+ * what any test against a reach makes of it anyway). */
+static float horizontal_length(float x, float z)
+{
+    return sqrtf(x * x + z * z);
+}
+
 /* Metres of correction below which the leg is left as animated. */
 #define ANIM_FOOT_LOCK_NEGLIGIBLE 5e-5f
 
@@ -158,7 +166,7 @@ static void foot_step(const anim_foot_lock_input *input, float share, const floa
     if (foot->weight > 0.0f) {
         /* The correction shown: all of it while held, less while fading. */
         float reach = input->settings.reach;
-        float shown = smoothstep(foot->weight) * hypotf(foot->at[0] - animated[0], foot->at[1] - animated[2]);
+        float shown = smoothstep(foot->weight) * horizontal_length(foot->at[0] - animated[0], foot->at[1] - animated[2]);
         if (shown > 2.0f * reach) {
             *foot = (anim_foot_lock_foot){0}; /* a teleport: no fade across it */
             return;
@@ -333,7 +341,7 @@ bool anim_foot_lock_apply(const anim_foot_lock_input *input, anim_foot_lock_stat
             float hip[3];
             file_to_world(input, turn, object[leg->hip].position, hip);
             float reach = ANIM_FOOT_IK_STRETCH * leg_length(object, leg, scale);
-            float across = hypotf(hip[0] - plan->target[0], hip[2] - plan->target[2]);
+            float across = horizontal_length(hip[0] - plan->target[0], hip[2] - plan->target[2]);
             /* As far below the animation as the placement puts it, or further where the leg would not
              * reach: what the foot needs once placed fully. */
             wanted = fmaxf(wanted, plan->target[1] - plan->placed_y);
