@@ -3,8 +3,9 @@
 #include <math.h>
 #include <stddef.h>
 
-/* The solve runs in double: a leg's angles near straight come from acos of numbers near -1, where float
- * would lose the millimetres the target asks for. Quaternions are x y z w, as joint_pose stores them. */
+/* The solve runs in double: near straight, the knee's angle turns on differences of lengths (hip to target
+ * against thigh plus shin) that float would round away, and with them the millimetres the target asks for.
+ * It uses no trigonometry (solve_leg). Quaternions are x y z w, as joint_pose stores them. */
 
 /* Lengths below this (metres, or file units) are no bone, and directions this short no direction. */
 #define IK_TINY 1e-9
@@ -86,13 +87,6 @@ IK_HOT void quaternion_rotate(ik_quaternion q, const double v[3], double out[3])
     vector_cross(r, t, u);
     for (int k = 0; k < 3; ++k)
         out[k] = v[k] + q.w * t[k] + u[k];
-}
-
-/* Rotation by angle radians about a unit axis. */
-IK_HOT ik_quaternion quaternion_axis_angle(const double axis[3], double angle)
-{
-    double s = sin(0.5 * angle);
-    return (ik_quaternion){axis[0] * s, axis[1] * s, axis[2] * s, cos(0.5 * angle)};
 }
 
 /* The shortest-arc rotation taking direction `from` to direction `to` (neither zero). Opposite directions
@@ -260,16 +254,39 @@ IK_HOT bool solve_leg(const pose_ik_chain *chain, const float target[3], const j
 
     /* The knee angle that puts the ankle at the target's distance from the hip, within what the leg
      * reaches: straight at most, folded to POSE_IK_MIN_KNEE_ANGLE at least. */
-    double cross[3];
-    vector_cross(to_hip, to_ankle, cross);
-    double animated_angle = atan2(vector_length(cross), vector_dot(to_hip, to_ankle));
     double to_goal[3];
     vector_subtract(goal, hip, to_goal);
     double distance = vector_length(to_goal);
-    double cosine = (upper * upper + lower * lower - distance * distance) / (2.0 * upper * lower);
-    double angle = acos(fmax(-1.0, fmin(1.0, cosine)));
-    angle = fmax(angle, (double)POSE_IK_MIN_KNEE_ANGLE);
-    ik_quaternion knee_turn = quaternion_axis_angle(hinge, angle - animated_angle);
+    /* The knee turns by the wanted angle less the animated one, each found by its half with no
+     * trigonometry, in forms where no term cancels near straight or near folded:
+     * - animated, between the thigh's and the shin's unit directions h and s:
+     *   cos(a/2) = |h + s| / 2, sin(a/2) = |h - s| / 2;
+     * - wanted, from the three lengths (the law of cosines):
+     *   cos^2(b/2) = (u + l - d)(u + l + d) / 4ul, sin^2(b/2) = (d - u + l)(d + u - l) / 4ul,
+     *   each clamped at 0 where the target is out of reach (straight) or too near (folded).
+     * The turn's half angle is then (b - a) / 2. */
+    double along_sum[3], along_difference[3];
+    for (int k = 0; k < 3; ++k) {
+        along_sum[k] = to_hip[k] / upper + to_ankle[k] / lower;
+        along_difference[k] = to_hip[k] / upper - to_ankle[k] / lower;
+    }
+    double animated_cos = vector_length(along_sum), animated_sin = vector_length(along_difference);
+    double animated_norm = sqrt(animated_cos * animated_cos + animated_sin * animated_sin);
+    animated_cos /= animated_norm;
+    animated_sin /= animated_norm;
+    double four_lengths = 4.0 * upper * lower;
+    double wanted_cos = sqrt(fmax(0.0, (upper + lower - distance) * (upper + lower + distance) / four_lengths));
+    double wanted_sin = sqrt(fmax(0.0, (distance - upper + lower) * (distance + upper - lower) / four_lengths));
+    double wanted_norm = sqrt(wanted_cos * wanted_cos + wanted_sin * wanted_sin);
+    wanted_cos /= wanted_norm;
+    wanted_sin /= wanted_norm;
+    if (!(wanted_sin >= sin(0.5 * (double)POSE_IK_MIN_KNEE_ANGLE))) { /* folded past the least angle */
+        wanted_cos = cos(0.5 * (double)POSE_IK_MIN_KNEE_ANGLE);
+        wanted_sin = sin(0.5 * (double)POSE_IK_MIN_KNEE_ANGLE);
+    }
+    double half_cos = wanted_cos * animated_cos + wanted_sin * animated_sin;
+    double half_sin = wanted_sin * animated_cos - wanted_cos * animated_sin;
+    ik_quaternion knee_turn = {hinge[0] * half_sin, hinge[1] * half_sin, hinge[2] * half_sin, half_cos};
 
     /* The hip then points the bent leg at the target. */
     double new_shin[3], new_ankle[3], reach[3];
