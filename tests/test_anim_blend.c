@@ -3,8 +3,9 @@
  * continuously and the weights always sum to 1; the blend's ground speed is each clip's own at its point;
  * an animator follows the speed parameter, keeps the idle on its own clock, allocates nothing per update and
  * carries on through a hot reload without a jump; the additive `lean` blend rests at turn_rate 0 (the walk
- * bit for bit) and leans the trunk into the turn otherwise; a rest's weights in 1D and 2D; every mistake in
- * a [blend NAME] section is one line at file:line. */
+ * bit for bit) and leans the trunk into the turn otherwise; a rest's weights in 1D and 2D; a prepared blend
+ * (anim_blend_prepare, as the loader leaves every blend) gives the same bits as the same blend made by hand;
+ * every mistake in a [blend NAME] section is one line at file:line. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -323,6 +324,47 @@ static void test_lean_blend(void)
 }
 
 /* Each mistake of a [blend NAME] section: the line it is reported at, and words of the message. */
+/* Every shipped blend (1D, 2D, with a rest) comes prepared from the loader, and what it derives changes no
+ * result: weights, duration, ground speed and phase, bit for bit against a copy that is not prepared, over
+ * a sweep of points past both ends of every axis (and a NaN, which reads as 0). */
+static void test_prepared_blends_match(void)
+{
+    cache *c = cache_create();
+    anim_config *config = load(c);
+    const anim_character *mannequin = config ? anim_config_find_character(config, "mannequin") : NULL;
+    int checked = 0, with_rest = 0, planes = 0;
+    for (int b = 0; mannequin && b < mannequin->blend_count; ++b) {
+        const anim_blend *prepared = &mannequin->blends[b];
+        if (prepared->count == 0)
+            continue;
+        CHECK(prepared->prepared);
+        anim_blend by_hand = *prepared;
+        by_hand.prepared = false;
+        memset(&by_hand.derived, 0xff, sizeof by_hand.derived); /* not to be read */
+        for (int i = 0; i < prepared->count; ++i)
+            CHECK(anim_blend_clip_in_phase(prepared, i) == anim_blend_clip_in_phase(&by_hand, i));
+        for (int step = -1; step <= 40; ++step) {
+            for (int across = 0; across <= (prepared->dimensions == 2 ? 40 : 0); ++across) {
+                float point[2] = {step < 0 ? NAN : -6.0f + 0.3f * (float)step, -6.0f + 0.3f * (float)across};
+                float a[ANIM_BLEND_MAX_CLIPS] = {0}, h[ANIM_BLEND_MAX_CLIPS] = {0};
+                anim_blend_weights(prepared, point, a);
+                anim_blend_weights(&by_hand, point, h);
+                CHECK(memcmp(a, h, sizeof(float) * (size_t)prepared->count) == 0);
+                double duration_a = anim_blend_duration(prepared, a), duration_h = anim_blend_duration(&by_hand, h);
+                CHECK(memcmp(&duration_a, &duration_h, sizeof duration_a) == 0);
+                float speed_a = anim_blend_ground_speed(prepared, a), speed_h = anim_blend_ground_speed(&by_hand, h);
+                CHECK(memcmp(&speed_a, &speed_h, sizeof speed_a) == 0);
+                ++checked;
+            }
+        }
+        with_rest += prepared->has_rest;
+        planes += prepared->dimensions == 2;
+    }
+    CHECK(checked > 1000 && with_rest >= 1 && planes >= 1); /* the sweep reached each kind */
+    anim_config_free(config);
+    cache_destroy(c);
+}
+
 static void test_blend_mistakes(void)
 {
     static const char machine[] = "[machine]\nstart = s\n[parameters]\nspeed = number 0\nside = number 0\n"
@@ -437,6 +479,7 @@ int main(void)
     RUN(test_animator_follows_the_speed);
     RUN(test_lean_blend);
     RUN(test_rest_in_2d);
+    RUN(test_prepared_blends_match);
     RUN(test_blend_mistakes);
     return check_report();
 }

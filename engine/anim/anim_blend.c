@@ -63,31 +63,75 @@ bool anim_blend_valid(const anim_blend *blend)
                                   : blend_space_2d_valid((const float(*)[2])blend->points, blend->count);
 }
 
+/* The points blend_space weighs, as anim_blend_derived keeps them. */
+static void derive_space(const anim_blend *blend, anim_blend_derived *out)
+{
+    out->point_count = blend_points(blend, out->points, &out->rest_index);
+    for (int i = 0; i < out->point_count; ++i)
+        out->xs[i] = out->points[i][0];
+}
+
+/* Clip i's terms in anim_blend_derived. One function for anim_blend_prepare and for blends made by hand,
+ * so that both give the same bits. */
+static void derive_clip(const anim_blend *blend, int i, anim_blend_derived *out)
+{
+    const anim_clip *clip = blend->clips[i];
+    double duration = anim_blend_clip_duration(clip);
+    bool in_phase = !blend->loop || blend->sync_group < 0 || clip->sync_group == blend->sync_group;
+    out->durations[i] = duration;
+    out->in_phase = in_phase ? out->in_phase | 1u << i : out->in_phase & ~(1u << i);
+    out->travel[i][0] = out->travel[i][1] = 0.0;
+    float speed = anim_clip_ground_speed_metres(clip);
+    if (!(speed > 0.0f) || !in_phase)
+        return;
+    /* The direction of its point; one at the origin (or a 1D point at 0) travels along +x. */
+    double dx = blend->points[i][0], dy = blend->dimensions == 2 ? blend->points[i][1] : 0.0;
+    double length = sqrt(dx * dx + dy * dy);
+    if (!(length > 0.0)) {
+        dx = 1.0;
+        dy = 0.0;
+        length = 1.0;
+    }
+    double reach = speed * duration / length;
+    out->travel[i][0] = reach * dx;
+    out->travel[i][1] = reach * dy;
+}
+
+void anim_blend_prepare(anim_blend *blend)
+{
+    if (!blend)
+        return;
+    blend->prepared = false;
+    if (!anim_blend_valid(blend))
+        return;
+    anim_blend_derived derived = {0};
+    derive_space(blend, &derived);
+    for (int i = 0; i < blend->count; ++i)
+        derive_clip(blend, i, &derived);
+    blend->derived = derived;
+    blend->prepared = true;
+}
+
 void anim_blend_weights(const anim_blend *blend, const float point[2], float weights[ANIM_BLEND_MAX_CLIPS])
 {
     float x = isfinite(point[0]) ? point[0] : 0.0f, y = isfinite(point[1]) ? point[1] : 0.0f;
-    if (blend->has_rest) {
-        float points[ANIM_BLEND_MAX_CLIPS][2], xs[ANIM_BLEND_MAX_CLIPS], all[ANIM_BLEND_MAX_CLIPS];
-        int rest, count = blend_points(blend, points, &rest);
-        for (int i = 0; i < count; ++i)
-            xs[i] = points[i][0];
-        if (blend->dimensions == 1)
-            blend_space_1d_weights(xs, count, x, all);
-        else
-            blend_space_2d_weights((const float(*)[2])points, count, x, y, all);
-        for (int i = 0, k = 0; i < count && k < blend->count; ++i)
-            if (i != rest)
+    anim_blend_derived own;
+    const anim_blend_derived *space = &blend->derived;
+    if (!blend->prepared) {
+        derive_space(blend, &own);
+        space = &own;
+    }
+    /* With a rest, blend_space weighs it too and its weight is left out. */
+    float all[ANIM_BLEND_MAX_CLIPS];
+    float *out = space->rest_index >= 0 ? all : weights;
+    if (blend->dimensions == 1)
+        blend_space_1d_weights(space->xs, space->point_count, x, out);
+    else
+        blend_space_2d_weights((const float(*)[2])space->points, space->point_count, x, y, out);
+    if (space->rest_index >= 0)
+        for (int i = 0, k = 0; i < space->point_count && k < blend->count; ++i)
+            if (i != space->rest_index)
                 weights[k++] = all[i];
-        return;
-    }
-    if (blend->dimensions == 1) {
-        float xs[ANIM_BLEND_MAX_CLIPS];
-        for (int i = 0; i < blend->count; ++i)
-            xs[i] = blend->points[i][0];
-        blend_space_1d_weights(xs, blend->count, x, weights);
-    } else {
-        blend_space_2d_weights((const float(*)[2])blend->points, blend->count, x, y, weights);
-    }
 }
 
 int anim_blend_heaviest(const anim_blend *blend, const float weights[ANIM_BLEND_MAX_CLIPS])
@@ -101,18 +145,33 @@ int anim_blend_heaviest(const anim_blend *blend, const float weights[ANIM_BLEND_
 
 bool anim_blend_clip_in_phase(const anim_blend *blend, int i)
 {
+    if (blend->prepared)
+        return (blend->derived.in_phase >> i) & 1u;
     return !blend->loop || blend->sync_group < 0 || blend->clips[i]->sync_group == blend->sync_group;
+}
+
+/* The clip terms of a blend: its own when prepared, else worked out into *own. */
+static const anim_blend_derived *clip_terms(const anim_blend *blend, anim_blend_derived *own)
+{
+    if (blend->prepared)
+        return &blend->derived;
+    own->in_phase = 0;
+    for (int i = 0; i < blend->count; ++i)
+        derive_clip(blend, i, own);
+    return own;
 }
 
 double anim_blend_duration(const anim_blend *blend, const float weights[ANIM_BLEND_MAX_CLIPS])
 {
+    anim_blend_derived own;
+    const anim_blend_derived *terms = clip_terms(blend, &own);
     double in_phase = 0.0, in_phase_weight = 0.0, all = 0.0, all_weight = 0.0, plain = 0.0;
     for (int i = 0; i < blend->count; ++i) {
-        double duration = anim_blend_clip_duration(blend->clips[i]), part = weights[i] * duration;
+        double duration = terms->durations[i], part = weights[i] * duration;
         all += part;
         all_weight += weights[i];
         plain += duration;
-        if (anim_blend_clip_in_phase(blend, i)) {
+        if ((terms->in_phase >> i) & 1u) {
             in_phase += part;
             in_phase_weight += weights[i];
         }
@@ -124,22 +183,14 @@ double anim_blend_duration(const anim_blend *blend, const float weights[ANIM_BLE
 
 float anim_blend_ground_speed(const anim_blend *blend, const float weights[ANIM_BLEND_MAX_CLIPS])
 {
+    anim_blend_derived own;
+    const anim_blend_derived *terms = clip_terms(blend, &own);
     double stride[2] = {0.0, 0.0};
     for (int i = 0; i < blend->count; ++i) {
-        float speed = anim_clip_ground_speed_metres(blend->clips[i]);
-        if (!(weights[i] > 0.0f) || !(speed > 0.0f) || !anim_blend_clip_in_phase(blend, i))
+        if (!(weights[i] > 0.0f))
             continue;
-        /* The direction of its point; one at the origin (or a 1D point at 0) travels along +x. */
-        double dx = blend->points[i][0], dy = blend->dimensions == 2 ? blend->points[i][1] : 0.0;
-        double length = sqrt(dx * dx + dy * dy);
-        if (!(length > 0.0)) {
-            dx = 1.0;
-            dy = 0.0;
-            length = 1.0;
-        }
-        double reach = weights[i] * speed * anim_blend_clip_duration(blend->clips[i]) / length;
-        stride[0] += reach * dx;
-        stride[1] += reach * dy;
+        stride[0] += weights[i] * terms->travel[i][0];
+        stride[1] += weights[i] * terms->travel[i][1];
     }
     double duration = anim_blend_duration(blend, weights);
     double speed = duration > 0.0 ? sqrt(stride[0] * stride[0] + stride[1] * stride[1]) / duration : 0.0;

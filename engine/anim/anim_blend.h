@@ -17,6 +17,21 @@
 
 enum { ANIM_BLEND_MAX_CLIPS = BLEND_SPACE_MAX_POINTS };
 
+/* What anim_blend_prepare works out from the rest of a blend once, for the functions below that every
+ * entity runs every step (each several times): they read it instead of following each clip's pointers and
+ * copying the points again. */
+typedef struct anim_blend_derived {
+    int point_count;                         /* blend_space's points: the clips' and the rest's */
+    int rest_index;                          /* where the rest is among them, or -1 */
+    float points[ANIM_BLEND_MAX_CLIPS][2];   /* the clips' points with the rest in its place (1D: sorted) */
+    float xs[ANIM_BLEND_MAX_CLIPS];          /* their x, as blend_space_1d_weights takes them */
+    double durations[ANIM_BLEND_MAX_CLIPS];  /* each clip's cycle, or its run to its last frame (seconds) */
+    double travel[ANIM_BLEND_MAX_CLIPS][2];  /* each clip's stride per unit of weight: ground speed x cycle
+                                              * along its point's direction (0 for a clip out of phase or
+                                              * still) */
+    unsigned in_phase;                       /* bit i: anim_blend_clip_in_phase(blend, i) */
+} anim_blend_derived;
+
 typedef struct anim_blend {
     char name[ANIM_NAME_MAX];   /* the section in states.ini: [blend locomotion] -> "locomotion" */
     int dimensions;             /* 1 or 2 */
@@ -39,12 +54,22 @@ typedef struct anim_blend {
     float rest[2];
     int sync_group;             /* the sync group its looping clips share, for phase matching with other
                                  * layers; -1 when they share none */
+    /* Set by anim_blend_prepare; a blend made field by field has prepared false and the functions below
+     * work the same out as they go, to the same bits. A change to any field above after preparing needs
+     * anim_blend_prepare again. */
+    bool prepared;
+    anim_blend_derived derived;
 } anim_blend;
 
 /* Whether a blend can be played: a known dimension, 1..ANIM_BLEND_MAX_CLIPS clips with clip data, points
  * valid for blend_space (1D sorted and distinct, 2D no two closer than 1e-6), finite, and loop and
  * additive agreeing with every clip. */
 bool anim_blend_valid(const anim_blend *blend);
+
+/* Work out blend->derived from the other fields and set prepared, for a valid blend (anim_blend_valid);
+ * an invalid one is left unprepared. The config loader prepares every blend it reads; its clips must
+ * not change afterwards (they are loaded before the blends that name them). */
+void anim_blend_prepare(anim_blend *blend);
 
 /* The weight of each clip at point (x, y; y unused in 1D): >= 0, summing to 1 (to 1 minus the rest's
  * weight when the blend has a rest), continuous in the point; a clip's point gives that clip alone, the

@@ -583,6 +583,8 @@ static void anim_config_read_blend(anim_config_loader *loader, const char *path,
         anim_config_read_blend_rest(loader, path, rest, blend);
     if (loader->error_count != errors_before)
         blend->count = 0;
+    else
+        anim_blend_prepare(blend);
 }
 
 /* What a state's `clip` or `overlay` names: a blend of this states.ini (*blend its index; the clip returned
