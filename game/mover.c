@@ -68,12 +68,12 @@ void mover_step(mover *m, const mover_params *params, float wanted_x, float want
         wanted_speed = 0.0f;
     float most = params->turn_rate * dt;
     if (wanted_speed > 1e-4f) {
-        m->heading = turn_towards(m->heading, mover_heading_of(wanted_x, wanted_z), most);
+        float wanted_heading = mover_heading_of(wanted_x, wanted_z);
+        m->heading = turn_towards(m->heading, wanted_heading, most);
         /* Facing away from where it wants to go, a character slows down to turn rather than
          * gaining speed sideways: full speed within 60 degrees, less beyond. Measured from where it goes,
          * which is where it faces unless it was strafing a moment ago. */
-        float remaining =
-            fabsf(mover_turn_between(m->heading + turn_towards(m->travel, 0.0f, most), mover_heading_of(wanted_x, wanted_z)));
+        float remaining = fabsf(mover_turn_between(m->heading + turn_towards(m->travel, 0.0f, most), wanted_heading));
         float facing = glm_clamp((remaining - GLM_PIf / 3.0f) / (GLM_PIf - GLM_PIf / 3.0f), 0.0f, 1.0f);
         wanted_speed *= 1.0f - params->turn_slowdown * facing;
     }
@@ -129,8 +129,13 @@ mover mover_blend(const mover *before, const mover *stepped, const mover_root_mo
         turned = 0.0f;
     }
     /* The body's forward on the ground is (cos h, -sin h) in (x, z), its left a quarter turn further,
-     * (-sin h, -cos h). */
-    float c = cosf(before->heading), s = sinf(before->heading);
+     * (-sin h, -cos h). Without root motion (most steps of most characters) neither is needed: the terms
+     * below are zeros either way. */
+    float c = 0.0f, s = 0.0f;
+    if (root->forward != 0.0f || root->left != 0.0f) {
+        c = cosf(before->heading);
+        s = sinf(before->heading);
+    }
     return (mover){
         .x = before->x + keep * dx + c * root->forward - s * root->left,
         .z = before->z + keep * dz - s * root->forward - c * root->left,
