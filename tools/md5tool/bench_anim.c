@@ -8,7 +8,10 @@
  * through the mask with pose_add), the cost of an additive layer beside an ordinary overlay's.
  * A third plays the demo's 2D strafe blend (config/states.ini: idle and the walk and run in four
  * directions, 9 clips) on the body instead of the crossfade, each entity at its own point of the plane
- * (speeds 0.5 to 3.5 m/s in every direction, so 2 to 4 clips carry weight), under the same wave. */
+ * (speeds 0.5 to 3.5 m/s in every direction, so 2 to 4 clips carry weight), under the same wave.
+ * A fourth runs the third and then bends both legs with pose_ik_two_bone_object, as foot IK and the foot lock
+ * do for planted feet: each ankle to a point a twentieth of the way up to its hip, keeping its animated
+ * rotation. The difference between the two is what the IK solves cost an entity. */
 #include "bench.h"
 
 #include <math.h>
@@ -22,6 +25,7 @@
 #include "build/loader.h"
 #include "cache/cache.h"
 #include "md5/md5.h"
+#include "pose/pose_ik.h"
 
 enum {
     BENCH_RUNS = 15,
@@ -62,7 +66,24 @@ typedef struct bench_case {
     const anim_clip *body[2];  /* the crossfade's clips, walk then run; or NULL */
     const anim_blend *blend;   /* or this blend space on the body */
     const anim_clip *overlay;  /* on channel 1, masked to the right arm */
+    const pose_ik_chain *legs; /* bent after each update (NULL: none) */
+    int leg_count;
 } bench_case;
+
+/* Each leg's ankle pulled a twentieth of the way to its hip, keeping its rotation: the work of a planted
+ * foot held a little above where the animation puts it. */
+static void bend_legs(const skeleton *s, const bench_case *c, joint_pose *object)
+{
+    for (int f = 0; f < c->leg_count; ++f) {
+        const pose_ik_chain *leg = &c->legs[f];
+        float target[3], rotation[4];
+        for (int k = 0; k < 3; ++k)
+            target[k] = object[leg->ankle].position[k] +
+                        0.05f * (object[leg->hip].position[k] - object[leg->ankle].position[k]);
+        memcpy(rotation, object[leg->ankle].rotation, sizeof rotation);
+        pose_ik_two_bone_object(s->parents, s->joint_count, leg, target, rotation, 1.0f, object);
+    }
+}
 
 /* A point of the blend's plane for entity `index`: speeds 0.5 to 3.5 m/s, directions all round (the golden
  * angle apart, so neighbours differ), in the blend's (forward, left) frame. */
@@ -139,6 +160,8 @@ static int measure(const skeleton *s, const bench_case *c, int character_count)
             for (int i = 0; i < character_count; ++i) {
                 anim_controller_update(controllers[i], BENCH_FRAME_SECONDS, &result);
                 events += result.event_count;
+                if (c->legs)
+                    bend_legs(s, c, anim_controller_object_pose_to_edit(controllers[i]));
             }
         double seconds = bench_seconds_now() - start;
         per_entity[run] = seconds / ((double)frames * character_count) * 1e6;
@@ -161,6 +184,8 @@ static int measure(const skeleton *s, const bench_case *c, int character_count)
     if (c->blend)
         printf(", a %d-clip blend with %.1f of them weighted on average", c->blend->count,
                (double)clips_sampled / character_count);
+    if (c->legs)
+        printf(", %d leg%s bent", c->leg_count, c->leg_count == 1 ? "" : "s");
     printf(")\n");
     status = 0;
 
@@ -193,6 +218,13 @@ static int measure_blend(const char *config_folder, int character_count)
     } else {
         bench_case c = {.label = "anim, 2D blend " BENCH_BLEND, .blend = &character->blends[blend], .overlay = wave};
         status = measure(&character->model->skeleton, &c, character_count);
+        if (status == 0 && character->leg_count > 0) {
+            bench_case bent = c;
+            bent.label = "anim, 2D blend " BENCH_BLEND " + foot IK";
+            bent.legs = character->legs;
+            bent.leg_count = character->leg_count;
+            status = measure(&character->model->skeleton, &bent, character_count);
+        }
     }
     diag_list_free(&errors);
     anim_config_free(config);
