@@ -34,35 +34,6 @@ static int blend_points(const anim_blend *blend, float points[ANIM_BLEND_MAX_CLI
     return count;
 }
 
-bool anim_blend_valid(const anim_blend *blend)
-{
-    if (!blend || (blend->dimensions != 1 && blend->dimensions != 2) || blend->count < 1 ||
-        blend->count > ANIM_BLEND_MAX_CLIPS)
-        return false;
-    float xs[ANIM_BLEND_MAX_CLIPS];
-    for (int i = 0; i < blend->count; ++i) {
-        const anim_clip *clip = blend->clips[i];
-        if (!clip || !clip->clip || clip->loop != blend->loop || clip->additive != blend->additive ||
-            !isfinite(blend->points[i][0]) || !isfinite(blend->points[i][1]) ||
-            !(anim_blend_clip_duration(clip) >= 0.0))
-            return false;
-        xs[i] = blend->points[i][0];
-    }
-    if (blend->has_rest) {
-        if (!blend->additive || blend->count >= ANIM_BLEND_MAX_CLIPS || !isfinite(blend->rest[0]) ||
-            !isfinite(blend->rest[1]))
-            return false;
-        float points[ANIM_BLEND_MAX_CLIPS][2];
-        int count = blend_points(blend, points, NULL);
-        for (int i = 0; i < count; ++i)
-            xs[i] = points[i][0];
-        return blend->dimensions == 1 ? blend_space_1d_valid(xs, count)
-                                      : blend_space_2d_valid((const float(*)[2])points, count);
-    }
-    return blend->dimensions == 1 ? blend_space_1d_valid(xs, blend->count)
-                                  : blend_space_2d_valid((const float(*)[2])blend->points, blend->count);
-}
-
 /* The points blend_space weighs, as anim_blend_derived keeps them. */
 static void derive_space(const anim_blend *blend, anim_blend_derived *out)
 {
@@ -71,15 +42,37 @@ static void derive_space(const anim_blend *blend, anim_blend_derived *out)
         out->xs[i] = out->points[i][0];
 }
 
-/* Clip i's terms in anim_blend_derived. One function for anim_blend_prepare and for blends made by hand,
- * so that both give the same bits. */
+bool anim_blend_valid(const anim_blend *blend)
+{
+    if (!blend || (blend->dimensions != 1 && blend->dimensions != 2) || blend->count < 1 ||
+        blend->count > ANIM_BLEND_MAX_CLIPS)
+        return false;
+    for (int i = 0; i < blend->count; ++i) {
+        const anim_clip *clip = blend->clips[i];
+        if (!clip || !clip->clip || clip->loop != blend->loop || clip->additive != blend->additive ||
+            !isfinite(blend->points[i][0]) || !isfinite(blend->points[i][1]) ||
+            !(anim_blend_clip_duration(clip) >= 0.0))
+            return false;
+    }
+    if (blend->has_rest && (!blend->additive || blend->count >= ANIM_BLEND_MAX_CLIPS || !isfinite(blend->rest[0]) ||
+                            !isfinite(blend->rest[1])))
+        return false;
+    anim_blend_derived space;
+    derive_space(blend, &space);
+    return blend->dimensions == 1 ? blend_space_1d_valid(space.xs, space.point_count)
+                                  : blend_space_2d_valid((const float(*)[2])space.points, space.point_count);
+}
+
+/* Clip i's terms in anim_blend_derived (its in_phase bit starts clear). One function for
+ * anim_blend_prepare and for blends made by hand, so that both give the same bits. */
 static void derive_clip(const anim_blend *blend, int i, anim_blend_derived *out)
 {
     const anim_clip *clip = blend->clips[i];
     double duration = anim_blend_clip_duration(clip);
     bool in_phase = !blend->loop || blend->sync_group < 0 || clip->sync_group == blend->sync_group;
     out->durations[i] = duration;
-    out->in_phase = in_phase ? out->in_phase | 1u << i : out->in_phase & ~(1u << i);
+    if (in_phase)
+        out->in_phase |= 1u << i;
     out->travel[i][0] = out->travel[i][1] = 0.0;
     float speed = anim_clip_ground_speed_metres(clip);
     if (!(speed > 0.0f) || !in_phase)
