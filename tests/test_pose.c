@@ -822,6 +822,36 @@ static void test_to_object_several_roots_and_long_chain(void)
     CHECK_NEAR(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1.0, 1e-6);
 }
 
+static void test_to_object_large_skeleton_same_bits(void)
+{
+    /* Skeletons of up to 256 joints are walked once, larger ones in two passes (pose.c): both must give
+     * the same bits. A joint depends only on those before it, so the first 200 joints of a 300-joint
+     * branching tree are also a 200-joint skeleton of their own. */
+    enum { BIG = 300, SMALL = 200 };
+    static joint_pose local[BIG], big[BIG], small[SMALL];
+    int parents[BIG];
+    for (int j = 0; j < BIG; ++j) {
+        memset(&local[j], 0, sizeof local[j]);
+        oblique_rotation(0.37f * (float)j, local[j].rotation);
+        local[j].position[0] = 0.1f + 0.01f * (float)j;
+        local[j].position[1] = 0.2f - 0.003f * (float)j;
+        local[j].position[2] = 0.05f * (float)(j % 7);
+        /* the previous joint, a sibling's parent further back, or a new root */
+        parents[j] = j == 0 || j % 97 == 0 ? -1 : j % 3 == 0 ? j / 2 : j - 1;
+    }
+    CHECK(pose_to_object(parents, BIG, local, big));
+    CHECK(pose_to_object(parents, SMALL, local, small));
+    CHECK(memcmp(big, small, sizeof small) == 0);
+    /* and in place */
+    static joint_pose in_place[BIG];
+    memcpy(in_place, local, sizeof local);
+    CHECK(pose_to_object(parents, BIG, in_place, in_place));
+    CHECK(memcmp(in_place, big, sizeof big) == 0);
+    memcpy(in_place, local, sizeof local);
+    CHECK(pose_to_object(parents, SMALL, in_place, in_place));
+    CHECK(memcmp(in_place, small, sizeof small) == 0);
+}
+
 static void test_to_object_rejects_bad_hierarchy(void)
 {
     joint_pose local[3], object[3];
@@ -1255,6 +1285,7 @@ int main(void)
     RUN(test_to_object_general_rotation);
     RUN(test_to_object_matches_cglm);
     RUN(test_to_object_several_roots_and_long_chain);
+    RUN(test_to_object_large_skeleton_same_bits);
     RUN(test_to_object_rejects_bad_hierarchy);
     RUN(test_palette_of_bind_pose_is_identity);
     RUN(test_palette_moves_bind_points_with_their_joint);
