@@ -479,6 +479,14 @@ static void scene_write_palettes(void *context, int begin, int end, int worker)
     (void)worker;
     const scene_palette_work *work = context;
     for (int i = begin; i < end; ++i) {
+        /* Each member's pose sits behind two pointers in its own allocation: ask for the next members' lines
+         * while this one is written, in three steps that each read only what the one before brought in. */
+        if (i + 3 < end)
+            animator_prefetch_handle(crowd_animator(work->crowd, i + 3));
+        if (i + 2 < end)
+            animator_prefetch_object_handle(crowd_animator(work->crowd, i + 2));
+        if (i + 1 < end)
+            animator_prefetch_object(crowd_animator(work->crowd, i + 1));
         if (!work->destinations[i].matrices && !work->destinations[i].dual_quaternions)
             continue;
         const animator *animator = crowd_animator(work->crowd, i);

@@ -817,6 +817,18 @@ void anim_controller_prefetch_pose(const anim_controller *controller)
             prefetch_range(controller->channels[c].mask, sizeof(float) * (size_t)controller->joint_count, false);
 }
 
+void anim_controller_prefetch_object_handle(const anim_controller *controller)
+{
+    if (controller)
+        prefetch_range(&controller->object, sizeof controller->object, false);
+}
+
+void anim_controller_prefetch_object(const anim_controller *controller)
+{
+    if (controller)
+        prefetch_range(controller->object, sizeof(joint_pose) * (size_t)controller->joint_count, false);
+}
+
 void anim_controller_destroy(anim_controller *controller)
 {
     free(controller);

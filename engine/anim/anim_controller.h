@@ -79,6 +79,10 @@ void anim_controller_destroy(anim_controller *controller);
  * masks (it reads the layer state the first call brought in). Hints: they change nothing; NULL is ignored. */
 void anim_controller_prefetch(const anim_controller *controller);
 void anim_controller_prefetch_pose(const anim_controller *controller);
+/* The same for a loop that only reads the object pose (a crowd's palettes): the line that says where the pose
+ * is, then, an entity or so later, the pose itself, for reading. */
+void anim_controller_prefetch_object_handle(const anim_controller *controller);
+void anim_controller_prefetch_object(const anim_controller *controller);
 size_t anim_controller_bytes(const anim_controller *controller);
 
 typedef struct anim_play_options {

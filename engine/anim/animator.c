@@ -310,6 +310,18 @@ void animator_prefetch_pose(const animator *animator)
         anim_controller_prefetch_pose(animator->controller);
 }
 
+void animator_prefetch_object_handle(const animator *animator)
+{
+    if (animator)
+        anim_controller_prefetch_object_handle(animator->controller);
+}
+
+void animator_prefetch_object(const animator *animator)
+{
+    if (animator)
+        anim_controller_prefetch_object(animator->controller);
+}
+
 size_t animator_bytes(const animator *animator)
 {
     return animator ? sizeof *animator + anim_controller_bytes(animator->controller) : 0;

@@ -53,6 +53,11 @@ void animator_destroy(animator *animator);
 void animator_prefetch_handle(const animator *animator);
 void animator_prefetch(const animator *animator);
 void animator_prefetch_pose(const animator *animator);
+/* The same three steps for a loop that only reads each object pose (a crowd's palettes):
+ * animator_prefetch_handle(a), then animator_prefetch_object_handle(a) for the line that says where the
+ * pose is, then animator_prefetch_object(a) for the pose, read only. */
+void animator_prefetch_object_handle(const animator *animator);
+void animator_prefetch_object(const animator *animator);
 /* Per-entity memory: the animator and its controller. */
 size_t animator_bytes(const animator *animator);
 
