@@ -29,6 +29,25 @@ _Static_assert(offsetof(joint_pose, position) == 16, "position and unused form t
 #include <emmintrin.h>
 #endif
 
+/* The stages a crowd runs for every member and step are also built for x86-64-v3 (AVX2: the same SSE2
+ * arithmetic in three-operand VEX form, without the register copies two-operand SSE needs), and the
+ * processor picks the build it can run when the program starts (GCC's target_clones, through glibc's
+ * ifunc). No fused multiply-add is formed (ISO C builds do not contract), so both builds give the same
+ * bits. Define POSE_NO_CLONES to build the SSE2 version alone. */
+#if defined(POSE_USE_SSE2) && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__) && \
+    defined(__linux__) && !defined(POSE_NO_CLONES)
+#define POSE_STAGE __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define POSE_STAGE
+#endif
+
+/* The SSE2 joint loops the stages call, inlined into each build of them. */
+#if defined(__GNUC__)
+#define POSE_KERNEL inline __attribute__((always_inline))
+#else
+#define POSE_KERNEL inline
+#endif
+
 /* Below this squared length a rotation is treated as no rotation: only a blend of three or more
  * opposing poses, or broken data, gets there, and identity is better than NaN. */
 #define POSE_TINY_LENGTH2 1e-30f
@@ -331,7 +350,7 @@ static inline __m128 normalized_or_identity(__m128 rotation)
  * The two weighted frames are computed while the dot product that picks b's sign is still on its way,
  * and the sign is applied last: that keeps each joint's chain of dependent steps short, which is what
  * limits this loop. */
-static void sample_joints(const joint_pose *a, const joint_pose *b, float t, int count, joint_pose *out)
+static POSE_KERNEL void sample_joints(const joint_pose *a, const joint_pose *b, float t, int count, joint_pose *out)
 {
     __m128 t4 = _mm_set1_ps(t), one_minus_t4 = _mm_set1_ps(1.0f - t);
     for (int i = 0; i < count; ++i) {
@@ -347,7 +366,7 @@ static void sample_joints(const joint_pose *a, const joint_pose *b, float t, int
 }
 
 /* See the scalar version. */
-static void blend_joints(const joint_pose *const *poses, const float *weights, int pose_count, int reference,
+static POSE_KERNEL void blend_joints(const joint_pose *const *poses, const float *weights, int pose_count, int reference,
                          float inverse_total, int joint_count, joint_pose *out)
 {
     __m128 reference_weight = _mm_set1_ps(weights[reference] * inverse_total);
@@ -431,7 +450,7 @@ static inline void place_joint(const joint_pose *p, const joint_pose *l, joint_p
  * rotation and position to object. The previous joint's three values stay in registers for the children
  * that come right after their parent. The arithmetic and its order are the two passes', so the result is
  * the same bits; each joint is loaded and stored once instead of twice. */
-static void to_object_one_pass(const int *parents, int joint_count, const joint_pose *local, joint_pose *object,
+static POSE_KERNEL void to_object_one_pass(const int *parents, int joint_count, const joint_pose *local, joint_pose *object,
                                __m128 *raw)
 {
     __m128 previous_raw = _mm_setzero_ps(), previous_rotation = previous_raw, previous_position = previous_raw;
@@ -591,7 +610,7 @@ static inline frame_pair find_frames(const clip *c, float time, bool loop)
     return pair;
 }
 
-bool pose_sample_range(const clip *c, float time, bool loop, int first_joint, int joint_count, joint_pose *out)
+POSE_STAGE bool pose_sample_range(const clip *c, float time, bool loop, int first_joint, int joint_count, joint_pose *out)
 {
     if (!c || !out || !c->frames || first_joint < 0 || joint_count <= 0 || first_joint >= c->joint_count ||
         joint_count > c->joint_count - first_joint || c->frame_count <= 0 || !(c->frame_rate > 0.0f) ||
@@ -629,7 +648,7 @@ bool pose_sample_bounds(const clip *c, float time, bool loop, float out[2][3])
 
 /* ---- blend ---- */
 
-bool pose_blend(const joint_pose *const *poses, const float *weights, int pose_count, int joint_count,
+POSE_STAGE bool pose_blend(const joint_pose *const *poses, const float *weights, int pose_count, int joint_count,
                 joint_pose *out)
 {
     if (!poses || !weights || !out || pose_count <= 0 || joint_count <= 0)
@@ -679,7 +698,7 @@ bool pose_additive_delta(const joint_pose *reference, const joint_pose *frame, i
     return true;
 }
 
-bool pose_add(const joint_pose *base, const joint_pose *delta, float weight, const float *joint_weights,
+POSE_STAGE bool pose_add(const joint_pose *base, const joint_pose *delta, float weight, const float *joint_weights,
               int joint_count, joint_pose *out)
 {
     if (!base || !delta || !out || joint_count <= 0 || !(weight >= 0.0f && weight <= 1.0f))
@@ -701,7 +720,7 @@ bool pose_add(const joint_pose *base, const joint_pose *delta, float weight, con
 
 /* ---- masked blend ---- */
 
-bool pose_blend_masked(const joint_pose *base, const joint_pose *layer, const float *joint_weights, float weight,
+POSE_STAGE bool pose_blend_masked(const joint_pose *base, const joint_pose *layer, const float *joint_weights, float weight,
                        int joint_count, joint_pose *out)
 {
     if (!base || !layer || !joint_weights || !out || joint_count <= 0 || !(weight >= 0.0f && weight <= 1.0f))
@@ -729,7 +748,7 @@ bool pose_blend_masked(const joint_pose *base, const joint_pose *layer, const fl
 
 /* ---- local to object ---- */
 
-bool pose_to_object(const int *parents, int joint_count, const joint_pose *local, joint_pose *object)
+POSE_STAGE bool pose_to_object(const int *parents, int joint_count, const joint_pose *local, joint_pose *object)
 {
     if (!parents || !local || !object || joint_count <= 0)
         return false;
@@ -762,7 +781,7 @@ bool pose_to_object(const int *parents, int joint_count, const joint_pose *local
 
 /* ---- palette ---- */
 
-bool pose_palette(const joint_pose *object, const mat4 *inverse_bind, int joint_count, mat4 *palette)
+POSE_STAGE bool pose_palette(const joint_pose *object, const mat4 *inverse_bind, int joint_count, mat4 *palette)
 {
     if (!object || !inverse_bind || !palette || joint_count <= 0)
         return false;
@@ -774,7 +793,7 @@ bool pose_palette(const joint_pose *object, const mat4 *inverse_bind, int joint_
 /* pose_dq.h's stage, here beside pose_palette for the joint kernels it shares the SSE2 helpers with. The
  * real part is q * conjugate(bind), unit as both are to rounding (the per-vertex normalisation removes
  * it): no matrix is made and converted back. */
-bool pose_dual_quaternion_palette(const joint_pose *object, const joint_pose *bind_object, int joint_count,
+POSE_STAGE bool pose_dual_quaternion_palette(const joint_pose *object, const joint_pose *bind_object, int joint_count,
                                   pose_dual_quaternion *out)
 {
     if (!object || !bind_object || !out || joint_count <= 0)
