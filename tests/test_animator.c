@@ -826,8 +826,9 @@ static void test_entity_of_33_joints_with_a_2d_blend_fits_in_4_kb(void)
     remove_folder(folder);
 }
 
-/* The prefetch hints change nothing: an animator asked for ahead of every update poses bit for bit as one
- * that is not, through a walk, a run and a stop; NULL is ignored. */
+/* The prefetch hints change nothing: an animator asked for ahead of every update (and its pose after it, as
+ * the crowd's palettes do) poses bit for bit as one that is not, through a walk, a run and a stop; NULL is
+ * ignored. */
 static void test_prefetch_changes_nothing(void)
 {
     animator_prefetch_handle(NULL);
@@ -835,6 +836,10 @@ static void test_prefetch_changes_nothing(void)
     animator_prefetch_pose(NULL);
     anim_controller_prefetch(NULL);
     anim_controller_prefetch_pose(NULL);
+    animator_prefetch_object_handle(NULL);
+    animator_prefetch_object(NULL);
+    anim_controller_prefetch_object_handle(NULL);
+    anim_controller_prefetch_object(NULL);
     fixture hinted, plain;
     bool opened = fixture_open(&hinted, MARIONETTE_SOURCE_DIR "/config/characters.ini");
     opened = fixture_open(&plain, MARIONETTE_SOURCE_DIR "/config/characters.ini") && opened;
@@ -848,6 +853,8 @@ static void test_prefetch_changes_nothing(void)
             animator_prefetch(hinted.animator);
             animator_prefetch_pose(hinted.animator);
             CHECK(animator_update(hinted.animator, STEP, NULL) && animator_update(plain.animator, STEP, NULL));
+            animator_prefetch_object_handle(hinted.animator); /* the palettes' hints, after the update */
+            animator_prefetch_object(hinted.animator);
             same = same && memcmp(anim_controller_object_pose(animator_controller(hinted.animator)),
                                   anim_controller_object_pose(animator_controller(plain.animator)),
                                   sizeof(joint_pose) * (size_t)joints) == 0;

@@ -366,8 +366,8 @@ static POSE_KERNEL void sample_joints(const joint_pose *a, const joint_pose *b, 
 }
 
 /* See the scalar version. */
-static POSE_KERNEL void blend_joints(const joint_pose *const *poses, const float *weights, int pose_count, int reference,
-                         float inverse_total, int joint_count, joint_pose *out)
+static POSE_KERNEL void blend_joints(const joint_pose *const *poses, const float *weights, int pose_count,
+                                     int reference, float inverse_total, int joint_count, joint_pose *out)
 {
     __m128 reference_weight = _mm_set1_ps(weights[reference] * inverse_total);
     for (int i = 0; i < joint_count; ++i) {
@@ -450,8 +450,8 @@ static inline void place_joint(const joint_pose *p, const joint_pose *l, joint_p
  * rotation and position to object. The previous joint's three values stay in registers for the children
  * that come right after their parent. The arithmetic and its order are the two passes', so the result is
  * the same bits; each joint is loaded and stored once instead of twice. */
-static POSE_KERNEL void to_object_one_pass(const int *parents, int joint_count, const joint_pose *local, joint_pose *object,
-                               __m128 *raw)
+static POSE_KERNEL void to_object_one_pass(const int *parents, int joint_count, const joint_pose *local,
+                                           joint_pose *object, __m128 *raw)
 {
     __m128 previous_raw = _mm_setzero_ps(), previous_rotation = previous_raw, previous_position = previous_raw;
     for (int i = 0; i < joint_count; ++i) {
@@ -610,7 +610,8 @@ static inline frame_pair find_frames(const clip *c, float time, bool loop)
     return pair;
 }
 
-POSE_STAGE bool pose_sample_range(const clip *c, float time, bool loop, int first_joint, int joint_count, joint_pose *out)
+POSE_STAGE bool pose_sample_range(const clip *c, float time, bool loop, int first_joint, int joint_count,
+                                  joint_pose *out)
 {
     if (!c || !out || !c->frames || first_joint < 0 || joint_count <= 0 || first_joint >= c->joint_count ||
         joint_count > c->joint_count - first_joint || c->frame_count <= 0 || !(c->frame_rate > 0.0f) ||
@@ -649,7 +650,7 @@ bool pose_sample_bounds(const clip *c, float time, bool loop, float out[2][3])
 /* ---- blend ---- */
 
 POSE_STAGE bool pose_blend(const joint_pose *const *poses, const float *weights, int pose_count, int joint_count,
-                joint_pose *out)
+                           joint_pose *out)
 {
     if (!poses || !weights || !out || pose_count <= 0 || joint_count <= 0)
         return false;
@@ -699,7 +700,7 @@ bool pose_additive_delta(const joint_pose *reference, const joint_pose *frame, i
 }
 
 POSE_STAGE bool pose_add(const joint_pose *base, const joint_pose *delta, float weight, const float *joint_weights,
-              int joint_count, joint_pose *out)
+                         int joint_count, joint_pose *out)
 {
     if (!base || !delta || !out || joint_count <= 0 || !(weight >= 0.0f && weight <= 1.0f))
         return false;
@@ -720,8 +721,8 @@ POSE_STAGE bool pose_add(const joint_pose *base, const joint_pose *delta, float 
 
 /* ---- masked blend ---- */
 
-POSE_STAGE bool pose_blend_masked(const joint_pose *base, const joint_pose *layer, const float *joint_weights, float weight,
-                       int joint_count, joint_pose *out)
+POSE_STAGE bool pose_blend_masked(const joint_pose *base, const joint_pose *layer, const float *joint_weights,
+                                  float weight, int joint_count, joint_pose *out)
 {
     if (!base || !layer || !joint_weights || !out || joint_count <= 0 || !(weight >= 0.0f && weight <= 1.0f))
         return false;
@@ -793,8 +794,8 @@ POSE_STAGE bool pose_palette(const joint_pose *object, const mat4 *inverse_bind,
 /* pose_dq.h's stage, here beside pose_palette for the joint kernels it shares the SSE2 helpers with. The
  * real part is q * conjugate(bind), unit as both are to rounding (the per-vertex normalisation removes
  * it): no matrix is made and converted back. */
-POSE_STAGE bool pose_dual_quaternion_palette(const joint_pose *object, const joint_pose *bind_object, int joint_count,
-                                  pose_dual_quaternion *out)
+POSE_STAGE bool pose_dual_quaternion_palette(const joint_pose *object, const joint_pose *bind_object,
+                                             int joint_count, pose_dual_quaternion *out)
 {
     if (!object || !bind_object || !out || joint_count <= 0)
         return false;
