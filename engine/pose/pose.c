@@ -424,25 +424,31 @@ static void chain_rotations(const int *parents, int joint_count, const joint_pos
     }
 }
 
-/* See the scalar version. */
-static inline void place_joint(const joint_pose *p, const joint_pose *l, joint_pose *o)
+/* A product of unit rotations back to unit length: one Newton step (see the scalar place_joint). */
+static inline __m128 renormalized(__m128 rotation)
 {
-    __m128 rotation = _mm_load_ps(o->rotation);
     __m128 length2 = dot_all_lanes(rotation, rotation);
-    rotation = _mm_mul_ps(rotation, _mm_sub_ps(_mm_set1_ps(1.5f), _mm_mul_ps(_mm_set1_ps(0.5f), length2)));
+    return _mm_mul_ps(rotation, _mm_sub_ps(_mm_set1_ps(1.5f), _mm_mul_ps(_mm_set1_ps(0.5f), length2)));
+}
 
-    /* The local position lane has w = 0 (unused), so every term keeps lane w at 0 and the parent's
-     * unused 0 passes through. */
-    __m128 parent_rotation = _mm_load_ps(p->rotation);
-    __m128 parent_position = load_position_lane(p);
-    __m128 local_position = load_position_lane(l);
+/* A child's object position: parent position + rotate(parent rotation, local position). The local position
+ * lane has w = 0 (unused), so every term keeps lane w at 0 and the parent's unused 0 passes through. */
+static inline __m128 placed_position(__m128 parent_rotation, __m128 parent_position, __m128 local_position)
+{
     __m128 t = cross(parent_rotation, local_position);
     t = _mm_add_ps(t, t);
     __m128 rotated = _mm_add_ps(local_position, _mm_mul_ps(LANES(parent_rotation, 3, 3, 3, 3), t));
     rotated = _mm_add_ps(rotated, cross(parent_rotation, t));
+    return _mm_add_ps(parent_position, rotated);
+}
 
+/* See the scalar version. */
+static inline void place_joint(const joint_pose *p, const joint_pose *l, joint_pose *o)
+{
+    __m128 rotation = renormalized(_mm_load_ps(o->rotation));
+    __m128 position = placed_position(_mm_load_ps(p->rotation), load_position_lane(p), load_position_lane(l));
     _mm_store_ps(o->rotation, rotation);
-    store_position_lane(o, _mm_add_ps(parent_position, rotated));
+    store_position_lane(o, position);
 }
 
 /* Both passes in one walk down the list, for skeletons of up to POSE_ONE_PASS_JOINTS joints: each joint's
@@ -467,13 +473,8 @@ static POSE_KERNEL void to_object_one_pass(const int *parents, int joint_count, 
                 parent_position = load_position_lane(&object[parent]);
             }
             product = multiply_rotations(parent_raw, rotation);
-            __m128 length2 = dot_all_lanes(product, product);
-            rotation = _mm_mul_ps(product, _mm_sub_ps(_mm_set1_ps(1.5f), _mm_mul_ps(_mm_set1_ps(0.5f), length2)));
-            __m128 t = cross(parent_rotation, position);
-            t = _mm_add_ps(t, t);
-            __m128 rotated = _mm_add_ps(position, _mm_mul_ps(LANES(parent_rotation, 3, 3, 3, 3), t));
-            rotated = _mm_add_ps(rotated, cross(parent_rotation, t));
-            position = _mm_add_ps(parent_position, rotated);
+            rotation = renormalized(product);
+            position = placed_position(parent_rotation, parent_position, position);
         }
         raw[i] = product;
         _mm_store_ps(object[i].rotation, rotation);
