@@ -63,13 +63,19 @@ bool anim_blend_valid(const anim_blend *blend)
                                   : blend_space_2d_valid((const float(*)[2])space.points, space.point_count);
 }
 
+/* Whether clip i keeps the blend's phase (anim_blend_clip_in_phase), worked out from the fields. */
+static bool derive_in_phase(const anim_blend *blend, int i)
+{
+    return !blend->loop || blend->sync_group < 0 || blend->clips[i]->sync_group == blend->sync_group;
+}
+
 /* Clip i's terms in anim_blend_derived (its in_phase bit starts clear). One function for
  * anim_blend_prepare and for blends made by hand, so that both give the same bits. */
 static void derive_clip(const anim_blend *blend, int i, anim_blend_derived *out)
 {
     const anim_clip *clip = blend->clips[i];
     double duration = anim_blend_clip_duration(clip);
-    bool in_phase = !blend->loop || blend->sync_group < 0 || clip->sync_group == blend->sync_group;
+    bool in_phase = derive_in_phase(blend, i);
     out->durations[i] = duration;
     if (in_phase)
         out->in_phase |= 1u << i;
@@ -140,7 +146,7 @@ bool anim_blend_clip_in_phase(const anim_blend *blend, int i)
 {
     if (blend->prepared)
         return (blend->derived.in_phase >> i) & 1u;
-    return !blend->loop || blend->sync_group < 0 || blend->clips[i]->sync_group == blend->sync_group;
+    return derive_in_phase(blend, i);
 }
 
 /* The clip terms of a blend: its own when prepared, else worked out into *own. */
@@ -154,10 +160,10 @@ static const anim_blend_derived *clip_terms(const anim_blend *blend, anim_blend_
     return own;
 }
 
-double anim_blend_duration(const anim_blend *blend, const float weights[ANIM_BLEND_MAX_CLIPS])
+/* anim_blend_duration from the clip terms. */
+static double duration_of(const anim_blend *blend, const anim_blend_derived *terms,
+                          const float weights[ANIM_BLEND_MAX_CLIPS])
 {
-    anim_blend_derived own;
-    const anim_blend_derived *terms = clip_terms(blend, &own);
     double in_phase = 0.0, in_phase_weight = 0.0, all = 0.0, all_weight = 0.0, plain = 0.0;
     for (int i = 0; i < blend->count; ++i) {
         double duration = terms->durations[i], part = weights[i] * duration;
@@ -174,6 +180,12 @@ double anim_blend_duration(const anim_blend *blend, const float weights[ANIM_BLE
                                  : plain / blend->count;
 }
 
+double anim_blend_duration(const anim_blend *blend, const float weights[ANIM_BLEND_MAX_CLIPS])
+{
+    anim_blend_derived own;
+    return duration_of(blend, clip_terms(blend, &own), weights);
+}
+
 float anim_blend_ground_speed(const anim_blend *blend, const float weights[ANIM_BLEND_MAX_CLIPS])
 {
     anim_blend_derived own;
@@ -185,7 +197,7 @@ float anim_blend_ground_speed(const anim_blend *blend, const float weights[ANIM_
         stride[0] += weights[i] * terms->travel[i][0];
         stride[1] += weights[i] * terms->travel[i][1];
     }
-    double duration = anim_blend_duration(blend, weights);
+    double duration = duration_of(blend, terms, weights);
     double speed = duration > 0.0 ? sqrt(stride[0] * stride[0] + stride[1] * stride[1]) / duration : 0.0;
     return isfinite(speed) ? (float)speed : 0.0f;
 }
