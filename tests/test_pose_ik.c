@@ -340,6 +340,9 @@ static void test_object_variant_matches(void)
     pose_ik_chain backwards = {.hip = KNEE, .knee = HIP, .ankle = ANKLE};
     CHECK(!pose_ik_two_bone_object(leg_parents, LEG_JOINTS, &leg_chain, not_a_number, NULL, 1.0f, object));
     CHECK(!pose_ik_two_bone_object(leg_parents, LEG_JOINTS, &backwards, target, NULL, 1.0f, object));
+    int bad_parents[LEG_JOINTS] = {-1, 0, 1, 2, 3, 7}, bad_hip_parent[LEG_JOINTS] = {-1, 1, 1, 2, 3, 4};
+    CHECK(!pose_ik_two_bone_object(bad_parents, LEG_JOINTS, &leg_chain, target, NULL, 1.0f, object)); /* the toe's */
+    CHECK(!pose_ik_two_bone_object(bad_hip_parent, LEG_JOINTS, &leg_chain, target, NULL, 1.0f, object));
     CHECK(!pose_ik_two_bone_object(leg_parents, LEG_JOINTS, &leg_chain, target, NULL, 2.0f, object));
     CHECK(!pose_ik_two_bone_object(leg_parents, LEG_JOINTS, &leg_chain, target, NULL, 1.0f, NULL));
     CHECK(pose_ik_two_bone_object(leg_parents, LEG_JOINTS, &leg_chain, target, flat, 0.0f, object));

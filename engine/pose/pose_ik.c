@@ -10,11 +10,13 @@
 /* Lengths below this (metres, or file units) are no bone, and directions this short no direction. */
 #define IK_TINY 1e-9
 
-/* The small helpers below pass quaternions and vectors of doubles by value and through short arrays.
- * Called out of line, each result went through memory: 32-byte structs are returned through the stack,
- * and the caller read them back with 16-byte loads over two 8-byte stores, a store-forwarding stall
- * (perf annotate put a quarter of pose_ik_two_bone_object's time on one such load in the crowd).
- * Inlined, they stay in registers. */
+/* The small helpers below pass quaternions and vectors of doubles by value, as structs of named scalars,
+ * never as short arrays. Called out of line, each result went through memory: 32-byte structs are
+ * returned through the stack, and the caller read them back with 16-byte loads over two 8-byte stores, a
+ * store-forwarding stall (perf annotate put a quarter of pose_ik_two_bone_object's time on one such load
+ * in the crowd). Inlined, structs of scalars stay in registers; arrays of three doubles did not (GCC kept
+ * them, and the rigid motions holding them, on the stack, and the same stalls came back on the motions:
+ * a fifth of the function's time in the crowd). */
 #if defined(__GNUC__) || defined(__clang__)
 #define IK_HOT static inline __attribute__((always_inline))
 #else
@@ -25,26 +27,46 @@ typedef struct ik_quaternion {
     double x, y, z, w;
 } ik_quaternion;
 
-IK_HOT void vector_subtract(const double a[3], const double b[3], double out[3])
+typedef struct ik_vector {
+    double x, y, z;
+} ik_vector;
+
+IK_HOT ik_vector vector_from_floats(const float v[3])
 {
-    for (int k = 0; k < 3; ++k)
-        out[k] = a[k] - b[k];
+    return (ik_vector){v[0], v[1], v[2]};
 }
 
-IK_HOT double vector_dot(const double a[3], const double b[3])
+IK_HOT ik_vector vector_add(ik_vector a, ik_vector b)
 {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    return (ik_vector){a.x + b.x, a.y + b.y, a.z + b.z};
 }
 
-IK_HOT void vector_cross(const double a[3], const double b[3], double out[3])
+IK_HOT ik_vector vector_subtract(ik_vector a, ik_vector b)
 {
-    double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
-    out[0] = x;
-    out[1] = y;
-    out[2] = z;
+    return (ik_vector){a.x - b.x, a.y - b.y, a.z - b.z};
 }
 
-IK_HOT double vector_length(const double a[3])
+IK_HOT ik_vector vector_scale(ik_vector a, double s)
+{
+    return (ik_vector){a.x * s, a.y * s, a.z * s};
+}
+
+IK_HOT ik_vector vector_divide(ik_vector a, double d)
+{
+    return (ik_vector){a.x / d, a.y / d, a.z / d};
+}
+
+IK_HOT double vector_dot(ik_vector a, ik_vector b)
+{
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+
+IK_HOT ik_vector vector_cross(ik_vector a, ik_vector b)
+{
+    return (ik_vector){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+
+IK_HOT double vector_length(ik_vector a)
 {
     return sqrt(vector_dot(a, a));
 }
@@ -77,38 +99,30 @@ IK_HOT ik_quaternion quaternion_normalize(ik_quaternion q)
     return (ik_quaternion){q.x / length, q.y / length, q.z / length, q.w / length};
 }
 
-IK_HOT void quaternion_rotate(ik_quaternion q, const double v[3], double out[3])
+IK_HOT ik_vector quaternion_rotate(ik_quaternion q, ik_vector v)
 {
     /* v + 2w (r x v) + 2 r x (r x v), r the vector part */
-    double r[3] = {q.x, q.y, q.z}, t[3], u[3];
-    vector_cross(r, v, t);
-    for (int k = 0; k < 3; ++k)
-        t[k] *= 2.0;
-    vector_cross(r, t, u);
-    for (int k = 0; k < 3; ++k)
-        out[k] = v[k] + q.w * t[k] + u[k];
+    ik_vector r = {q.x, q.y, q.z};
+    ik_vector t = vector_scale(vector_cross(r, v), 2.0);
+    ik_vector u = vector_cross(r, t);
+    return (ik_vector){v.x + q.w * t.x + u.x, v.y + q.w * t.y + u.y, v.z + q.w * t.z + u.z};
 }
 
 /* The shortest-arc rotation taking direction `from` to direction `to` (neither zero). Opposite directions
  * turn half a turn about an axis perpendicular to `from`. */
-IK_HOT ik_quaternion quaternion_between(const double from[3], const double to[3])
+IK_HOT ik_quaternion quaternion_between(ik_vector from, ik_vector to)
 {
-    double a[3], b[3], axis[3];
-    double la = vector_length(from), lb = vector_length(to);
-    for (int k = 0; k < 3; ++k) {
-        a[k] = from[k] / la;
-        b[k] = to[k] / lb;
-    }
-    vector_cross(a, b, axis);
+    ik_vector a = vector_divide(from, vector_length(from)), b = vector_divide(to, vector_length(to));
+    ik_vector axis = vector_cross(a, b);
     double dot = vector_dot(a, b);
     if (dot < -1.0 + 1e-12) {
         /* Any perpendicular will do: the one nearest to no rotation about the largest other axis. */
-        double other[3] = {fabs(a[0]) < 0.9 ? 1.0 : 0.0, fabs(a[0]) < 0.9 ? 0.0 : 1.0, 0.0};
-        vector_cross(a, other, axis);
+        ik_vector other = {fabs(a.x) < 0.9 ? 1.0 : 0.0, fabs(a.x) < 0.9 ? 0.0 : 1.0, 0.0};
+        axis = vector_cross(a, other);
         double length = vector_length(axis);
-        return (ik_quaternion){axis[0] / length, axis[1] / length, axis[2] / length, 0.0};
+        return (ik_quaternion){axis.x / length, axis.y / length, axis.z / length, 0.0};
     }
-    return quaternion_normalize((ik_quaternion){axis[0], axis[1], axis[2], 1.0 + dot});
+    return quaternion_normalize((ik_quaternion){axis.x, axis.y, axis.z, 1.0 + dot});
 }
 
 /* t of rotation q, taken from none along the shortest arc (slerp from identity): t = 0 no rotation, t = 1
@@ -144,6 +158,13 @@ IK_HOT void store_rotation(ik_quaternion q, float out[4])
     out[3] = (float)q.w;
 }
 
+IK_HOT void store_position(ik_vector v, float out[3])
+{
+    out[0] = (float)v.x;
+    out[1] = (float)v.y;
+    out[2] = (float)v.z;
+}
+
 static bool descends_from(const int *parents, int joint, int ancestor)
 {
     while (joint > ancestor)
@@ -160,10 +181,8 @@ static void object_from_parent(const int *parents, int j, const joint_pose *loca
         return;
     }
     ik_quaternion p = quaternion_from_floats(object[parent].rotation);
-    double offset[3] = {local[j].position[0], local[j].position[1], local[j].position[2]}, turned[3];
-    quaternion_rotate(p, offset, turned);
-    for (int k = 0; k < 3; ++k)
-        object[j].position[k] = (float)(object[parent].position[k] + turned[k]);
+    ik_vector turned = quaternion_rotate(p, vector_from_floats(local[j].position));
+    store_position(vector_add(vector_from_floats(object[parent].position), turned), object[j].position);
     object[j].unused = 0.0f;
     store_rotation(quaternion_multiply(p, quaternion_from_floats(local[j].rotation)), object[j].rotation);
 }
@@ -195,14 +214,17 @@ static bool finite_floats(const float *values, int count)
     return true;
 }
 
+/* The stage reads the parents of the hip and of the joints after it only (the hip's branch comes after the
+ * hip in parents-first order): those are checked, not the whole skeleton's on every call (the crowd's foot
+ * lock solves a leg for many members a step). */
 static bool chain_valid(const int *parents, int joint_count, const pose_ik_chain *chain)
 {
-    for (int j = 0; j < joint_count; ++j)
-        if (parents[j] >= j || parents[j] < -1)
-            return false;
     int joints[3] = {chain->hip, chain->knee, chain->ankle};
     for (int k = 0; k < 3; ++k)
         if (joints[k] < 0 || joints[k] >= joint_count)
+            return false;
+    for (int j = chain->hip; j < joint_count; ++j)
+        if (parents[j] >= j || parents[j] < -1)
             return false;
     return chain->hip < chain->knee && chain->knee < chain->ankle && descends_from(parents, chain->knee, chain->hip) &&
            descends_from(parents, chain->ankle, chain->knee);
@@ -214,48 +236,38 @@ static bool chain_valid(const int *parents, int joint_count, const pose_ik_chain
 IK_HOT bool solve_leg(const pose_ik_chain *chain, const float target[3], const joint_pose *object,
                       ik_quaternion *hip_out, ik_quaternion *knee_out)
 {
-    double hip[3], knee[3], ankle[3], goal[3] = {target[0], target[1], target[2]};
-    for (int k = 0; k < 3; ++k) {
-        hip[k] = object[chain->hip].position[k];
-        knee[k] = object[chain->knee].position[k];
-        ankle[k] = object[chain->ankle].position[k];
-    }
-    double to_hip[3], to_ankle[3];
-    vector_subtract(hip, knee, to_hip);
-    vector_subtract(ankle, knee, to_ankle);
+    ik_vector hip = vector_from_floats(object[chain->hip].position);
+    ik_vector knee = vector_from_floats(object[chain->knee].position);
+    ik_vector ankle = vector_from_floats(object[chain->ankle].position);
+    ik_vector goal = vector_from_floats(target);
+    ik_vector to_hip = vector_subtract(hip, knee), to_ankle = vector_subtract(ankle, knee);
     double upper = vector_length(to_hip), lower = vector_length(to_ankle);
     if (!(upper > IK_TINY && lower > IK_TINY && isfinite(upper) && isfinite(lower)))
         return false;
 
     /* The knee's hinge: the normal of the animated leg's plane, oriented so that turning the shin about it
      * by a positive angle opens the knee. Keeping it keeps the knee on the side the animation bent it. */
-    double hinge[3];
-    vector_cross(to_hip, to_ankle, hinge);
+    ik_vector hinge = vector_cross(to_hip, to_ankle);
     double hinge_length = vector_length(hinge);
     if (!(hinge_length > 1e-6 * upper * lower)) {
         /* A straight (or folded) leg has no plane: bend it in the plane of the leg and the target, or failing
          * that about any axis across the thigh. */
-        double leg[3], wanted[3], across[3];
-        vector_subtract(ankle, hip, leg);
-        vector_subtract(goal, hip, wanted);
-        vector_cross(leg, wanted, across);
+        ik_vector leg = vector_subtract(ankle, hip), wanted = vector_subtract(goal, hip);
+        ik_vector across = vector_cross(leg, wanted);
         if (!(vector_length(across) > 1e-6 * vector_length(leg) * vector_length(wanted))) {
-            double other[3] = {fabs(to_hip[0]) < 0.9 * upper ? 1.0 : 0.0, fabs(to_hip[0]) < 0.9 * upper ? 0.0 : 1.0, 0.0};
-            vector_cross(to_hip, other, across);
+            ik_vector other = {fabs(to_hip.x) < 0.9 * upper ? 1.0 : 0.0, fabs(to_hip.x) < 0.9 * upper ? 0.0 : 1.0, 0.0};
+            across = vector_cross(to_hip, other);
         }
-        for (int k = 0; k < 3; ++k)
-            hinge[k] = across[k];
+        hinge = across;
         hinge_length = vector_length(hinge);
         if (!(hinge_length > IK_TINY))
             return false;
     }
-    for (int k = 0; k < 3; ++k)
-        hinge[k] /= hinge_length;
+    hinge = vector_divide(hinge, hinge_length);
 
     /* The knee angle that puts the ankle at the target's distance from the hip, within what the leg
      * reaches: straight at most, folded to POSE_IK_MIN_KNEE_ANGLE at least. */
-    double to_goal[3];
-    vector_subtract(goal, hip, to_goal);
+    ik_vector to_goal = vector_subtract(goal, hip);
     double distance = vector_length(to_goal);
     /* The knee turns by the wanted angle less the animated one, each found by its half with no
      * trigonometry, in forms where no term cancels near straight or near folded:
@@ -265,12 +277,9 @@ IK_HOT bool solve_leg(const pose_ik_chain *chain, const float target[3], const j
      *   cos^2(b/2) = (u + l - d)(u + l + d) / 4ul, sin^2(b/2) = (d - u + l)(d + u - l) / 4ul,
      *   each clamped at 0 where the target is out of reach (straight) or too near (folded).
      * The turn's half angle is then (b - a) / 2. */
-    double along_sum[3], along_difference[3];
-    for (int k = 0; k < 3; ++k) {
-        along_sum[k] = to_hip[k] / upper + to_ankle[k] / lower;
-        along_difference[k] = to_hip[k] / upper - to_ankle[k] / lower;
-    }
-    double animated_cos = vector_length(along_sum), animated_sin = vector_length(along_difference);
+    ik_vector thigh_direction = vector_divide(to_hip, upper), shin_direction = vector_divide(to_ankle, lower);
+    double animated_cos = vector_length(vector_add(thigh_direction, shin_direction));
+    double animated_sin = vector_length(vector_subtract(thigh_direction, shin_direction));
     double animated_norm = sqrt(animated_cos * animated_cos + animated_sin * animated_sin);
     animated_cos /= animated_norm;
     animated_sin /= animated_norm;
@@ -286,14 +295,11 @@ IK_HOT bool solve_leg(const pose_ik_chain *chain, const float target[3], const j
     }
     double half_cos = wanted_cos * animated_cos + wanted_sin * animated_sin;
     double half_sin = wanted_sin * animated_cos - wanted_cos * animated_sin;
-    ik_quaternion knee_turn = {hinge[0] * half_sin, hinge[1] * half_sin, hinge[2] * half_sin, half_cos};
+    ik_quaternion knee_turn = {hinge.x * half_sin, hinge.y * half_sin, hinge.z * half_sin, half_cos};
 
     /* The hip then points the bent leg at the target. */
-    double new_shin[3], new_ankle[3], reach[3];
-    quaternion_rotate(knee_turn, to_ankle, new_shin);
-    for (int k = 0; k < 3; ++k)
-        new_ankle[k] = knee[k] + new_shin[k];
-    vector_subtract(new_ankle, hip, reach);
+    ik_vector new_ankle = vector_add(knee, quaternion_rotate(knee_turn, to_ankle));
+    ik_vector reach = vector_subtract(new_ankle, hip);
     ik_quaternion hip_turn = {0.0, 0.0, 0.0, 1.0};
     if (distance > IK_TINY && vector_length(reach) > IK_TINY)
         hip_turn = quaternion_between(reach, to_goal);
@@ -340,40 +346,29 @@ bool pose_ik_two_bone(const int *parents, int joint_count, const pose_ik_chain *
 /* A rigid motion of object space: a point p goes to turn p + shift, a rotation r to turn r. */
 typedef struct ik_motion {
     ik_quaternion turn;
-    double shift[3];
+    ik_vector shift;
 } ik_motion;
 
 /* The motion that turns by `turn` about the point `pivot`. */
-IK_HOT ik_motion motion_about(ik_quaternion turn, const double pivot[3])
+IK_HOT ik_motion motion_about(ik_quaternion turn, ik_vector pivot)
 {
-    ik_motion motion = {.turn = turn};
-    double turned[3];
-    quaternion_rotate(turn, pivot, turned);
-    for (int k = 0; k < 3; ++k)
-        motion.shift[k] = pivot[k] - turned[k];
-    return motion;
+    return (ik_motion){.turn = turn, .shift = vector_subtract(pivot, quaternion_rotate(turn, pivot))};
 }
 
 /* first, then second. */
 IK_HOT ik_motion motion_then(ik_motion first, ik_motion second)
 {
-    ik_motion motion = {.turn = quaternion_multiply(second.turn, first.turn)};
-    double turned[3];
-    quaternion_rotate(second.turn, first.shift, turned);
-    for (int k = 0; k < 3; ++k)
-        motion.shift[k] = turned[k] + second.shift[k];
-    return motion;
+    return (ik_motion){.turn = quaternion_multiply(second.turn, first.turn),
+                       .shift = vector_add(quaternion_rotate(second.turn, first.shift), second.shift)};
 }
 
 /* Move one joint's object pose. The rotation is a product of unit quaternions, kept without normalizing:
  * poses are made again from the clips every frame, so the rounding never piles up. */
-IK_HOT void move_joint(joint_pose *pose, const ik_motion *motion)
+IK_HOT void move_joint(joint_pose *pose, ik_motion motion)
 {
-    double at[3] = {pose->position[0], pose->position[1], pose->position[2]}, turned[3];
-    quaternion_rotate(motion->turn, at, turned);
-    for (int k = 0; k < 3; ++k)
-        pose->position[k] = (float)(turned[k] + motion->shift[k]);
-    ik_quaternion rotation = quaternion_multiply(motion->turn, quaternion_from_floats(pose->rotation));
+    ik_vector moved = vector_add(quaternion_rotate(motion.turn, vector_from_floats(pose->position)), motion.shift);
+    ik_quaternion rotation = quaternion_multiply(motion.turn, quaternion_from_floats(pose->rotation));
+    store_position(moved, pose->position);
     pose->rotation[0] = (float)rotation.x;
     pose->rotation[1] = (float)rotation.y;
     pose->rotation[2] = (float)rotation.z;
@@ -390,11 +385,8 @@ bool pose_ik_two_bone_object(const int *parents, int joint_count, const pose_ik_
         return true;
     hip_turn = quaternion_scale(hip_turn, weight);
     knee_turn = quaternion_scale(knee_turn, weight);
-    double hip[3], knee[3];
-    for (int k = 0; k < 3; ++k) {
-        hip[k] = object[chain->hip].position[k];
-        knee[k] = object[chain->knee].position[k];
-    }
+    ik_vector hip = vector_from_floats(object[chain->hip].position);
+    ik_vector knee = vector_from_floats(object[chain->knee].position);
     /* What pose_ik_two_bone does through local rotations, done to the object poses as rigid motions, one
      * per part of the leg. Joints are in parent-before-child order, so one pass marks each joint's part from
      * its parent's (the crowd runs this for every planted foot: no walk up the hierarchy per joint). */
@@ -414,11 +406,8 @@ bool pose_ik_two_bone_object(const int *parents, int joint_count, const pose_ik_
     ik_motion shin = motion_then(motion_about(knee_turn, knee), thigh);
     ik_motion foot = shin;
     if (ankle_rotation) {
-        double ankle[3] = {object[chain->ankle].position[0], object[chain->ankle].position[1],
-                           object[chain->ankle].position[2]}, moved[3];
-        quaternion_rotate(shin.turn, ankle, moved);
-        for (int k = 0; k < 3; ++k)
-            moved[k] += shin.shift[k];
+        ik_vector moved =
+            vector_add(quaternion_rotate(shin.turn, vector_from_floats(object[chain->ankle].position)), shin.shift);
         foot = motion_then(shin, motion_about(ankle_turn, moved));
     }
     for (int j = chain->hip; j < joint_count; ++j) {
@@ -435,7 +424,7 @@ bool pose_ik_two_bone_object(const int *parents, int joint_count, const pose_ik_
                                                             : OUTSIDE;
         }
         if (kind != OUTSIDE)
-            move_joint(&object[j], kind == THIGH ? &thigh : kind == SHIN ? &shin : &foot);
+            move_joint(&object[j], kind == THIGH ? thigh : kind == SHIN ? shin : foot);
     }
     return true;
 }

@@ -36,7 +36,8 @@ typedef struct pose_ik_chain {
  * local and object are the same pose in local and object space (pose_to_object's result): local gets the
  * new rotations of hip, knee (and ankle), object the new poses of hip and every joint below it. Joints
  * elsewhere are not written. False, and nothing written, on misuse: NULL pointers, a joint out of range,
- * parents[i] >= i, a chain that is not one leg, a non-finite target or rotation, weight outside [0, 1]. */
+ * parents[i] >= i (or < -1) for the hip or a joint after it (the only parents read), a chain that is not
+ * one leg, a non-finite target or rotation, weight outside [0, 1]. */
 bool pose_ik_two_bone(const int *parents, int joint_count, const pose_ik_chain *chain, const float target[3],
                       const float *ankle_rotation, float weight, joint_pose *local, joint_pose *object);
 
