@@ -835,6 +835,66 @@ static void test_additive_still_joints_are_skipped(void)
     clip_free(deltas);
 }
 
+/* Still joints between moving ones are skipped too (clip.h: moving): the wave with its hand and thumb held
+ * at their first frame, but for a turn of a micro-radian (under ADDITIVE_STILL_TURN, so still; added, it
+ * would change their bits), adds nothing there, and an overlay of it over the whole body leaves those
+ * three joints the body's bit for bit while the forearm before them and the fingers after them move.
+ * Three joints: the controller adds gaps of up to two still joints with the runs around them (cheaper
+ * than another run). */
+static void test_additive_still_joints_between_are_skipped(void)
+{
+    const clip *wave = clips[WAVE];
+    int hand = joint_named("hand.R"), thumb_end = joint_named("thumb.02.R");
+    CHECK(hand > 0 && thumb_end == hand + 2);
+    size_t joints = (size_t)wave->joint_count;
+    joint_pose *frames = malloc(sizeof *frames * joints * (size_t)wave->frame_count);
+    memcpy(frames, wave->frames, sizeof *frames * joints * (size_t)wave->frame_count);
+    float tremble[4] = {2.5e-7f, 0.0f, 0.0f, 1.0f}; /* half a micro-radian about x */
+    for (int f = 1; f < wave->frame_count; ++f)
+        for (int j = hand; j <= thumb_end; ++j) {
+            joint_pose *held_joint = &frames[(size_t)f * joints + (size_t)j];
+            *held_joint = wave->frames[j];
+            glm_quat_mul((float *)wave->frames[j].rotation, tremble, held_joint->rotation);
+        }
+    clip held = *wave;
+    held.frames = frames;
+    clip *deltas = NULL;
+    anim_clip additive;
+    CHECK(make_additive(&held, &held, 0, &deltas, &additive, "held_wave"));
+    CHECK(deltas->moving != NULL && clips[WAVE]->moving == NULL); /* an ordinary clip has no bitset */
+    for (int j = hand; j <= thumb_end; ++j)
+        CHECK(!clip_joint_moves(deltas, j));
+    CHECK(clip_joint_moves(deltas, hand - 1) && clip_joint_moves(deltas, thumb_end + 1));
+    /* The ends agree with the bitset. */
+    for (int j = 0; j < deltas->joint_count; ++j)
+        if (j < deltas->still_first || j >= deltas->joint_count - deltas->still_last)
+            CHECK(!clip_joint_moves(deltas, j));
+    CHECK(clip_joint_moves(deltas, deltas->still_first));
+    CHECK(clip_joint_moves(deltas, deltas->joint_count - 1 - deltas->still_last));
+
+    anim_controller *plain = new_controller(), *added = new_controller();
+    play_walk_pair(plain, added, &additive, mannequin->skeleton.names[0]);
+    size_t bytes = sizeof(joint_pose) * (size_t)joint_count();
+    joint_pose *plain_pose = malloc(bytes);
+    double before = 0.0, after = 0.0;
+    for (int step = 0; step < 40; ++step) {
+        anim_controller_update(plain, 1.0 / 30.0, NULL);
+        anim_controller_update(added, 1.0 / 30.0, NULL);
+        memcpy(plain_pose, local_pose(plain), bytes);
+        const joint_pose *pose = local_pose(added);
+        CHECK(memcmp(pose + hand, plain_pose + hand, sizeof(joint_pose) * (size_t)(thumb_end - hand + 1)) == 0);
+        before = fmax(before, component_difference(pose, plain_pose, hand - 1, hand - 1));
+        after = fmax(after, component_difference(pose, plain_pose, thumb_end + 1, thumb_end + 1));
+    }
+    printf("  held hand and thumb: the forearm moves up to %.3f, the first finger joint %.3f\n", before, after);
+    CHECK(before > 0.01 && after > 0.001);
+    free(plain_pose);
+    free(frames);
+    anim_controller_destroy(plain);
+    anim_controller_destroy(added);
+    clip_free(deltas);
+}
+
 static void test_additive_on_its_reference_reproduces_the_clip(void)
 {
     /* The body holds the wave's first frame (the reference); the additive wave on top gives the wave. */
@@ -1569,6 +1629,7 @@ int main(void)
     RUN(test_wave_over_walk_through_a_mask);
     RUN(test_additive_weight_zero_and_identity_change_nothing);
     RUN(test_additive_still_joints_are_skipped);
+    RUN(test_additive_still_joints_between_are_skipped);
     RUN(test_additive_on_its_reference_reproduces_the_clip);
     RUN(test_additive_mask_and_weight);
     RUN(test_additive_crossfades_with_an_ordinary_overlay);

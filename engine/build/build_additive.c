@@ -38,15 +38,25 @@ static bool joint_still(const clip *c, int joint)
     return true;
 }
 
-/* The still joints at either end of the skeleton order: a lean or a breath moves the spine and leaves
- * the arms below it alone, so a layer adding it samples and adds a third fewer joints. */
-static void count_still_joints(clip *c)
+/* The still joints: those at either end of the skeleton order (a lean or a breath moves the spine and
+ * leaves the legs and the left arm's hand below it alone) and, in the moving bitset, every one (a breath
+ * leaves the forearms and hands alone between the two clavicles). False when out of memory. */
+static bool find_still_joints(clip *c)
 {
+    size_t words = ((size_t)c->joint_count + 63) / 64;
+    c->moving = calloc(words, sizeof *c->moving);
+    if (!c->moving)
+        return false;
+    c->bytes += words * sizeof *c->moving;
+    for (int j = 0; j < c->joint_count; ++j)
+        if (!joint_still(c, j))
+            c->moving[j / 64] |= (uint64_t)1 << (j % 64);
     c->still_first = c->still_last = 0;
-    while (c->still_first < c->joint_count && joint_still(c, c->still_first))
+    while (c->still_first < c->joint_count && !clip_joint_moves(c, c->still_first))
         ++c->still_first;
-    while (c->still_first + c->still_last < c->joint_count && joint_still(c, c->joint_count - 1 - c->still_last))
+    while (c->still_first + c->still_last < c->joint_count && !clip_joint_moves(c, c->joint_count - 1 - c->still_last))
         ++c->still_last;
+    return true;
 }
 
 /* The hierarchy and bounds of source, copied into c (which owns them from then on, for clip_free). */
@@ -96,6 +106,7 @@ bool build_additive_clip(const clip *source, const clip *reference, int referenc
     c->names = NULL;
     c->parents = NULL;
     c->bounds = NULL;
+    c->moving = NULL;
     size_t joints = (size_t)source->joint_count;
     size_t count = (size_t)source->frame_count * joints;
     c->frames = malloc(sizeof *c->frames * count);
@@ -108,7 +119,10 @@ bool build_additive_clip(const clip *source, const clip *reference, int referenc
     for (int f = 0; f < source->frame_count; ++f)
         pose_additive_delta(reference_pose, source->frames + (size_t)f * joints, source->joint_count,
                             c->frames + (size_t)f * joints);
-    count_still_joints(c);
+    if (!find_still_joints(c)) {
+        clip_free(c);
+        return diag_set(err, "additive", 0, "out of memory");
+    }
     *out = c;
     return true;
 }

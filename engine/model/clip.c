@@ -15,6 +15,7 @@ void clip_free(clip *c)
     free(c->parents);
     free(c->frames);
     free(c->bounds);
+    free(c->moving);
     free(c);
 }
 

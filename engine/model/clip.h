@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../base/diag.h"
 #include "joint_pose.h"
@@ -37,10 +38,24 @@ typedef struct clip {
      * order, add nothing in any frame (their deltas are identity: see build_additive_clip), so a layer
      * adding it can skip them. 0 and 0 for an ordinary clip, and for one made without knowing. */
     int still_first, still_last;
+    /* An additive clip: bit j % 64 of moving[j / 64] is set when joint j adds something in some frame
+     * (it is not still, in the sense above), so a layer adding it can also skip the still joints between
+     * the moving ones (a breath leaves the forearms and hands alone between the clavicles). NULL for an
+     * ordinary clip: every joint between the still ends counts as moving. */
+    uint64_t *moving;
     size_t bytes;             /* heap bytes this clip owns */
 } clip;
 
 void clip_free(clip *c);
+
+/* Whether joint j (0 <= j < joint_count) of an additive clip adds something in some frame: its moving bit,
+ * or for a clip without the bitset, whether it lies between the still ends. */
+static inline bool clip_joint_moves(const clip *c, int j)
+{
+    if (c->moving)
+        return (c->moving[j / 64] >> (j % 64)) & 1u;
+    return j >= c->still_first && j < c->joint_count - c->still_last;
+}
 
 /* Does the clip's hierarchy match the skeleton (count, then names and parents in order)? On mismatch err
  * names the first differing joint. `clip_name` is used as the diag's file. */
