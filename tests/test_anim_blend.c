@@ -68,6 +68,7 @@ static void test_shipped_blend_loads(void)
         CHECK(anim_blend_valid(blend));
         CHECK(!anim_blend_clip_in_phase(blend, 0) && anim_blend_clip_in_phase(blend, 1) &&
               anim_blend_clip_in_phase(blend, 2));
+        CHECK(anim_blend_clips_in_phase(blend) == 6u); /* walk and run */
         /* Ground speed: each clip's own at its point; 0 standing; in between, the blended stride over the
          * blended cycle. */
         float weights[ANIM_BLEND_MAX_CLIPS];
@@ -137,13 +138,15 @@ static void test_blend_pose(void)
         float weights[ANIM_BLEND_MAX_CLIPS], together[ANIM_BLEND_MAX_CLIPS];
         CHECK(anim_controller_layer_blend_weights(blended, 0, 0, weights) == 3);
         CHECK_NEAR(weights[0] + weights[1] + weights[2], 1.0, 1e-6);
-        /* The one-call query gives what the two separate ones give. */
+        /* The one-call query gives what the two separate ones give, but for a blend's lead clip and time,
+         * which it leaves out. */
         anim_layer_info alone, both;
         CHECK(anim_controller_layer(blended, 0, 0, &alone));
         CHECK(anim_controller_layer_weighted(blended, 0, 0, &both, together) == 3);
         CHECK(memcmp(weights, together, 3 * sizeof weights[0]) == 0);
-        CHECK(both.clip == alone.clip && both.time == alone.time && both.weight == alone.weight &&
-              both.cycles == alone.cycles);
+        CHECK(alone.clip != NULL && both.clip == NULL && both.time == 0.0);
+        CHECK(both.blend == alone.blend && both.weight == alone.weight && both.cycles == alone.cycles &&
+              both.speed == alone.speed && both.fade == alone.fade && both.finished == alone.finished);
         for (int k = 0; k < 3; ++k)
             CHECK(weights[k] >= 0.0f && isfinite(weights[k]));
     }
@@ -341,8 +344,12 @@ static void test_prepared_blends_match(void)
         anim_blend by_hand = *prepared;
         by_hand.prepared = false;
         memset(&by_hand.derived, 0xff, sizeof by_hand.derived); /* not to be read */
-        for (int i = 0; i < prepared->count; ++i)
+        unsigned in_phase = anim_blend_clips_in_phase(prepared);
+        CHECK(in_phase == anim_blend_clips_in_phase(&by_hand) && in_phase >> prepared->count == 0);
+        for (int i = 0; i < prepared->count; ++i) {
             CHECK(anim_blend_clip_in_phase(prepared, i) == anim_blend_clip_in_phase(&by_hand, i));
+            CHECK(anim_blend_clip_in_phase(prepared, i) == (bool)((in_phase >> i) & 1u));
+        }
         for (int step = -1; step <= 40; ++step) {
             for (int across = 0; across <= (prepared->dimensions == 2 ? 40 : 0); ++across) {
                 float point[2] = {step < 0 ? NAN : -6.0f + 0.3f * (float)step, -6.0f + 0.3f * (float)across};

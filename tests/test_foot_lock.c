@@ -298,6 +298,66 @@ static void test_import(void)
     CHECK(horizontal(shown, planted) <= 1e-4f);
 }
 
+/* The import with foot IK: on a slope rising to the side, turned 30 degrees, the body in centimetres with
+ * up +Y is placed (pelvis lowered, foot tilted to the slope) exactly as the same body in metres and
+ * canonical axes: every joint at the same place in the world and turned the same, step after step. */
+static void test_import_with_foot_ik(void)
+{
+    ground slope = {.kind = GROUND_SLOPE, .slope_degrees = 20.0f, .uphill = {0.6f, 0.8f}};
+    rig plain, imported;
+    rig_init(&plain);
+    rig_init(&imported);
+    imported.input.scale = 0.01f;
+    CHECK(anim_axes_make(1, 1, 0, 1, &imported.input.axes)); /* up +Y, forward +X */
+    rig *rigs[2] = {&plain, &imported};
+    for (int k = 0; k < 2; ++k) {
+        rigs[k]->input.ground = &slope;
+        rigs[k]->input.settings.ik = true;
+        rigs[k]->input.planted_soon = rigs[k]->shares;
+        rigs[k]->input.placement.heading = 0.5235988f;
+        rigs[k]->shares[0] = 1.0f;
+    }
+    double worst_position = 0.0, worst_turn = 0.0, pelvis_drop = 0.0;
+    for (int step = 0; step < 20; ++step) {
+        joint_pose object[2][JOINTS], canonical[JOINTS];
+        make_pose(0.1f, 1.0f, object[0]);
+        make_pose(0.1f, 100.0f, canonical);
+        for (int j = 0; j < JOINTS; ++j) {
+            object[1][j] = canonical[j];
+            anim_axes_from_canonical(&imported.input.axes, canonical[j].position, object[1][j].position);
+            anim_axes_from_canonical(&imported.input.axes, canonical[j].rotation, object[1][j].rotation);
+        }
+        for (int k = 0; k < 2; ++k) {
+            rigs[k]->input.placement.position[0] = 0.01f * (float)step;
+            CHECK(anim_foot_lock_apply(&rigs[k]->input, &rigs[k]->state, object[k]));
+        }
+        for (int j = 0; j < JOINTS; ++j) {
+            float back[3], a[3], b[3], rotation[4];
+            anim_axes_to_canonical(&imported.input.axes, object[1][j].position, back);
+            to_world(&plain, object[0][j].position, a);
+            to_world(&imported, back, b);
+            worst_position = fmax(worst_position, sqrt((double)(a[0] - b[0]) * (a[0] - b[0]) +
+                                                       (double)(a[1] - b[1]) * (a[1] - b[1]) +
+                                                       (double)(a[2] - b[2]) * (a[2] - b[2])));
+            anim_axes_to_canonical(&imported.input.axes, object[1][j].rotation, rotation);
+            rotation[3] = object[1][j].rotation[3];
+            /* The stage leaves the rotations it turns unnormalized (to rounding): compare directions. */
+            double dot = 0.0, length_a = 0.0, length_b = 0.0;
+            for (int c = 0; c < 4; ++c) {
+                dot += (double)rotation[c] * object[0][j].rotation[c];
+                length_a += (double)rotation[c] * rotation[c];
+                length_b += (double)object[0][j].rotation[c] * object[0][j].rotation[c];
+            }
+            worst_turn = fmax(worst_turn, 2.0 * acos(fmin(1.0, fabs(dot) / sqrt(length_a * length_b))));
+        }
+        pelvis_drop = fmax(pelvis_drop, plain.state.pelvis_drop);
+    }
+    printf("  imported body with foot IK on a side slope: %.2g m, %.2g rad from the canonical one; pelvis down %.1f mm\n",
+           worst_position, worst_turn, pelvis_drop * 1000.0);
+    CHECK(pelvis_drop > 0.001 && imported.state.pelvis_drop > 0.001f);
+    CHECK(worst_position <= 1e-5 && worst_turn <= 1e-4);
+}
+
 /* Off, nothing changes and every lock goes; misuse changes nothing; nothing allocates. */
 static void test_off_misuse_and_no_allocation(void)
 {
@@ -412,6 +472,7 @@ int main(void)
     RUN(test_reach_and_teleport);
     RUN(test_height_follows_the_ground);
     RUN(test_import);
+    RUN(test_import_with_foot_ik);
     RUN(test_off_misuse_and_no_allocation);
     return check_report();
 }

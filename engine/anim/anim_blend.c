@@ -149,6 +149,16 @@ bool anim_blend_clip_in_phase(const anim_blend *blend, int i)
     return derive_in_phase(blend, i);
 }
 
+unsigned anim_blend_clips_in_phase(const anim_blend *blend)
+{
+    if (blend->prepared)
+        return blend->derived.in_phase;
+    unsigned in_phase = 0;
+    for (int i = 0; i < blend->count; ++i)
+        in_phase |= (unsigned)derive_in_phase(blend, i) << i;
+    return in_phase;
+}
+
 /* The clip terms of a blend: its own when prepared, else worked out into *own. */
 static const anim_blend_derived *clip_terms(const anim_blend *blend, anim_blend_derived *own)
 {

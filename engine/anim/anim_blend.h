@@ -82,6 +82,8 @@ int anim_blend_heaviest(const anim_blend *blend, const float weights[ANIM_BLEND_
 /* Whether clip i plays at the blend's normalized phase: every clip of a one-shot blend or of a blend whose
  * clips share no sync group, and otherwise the clips of its sync group. The others keep their own time. */
 bool anim_blend_clip_in_phase(const anim_blend *blend, int i);
+/* The same for every clip at once: bit i set when clip i is in phase. */
+unsigned anim_blend_clips_in_phase(const anim_blend *blend);
 
 /* Seconds per cycle of the blend at these weights: the weighted mean of the cycles of its clips in phase
  * (one-shots: their runs to the last frame), or of all its clips when those have no weight (at a rest:

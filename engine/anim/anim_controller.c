@@ -1655,14 +1655,10 @@ int anim_controller_layer_count(const anim_controller *controller, int channel)
     return valid_channel(controller, channel) ? controller->channels[channel].layer_count : 0;
 }
 
-bool anim_controller_layer(const anim_controller *controller, int channel, int index, anim_layer_info *out)
-{
-    float blend_weights[ANIM_BLEND_MAX_CLIPS];
-    return anim_controller_layer_weighted(controller, channel, index, out, blend_weights) >= 0;
-}
-
-int anim_controller_layer_weighted(const anim_controller *controller, int channel, int index, anim_layer_info *out,
-                                   float blend_weights[ANIM_BLEND_MAX_CLIPS])
+/* A layer as anim_layer_info says, with its blend's weights; a blend's lead clip and time only when `whole`
+ * (they take the blend's duration). */
+static int layer_info(const anim_controller *controller, int channel, int index, anim_layer_info *out,
+                      float blend_weights[ANIM_BLEND_MAX_CLIPS], bool whole)
 {
     if (!valid_channel(controller, channel) || !out || !blend_weights || index < 0 ||
         index >= controller->channels[channel].layer_count)
@@ -1676,8 +1672,11 @@ int anim_controller_layer_weighted(const anim_controller *controller, int channe
     double time = 0.0;
     if (layer->blend) {
         anim_blend_weights(layer->blend, layer->point, blend_weights);
-        lead = layer->blend->clips[anim_blend_heaviest(layer->blend, blend_weights)];
-        time = layer_phase(layer) * anim_blend_duration(layer->blend, blend_weights);
+        lead = NULL;
+        if (whole) {
+            lead = layer->blend->clips[anim_blend_heaviest(layer->blend, blend_weights)];
+            time = layer_phase(layer) * anim_blend_duration(layer->blend, blend_weights);
+        }
     } else if (!layer_is_snapshot(layer)) {
         time = layer_phase(layer) * clip_duration(layer->clip);
     }
@@ -1694,6 +1693,18 @@ int anim_controller_layer_weighted(const anim_controller *controller, int channe
         .moves_entity = layer->moves_entity,
     };
     return layer->blend ? layer->blend->count : 0;
+}
+
+bool anim_controller_layer(const anim_controller *controller, int channel, int index, anim_layer_info *out)
+{
+    float blend_weights[ANIM_BLEND_MAX_CLIPS];
+    return layer_info(controller, channel, index, out, blend_weights, true) >= 0;
+}
+
+int anim_controller_layer_weighted(const anim_controller *controller, int channel, int index, anim_layer_info *out,
+                                   float blend_weights[ANIM_BLEND_MAX_CLIPS])
+{
+    return layer_info(controller, channel, index, out, blend_weights, false);
 }
 
 float anim_controller_channel_weight(const anim_controller *controller, int channel)

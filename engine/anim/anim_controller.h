@@ -253,8 +253,10 @@ int anim_controller_layer_blend_weights(const anim_controller *controller, int c
                                         float weights[ANIM_BLEND_MAX_CLIPS]);
 bool anim_controller_layer(const anim_controller *controller, int channel, int index, anim_layer_info *out);
 /* Both of the above in one call, a blend's weights worked out once (the foot lock asks every step): out as
- * anim_controller_layer writes it, weights as anim_controller_layer_blend_weights does. Returns the blend's
- * clip count, 0 for a clip or a snapshot layer (weights untouched), -1 for bad arguments (nothing written). */
+ * anim_controller_layer writes it, except that a blend layer's clip and time (its heaviest clip, and the
+ * time that takes the blend's duration) are left NULL and 0: with the weights and the cycles the caller
+ * has what they say. weights as anim_controller_layer_blend_weights does. Returns the blend's clip count,
+ * 0 for a clip or a snapshot layer (weights untouched), -1 for bad arguments (nothing written). */
 int anim_controller_layer_weighted(const anim_controller *controller, int channel, int index, anim_layer_info *out,
                                    float weights[ANIM_BLEND_MAX_CLIPS]);
 float anim_controller_channel_weight(const anim_controller *controller, int channel);

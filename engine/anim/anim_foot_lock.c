@@ -61,10 +61,11 @@ void anim_foot_lock_planted_shares_ahead(const anim_controller *controller, int 
         /* The clips in phase set the pace: while they carry weight, the others (an idle keeping its own
          * time) stand still under a body that moves, and do not count. Looking ahead, the phase moves on at
          * the weighted mean of their cycles' lengths. */
+        unsigned in_phase = anim_blend_clips_in_phase(layer.blend);
         float paced = 0.0f;
         double cycle = 0.0;
         for (int i = 0; i < count; ++i)
-            if (anim_blend_clip_in_phase(layer.blend, i) && weights[i] > 0.0f) {
+            if (((in_phase >> i) & 1u) && weights[i] > 0.0f) {
                 const anim_clip *entry = layer.blend->clips[i];
                 paced += weights[i];
                 cycle += weights[i] * (entry->loop ? entry->clip->loop_duration : entry->clip->once_duration);
@@ -73,46 +74,68 @@ void anim_foot_lock_planted_shares_ahead(const anim_controller *controller, int 
         double phase_later = layer.cycles + (paced > 0.0f && cycle > 0.0 ? later * paced / cycle : 0.0);
         phase_later -= floor(phase_later);
         for (int i = 0; i < count; ++i) {
-            bool in_phase = anim_blend_clip_in_phase(layer.blend, i);
-            if (!(weights[i] > 0.0f) || (paced > 0.0f && !in_phase))
+            bool clip_in_phase = (in_phase >> i) & 1u;
+            if (!(weights[i] > 0.0f) || (paced > 0.0f && !clip_in_phase))
                 continue;
             const anim_clip *entry = layer.blend->clips[i];
             float share = layer.weight * weights[i] / (paced > 0.0f ? paced : 1.0f);
-            add_shares(shares, foot_count, blend_clip_plants(entry, in_phase, phase, foot_count), share);
+            add_shares(shares, foot_count, blend_clip_plants(entry, clip_in_phase, phase, foot_count), share);
             if (ahead)
-                add_shares(ahead, foot_count, blend_clip_plants(entry, in_phase, phase_later, foot_count), share);
+                add_shares(ahead, foot_count, blend_clip_plants(entry, clip_in_phase, phase_later, foot_count),
+                           share);
         }
     }
 }
 
 /* ---- between the entity's file space, its canonical frame and the world ---- */
 
-/* The placement's heading as a turn, found once per call. */
-typedef struct heading_turn {
-    float c, s;
-} heading_turn;
+/* The entity's frame this step, worked out once per call: turn[r][i] is how much of file axis i goes into
+ * world axis r (the axes' signed permutation into canonical, canonical (x forward, y left, z up) into GL's
+ * (x, z, -y), then the heading's turn about Y), a rotation, so world = position + scale * turn * file and
+ * file = turn^T (world - position) / scale: a few multiplications per point instead of the axes' lookups,
+ * which cost more than the rest of a conversion (the foot lock converts five points a step). */
+typedef struct entity_frame {
+    float turn[3][3];
+    float position[3];
+    float scale;
+} entity_frame;
 
-static void file_to_world(const anim_foot_lock_input *input, heading_turn turn, const float file[3], float world[3])
+static entity_frame frame_of(const anim_foot_lock_input *input)
 {
-    float canonical[3];
-    anim_axes_to_canonical(&input->axes, file, canonical);
-    float scale = input->scale > 0.0f ? input->scale : 1.0f;
-    float c = turn.c, s = turn.s;
-    float x = canonical[0] * scale, y = canonical[1] * scale, z = canonical[2] * scale;
-    /* canonical (x forward, y left, z up) is GL's (x, z, -y), then turned about Y by the heading */
-    world[0] = input->placement.position[0] + c * x - s * y;
-    world[1] = input->placement.position[1] + z;
-    world[2] = input->placement.position[2] - s * x - c * y;
+    float c = cosf(input->placement.heading), s = sinf(input->placement.heading);
+    const float canonical_to_world[3][3] = {{c, -s, 0.0f}, {0.0f, 0.0f, 1.0f}, {-s, -c, 0.0f}};
+    entity_frame frame = {.scale = input->scale > 0.0f ? input->scale : 1.0f};
+    for (int i = 0; i < 3; ++i) {
+        bool same = input->axes.sign[0] == 0; /* no change of axes at all */
+        int file_axis = same ? i : input->axes.from[i];
+        float sign = same || input->axes.sign[i] > 0 ? 1.0f : -1.0f;
+        for (int r = 0; r < 3; ++r)
+            frame.turn[r][file_axis] = sign * canonical_to_world[r][i];
+        frame.position[i] = input->placement.position[i];
+    }
+    return frame;
 }
 
-static void world_to_file(const anim_foot_lock_input *input, heading_turn turn, const float world[3], float file[3])
+static void file_to_world(const entity_frame *frame, const float file[3], float world[3])
 {
-    float c = turn.c, s = turn.s;
-    float dx = world[0] - input->placement.position[0], dz = world[2] - input->placement.position[2];
-    float scale = input->scale > 0.0f ? input->scale : 1.0f;
-    float canonical[3] = {(c * dx - s * dz) / scale, -(s * dx + c * dz) / scale,
-                          (world[1] - input->placement.position[1]) / scale};
-    anim_axes_from_canonical(&input->axes, canonical, file);
+    float x = file[0] * frame->scale, y = file[1] * frame->scale, z = file[2] * frame->scale;
+    for (int r = 0; r < 3; ++r)
+        world[r] = frame->position[r] + (frame->turn[r][0] * x + frame->turn[r][1] * y + frame->turn[r][2] * z);
+}
+
+/* A world direction in file axes (no translation, no scale). */
+static void direction_to_file(const entity_frame *frame, const float world[3], float file[3])
+{
+    for (int i = 0; i < 3; ++i)
+        file[i] = frame->turn[0][i] * world[0] + frame->turn[1][i] * world[1] + frame->turn[2][i] * world[2];
+}
+
+static void world_to_file(const entity_frame *frame, const float world[3], float file[3])
+{
+    float relative[3] = {world[0] - frame->position[0], world[1] - frame->position[1], world[2] - frame->position[2]};
+    direction_to_file(frame, relative, file);
+    for (int i = 0; i < 3; ++i)
+        file[i] /= frame->scale;
 }
 
 /* The length of (x, z). Not hypotf: its care for overflow costs a libm call per foot and step, and these are
@@ -125,6 +148,18 @@ static float horizontal_length(float x, float z)
 
 /* Metres of correction below which the leg is left as animated. */
 #define ANIM_FOOT_LOCK_NEGLIGIBLE 5e-5f
+
+/* The larger and the smaller of two finite numbers, inline: fmaxf and fminf are libm calls (they must
+ * handle NaN), ten a step here, and nothing compared below is NaN (the inputs are checked finite). */
+static inline float larger(float a, float b)
+{
+    return a > b ? a : b;
+}
+
+static inline float smaller(float a, float b)
+{
+    return a < b ? a : b;
+}
 
 static float smoothstep(float t)
 {
@@ -226,15 +261,6 @@ static float leg_length(const joint_pose *object, const pose_ik_chain *leg, floa
     return (sqrtf(thigh) + sqrtf(shin)) * scale;
 }
 
-/* A world direction in file axes (no translation, no scale). */
-static void direction_to_file(const anim_foot_lock_input *input, heading_turn turn, const float world[3],
-                              float file[3])
-{
-    float c = turn.c, s = turn.s;
-    float canonical[3] = {c * world[0] - s * world[2], -(s * world[0] + c * world[2]), world[1]};
-    anim_axes_from_canonical(&input->axes, canonical, file);
-}
-
 /* rotation turned by strength of the shortest arc from up to normal (both file axes), in place. */
 static void tilt_rotation(const float up[3], const float normal[3], float strength, float rotation[4])
 {
@@ -286,7 +312,7 @@ bool anim_foot_lock_apply(const anim_foot_lock_input *input, anim_foot_lock_stat
     if (!lock_on && !placing)
         return true;
     const skeleton *s = input->skeleton;
-    heading_turn turn = {cosf(input->placement.heading), sinf(input->placement.heading)};
+    entity_frame frame = frame_of(input);
     float scale = input->scale > 0.0f ? input->scale : 1.0f;
     foot_plan plans[ANIM_FEET_MAX];
     bool valid[ANIM_FEET_MAX] = {false};
@@ -297,13 +323,13 @@ bool anim_foot_lock_apply(const anim_foot_lock_input *input, anim_foot_lock_stat
         valid[f] = true;
         anim_foot_lock_foot *foot = &state->feet[f];
         foot_plan *plan = &plans[f];
-        file_to_world(input, turn, object[leg->ankle].position, plan->animated);
+        file_to_world(&frame, object[leg->ankle].position, plan->animated);
         if (lock_on)
             foot_step(input, input->planted_shares[f], plan->animated, foot);
         bool planted = input->planted_shares[f] >= ANIM_FOOT_LOCK_PLANTED_SHARE ||
                        (input->planted_soon && input->planted_soon[f] >= ANIM_FOOT_LOCK_PLANTED_SHARE);
         float step = input->dt / ANIM_FOOT_IK_FADE_SECONDS;
-        foot->ik = settings->ik && planted ? fminf(1.0f, foot->ik + step) : fmaxf(0.0f, foot->ik - step);
+        foot->ik = settings->ik && planted ? smaller(1.0f, foot->ik + step) : larger(0.0f, foot->ik - step);
         plan->lock = foot->weight > 0.0f ? smoothstep(foot->weight) : 0.0f;
         plan->placed = smoothstep(foot->ik);
         const float *a = plan->animated;
@@ -339,30 +365,30 @@ bool anim_foot_lock_apply(const anim_foot_lock_input *input, anim_foot_lock_stat
                 continue;
             const pose_ik_chain *leg = &input->legs[f];
             float hip[3];
-            file_to_world(input, turn, object[leg->hip].position, hip);
+            file_to_world(&frame, object[leg->hip].position, hip);
             float reach = ANIM_FOOT_IK_STRETCH * leg_length(object, leg, scale);
             float across = horizontal_length(hip[0] - plan->target[0], hip[2] - plan->target[2]);
             /* As far below the animation as the placement puts it, or further where the leg would not
              * reach: what the foot needs once placed fully. */
-            wanted = fmaxf(wanted, plan->target[1] - plan->placed_y);
+            wanted = larger(wanted, plan->target[1] - plan->placed_y);
             if (across < reach) {
                 float upright = sqrtf(reach * reach - across * across);
-                wanted = fmaxf(wanted, hip[1] - plan->placed_y - upright);
+                wanted = larger(wanted, hip[1] - plan->placed_y - upright);
                 /* A foot placed fully (planted) must reach at once; a foot fading in or out may fall short
                  * for a moment (its leg straight toward the target) while the pelvis catches up. */
                 if (plan->placed >= 1.0f)
-                    needed = fmaxf(needed, hip[1] - plan->placed_y - upright);
+                    needed = larger(needed, hip[1] - plan->placed_y - upright);
             }
         }
         float most = ANIM_FOOT_IK_PELVIS_SPEED * input->dt;
-        drop = fminf(fmaxf(wanted, state->pelvis_drop - most), state->pelvis_drop + most);
-        drop = fmaxf(drop, needed);
+        drop = smaller(larger(wanted, state->pelvis_drop - most), state->pelvis_drop + most);
+        drop = larger(drop, needed);
         drop = drop < ANIM_FOOT_LOCK_NEGLIGIBLE ? 0.0f : drop;
     }
     state->pelvis_drop = drop;
     if (drop > 0.0f) {
         float down_world[3] = {0.0f, -drop / scale, 0.0f}, down[3];
-        direction_to_file(input, turn, down_world, down);
+        direction_to_file(&frame, down_world, down);
         for (int j = pelvis; j < s->joint_count; ++j)
             if (in_branch(s->parents, j, pelvis))
                 for (int k = 0; k < 3; ++k)
@@ -371,7 +397,7 @@ bool anim_foot_lock_apply(const anim_foot_lock_input *input, anim_foot_lock_stat
 
     static const float up_world[3] = {0.0f, 1.0f, 0.0f};
     float up[3];
-    direction_to_file(input, turn, up_world, up);
+    direction_to_file(&frame, up_world, up);
     for (int f = 0; f < input->leg_count; ++f) {
         if (!valid[f])
             continue;
@@ -392,12 +418,12 @@ bool anim_foot_lock_apply(const anim_foot_lock_input *input, anim_foot_lock_stat
         if (!tilted && dx * dx + dy * dy + dz * dz < ANIM_FOOT_LOCK_NEGLIGIBLE * ANIM_FOOT_LOCK_NEGLIGIBLE)
             continue;
         float target[3];
-        world_to_file(input, turn, plan->target, target);
+        world_to_file(&frame, plan->target, target);
         float rotation[4];
         memcpy(rotation, object[leg->ankle].rotation, sizeof rotation);
         if (tilted) {
             float normal[3];
-            direction_to_file(input, turn, plan->normal, normal);
+            direction_to_file(&frame, plan->normal, normal);
             tilt_rotation(up, normal, plan->placed, rotation);
         }
         pose_ik_two_bone_object(s->parents, s->joint_count, leg, target, rotation, 1.0f, object);
