@@ -15,22 +15,20 @@ bool blend_space_1d_valid(const float *positions, int count)
 
 void blend_space_1d_weights(const float *positions, int count, float x, float *weights)
 {
-    for (int i = 0; i < count; ++i)
-        weights[i] = 0.0f;
+    /* Each weight written once (zeroing them all first, GCC calls memset: a call per blend and step). */
+    int below = 0; /* the neighbours below and above x: below and below + 1, or one end alone */
+    float t = 0.0f;
     if (!(x > positions[0])) { /* below the first, or NaN: the first alone */
-        weights[0] = 1.0f;
-        return;
+        below = 0;
+    } else if (x >= positions[count - 1]) {
+        below = count - 1;
+    } else {
+        while (x >= positions[below + 1])
+            ++below;
+        t = (x - positions[below]) / (positions[below + 1] - positions[below]);
     }
-    if (x >= positions[count - 1]) {
-        weights[count - 1] = 1.0f;
-        return;
-    }
-    int i = 0;
-    while (x >= positions[i + 1])
-        ++i;
-    float t = (x - positions[i]) / (positions[i + 1] - positions[i]);
-    weights[i] = 1.0f - t;
-    weights[i + 1] = t;
+    for (int i = 0; i < count; ++i)
+        weights[i] = i == below ? 1.0f - t : i == below + 1 ? t : 0.0f;
 }
 
 bool blend_space_2d_valid(const float (*points)[2], int count)
