@@ -41,6 +41,17 @@ _Static_assert(offsetof(joint_pose, position) == 16, "position and unused form t
 #define POSE_STAGE
 #endif
 
+/* Where the processor has AVX2, sampling also takes two joints at a time in 256-bit registers
+ * (sample_joints_pairs): the same SSE2 arithmetic in each 128-bit half, so the same bits. It needs AVX2's
+ * instructions in code the default build also reaches, so it is a function of its own for x86-64-v3, chosen
+ * at run time (GCC's __builtin_cpu_supports, which also checks that the system keeps the AVX state). Not
+ * with POSE_NO_CLONES: that build is the SSE2 reference the tests compare with. */
+#if defined(POSE_USE_SSE2) && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    !defined(POSE_NO_CLONES)
+#define POSE_PAIRS 1
+#include <immintrin.h>
+#endif
+
 /* The SSE2 joint loops the stages call, inlined into each build of them. */
 #if defined(__GNUC__)
 #define POSE_KERNEL inline __attribute__((always_inline))
@@ -365,6 +376,58 @@ static POSE_KERNEL void sample_joints(const joint_pose *a, const joint_pose *b, 
     }
 }
 
+#ifdef POSE_PAIRS
+/* Two joints' 16-byte lanes (first's low, second's high) as one 256-bit register, and back. */
+__attribute__((target("arch=x86-64-v3"))) static inline __m256 load_pair(const float *first, const float *second)
+{
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(first)), _mm_load_ps(second), 1);
+}
+
+__attribute__((target("arch=x86-64-v3"))) static inline void store_pair(__m256 pair, float *first, float *second)
+{
+    _mm_store_ps(first, _mm256_castps256_ps128(pair));
+    _mm_store_ps(second, _mm256_extractf128_ps(pair, 1));
+}
+
+/* dot_all_lanes in each 128-bit half. */
+__attribute__((target("arch=x86-64-v3"))) static inline __m256 dot_all_lanes_pairs(__m256 a, __m256 b)
+{
+    __m256 products = _mm256_mul_ps(a, b);
+    __m256 pairs = _mm256_add_ps(products, _mm256_permute_ps(products, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm256_add_ps(pairs, _mm256_permute_ps(pairs, _MM_SHUFFLE(1, 0, 3, 2)));
+}
+
+/* sample_joints two joints at a time, each half of every register doing what sample_joints does to one
+ * joint, step for step; an odd last joint goes through sample_joints. */
+__attribute__((target("arch=x86-64-v3"))) static void sample_joints_pairs(const joint_pose *a, const joint_pose *b,
+                                                                         float t, int count, joint_pose *out)
+{
+    __m256 t8 = _mm256_set1_ps(t), one_minus_t8 = _mm256_set1_ps(1.0f - t), sign_bit = _mm256_set1_ps(-0.0f);
+    int i = 0;
+    for (; i + 1 < count; i += 2) {
+        __m256 ra = load_pair(a[i].rotation, a[i + 1].rotation), rb = load_pair(b[i].rotation, b[i + 1].rotation);
+        __m256 sign = _mm256_and_ps(dot_all_lanes_pairs(ra, rb), sign_bit);
+        __m256 rotation = _mm256_add_ps(_mm256_mul_ps(one_minus_t8, ra), _mm256_xor_ps(_mm256_mul_ps(t8, rb), sign));
+        rotation = _mm256_div_ps(rotation, _mm256_sqrt_ps(dot_all_lanes_pairs(rotation, rotation)));
+        __m256 pa = load_pair(a[i].position, a[i + 1].position), pb = load_pair(b[i].position, b[i + 1].position);
+        __m256 position = _mm256_add_ps(pa, _mm256_mul_ps(t8, _mm256_sub_ps(pb, pa)));
+        store_pair(rotation, out[i].rotation, out[i + 1].rotation);
+        store_pair(position, out[i].position, out[i + 1].position);
+    }
+    if (i < count)
+        sample_joints(a + i, b + i, t, 1, out + i);
+}
+
+/* Whether this processor runs sample_joints_pairs, found once. */
+static bool pose_has_pairs(void)
+{
+    static int known = -1;
+    if (known < 0)
+        known = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx");
+    return known;
+}
+#endif
+
 /* See the scalar version. */
 static POSE_KERNEL void blend_joints(const joint_pose *const *poses, const float *weights, int pose_count,
                                      int reference, float inverse_total, int joint_count, joint_pose *out)
@@ -619,8 +682,15 @@ POSE_STAGE bool pose_sample_range(const clip *c, float time, bool loop, int firs
         !isfinite(c->frame_rate) || !isfinite(time))
         return false;
     frame_pair pair = find_frames(c, time, loop);
-    sample_joints(c->frames + (ptrdiff_t)pair.first * c->joint_count + first_joint,
-                  c->frames + (ptrdiff_t)pair.second * c->joint_count + first_joint, pair.alpha, joint_count, out);
+    const joint_pose *a = c->frames + (ptrdiff_t)pair.first * c->joint_count + first_joint;
+    const joint_pose *b = c->frames + (ptrdiff_t)pair.second * c->joint_count + first_joint;
+#ifdef POSE_PAIRS
+    if (joint_count > 1 && pose_has_pairs()) {
+        sample_joints_pairs(a, b, pair.alpha, joint_count, out);
+        return true;
+    }
+#endif
+    sample_joints(a, b, pair.alpha, joint_count, out);
     return true;
 }
 
