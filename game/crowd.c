@@ -125,6 +125,7 @@ struct crowd {
     bool lod_on;
     crowd_look look;
     bool look_on;
+    bool one_by_one; /* crowd_set_pairs(false) */
     unsigned step_count;
     int poses_updated;         /* animator updates in the last crowd_update */
 };
@@ -588,68 +589,109 @@ static void crowd_aim_member(const crowd *crowd, crowd_member *member)
     animator_look_at(member->animator, object);
 }
 
-/* Members [begin, end): each touches only its own record and animator, so chunks run on any thread. */
+/* One member's step, around its animation update: what begin_member found for end_member. */
+typedef struct member_step {
+    mover before;          /* the mover before this step's move */
+    unsigned interval;     /* the member's animation level of detail: animated every 1st, 2nd or 4th step */
+    bool animated;         /* this step */
+    float animated_dt;     /* the time the animation catches up by */
+} member_step;
+
+/* A member's step up to its animation update: the walk moves on, the turn rate follows, and when the
+ * member is animated this step its parameters and look-at are set. */
+static void begin_member(crowd_step *step, crowd_member *member, member_step *work)
+{
+    const crowd_character_use *use = &step->crowd->characters[member->use];
+    const mover_params *params = &step->crowd->mover_params;
+    work->before = member->mover;
+    if (member->activity == CROWD_PAUSING)
+        crowd_update_pause(member, use, params, step->dt);
+    else
+        crowd_update_trip(member, params, step->dt);
+    /* Followed every step, animated or not, so the level of detail does not change the lean. */
+    member->turn_rate = mover_turn_rate_follow(member->turn_rate, work->before.heading, member->mover.heading, step->dt);
+    /* Level of detail: the walk keeps moving every step; the animation of far or unseen members catches up
+     * every 2nd or 4th step with the time it missed (events and transitions included, as the animator is
+     * frame-rate independent). */
+    member->pending_dt += step->dt;
+    work->interval = (unsigned)crowd_lod_interval(step->crowd, member);
+    work->animated = (step->crowd->step_count + member->lod_phase) % work->interval == 0;
+    work->animated_dt = member->pending_dt;
+    if (work->animated) {
+        animator_param_set_number(member->animator, use->parameters[CROWD_PARAMETER_SPEED], member->mover.speed);
+        animator_param_set_number(member->animator, use->parameters[CROWD_PARAMETER_TURN_RATE], member->turn_rate);
+        crowd_aim_member(step->crowd, member);
+    }
+}
+
+/* The rest of the member's step once its animation is updated (`updated`, with `result`, when it was): the
+ * clip's share of the move, the ground, the feet. */
+static void end_member(crowd_step *step, crowd_member *member, const member_step *work, bool updated,
+                       const animator_update_result *result)
+{
+    mover_root_motion root = {.share = member->root_motion_share};
+    if (updated) {
+        const anim_update_result *animation = &result->animation;
+        root = (mover_root_motion){animation->translation[0], animation->translation[1], animation->yaw,
+                                   animation->root_motion_share};
+        member->root_motion_share = animation->root_motion_share;
+    }
+    if (work->animated)
+        member->pending_dt = 0.0f;
+    /* A state with moved_by = clip moves the member by its clip, as the player (player.h); between animation
+     * updates the mover's part keeps the last share, and the clip's travel comes with the next update. */
+    member->mover = mover_blend(&work->before, &member->mover, &root, !animator_moved_by_clip(member->animator));
+    mover_settle(&member->mover, step->crowd->ground);
+    /* Feet locked at the full level of detail only: a member posed every 2nd or 4th step is too far to show
+     * a sliding foot. Posed at a lower level, it lets go at once (unseen), so that coming back it does not
+     * start from old locks; its animator is at hand then, not on the steps it skips. */
+    if (work->animated && work->interval == 1) {
+        anim_placement placement = {.position = {member->mover.x, member->mover.y, member->mover.z},
+                                    .heading = member->mover.heading};
+        animator_lock_feet(member->animator, &placement, step->crowd->ground, work->animated_dt);
+    } else if (work->animated) {
+        animator_unlock_feet(member->animator);
+    }
+}
+
+/* Members [begin, end): each touches only its own record and animator, so chunks run on any thread. They
+ * go two by two: both begin, both animations update together (animator_update_pair: their poses turn to
+ * object space side by side in 256-bit registers), both end; each member's own steps keep their order, so
+ * the result is the one-by-one result bit for bit. */
 static void crowd_update_members(void *context, int begin, int end, int worker)
 {
     crowd_step *step = context;
-    unsigned step_count = step->crowd->step_count;
     int poses = 0;
-    const mover_params *params = &step->crowd->mover_params;
     crowd_member *members = step->crowd->members;
-    for (int i = begin; i < end; ++i) {
-        /* Each member's animator is its own allocation, a few kilobytes: ask for the next members' memory
-         * while this one works, in three steps that each read only what the one before brought in. */
-        if (i + 3 < end)
-            animator_prefetch_handle(members[i + 3].animator);
-        if (i + 2 < end)
-            animator_prefetch(members[i + 2].animator);
-        if (i + 1 < end)
-            animator_prefetch_pose(members[i + 1].animator);
-        crowd_member *member = &members[i];
-        const crowd_character_use *use = &step->crowd->characters[member->use];
-        mover before = member->mover;
-        if (member->activity == CROWD_PAUSING)
-            crowd_update_pause(member, use, params, step->dt);
-        else
-            crowd_update_trip(member, params, step->dt);
-        /* Followed every step, animated or not, so the level of detail does not change the lean. */
-        member->turn_rate = mover_turn_rate_follow(member->turn_rate, before.heading, member->mover.heading, step->dt);
-        /* Level of detail: the walk keeps moving every step; the animation of far or unseen members
-         * catches up every 2nd or 4th step with the time it missed (events and transitions included, as
-         * the animator is frame-rate independent). */
-        member->pending_dt += step->dt;
-        unsigned interval = (unsigned)crowd_lod_interval(step->crowd, member);
-        mover_root_motion root = {.share = member->root_motion_share};
-        bool animated = (step_count + member->lod_phase) % interval == 0;
-        float locked_dt = member->pending_dt;
-        if (animated) {
-            animator_param_set_number(member->animator, use->parameters[CROWD_PARAMETER_SPEED], member->mover.speed);
-            animator_param_set_number(member->animator, use->parameters[CROWD_PARAMETER_TURN_RATE], member->turn_rate);
-            crowd_aim_member(step->crowd, member);
-            animator_update_result result;
-            if (animator_update(member->animator, member->pending_dt, &result)) {
-                const anim_update_result *animation = &result.animation;
-                root = (mover_root_motion){animation->translation[0], animation->translation[1], animation->yaw,
-                                           animation->root_motion_share};
-                member->root_motion_share = animation->root_motion_share;
-            }
-            member->pending_dt = 0.0f;
-            ++poses;
+    for (int i = begin; i < end; i += 2) {
+        int count = end - i < 2 ? end - i : 2;
+        /* Each member's animator is its own allocation, a few kilobytes: ask for the next pairs' memory
+         * while these work, in three steps (three pairs ahead, two, one) that each read only what the one
+         * before brought in. */
+        for (int k = i + 2; k < i + 4; ++k) {
+            if (k + 4 < end)
+                animator_prefetch_handle(members[k + 4].animator);
+            if (k + 2 < end)
+                animator_prefetch(members[k + 2].animator);
+            if (k < end)
+                animator_prefetch_pose(members[k].animator);
         }
-        /* A state with moved_by = clip moves the member by its clip, as the player (player.h); between
-         * animation updates the mover's part keeps the last share, and the clip's travel comes with the
-         * next update. */
-        member->mover = mover_blend(&before, &member->mover, &root, !animator_moved_by_clip(member->animator));
-        mover_settle(&member->mover, step->crowd->ground);
-        /* Feet locked at the full level of detail only: a member posed every 2nd or 4th step is too far to
-         * show a sliding foot. Posed at a lower level, it lets go at once (unseen), so that coming back it
-         * does not start from old locks; its animator is at hand then, not on the steps it skips. */
-        if (animated && interval == 1) {
-            anim_placement placement = {.position = {member->mover.x, member->mover.y, member->mover.z},
-                                        .heading = member->mover.heading};
-            animator_lock_feet(member->animator, &placement, step->crowd->ground, locked_dt);
-        } else if (animated) {
-            animator_unlock_feet(member->animator);
+        member_step work[2];
+        animator_update_result results[2];
+        for (int k = 0; k < count; ++k)
+            begin_member(step, &members[i + k], &work[k]);
+        unsigned updated = 0;
+        if (count == 2 && work[0].animated && work[1].animated && !step->crowd->one_by_one) {
+            updated = animator_update_pair(members[i].animator, work[0].animated_dt, &results[0],
+                                           members[i + 1].animator, work[1].animated_dt, &results[1]);
+        } else {
+            for (int k = 0; k < count; ++k)
+                if (work[k].animated && animator_update(members[i + k].animator, work[k].animated_dt, &results[k]))
+                    updated |= 1u << k;
+        }
+        for (int k = 0; k < count; ++k) {
+            end_member(step, &members[i + k], &work[k], (updated >> k) & 1u, &results[k]);
+            poses += work[k].animated;
         }
     }
     step->poses[worker] += poses;
@@ -700,6 +742,12 @@ void crowd_set_jobs(crowd *crowd, jobs *jobs)
 {
     if (crowd)
         crowd->jobs = jobs;
+}
+
+void crowd_set_pairs(crowd *crowd, bool pairs)
+{
+    if (crowd)
+        crowd->one_by_one = !pairs;
 }
 
 void crowd_set_ground(crowd *crowd, const ground *ground)

@@ -71,6 +71,9 @@ void crowd_update(crowd *crowd, float dt);
 /* The jobs crowd_update splits its members across (NULL: the calling thread alone). The crowd does not own
  * them: they must outlive it or be unset. */
 void crowd_set_jobs(crowd *crowd, jobs *jobs);
+/* Whether crowd_update animates its members two by two (animator_update_pair: true, the default) or one by
+ * one, for measuring what the pairs bring (crowd_bench --one-by-one); the result is the same, bit for bit. */
+void crowd_set_pairs(crowd *crowd, bool pairs);
 
 /* What the members stand on from now on (NULL: flat): each one's feet at the ground's height under it,
  * at once, at spawn and after every update; bodies stay upright. The crowd does not own it: it must

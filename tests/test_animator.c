@@ -865,6 +865,74 @@ static void test_prefetch_changes_nothing(void)
     fixture_close(&plain);
 }
 
+/* animator_update_pair is two animator_updates, bit for bit: a mannequin and a robot (two skeletons, one
+ * hierarchy: the pair path) and two mannequins at different steps, walking, running, turning, waving,
+ * flinching and looking about, against twins updated one at a time. */
+static void test_update_pair_is_two_updates(void)
+{
+    cache *c = cache_create();
+    diag_list errors = {0};
+    anim_config *config = anim_config_load(MARIONETTE_SOURCE_DIR "/config/characters.ini", c, &errors);
+    test_print_diags(&errors);
+    diag_list_free(&errors);
+    const anim_character *mannequin = config ? anim_config_find_character(config, "mannequin") : NULL;
+    const anim_character *robot = config ? anim_config_find_character(config, "robot") : NULL;
+    CHECK(mannequin && robot && &mannequin->model->skeleton != &robot->model->skeleton);
+    for (int which = 0; mannequin && robot && which < 2; ++which) {
+        const anim_character *second = which == 0 ? robot : mannequin;
+        animator *paired[2] = {animator_create(mannequin), animator_create(second)};
+        animator *alone[2] = {animator_create(mannequin), animator_create(second)};
+        int joints = mannequin->model->skeleton.joint_count;
+        bool same_poses = true, same_results = true;
+        int fired = 0, events = 0;
+        for (int step = 0; step < 400; ++step) {
+            for (int k = 0; k < 2; ++k) {
+                float speed = (float)((step / 50 + k) % 4) * 1.2f, turn = (float)((step / 30 + k) % 3 - 1) * 60.0f;
+                CHECK(animator_set_number(paired[k], "speed", speed) && animator_set_number(alone[k], "speed", speed));
+                animator_set_number(paired[k], "turn_rate", turn);
+                animator_set_number(alone[k], "turn_rate", turn);
+                if (step % 97 == 13 + k) {
+                    animator_set_trigger(paired[k], step % 2 ? "wave" : "hit");
+                    animator_set_trigger(alone[k], step % 2 ? "wave" : "hit");
+                }
+                float target[3] = {0.5f * (float)(step % 7) - 1.5f, 1.6f, 1.0f};
+                animator_look_at(paired[k], step % 120 < 60 ? target : NULL);
+                animator_look_at(alone[k], step % 120 < 60 ? target : NULL);
+            }
+            double dt_a = STEP, dt_b = which == 0 ? STEP : 2.0 * STEP;
+            animator_update_result pair_results[2], alone_results[2];
+            CHECK(animator_update_pair(paired[0], dt_a, &pair_results[0], paired[1], dt_b, &pair_results[1]) == 3u);
+            CHECK(animator_update(alone[0], dt_a, &alone_results[0]) && animator_update(alone[1], dt_b, &alone_results[1]));
+            for (int k = 0; k < 2; ++k) {
+                same_poses = same_poses && memcmp(anim_controller_object_pose(animator_controller(paired[k])),
+                                                  anim_controller_object_pose(animator_controller(alone[k])),
+                                                  sizeof(joint_pose) * (size_t)joints) == 0;
+                const animator_update_result *p = &pair_results[k], *q = &alone_results[k];
+                same_results = same_results && p->decision.fired == q->decision.fired && p->decision.to == q->decision.to &&
+                               p->animation.event_count == q->animation.event_count &&
+                               memcmp(p->animation.translation, q->animation.translation, sizeof p->animation.translation) == 0 &&
+                               p->animation.yaw == q->animation.yaw;
+                fired += p->decision.fired;
+                events += p->animation.event_count;
+            }
+        }
+        printf("  %s and %s two by two: %d transitions, %d events; poses %s, results %s one by one\n",
+               mannequin->name, second->name, fired, events, same_poses ? "as" : "NOT as",
+               same_results ? "as" : "NOT as");
+        CHECK(same_poses && same_results && fired > 4 && events > 10);
+        /* Not a pair: a NULL partner, the same animator twice, bad steps: one update after the other. */
+        CHECK(animator_update_pair(paired[0], STEP, NULL, NULL, STEP, NULL) == 1u);
+        CHECK(animator_update_pair(paired[0], STEP, NULL, paired[1], -1.0, NULL) == 1u);
+        CHECK(animator_update_pair(paired[0], NAN, NULL, paired[1], STEP, NULL) == 2u);
+        for (int k = 0; k < 2; ++k) {
+            animator_destroy(paired[k]);
+            animator_destroy(alone[k]);
+        }
+    }
+    anim_config_free(config);
+    cache_destroy(c);
+}
+
 static void test_bad_arguments(void)
 {
     CHECK(animator_create(NULL) == NULL);
@@ -906,6 +974,7 @@ int main(void)
     RUN(test_entity_of_33_joints_fits_in_4_kb);
     RUN(test_entity_of_33_joints_with_a_2d_blend_fits_in_4_kb);
     RUN(test_prefetch_changes_nothing);
+    RUN(test_update_pair_is_two_updates);
     RUN(test_bad_arguments);
     return check_report();
 }

@@ -509,6 +509,44 @@ static void test_threads_give_the_serial_crowd(void)
     }
 }
 
+/* Two by two (animator_update_pair) or one by one, the crowd is the same bit for bit: movers, states and
+ * poses, with levels of detail on so that pairs with one member animated and one not come up too. */
+static void test_pairs_give_the_one_by_one_crowd(void)
+{
+    enum { MEMBERS = 101, STEPS = 500 }; /* odd: the last member of the chunk has no partner */
+    crowd *paired = crowd_create(MEMBERS, 7), *alone = crowd_create(MEMBERS, 7);
+    CHECK(paired && alone);
+    crowd_spawn_desc desc = standard_desc();
+    desc.wave_chance = 0.5f;
+    CHECK(crowd_spawn(paired, MEMBERS, &desc) == MEMBERS && crowd_spawn(alone, MEMBERS, &desc) == MEMBERS);
+    crowd_set_pairs(alone, false);
+    crowd_lod lod = {.viewer_x = 0.0f, .viewer_z = 0.0f, .full_rate_distance = 3.0f, .half_rate_distance = 6.0f};
+    crowd_set_lod(paired, &lod);
+    crowd_set_lod(alone, &lod);
+    for (int step = 0; step < STEPS; ++step) {
+        crowd_update(paired, step % 7 ? STEP : 2.0f * STEP);
+        crowd_update(alone, step % 7 ? STEP : 2.0f * STEP);
+    }
+    int same = 0, moved = 0;
+    for (int i = 0; i < MEMBERS; ++i) {
+        const animator *a = crowd_animator(paired, i), *b = crowd_animator(alone, i);
+        int joints = crowd_character(paired, i)->model->skeleton.joint_count;
+        same += memcmp(crowd_mover(paired, i), crowd_mover(alone, i), sizeof(mover)) == 0 &&
+                animator_state(a) == animator_state(b) &&
+                memcmp(anim_controller_object_pose(animator_controller(a)),
+                       anim_controller_object_pose(animator_controller(b)), (size_t)joints * sizeof(joint_pose)) == 0;
+        float home_x, home_z;
+        CHECK(crowd_home(paired, i, &home_x, &home_z));
+        moved += crowd_mover(paired, i)->x != home_x;
+    }
+    printf("  %d members, %d steps: %d the same two by two as one by one, %d away from home\n", MEMBERS, STEPS, same,
+           moved);
+    CHECK(same == MEMBERS && moved > MEMBERS / 2);
+    crowd_set_pairs(NULL, true); /* NULL is ignored */
+    crowd_destroy(paired);
+    crowd_destroy(alone);
+}
+
 /* Level of detail: near members animate every step, middle ones every 2nd, far or unseen ones every 4th,
  * taking turns; the animation catches up with the skipped time; threads change nothing. */
 static int updates_seen(const crowd *c, int index, int steps)
@@ -1031,6 +1069,7 @@ int main(void)
     RUN(test_rebind_finds_reordered_parameters);
     RUN(test_a_missing_parameter_is_reported_once);
     RUN(test_threads_give_the_serial_crowd);
+    RUN(test_pairs_give_the_one_by_one_crowd);
     RUN(test_level_of_detail);
     RUN(test_widest_settings_stay_finite);
     RUN(test_a_member_in_a_root_motion_state_moves_by_the_clip);

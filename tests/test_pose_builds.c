@@ -112,6 +112,14 @@ static void test_same_bits(void)
         CHECK(sse2_pose_to_object(parents, JOINTS, a, theirs));
         differences += memcmp(mine, theirs, sizeof mine) != 0;
 
+        /* Two poses at once (256-bit halves where AVX2 runs), against each alone in the SSE2 build; the
+         * second in place, as the crowd does not but callers may. */
+        static joint_pose pair_a[JOINTS], pair_b[JOINTS], alone_b[JOINTS];
+        memcpy(pair_b, b, sizeof pair_b);
+        CHECK(pose_to_object_pair(parents, JOINTS, a, pair_b, pair_a, pair_b));
+        CHECK(sse2_pose_to_object(parents, JOINTS, b, alone_b));
+        differences += memcmp(pair_a, theirs, sizeof pair_a) != 0 || memcmp(pair_b, alone_b, sizeof pair_b) != 0;
+
         for (int j = 0; j < JOINTS; ++j) {
             glm_mat4_identity(inverse_bind[j]);
             glm_quat_mat4(b[j].rotation, inverse_bind[j]);
@@ -125,9 +133,20 @@ static void test_same_bits(void)
         CHECK(sse2_pose_dual_quaternion_palette(mine, b, JOINTS, dq_theirs));
         differences += memcmp(dq_mine, dq_theirs, sizeof dq_mine) != 0;
     }
+    /* Misuse: false, nothing written. */
+    static joint_pose untouched_a[JOINTS], untouched_b[JOINTS];
+    memcpy(untouched_a, mine, sizeof mine);
+    memcpy(untouched_b, theirs, sizeof theirs);
+    int bad_parents[JOINTS];
+    memcpy(bad_parents, parents, sizeof bad_parents);
+    bad_parents[JOINTS - 1] = JOINTS - 1;
+    CHECK(!pose_to_object_pair(bad_parents, JOINTS, a, b, mine, theirs));
+    CHECK(!pose_to_object_pair(parents, JOINTS, a, NULL, mine, theirs));
+    CHECK(!pose_to_object_pair(parents, 0, a, b, mine, theirs));
+    CHECK(memcmp(mine, untouched_a, sizeof mine) == 0 && memcmp(theirs, untouched_b, sizeof theirs) == 0);
     CHECK(differences == 0);
     if (differences)
-        fprintf(stderr, "%d of %d stage results differ between the builds\n", differences, 7 * ROUNDS);
+        fprintf(stderr, "%d of %d stage results differ between the builds\n", differences, 8 * ROUNDS);
 }
 
 int main(void)

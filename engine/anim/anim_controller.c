@@ -1489,10 +1489,9 @@ static double body_root_motion_share(const anim_channel *body)
     return share;
 }
 
-bool anim_controller_update(anim_controller *controller, double dt, anim_update_result *result)
+/* anim_controller_update up to the local pose, which goes to `local`. */
+static void update_local(anim_controller *controller, double dt, anim_update_result *result, joint_pose *local)
 {
-    if (!controller || !(dt >= 0.0) || !isfinite(dt))
-        return false;
     if (result) {
         /* Every field but the event slots, which are written before event_count counts them: clearing
          * them all was a 700-byte memset per entity per step. */
@@ -1522,13 +1521,29 @@ bool anim_controller_update(anim_controller *controller, double dt, anim_update_
             result->finished[c] = anim_controller_finished(controller, c);
     }
 
+    evaluate_local(controller, local);
+}
+
+bool anim_controller_update(anim_controller *controller, double dt, anim_update_result *result)
+{
+    if (!controller || !(dt >= 0.0) || !isfinite(dt))
+        return false;
     /* Up to a pass of joints (every humanoid), the local pose goes on the stack and pose_to_object reads
      * it from there: that runs about 10% faster than turning the object buffer into object space in
      * place (md5tool bench anim), which bigger skeletons do instead, with the same result. */
     joint_pose local[ANIM_PASS_JOINTS];
     joint_pose *target = controller->joint_count <= ANIM_PASS_JOINTS ? local : controller->object;
-    evaluate_local(controller, target);
+    update_local(controller, dt, result, target);
     return pose_to_object(controller->skeleton->parents, controller->joint_count, target, controller->object);
+}
+
+bool anim_controller_update_local(anim_controller *controller, double dt, anim_update_result *result,
+                                  joint_pose *local)
+{
+    if (!controller || !local || local == controller->object || !(dt >= 0.0) || !isfinite(dt))
+        return false;
+    update_local(controller, dt, result, local);
+    return true;
 }
 
 /* ---- inspection ---- */

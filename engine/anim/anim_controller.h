@@ -210,6 +210,14 @@ typedef struct anim_update_result {
 /* Advance by dt seconds (>= 0, scaled by the time scale) and write the poses. result may be NULL. */
 bool anim_controller_update(anim_controller *controller, double dt, anim_update_result *result);
 
+/* anim_controller_update but for the last turn to object space: the step's local pose goes to `local`
+ * (the skeleton's joint_count joints, the caller's), and the caller turns it into the object pose
+ * (pose_to_object of the skeleton's parents into anim_controller_object_pose_to_edit) before anything
+ * reads that, which gives what anim_controller_update gives, bit for bit. For a caller that turns several
+ * entities' poses together (pose_to_object_pair). local must not be the controller's object pose. */
+bool anim_controller_update_local(anim_controller *controller, double dt, anim_update_result *result,
+                                  joint_pose *local);
+
 /* The object-space pose written by the last update (the bind pose before the first), for pose_palette:
  * joint_count entries, owned by the controller, valid until the next update. */
 const joint_pose *anim_controller_object_pose(const anim_controller *controller);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../base/prefetch.h"
+#include "../pose/pose.h"
 
 /* The overlay the current state asked for, and where it plays. Kept apart from the controller's own
  * bookkeeping because the controller cannot say which state put a clip on a channel or whether it was
@@ -381,14 +382,10 @@ void animator_set_time_scale(animator *animator, float time_scale)
 
 /* ---- update ---- */
 
-bool animator_update(animator *animator, double dt, animator_update_result *result)
+/* animator_update up to its controller's step: the state machine's step and what it asks of the controller
+ * (a transition, the blend points, the rate, the overlay's weight). */
+static void decide(animator *animator, double dt, animator_update_result *result)
 {
-    if (!animator || !(dt >= 0.0) || !isfinite(dt))
-        return false;
-    animator_update_result local;
-    if (!result)
-        result = &local;
-
     /* What the clips did in the last update is what the state machine decides on now. */
     animator_overlay *overlay = &animator->overlay;
     if (overlay->playing && anim_controller_finished(animator->controller, overlay->channel))
@@ -428,15 +425,60 @@ bool animator_update(animator *animator, double dt, animator_update_result *resu
             anim_controller_set_blend_point(animator->controller, overlay->channel, overlay_blend, point);
         }
     }
+}
 
-    if (!anim_controller_update(animator->controller, dt, &result->animation))
-        return false;
-    /* After the animation's pose, before anyone makes a palette of it. */
+/* After the animation's pose, before anyone makes a palette of it. */
+static void look(animator *animator, double dt)
+{
     const skeleton *skeleton = &animator->character->model->skeleton;
     anim_look_step(&animator->look, &animator->character->look, skeleton->parents, skeleton->joint_count,
-                   anim_controller_object_pose_to_edit(animator->controller),
-                   (float)(dt * animator->time_scale));
+                   anim_controller_object_pose_to_edit(animator->controller), (float)(dt * animator->time_scale));
+}
+
+bool animator_update(animator *animator, double dt, animator_update_result *result)
+{
+    if (!animator || !(dt >= 0.0) || !isfinite(dt))
+        return false;
+    animator_update_result local;
+    if (!result)
+        result = &local;
+    decide(animator, dt, result);
+    if (!anim_controller_update(animator->controller, dt, &result->animation))
+        return false;
+    look(animator, dt);
     return true;
+}
+
+/* Whether two animators' skeletons turn to object space with the same parents. */
+static bool same_hierarchy(const skeleton *a, const skeleton *b)
+{
+    return a->joint_count == b->joint_count &&
+           (a->parents == b->parents || memcmp(a->parents, b->parents, sizeof *a->parents * (size_t)a->joint_count) == 0);
+}
+
+unsigned animator_update_pair(animator *a, double dt_a, animator_update_result *result_a, animator *b, double dt_b,
+                              animator_update_result *result_b)
+{
+    bool valid = a && b && a != b && dt_a >= 0.0 && isfinite(dt_a) && dt_b >= 0.0 && isfinite(dt_b);
+    const skeleton *skeleton = valid ? &a->character->model->skeleton : NULL;
+    if (!valid || skeleton->joint_count > ANIMATOR_PAIR_JOINTS ||
+        !same_hierarchy(skeleton, &b->character->model->skeleton))
+        return (unsigned)animator_update(a, dt_a, result_a) | (unsigned)animator_update(b, dt_b, result_b) << 1;
+    animator_update_result local_a, local_b;
+    result_a = result_a ? result_a : &local_a;
+    result_b = result_b ? result_b : &local_b;
+    decide(a, dt_a, result_a);
+    decide(b, dt_b, result_b);
+    joint_pose pose_a[ANIMATOR_PAIR_JOINTS], pose_b[ANIMATOR_PAIR_JOINTS];
+    if (!anim_controller_update_local(a->controller, dt_a, &result_a->animation, pose_a) ||
+        !anim_controller_update_local(b->controller, dt_b, &result_b->animation, pose_b) ||
+        !pose_to_object_pair(skeleton->parents, skeleton->joint_count, pose_a, pose_b,
+                             anim_controller_object_pose_to_edit(a->controller),
+                             anim_controller_object_pose_to_edit(b->controller)))
+        return 0; /* not reached: the arguments were checked */
+    look(a, dt_a);
+    look(b, dt_b);
+    return 3u;
 }
 
 void animator_look_at(animator *animator, const float *target)

@@ -91,6 +91,16 @@ typedef struct animator_update_result {
  * and write its poses. result may be NULL. False on bad arguments (nothing changes). Allocates nothing. */
 bool animator_update(animator *animator, double dt, animator_update_result *result);
 
+/* animator_update(a, dt_a, result_a) and animator_update(b, dt_b, result_b), bit for bit, with the two poses
+ * turned to object space together (pose_to_object_pair: one in each half of 256-bit registers where the
+ * processor has AVX2) when their skeletons have the same hierarchy of up to ANIMATOR_PAIR_JOINTS joints;
+ * otherwise one update after the other. a and b must be different animators. Returns which were updated:
+ * bit 0 a, bit 1 b (each as animator_update would return). For a crowd, which updates its members two by
+ * two. */
+enum { ANIMATOR_PAIR_JOINTS = 64 };
+unsigned animator_update_pair(animator *a, double dt_a, animator_update_result *result_a, animator *b, double dt_b,
+                              animator_update_result *result_b);
+
 /* Look-at (anim_look.h): from the next update on, the entity turns its head (and the chain its character
  * gives, characters.ini look_*) towards target, a point in its object space (the pose's: file units and
  * axes), fading in while the target is within the chain's limits and out when it leaves them; NULL drops

@@ -548,6 +548,85 @@ static POSE_KERNEL void to_object_one_pass(const int *parents, int joint_count, 
     }
 }
 
+#ifdef POSE_PAIRS
+/* The one walk's helpers in 256-bit registers: two poses, one in each 128-bit half, each half computed
+ * step for step as the 128-bit helper computes its one pose (in-lane permutes only), so the same bits. */
+#define PAIR_TARGET __attribute__((target("arch=x86-64-v3")))
+#define LANES_PAIRS(v, x, y, z, w) _mm256_permute_ps((v), _MM_SHUFFLE(w, z, y, x))
+
+PAIR_TARGET static inline __m256 flip_signs_pairs(__m256 v, float x, float y, float z, float w)
+{
+    return _mm256_xor_ps(v, _mm256_set_ps(w, z, y, x, w, z, y, x));
+}
+
+PAIR_TARGET static inline __m256 cross_pairs(__m256 a, __m256 b)
+{
+    __m256 a_yzx = LANES_PAIRS(a, 1, 2, 0, 3), b_yzx = LANES_PAIRS(b, 1, 2, 0, 3);
+    __m256 c_zxy = _mm256_sub_ps(_mm256_mul_ps(a, b_yzx), _mm256_mul_ps(a_yzx, b));
+    return LANES_PAIRS(c_zxy, 1, 2, 0, 3);
+}
+
+PAIR_TARGET static inline __m256 multiply_rotations_pairs(__m256 parent, __m256 local)
+{
+    __m256 w_terms = _mm256_mul_ps(LANES_PAIRS(parent, 3, 3, 3, 3), local);
+    __m256 x_terms = _mm256_mul_ps(LANES_PAIRS(parent, 0, 0, 0, 0),
+                                   flip_signs_pairs(LANES_PAIRS(local, 3, 2, 1, 0), 0.0f, -0.0f, 0.0f, -0.0f));
+    __m256 y_terms = _mm256_mul_ps(LANES_PAIRS(parent, 1, 1, 1, 1),
+                                   flip_signs_pairs(LANES_PAIRS(local, 2, 3, 0, 1), 0.0f, 0.0f, -0.0f, -0.0f));
+    __m256 z_terms = _mm256_mul_ps(LANES_PAIRS(parent, 2, 2, 2, 2),
+                                   flip_signs_pairs(LANES_PAIRS(local, 1, 0, 3, 2), -0.0f, 0.0f, 0.0f, -0.0f));
+    return _mm256_add_ps(_mm256_add_ps(w_terms, x_terms), _mm256_add_ps(y_terms, z_terms));
+}
+
+PAIR_TARGET static inline __m256 renormalized_pairs(__m256 rotation)
+{
+    __m256 length2 = dot_all_lanes_pairs(rotation, rotation);
+    return _mm256_mul_ps(rotation, _mm256_sub_ps(_mm256_set1_ps(1.5f), _mm256_mul_ps(_mm256_set1_ps(0.5f), length2)));
+}
+
+PAIR_TARGET static inline __m256 placed_position_pairs(__m256 parent_rotation, __m256 parent_position,
+                                                       __m256 local_position)
+{
+    __m256 t = cross_pairs(parent_rotation, local_position);
+    t = _mm256_add_ps(t, t);
+    __m256 rotated = _mm256_add_ps(local_position, _mm256_mul_ps(LANES_PAIRS(parent_rotation, 3, 3, 3, 3), t));
+    rotated = _mm256_add_ps(rotated, cross_pairs(parent_rotation, t));
+    return _mm256_add_ps(parent_position, rotated);
+}
+
+/* to_object_one_pass for two poses at once, a in the low halves, b in the high. */
+PAIR_TARGET static void to_object_one_pass_pairs(const int *parents, int joint_count, const joint_pose *local_a,
+                                                 const joint_pose *local_b, joint_pose *object_a,
+                                                 joint_pose *object_b)
+{
+    __m256 raw[POSE_ONE_PASS_JOINTS];
+    __m256 previous_raw = _mm256_setzero_ps(), previous_rotation = previous_raw, previous_position = previous_raw;
+    for (int i = 0; i < joint_count; ++i) {
+        int parent = parents[i];
+        __m256 rotation = load_pair(local_a[i].rotation, local_b[i].rotation);
+        __m256 position = load_pair(local_a[i].position, local_b[i].position);
+        __m256 product = rotation;
+        if (parent >= 0) {
+            __m256 parent_raw = previous_raw, parent_rotation = previous_rotation, parent_position = previous_position;
+            if (parent != i - 1) {
+                parent_raw = raw[parent];
+                parent_rotation = load_pair(object_a[parent].rotation, object_b[parent].rotation);
+                parent_position = load_pair(object_a[parent].position, object_b[parent].position);
+            }
+            product = multiply_rotations_pairs(parent_raw, rotation);
+            rotation = renormalized_pairs(product);
+            position = placed_position_pairs(parent_rotation, parent_position, position);
+        }
+        raw[i] = product;
+        store_pair(rotation, object_a[i].rotation, object_b[i].rotation);
+        store_pair(position, object_a[i].position, object_b[i].position);
+        previous_raw = product;
+        previous_rotation = rotation;
+        previous_position = position;
+    }
+}
+#endif
+
 /* See the scalar version. */
 static inline void palette_joint(const joint_pose *joint, const vec4 *b, vec4 *m)
 {
@@ -849,6 +928,24 @@ POSE_STAGE bool pose_to_object(const int *parents, int joint_count, const joint_
         if (parents[i] >= 0)
             place_joint(&object[parents[i]], &local[i], &object[i]);
     return true;
+}
+
+bool pose_to_object_pair(const int *parents, int joint_count, const joint_pose *local_a, const joint_pose *local_b,
+                         joint_pose *object_a, joint_pose *object_b)
+{
+    if (!parents || !local_a || !local_b || !object_a || !object_b || joint_count <= 0)
+        return false;
+    for (int i = 0; i < joint_count; ++i)
+        if (parents[i] < -1 || parents[i] >= i)
+            return false;
+#ifdef POSE_PAIRS
+    if (joint_count <= POSE_ONE_PASS_JOINTS && pose_has_pairs()) {
+        to_object_one_pass_pairs(parents, joint_count, local_a, local_b, object_a, object_b);
+        return true;
+    }
+#endif
+    return pose_to_object(parents, joint_count, local_a, object_a) &&
+           pose_to_object(parents, joint_count, local_b, object_b);
 }
 
 /* ---- palette ---- */

@@ -69,6 +69,14 @@ bool pose_add(const joint_pose *base, const joint_pose *delta, float weight, con
  * local (in place). */
 bool pose_to_object(const int *parents, int joint_count, const joint_pose *local, joint_pose *object);
 
+/* Two poses of one skeleton to object space at once: the same as pose_to_object on each, bit for bit. Where
+ * the processor has AVX2 the two go through 256-bit registers together, one in each half (a crowd turns
+ * its members two by two); elsewhere, and past 256 joints, one after the other. Each object may be its
+ * local (in place); the two poses must not overlap each other. False, and nothing written, as
+ * pose_to_object. */
+bool pose_to_object_pair(const int *parents, int joint_count, const joint_pose *local_a, const joint_pose *local_b,
+                         joint_pose *object_a, joint_pose *object_b);
+
 /* Skin matrices: palette[i] = matrix(object[i]) * inverse_bind[i], for unit object rotations (as
  * pose_to_object writes them) and affine inverse bind matrices (last row 0 0 0 1). */
 bool pose_palette(const joint_pose *object, const mat4 *inverse_bind, int joint_count, mat4 *palette);

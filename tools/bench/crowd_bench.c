@@ -15,7 +15,7 @@
  *               [--size W H] [--no-render] [--config DIR]
  *               [--lod-pixels P|off] [--lod-level L] [--no-stand-ins] [--no-shadows] [--skin-once]
  *               [--skinning as_characters|linear|dual_quaternion]
- *               [--look-at METRES]
+ *               [--look-at METRES] [--one-by-one]
  *
  * The mesh levels of detail are the demo's (each body's levels made when its mesh is), chosen with a
  * budget of half a pixel (the stand-in under 48 pixels tall) unless --lod-pixels says otherwise (off:
@@ -25,6 +25,8 @@
  * key; default as characters.ini says): a dual-quaternion member's palette is half the bytes.
  * --look-at METRES: members within METRES of the crowd's centre turn their heads to a point 1.6 m above
  * it, as the demo's crowd watches the player (crowd_set_look); a large METRES makes every member look.
+ * --one-by-one animates the members one at a time instead of two by two (crowd_set_pairs; the same result),
+ * to measure what the pairs bring.
  * --no-render needs no GL: the palettes go to a buffer of the benchmark's own (the same bytes written).
  * Run headless with SDL_VIDEODRIVER=offscreen. Ends with one line per N:
  *   crowd: 10000 characters, 2 threads, update 6.1 ms/frame (0.61 us/character), render 812 ms/frame
@@ -69,6 +71,7 @@ typedef struct bench_options {
     float wander_seconds;
     bool render;
     bool lod;                       /* animation level of detail (crowd_set_lod) seen from the bench camera */
+    bool one_by_one;                /* crowd_set_pairs(false) */
     float lod_pixels;               /* mesh levels of detail: gfx_frame_desc.lod_error_pixels (-1: off) */
     int lod_force;                  /* gfx_frame_desc.lod_force_level */
     bool no_stand_ins, no_shadows, skin_once;
@@ -97,7 +100,7 @@ static int usage(void)
     fprintf(stderr, "usage: crowd_bench --characters N [N ...] [--threads T] [--frames F] [--warmup W] "
                     "[--wander-seconds S] [--size W H] [--no-render] [--lod] [--config DIR]\n"
                     "       [--lod-pixels P|off] [--lod-level L] [--no-stand-ins] [--no-shadows] [--skin-once]\n"
-                    "       [--skinning as_characters|linear|dual_quaternion] [--look-at METRES]\n");
+                    "       [--skinning as_characters|linear|dual_quaternion] [--look-at METRES] [--one-by-one]\n");
     return 2;
 }
 
@@ -173,6 +176,8 @@ static bool parse_options(int argc, char **argv, bench_options *o)
             if (!parse_int(argv[++a], 1, 1000000, &metres))
                 return false;
             o->look_metres = (float)metres;
+        } else if (strcmp(argv[a], "--one-by-one") == 0) {
+            o->one_by_one = true;
         } else if (strcmp(argv[a], "--no-render") == 0) {
             o->render = false;
         } else if (strcmp(argv[a], "--config") == 0 && a + 1 < argc) {
@@ -330,6 +335,7 @@ static bool measure(int count, const bench_options *o, const crowd_spawn_desc *d
         glm_mat4_mul(frame_desc.projection, frame_desc.view, lod.view_projection);
         crowd_set_lod(crowd, &lod);
     }
+    crowd_set_pairs(crowd, !o->one_by_one);
     if (o->look_metres > 0.0f)
         crowd_set_look(crowd, &(crowd_look){.target = {0.0f, 1.6f, 0.0f}, .distance = o->look_metres});
     long poses = 0;
