@@ -680,6 +680,68 @@ static inline void dual_quaternion_joint(const joint_pose *joint, const joint_po
     _mm_store_ps(out->dual, _mm_mul_ps(_mm_set1_ps(0.5f), multiply_rotations(translation, real)));
 }
 
+#ifdef POSE_PAIRS
+/* palette_joint for joints i and i + 1 at once, one in each half, step for step. */
+PAIR_TARGET static void palette_joints_pairs(const joint_pose *joints, const mat4 *inverse_bind, int count,
+                                             mat4 *palette)
+{
+    const __m256 one_w = _mm256_set_ps(1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f);
+    const __m256 one_x = _mm256_set_ps(0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f);
+    const __m256 one_y = _mm256_set_ps(0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f);
+    const __m256 one_z = _mm256_set_ps(0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f);
+    int i = 0;
+    for (; i + 1 < count; i += 2) {
+        __m256 q = load_pair(joints[i].rotation, joints[i + 1].rotation);
+        __m256 translation = _mm256_add_ps(load_pair(joints[i].position, joints[i + 1].position), one_w);
+        __m256 q2 = _mm256_add_ps(q, q);
+        __m256 x2 = _mm256_mul_ps(LANES_PAIRS(q, 0, 0, 0, 0), q2);
+        __m256 y2 = _mm256_mul_ps(LANES_PAIRS(q, 1, 1, 1, 1), q2);
+        __m256 z2 = _mm256_mul_ps(LANES_PAIRS(q, 2, 2, 2, 2), q2);
+        __m256 w2 = _mm256_mul_ps(LANES_PAIRS(q, 3, 3, 3, 3), q2);
+        __m256 column_x = _mm256_add_ps(x2, flip_signs_pairs(LANES_PAIRS(w2, 3, 2, 1, 0), 0.0f, 0.0f, -0.0f, -0.0f));
+        __m256 column_y = _mm256_add_ps(y2, flip_signs_pairs(LANES_PAIRS(w2, 2, 3, 0, 1), -0.0f, 0.0f, 0.0f, -0.0f));
+        __m256 column_z = _mm256_add_ps(z2, flip_signs_pairs(LANES_PAIRS(w2, 1, 0, 3, 2), 0.0f, -0.0f, 0.0f, -0.0f));
+        column_x = _mm256_sub_ps(column_x, one_x);
+        column_y = _mm256_sub_ps(column_y, one_y);
+        column_z = _mm256_sub_ps(column_z, one_z);
+        for (int c = 0; c < 4; ++c) {
+            __m256 bc = load_pair(inverse_bind[i][c], inverse_bind[i + 1][c]);
+            __m256 column = _mm256_mul_ps(column_x, LANES_PAIRS(bc, 0, 0, 0, 0));
+            column = _mm256_add_ps(column, _mm256_mul_ps(column_y, LANES_PAIRS(bc, 1, 1, 1, 1)));
+            column = _mm256_add_ps(column, _mm256_mul_ps(column_z, LANES_PAIRS(bc, 2, 2, 2, 2)));
+            if (c == 3)
+                column = _mm256_add_ps(column, translation);
+            store_pair(column, palette[i][c], palette[i + 1][c]);
+        }
+    }
+    if (i < count)
+        palette_joint(&joints[i], inverse_bind[i], palette[i]);
+}
+
+/* dual_quaternion_joint for joints i and i + 1 at once, one in each half, step for step. */
+PAIR_TARGET static void dual_quaternion_joints_pairs(const joint_pose *joints, const joint_pose *bind, int count,
+                                                     pose_dual_quaternion *out)
+{
+    int i = 0;
+    for (; i + 1 < count; i += 2) {
+        __m256 bind_rotation = flip_signs_pairs(load_pair(bind[i].rotation, bind[i + 1].rotation), -0.0f, -0.0f,
+                                                -0.0f, 0.0f);
+        __m256 real = multiply_rotations_pairs(load_pair(joints[i].rotation, joints[i + 1].rotation), bind_rotation);
+        __m256 bind_position = load_pair(bind[i].position, bind[i + 1].position);
+        __m256 t = cross_pairs(real, bind_position);
+        t = _mm256_add_ps(t, t);
+        __m256 turned = _mm256_add_ps(bind_position, _mm256_mul_ps(LANES_PAIRS(real, 3, 3, 3, 3), t));
+        turned = _mm256_add_ps(turned, cross_pairs(real, t));
+        __m256 translation = _mm256_sub_ps(load_pair(joints[i].position, joints[i + 1].position), turned);
+        store_pair(real, out[i].real, out[i + 1].real);
+        store_pair(_mm256_mul_ps(_mm256_set1_ps(0.5f), multiply_rotations_pairs(translation, real)), out[i].dual,
+                   out[i + 1].dual);
+    }
+    if (i < count)
+        dual_quaternion_joint(&joints[i], &bind[i], &out[i]);
+}
+#endif
+
 /* See the scalar version. */
 static inline void add_joint(const joint_pose *base, const joint_pose *delta, float t, joint_pose *out)
 {
@@ -954,6 +1016,12 @@ POSE_STAGE bool pose_palette(const joint_pose *object, const mat4 *inverse_bind,
 {
     if (!object || !inverse_bind || !palette || joint_count <= 0)
         return false;
+#ifdef POSE_PAIRS
+    if (pose_has_pairs()) {
+        palette_joints_pairs(object, inverse_bind, joint_count, palette);
+        return true;
+    }
+#endif
     for (int i = 0; i < joint_count; ++i)
         palette_joint(&object[i], inverse_bind[i], palette[i]);
     return true;
@@ -967,6 +1035,12 @@ POSE_STAGE bool pose_dual_quaternion_palette(const joint_pose *object, const joi
 {
     if (!object || !bind_object || !out || joint_count <= 0)
         return false;
+#ifdef POSE_PAIRS
+    if (pose_has_pairs()) {
+        dual_quaternion_joints_pairs(object, bind_object, joint_count, out);
+        return true;
+    }
+#endif
     for (int i = 0; i < joint_count; ++i)
         dual_quaternion_joint(&object[i], &bind_object[i], &out[i]);
     return true;
