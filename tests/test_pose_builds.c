@@ -133,6 +133,19 @@ static void test_same_bits(void)
         CHECK(sse2_pose_dual_quaternion_palette(mine, b, JOINTS, dq_theirs));
         differences += memcmp(dq_mine, dq_theirs, sizeof dq_mine) != 0;
     }
+    /* Broken data: a pose whose rotations are zero at every third joint blends to identity there (a tiny
+     * sum), a pair of joints of which one is tiny and one is not included. */
+    static joint_pose broken[JOINTS];
+    memcpy(broken, a, sizeof broken);
+    for (int j = 0; j < JOINTS; j += 3)
+        memset(broken[j].rotation, 0, sizeof broken[j].rotation);
+    const joint_pose *alone_pose[1] = {broken};
+    float alone_weight[1] = {1.0f};
+    CHECK(pose_blend(alone_pose, alone_weight, 1, JOINTS, mine));
+    CHECK(sse2_pose_blend(alone_pose, alone_weight, 1, JOINTS, theirs));
+    CHECK(memcmp(mine, theirs, sizeof mine) == 0);
+    CHECK(mine[0].rotation[3] == 1.0f && mine[3].rotation[3] == 1.0f && fabsf(mine[1].rotation[3] - a[1].rotation[3]) < 1e-6f);
+
     /* Misuse: false, nothing written. */
     static joint_pose untouched_a[JOINTS], untouched_b[JOINTS];
     memcpy(untouched_a, mine, sizeof mine);

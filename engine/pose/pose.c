@@ -429,11 +429,13 @@ static bool pose_has_pairs(void)
 #endif
 
 /* See the scalar version. */
-static POSE_KERNEL void blend_joints(const joint_pose *const *poses, const float *weights, int pose_count,
-                                     int reference, float inverse_total, int joint_count, joint_pose *out)
+/* See the scalar version: joints start .. joint_count - 1. */
+static POSE_KERNEL void blend_joints_from(const joint_pose *const *poses, const float *weights, int pose_count,
+                                          int reference, float inverse_total, int start, int joint_count,
+                                          joint_pose *out)
 {
     __m128 reference_weight = _mm_set1_ps(weights[reference] * inverse_total);
-    for (int i = 0; i < joint_count; ++i) {
+    for (int i = start; i < joint_count; ++i) {
         const joint_pose *first = &poses[reference][i];
         __m128 reference_rotation = _mm_load_ps(first->rotation);
         __m128 rotation = _mm_mul_ps(reference_weight, reference_rotation);
@@ -452,6 +454,50 @@ static POSE_KERNEL void blend_joints(const joint_pose *const *poses, const float
         store_position_lane(&out[i], position);
     }
 }
+
+static POSE_KERNEL void blend_joints(const joint_pose *const *poses, const float *weights, int pose_count,
+                                     int reference, float inverse_total, int joint_count, joint_pose *out)
+{
+    blend_joints_from(poses, weights, pose_count, reference, inverse_total, 0, joint_count, out);
+}
+
+#ifdef POSE_PAIRS
+/* blend_joints two joints at a time: each half as blend_joints does one joint, normalized_or_identity's
+ * choice made per half (both results computed, the tiny half's replaced by identity). */
+__attribute__((target("arch=x86-64-v3"))) static void blend_joints_pairs(const joint_pose *const *poses,
+                                                                        const float *weights, int pose_count,
+                                                                        int reference, float inverse_total,
+                                                                        int joint_count, joint_pose *out)
+{
+    __m256 reference_weight = _mm256_set1_ps(weights[reference] * inverse_total), sign_bit = _mm256_set1_ps(-0.0f);
+    __m256 tiny = _mm256_set1_ps(POSE_TINY_LENGTH2), identity = _mm256_set_ps(1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f,
+                                                                               0.0f, 0.0f);
+    int i = 0;
+    for (; i + 1 < joint_count; i += 2) {
+        const joint_pose *first = &poses[reference][i];
+        __m256 reference_rotation = load_pair(first[0].rotation, first[1].rotation);
+        __m256 rotation = _mm256_mul_ps(reference_weight, reference_rotation);
+        __m256 position = _mm256_mul_ps(reference_weight, load_pair(first[0].position, first[1].position));
+        for (int k = reference + 1; k < pose_count; ++k) {
+            if (weights[k] == 0.0f)
+                continue;
+            __m256 weight = _mm256_set1_ps(weights[k] * inverse_total);
+            const joint_pose *joint = &poses[k][i];
+            __m256 q = load_pair(joint[0].rotation, joint[1].rotation);
+            __m256 sign = _mm256_and_ps(dot_all_lanes_pairs(reference_rotation, q), sign_bit);
+            rotation = _mm256_add_ps(rotation, _mm256_xor_ps(_mm256_mul_ps(weight, q), sign));
+            position = _mm256_add_ps(position, _mm256_mul_ps(weight, load_pair(joint[0].position, joint[1].position)));
+        }
+        __m256 length2 = dot_all_lanes_pairs(rotation, rotation);
+        __m256 normalized = _mm256_div_ps(rotation, _mm256_sqrt_ps(length2));
+        rotation = _mm256_blendv_ps(identity, normalized, _mm256_cmp_ps(length2, tiny, _CMP_GT_OQ));
+        store_pair(rotation, out[i].rotation, out[i + 1].rotation);
+        store_pair(position, out[i].position, out[i + 1].position);
+    }
+    if (i < joint_count)
+        blend_joints_from(poses, weights, pose_count, reference, inverse_total, i, joint_count, out);
+}
+#endif
 
 /* parent * local, as glm_quat_mul_sse2: pw * l + px * (lw, -lz, ly, -lx) + py * (lz, lw, -lx, -ly)
  * + pz * (-ly, lx, lw, -lz), summed as a tree to keep the chain from parent to child short. */
@@ -877,6 +923,12 @@ POSE_STAGE bool pose_blend(const joint_pose *const *poses, const float *weights,
     }
     if (reference < 0 || !(total > 0.0f) || !isfinite(total))
         return false;
+#ifdef POSE_PAIRS
+    if (joint_count > 1 && pose_has_pairs()) {
+        blend_joints_pairs(poses, weights, pose_count, reference, 1.0f / total, joint_count, out);
+        return true;
+    }
+#endif
     blend_joints(poses, weights, pose_count, reference, 1.0f / total, joint_count, out);
     return true;
 }
