@@ -12,6 +12,7 @@
 
 #include "anim/animator.h"
 #include "check.h"
+#include "pose/pose.h"
 #include "heap_counter.h"
 #include "test_files.h"
 
@@ -255,6 +256,44 @@ static double trunk_roll(const skeleton *s, const joint_pose *object)
  * Added from spine.01 over a walk: at turn_rate 0 the two full leans cancel (every joint within 0.5 degree
  * of the walk alone, the whole time, also once they hold their full lean); at 90 (turning left) the trunk
  * rolls left by about the clips' 15 degrees, at -90 as far right, at 45 about half as far left. */
+/* The step's pose reuses each blend layer's weights from the step's advance (anim_controller.c keeps them
+ * for evaluating the pose, shifted when faded-out layers are dropped); the inspection call works them out
+ * afresh. Through crossfades between the 1D locomotion blend and the 2D strafe blend (layers dropped as
+ * fades end), with the lean blend and the breath on the overlay, the two give the same pose bit for bit. */
+static void test_step_weights_match_fresh_weights(void)
+{
+    cache *c = cache_create();
+    anim_config *config = load(c);
+    const anim_character *mannequin = config ? anim_config_find_character(config, "mannequin") : NULL;
+    animator *a = mannequin ? animator_create(mannequin) : NULL;
+    CHECK(a != NULL);
+    int same = 0, steps = 0, most_layers = 0;
+    for (int step = 0; a && step < 600; ++step) {
+        bool strafe = (step / 90) % 2 == 1;
+        CHECK(animator_set_number(a, "speed", 0.4f + 2.5f * (float)((step / 40) % 3) / 2.0f));
+        animator_set_number(a, "turn_rate", (float)((step / 25) % 5 - 2) * 40.0f);
+        animator_set_number(a, "forward", strafe ? 1.0f : 0.0f);
+        animator_set_number(a, "left", strafe ? (float)((step / 30) % 3 - 1) * 1.2f : 0.0f);
+        animator_set_bool(a, "strafe", strafe);
+        CHECK(animator_update(a, 1.0 / 60.0, NULL));
+        const anim_controller *controller = animator_controller(a);
+        const skeleton *s = &mannequin->model->skeleton;
+        joint_pose local[64], object[64];
+        CHECK(s->joint_count <= 64 && anim_controller_local_pose(controller, local));
+        CHECK(pose_to_object(s->parents, s->joint_count, local, object));
+        same += memcmp(object, anim_controller_object_pose(controller), sizeof(joint_pose) * (size_t)s->joint_count) == 0;
+        int layers = anim_controller_layer_count(controller, 0);
+        most_layers = layers > most_layers ? layers : most_layers;
+        ++steps;
+    }
+    printf("  %d steps through blend crossfades (up to %d body layers): %d poses the same from the step's weights\n",
+           steps, most_layers, same);
+    CHECK(same == steps && most_layers >= 2);
+    animator_destroy(a);
+    anim_config_free(config);
+    cache_destroy(c);
+}
+
 static void test_lean_blend(void)
 {
     cache *c = cache_create();
@@ -484,6 +523,7 @@ int main(void)
     RUN(test_shipped_blend_loads);
     RUN(test_blend_pose);
     RUN(test_animator_follows_the_speed);
+    RUN(test_step_weights_match_fresh_weights);
     RUN(test_lean_blend);
     RUN(test_rest_in_2d);
     RUN(test_prepared_blends_match);

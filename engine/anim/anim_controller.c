@@ -471,6 +471,11 @@ static void bind_local(const skeleton *s, int first, int count, joint_pose *out)
 
 typedef joint_pose pass_scratch[ANIM_CHANNEL_LAYERS][ANIM_PASS_JOINTS];
 
+/* A channel's blend layers' weights at their points, as advance_channel works them out for the step (row k
+ * for layer k; rows of other layers unused), so that evaluating the pose does not work them out again. A
+ * NULL table: each stage works out its own. */
+typedef float channel_blend_weights[ANIM_CHANNEL_LAYERS][ANIM_BLEND_MAX_CLIPS];
+
 /* How many joints the pass starting at joint `first` covers. */
 static int pass_joint_count(const anim_controller *controller, int first)
 {
@@ -529,11 +534,15 @@ static void sample_clip(const anim_clip *clip, double phase, const joint_runs *r
 /* The runs' joints of a blend layer: each clip with a weight at the layer's phase, blended by the weights
  * at its point. A clip that has it all is sampled straight into out (bit for bit the clip, as at one of
  * the blend's points). */
-static void sample_blend(const anim_layer *layer, const joint_runs *runs, joint_pose *out)
+static void sample_blend(const anim_layer *layer, const joint_runs *runs, const float *known_weights, joint_pose *out)
 {
     const anim_blend *blend = layer->blend;
-    float weights[ANIM_BLEND_MAX_CLIPS], used_weights[ANIM_BLEND_MAX_CLIPS];
-    anim_blend_weights(blend, layer->point, weights);
+    float own_weights[ANIM_BLEND_MAX_CLIPS], used_weights[ANIM_BLEND_MAX_CLIPS];
+    const float *weights = known_weights;
+    if (!weights) {
+        anim_blend_weights(blend, layer->point, own_weights);
+        weights = own_weights;
+    }
     double phase = layer_phase(layer);
     int heaviest = anim_blend_heaviest(blend, weights);
     float rest = 1.0f; /* the rest's weight: what the clips leave (0 without a rest, to rounding) */
@@ -574,10 +583,10 @@ static void sample_blend(const anim_layer *layer, const joint_runs *runs, joint_
  * snapshot. An additive layer gives deltas; with a base (the pose below, indexed as out) it gives base
  * plus the whole delta instead, a pose that blends with ordinary layers. */
 static void sample_layer(const anim_channel *channel, const anim_layer *layer, const joint_runs *runs,
-                         const joint_pose *base, joint_pose *out)
+                         const float *known_weights, const joint_pose *base, joint_pose *out)
 {
     if (layer->blend)
-        sample_blend(layer, runs, out);
+        sample_blend(layer, runs, known_weights, out);
     else if (layer->clip)
         sample_clip(layer->clip, layer_phase(layer), runs, out);
     else
@@ -592,8 +601,8 @@ static void sample_layer(const anim_channel *channel, const anim_layer *layer, c
 
 /* The runs' joints (of one pass) of the channel's pose now: each layer with a weight sampled into the
  * scratch, all blended into out. out may be scratch[0]; the scratch is indexed as out. */
-static void evaluate_channel(const anim_channel *channel, const joint_runs *runs, const joint_pose *base,
-                             pass_scratch scratch, joint_pose *out)
+static void evaluate_channel(const anim_channel *channel, const joint_runs *runs, const channel_blend_weights *known,
+                             const joint_pose *base, pass_scratch scratch, joint_pose *out)
 {
     float weights[ANIM_CHANNEL_LAYERS];
     current_weights(channel, weights);
@@ -601,13 +610,13 @@ static void evaluate_channel(const anim_channel *channel, const joint_runs *runs
      * bit what the clip says. */
     for (int k = 0; k < channel->layer_count; ++k) {
         if (weights[k] == 1.0f) {
-            sample_layer(channel, &channel->layers[k], runs, base, out);
+            sample_layer(channel, &channel->layers[k], runs, known ? (*known)[k] : NULL, base, out);
             return;
         }
     }
     for (int k = 0; k < channel->layer_count; ++k)
         if (weights[k] != 0.0f) /* pose_blend does not read poses without weight */
-            sample_layer(channel, &channel->layers[k], runs, base, scratch[k]);
+            sample_layer(channel, &channel->layers[k], runs, known ? (*known)[k] : NULL, base, scratch[k]);
     for (int r = 0; r < runs->count; ++r) {
         int at = runs->first[r] - runs->origin;
         const joint_pose *poses[ANIM_CHANNEL_LAYERS];
@@ -674,7 +683,8 @@ static uint64_t clip_moved_bits(const clip *c, int first, int count)
  * joints each clip moves (of a blend, its clips with weight at its point; a snapshot, all joints).
  * Elsewhere its deltas are identity, so adding them would only cost time; a channel at its blend's rest
  * changes none. */
-static uint64_t channel_moved_bits(const anim_channel *channel, int first, int count)
+static uint64_t channel_moved_bits(const anim_channel *channel, const channel_blend_weights *known, int first,
+                                   int count)
 {
     uint64_t all = count >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << count) - 1, bits = 0;
     float weights[ANIM_CHANNEL_LAYERS];
@@ -686,9 +696,10 @@ static uint64_t channel_moved_bits(const anim_channel *channel, int first, int c
         int clips = layer->clip ? 1 : layer->blend ? layer->blend->count : 0;
         if (clips == 0) /* the snapshot */
             return all;
-        float blend_weights[ANIM_BLEND_MAX_CLIPS];
-        if (layer->blend)
-            anim_blend_weights(layer->blend, layer->point, blend_weights);
+        float own_weights[ANIM_BLEND_MAX_CLIPS];
+        const float *blend_weights = known ? (*known)[k] : own_weights;
+        if (layer->blend && !known)
+            anim_blend_weights(layer->blend, layer->point, own_weights);
         for (int i = 0; i < clips; ++i) {
             if (layer->blend && !(blend_weights[i] > 0.0f))
                 continue; /* a clip without weight adds nothing; at a blend's rest none has any */
@@ -700,10 +711,11 @@ static uint64_t channel_moved_bits(const anim_channel *channel, int first, int c
 
 /* Add an additive overlay's deltas to the pass (joints first .. first + count - 1, at `pass`): the runs of
  * joints it moves under its mask, sampled together and added run by run. */
-static void add_overlay(const anim_channel *overlay, int first, int count, pass_scratch scratch, joint_pose *pass)
+static void add_overlay(const anim_channel *overlay, const channel_blend_weights *known, int first, int count,
+                        pass_scratch scratch, joint_pose *pass)
 {
     const float *mask = overlay->mask + first;
-    uint64_t bits = channel_moved_bits(overlay, first, count);
+    uint64_t bits = channel_moved_bits(overlay, known, first, count);
     for (uint64_t rest = bits; rest; rest &= rest - 1) { /* a joint at mask 0 keeps the pose below */
         int i = lowest_bit(rest);
         if (mask[i] == 0.0f)
@@ -724,7 +736,7 @@ static void add_overlay(const anim_channel *overlay, int first, int count, pass_
     }
     if (runs.count == 0)
         return;
-    evaluate_channel(overlay, &runs, NULL, scratch, scratch[0]);
+    evaluate_channel(overlay, &runs, known, NULL, scratch, scratch[0]);
     float weight = overlay->weight * overlay->amount;
     for (int r = 0; r < runs.count; ++r) {
         int at = runs.first[r] - first;
@@ -737,7 +749,7 @@ static void add_overlay(const anim_channel *overlay, int first, int count, pass_
  * its (blended) deltas: pose_add with the channel's weight and mask. A channel crossfading between
  * additive and ordinary clips turns each additive layer into the pose below plus its delta, and blends
  * like any overlay. */
-static void evaluate_local(const anim_controller *controller, joint_pose *out)
+static void evaluate_local(const anim_controller *controller, const channel_blend_weights *known, joint_pose *out)
 {
     pass_scratch scratch;
     joint_runs runs;
@@ -746,7 +758,7 @@ static void evaluate_local(const anim_controller *controller, joint_pose *out)
         int count = pass_joint_count(controller, first);
         joint_pose *pass = out + first;
         if (body->layer_count > 0)
-            evaluate_channel(body, one_run(&runs, first, count), NULL, scratch, pass);
+            evaluate_channel(body, one_run(&runs, first, count), known ? &known[0] : NULL, NULL, scratch, pass);
         else
             bind_local(controller->skeleton, first, count, pass);
         for (int c = 1; c < ANIM_CHANNEL_COUNT; ++c) {
@@ -755,7 +767,7 @@ static void evaluate_local(const anim_controller *controller, joint_pose *out)
                 continue;
             bool mixed = false;
             if (channel_additive(overlay, &mixed)) { /* only the joints its clips move */
-                add_overlay(overlay, first, count, scratch, pass);
+                add_overlay(overlay, known ? &known[c] : NULL, first, count, scratch, pass);
                 continue;
             }
             /* Only the joints the mask reaches: a joint at mask 0 keeps the body's pose bit for bit
@@ -770,8 +782,8 @@ static void evaluate_local(const anim_controller *controller, joint_pose *out)
                 continue;
             int reached = high - low + 1;
             float weight = overlay->weight * overlay->amount;
-            evaluate_channel(overlay, one_run(&runs, first + low, reached), mixed ? pass + low : NULL, scratch,
-                             scratch[0]);
+            evaluate_channel(overlay, one_run(&runs, first + low, reached), known ? &known[c] : NULL,
+                             mixed ? pass + low : NULL, scratch, scratch[0]);
             pose_blend_masked(pass + low, scratch[0], mask + low, weight, reached, pass + low);
         }
     }
@@ -793,7 +805,7 @@ static void freeze_channel(const anim_controller *controller, anim_channel *chan
         if (mixed)
             bind_local(controller->skeleton, first, count, base);
         joint_runs runs;
-        evaluate_channel(channel, one_run(&runs, first, count), mixed ? base : NULL, scratch, scratch[0]);
+        evaluate_channel(channel, one_run(&runs, first, count), NULL, mixed ? base : NULL, scratch, scratch[0]);
         snapshot_store(scratch[0], count, channel->snapshot + first);
     }
     channel->snapshot_additive = additive;
@@ -1353,7 +1365,7 @@ static void fire_events(const layer_step *step, int k, int channel, anim_update_
  * its events and (channel 0) the root motion of the layers that move the entity, with their summed weight
  * over the step in *root_motion_share; then drop the layers nothing is left of. */
 static void advance_channel(anim_channel *channel, int channel_index, double dt, anim_update_result *result,
-                            root_frame *root_motion, double *root_motion_share)
+                            root_frame *root_motion, double *root_motion_share, channel_blend_weights blend_weights)
 {
     int count = channel->layer_count;
     float fades_before[ANIM_CHANNEL_LAYERS], fades_after[ANIM_CHANNEL_LAYERS];
@@ -1400,7 +1412,6 @@ static void advance_channel(anim_channel *channel, int channel_index, double dt,
     /* Cycles per second of each layer. The layers of a sync group share one rate, their weighted mean,
      * so their phases, equal when they started, stay equal. */
     double own_rates[ANIM_CHANNEL_LAYERS], rates[ANIM_CHANNEL_LAYERS];
-    float blend_weights[ANIM_CHANNEL_LAYERS][ANIM_BLEND_MAX_CLIPS];
     for (int k = 0; k < count; ++k) {
         const anim_layer *layer = &channel->layers[k];
         layer_blend_weights(layer, blend_weights[k]);
@@ -1471,6 +1482,7 @@ static void advance_channel(anim_channel *channel, int channel_index, double dt,
             lowest_visible = k;
     if (lowest_visible > 0) {
         memmove(channel->layers, channel->layers + lowest_visible, sizeof(anim_layer) * (size_t)(count - lowest_visible));
+        memmove(blend_weights, blend_weights + lowest_visible, sizeof *blend_weights * (size_t)(count - lowest_visible));
         channel->layer_count = count - lowest_visible;
     }
     if (channel_index > 0 && channel->weight == 0.0f && !channel->weight_target)
@@ -1506,10 +1518,11 @@ static void update_local(anim_controller *controller, double dt, anim_update_res
 
     root_frame root_motion = {0.0, 0.0, 0.0};
     double root_motion_share = 0.0;
+    channel_blend_weights blend_weights[ANIM_CHANNEL_COUNT]; /* the step's, for evaluate_local */
     if (dt > 0.0)
         for (int c = 0; c < ANIM_CHANNEL_COUNT; ++c)
             advance_channel(&controller->channels[c], c, dt, result, c == 0 ? &root_motion : NULL,
-                            c == 0 ? &root_motion_share : NULL);
+                            c == 0 ? &root_motion_share : NULL, blend_weights[c]);
     else
         root_motion_share = body_root_motion_share(&controller->channels[0]);
     if (result) {
@@ -1521,7 +1534,7 @@ static void update_local(anim_controller *controller, double dt, anim_update_res
             result->finished[c] = anim_controller_finished(controller, c);
     }
 
-    evaluate_local(controller, local);
+    evaluate_local(controller, dt > 0.0 ? (const channel_blend_weights *)blend_weights : NULL, local);
 }
 
 bool anim_controller_update(anim_controller *controller, double dt, anim_update_result *result)
@@ -1552,7 +1565,7 @@ bool anim_controller_local_pose(const anim_controller *controller, joint_pose *o
 {
     if (!controller || !out)
         return false;
-    evaluate_local(controller, out);
+    evaluate_local(controller, NULL, out);
     return true;
 }
 
