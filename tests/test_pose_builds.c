@@ -153,6 +153,14 @@ static void test_same_bits(void)
     int bad_parents[JOINTS];
     memcpy(bad_parents, parents, sizeof bad_parents);
     bad_parents[JOINTS - 1] = JOINTS - 1;
+    CHECK(!pose_to_object_pair(bad_parents, JOINTS, a, b, mine, theirs)); /* in the last, odd joints */
+    memcpy(bad_parents, parents, sizeof bad_parents);
+    bad_parents[10] = 10; /* its own parent, among the first eight-joint blocks */
+    CHECK(!pose_to_object_pair(bad_parents, JOINTS, a, b, mine, theirs));
+    bad_parents[10] = parents[10];
+    bad_parents[5] = -2;
+    CHECK(!pose_to_object_pair(bad_parents, JOINTS, a, b, mine, theirs));
+    bad_parents[5] = 40; /* a parent after its child */
     CHECK(!pose_to_object_pair(bad_parents, JOINTS, a, b, mine, theirs));
     CHECK(!pose_to_object_pair(parents, JOINTS, a, NULL, mine, theirs));
     CHECK(!pose_to_object_pair(parents, 0, a, b, mine, theirs));
