@@ -491,9 +491,10 @@ static bool layer_additive(const anim_channel *channel, const anim_layer *layer)
 }
 
 /* The joints a stage below works on: runs of joints of one pass, each run first[r] ..
- * first[r] + length[r] - 1, in increasing order with at least one joint between two runs. A buffer given
- * with them holds joint origin + i at index i (origin at most the first run's first joint), so the joints
- * between the runs are left as they were. */
+ * first[r] + length[r] - 1, in increasing order with at least one joint between two runs (so a pass of 64
+ * has at most 32; add_overlay's, more than ANIM_ADDITIVE_GAP apart, at most 16). A buffer given with them
+ * holds joint origin + i at index i (origin at most the first run's first joint), so the joints between
+ * the runs are left as they were. */
 typedef struct joint_runs {
     int origin;
     int count;

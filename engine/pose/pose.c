@@ -418,13 +418,11 @@ __attribute__((target("arch=x86-64-v3"))) static void sample_joints_pairs(const 
         sample_joints(a + i, b + i, t, 1, out + i);
 }
 
-/* Whether this processor runs sample_joints_pairs, found once. */
+/* Whether this processor runs the pair kernels: libgcc finds the features once, before main, and each
+ * question reads its answer (no state of ours for threads to race on). */
 static bool pose_has_pairs(void)
 {
-    static int known = -1;
-    if (known < 0)
-        known = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx");
-    return known;
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx");
 }
 #endif
 
