@@ -171,21 +171,44 @@ static void test_blend_pose(void)
     cache_destroy(c);
 }
 
+/* The shipped config's mannequin with an animator in its first state; false (reported) when it did not load. */
+typedef struct shipped_mannequin {
+    cache *cache;
+    anim_config *config;
+    const anim_character *mannequin;
+    animator *animator;
+} shipped_mannequin;
+
+static bool shipped_mannequin_open(shipped_mannequin *m)
+{
+    m->cache = cache_create();
+    m->config = load(m->cache);
+    m->mannequin = m->config ? anim_config_find_character(m->config, "mannequin") : NULL;
+    m->animator = m->mannequin ? animator_create(m->mannequin) : NULL;
+    CHECK(m->animator != NULL);
+    return m->animator != NULL;
+}
+
+static void shipped_mannequin_close(shipped_mannequin *m)
+{
+    animator_destroy(m->animator);
+    anim_config_free(m->config);
+    cache_destroy(m->cache);
+}
+
 /* An animator in the locomotion state follows the speed: walk's weight is speed / 1.4 up to the walk; the
  * idle keeps its own clock while the walk's phase runs; updates allocate nothing; a reload in the middle of
  * the blend keeps the pose bit for bit. */
 static void test_animator_follows_the_speed(void)
 {
-    cache *c = cache_create();
-    anim_config *config = load(c);
-    const anim_character *mannequin = config ? anim_config_find_character(config, "mannequin") : NULL;
-    animator *a = mannequin ? animator_create(mannequin) : NULL;
-    CHECK(a != NULL);
-    if (!a) {
-        anim_config_free(config);
-        cache_destroy(c);
+    shipped_mannequin shipped;
+    if (!shipped_mannequin_open(&shipped)) {
+        shipped_mannequin_close(&shipped);
         return;
     }
+    cache *c = shipped.cache;
+    const anim_character *mannequin = shipped.mannequin;
+    animator *a = shipped.animator;
     CHECK(strcmp(animator_state_name(a), "locomotion") == 0);
     long before = heap_calls;
     float weights[ANIM_BLEND_MAX_CLIPS];
@@ -230,45 +253,22 @@ static void test_animator_follows_the_speed(void)
                      sizeof(joint_pose) * (size_t)joints) == 0);
     }
     animator_destroy(control);
-    animator_destroy(a);
-    anim_config_free(config);
     anim_config_free(again);
-    cache_destroy(c);
+    shipped_mannequin_close(&shipped);
 }
 
-/* How far the trunk leans sideways, in degrees: the angle of spine.01 -> neck, in object space (Z up, +Y the
- * character's left), from upright; positive: to the left. */
-static double trunk_roll(const skeleton *s, const joint_pose *object)
-{
-    int spine = -1, neck = -1;
-    for (int i = 0; i < s->joint_count; ++i) {
-        spine = strcmp(s->names[i], "spine.01") == 0 ? i : spine;
-        neck = strcmp(s->names[i], "neck") == 0 ? i : neck;
-    }
-    if (spine < 0 || neck < 0)
-        return NAN;
-    double dy = object[neck].position[1] - object[spine].position[1];
-    double dz = object[neck].position[2] - object[spine].position[2];
-    return atan2(dy, dz) * 180.0 / GLM_PI;
-}
-
-/* The shipped `lean` blend (config/states.ini): lean_right and lean_left, additive one-shots, over turn_rate.
- * Added from spine.01 over a walk: at turn_rate 0 the two full leans cancel (every joint within 0.5 degree
- * of the walk alone, the whole time, also once they hold their full lean); at 90 (turning left) the trunk
- * rolls left by about the clips' 15 degrees, at -90 as far right, at 45 about half as far left. */
 /* The step's pose reuses each blend layer's weights from the step's advance (anim_controller.c keeps them
  * for evaluating the pose, shifted when faded-out layers are dropped); the inspection call works them out
  * afresh. Through crossfades between the 1D locomotion blend and the 2D strafe blend (layers dropped as
  * fades end), with the lean blend and the breath on the overlay, the two give the same pose bit for bit. */
 static void test_step_weights_match_fresh_weights(void)
 {
-    cache *c = cache_create();
-    anim_config *config = load(c);
-    const anim_character *mannequin = config ? anim_config_find_character(config, "mannequin") : NULL;
-    animator *a = mannequin ? animator_create(mannequin) : NULL;
-    CHECK(a != NULL);
+    shipped_mannequin shipped;
+    bool opened = shipped_mannequin_open(&shipped);
+    const anim_character *mannequin = shipped.mannequin;
+    animator *a = shipped.animator;
     int same = 0, steps = 0, most_layers = 0;
-    for (int step = 0; a && step < 600; ++step) {
+    for (int step = 0; opened && step < 600; ++step) {
         bool strafe = (step / 90) % 2 == 1;
         CHECK(animator_set_number(a, "speed", 0.4f + 2.5f * (float)((step / 40) % 3) / 2.0f));
         animator_set_number(a, "turn_rate", (float)((step / 25) % 5 - 2) * 40.0f);
@@ -289,11 +289,29 @@ static void test_step_weights_match_fresh_weights(void)
     printf("  %d steps through blend crossfades (up to %d body layers): %d poses the same from the step's weights\n",
            steps, most_layers, same);
     CHECK(same == steps && most_layers >= 2);
-    animator_destroy(a);
-    anim_config_free(config);
-    cache_destroy(c);
+    shipped_mannequin_close(&shipped);
 }
 
+/* How far the trunk leans sideways, in degrees: the angle of spine.01 -> neck, in object space (Z up, +Y the
+ * character's left), from upright; positive: to the left. */
+static double trunk_roll(const skeleton *s, const joint_pose *object)
+{
+    int spine = -1, neck = -1;
+    for (int i = 0; i < s->joint_count; ++i) {
+        spine = strcmp(s->names[i], "spine.01") == 0 ? i : spine;
+        neck = strcmp(s->names[i], "neck") == 0 ? i : neck;
+    }
+    if (spine < 0 || neck < 0)
+        return NAN;
+    double dy = object[neck].position[1] - object[spine].position[1];
+    double dz = object[neck].position[2] - object[spine].position[2];
+    return atan2(dy, dz) * 180.0 / GLM_PI;
+}
+
+/* The shipped `lean` blend (config/states.ini): lean_right and lean_left, additive one-shots, over turn_rate.
+ * Added from spine.01 over a walk: at turn_rate 0 the rest has all the weight (every joint within 0.5 degree
+ * of the walk alone, the whole time, also once the leans would hold their full lean); at 90 (turning left) the trunk
+ * rolls left by about the clips' 15 degrees, at -90 as far right, at 45 about half as far left. */
 static void test_lean_blend(void)
 {
     cache *c = cache_create();

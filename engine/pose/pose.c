@@ -498,17 +498,18 @@ __attribute__((target("arch=x86-64-v3"))) static void blend_joints_pairs(const j
 #endif
 
 /* parent * local, as glm_quat_mul_sse2: pw * l + px * (lw, -lz, ly, -lx) + py * (lz, lw, -lx, -ly)
- * + pz * (-ly, lx, lw, -lz), summed as a tree to keep the chain from parent to child short. */
+ * + pz * (-ly, lx, lw, -lz), summed as a tree to keep the chain from parent to child short. Written once
+ * for one rotation in a 128-bit register and for two in a 256-bit one (multiply_rotations_pairs), with
+ * that register's multiply, add, in-lane permute and sign flip. */
+#define MULTIPLY_ROTATIONS(MUL, ADD, LANES_OF, FLIP, parent, local)                                            \
+    ADD(ADD(MUL(LANES_OF(parent, 3, 3, 3, 3), local),                                                          \
+            MUL(LANES_OF(parent, 0, 0, 0, 0), FLIP(LANES_OF(local, 3, 2, 1, 0), 0.0f, -0.0f, 0.0f, -0.0f))),  \
+        ADD(MUL(LANES_OF(parent, 1, 1, 1, 1), FLIP(LANES_OF(local, 2, 3, 0, 1), 0.0f, 0.0f, -0.0f, -0.0f)),   \
+            MUL(LANES_OF(parent, 2, 2, 2, 2), FLIP(LANES_OF(local, 1, 0, 3, 2), -0.0f, 0.0f, 0.0f, -0.0f))))
+
 static inline __m128 multiply_rotations(__m128 parent, __m128 local)
 {
-    __m128 w_terms = _mm_mul_ps(LANES(parent, 3, 3, 3, 3), local);
-    __m128 x_terms = _mm_mul_ps(LANES(parent, 0, 0, 0, 0),
-                                flip_signs(LANES(local, 3, 2, 1, 0), 0.0f, -0.0f, 0.0f, -0.0f));
-    __m128 y_terms = _mm_mul_ps(LANES(parent, 1, 1, 1, 1),
-                                flip_signs(LANES(local, 2, 3, 0, 1), 0.0f, 0.0f, -0.0f, -0.0f));
-    __m128 z_terms = _mm_mul_ps(LANES(parent, 2, 2, 2, 2),
-                                flip_signs(LANES(local, 1, 0, 3, 2), -0.0f, 0.0f, 0.0f, -0.0f));
-    return _mm_add_ps(_mm_add_ps(w_terms, x_terms), _mm_add_ps(y_terms, z_terms));
+    return MULTIPLY_ROTATIONS(_mm_mul_ps, _mm_add_ps, LANES, flip_signs, parent, local);
 }
 
 /* See the scalar version. Most joints come right after their parent (spine, limbs, fingers): the previous
@@ -612,14 +613,7 @@ PAIR_TARGET static inline __m256 cross_pairs(__m256 a, __m256 b)
 
 PAIR_TARGET static inline __m256 multiply_rotations_pairs(__m256 parent, __m256 local)
 {
-    __m256 w_terms = _mm256_mul_ps(LANES_PAIRS(parent, 3, 3, 3, 3), local);
-    __m256 x_terms = _mm256_mul_ps(LANES_PAIRS(parent, 0, 0, 0, 0),
-                                   flip_signs_pairs(LANES_PAIRS(local, 3, 2, 1, 0), 0.0f, -0.0f, 0.0f, -0.0f));
-    __m256 y_terms = _mm256_mul_ps(LANES_PAIRS(parent, 1, 1, 1, 1),
-                                   flip_signs_pairs(LANES_PAIRS(local, 2, 3, 0, 1), 0.0f, 0.0f, -0.0f, -0.0f));
-    __m256 z_terms = _mm256_mul_ps(LANES_PAIRS(parent, 2, 2, 2, 2),
-                                   flip_signs_pairs(LANES_PAIRS(local, 1, 0, 3, 2), -0.0f, 0.0f, 0.0f, -0.0f));
-    return _mm256_add_ps(_mm256_add_ps(w_terms, x_terms), _mm256_add_ps(y_terms, z_terms));
+    return MULTIPLY_ROTATIONS(_mm256_mul_ps, _mm256_add_ps, LANES_PAIRS, flip_signs_pairs, parent, local);
 }
 
 PAIR_TARGET static inline __m256 renormalized_pairs(__m256 rotation)
@@ -691,6 +685,19 @@ PAIR_TARGET static void to_object_one_pass_pairs(const int *parents, int joint_c
 }
 #endif
 
+/* The rotation matrix columns of q as palette_joint explains them, written once for one rotation in a
+ * 128-bit register and for two in a 256-bit one (palette_joints_pairs); one_x, one_y, one_z hold the 1 each
+ * column loses. */
+#define ROTATION_COLUMNS(V, MUL, ADD, SUB, LANES_OF, FLIP, q, one_x, one_y, one_z, column_x, column_y, column_z) \
+    do {                                                                                                         \
+        V q2_ = ADD(q, q);                                                                                       \
+        V x2_ = MUL(LANES_OF(q, 0, 0, 0, 0), q2_), y2_ = MUL(LANES_OF(q, 1, 1, 1, 1), q2_);                      \
+        V z2_ = MUL(LANES_OF(q, 2, 2, 2, 2), q2_), w2_ = MUL(LANES_OF(q, 3, 3, 3, 3), q2_);                      \
+        column_x = SUB(ADD(x2_, FLIP(LANES_OF(w2_, 3, 2, 1, 0), 0.0f, 0.0f, -0.0f, -0.0f)), one_x);              \
+        column_y = SUB(ADD(y2_, FLIP(LANES_OF(w2_, 2, 3, 0, 1), -0.0f, 0.0f, 0.0f, -0.0f)), one_y);              \
+        column_z = SUB(ADD(z2_, FLIP(LANES_OF(w2_, 1, 0, 3, 2), 0.0f, -0.0f, 0.0f, -0.0f)), one_z);              \
+    } while (0)
+
 /* See the scalar version. */
 static inline void palette_joint(const joint_pose *joint, const vec4 *b, vec4 *m)
 {
@@ -704,17 +711,10 @@ static inline void palette_joint(const joint_pose *joint, const vec4 *b, vec4 *m
      *   column y = y2 + (-2wz, 2ww, 2wx, -2wy) - (0, 1, 0, 0)
      *   column z = z2 + (2wy, -2wx, 2ww, -2wz) - (0, 0, 1, 0)
      * Lane w cancels exactly (2xw - 2wx), giving the 0 the matrix needs there. */
-    __m128 q2 = _mm_add_ps(q, q);
-    __m128 x2 = _mm_mul_ps(LANES(q, 0, 0, 0, 0), q2);
-    __m128 y2 = _mm_mul_ps(LANES(q, 1, 1, 1, 1), q2);
-    __m128 z2 = _mm_mul_ps(LANES(q, 2, 2, 2, 2), q2);
-    __m128 w2 = _mm_mul_ps(LANES(q, 3, 3, 3, 3), q2);
-    __m128 column_x = _mm_add_ps(x2, flip_signs(LANES(w2, 3, 2, 1, 0), 0.0f, 0.0f, -0.0f, -0.0f));
-    __m128 column_y = _mm_add_ps(y2, flip_signs(LANES(w2, 2, 3, 0, 1), -0.0f, 0.0f, 0.0f, -0.0f));
-    __m128 column_z = _mm_add_ps(z2, flip_signs(LANES(w2, 1, 0, 3, 2), 0.0f, -0.0f, 0.0f, -0.0f));
-    column_x = _mm_sub_ps(column_x, _mm_set_ps(0.0f, 0.0f, 0.0f, 1.0f));
-    column_y = _mm_sub_ps(column_y, _mm_set_ps(0.0f, 0.0f, 1.0f, 0.0f));
-    column_z = _mm_sub_ps(column_z, _mm_set_ps(0.0f, 1.0f, 0.0f, 0.0f));
+    __m128 column_x, column_y, column_z;
+    ROTATION_COLUMNS(__m128, _mm_mul_ps, _mm_add_ps, _mm_sub_ps, LANES, flip_signs, q,
+                     _mm_set_ps(0.0f, 0.0f, 0.0f, 1.0f), _mm_set_ps(0.0f, 0.0f, 1.0f, 0.0f),
+                     _mm_set_ps(0.0f, 1.0f, 0.0f, 0.0f), column_x, column_y, column_z);
 
     /* Column c of the product: R * B[c].xyz (+ t for the last), as glm_mul_sse2 does it. */
     for (int c = 0; c < 4; ++c) {
@@ -757,17 +757,9 @@ PAIR_TARGET static void palette_joints_pairs(const joint_pose *joints, const mat
     for (; i + 1 < count; i += 2) {
         __m256 q = load_pair(joints[i].rotation, joints[i + 1].rotation);
         __m256 translation = _mm256_add_ps(load_pair(joints[i].position, joints[i + 1].position), one_w);
-        __m256 q2 = _mm256_add_ps(q, q);
-        __m256 x2 = _mm256_mul_ps(LANES_PAIRS(q, 0, 0, 0, 0), q2);
-        __m256 y2 = _mm256_mul_ps(LANES_PAIRS(q, 1, 1, 1, 1), q2);
-        __m256 z2 = _mm256_mul_ps(LANES_PAIRS(q, 2, 2, 2, 2), q2);
-        __m256 w2 = _mm256_mul_ps(LANES_PAIRS(q, 3, 3, 3, 3), q2);
-        __m256 column_x = _mm256_add_ps(x2, flip_signs_pairs(LANES_PAIRS(w2, 3, 2, 1, 0), 0.0f, 0.0f, -0.0f, -0.0f));
-        __m256 column_y = _mm256_add_ps(y2, flip_signs_pairs(LANES_PAIRS(w2, 2, 3, 0, 1), -0.0f, 0.0f, 0.0f, -0.0f));
-        __m256 column_z = _mm256_add_ps(z2, flip_signs_pairs(LANES_PAIRS(w2, 1, 0, 3, 2), 0.0f, -0.0f, 0.0f, -0.0f));
-        column_x = _mm256_sub_ps(column_x, one_x);
-        column_y = _mm256_sub_ps(column_y, one_y);
-        column_z = _mm256_sub_ps(column_z, one_z);
+        __m256 column_x, column_y, column_z;
+        ROTATION_COLUMNS(__m256, _mm256_mul_ps, _mm256_add_ps, _mm256_sub_ps, LANES_PAIRS, flip_signs_pairs, q,
+                         one_x, one_y, one_z, column_x, column_y, column_z);
         for (int c = 0; c < 4; ++c) {
             __m256 bc = load_pair(inverse_bind[i][c], inverse_bind[i + 1][c]);
             __m256 column = _mm256_mul_ps(column_x, LANES_PAIRS(bc, 0, 0, 0, 0));
