@@ -453,6 +453,10 @@ static void test_legs_key(void)
               right_first->legs[0].knee == found->legs[1].knee && right_first->legs[0].hip == found->legs[1].hip &&
               right_first->legs[1].ankle == found->legs[0].ankle);
         CHECK(one->leg_count == 1 && one->legs[0].ankle == found->legs[0].ankle);
+        /* The pelvis the foot IK lowers, found once at load: the hips both thighs hang from; for one leg,
+         * its thigh's parent. */
+        CHECK(found->pelvis >= 0 && strcmp(s->names[found->pelvis], "hips") == 0 && right_first->pelvis == found->pelvis);
+        CHECK(one->pelvis == anim_foot_lock_pelvis(s, one->legs, 1) && one->pelvis == found->pelvis);
         /* The contacts follow the legs given: the one-legged character's left foot plants as the found one's. */
         int idle = anim_config_find_clip(one, "idle");
         CHECK(idle >= 0);

@@ -116,18 +116,29 @@ static entity_frame frame_of(const anim_foot_lock_input *input)
     return frame;
 }
 
-static void file_to_world(const entity_frame *frame, const float file[3], float world[3])
+/* Written out, not as loops over the axes: GCC -O2 kept the loops, and five points a step go through these. */
+static inline void file_to_world(const entity_frame *frame, const float file[3], float world[3])
 {
+    const float(*t)[3] = frame->turn;
     float x = file[0] * frame->scale, y = file[1] * frame->scale, z = file[2] * frame->scale;
-    for (int r = 0; r < 3; ++r)
-        world[r] = frame->position[r] + (frame->turn[r][0] * x + frame->turn[r][1] * y + frame->turn[r][2] * z);
+    float wx = frame->position[0] + (t[0][0] * x + t[0][1] * y + t[0][2] * z);
+    float wy = frame->position[1] + (t[1][0] * x + t[1][1] * y + t[1][2] * z);
+    float wz = frame->position[2] + (t[2][0] * x + t[2][1] * y + t[2][2] * z);
+    world[0] = wx;
+    world[1] = wy;
+    world[2] = wz;
 }
 
 /* A world direction in file axes (no translation, no scale). */
-static void direction_to_file(const entity_frame *frame, const float world[3], float file[3])
+static inline void direction_to_file(const entity_frame *frame, const float world[3], float file[3])
 {
-    for (int i = 0; i < 3; ++i)
-        file[i] = frame->turn[0][i] * world[0] + frame->turn[1][i] * world[1] + frame->turn[2][i] * world[2];
+    const float(*t)[3] = frame->turn;
+    float fx = t[0][0] * world[0] + t[1][0] * world[1] + t[2][0] * world[2];
+    float fy = t[0][1] * world[0] + t[1][1] * world[1] + t[2][1] * world[2];
+    float fz = t[0][2] * world[0] + t[1][2] * world[1] + t[2][2] * world[2];
+    file[0] = fx;
+    file[1] = fy;
+    file[2] = fz;
 }
 
 static void world_to_file(const entity_frame *frame, const float world[3], float file[3])
@@ -251,14 +262,11 @@ static bool in_branch(const int *parents, int joint, int ancestor)
 /* Leg length in metres, from the pose's hip, knee and ankle. */
 static float leg_length(const joint_pose *object, const pose_ik_chain *leg, float scale)
 {
-    float thigh = 0.0f, shin = 0.0f;
-    for (int k = 0; k < 3; ++k) {
-        float a = object[leg->knee].position[k] - object[leg->hip].position[k];
-        float b = object[leg->ankle].position[k] - object[leg->knee].position[k];
-        thigh += a * a;
-        shin += b * b;
-    }
-    return (sqrtf(thigh) + sqrtf(shin)) * scale;
+    const float *hip = object[leg->hip].position, *knee = object[leg->knee].position;
+    const float *ankle = object[leg->ankle].position;
+    float ax = knee[0] - hip[0], ay = knee[1] - hip[1], az = knee[2] - hip[2];
+    float bx = ankle[0] - knee[0], by = ankle[1] - knee[1], bz = ankle[2] - knee[2];
+    return (sqrtf(ax * ax + ay * ay + az * az) + sqrtf(bx * bx + by * by + bz * bz)) * scale;
 }
 
 /* rotation turned by strength of the shortest arc from up to normal (both file axes), in place. */
@@ -355,7 +363,7 @@ bool anim_foot_lock_apply(const anim_foot_lock_input *input, anim_foot_lock_stat
 
     /* The pelvis: toward the drop the feet being placed need, at most ANIM_FOOT_IK_PELVIS_SPEED, and at
      * once at least as low as a foot needs to reach its target now. */
-    int pelvis = anim_foot_lock_pelvis(s, input->legs, input->leg_count);
+    int pelvis = input->pelvis_known ? input->pelvis : anim_foot_lock_pelvis(s, input->legs, input->leg_count);
     float drop = 0.0f;
     if (pelvis >= 0 && placing) {
         float wanted = 0.0f, needed = 0.0f;

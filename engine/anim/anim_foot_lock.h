@@ -138,6 +138,9 @@ typedef struct anim_foot_lock_input {
     int leg_count;               /* 0..ANIM_FEET_MAX */
     const float *planted_shares; /* leg_count shares, as anim_foot_lock_planted_shares gives them */
     const float *planted_soon;   /* the same ANIM_FOOT_IK_FADE_SECONDS ahead, or NULL (settings.ik only) */
+    bool pelvis_known;           /* pelvis is anim_foot_lock_pelvis of these legs, found once (the
+                                  * character's); false: found here on every call */
+    int pelvis;
     float scale;                 /* the character's import: file units to metres */
     anim_axes axes;              /* and file axes to canonical */
     anim_placement placement;    /* where the entity stands after this step */

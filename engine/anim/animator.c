@@ -720,6 +720,8 @@ bool animator_lock_feet(animator *animator, const anim_placement *placement, con
         .skeleton = &character->model->skeleton,
         .legs = character->legs,
         .leg_count = character->leg_count,
+        .pelvis_known = true,
+        .pelvis = character->pelvis,
         .planted_shares = shares,
         .planted_soon = soon,
         .scale = character->scale,

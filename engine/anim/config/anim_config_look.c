@@ -209,14 +209,16 @@ void anim_config_load_legs(anim_config_loader *loader, anim_character *character
                            const ini_section *section)
 {
     character->leg_count = 0;
+    character->pelvis = -1;
     if (!character->model)
         return;
     const skeleton *s = &character->model->skeleton;
     const ini_entry *entry = section ? ini_find_entry(section, "legs") : NULL;
     if (!entry) {
         character->leg_count = anim_feet_find_legs(s, character->legs);
-        return;
+    } else {
+        int count = parse_legs(loader, path, entry, s, character->legs);
+        character->leg_count = count > 0 ? count : 0;
     }
-    int count = parse_legs(loader, path, entry, s, character->legs);
-    character->leg_count = count > 0 ? count : 0;
+    character->pelvis = anim_foot_lock_pelvis(s, character->legs, character->leg_count);
 }
