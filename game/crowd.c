@@ -609,7 +609,8 @@ static void begin_member(crowd_step *step, crowd_member *member, member_step *wo
     else
         crowd_update_trip(member, params, step->dt);
     /* Followed every step, animated or not, so the level of detail does not change the lean. */
-    member->turn_rate = mover_turn_rate_follow(member->turn_rate, work->before.heading, member->mover.heading, step->dt);
+    member->turn_rate =
+        mover_turn_rate_follow(member->turn_rate, work->before.heading, member->mover.heading, step->dt);
     /* Level of detail: the walk keeps moving every step; the animation of far or unseen members catches up
      * every 2nd or 4th step with the time it missed (events and transitions included, as the animator is
      * frame-rate independent). */

@@ -281,7 +281,8 @@ static void test_step_weights_match_fresh_weights(void)
         joint_pose local[64], object[64];
         CHECK(s->joint_count <= 64 && anim_controller_local_pose(controller, local));
         CHECK(pose_to_object(s->parents, s->joint_count, local, object));
-        same += memcmp(object, anim_controller_object_pose(controller), sizeof(joint_pose) * (size_t)s->joint_count) == 0;
+        size_t bytes = sizeof(joint_pose) * (size_t)s->joint_count;
+        same += memcmp(object, anim_controller_object_pose(controller), bytes) == 0;
         int layers = anim_controller_layer_count(controller, 0);
         most_layers = layers > most_layers ? layers : most_layers;
         ++steps;

@@ -902,15 +902,17 @@ static void test_update_pair_is_two_updates(void)
             double dt_a = STEP, dt_b = which == 0 ? STEP : 2.0 * STEP;
             animator_update_result pair_results[2], alone_results[2];
             CHECK(animator_update_pair(paired[0], dt_a, &pair_results[0], paired[1], dt_b, &pair_results[1]) == 3u);
-            CHECK(animator_update(alone[0], dt_a, &alone_results[0]) && animator_update(alone[1], dt_b, &alone_results[1]));
+            CHECK(animator_update(alone[0], dt_a, &alone_results[0]));
+            CHECK(animator_update(alone[1], dt_b, &alone_results[1]));
             for (int k = 0; k < 2; ++k) {
                 same_poses = same_poses && memcmp(anim_controller_object_pose(animator_controller(paired[k])),
                                                   anim_controller_object_pose(animator_controller(alone[k])),
                                                   sizeof(joint_pose) * (size_t)joints) == 0;
                 const animator_update_result *p = &pair_results[k], *q = &alone_results[k];
-                same_results = same_results && p->decision.fired == q->decision.fired && p->decision.to == q->decision.to &&
-                               p->animation.event_count == q->animation.event_count &&
-                               memcmp(p->animation.translation, q->animation.translation, sizeof p->animation.translation) == 0 &&
+                same_results = same_results && p->decision.fired == q->decision.fired &&
+                               p->decision.to == q->decision.to && p->animation.event_count == q->animation.event_count &&
+                               memcmp(p->animation.translation, q->animation.translation,
+                                      sizeof p->animation.translation) == 0 &&
                                p->animation.yaw == q->animation.yaw;
                 fired += p->decision.fired;
                 events += p->animation.event_count;

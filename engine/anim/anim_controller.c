@@ -1483,7 +1483,8 @@ static void advance_channel(anim_channel *channel, int channel_index, double dt,
             lowest_visible = k;
     if (lowest_visible > 0) {
         memmove(channel->layers, channel->layers + lowest_visible, sizeof(anim_layer) * (size_t)(count - lowest_visible));
-        memmove(blend_weights, blend_weights + lowest_visible, sizeof *blend_weights * (size_t)(count - lowest_visible));
+        memmove(blend_weights, blend_weights + lowest_visible,
+                sizeof *blend_weights * (size_t)(count - lowest_visible));
         channel->layer_count = count - lowest_visible;
     }
     if (channel_index > 0 && channel->weight == 0.0f && !channel->weight_target)

@@ -452,8 +452,8 @@ bool animator_update(animator *animator, double dt, animator_update_result *resu
 /* Whether two animators' skeletons turn to object space with the same parents. */
 static bool same_hierarchy(const skeleton *a, const skeleton *b)
 {
-    return a->joint_count == b->joint_count &&
-           (a->parents == b->parents || memcmp(a->parents, b->parents, sizeof *a->parents * (size_t)a->joint_count) == 0);
+    size_t bytes = sizeof *a->parents * (size_t)a->joint_count;
+    return a->joint_count == b->joint_count && (a->parents == b->parents || memcmp(a->parents, b->parents, bytes) == 0);
 }
 
 unsigned animator_update_pair(animator *a, double dt_a, animator_update_result *result_a, animator *b, double dt_b,
