@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "anim/animator.h"
+#include "animator_fixture.h"
 #include "check.h"
 #include "pose/pose.h"
 #include "heap_counter.h"
@@ -171,43 +172,20 @@ static void test_blend_pose(void)
     cache_destroy(c);
 }
 
-/* The shipped config's mannequin with an animator in its first state; false (reported) when it did not load. */
-typedef struct shipped_mannequin {
-    cache *cache;
-    anim_config *config;
-    const anim_character *mannequin;
-    animator *animator;
-} shipped_mannequin;
-
-static bool shipped_mannequin_open(shipped_mannequin *m)
-{
-    m->cache = cache_create();
-    m->config = load(m->cache);
-    m->mannequin = m->config ? anim_config_find_character(m->config, "mannequin") : NULL;
-    m->animator = m->mannequin ? animator_create(m->mannequin) : NULL;
-    CHECK(m->animator != NULL);
-    return m->animator != NULL;
-}
-
-static void shipped_mannequin_close(shipped_mannequin *m)
-{
-    animator_destroy(m->animator);
-    anim_config_free(m->config);
-    cache_destroy(m->cache);
-}
-
 /* An animator in the locomotion state follows the speed: walk's weight is speed / 1.4 up to the walk; the
  * idle keeps its own clock while the walk's phase runs; updates allocate nothing; a reload in the middle of
  * the blend keeps the pose bit for bit. */
 static void test_animator_follows_the_speed(void)
 {
-    shipped_mannequin shipped;
-    if (!shipped_mannequin_open(&shipped)) {
-        shipped_mannequin_close(&shipped);
+    fixture shipped;
+    bool opened = fixture_open(&shipped, CHARACTERS);
+    CHECK(shipped.diagnostics == 0);
+    if (!opened) {
+        fixture_close(&shipped);
         return;
     }
     cache *c = shipped.cache;
-    const anim_character *mannequin = shipped.mannequin;
+    const anim_character *mannequin = shipped.character;
     animator *a = shipped.animator;
     CHECK(strcmp(animator_state_name(a), "locomotion") == 0);
     long before = heap_calls;
@@ -254,7 +232,7 @@ static void test_animator_follows_the_speed(void)
     }
     animator_destroy(control);
     anim_config_free(again);
-    shipped_mannequin_close(&shipped);
+    fixture_close(&shipped);
 }
 
 /* The step's pose reuses each blend layer's weights from the step's advance (anim_controller.c keeps them
@@ -263,9 +241,10 @@ static void test_animator_follows_the_speed(void)
  * fades end), with the lean blend and the breath on the overlay, the two give the same pose bit for bit. */
 static void test_step_weights_match_fresh_weights(void)
 {
-    shipped_mannequin shipped;
-    bool opened = shipped_mannequin_open(&shipped);
-    const anim_character *mannequin = shipped.mannequin;
+    fixture shipped;
+    bool opened = fixture_open(&shipped, CHARACTERS);
+    CHECK(shipped.diagnostics == 0);
+    const anim_character *mannequin = shipped.character;
     animator *a = shipped.animator;
     int same = 0, steps = 0, most_layers = 0;
     for (int step = 0; opened && step < 600; ++step) {
@@ -290,7 +269,7 @@ static void test_step_weights_match_fresh_weights(void)
     printf("  %d steps through blend crossfades (up to %d body layers): %d poses the same from the step's weights\n",
            steps, most_layers, same);
     CHECK(same == steps && most_layers >= 2);
-    shipped_mannequin_close(&shipped);
+    fixture_close(&shipped);
 }
 
 /* How far the trunk leans sideways, in degrees: the angle of spine.01 -> neck, in object space (Z up, +Y the

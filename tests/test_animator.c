@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "anim/animator.h"
+#include "animator_fixture.h"
 #include "check.h"
 #include "pose/pose.h"
 #include "synth.h"
@@ -21,38 +22,6 @@
 #define CROSSFADE MARIONETTE_TEST_DATA "/crossfade"
 #define MANNEQUIN MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh"
 #define STEP (1.0 / 60.0)
-
-typedef struct fixture {
-    cache *cache;
-    anim_config *config;
-    const anim_character *character;
-    animator *animator;
-} fixture;
-
-
-static bool fixture_open(fixture *f, const char *characters_path)
-{
-    *f = (fixture){.cache = cache_create()};
-    diag_list errors = {0};
-    f->config = anim_config_load(characters_path, f->cache, &errors);
-    test_print_diags(&errors);
-    diag_list_free(&errors);
-    CHECK(f->config != NULL);
-    f->character = f->config ? anim_config_find_character(f->config, "mannequin") : NULL;
-    CHECK(f->character != NULL);
-    f->animator = f->character ? animator_create(f->character) : NULL;
-    CHECK(f->animator != NULL);
-    return f->animator != NULL;
-}
-
-static void fixture_close(fixture *f)
-{
-    animator_destroy(f->animator);
-    anim_config_free(f->config);
-    if (f->cache)
-        CHECK(cache_get_stats(f->cache).users == 0);
-    cache_destroy(f->cache);
-}
 
 /* Step at 60 Hz for `seconds`; returns how many transitions fired. */
 static int run_for(animator *animator, double seconds)
