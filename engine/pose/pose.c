@@ -50,6 +50,7 @@ _Static_assert(offsetof(joint_pose, position) == 16, "position and unused form t
     !defined(POSE_NO_CLONES)
 #define POSE_PAIRS 1
 #include <immintrin.h>
+#define PAIR_TARGET __attribute__((target("arch=x86-64-v3")))
 #endif
 
 /* The SSE2 joint loops the stages call, inlined into each build of them. */
@@ -378,19 +379,19 @@ static POSE_KERNEL void sample_joints(const joint_pose *a, const joint_pose *b, 
 
 #ifdef POSE_PAIRS
 /* Two joints' 16-byte lanes (first's low, second's high) as one 256-bit register, and back. */
-__attribute__((target("arch=x86-64-v3"))) static inline __m256 load_pair(const float *first, const float *second)
+PAIR_TARGET static inline __m256 load_pair(const float *first, const float *second)
 {
     return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(first)), _mm_load_ps(second), 1);
 }
 
-__attribute__((target("arch=x86-64-v3"))) static inline void store_pair(__m256 pair, float *first, float *second)
+PAIR_TARGET static inline void store_pair(__m256 pair, float *first, float *second)
 {
     _mm_store_ps(first, _mm256_castps256_ps128(pair));
     _mm_store_ps(second, _mm256_extractf128_ps(pair, 1));
 }
 
 /* dot_all_lanes in each 128-bit half. */
-__attribute__((target("arch=x86-64-v3"))) static inline __m256 dot_all_lanes_pairs(__m256 a, __m256 b)
+PAIR_TARGET static inline __m256 dot_all_lanes_pairs(__m256 a, __m256 b)
 {
     __m256 products = _mm256_mul_ps(a, b);
     __m256 pairs = _mm256_add_ps(products, _mm256_permute_ps(products, _MM_SHUFFLE(2, 3, 0, 1)));
@@ -399,8 +400,8 @@ __attribute__((target("arch=x86-64-v3"))) static inline __m256 dot_all_lanes_pai
 
 /* sample_joints two joints at a time, each half of every register doing what sample_joints does to one
  * joint, step for step; an odd last joint goes through sample_joints. */
-__attribute__((target("arch=x86-64-v3"))) static void sample_joints_pairs(const joint_pose *a, const joint_pose *b,
-                                                                         float t, int count, joint_pose *out)
+PAIR_TARGET static void sample_joints_pairs(const joint_pose *a, const joint_pose *b, float t, int count,
+                                            joint_pose *out)
 {
     __m256 t8 = _mm256_set1_ps(t), one_minus_t8 = _mm256_set1_ps(1.0f - t), sign_bit = _mm256_set1_ps(-0.0f);
     int i = 0;
@@ -462,14 +463,12 @@ static POSE_KERNEL void blend_joints(const joint_pose *const *poses, const float
 #ifdef POSE_PAIRS
 /* blend_joints two joints at a time: each half as blend_joints does one joint, normalized_or_identity's
  * choice made per half (both results computed, the tiny half's replaced by identity). */
-__attribute__((target("arch=x86-64-v3"))) static void blend_joints_pairs(const joint_pose *const *poses,
-                                                                        const float *weights, int pose_count,
-                                                                        int reference, float inverse_total,
-                                                                        int joint_count, joint_pose *out)
+PAIR_TARGET static void blend_joints_pairs(const joint_pose *const *poses, const float *weights, int pose_count,
+                                           int reference, float inverse_total, int joint_count, joint_pose *out)
 {
     __m256 reference_weight = _mm256_set1_ps(weights[reference] * inverse_total), sign_bit = _mm256_set1_ps(-0.0f);
-    __m256 tiny = _mm256_set1_ps(POSE_TINY_LENGTH2), identity = _mm256_set_ps(1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f,
-                                                                               0.0f, 0.0f);
+    __m256 tiny = _mm256_set1_ps(POSE_TINY_LENGTH2);
+    __m256 identity = _mm256_set_ps(1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f);
     int i = 0;
     for (; i + 1 < joint_count; i += 2) {
         const joint_pose *first = &poses[reference][i];
@@ -596,7 +595,6 @@ static POSE_KERNEL void to_object_one_pass(const int *parents, int joint_count, 
 #ifdef POSE_PAIRS
 /* The one walk's helpers in 256-bit registers: two poses, one in each 128-bit half, each half computed
  * step for step as the 128-bit helper computes its one pose (in-lane permutes only), so the same bits. */
-#define PAIR_TARGET __attribute__((target("arch=x86-64-v3")))
 #define LANES_PAIRS(v, x, y, z, w) _mm256_permute_ps((v), _MM_SHUFFLE(w, z, y, x))
 
 PAIR_TARGET static inline __m256 flip_signs_pairs(__m256 v, float x, float y, float z, float w)
