@@ -349,6 +349,106 @@ static void test_object_variant_matches(void)
     CHECK(memcmp(object, before, sizeof object) == 0);
 }
 
+/* A skeleton whose leg is not in one run: joints of the body come between the leg's, and the foot has two
+ * toes. */
+enum { WIDE_JOINTS = 10 };
+static const int wide_parents[WIDE_JOINTS] = {-1, 0, 0, 1, 2, 3, 2, 5, 7, 7};
+static const pose_ik_chain wide_chain = {.hip = 1, .knee = 5, .ankle = 7}; /* 3: a twist; 8, 9: toes */
+
+static void random_joint(joint_pose *joint)
+{
+    float length = 0.0f;
+    for (int k = 0; k < 4; ++k) {
+        joint->rotation[k] = 2.0f * rand() / (float)RAND_MAX - 1.0f;
+        length += joint->rotation[k] * joint->rotation[k];
+    }
+    for (int k = 0; k < 4; ++k)
+        joint->rotation[k] /= sqrtf(length);
+    for (int k = 0; k < 3; ++k)
+        joint->position[k] = 0.4f * rand() / (float)RAND_MAX - 0.2f;
+    joint->position[2] -= 0.3f;
+    joint->unused = 0.0f;
+}
+
+/* A prepared leg bends a pose as pose_ik_two_bone_object does, bit for bit, on the small leg and on one whose
+ * branch is not in one run, at every weight, with and without an ankle rotation; joints outside the leg are
+ * left alone. Preparing refuses what the solve refuses, and a branch over POSE_IK_LEG_JOINTS joints; a leg
+ * not prepared, and misuse, write nothing. */
+static void test_prepared_leg_matches(void)
+{
+    srand(23);
+    pose_ik_leg small, wide;
+    CHECK(pose_ik_leg_prepare(leg_parents, LEG_JOINTS, &leg_chain, &small));
+    CHECK(pose_ik_leg_prepare(wide_parents, WIDE_JOINTS, &wide_chain, &wide));
+    CHECK(small.moved_count == 5 && wide.moved_count == 6); /* the pelvis, and the body's 2, 4, 6, are not */
+    CHECK(wide.moved[0] == 1 && wide.part[0] == 1 && wide.moved[2] == 5 && wide.part[2] == 2 && wide.moved[3] == 7 &&
+          wide.part[3] == 3 && wide.moved[5] == 9 && wide.part[5] == 3);
+    float flat[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+    int differences = 0, bent = 0;
+    for (int i = 0; i < 400; ++i) {
+        bool use_wide = i % 2;
+        int count = use_wide ? WIDE_JOINTS : LEG_JOINTS;
+        const int *parents = use_wide ? wide_parents : leg_parents;
+        joint_pose local[WIDE_JOINTS], object[WIDE_JOINTS], general[WIDE_JOINTS], prepared[WIDE_JOINTS];
+        for (int j = 0; j < count; ++j)
+            random_joint(&local[j]);
+        pose_to_object(parents, count, local, object);
+        memcpy(general, object, sizeof object);
+        memcpy(prepared, object, sizeof object);
+        const pose_ik_chain *chain = use_wide ? &wide_chain : &leg_chain;
+        float target[3] = {object[chain->hip].position[0] + 0.6f * rand() / (float)RAND_MAX - 0.3f,
+                           object[chain->hip].position[1] + 0.6f * rand() / (float)RAND_MAX - 0.3f,
+                           object[chain->hip].position[2] - 0.6f * rand() / (float)RAND_MAX};
+        float weight = (float)(i % 5) / 4.0f;
+        const float *rotation = i % 3 ? flat : NULL;
+        CHECK(pose_ik_two_bone_object(parents, count, chain, target, rotation, weight, general));
+        CHECK(pose_ik_two_bone_leg(use_wide ? &wide : &small, target, rotation, weight, prepared));
+        differences += memcmp(general, prepared, sizeof(joint_pose) * (size_t)count) != 0;
+        bent += memcmp(general, object, sizeof(joint_pose) * (size_t)count) != 0;
+        if (use_wide)
+            for (int j = 0; j < count; ++j)
+                if (j == 0 || j == 2 || j == 4 || j == 6)
+                    differences += memcmp(&prepared[j], &object[j], sizeof object[j]) != 0;
+    }
+    CHECK(differences == 0);
+    CHECK(bent >= 300); /* weight 0 (a fifth) changes nothing; the rest bend */
+
+    /* Refused: what the solve refuses, and a foot of more joints than a prepared leg lists. */
+    pose_ik_leg untouched;
+    memset(&untouched, 0x5a, sizeof untouched);
+    pose_ik_leg leg = untouched;
+    pose_ik_chain backwards = {.hip = KNEE, .knee = HIP, .ankle = ANKLE};
+    int bad_parents[LEG_JOINTS] = {-1, 0, 1, 2, 3, 7};
+    CHECK(!pose_ik_leg_prepare(leg_parents, LEG_JOINTS, &backwards, &leg));
+    CHECK(!pose_ik_leg_prepare(bad_parents, LEG_JOINTS, &leg_chain, &leg));
+    CHECK(!pose_ik_leg_prepare(leg_parents, LEG_JOINTS, &leg_chain, NULL));
+    CHECK(!pose_ik_leg_prepare(NULL, LEG_JOINTS, &leg_chain, &leg));
+    enum { TOES = POSE_IK_LEG_JOINTS + 4 };
+    int many_parents[TOES];
+    for (int j = 0; j < TOES; ++j)
+        many_parents[j] = j < LEG_JOINTS ? leg_parents[j] : ANKLE; /* toes on toes' place: all under the ankle */
+    CHECK(!pose_ik_leg_prepare(many_parents, TOES, &leg_chain, &leg));
+    CHECK(pose_ik_leg_prepare(many_parents, POSE_IK_LEG_JOINTS + 1, &leg_chain, &leg)); /* the hip's branch: 32 */
+    CHECK(leg.moved_count == POSE_IK_LEG_JOINTS);
+    leg = untouched;
+    CHECK(!pose_ik_leg_prepare(many_parents, TOES, &leg_chain, &leg));
+    CHECK(memcmp(&leg, &untouched, sizeof leg) == 0);
+
+    joint_pose local[LEG_JOINTS], object[LEG_JOINTS], before[LEG_JOINTS];
+    make_leg(local, 0.3f, 0.6f, THIGH);
+    pose_to_object(leg_parents, LEG_JOINTS, local, object);
+    memcpy(before, object, sizeof object);
+    float target[3] = {0.1f, 0.1f, 0.3f}, not_a_number[3] = {NAN, 0.0f, 0.0f}, broken[4] = {0.0f, INFINITY, 0.0f, 1.0f};
+    pose_ik_leg not_prepared = {0};
+    CHECK(!pose_ik_two_bone_leg(&not_prepared, target, NULL, 1.0f, object));
+    CHECK(!pose_ik_two_bone_leg(NULL, target, NULL, 1.0f, object));
+    CHECK(!pose_ik_two_bone_leg(&small, not_a_number, NULL, 1.0f, object));
+    CHECK(!pose_ik_two_bone_leg(&small, target, broken, 1.0f, object));
+    CHECK(!pose_ik_two_bone_leg(&small, target, NULL, 1.5f, object));
+    CHECK(!pose_ik_two_bone_leg(&small, target, NULL, 1.0f, NULL));
+    CHECK(memcmp(object, before, sizeof object) == 0);
+}
+
 static void test_no_allocation(void)
 {
     joint_pose local[LEG_JOINTS], object[LEG_JOINTS];
@@ -375,6 +475,7 @@ int main(void)
     RUN(test_degenerate_inputs_stay_finite);
     RUN(test_misuse_is_refused_untouched);
     RUN(test_object_variant_matches);
+    RUN(test_prepared_leg_matches);
     RUN(test_no_allocation);
     return check_report();
 }

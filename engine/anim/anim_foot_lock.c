@@ -434,7 +434,11 @@ bool anim_foot_lock_apply(const anim_foot_lock_input *input, anim_foot_lock_stat
             direction_to_file(&frame, plan->normal, normal);
             tilt_rotation(up, normal, plan->placed, rotation);
         }
-        pose_ik_two_bone_object(s->parents, s->joint_count, leg, target, rotation, 1.0f, object);
+        const pose_ik_leg *prepared = input->prepared ? &input->prepared[f] : NULL;
+        if (prepared && prepared->moved_count > 0 && prepared->joint_count == s->joint_count)
+            pose_ik_two_bone_leg(prepared, target, rotation, 1.0f, object);
+        else
+            pose_ik_two_bone_object(s->parents, s->joint_count, leg, target, rotation, 1.0f, object);
     }
     return true;
 }

@@ -135,6 +135,8 @@ void anim_foot_lock_planted_shares_ahead(const anim_controller *controller, int 
 typedef struct anim_foot_lock_input {
     const skeleton *skeleton;
     const pose_ik_chain *legs;   /* leg_count chains; the ankle is the foot (anim_feet_find_legs) */
+    const pose_ik_leg *prepared; /* the same legs made ready for the skeleton (pose_ik_leg_prepare), or
+                                  * NULL; a leg that is not (all zero) is bent the general way */
     int leg_count;               /* 0..ANIM_FEET_MAX */
     const float *planted_shares; /* leg_count shares, as anim_foot_lock_planted_shares gives them */
     const float *planted_soon;   /* the same ANIM_FOOT_IK_FADE_SECONDS ahead, or NULL (settings.ik only) */

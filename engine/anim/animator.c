@@ -719,6 +719,7 @@ bool animator_lock_feet(animator *animator, const anim_placement *placement, con
     anim_foot_lock_input input = {
         .skeleton = &character->model->skeleton,
         .legs = character->legs,
+        .prepared = character->ik_legs,
         .leg_count = character->leg_count,
         .pelvis_known = true,
         .pelvis = character->pelvis,

@@ -1,5 +1,6 @@
 #include "pose_ik.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 
@@ -375,23 +376,27 @@ IK_HOT void move_joint(joint_pose *pose, ik_motion motion)
     pose->rotation[3] = (float)rotation.w;
 }
 
-bool pose_ik_two_bone_object(const int *parents, int joint_count, const pose_ik_chain *chain, const float target[3],
-                             const float *ankle_rotation, float weight, joint_pose *object)
+/* The parts of a leg the solve moves, each as one rigid motion. */
+enum { LEG_OUTSIDE = 0, LEG_THIGH = 1, LEG_SHIN = 2, LEG_FOOT = 3 };
+
+typedef struct leg_motions {
+    ik_motion part[4]; /* indexed by LEG_THIGH .. LEG_FOOT */
+} leg_motions;
+
+/* The solve for a checked chain, as rigid motions of its parts: false when nothing is to change (weight 0,
+ * or no leg to bend). What pose_ik_two_bone does through local rotations, done to the object poses: the
+ * thigh's branch turns about the hip; the shin's about the knee, then with the thigh; the foot's then
+ * about the ankle where it has gone. */
+static bool solve_motions(const pose_ik_chain *chain, const float target[3], const float *ankle_rotation,
+                          float weight, const joint_pose *object, leg_motions *motions)
 {
-    if (!arguments_valid(parents, joint_count, chain, target, ankle_rotation, weight, object))
-        return false;
     ik_quaternion hip_turn, knee_turn;
     if (weight == 0.0f || !solve_leg(chain, target, object, &hip_turn, &knee_turn))
-        return true;
+        return false;
     hip_turn = quaternion_scale(hip_turn, weight);
     knee_turn = quaternion_scale(knee_turn, weight);
     ik_vector hip = vector_from_floats(object[chain->hip].position);
     ik_vector knee = vector_from_floats(object[chain->knee].position);
-    /* What pose_ik_two_bone does through local rotations, done to the object poses as rigid motions, one
-     * per part of the leg. Joints are in parent-before-child order, so one pass marks each joint's part from
-     * its parent's (the crowd runs this for every planted foot: no walk up the hierarchy per joint). */
-    enum { OUTSIDE = 0, THIGH = 1, SHIN = 2, FOOT = 3, MARKED = 256 };
-    unsigned char part[MARKED];
     ik_quaternion ankle_turn = {0.0, 0.0, 0.0, 1.0};
     if (ankle_rotation) {
         /* The ankle's rotation after the leg's turns, and the turn that takes it to the wanted one. */
@@ -400,8 +405,6 @@ bool pose_ik_two_bone_object(const int *parents, int joint_count, const pose_ik_
         ik_quaternion wanted = quaternion_normalize(quaternion_from_floats(ankle_rotation));
         ankle_turn = quaternion_multiply(quaternion_slerp(now, wanted, weight), quaternion_conjugate(now));
     }
-    /* The thigh's branch turns about the hip; the shin's about the knee, then with the thigh; the foot's
-     * then about the ankle where it has gone. */
     ik_motion thigh = motion_about(hip_turn, hip);
     ik_motion shin = motion_then(motion_about(knee_turn, knee), thigh);
     ik_motion foot = shin;
@@ -410,21 +413,97 @@ bool pose_ik_two_bone_object(const int *parents, int joint_count, const pose_ik_
             vector_add(quaternion_rotate(shin.turn, vector_from_floats(object[chain->ankle].position)), shin.shift);
         foot = motion_then(shin, motion_about(ankle_turn, moved));
     }
+    motions->part[LEG_THIGH] = thigh;
+    motions->part[LEG_SHIN] = shin;
+    motions->part[LEG_FOOT] = foot;
+    return true;
+}
+
+/* Which part of the leg each joint of the hip's branch belongs to, in one pass over the joints from the hip
+ * (parents come first, so each joint's part follows from its parent's): visit(joint, part, context) for
+ * each joint of the branch, in order. Joints more than 255 past the hip are placed by walking up. False when
+ * visit does (it stops there). */
+typedef bool leg_visit(int joint, int part, void *context);
+
+IK_HOT bool walk_leg(const int *parents, int joint_count, const pose_ik_chain *chain, leg_visit *visit, void *context)
+{
+    enum { MARKED = 256 };
+    unsigned char part[MARKED];
     for (int j = chain->hip; j < joint_count; ++j) {
         int kind;
         if (j - chain->hip < MARKED) {
             int parent = parents[j];
-            int above = j == chain->hip ? THIGH : parent >= chain->hip ? part[parent - chain->hip] : OUTSIDE;
-            kind = above == OUTSIDE ? OUTSIDE : j == chain->knee ? SHIN : j == chain->ankle ? FOOT : above;
+            int above = j == chain->hip ? LEG_THIGH : parent >= chain->hip ? part[parent - chain->hip] : LEG_OUTSIDE;
+            kind = above == LEG_OUTSIDE ? LEG_OUTSIDE : j == chain->knee ? LEG_SHIN : j == chain->ankle ? LEG_FOOT : above;
             part[j - chain->hip] = (unsigned char)kind;
         } else {
-            kind = descends_from(parents, j, chain->ankle) ? FOOT
-                   : descends_from(parents, j, chain->knee) ? SHIN
-                   : descends_from(parents, j, chain->hip)  ? THIGH
-                                                            : OUTSIDE;
+            kind = descends_from(parents, j, chain->ankle) ? LEG_FOOT
+                   : descends_from(parents, j, chain->knee) ? LEG_SHIN
+                   : descends_from(parents, j, chain->hip)  ? LEG_THIGH
+                                                            : LEG_OUTSIDE;
         }
-        if (kind != OUTSIDE)
-            move_joint(&object[j], kind == THIGH ? thigh : kind == SHIN ? shin : foot);
+        if (kind != LEG_OUTSIDE && !visit(j, kind, context))
+            return false;
     }
+    return true;
+}
+
+typedef struct move_context {
+    const leg_motions *motions;
+    joint_pose *object;
+} move_context;
+
+static bool move_visit(int joint, int part, void *context)
+{
+    move_context *move = context;
+    move_joint(&move->object[joint], move->motions->part[part]);
+    return true;
+}
+
+bool pose_ik_two_bone_object(const int *parents, int joint_count, const pose_ik_chain *chain, const float target[3],
+                             const float *ankle_rotation, float weight, joint_pose *object)
+{
+    if (!arguments_valid(parents, joint_count, chain, target, ankle_rotation, weight, object))
+        return false;
+    leg_motions motions;
+    if (!solve_motions(chain, target, ankle_rotation, weight, object, &motions))
+        return true;
+    walk_leg(parents, joint_count, chain, move_visit, &(move_context){&motions, object});
+    return true;
+}
+
+static bool list_visit(int joint, int part, void *context)
+{
+    pose_ik_leg *leg = context;
+    if (leg->moved_count >= POSE_IK_LEG_JOINTS)
+        return false;
+    leg->moved[leg->moved_count] = (short)joint;
+    leg->part[leg->moved_count++] = (unsigned char)part;
+    return true;
+}
+
+bool pose_ik_leg_prepare(const int *parents, int joint_count, const pose_ik_chain *chain, pose_ik_leg *leg)
+{
+    if (!parents || !chain || !leg || joint_count <= 0 || joint_count > SHRT_MAX + 1 ||
+        !chain_valid(parents, joint_count, chain))
+        return false;
+    pose_ik_leg ready = {.chain = *chain, .joint_count = joint_count};
+    if (!walk_leg(parents, joint_count, chain, list_visit, &ready))
+        return false;
+    *leg = ready;
+    return true;
+}
+
+bool pose_ik_two_bone_leg(const pose_ik_leg *leg, const float target[3], const float *ankle_rotation, float weight,
+                          joint_pose *object)
+{
+    if (!leg || !target || !object || leg->moved_count < 3 || !(weight >= 0.0f && weight <= 1.0f) ||
+        !finite_floats(target, 3) || (ankle_rotation && !finite_floats(ankle_rotation, 4)))
+        return false;
+    leg_motions motions;
+    if (!solve_motions(&leg->chain, target, ankle_rotation, weight, object, &motions))
+        return true;
+    for (int i = 0; i < leg->moved_count; ++i)
+        move_joint(&object[leg->moved[i]], motions.part[leg->part[i]]);
     return true;
 }

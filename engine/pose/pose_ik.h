@@ -49,4 +49,29 @@ bool pose_ik_two_bone(const int *parents, int joint_count, const pose_ik_chain *
 bool pose_ik_two_bone_object(const int *parents, int joint_count, const pose_ik_chain *chain, const float target[3],
                              const float *ankle_rotation, float weight, joint_pose *object);
 
+/* A leg made ready once for a skeleton (pose_ik_leg_prepare), for a caller that bends the same leg of many
+ * poses of it (a crowd's foot lock): the chain and the skeleton's parents are checked once, and the joints
+ * the solve moves (the hip's branch) are listed with the part each goes with, so pose_ik_two_bone_leg walks
+ * neither the skeleton's parents nor its joints below the hip on every call. */
+enum { POSE_IK_LEG_JOINTS = 32 }; /* the most joints a prepared leg's branch may hold (hip included) */
+
+typedef struct pose_ik_leg {
+    pose_ik_chain chain;
+    int joint_count;                         /* the skeleton's */
+    int moved_count;                         /* joints in the hip's branch, 3 to POSE_IK_LEG_JOINTS */
+    short moved[POSE_IK_LEG_JOINTS];         /* in increasing order, the hip first */
+    unsigned char part[POSE_IK_LEG_JOINTS];  /* each one's part of the leg: 1 thigh, 2 shin, 3 foot */
+} pose_ik_leg;
+
+/* Make leg ready for the skeleton (parents of joint_count joints): false (leg left as it was) where
+ * pose_ik_two_bone_object would refuse the chain, or the hip's branch holds more than POSE_IK_LEG_JOINTS
+ * joints (pose_ik_two_bone_object still bends such a leg). */
+bool pose_ik_leg_prepare(const int *parents, int joint_count, const pose_ik_chain *chain, pose_ik_leg *leg);
+
+/* pose_ik_two_bone_object for a prepared leg: the same result, bit for bit. object is a pose of the
+ * skeleton the leg was prepared for (leg->joint_count joints). False, nothing written, on a NULL pointer, a
+ * leg not prepared, a non-finite target or rotation, weight outside [0, 1]. */
+bool pose_ik_two_bone_leg(const pose_ik_leg *leg, const float target[3], const float *ankle_rotation, float weight,
+                          joint_pose *object);
+
 #endif

@@ -52,6 +52,9 @@ typedef struct anim_character {
      * (anim_clip.planted). 0 to ANIM_FEET_MAX. */
     int leg_count;
     pose_ik_chain legs[ANIM_FEET_MAX];
+    pose_ik_leg ik_legs[ANIM_FEET_MAX]; /* the same legs made ready for its skeleton (pose_ik_leg_prepare);
+                                         * one that could not be (a branch of over POSE_IK_LEG_JOINTS
+                                         * joints) is all zero, and is bent the general way */
     int pelvis; /* the joint the foot IK lowers (anim_foot_lock_pelvis of the legs), -1 without legs */
     /* characters.ini `skinning`: how its vertices follow its joints (linear blend unless it says
      * dual_quaternion); a renderer may override it for every character at once (the demo's toggle). */

@@ -210,6 +210,7 @@ void anim_config_load_legs(anim_config_loader *loader, anim_character *character
 {
     character->leg_count = 0;
     character->pelvis = -1;
+    memset(character->ik_legs, 0, sizeof character->ik_legs);
     if (!character->model)
         return;
     const skeleton *s = &character->model->skeleton;
@@ -221,4 +222,6 @@ void anim_config_load_legs(anim_config_loader *loader, anim_character *character
         character->leg_count = count > 0 ? count : 0;
     }
     character->pelvis = anim_foot_lock_pelvis(s, character->legs, character->leg_count);
+    for (int f = 0; f < character->leg_count; ++f)
+        pose_ik_leg_prepare(s->parents, s->joint_count, &character->legs[f], &character->ik_legs[f]);
 }
