@@ -358,6 +358,41 @@ static void test_import_with_foot_ik(void)
     CHECK(worst_position <= 1e-5 && worst_turn <= 1e-4);
 }
 
+/* Flat ground asks ground_at nothing (the plane y = 0 is known): no ground, a flat one and a slope of 0
+ * degrees (which ground_at answers) lock and place the feet the same, bit for bit. */
+static void test_flat_ground_shortcut(void)
+{
+    ground flat = {.kind = GROUND_FLAT}, level_slope = {.kind = GROUND_SLOPE, .slope_degrees = 0.0f, .uphill = {1.0f, 0.0f}};
+    const ground *grounds[3] = {NULL, &flat, &level_slope};
+    rig rigs[3];
+    for (int k = 0; k < 3; ++k) {
+        rig_init(&rigs[k]);
+        rigs[k].input.ground = grounds[k];
+        rigs[k].input.settings.ik = true;
+        rigs[k].input.planted_soon = rigs[k].shares;
+        rigs[k].input.placement.heading = -0.4f;
+        rigs[k].input.placement.position[1] = 0.02f; /* standing a little above the plane: placing moves feet */
+    }
+    int differences = 0, moved = 0;
+    for (int step = 0; step < 40; ++step) {
+        joint_pose object[3][JOINTS], animated[JOINTS];
+        make_pose(0.1f + 0.002f * (float)step, 1.0f, animated);
+        for (int k = 0; k < 3; ++k) {
+            memcpy(object[k], animated, sizeof animated);
+            rigs[k].shares[0] = step % 16 < 10 ? 1.0f : 0.0f;
+            rigs[k].shares[1] = step % 16 >= 6 ? 1.0f : 0.0f;
+            rigs[k].input.placement.position[0] = 0.012f * (float)step;
+            CHECK(anim_foot_lock_apply(&rigs[k].input, &rigs[k].state, object[k]));
+        }
+        for (int k = 1; k < 3; ++k)
+            differences += memcmp(object[k], object[0], sizeof animated) != 0 ||
+                           memcmp(&rigs[k].state, &rigs[0].state, sizeof rigs[0].state) != 0;
+        moved += memcmp(object[0], animated, sizeof animated) != 0;
+    }
+    CHECK(differences == 0);
+    CHECK(moved >= 30);
+}
+
 /* Legs made ready once (pose_ik_leg_prepare, as a character's are) bend the legs as the general solve does,
  * bit for bit, and legs made for another skeleton (one with a toe the pose does not have) are not used. */
 static void test_prepared_legs(void)
@@ -516,6 +551,7 @@ int main(void)
     RUN(test_import);
     RUN(test_import_with_foot_ik);
     RUN(test_prepared_legs);
+    RUN(test_flat_ground_shortcut);
     RUN(test_off_misuse_and_no_allocation);
     return check_report();
 }
