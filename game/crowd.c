@@ -126,6 +126,7 @@ struct crowd {
     crowd_look look;
     bool look_on;
     bool one_by_one; /* crowd_set_pairs(false) */
+    bool feet_paused; /* crowd_set_feet_paused */
     unsigned step_count;
     int poses_updated;         /* animator updates in the last crowd_update */
 };
@@ -646,7 +647,9 @@ static void end_member(crowd_step *step, crowd_member *member, const member_step
     /* Feet locked at the full level of detail only: a member posed every 2nd or 4th step is too far to show
      * a sliding foot. Posed at a lower level, it lets go at once (unseen), so that coming back it does not
      * start from old locks; its animator is at hand then, not on the steps it skips. */
-    if (work->animated && work->interval == 1) {
+    if (step->crowd->feet_paused) {
+        /* measuring (crowd_set_feet_paused): the stage left out, its state kept */
+    } else if (work->animated && work->interval == 1) {
         anim_placement placement = {.position = {member->mover.x, member->mover.y, member->mover.z},
                                     .heading = member->mover.heading};
         animator_lock_feet(member->animator, &placement, step->crowd->ground, work->animated_dt);
@@ -749,6 +752,12 @@ void crowd_set_pairs(crowd *crowd, bool pairs)
 {
     if (crowd)
         crowd->one_by_one = !pairs;
+}
+
+void crowd_set_feet_paused(crowd *crowd, bool paused)
+{
+    if (crowd)
+        crowd->feet_paused = paused;
 }
 
 void crowd_set_ground(crowd *crowd, const ground *ground)

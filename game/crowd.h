@@ -74,6 +74,10 @@ void crowd_set_jobs(crowd *crowd, jobs *jobs);
 /* Whether crowd_update animates its members two by two (animator_update_pair: true, the default) or one by
  * one, for measuring what the pairs bring (crowd_bench --one-by-one); the result is the same, bit for bit. */
 void crowd_set_pairs(crowd *crowd, bool pairs);
+/* For measuring what the foot lock and foot IK cost (crowd_bench --alternate feet): while paused,
+ * crowd_update skips that stage (animator_lock_feet) and leaves its state as it is, so the next step that
+ * runs it goes on from there; the poses are then as animated. Not paused by default. */
+void crowd_set_feet_paused(crowd *crowd, bool paused);
 
 /* What the members stand on from now on (NULL: flat): each one's feet at the ground's height under it,
  * at once, at spawn and after every update; bodies stay upright. The crowd does not own it: it must

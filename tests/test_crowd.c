@@ -547,6 +547,52 @@ static void test_pairs_give_the_one_by_one_crowd(void)
     crowd_destroy(alone);
 }
 
+/* Paused feet (crowd_bench --alternate feet): a step leaves every member's foot lock state as it was and its
+ * legs as animated (the crowd alongside, not paused, bends some), and the next step goes on from there. */
+static void test_paused_feet_skip_the_stage(void)
+{
+    enum { MEMBERS = 40, STEPS = 240 };
+    crowd *paused = crowd_create(MEMBERS, 9), *running = crowd_create(MEMBERS, 9);
+    CHECK(paused && running);
+    crowd_spawn_desc desc = standard_desc();
+    CHECK(crowd_spawn(paused, MEMBERS, &desc) == MEMBERS && crowd_spawn(running, MEMBERS, &desc) == MEMBERS);
+    for (int step = 0; step < STEPS; ++step) {
+        crowd_update(paused, STEP);
+        crowd_update(running, STEP);
+    }
+    static anim_foot_lock_state before[MEMBERS];
+    int locked = 0;
+    for (int i = 0; i < MEMBERS; ++i) {
+        before[i] = *animator_foot_lock(crowd_animator(paused, i));
+        locked += before[i].feet[0].weight > 0.0f || before[i].feet[1].weight > 0.0f;
+    }
+    crowd_set_feet_paused(paused, true);
+    crowd_update(paused, STEP);
+    crowd_update(running, STEP);
+    int kept = 0, bent_apart = 0;
+    for (int i = 0; i < MEMBERS; ++i) {
+        const animator *a = crowd_animator(paused, i), *b = crowd_animator(running, i);
+        int joints = crowd_character(paused, i)->model->skeleton.joint_count;
+        kept += memcmp(animator_foot_lock(a), &before[i], sizeof before[i]) == 0;
+        bent_apart += memcmp(anim_controller_object_pose(animator_controller(a)),
+                             anim_controller_object_pose(animator_controller(b)), (size_t)joints * sizeof(joint_pose)) != 0;
+    }
+    printf("  %d of %d members held a foot; one paused step: %d kept their state, %d posed apart from the crowd "
+           "that ran the stage\n", locked, MEMBERS, kept, bent_apart);
+    CHECK(locked > MEMBERS / 4);
+    CHECK(kept == MEMBERS);
+    CHECK(bent_apart > 0);
+    crowd_set_feet_paused(paused, false);
+    crowd_update(paused, STEP);
+    int changed = 0;
+    for (int i = 0; i < MEMBERS; ++i)
+        changed += memcmp(animator_foot_lock(crowd_animator(paused, i)), &before[i], sizeof before[i]) != 0;
+    CHECK(changed > 0);
+    crowd_set_feet_paused(NULL, true); /* NULL is ignored */
+    crowd_destroy(paused);
+    crowd_destroy(running);
+}
+
 /* Level of detail: near members animate every step, middle ones every 2nd, far or unseen ones every 4th,
  * taking turns; the animation catches up with the skipped time; threads change nothing. */
 static int updates_seen(const crowd *c, int index, int steps)
@@ -1070,6 +1116,7 @@ int main(void)
     RUN(test_a_missing_parameter_is_reported_once);
     RUN(test_threads_give_the_serial_crowd);
     RUN(test_pairs_give_the_one_by_one_crowd);
+    RUN(test_paused_feet_skip_the_stage);
     RUN(test_level_of_detail);
     RUN(test_widest_settings_stay_finite);
     RUN(test_a_member_in_a_root_motion_state_moves_by_the_clip);

@@ -15,7 +15,7 @@
  *               [--size W H] [--no-render] [--config DIR]
  *               [--lod-pixels P|off] [--lod-level L] [--no-stand-ins] [--no-shadows] [--skin-once]
  *               [--skinning as_characters|linear|dual_quaternion]
- *               [--look-at METRES] [--one-by-one]
+ *               [--look-at METRES] [--one-by-one] [--alternate feet|pairs]
  *
  * The mesh levels of detail are the demo's (each body's levels made when its mesh is), chosen with a
  * budget of half a pixel (the stand-in under 48 pixels tall) unless --lod-pixels says otherwise (off:
@@ -27,6 +27,12 @@
  * it, as the demo's crowd watches the player (crowd_set_look); a large METRES makes every member look.
  * --one-by-one animates the members one at a time instead of two by two (crowd_set_pairs; the same result),
  * to measure what the pairs bring.
+ * --alternate STAGE measures what one stage costs in one run: every other timed frame runs without it
+ * (feet: the foot lock and foot IK, crowd_set_feet_paused, their state kept; pairs: members one by one), and
+ * a line gives the medians of the frames with and without it and their ratio. The two kinds of frame take
+ * turns a few milliseconds apart, so whatever else the machine does falls on both: on a shared machine whose
+ * runs spread by a fifth, the ratio repeats within a percent or two. The other figures are then those of
+ * the frames with the stage.
  * --no-render needs no GL: the palettes go to a buffer of the benchmark's own (the same bytes written).
  * Run headless with SDL_VIDEODRIVER=offscreen. Ends with one line per N:
  *   crowd: 10000 characters, 2 threads, update 6.1 ms/frame (0.61 us/character), render 812 ms/frame
@@ -63,6 +69,7 @@
 #endif
 
 enum { MAX_COUNTS = 16 };
+enum { ALTERNATE_NONE, ALTERNATE_FEET, ALTERNATE_PAIRS };
 static const float STEP_SECONDS = 1.0f / 60.0f;
 
 typedef struct bench_options {
@@ -77,6 +84,7 @@ typedef struct bench_options {
     bool no_stand_ins, no_shadows, skin_once;
     scene_skinning skinning;        /* --skinning: scene.skinning, as the demo's skin_blend key sets it */
     float look_metres;              /* crowd_set_look's distance around the centre; 0: no look-at */
+    int alternate;                  /* --alternate: ALTERNATE_NONE, _FEET or _PAIRS */
     const char *config_dir;
 } bench_options;
 
@@ -88,6 +96,7 @@ typedef struct frame_medians {
     gfx_stats stats;
     int grows;                      /* gfx buffer grows during the timed frames: 0 when nothing allocated */
     double poses;                   /* poses computed per step, mean over the timed frames */
+    double with_stage, without_stage; /* --alternate: the update's medians over the frames with and without */
 } frame_medians;
 
 static double now_ms(void)
@@ -100,7 +109,8 @@ static int usage(void)
     fprintf(stderr, "usage: crowd_bench --characters N [N ...] [--threads T] [--frames F] [--warmup W] "
                     "[--wander-seconds S] [--size W H] [--no-render] [--lod] [--config DIR]\n"
                     "       [--lod-pixels P|off] [--lod-level L] [--no-stand-ins] [--no-shadows] [--skin-once]\n"
-                    "       [--skinning as_characters|linear|dual_quaternion] [--look-at METRES] [--one-by-one]\n");
+                    "       [--skinning as_characters|linear|dual_quaternion] [--look-at METRES] [--one-by-one]\n"
+                    "       [--alternate feet|pairs]\n");
     return 2;
 }
 
@@ -178,6 +188,14 @@ static bool parse_options(int argc, char **argv, bench_options *o)
             o->look_metres = (float)metres;
         } else if (strcmp(argv[a], "--one-by-one") == 0) {
             o->one_by_one = true;
+        } else if (strcmp(argv[a], "--alternate") == 0 && a + 1 < argc) {
+            ++a;
+            if (strcmp(argv[a], "feet") == 0)
+                o->alternate = ALTERNATE_FEET;
+            else if (strcmp(argv[a], "pairs") == 0)
+                o->alternate = ALTERNATE_PAIRS;
+            else
+                return false;
         } else if (strcmp(argv[a], "--no-render") == 0) {
             o->render = false;
         } else if (strcmp(argv[a], "--config") == 0 && a + 1 < argc) {
@@ -186,7 +204,8 @@ static bool parse_options(int argc, char **argv, bench_options *o)
             return false;
         }
     }
-    return o->count_total > 0;
+    /* Frames alternate in pairs of one with and one without: at least one of each. */
+    return o->count_total > 0 && (o->alternate == ALTERNATE_NONE || o->frames >= 2);
 }
 
 static void print_problems(const diag_list *problems)
@@ -353,6 +372,11 @@ static bool measure(int count, const bench_options *o, const crowd_spawn_desc *d
             cpu_start = bench_cpu_seconds_now();
         }
         double times[4];
+        bool without = o->alternate != ALTERNATE_NONE && f % 2 == 1;
+        if (o->alternate == ALTERNATE_FEET)
+            crowd_set_feet_paused(crowd, without);
+        else if (o->alternate == ALTERNATE_PAIRS)
+            crowd_set_pairs(crowd, !without && !o->one_by_one);
         run_frame(crowd, scene, jobs, frame, &own, times);
         if (f >= o->warmup)
             poses += crowd_poses_updated(crowd);
@@ -369,16 +393,35 @@ static bool measure(int count, const bench_options *o, const crowd_spawn_desc *d
     /* Without rendering the timed loop is the update alone, so the process's CPU time is the update's. */
     out->update_cpu = o->render ? 0.0 : 1000.0 * cpu_seconds / o->frames;
     double *totals = scratch + 4 * o->frames;
-    for (int f = 0; f < o->frames; ++f)
+    int frames = o->frames;
+    if (o->alternate != ALTERNATE_NONE) {
+        /* Timed frame f ran without the stage when f + warmup is odd: their updates' median apart, then the
+         * frames with it moved to the front, for the figures below. */
+        int with = 0, without = 0;
+        for (int f = 0; f < o->frames; ++f) {
+            double update = parts[0][f] + parts[1][f];
+            if ((f + o->warmup) % 2 == 1) {
+                totals[without++] = update;
+            } else {
+                for (int p = 0; p < 4; ++p)
+                    parts[p][with] = parts[p][f];
+                ++with;
+            }
+        }
+        out->without_stage = bench_median(totals, without);
+        frames = with;
+    }
+    for (int f = 0; f < frames; ++f)
         totals[f] = parts[0][f] + parts[1][f];
-    out->update = bench_median(totals, o->frames);
-    for (int f = 0; f < o->frames; ++f)
+    out->update = bench_median(totals, frames);
+    out->with_stage = out->update;
+    for (int f = 0; f < frames; ++f)
         totals[f] = parts[2][f] + parts[3][f];
-    out->render = bench_median(totals, o->frames);
-    out->crowd_update = bench_median(parts[0], o->frames);
-    out->palettes = bench_median(parts[1], o->frames);
-    out->queue = bench_median(parts[2], o->frames);
-    out->end_frame = bench_median(parts[3], o->frames);
+    out->render = bench_median(totals, frames);
+    out->crowd_update = bench_median(parts[0], frames);
+    out->palettes = bench_median(parts[1], frames);
+    out->queue = bench_median(parts[2], frames);
+    out->end_frame = bench_median(parts[3], frames);
     out->poses = (double)poses / o->frames;
     if (o->render) {
         out->stats = gfx_frame_stats();
@@ -470,6 +513,12 @@ int main(int argc, char **argv)
                    r->render, r->queue, r->end_frame, r->stats.instances, r->stats.culled, r->grows,
                    r->stats.palettes_mapped ? "mapped" : "staged", (double)r->stats.palette_bytes_copied / 1e6);
         printf("\n");
+        if (o.alternate != ALTERNATE_NONE)
+            printf("  %6d characters: %s: update %.3f ms with it, %.3f without (medians of alternate frames): "
+                   "%.1f%% of the update, %.3fx the update without it\n",
+                   o.counts[n], o.alternate == ALTERNATE_FEET ? "foot lock and foot IK" : "members two by two",
+                   r->with_stage, r->without_stage, 100.0 * (1.0 - r->without_stage / r->with_stage),
+                   r->with_stage / r->without_stage);
         fflush(stdout);
     }
     for (int n = 0; n < o.count_total; ++n) {
