@@ -53,9 +53,10 @@ IK_HOT ik_vector vector_scale(ik_vector a, double s)
 }
 
 /* a / d as a times 1 / d: one division instead of three. A solve in a crowd waits on its chain of divisions
- * and roots more than on its arithmetic (the foot lock's A/B in crowd_bench: the solves were 11.5% of the
- * update, 9.3% with the divisions of this file made products); a product is within an ulp of the quotient
- * in double, far below the float the result ends in. */
+ * and roots more than on its arithmetic (left out of every other frame, as crowd_bench --alternate does with
+ * the whole foot stage, the solves were 11.5% of the 10,000 crowd's update, 9.3% with this file's
+ * divisions made products: docs/benchmarks.md); a product is within an ulp of the quotient in double, far
+ * below the float the result ends in. */
 IK_HOT ik_vector vector_divide(ik_vector a, double d)
 {
     double inverse = 1.0 / d;

@@ -513,12 +513,17 @@ int main(int argc, char **argv)
                    r->render, r->queue, r->end_frame, r->stats.instances, r->stats.culled, r->grows,
                    r->stats.palettes_mapped ? "mapped" : "staged", (double)r->stats.palette_bytes_copied / 1e6);
         printf("\n");
-        if (o.alternate != ALTERNATE_NONE)
+        if (o.alternate != ALTERNATE_NONE) {
+            double with = r->with_stage, without = r->without_stage;
             printf("  %6d characters: %s: update %.3f ms with it, %.3f without (medians of alternate frames): "
-                   "%.1f%% of the update, %.3fx the update without it\n",
+                   "%.3fx the update without it; ",
                    o.counts[n], o.alternate == ALTERNATE_FEET ? "foot lock and foot IK" : "members two by two",
-                   r->with_stage, r->without_stage, 100.0 * (1.0 - r->without_stage / r->with_stage),
-                   r->with_stage / r->without_stage);
+                   with, without, with / without);
+            if (with >= without)
+                printf("it takes %.1f%% of the update\n", 100.0 * (with - without) / with);
+            else
+                printf("it saves %.1f%% of the update without it\n", 100.0 * (without - with) / without);
+        }
         fflush(stdout);
     }
     for (int n = 0; n < o.count_total; ++n) {
