@@ -358,8 +358,8 @@ static void test_import_with_foot_ik(void)
     CHECK(worst_position <= 1e-5 && worst_turn <= 1e-4);
 }
 
-/* Flat ground asks ground_at nothing (the plane y = 0 is known): no ground, a flat one and a slope of 0
- * degrees (which ground_at answers) lock and place the feet the same, bit for bit. */
+/* Flat ground (ground_at's plane, answered inline) and a slope of 0 degrees (answered by the slope's own
+ * code): no ground, a flat one and the level slope lock and place the feet the same, bit for bit. */
 static void test_flat_ground_shortcut(void)
 {
     ground flat = {.kind = GROUND_FLAT}, level_slope = {.kind = GROUND_SLOPE, .slope_degrees = 0.0f, .uphill = {1.0f, 0.0f}};

@@ -177,15 +177,6 @@ static float smoothstep(float t)
     return t * t * (3.0f - 2.0f * t);
 }
 
-/* The ground under (x, z): on flat ground (or none) the plane y = 0 without a call, since a planted foot
- * asks for it two or three times a step. */
-static inline ground_sample ground_under(const ground *ground, bool flat, float x, float z)
-{
-    if (flat)
-        return (ground_sample){.height = 0.0f, .normal = {0.0f, 1.0f, 0.0f}};
-    return ground_at(ground, x, z);
-}
-
 /* ---- the stage ---- */
 
 static bool input_valid(const anim_foot_lock_input *input)
@@ -331,7 +322,6 @@ bool anim_foot_lock_apply(const anim_foot_lock_input *input, anim_foot_lock_stat
     const skeleton *s = input->skeleton;
     entity_frame frame = frame_of(input);
     float scale = input->scale > 0.0f ? input->scale : 1.0f;
-    bool flat = !input->ground || input->ground->kind == GROUND_FLAT;
     foot_plan plans[ANIM_FEET_MAX];
     bool valid[ANIM_FEET_MAX] = {false};
     for (int f = 0; f < input->leg_count; ++f) {
@@ -357,15 +347,15 @@ bool anim_foot_lock_apply(const anim_foot_lock_input *input, anim_foot_lock_stat
         plan->target[2] = a[2] + plan->lock * (foot->at[1] - a[2]);
         plan->target[1] = a[1];
         if (plan->lock > 0.0f) {
-            ground_sample under_lock = ground_under(input->ground, flat, foot->at[0], foot->at[1]);
-            ground_sample under_ankle = ground_under(input->ground, flat, a[0], a[2]);
+            ground_sample under_lock = ground_at(input->ground, foot->at[0], foot->at[1]);
+            ground_sample under_ankle = ground_at(input->ground, a[0], a[2]);
             plan->target[1] += plan->lock * (under_lock.height - under_ankle.height);
         }
         plan->normal[0] = 0.0f, plan->normal[1] = 1.0f, plan->normal[2] = 0.0f;
         if (plan->placed > 0.0f) {
             /* On the ground under the foot, as far from it along its normal as the animation has it above
              * flat ground. */
-            ground_sample under = ground_under(input->ground, flat, plan->target[0], plan->target[2]);
+            ground_sample under = ground_at(input->ground, plan->target[0], plan->target[2]);
             memcpy(plan->normal, under.normal, sizeof plan->normal);
             /* Flat: a division by 1 skipped (the same bits). */
             float above = a[1] - input->placement.position[1];

@@ -271,7 +271,7 @@ int ground_breaks(const ground *ground, int axis, float from, float to, float *o
 
 /* ---- The query ------------------------------------------------------------------------------------------ */
 
-ground_sample ground_at(const ground *ground, float x, float z)
+ground_sample ground_at_shaped(const ground *ground, float x, float z)
 {
     ground_sample flat = {.height = 0.0f, .normal = {0.0f, 1.0f, 0.0f}};
     if (!ground)

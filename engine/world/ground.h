@@ -57,10 +57,19 @@ typedef struct ground_sample {
     float normal[3]; /* unit, pointing up (normal[1] > 0) */
 } ground_sample;
 
+/* ground_at for the kinds that are not flat (flat or NULL: the plane, as ground_at answers it). */
+ground_sample ground_at_shaped(const ground *ground, float x, float z);
+
 /* The surface under (x, z). Defined for every finite point (a coordinate beyond 1e6 m reads as 1e6 m);
  * a NULL ground is flat. Across a stair's riser the height jumps by the rise: exactly on it, the step
- * on its +x side is returned. */
-ground_sample ground_at(const ground *ground, float x, float z);
+ * on its +x side is returned. Flat ground is answered here, without a call: the foot lock asks two or
+ * three times for each planted foot of a crowd's every member and step. */
+static inline ground_sample ground_at(const ground *ground, float x, float z)
+{
+    if (!ground || ground->kind == GROUND_FLAT)
+        return (ground_sample){.height = 0.0f, .normal = {0.0f, 1.0f, 0.0f}};
+    return ground_at_shaped(ground, x, z);
+}
 
 /* Where the surface's height or slope changes abruptly along an axis (0: x, 1: z), for a mesh that must
  * put its vertices there: the coordinates in [from, to], ascending, of every riser and every ramp's foot
