@@ -647,13 +647,13 @@ static void end_member(crowd_step *step, crowd_member *member, const member_step
     /* Feet locked at the full level of detail only: a member posed every 2nd or 4th step is too far to show
      * a sliding foot. Posed at a lower level, it lets go at once (unseen), so that coming back it does not
      * start from old locks; its animator is at hand then, not on the steps it skips. */
-    if (step->crowd->feet_paused) {
-        /* measuring (crowd_set_feet_paused): the stage left out, its state kept */
-    } else if (work->animated && work->interval == 1) {
+    if (!work->animated || step->crowd->feet_paused) /* paused: measuring, the stage left out, its state kept */
+        return;
+    if (work->interval == 1) {
         anim_placement placement = {.position = {member->mover.x, member->mover.y, member->mover.z},
                                     .heading = member->mover.heading};
         animator_lock_feet(member->animator, &placement, step->crowd->ground, work->animated_dt);
-    } else if (work->animated) {
+    } else {
         animator_unlock_feet(member->animator);
     }
 }
