@@ -339,7 +339,7 @@ bool controls_load(const char *path, controls *out, diag_list *errors)
         diag_list_add(errors, loader.path, 0, "controls_load needs a path and somewhere to put the controls");
         return false;
     }
-    if (!file_read_all(path, &text, &size, &error)) {
+    if (!file_read_all(path, INI_MAX_FILE_BYTES, &text, &size, &error)) {
         diag_list_add(errors, error.file, error.line, "%s", error.message);
         return false;
     }

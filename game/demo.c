@@ -15,6 +15,7 @@
 #include "gfx/gfx_text.h"
 #include "ground_mesh.h"
 #include "hud.h"
+#include "base/ini_document.h"
 #include "base/json.h"
 #include "look.h"
 #include "pick.h"
@@ -920,9 +921,9 @@ bool demo_start(demo *d, const demo_options *options)
     d->settings = demo_config_defaults();
     d->cache = cache_create();
     /* Never looked at: every file loads at the first poll. */
-    watch_set_add(&d->watched, d->controls_path, false);
-    watch_set_add(&d->watched, d->settings_path, false);
-    watch_set_add(&d->watched, d->characters_path, false);
+    watch_set_add(&d->watched, d->controls_path, INI_MAX_FILE_BYTES, false);
+    watch_set_add(&d->watched, d->settings_path, INI_MAX_FILE_BYTES, false);
+    watch_set_add(&d->watched, d->characters_path, INI_MAX_FILE_BYTES, false);
 
     /* Settings first: they say how big the window is. */
     diag_list problems = {0};

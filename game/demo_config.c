@@ -299,7 +299,7 @@ bool demo_config_load(const char *path, demo_config *out, diag_list *errors)
     char *text = NULL;
     size_t size = 0;
     diag error;
-    if (!file_read_all(path, &text, &size, &error)) {
+    if (!file_read_all(path, INI_MAX_FILE_BYTES, &text, &size, &error)) {
         config_error(&reader, 0, "cannot read the demo settings: %s", error.message);
         return false;
     }

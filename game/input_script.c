@@ -232,7 +232,7 @@ input_script *input_script_load(const char *path, diag_list *errors)
     char *text = NULL;
     size_t size = 0;
     diag error;
-    if (!file_read_all(path, &text, &size, &error)) {
+    if (!file_read_all(path, INPUT_SCRIPT_MAX_FILE_BYTES, &text, &size, &error)) {
         diag_list_add(errors, error.file, error.line, "%s", error.message);
         return NULL;
     }

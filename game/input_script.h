@@ -26,6 +26,8 @@
 
 /* About 116 days of simulation: a double adds a 1/144 s step to it with sub-microsecond error. */
 #define INPUT_SCRIPT_TIME_MAX 1e7
+/* The largest script file read (4 MiB: about 100,000 timed events); a larger one is refused unopened. */
+#define INPUT_SCRIPT_MAX_FILE_BYTES ((size_t)4 << 20)
 
 typedef enum input_script_event_kind {
     INPUT_SCRIPT_KEY_DOWN,

@@ -427,7 +427,7 @@ static void copy_file(const char *from, const char *to)
     char *data = NULL;
     size_t size = 0;
     diag err;
-    CHECK(file_read_all(from, &data, &size, &err));
+    CHECK(file_read_all(from, (size_t)1 << 30, &data, &size, &err));
     FILE *file = fopen(to, "r+b"); /* through the existing inode when there is one */
     if (!file)
         file = fopen(to, "wb");
@@ -1809,6 +1809,73 @@ static void test_contacts_follow_the_import(void)
     finish_scratch_test(config, shared, &errors, folder);
 }
 
+/* Every kind of file a config names (a mesh, a clip library, a state machine, a clip, a texture override, a
+ * textures folder) pointed at what must never be opened or read: a kernel file that says size 0 but reads
+ * about 256 GB (/proc/self/pagemap), one whose read blocks for ever (/proc/kmsg, where it can be stat'ed), a
+ * FIFO with no writer (opening it blocks) and a device (/dev/zero). Each is refused with a line naming it,
+ * before anything opens it or hashes it for the reload watcher; the good character beside it loads, and the
+ * watcher's stamps of the refused files stay still (a look at them twice sees no change). Before the check
+ * came first, the watcher read /proc/kmsg at load and the demo hung there. */
+static void test_named_files_are_checked_before_anything_opens_them(void)
+{
+    char folder[512], characters[600], clips[600], states[600], fifo[600], hostile_clips[600];
+    config_folder(folder, characters, clips, states);
+    CHECK(test_paths_in(folder, 600, fifo, "pipe.md5mesh", hostile_clips, "hostile_clips.ini", NULL));
+    CHECK(mkfifo(fifo, 0600) == 0);
+    char text[4096];
+    snprintf(text, sizeof text, "[idle]\nfile = %s/assets/clips/idle.md5anim\nloop = true\n", MARIONETTE_SOURCE_DIR);
+    test_write_file(clips, text);
+    test_write_file(states, "[machine]\nstart = idle\n[state idle]\nclip = idle\n");
+    struct stat info;
+    const char *hostiles[] = {"/proc/self/pagemap", fifo, "/dev/zero", "/proc/kmsg"};
+    int hostile_count = stat("/proc/kmsg", &info) == 0 ? 4 : 3;
+    enum { MESH, CLIPS, STATES, CLIP, OVERRIDE, FOLDER, KIND_COUNT };
+    static const char *const kind_names[] = {"mesh", "clips", "states", "clip", "override", "textures"};
+    for (int h = 0; h < hostile_count; ++h) {
+        const char *hostile = hostiles[h];
+        bool kernel = strncmp(hostile, "/proc/", 6) == 0;
+        for (int kind = 0; kind < KIND_COUNT; ++kind) {
+            snprintf(text, sizeof text, "[idle]\nfile = %s\nloop = true\n", hostile);
+            test_write_file(hostile_clips, text);
+            snprintf(text, sizeof text,
+                     "[good]\nmesh = %s\nclips = clips.ini\nstates = states.ini\n"
+                     "[hostile]\nmesh = %s\nclips = %s\nstates = %s\n%s%s\n",
+                     MANNEQUIN, kind == MESH ? hostile : MANNEQUIN,
+                     kind == CLIPS ? hostile : kind == CLIP ? "hostile_clips.ini" : "clips.ini",
+                     kind == STATES ? hostile : "states.ini",
+                     kind == OVERRIDE ? "texture.../textures/mannequin.tga = " : kind == FOLDER ? "textures = " : "",
+                     kind == OVERRIDE || kind == FOLDER ? hostile : "");
+            test_write_file(characters, text);
+            cache *cache = cache_create();
+            diag_list errors = {0};
+            anim_config *config = anim_config_load_partial(characters, cache, &errors);
+            bool named = false;
+            for (int i = 0; i < errors.count; ++i) {
+                char line[DIAG_TEXT_MAX];
+                diag_format(&errors.items[i], line, sizeof line);
+                bool why = kind == FOLDER ? strstr(line, "is not a folder") != NULL
+                           : kernel       ? strstr(line, "kernel file on procfs") != NULL
+                                          : strstr(line, "not a regular file") != NULL;
+                named = named || (strstr(line, hostile) && why);
+            }
+            if (!named) {
+                fprintf(stderr, "  %s = %s: no line naming it with the reason\n", kind_names[kind], hostile);
+                test_print_diags(&errors);
+            }
+            CHECK(named);
+            /* A clip library or state machine that cannot be read is a mistake in the config's own files:
+             * the load fails (anim_config.h), as for a missing one, and the demo keeps its last good config. */
+            bool config_file = kind == CLIPS || kind == STATES;
+            CHECK(config_file ? config == NULL : config && anim_config_find_character(config, "good") != NULL);
+            CHECK(config_file || (!anim_config_reload_due(config) && !anim_config_reload_due(config)));
+            anim_config_free(config);
+            cache_destroy(cache);
+            diag_list_free(&errors);
+        }
+    }
+    finish_scratch_test(NULL, cache_create(), &(diag_list){0}, folder);
+}
+
 int main(void)
 {
     RUN(test_real_config_loads_cleanly);
@@ -1821,6 +1888,7 @@ int main(void)
     RUN(test_partial_load);
     RUN(test_character_textures);
     RUN(test_character_textures_refused);
+    RUN(test_named_files_are_checked_before_anything_opens_them);
     RUN(test_ini_line_ends);
     RUN(test_ini_stops_after_a_hundred_problems);
     RUN(test_ini_keys_may_hold_colons);

@@ -85,10 +85,35 @@ static void test_number_wordings(void)
     CHECK(strcmp(number_message(CONFIG_RANGE_FROM, "0.4", &value, message, sizeof message),
                  "'speed' must be a number from 0.5 to 20, not '0.4'") == 0);
     CHECK(value == 1.5f); /* left alone by every refusal */
-    /* The float is what the animation files check: 20.0000001 is 20 as a float, beyond 20 as written. */
-    CHECK(strcmp(number_message(CONFIG_RANGE_TO, "20.0000001", &value, message, sizeof message), "") == 0);
+    /* The number as written is what every wording checks, not its float: 20.0000001 is 20 as a float and
+     * beyond 20 as written. */
+    CHECK(strcmp(number_message(CONFIG_RANGE_TO, "20.0000001", &value, message, sizeof message),
+                 "'speed' must be 0.5 to 20, not 20.0000001") == 0);
     CHECK(strcmp(number_message(CONFIG_RANGE_BETWEEN, "20.0000001", &value, message, sizeof message),
                  "'speed' must be between 0.5 and 20, not 20.0000001") == 0);
+}
+
+/* A documented minimum or maximum is always accepted, though its float rounds past it: characters.ini's
+ * `scale = 0.0001` was refused as "must be 0.0001 to 10000, not 0.0001" (0.0001f is 0.000099999997). */
+static void test_documented_bounds_are_accepted(void)
+{
+    static const char *const bounds[] = {"0.0001", "10000", "1e-4", "1e4"};
+    static const config_range_wording wordings[] = {CONFIG_RANGE_TO, CONFIG_RANGE_BETWEEN, CONFIG_RANGE_FROM};
+    CHECK((double)0.0001f < 0.0001); /* the case: the float is below the bound */
+    for (size_t w = 0; w < sizeof wordings / sizeof *wordings; ++w)
+        for (size_t b = 0; b < sizeof bounds / sizeof *bounds; ++b) {
+            diag_list list = {0};
+            config_errors errors = {.path = "t.ini", .list = &list};
+            ini_entry entry = test_entry("scale", bounds[b]);
+            float value = -1.0f;
+            CHECK(config_parse_number(config_errors_reporter(&errors), "t.ini", &entry,
+                                      (config_range){0.0001, 10000.0, wordings[w]}, &value));
+            CHECK(errors.count == 0 && (value == 0.0001f || value == 10000.0f));
+            entry = test_entry("scale", "0.0000999");
+            CHECK(!config_parse_number(config_errors_reporter(&errors), "t.ini", &entry,
+                                       (config_range){0.0001, 10000.0, wordings[w]}, &value));
+            diag_list_free(&list);
+        }
 }
 
 static void test_integer(void)
@@ -175,6 +200,7 @@ int main(void)
     RUN(test_errors_count_and_format);
     RUN(test_bool);
     RUN(test_number_wordings);
+    RUN(test_documented_bounds_are_accepted);
     RUN(test_integer);
     RUN(test_names_keys_and_sections);
     RUN(test_name_index);

@@ -1,10 +1,14 @@
 #include "base/diag.h"
 #include "base/file.h"
 #include "check.h"
+#include "test_files.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void test_set_and_format(void)
@@ -99,23 +103,23 @@ static void test_file_read_all(void)
     char *data;
     size_t size;
     diag err;
-    CHECK(file_read_all(MARIONETTE_TEST_DATA "/../check.h", &data, &size, &err));
+    CHECK(file_read_all(MARIONETTE_TEST_DATA "/../check.h", 1 << 20, &data, &size, &err));
     CHECK(size > 100 && data[size] == '\0');
     free(data);
 
-    CHECK(!file_read_all(MARIONETTE_TEST_DATA "/no-such-file.md5mesh", &data, &size, &err));
+    CHECK(!file_read_all(MARIONETTE_TEST_DATA "/no-such-file.md5mesh", 1 << 20, &data, &size, &err));
     CHECK(data == NULL);
     CHECK_STR_CONTAINS(err.file, "no-such-file.md5mesh");
     CHECK_STR_CONTAINS(err.message, "cannot open");
 
-    CHECK(!file_read_all(MARIONETTE_TEST_DATA, &data, &size, &err));
-    CHECK_STR_CONTAINS(err.message, "not a regular file");
+    CHECK(!file_read_all(MARIONETTE_TEST_DATA, 1 << 20, &data, &size, &err));
+    CHECK_STR_CONTAINS(err.message, "is a folder, not a file");
 
     /* A FIFO with no writer: opening it would block forever. */
     const char *fifo = MARIONETTE_BUILD_DIR "/test_diag.fifo";
     remove(fifo);
     CHECK(mkfifo(fifo, 0600) == 0);
-    CHECK(!file_read_all(fifo, &data, &size, &err));
+    CHECK(!file_read_all(fifo, 1 << 20, &data, &size, &err));
     CHECK_STR_CONTAINS(err.message, "not a regular file");
     remove(fifo);
 }
@@ -137,22 +141,22 @@ static void test_file_read_bounded(void)
     CHECK(!file_read_bounded(path, 11, &data, &size, NULL, &err));
     CHECK(!data && size == 0);
     CHECK_STR_CONTAINS(err.message, "12 bytes, more than the 11 allowed");
-    CHECK(file_identify(path, &same, &err) && file_identity_equal(&identity, &same));
-    CHECK(file_identify(MARIONETTE_BUILD_DIR "/./test_diag_bounded.txt", &other_spelling, &err));
+    CHECK(file_check(path, 1 << 20, &same, &err) && file_identity_equal(&identity, &same));
+    CHECK(file_check(MARIONETTE_BUILD_DIR "/./test_diag_bounded.txt", 1 << 20, &other_spelling, &err));
     CHECK(file_identity_equal(&identity, &other_spelling));
     file = fopen(path, "ab");
     CHECK(file && fputs("!", file) >= 0 && fclose(file) == 0);
-    CHECK(file_identify(path, &same, &err) && !file_identity_equal(&identity, &same)); /* the size changed */
+    CHECK(file_check(path, 1 << 20, &same, &err) && !file_identity_equal(&identity, &same)); /* the size changed */
     remove(path);
 
     CHECK(!file_read_bounded(MARIONETTE_TEST_DATA, 1000, &data, &size, NULL, &err));
-    CHECK_STR_CONTAINS(err.message, "not a regular file");
+    CHECK_STR_CONTAINS(err.message, "is a folder, not a file");
     const char *fifo = MARIONETTE_BUILD_DIR "/test_diag_bounded.fifo";
     remove(fifo);
     CHECK(mkfifo(fifo, 0600) == 0);
     CHECK(!file_read_bounded(fifo, 1000, &data, &size, NULL, &err));
     CHECK_STR_CONTAINS(err.message, "not a regular file");
-    CHECK(!file_identify(fifo, &same, &err));
+    CHECK(!file_check(fifo, 1 << 20, &same, &err));
     remove(fifo);
     CHECK(!file_read_bounded(MARIONETTE_BUILD_DIR "/no-such-file", 1000, &data, &size, NULL, &err));
     CHECK_STR_CONTAINS(err.message, "cannot open");
@@ -186,15 +190,15 @@ static void test_file_is_inside(void)
  * FIFO (opening one would block), not a name that is not there. */
 static void test_file_is_readable(void)
 {
-    CHECK(file_is_readable(MARIONETTE_TEST_DATA "/../check.h"));
-    CHECK(!file_is_readable(MARIONETTE_TEST_DATA));
-    CHECK(!file_is_readable(MARIONETTE_TEST_DATA "/no-such-file.tga"));
-    CHECK(!file_is_readable(""));
-    CHECK(!file_is_readable(NULL));
+    CHECK(file_is_readable(MARIONETTE_TEST_DATA "/../check.h", 1 << 20));
+    CHECK(!file_is_readable(MARIONETTE_TEST_DATA, 1 << 20));
+    CHECK(!file_is_readable(MARIONETTE_TEST_DATA "/no-such-file.tga", 1 << 20));
+    CHECK(!file_is_readable("", 1 << 20));
+    CHECK(!file_is_readable(NULL, 1 << 20));
     const char *fifo = MARIONETTE_BUILD_DIR "/test_diag_readable.fifo";
     remove(fifo);
     CHECK(mkfifo(fifo, 0600) == 0);
-    CHECK(!file_is_readable(fifo));
+    CHECK(!file_is_readable(fifo, 1 << 20));
     remove(fifo);
 }
 
@@ -219,6 +223,113 @@ static void test_list_sorted_by_place(void)
     diag_list_free(&list);
 }
 
+/* Kernel files look regular and lie about their size: /proc/self/pagemap says 0 and reads about 256 GB,
+ * /proc/kmsg blocks a read for ever, a sysfs file says 4096. The check refuses them by their file system,
+ * before opening, with a reason (before, a mesh named /proc/kmsg read as "empty file" in one reader and
+ * hung the reload watcher in another). */
+static void test_kernel_files_are_refused(void)
+{
+    struct stat info;
+    const char *kernel[] = {"/proc/self/pagemap", "/proc/self/status", "/proc/kmsg", "/sys/kernel/mm/transparent_hugepage/enabled"};
+    int tried = 0;
+    for (size_t i = 0; i < sizeof kernel / sizeof kernel[0]; ++i) {
+        if (stat(kernel[i], &info) != 0 || !S_ISREG(info.st_mode))
+            continue; /* not on this machine */
+        ++tried;
+        diag err;
+        char *data = NULL;
+        size_t size = 0;
+        CHECK(!file_check(kernel[i], 1 << 20, NULL, &err));
+        CHECK_STR_CONTAINS(err.message, "a kernel file on ");
+        CHECK(!file_read_all(kernel[i], 1 << 20, &data, &size, &err) && !data);
+        CHECK(!file_is_readable(kernel[i], 1 << 20));
+    }
+    CHECK(tried >= 2); /* /proc is there wherever the tests run */
+}
+
+/* A file_writer's target is replaced whole or not at all: a new file, a replaced one keeping its mode, IN ==
+ * OUT (the input read, then written over), a symbolic link at the target replaced rather than written
+ * through, a folder that does not exist said in words, and a write over the file size limit (how a full disk
+ * looks to a writer) refused with its errno while the old file stays as it was. */
+static void test_file_writer(void)
+{
+    const char *path = MARIONETTE_BUILD_DIR "/test_diag_writer.txt";
+    const char *elsewhere = MARIONETTE_BUILD_DIR "/test_diag_writer_elsewhere.txt";
+    const char *link = MARIONETTE_BUILD_DIR "/test_diag_writer_link.txt";
+    remove(path);
+    remove(elsewhere);
+    remove(link);
+    file_writer writer;
+    diag err;
+    CHECK(file_writer_open(&writer, path, &err));
+    fputs("first\n", writer.stream);
+    CHECK(file_writer_commit(&writer, &err));
+    char *data = NULL;
+    size_t size = 0;
+    CHECK(file_read_all(path, 100, &data, &size, &err) && strcmp(data, "first\n") == 0);
+    free(data);
+    CHECK(chmod(path, 0640) == 0);
+
+    /* IN == OUT: read, then replaced by what was made from it. */
+    CHECK(file_read_all(path, 100, &data, &size, &err));
+    CHECK(file_writer_open(&writer, path, &err));
+    fprintf(writer.stream, "%s%s", data, data);
+    free(data);
+    CHECK(file_writer_commit(&writer, &err));
+    CHECK(file_read_all(path, 100, &data, &size, &err) && strcmp(data, "first\nfirst\n") == 0);
+    free(data);
+    struct stat info;
+    CHECK(stat(path, &info) == 0 && (info.st_mode & 0777) == 0640);
+
+    /* Abandoned: the target as it was, no leftover beside it. */
+    CHECK(file_writer_open(&writer, path, &err));
+    fputs("half", writer.stream);
+    char temporary[sizeof writer.temporary];
+    memcpy(temporary, writer.temporary, sizeof temporary);
+    file_writer_abandon(&writer);
+    CHECK(stat(temporary, &info) != 0);
+    CHECK(file_read_all(path, 100, &data, &size, &err) && strcmp(data, "first\nfirst\n") == 0);
+    free(data);
+
+    /* A link planted at the target is replaced; what it pointed at is untouched. */
+    test_write_file(elsewhere, "keep\n");
+    CHECK(symlink(elsewhere, link) == 0);
+    CHECK(file_writer_open(&writer, link, &err));
+    fputs("new\n", writer.stream);
+    CHECK(file_writer_commit(&writer, &err));
+    CHECK(lstat(link, &info) == 0 && S_ISREG(info.st_mode));
+    CHECK(file_read_all(elsewhere, 100, &data, &size, &err) && strcmp(data, "keep\n") == 0);
+    free(data);
+
+    CHECK(!file_writer_open(&writer, MARIONETTE_BUILD_DIR "/no-such-folder/out.txt", &err));
+    CHECK_STR_CONTAINS(err.message, "cannot write: No such file or directory");
+    CHECK(!file_writer_open(&writer, MARIONETTE_BUILD_DIR, &err));
+    CHECK_STR_CONTAINS(err.message, "it is a folder");
+
+    /* Over the file size limit, in a child (the limit is the process's): the write fails with EFBIG, the
+     * message says so, and the old file is whole. */
+    pid_t child = fork();
+    if (child == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit limit = {.rlim_cur = 4096, .rlim_max = 4096};
+        file_writer big;
+        diag failure;
+        if (setrlimit(RLIMIT_FSIZE, &limit) != 0 || !file_writer_open(&big, path, &failure))
+            _exit(2);
+        for (int i = 0; i < 1000; ++i)
+            fputs("more than four kilobytes in all\n", big.stream);
+        bool committed = file_writer_commit(&big, &failure);
+        _exit(!committed && strstr(failure.message, "File too large") && strstr(failure.message, "left as it was") ? 0 : 1);
+    }
+    int status = -1;
+    CHECK(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(file_read_all(path, 100, &data, &size, &err) && strcmp(data, "first\nfirst\n") == 0);
+    free(data);
+    remove(path);
+    remove(elsewhere);
+    remove(link);
+}
+
 int main(void)
 {
     RUN(test_set_and_format);
@@ -230,6 +341,8 @@ int main(void)
     RUN(test_file_read_all);
     RUN(test_file_is_readable);
     RUN(test_file_read_bounded);
+    RUN(test_kernel_files_are_refused);
+    RUN(test_file_writer);
     RUN(test_file_is_inside);
     return check_report();
 }

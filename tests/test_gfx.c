@@ -781,7 +781,7 @@ static void test_textures_are_bounded(void)
     check_refused(mesh_path, tga, "TGA of 65535 x 65535 pixels, beyond the 8192 x 8192 limit");
     test_write_file(text, "not really an image");
     check_refused(mesh_path, text, "not a PNG, JPEG, BMP or .tga image");
-    check_refused(mesh_path, folder, "not a regular file");
+    check_refused(mesh_path, folder, "is a folder, not a file");
     /* A FIFO with no writer: opening it would block forever. */
     CHECK(mkfifo(fifo, 0600) == 0);
     check_refused(mesh_path, fifo, "not a regular file");

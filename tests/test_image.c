@@ -200,7 +200,7 @@ static void test_limits(void)
         CHECK_STR_CONTAINS(warnings.items[0].message, "8193 x 16 pixels, beyond the 8192 x 8192 limit");
         CHECK_STR_CONTAINS(warnings.items[1].message, "128 MiB decoded, beyond the 64 MiB an image may take");
         CHECK_STR_CONTAINS(warnings.items[2].message, "is not a PNG, JPEG, BMP or .tga image");
-        CHECK_STR_CONTAINS(warnings.items[3].message, "not a regular file");
+        CHECK_STR_CONTAINS(warnings.items[3].message, "is a folder, not a file");
         CHECK_STR_CONTAINS(warnings.items[4].message, "not a regular file");
     }
     image_cache_destroy(cache);

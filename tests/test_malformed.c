@@ -234,8 +234,9 @@ static void test_long_quoted_token_in_an_error(void)
     CHECK(err.line == 3);
 }
 
-/* 200 MB: made sparse in the build folder at test time (never committed). All NUL bytes, which the md5
- * reader takes as white space, after a good header: refused where the joints should start. */
+/* Made sparse in the build folder at test time (never committed). All NUL bytes, which the md5 reader takes
+ * as white space, after a good header: at the loader's limit (64 MiB) it is read and refused where the joints
+ * should start; at 200 MB it is refused by its size before anything opens it, as a model, a clip or an ini. */
 static void test_200_megabyte_file(void)
 {
     char folder[512], path[600];
@@ -245,16 +246,22 @@ static void test_200_megabyte_file(void)
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     CHECK(fd >= 0);
     CHECK(write(fd, header, sizeof header - 1) == (ssize_t)(sizeof header - 1));
-    CHECK(ftruncate(fd, 200L * 1000 * 1000) == 0);
-    CHECK(close(fd) == 0);
+    CHECK(ftruncate(fd, (off_t)LOADER_MAX_FILE_BYTES) == 0);
     diag err;
     CHECK(!load_as(MESH, path, &err));
     CHECK_STR_CONTAINS(err.message, "expected 'joints', found end of file");
     CHECK(err.line == 5);
     CHECK(!load_as(ANIM, path, &err));
     CHECK_STR_CONTAINS(err.message, "not an .md5anim");
+    CHECK(ftruncate(fd, 200L * 1000 * 1000) == 0);
+    CHECK(close(fd) == 0);
+    for (int kind = MESH; kind <= ANIM; ++kind) {
+        CHECK(!load_as((malformed_kind)kind, path, &err));
+        CHECK_STR_CONTAINS(err.message, "200000000 bytes, more than the 67108864 allowed; not opened");
+    }
     CHECK(!load_as(STATES, path, &err));
     CHECK_STR_CONTAINS(err.file, "big.md5mesh");
+    CHECK_STR_CONTAINS(err.message, "allowed; not opened");
     CHECK(unlink(path) == 0);
     CHECK(rmdir(folder) == 0);
 }
@@ -277,7 +284,9 @@ static void test_paths_that_are_not_files(void)
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; ++k) {
         diag err;
         CHECK(!load_as(kinds[k], MARIONETTE_TEST_DATA, &err));
-        CHECK_STR_CONTAINS(err.message, "not a regular file");
+        CHECK_STR_CONTAINS(err.message, "is a folder, not a file");
+        CHECK(!load_as(kinds[k], "/proc/self/pagemap", &err)); /* says size 0, reads about 256 GB */
+        CHECK_STR_CONTAINS(err.message, "a kernel file on procfs");
         CHECK(!load_as(kinds[k], fifo, &err)); /* a FIFO would block an open until a writer came */
         CHECK_STR_CONTAINS(err.message, "not a regular file");
         CHECK(!load_as(kinds[k], "/dev/null", &err));

@@ -157,7 +157,7 @@ static void scan_file_numbers(const char *path)
 {
     char *text;
     size_t size;
-    CHECK(file_read_all(path, &text, &size, NULL));
+    CHECK(file_read_all(path, (size_t)1 << 30, &text, &size, NULL));
     if (!text)
         return;
     int numbers = 0, failures = 0;

@@ -42,7 +42,7 @@ static command_output run_md5tool(const char *arguments)
     command_output output = {.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1};
     size_t size;
     diag error;
-    if (!file_read_all(out_path, &output.out, &size, &error) || !file_read_all(err_path, &output.err, &size, &error))
+    if (!file_read_all(out_path, (size_t)1 << 30, &output.out, &size, &error) || !file_read_all(err_path, (size_t)1 << 30, &output.err, &size, &error))
         output.status = -1;
     remove(out_path);
     remove(err_path);

@@ -4,6 +4,7 @@
 #include "test_files.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -42,7 +43,7 @@ static void test_unchanged_file_is_not_a_change(void)
     CHECK(test_paths_in(folder, sizeof path, path, "same.ini", NULL));
     test_write_file(path, "[player]\ncharacter = robot\n");
     watch_stamp stamp;
-    watch_stamp_take(path, &stamp);
+    watch_stamp_take(path, 1 << 20, &stamp);
     CHECK(stamp.exists && stamp.hashed && stamp.size == 27);
     CHECK(!watch_changed(path, &stamp));
     CHECK(!watch_changed(path, &stamp)); /* a look does not move the stamp on */
@@ -56,10 +57,10 @@ static void test_split_write_in_one_tick_is_a_change(void)
     CHECK(test_paths_in(folder, sizeof path, path, "split.ini", NULL));
     test_write_file(path, "walk_speed = 1.4\n;;;;;;;;;;;;;;;\n"); /* half written: the rest not yet there */
     watch_stamp half;
-    watch_stamp_take(path, &half);
+    watch_stamp_take(path, 1 << 20, &half);
     write_in_same_tick(path, "walk_speed = 1.4\nrun_speed = 9.0\n", &half);
     watch_stamp after;
-    watch_stamp_take(path, &after);
+    watch_stamp_take(path, 1 << 20, &after);
     CHECK(after.size == half.size && after.inode == half.inode && after.modified_seconds == half.modified_seconds &&
           after.modified_nanoseconds == half.modified_nanoseconds); /* the forced tick held */
     CHECK(watch_changed(path, &half));
@@ -69,7 +70,7 @@ static void test_split_write_in_one_tick_is_a_change(void)
      * compared by their bytes whatever the time. */
     set_modified_time(path, 1000000000);
     watch_stamp old;
-    watch_stamp_take(path, &old);
+    watch_stamp_take(path, 1 << 20, &old);
     write_in_same_tick(path, "walk_speed = 2.0\n", &old);
     CHECK(watch_changed(path, &old));
 }
@@ -89,7 +90,7 @@ static void test_large_file_hashed_while_recent(void)
     bytes[size] = '\0';
     CHECK(test_write_bytes(path, bytes, size));
     watch_stamp recent;
-    watch_stamp_take(path, &recent);
+    watch_stamp_take(path, 1 << 20, &recent);
     CHECK(recent.hashed);
     bytes[size / 2] = 'b';
     write_in_same_tick(path, bytes, &recent);
@@ -97,7 +98,7 @@ static void test_large_file_hashed_while_recent(void)
 
     set_modified_time(path, 1000000000);
     watch_stamp old;
-    watch_stamp_take(path, &old);
+    watch_stamp_take(path, 1 << 20, &old);
     CHECK(!old.hashed);
     CHECK(!watch_changed(path, &old));
     free(bytes);
@@ -108,14 +109,14 @@ static void test_appear_vanish_replace_resize(void)
     char path[512], other[512];
     CHECK(test_paths_in(folder, sizeof path, path, "moves.ini", other, "moves.ini.new", NULL));
     watch_stamp missing;
-    watch_stamp_take(path, &missing);
+    watch_stamp_take(path, 1 << 20, &missing);
     CHECK(missing.taken && !missing.exists);
     CHECK(!watch_changed(path, &missing));
     test_write_file(path, "a = 1\n");
     CHECK(watch_changed(path, &missing)); /* appeared */
 
     watch_stamp first;
-    watch_stamp_take(path, &first);
+    watch_stamp_take(path, 1 << 20, &first);
     test_write_file(other, "a = 2\n");
     struct timespec times[2] = {{0, UTIME_OMIT}, {(time_t)first.modified_seconds, first.modified_nanoseconds}};
     CHECK(utimensat(AT_FDCWD, other, times, 0) == 0);
@@ -123,12 +124,12 @@ static void test_appear_vanish_replace_resize(void)
     CHECK(watch_changed(path, &first)); /* an editor's save by rename: another inode */
 
     watch_stamp renamed;
-    watch_stamp_take(path, &renamed);
+    watch_stamp_take(path, 1 << 20, &renamed);
     test_write_file(path, "a = 22\n");
     CHECK(watch_changed(path, &renamed)); /* resized */
 
     watch_stamp present;
-    watch_stamp_take(path, &present);
+    watch_stamp_take(path, 1 << 20, &present);
     CHECK(remove(path) == 0);
     CHECK(watch_changed(path, &present)); /* vanished */
 }
@@ -149,13 +150,13 @@ static void test_hash_is_xxh3_64(void)
         if (file)
             fclose(file);
         uint64_t hash = 0;
-        CHECK(watch_hash_file(path, &hash));
+        CHECK(watch_hash_file(path, 1 << 20, &hash));
         CHECK(hash == XXH3_64bits(bytes, sizes[k]));
     }
     uint64_t empty_hash = XXH3_64bits(bytes, 2); /* not the empty value */
     test_write_file(path, "");
-    CHECK(watch_hash_file(path, &empty_hash) && empty_hash == 0x2d06800538d394c2ull); /* XXH3 64 of nothing */
-    CHECK(!watch_hash_file("/no/such/file", &empty_hash));
+    CHECK(watch_hash_file(path, 1 << 20, &empty_hash) && empty_hash == 0x2d06800538d394c2ull); /* XXH3 64 of nothing */
+    CHECK(!watch_hash_file("/no/such/file", 1 << 20, &empty_hash));
 }
 
 /* A watch set: each path once; a file added unseen is due at the first look, one looked at only when it
@@ -168,9 +169,9 @@ static void test_watch_set(void)
     test_write_file(first, "a = 1\n");
     test_write_file(second, "b = 1\n");
     watch_set set = {0};
-    CHECK(watch_set_add(&set, first, false) == 0);
-    CHECK(watch_set_add(&set, second, true) == 1);
-    CHECK(watch_set_add(&set, first, true) == 0 && set.count == 2);
+    CHECK(watch_set_add(&set, first, 1 << 20, false) == 0);
+    CHECK(watch_set_add(&set, second, 1 << 20, true) == 1);
+    CHECK(watch_set_add(&set, first, 1 << 20, true) == 0 && set.count == 2);
     CHECK(watch_set_changed(&set)); /* the first was never looked at */
     CHECK(watch_set_due(&set, 0, false));
     CHECK(!watch_set_due(&set, 0, false) && !watch_set_due(&set, 1, false));
@@ -189,6 +190,38 @@ static void test_watch_set(void)
     CHECK(moved.count == 0 && moved.files == NULL);
 }
 
+/* What its reader would refuse is stamped by its times alone and never opened: a kernel file that says size 0
+ * and reads about 256 GB (/proc/self/pagemap), one whose read blocks for ever (/proc/kmsg), a FIFO with no
+ * writer (opening it blocks) and a file over the reader's limit. Before, a "regular" file of size 0 was
+ * hashed by reading it to its end, and /proc/kmsg froze a load. A file that grows past the limit stops being
+ * hashed and is still a change (its size moved). */
+static void test_refused_files_are_never_opened(void)
+{
+    char fifo[512], big[512];
+    CHECK(test_paths_in(folder, sizeof fifo, fifo, "pipe.ini", big, "big.ini", NULL));
+    CHECK(mkfifo(fifo, 0600) == 0);
+    struct stat info;
+    const char *refused[] = {"/proc/self/pagemap", fifo, "/proc/kmsg"};
+    int count = stat("/proc/kmsg", &info) == 0 ? 3 : 2;
+    for (int i = 0; i < count; ++i) {
+        uint64_t hash = 0;
+        CHECK(!watch_hash_file(refused[i], 1 << 20, &hash));
+        watch_stamp stamp;
+        watch_stamp_take(refused[i], 1 << 20, &stamp);
+        CHECK(stamp.taken && stamp.exists && !stamp.hashed);
+        CHECK(!watch_changed(refused[i], &stamp));
+    }
+    test_write_file(big, "0123456789");
+    watch_stamp small, over;
+    watch_stamp_take(big, 10, &small);
+    watch_stamp_take(big, 9, &over);
+    CHECK(small.hashed && !over.hashed && over.exists && over.size == 10);
+    test_write_file(big, "0123456789A");
+    CHECK(watch_changed(big, &small));
+    remove(fifo);
+    remove(big);
+}
+
 int main(void)
 {
     CHECK(test_make_temp_folder(folder, sizeof folder, "test_watch"));
@@ -199,5 +232,6 @@ int main(void)
     RUN(test_appear_vanish_replace_resize);
     RUN(test_hash_is_xxh3_64);
     RUN(test_watch_set);
+    RUN(test_refused_files_are_never_opened);
     return check_report();
 }

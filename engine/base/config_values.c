@@ -54,12 +54,11 @@ bool config_parse_number(config_reporter reporter, const char *path, const ini_e
 {
     double value = 0.0;
     float single = 0.0f;
-    /* CONFIG_RANGE_TO reads a float (ini_parse_float: beyond the largest float is not a number, rather
-     * than infinity) and checks what will be stored; the others check the number as written. */
-    bool number = range.wording == CONFIG_RANGE_TO ? ini_parse_float(entry->value, &single)
-                                                   : decimal_read(entry->value, &value);
-    if (range.wording == CONFIG_RANGE_TO)
-        value = (double)single;
+    /* CONFIG_RANGE_TO also reads a float (ini_parse_float: beyond the largest float is not a number, rather
+     * than infinity). Every wording checks the number as written, not its float: the documented minimum and
+     * maximum are always accepted even where the float rounds past them (0.0001 is 0.000099999997f). */
+    bool number = decimal_read(entry->value, &value) &&
+                  (range.wording != CONFIG_RANGE_TO || ini_parse_float(entry->value, &single));
     if (!number && range.wording != CONFIG_RANGE_FROM) {
         config_report(reporter, path, entry->line, "'%s' must be a number, not '%s'", entry->key, entry->value);
         return false;

@@ -1,20 +1,16 @@
-/* file: whole-file reads for the loaders. Knows nothing of formats. */
+/* file: checked whole-file reads for the loaders, and writes that never lose the file they replace.
+ * Knows nothing of formats. */
 #ifndef MARIONETTE_FILE_H
 #define MARIONETTE_FILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "diag.h"
 
-/* Read the regular file at path into a new buffer with a NUL after the last byte (not counted in *size).
- * Folders, devices and unreadable files fail with a diag naming path. Free with free(). */
-bool file_read_all(const char *path, char **data, size_t *size, diag *err);
-
-/* True when path is a regular file this process can open for reading (what a search for a file by
- * candidate names wants to know before it settles on one). */
-bool file_is_readable(const char *path);
+struct stat;
 
 /* Which file, and which version of it: two spellings of one file (a/../b, a hard or symbolic link) share
  * device and inode; an edit in place changes the modification time or the size. */
@@ -26,19 +22,61 @@ typedef struct file_identity {
 
 bool file_identity_equal(const file_identity *a, const file_identity *b);
 
-/* The identity of the regular file at path, without opening it. Folders, FIFOs, devices and sockets are
- * refused here, before anything opens them (opening a FIFO blocks until a writer comes). */
-bool file_identify(const char *path, file_identity *identity, diag *err);
+/* One rule for every file a config, a script or the command line names: it is checked before anything opens,
+ * hashes or stamps it, and the check is file_check's. A file passes when it is a regular file (not a
+ * folder, FIFO, device or socket), not on a kernel file system (procfs, sysfs and their kind: a "regular"
+ * file there says size 0 or 4096 whatever reading it gives, and reading some blocks for ever, such as
+ * /proc/kmsg), and no larger than the limit its reader sets (the *_MAX_FILE_BYTES of md5.h, ini_document.h,
+ * image.h, input_script.h). Then it is opened without blocking (a FIFO swapped in after the check is refused,
+ * not waited on), checked again on what was opened, and read to the size the check saw and no further.
+ * Where a file may come from (inside a searched folder) is the caller's part: file_is_inside. */
 
-/* file_read_all for files a folder of downloaded assets names: refused before opening unless regular,
- * opened without blocking (a FIFO swapped in after the check is refused, not waited on), checked again on
- * what was opened, and refused without reading when larger than max_bytes. identity (may be NULL) gets
- * the opened file's. */
+/* The check alone: identity (may be NULL) gets the file's. Nothing is opened. */
+bool file_check(const char *path, size_t max_bytes, file_identity *identity, diag *err);
+
+/* Open the checked file for reading without blocking; -1 with err set when the check or the open fails.
+ * info gets what was opened (size: the most a caller reads). Close with close(). */
+int file_open_checked(const char *path, size_t max_bytes, struct stat *info, diag *err);
+
+/* Read the checked file at path into a new buffer with a NUL after the last byte (not counted in *size).
+ * identity (may be NULL) gets the opened file's. Free with free(). */
 bool file_read_bounded(const char *path, size_t max_bytes, char **data, size_t *size, file_identity *identity,
                        diag *err);
+
+/* file_read_bounded without the identity. */
+bool file_read_all(const char *path, size_t max_bytes, char **data, size_t *size, diag *err);
+
+/* True when path passes file_check and this process can open it for reading (what a search for a file by
+ * candidate names wants to know before it settles on one). */
+bool file_is_readable(const char *path, size_t max_bytes);
 
 /* True when path, every symbolic link followed, names something under folder (itself resolved the same
  * way): what a search confined to a folder checks, so a link inside it cannot lead out. */
 bool file_is_inside(const char *path, const char *folder);
+
+/* Writing a file so that the one it replaces is never lost: the bytes go to a new file beside the target
+ * (same folder, so the rename cannot cross file systems), which is renamed over the target only when every
+ * write, the flush and the close succeeded. A failure leaves the target as it was (or absent) and the
+ * temporary file removed, with the first error in err as "path: what failed: strerror(errno)". Reading the
+ * target before committing is fine (IN == OUT: convert a file in place). A symbolic link at the target is
+ * replaced by the file, not written through. A new file gets the mode 0666 less the umask, a replaced one
+ * keeps its mode. */
+typedef struct file_writer {
+    FILE *stream;    /* write here: the temporary file, or NULL once committed or abandoned */
+    int descriptor;  /* the stream's own; the stream points at this struct, so it must not be copied */
+    int failure;     /* the first failed write's errno */
+    char path[4096]; /* the target */
+    char temporary[4096 + 16];
+} file_writer;
+
+/* Create the temporary file beside path; false with err set (the folder does not exist, is not writable). */
+bool file_writer_open(file_writer *writer, const char *path, diag *err);
+
+/* Flush, close and rename over the target; false with err set (the disk is full: ENOSPC, a file size
+ * limit: EFBIG), the temporary file removed and the target untouched. */
+bool file_writer_commit(file_writer *writer, diag *err);
+
+/* Remove the temporary file, leaving the target as it was (the writer found the content is wrong). */
+void file_writer_abandon(file_writer *writer);
 
 #endif

@@ -43,6 +43,10 @@ enum {
                               * mesh named as a clip library), and naming each of its lines helps nobody */
 };
 
+/* The largest ini file a loader reads (4 MiB: INI_KEYS_MAX lines of 256 bytes); a larger one is refused
+ * before it is opened (file.h). */
+#define INI_MAX_FILE_BYTES ((size_t)4 << 20)
+
 /* Fill document from text (size bytes, the contents of path). The syntax is `[section]` and `key = value`
  * lines only: a key ends at its line's first '=', so it may hold ':' ("texture.f:\\art\\body.tga =
  * body.png"), and a line without '=' (such as libinih's `key: value`) is refused. Every problem goes to

@@ -6,6 +6,8 @@
  * recent enough that another write could still share it. */
 #include "watch.h"
 
+#include "file.h"
+
 #define XXH_STATIC_LINKING_ONLY /* XXH3_state_t's layout, so the state lives on the stack */
 #include <xxhash.h>
 
@@ -17,24 +19,35 @@
 #include <time.h>
 #include <unistd.h>
 
-bool watch_hash_file(const char *path, uint64_t *hash)
+bool watch_hash_file(const char *path, size_t max_bytes, uint64_t *hash)
 {
-    /* open and read, not fopen: a FILE is a heap block, and headless runs look at their files every frame.
-     * XXH3 (libxxhash) reads 8 bytes at a step where FNV-1a read one: a config load stamps every model,
-     * clip and texture it names, about 0.7 MB for ours. */
-    int file = open(path, O_RDONLY | O_CLOEXEC);
+    /* The readers' rule (file.h): checked, opened without blocking, read to the size the check saw and no
+     * further; a kernel file, a FIFO or a file over the limit is never opened here. open and read, not
+     * fopen: a FILE is a heap block, and headless runs look at their files every frame. XXH3 (libxxhash)
+     * reads 8 bytes at a step: a config load stamps every model, clip and texture it names, about 0.7 MB
+     * for ours. */
+    struct stat info;
+    int file = file_open_checked(path, max_bytes, &info, NULL);
     if (file < 0)
         return false;
     XXH3_state_t state;
     XXH3_64bits_reset(&state);
     unsigned char buffer[16384];
-    ssize_t got;
-    while ((got = read(file, buffer, sizeof buffer)) > 0 || (got < 0 && errno == EINTR))
-        if (got > 0)
-            XXH3_64bits_update(&state, buffer, (size_t)got);
+    long long left = (long long)info.st_size;
+    ssize_t got = 0;
+    while (left > 0) {
+        size_t want = left < (long long)sizeof buffer ? (size_t)left : sizeof buffer;
+        got = read(file, buffer, want);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        XXH3_64bits_update(&state, buffer, (size_t)got);
+        left -= got;
+    }
     close(file);
     *hash = XXH3_64bits_digest(&state);
-    return got == 0;
+    return left == 0;
 }
 
 /* Whether a write could still land in the same time tick as the file's modification time: the time is
@@ -50,10 +63,10 @@ static bool watch_time_recent(const watch_stamp *stamp)
 }
 
 /* stat, and the hash when the rules above want it. */
-static void watch_look(const char *path, watch_stamp *stamp, bool hash_anyway)
+static void watch_look(const char *path, size_t max_bytes, watch_stamp *stamp, bool hash_anyway)
 {
     struct stat status;
-    *stamp = (watch_stamp){.taken = true};
+    *stamp = (watch_stamp){.taken = true, .max_bytes = max_bytes};
     if (!path || stat(path, &status) != 0)
         return;
     stamp->exists = true;
@@ -64,12 +77,12 @@ static void watch_look(const char *path, watch_stamp *stamp, bool hash_anyway)
     stamp->device = (unsigned long long)status.st_dev;
     if (S_ISREG(status.st_mode) &&
         (hash_anyway || stamp->size <= WATCH_ALWAYS_HASH_BYTES || watch_time_recent(stamp)))
-        stamp->hashed = watch_hash_file(path, &stamp->content_hash);
+        stamp->hashed = watch_hash_file(path, max_bytes, &stamp->content_hash);
 }
 
-void watch_stamp_take(const char *path, watch_stamp *stamp)
+void watch_stamp_take(const char *path, size_t max_bytes, watch_stamp *stamp)
 {
-    watch_look(path, stamp, false);
+    watch_look(path, max_bytes, stamp, false);
 }
 
 bool watch_changed(const char *path, watch_stamp *stamp)
@@ -77,7 +90,7 @@ bool watch_changed(const char *path, watch_stamp *stamp)
     if (!stamp->taken)
         return true;
     watch_stamp now;
-    watch_look(path, &now, stamp->hashed);
+    watch_look(path, stamp->max_bytes, &now, stamp->hashed);
     if (now.exists != stamp->exists || now.size != stamp->size || now.modified_seconds != stamp->modified_seconds ||
         now.modified_nanoseconds != stamp->modified_nanoseconds || now.inode != stamp->inode ||
         now.device != stamp->device)
@@ -92,7 +105,7 @@ bool watch_changed(const char *path, watch_stamp *stamp)
 
 /* ---- watch sets ---- */
 
-int watch_set_add(watch_set *set, const char *path, bool take_stamp)
+int watch_set_add(watch_set *set, const char *path, size_t max_bytes, bool take_stamp)
 {
     for (int i = 0; i < set->count; ++i)
         if (strcmp(set->files[i].path, path) == 0)
@@ -109,8 +122,9 @@ int watch_set_add(watch_set *set, const char *path, bool take_stamp)
     *file = (watch_set_file){.path = strdup(path)};
     if (!file->path)
         return -1;
+    file->stamp.max_bytes = max_bytes;
     if (take_stamp)
-        watch_stamp_take(file->path, &file->stamp);
+        watch_stamp_take(file->path, max_bytes, &file->stamp);
     return set->count++;
 }
 
@@ -129,14 +143,14 @@ bool watch_set_due(watch_set *set, int index, bool force)
     watch_set_file *file = &set->files[index];
     if (!force && !watch_changed(file->path, &file->stamp))
         return false;
-    watch_stamp_take(file->path, &file->stamp);
+    watch_stamp_take(file->path, file->stamp.max_bytes, &file->stamp);
     return true;
 }
 
 void watch_set_look(watch_set *set, int index)
 {
     if (index >= 0 && index < set->count)
-        watch_stamp_take(set->files[index].path, &set->files[index].stamp);
+        watch_stamp_take(set->files[index].path, set->files[index].stamp.max_bytes, &set->files[index].stamp);
 }
 
 void watch_set_move(watch_set *to, watch_set *from)

@@ -4,6 +4,7 @@
 #define MARIONETTE_WATCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Files up to this size are compared by content (a hash of their bytes) on every look, whatever their
@@ -24,11 +25,15 @@ typedef struct watch_stamp {
     long modified_nanoseconds;
     unsigned long long inode, device; /* an editor that saves by renaming a new file over the old changes them */
     uint64_t content_hash;            /* XXH3 64 of the bytes */
+    size_t max_bytes;                 /* the file's reader's limit: larger files are never hashed */
 } watch_stamp;
 
 /* Look at the file now. Take the stamp BEFORE reading the file: a write that lands between the look and
- * the read then shows as a change at the next look (one reload too many, never one too few). */
-void watch_stamp_take(const char *path, watch_stamp *stamp);
+ * the read then shows as a change at the next look (one reload too many, never one too few). The look is a
+ * stat; the bytes are hashed only when the file passes its reader's check (file.h's rule with max_bytes, the
+ * reader's limit), so what a reader would refuse (a FIFO, /proc/kmsg, a file over the limit) is never
+ * opened: its stamp is its times and size, and it still shows as changed when those move. */
+void watch_stamp_take(const char *path, size_t max_bytes, watch_stamp *stamp);
 
 /* True when the file differs from what the stamp saw: appeared, vanished, replaced, resized, touched, or
  * the same size and time with other bytes (a save in two steps inside one time tick). It does not move
@@ -49,9 +54,10 @@ typedef struct watch_set {
 } watch_set;
 
 /* Add path unless the set has it already, looking at it now (take_stamp: see watch_stamp_take; call before
- * reading the file) or leaving its stamp at "never looked", so it differs at the first look. Returns its
- * index, or -1 when out of memory (not watching one file is better than failing a load). */
-int watch_set_add(watch_set *set, const char *path, bool take_stamp);
+ * reading the file) or leaving its stamp at "never looked", so it differs at the first look. max_bytes is
+ * the limit of the reader that reads it. Returns its index, or -1 when out of memory (not watching one file
+ * is better than failing a load). */
+int watch_set_add(watch_set *set, const char *path, size_t max_bytes, bool take_stamp);
 
 /* True when any file of the set changed (watch_changed); stamps are not moved on, so the caller decides when
  * a reload has read them (by loading afresh into a new set). A const set still notes a large file settling. */
@@ -69,7 +75,8 @@ void watch_set_move(watch_set *to, watch_set *from);
 
 void watch_set_free(watch_set *set);
 
-/* XXH3 64 (libxxhash) of the file's bytes, with no heap use (not even a FILE); false when it cannot be read. */
-bool watch_hash_file(const char *path, uint64_t *hash);
+/* XXH3 64 (libxxhash) of the file's bytes, with no heap use (not even a FILE); false when it cannot be
+ * read or does not pass file.h's check with max_bytes (then nothing is opened). */
+bool watch_hash_file(const char *path, size_t max_bytes, uint64_t *hash);
 
 #endif

@@ -77,7 +77,7 @@ static bool loader_file_model(loader_read_model_fn read, const char *path, model
     *out = NULL;
     char *text;
     size_t size;
-    if (!file_read_all(path, &text, &size, err))
+    if (!file_read_all(path, LOADER_MAX_FILE_BYTES, &text, &size, err))
         return false;
     bool ok = loader_build_model(read, text, size, path, out, err, warnings);
     free(text);
@@ -90,7 +90,7 @@ static bool loader_file_clip(loader_read_clip_fn read, const char *path, clip **
     *out = NULL;
     char *text;
     size_t size;
-    if (!file_read_all(path, &text, &size, err))
+    if (!file_read_all(path, LOADER_MAX_FILE_BYTES, &text, &size, err))
         return false;
     bool ok = loader_build_clip(read, text, size, path, out, err, warnings);
     free(text);

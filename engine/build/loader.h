@@ -13,6 +13,11 @@
 #include "../model/clip.h"
 #include "../model/model.h"
 
+/* The largest model or clip file a reader takes (64 MiB): the biggest real MD5 files are a few MB, and
+ * a reader's memory is bounded by its file's size (docs/md5-format.md, "Limits checked at load"), so this
+ * bounds a load's memory too. A larger file is refused before it is opened. */
+#define LOADER_MAX_FILE_BYTES ((size_t)64 << 20)
+
 /* Read the file at path with the reader its extension names (case ignored) and build it. An extension
  * no reader has (or one for the other kind) fails with a one-line err naming the supported ones.
  * `warnings` may be NULL. */

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../base/file.h"
 #include "../build/build.h"
 #include "../build/loader.h"
 
@@ -198,13 +199,12 @@ static bool cache_identify(const char *path, struct stat *identity, diag *err)
 {
     if (!path || !*path)
         return diag_set(err, path ? path : "", 0, "no file name given");
+    /* The readers' check (file.h), before anything opens the file: opening a FIFO would wait for a writer
+     * for ever, and a kernel file or one over the limit is refused here with the path. */
+    if (!file_check(path, LOADER_MAX_FILE_BYTES, NULL, err))
+        return false;
     if (stat(path, identity) != 0)
         return diag_set(err, path, 0, "cannot open: %s", strerror(errno));
-    /* Refused before opening: opening a FIFO would wait for a writer forever. */
-    if (S_ISDIR(identity->st_mode))
-        return diag_set(err, path, 0, "is a folder, not a file");
-    if (!S_ISREG(identity->st_mode))
-        return diag_set(err, path, 0, "not a regular file");
     return true;
 }
 

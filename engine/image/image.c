@@ -305,7 +305,7 @@ const image *image_cache_acquire(image_cache *cache, const char *path, const cha
 {
     file_identity identity;
     diag err;
-    if (!file_identify(path, &identity, &err)) {
+    if (!file_check(path, IMAGE_MAX_FILE_BYTES, &identity, &err)) {
         char tail[IMAGE_TAIL_MAX];
         snprintf(tail, sizeof tail, ": %s; using the placeholder", err.message);
         warn(warnings, where, line, label, path, ": texture ", tail);

@@ -64,6 +64,11 @@ bool md5_read_clip(const char *text, size_t size, const char *name, raw_clip *ou
  * md5_resolve_texture does steps 2 and 3 in the mesh's folder (what a model knows alone: its
  * skin_mesh.texture_path, for tools without a character). Returns true and writes the path to out if a
  * readable file is found. */
+/* The largest candidate image the search settles on: the image reader's limit (image.h's
+ * IMAGE_MAX_FILE_BYTES; md5 knows nothing of image, so test_md5_mesh checks the two agree). A larger file,
+ * a FIFO or a kernel file is passed over as if it were not there (file.h's check). */
+#define MD5_TEXTURE_MAX_FILE_BYTES ((size_t)65 << 20)
+
 bool md5_resolve_texture(const char *model_path, const char *shader, char *out, size_t out_size,
                          diag_list *warnings);
 /* Step 3 in another folder: the shader's file name in `folder` (not "": the working directory is never

@@ -25,7 +25,7 @@ typedef struct texture_search {
 
 static bool found(const texture_search *search, const char *candidate, char *out, size_t out_size)
 {
-    if (!file_is_readable(candidate))
+    if (!file_is_readable(candidate, MD5_TEXTURE_MAX_FILE_BYTES))
         return false;
     if (!file_is_inside(candidate, search->folder)) {
         /* Steps 2 and 3 can try one candidate twice: one report for it. */

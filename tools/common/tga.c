@@ -132,7 +132,7 @@ bool tga_load(const char *path, tga_image *image, diag *err)
     char *data = NULL;
     size_t size = 0;
     *image = (tga_image){0};
-    if (!file_read_all(path, &data, &size, err))
+    if (!file_read_all(path, IMAGE_MAX_FILE_BYTES, &data, &size, err))
         return false;
     bool ok = tga_decode((const uint8_t *)data, size, path, image, err);
     free(data);

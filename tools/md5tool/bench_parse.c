@@ -99,7 +99,7 @@ int bench_parse_main(int argc, char **argv)
             break;
         }
         diag err = {0};
-        if (!file_read_all(argv[i], &input->text, &input->size, &err)) {
+        if (!file_read_all(argv[i], LOADER_MAX_FILE_BYTES, &input->text, &input->size, &err)) {
             char text[DIAG_TEXT_MAX];
             diag_format(&err, text, sizeof text);
             fprintf(stderr, "%s\n", text);

@@ -11,6 +11,7 @@
 
 #include "anim/config/anim_config.h"
 #include "base/file.h"
+#include "build/loader.h"
 #include "cache/cache.h"
 #include "pose/pose.h"
 
@@ -94,7 +95,7 @@ bool load_file(const char *path, file_type expected, loaded_file *f)
     char *text = NULL;
     size_t size = 0;
     diag err = {0};
-    if (file_read_all(path, &text, &size, &err)) {
+    if (file_read_all(path, LOADER_MAX_FILE_BYTES, &text, &size, &err)) {
         if (f->type == FILE_TYPE_MESH)
             f->ok = loader_parse_md5_model(text, size, path, &f->model, &err, &f->warnings);
         else

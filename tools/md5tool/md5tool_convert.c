@@ -13,6 +13,7 @@
 
 #include "anim/config/anim_config.h"
 #include "base/file.h"
+#include "build/loader.h"
 #include "md5tool_common.h"
 #include "md5tool_convert.h"
 
@@ -367,6 +368,30 @@ static bool convert_anim(convert_reader *r, FILE *out, const convert_change *cha
     return ok;
 }
 
+/* Whether the project's reader takes the converted text back; when not, says why on stderr. A scale can take
+ * a valid file past the reader's limits (a joint further than 1e30 from the origin). */
+static bool convert_output_loads(const char *out_path, file_type type, const char *text, size_t size)
+{
+    diag error;
+    bool loads;
+    if (type == FILE_TYPE_MESH) {
+        model *made = NULL;
+        loads = loader_parse_md5_model(text, size, out_path, &made, &error, NULL);
+        model_free(made);
+    } else {
+        clip *made = NULL;
+        loads = loader_parse_md5_clip(text, size, out_path, &made, &error, NULL);
+        clip_free(made);
+    }
+    if (!loads) {
+        char line[DIAG_TEXT_MAX];
+        diag_format(&error, line, sizeof line);
+        fprintf(stderr, "md5tool convert: the converted file would be refused (%s); %s not written\n", line,
+                out_path);
+    }
+    return loads;
+}
+
 int command_convert(int argc, char **argv)
 {
     const char *in_path = NULL, *out_path = NULL, *up = "+Z", *forward = "+X";
@@ -405,13 +430,18 @@ int command_convert(int argc, char **argv)
     char *text = NULL;
     size_t size = 0;
     diag error;
-    if (!file_read_all(in_path, &text, &size, &error)) {
+    if (!file_read_all(in_path, LOADER_MAX_FILE_BYTES, &text, &size, &error)) {
         fprintf(stderr, "md5tool convert: %s: %s\n", in_path, error.message);
         return EXIT_INVALID;
     }
-    FILE *out = fopen(out_path, "w");
+    /* Made in memory first: checked by the project's own reader before a byte reaches OUT (a file the reader
+     * would refuse is not written: exit 1, saying why), and the input is read whole before OUT is replaced,
+     * so IN == OUT converts in place. OUT is then replaced whole or not at all (file_writer). */
+    char *made = NULL;
+    size_t made_size = 0;
+    FILE *out = open_memstream(&made, &made_size);
     if (!out) {
-        fprintf(stderr, "md5tool convert: %s: %s\n", out_path, strerror(errno));
+        fprintf(stderr, "md5tool convert: out of memory\n");
         free(text);
         return EXIT_INVALID;
     }
@@ -422,9 +452,23 @@ int command_convert(int argc, char **argv)
                                      : convert_anim(&reader, out, &change, commandline);
     ok = fclose(out) == 0 && ok;
     free(text);
-    if (!ok) {
-        remove(out_path); /* half a file must not pass for a converted one */
-        return EXIT_INVALID;
+    if (ok && !convert_output_loads(out_path, type, made, made_size)) {
+        ok = false;
+    } else if (ok) {
+        file_writer writer;
+        ok = file_writer_open(&writer, out_path, &error);
+        if (ok) {
+            fwrite(made, 1, made_size, writer.stream);
+            ok = file_writer_commit(&writer, &error);
+        }
+        if (!ok) {
+            char line[DIAG_TEXT_MAX];
+            diag_format(&error, line, sizeof line);
+            fprintf(stderr, "md5tool convert: %s\n", line);
+        }
     }
+    free(made);
+    if (!ok)
+        return EXIT_INVALID;
     return EXIT_SUCCESS;
 }

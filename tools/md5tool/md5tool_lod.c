@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/file.h"
+#include "build/loader.h"
 #include "base/json.h"
 #include "bench_common.h"
 #include "build/build_lod.h"
@@ -184,7 +185,7 @@ static bool write_level(const char *path, const model *m, const model_lods *lods
     char *text = NULL;
     size_t size = 0;
     diag err = {0};
-    if (!file_read_all(path, &text, &size, &err)) {
+    if (!file_read_all(path, LOADER_MAX_FILE_BYTES, &text, &size, &err)) {
         char message[DIAG_TEXT_MAX];
         diag_format(&err, message, sizeof message);
         fprintf(stderr, "%s\n", message);

@@ -58,6 +58,9 @@ static bool parse_command(char **words, int count, const state_machine_definitio
                                            "or 'TIME end')");
     if (!parse_finite(words[0], &time) || time < 0.0)
         return diag_set(error, path, line, "'%s' is not a time in seconds (a number >= 0)", words[0]);
+    if (time > TRACE_TIME_MAX)
+        return diag_set(error, path, line, "time %s is past the longest trace, %g s (an hour of animation)", words[0],
+                        TRACE_TIME_MAX);
     *command = (trace_command){.time = time, .line = line};
     const char *verb = count > 1 ? words[1] : "";
     if (strcmp(verb, "end") == 0) {
@@ -106,7 +109,7 @@ bool trace_script_load(const char *path, const state_machine_definition *machine
     *script = (trace_script){0};
     char *text = NULL;
     size_t size = 0;
-    if (!file_read_all(path, &text, &size, error))
+    if (!file_read_all(path, TRACE_SCRIPT_MAX_FILE_BYTES, &text, &size, error))
         return false;
     /* A command per non-empty line at most, so the line count bounds the array. */
     size_t capacity = 1;

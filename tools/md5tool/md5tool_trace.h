@@ -9,7 +9,8 @@
  *   0.50 set grounded false   a bool parameter (true or false)
  *   1.20 trigger jump         a trigger
  *   3.00 end                  the trace stops at this time (required, the last command)
- * `#` starts a comment; blank lines are fine. Names are checked against the character's state machine,
+ * Times run from 0 to TRACE_TIME_MAX (an hour: at the highest --rate, 10,000 Hz, 36 million steps); a script
+ * file is at most TRACE_SCRIPT_MAX_FILE_BYTES. `#` starts a comment; blank lines are fine. Names are checked against the character's state machine,
  * so a typo is an error with its file:line, not a silent no-op. A command at time t applies before the
  * first step that starts at or after t. */
 #ifndef MARIONETTE_MD5TOOL_TRACE_H
@@ -19,6 +20,9 @@
 
 #include "anim/animator.h"
 #include "base/diag.h"
+
+#define TRACE_TIME_MAX 3600.0
+#define TRACE_SCRIPT_MAX_FILE_BYTES ((size_t)4 << 20)
 
 typedef enum trace_command_kind { TRACE_SET_NUMBER, TRACE_SET_BOOL, TRACE_TRIGGER, TRACE_END } trace_command_kind;
 

@@ -8,6 +8,7 @@
 
 #include "../../base/file.h"
 #include "../../base/watch.h"
+#include "../../build/loader.h"
 #include "anim_config_internal.h"
 
 /* Loading happens in two steps per file. First the ini text becomes sections of `key = value` entries that
@@ -31,20 +32,20 @@ struct anim_config {
 /* Watched files, and reading them                                                                      */
 
 /* Remember a file the load read (or tried to read: a missing file that appears is an edit too). */
-void anim_config_watch(anim_config *config, const char *path)
+void anim_config_watch(anim_config *config, const char *path, size_t max_bytes)
 {
-    watch_set_add(&config->watched, path, true); /* before the caller reads it: see watch_stamp_take */
+    watch_set_add(&config->watched, path, max_bytes, true); /* before the caller reads it: see watch_stamp_take */
 }
 
 bool anim_config_read_document(anim_config_loader *loader, const char *path, const char *referrer,
                                int referrer_line, const char *what, ini_document *document)
 {
     *document = (ini_document){.path = path};
-    anim_config_watch(loader->config, path);
+    anim_config_watch(loader->config, path, INI_MAX_FILE_BYTES);
     char *text = NULL;
     size_t size = 0;
     diag error;
-    if (!file_read_all(path, &text, &size, &error)) {
+    if (!file_read_all(path, INI_MAX_FILE_BYTES, &text, &size, &error)) {
         if (referrer)
             anim_config_report(loader, referrer, referrer_line, "cannot read %s '%s': %s", what, path,
                                error.message);
@@ -78,7 +79,7 @@ static void anim_config_load_one(anim_config_loader *loader, const anim_characte
     character->skinning = source->skinning;
     storage->mesh_path = strdup(source->mesh_path);
     character->mesh_path = storage->mesh_path;
-    anim_config_watch(loader->config, source->mesh_path);
+    anim_config_watch(loader->config, source->mesh_path, LOADER_MAX_FILE_BYTES);
     diag error;
     character->model_handle = cache_load_model(loader->cache, source->mesh_path, &error, NULL);
     character->model = cache_model(loader->cache, character->model_handle);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../build/loader.h"
 #include "anim_config_internal.h"
 
 static void find_contacts(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
@@ -200,7 +201,7 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
         } else if (!anim_config_resolve_path(path, file->value, clip_path, sizeof clip_path)) {
             anim_config_report(loader, path, file->line, "path is too long");
         } else {
-            anim_config_watch(loader->config, clip_path);
+            anim_config_watch(loader->config, clip_path, LOADER_MAX_FILE_BYTES);
             if (character->model_handle.id != 0) { /* without a model there is no hierarchy to check against */
                 diag error;
                 storage->clip_handles[s] =

@@ -126,8 +126,10 @@ bool anim_config_resolve_path(const char *ini_path, const char *written, char *o
 
 /* anim_config.c -------------------------------------------------------------------------------------- */
 
-/* Remember a file the load read (or tried to read: a missing file that appears is an edit too). */
-void anim_config_watch(anim_config *config, const char *path);
+/* Remember a file the load read (or tried to read: a missing file that appears is an edit too). max_bytes
+ * is the limit of the reader that reads it (INI_MAX_FILE_BYTES, LOADER_MAX_FILE_BYTES, IMAGE_MAX_FILE_BYTES;
+ * 0 for a folder): the watcher hashes only what that reader would accept (watch.h). */
+void anim_config_watch(anim_config *config, const char *path, size_t max_bytes);
 
 /* Watch and read path into document. A file that cannot be read is reported where it was named (referrer,
  * line), or against the path itself when referrer is NULL; then it returns false with document empty. */

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "../../base/file.h"
+#include "../../image/image.h"
 #include "../../md5/md5.h"
 #include "anim_config_internal.h"
 
@@ -43,7 +44,7 @@ static void anim_config_textures_folder(anim_config_loader *loader, const char *
         return;
     }
     /* A folder's time changes when an image is added, removed or renamed in it: one that appears is found. */
-    anim_config_watch(loader->config, folder);
+    anim_config_watch(loader->config, folder, 0);
     struct stat info;
     if (stat(folder, &info) != 0 || !S_ISDIR(info.st_mode)) {
         anim_config_warn(loader, characters_path, entry->line, "textures folder '%s' of [%s] is not a folder",
@@ -68,11 +69,12 @@ static void anim_config_check_overrides(anim_config_loader *loader, const char *
                              entry->key);
             continue;
         }
-        anim_config_watch(loader->config, path);
-        if (!file_is_readable(path))
+        anim_config_watch(loader->config, path, IMAGE_MAX_FILE_BYTES);
+        diag refusal = {0};
+        if (!file_check(path, IMAGE_MAX_FILE_BYTES, NULL, &refusal) || !file_is_readable(path, IMAGE_MAX_FILE_BYTES))
             anim_config_warn(loader, characters_path, entry->line,
-                             "texture override for shader \"%s\": cannot read '%s'; searching as if it were not there",
-                             shader, path);
+                             "texture override for shader \"%s\": cannot read '%s' (%s); searching as if it were not "
+                             "there", shader, path, refusal.message[0] ? refusal.message : "cannot open");
         bool used = false;
         for (int m = 0; m < model->mesh_count && !used; ++m)
             used = strcmp(model->meshes[m].shader, shader) == 0;
@@ -91,7 +93,7 @@ static bool anim_config_find_texture(anim_config_loader *loader, const char *cha
     const char *shader = mesh->shader;
     const ini_entry *entry = anim_config_find_override(section, shader);
     if (entry && entry->value[0] != '\0' && anim_config_resolve_path(characters_path, entry->value, out, size) &&
-        file_is_readable(out))
+        file_is_readable(out, IMAGE_MAX_FILE_BYTES))
         return true;
     diag_list refusals = {0};
     bool ok = md5_resolve_texture(mesh_path, shader, out, size, &refusals) ||
@@ -129,7 +131,7 @@ void anim_config_load_textures(anim_config_loader *loader, anim_character *chara
             storage->texture_paths[m] = storage->texture_paths[same] ? strdup(storage->texture_paths[same]) : NULL;
         else if (anim_config_find_texture(loader, characters_path, section, mesh_path, &model->meshes[m],
                                           textures_folder, path, sizeof path)) {
-            anim_config_watch(loader->config, path); /* an image edited on disk is a reload */
+            anim_config_watch(loader->config, path, IMAGE_MAX_FILE_BYTES); /* an image edited on disk is a reload */
             storage->texture_paths[m] = strdup(path);
         }
     }
