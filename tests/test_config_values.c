@@ -195,12 +195,56 @@ static void test_name_index(void)
     free(names);
 }
 
+/* What a writer may put after `key = `: every verdict checked by parsing the line back (a value called
+ * writable is read back byte for byte; one refused says why). */
+static void test_writable_values(void)
+{
+    static const struct {
+        const char *value;
+        const char *why; /* NULL: writable */
+    } cases[] = {
+        {"../a;b/x.md5mesh", NULL},
+        {"a #b = c [d] \"e\" 'f' \\g :h", NULL},
+        {"\xc3\xa9t\xc3\xa9", NULL},
+        {"tab\tinside", NULL},
+        {"../a ;b/a ;b.md5mesh", "white space before a ';'"},
+        {"a\t;b", "white space before a ';'"},
+        {";x", "starts with ';'"},
+        {"two\nlines", "line break"},
+        {"cr\rhere", "line break"},
+        {" lead", "white space"},
+        {"trail ", "white space"},
+        {"", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        char why[160] = "";
+        bool writable = ini_entry_writable("mesh", cases[i].value, why, sizeof why);
+        CHECK(writable == (cases[i].why == NULL));
+        if (cases[i].why)
+            CHECK_STR_CONTAINS(why, cases[i].why);
+    }
+    /* The line's length: "mesh = " and 191 characters is 198, the longest line the reader takes. */
+    char long_value[300];
+    memset(long_value, 'a', sizeof long_value);
+    long_value[191] = '\0';
+    CHECK(ini_entry_writable("mesh", long_value, NULL, 0));
+    long_value[191] = 'a';
+    long_value[192] = '\0';
+    char why[160];
+    CHECK(!ini_entry_writable("mesh", long_value, why, sizeof why));
+    CHECK_STR_CONTAINS(why, "a line of 199 characters, longer than the 198");
+    CHECK(ini_section_writable("hero.2", NULL, 0));
+    CHECK(!ini_section_writable("a]b", why, sizeof why) && strstr(why, "']'"));
+    CHECK(!ini_section_writable("a\nb", why, sizeof why));
+}
+
 int main(void)
 {
     RUN(test_errors_count_and_format);
     RUN(test_bool);
     RUN(test_number_wordings);
     RUN(test_documented_bounds_are_accepted);
+    RUN(test_writable_values);
     RUN(test_integer);
     RUN(test_names_keys_and_sections);
     RUN(test_name_index);

@@ -6,6 +6,7 @@
  * from MARIONETTE_REAL_MD5; skipped when that is absent, see test_data.h). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "anim/config/anim_config.h"
@@ -404,6 +405,87 @@ static void test_written_files_for_the_mannequin_load(void)
     free(run.output);
 }
 
+/* `'text'` for sh, with each ' inside written as '\''. */
+static void shell_quote(const char *text, char *out, size_t size)
+{
+    size_t used = 0;
+    out[used++] = '\'';
+    for (const char *c = text; *c && used + 6 < size; ++c) {
+        if (*c == '\'') {
+            memcpy(out + used, "'\\''", 4);
+            used += 4;
+        } else {
+            out[used++] = *c;
+        }
+    }
+    out[used++] = '\'';
+    out[used] = '\0';
+}
+
+/* Every special character of an ini file in the folder and file names new-character is given: each run either
+ * refuses at the command line (exit 2, one line saying why, nothing written) or writes files that load with
+ * the very files given (the same inode as the mesh and clip named). Before, ' ;' was written as is and read
+ * back cut at the comment, and a newline in a file name wrote a line of its own into clips.ini (both exit 0). */
+static void test_paths_with_special_characters(void)
+{
+    static const struct {
+        const char *text;
+        bool writable;
+    } specials[] = {
+        {" ;", false}, {"\n", false}, {"\r", false}, {"x ", true},  {" x", true}, {";", true}, {"#", true},
+        {"=", true},   {"[", true},   {"]", true},   {"\"", true},  {"'", true},  {"\\", true}, {":", true},
+        {"\t", true},  {"\xc3\xa9", true}, {"$HOME", true}, {"%s", true}, {"\x1f", true}, {"a;b", true},
+        {"\t;", false},
+    };
+    for (size_t i = 0; i < sizeof specials / sizeof specials[0]; ++i) {
+        const char *special = specials[i].text;
+        char base[700], files[900], mesh[1000], clip[1000], out[800];
+        snprintf(base, sizeof base, "%s/special_%zu", folder, i);
+        snprintf(files, sizeof files, "%s/d%s", base, special);
+        snprintf(mesh, sizeof mesh, "%s/m%s.md5mesh", files, special);
+        snprintf(clip, sizeof clip, "%s/m%s_idle.md5anim", files, special);
+        snprintf(out, sizeof out, "%s/out", base);
+        CHECK(mkdir(base, 0777) == 0 && mkdir(files, 0777) == 0);
+        char *mesh_text = test_read_file(MANNEQUIN, NULL), *clip_text = test_read_file(ASSETS "clips/idle.md5anim", NULL);
+        CHECK(mesh_text && clip_text);
+        test_write_file(mesh, mesh_text ? mesh_text : "");
+        test_write_file(clip, clip_text ? clip_text : "");
+        free(mesh_text);
+        free(clip_text);
+        char quoted_mesh[2200], quoted_clip[2200], quoted_out[1700], arguments[7000];
+        shell_quote(mesh, quoted_mesh, sizeof quoted_mesh);
+        shell_quote(clip, quoted_clip, sizeof quoted_clip);
+        shell_quote(out, quoted_out, sizeof quoted_out);
+        snprintf(arguments, sizeof arguments, "new-character hero %s %s --out %s", quoted_mesh, quoted_clip, quoted_out);
+        tool_run run = run_tool(arguments);
+        char shown[64];
+        diag_escape(special, shown, sizeof shown);
+        struct stat info;
+        if (!specials[i].writable) {
+            if (run.status != 2)
+                fprintf(stderr, "  '%s': exit %d\n%s", shown, run.status, run.output);
+            CHECK(run.status == 2);
+            CHECK_STR_CONTAINS(run.output, "cannot name it");
+            CHECK(strchr(run.output, '\n') == strrchr(run.output, '\n')); /* one line */
+            CHECK(stat(out, &info) != 0);                                  /* nothing written, no folder left */
+        } else {
+            if (run.status != 0)
+                fprintf(stderr, "  '%s': exit %d\n%s", shown, run.status, run.output);
+            CHECK(run.status == 0);
+            cache *cache = cache_create();
+            anim_config *config = load_written_config(out, cache);
+            const anim_character *hero = config ? anim_config_find_character(config, "hero") : NULL;
+            struct stat given, read_back;
+            CHECK(hero && stat(mesh, &given) == 0 && stat(hero->mesh_path, &read_back) == 0 &&
+                  given.st_ino == read_back.st_ino);
+            CHECK(hero && hero->clip_count == 1 && hero->clips[0].clip != NULL);
+            anim_config_free(config);
+            cache_destroy(cache);
+        }
+        free(run.output);
+    }
+}
+
 static void test_help_and_bad_arguments(void)
 {
     tool_run run = run_tool("new-character --help");
@@ -545,6 +627,7 @@ int main(int argc, char **argv)
         RUN(test_overlay_root_of_the_wave);
         RUN(test_written_files_for_the_mannequin_load);
         RUN(test_help_and_bad_arguments);
+        RUN(test_paths_with_special_characters);
     }
     if (part == TEST_PART_BONEMAN)
         RUN(test_boneman_starter_config);

@@ -15,6 +15,8 @@
 #include "diag.h"
 #include "name_index.h"
 
+_Static_assert(INI_LINE_MAX == INI_MAX_LINE - 2, "INI_LINE_MAX follows libinih's INI_MAX_LINE");
+
 /* Debian's libinih does not pass line numbers to the handler, so the reader callback counts the lines it
  * hands over, and the handler, called right after, takes the count as its key's line. */
 
@@ -347,4 +349,105 @@ bool ini_parse_float(const char *text, float *out)
         return false;
     *out = (float)value;
     return true;
+}
+
+/* ---- writing: what the reader takes back ---- */
+
+static bool ini_refuse(char *why, size_t why_size, const char *reason)
+{
+    if (why && why_size)
+        snprintf(why, why_size, "%s", reason);
+    return false;
+}
+
+static bool ini_is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r' || c == '\n';
+}
+
+/* A report while reading a written line back: that the reader had anything to say is enough. */
+static void ini_count_report(void *context, const char *file, int line, const char *message)
+{
+    (void)file, (void)line, (void)message;
+    ++*(int *)context;
+}
+
+/* Parse text (one section "s" written with its name, or an entry under [s]) and compare. */
+static bool ini_reads_back(const char *text, const char *section, const char *key, const char *value)
+{
+    int reports = 0;
+    ini_document document;
+    ini_document_parse(&document, "(written)", text, strlen(text),
+                       (config_reporter){.report = ini_count_report, .context = &reports});
+    const ini_section *found = document.section_count == 1 ? &document.sections[0] : NULL;
+    bool same = reports == 0 && found && strcmp(found->name, section) == 0;
+    if (same && key) {
+        const ini_entry *entry = found->entry_count == 1 ? &found->entries[0] : NULL;
+        same = entry && strcmp(entry->key, key) == 0 && strcmp(entry->value, value) == 0;
+    } else if (same) {
+        same = found->entry_count == 0;
+    }
+    ini_document_free(&document);
+    return same;
+}
+
+/* What no line of an ini file can hold, in words; NULL when none of it is there. */
+static const char *ini_unwritable_bytes(const char *text)
+{
+    if (strchr(text, '\n') || strchr(text, '\r'))
+        return "holds a line break, which no ini value can";
+    if (text[0] && (ini_is_blank(text[0]) || ini_is_blank(text[strlen(text) - 1])))
+        return "starts or ends with white space, which the ini reader trims";
+    return NULL;
+}
+
+bool ini_entry_writable(const char *key, const char *value, char *why, size_t why_size)
+{
+    if (!key || !value)
+        return ini_refuse(why, why_size, "is missing");
+    const char *bytes = ini_unwritable_bytes(value);
+    if (bytes)
+        return ini_refuse(why, why_size, bytes);
+    if (value[0] == ';')
+        return ini_refuse(why, why_size, "starts with ';', which starts a comment in an ini file");
+    for (const char *c = value + 1; *c; ++c)
+        if (*c == ';' && ini_is_blank(c[-1]))
+            return ini_refuse(why, why_size, "holds white space before a ';', which starts a comment in an ini file");
+    size_t length = strlen(key) + 3 + strlen(value);
+    if (length > INI_LINE_MAX) {
+        char reason[128];
+        snprintf(reason, sizeof reason, "makes a line of %zu characters, longer than the %d an ini line may have",
+                 length, INI_LINE_MAX);
+        return ini_refuse(why, why_size, reason);
+    }
+    /* The reasons above are the ones known; the reader itself has the last word. */
+    char text[INI_LINE_MAX + 8];
+    size_t key_length = strlen(key), value_length = strlen(value);
+    memcpy(text, "[s]\n", 4);
+    memcpy(text + 4, key, key_length);
+    memcpy(text + 4 + key_length, " = ", 3);
+    memcpy(text + 7 + key_length, value, value_length);
+    memcpy(text + 7 + key_length + value_length, "\n", 2);
+    bool same = ini_reads_back(text, "s", key, value);
+    return same || ini_refuse(why, why_size, "would not be read back as written by the ini reader");
+}
+
+bool ini_section_writable(const char *name, char *why, size_t why_size)
+{
+    if (!name || !name[0])
+        return ini_refuse(why, why_size, "is empty");
+    const char *bytes = ini_unwritable_bytes(name);
+    if (bytes)
+        return ini_refuse(why, why_size, bytes);
+    if (strchr(name, ']'))
+        return ini_refuse(why, why_size, "holds ']', which ends a section name");
+    if (strlen(name) + 2 > INI_LINE_MAX)
+        return ini_refuse(why, why_size, "is longer than an ini line may be");
+    char text[INI_LINE_MAX + 8];
+    size_t length = strlen(name);
+    text[0] = '[';
+    memcpy(text + 1, name, length);
+    memcpy(text + 1 + length, "]\n", 3);
+    bool same = ini_reads_back(text, name, NULL, NULL);
+    return same || ini_refuse(why, why_size, "would not be read back as written by the ini reader");
 }

@@ -57,6 +57,21 @@ void ini_document_parse(ini_document *document, const char *path, const char *te
 
 void ini_document_free(ini_document *document);
 
+/* The longest line the reader takes, its line break not counted (libinih's INI_MAX_LINE of 200, less the
+ * break and the NUL): a longer one is refused as "line is longer than 198 characters". */
+enum { INI_LINE_MAX = 198 };
+
+/* For writers of ini files (md5tool new-character): whether the line `key = value` is read back by
+ * ini_document_parse as exactly this key and value. The syntax has no quoting or escapes, so a value cannot
+ * hold a line break (CR or LF), a NUL, white space at either end, a ';' at its start or after white space
+ * (an inline comment), and the line must fit INI_LINE_MAX. When it cannot be written, why gets the reason as
+ * a phrase ("holds a line break", "has ' ;', which starts a comment") and false is returned. The verdict is
+ * checked by parsing the line: what passes is read back byte for byte (fuzz_ini_writer). */
+bool ini_entry_writable(const char *key, const char *value, char *why, size_t why_size);
+
+/* The same for a section header `[name]`: no ']', line breaks, NUL or white space at either end. */
+bool ini_section_writable(const char *name, char *why, size_t why_size);
+
 /* The entry with this key, or NULL. A hash lookup. */
 const ini_entry *ini_find_entry(const ini_section *section, const char *key);
 

@@ -13,8 +13,13 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "anim/anim_clip.h"
+#include "anim/config/anim_config.h"
+#include "base/file.h"
+#include "base/ini_document.h"
+#include "cache/cache.h"
 #include "md5tool_common.h"
 
 /* The height new_character_study_body scales the body to. */
@@ -28,7 +33,10 @@ static const char new_character_help[] =
     "Writes DIR/characters.ini, clips.ini, states.ini, demo.ini and controls.ini so that\n"
     "`marionette --config DIR` plays MESH as the player and as the crowd. NAME is the character's name\n"
     "(1 to 63 letters, digits, '_', '.', '-'). DIR is made if missing; existing files are kept unless\n"
-    "--force. Paths in the files are relative to DIR.\n"
+    "--force, which replaces each whole (a symbolic link at one is replaced, not written through). Paths in\n"
+    "the files are relative to DIR; one an ini line cannot hold (a line break, white space at an end, ' ;',\n"
+    "longer than 198 characters with its key) is refused before anything is written. The files are read\n"
+    "back as the demo reads them before the command says they are written.\n"
     "\n"
     "Every guess is marked with a `; guess` comment in the files, to correct by hand:\n"
     "  role of each clip, from its file name (the mesh's name in front of it is ignored), first match wins:\n"
@@ -49,7 +57,8 @@ static const char new_character_help[] =
     "    `height = 1.8` would make it\n"
     "  the overlay's branch: where the overlay clip moves the upper body most (e.g. a shoulder)\n"
     "A clip that cannot be read or does not fit the mesh's skeleton is reported (file:line) and commented\n"
-    "out. Exit status: 0 written, 1 a file is invalid or exists, 2 command-line error.\n";
+    "out. Exit status: 0 written, 1 a file is invalid or exists, or a write failed (why, in one line),\n"
+    "2 command-line error or a path the files cannot hold.\n";
 
 typedef struct candidate {
     const char *path;
@@ -567,25 +576,67 @@ static void write_controls(FILE *out)
 
 /* ---- putting it together ---- */
 
+/* One of the five files, written beside its target and renamed over it when whole (base/file's file_writer):
+ * a failed write says why and leaves what was there; a symbolic link planted at the target is replaced by
+ * the file, never written through. */
 static bool write_file(const char *folder, const char *name, const plan *p, void (*writer)(FILE *, const plan *),
                        void (*plain_writer)(FILE *))
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", folder, name);
-    FILE *out = fopen(path, "w");
-    if (!out) {
-        fprintf(stderr, "%s: cannot write: %s\n", path, strerror(errno));
-        return false;
+    file_writer out;
+    diag error;
+    bool ok = file_writer_open(&out, path, &error);
+    if (ok) {
+        if (writer)
+            writer(out.stream, p);
+        else
+            plain_writer(out.stream);
+        ok = file_writer_commit(&out, &error);
     }
-    if (writer)
-        writer(out, p);
-    else
-        plain_writer(out);
-    bool ok = !ferror(out);
-    ok = fclose(out) == 0 && ok;
-    if (!ok)
-        fprintf(stderr, "%s: writing failed\n", path);
+    if (!ok) {
+        char line[DIAG_TEXT_MAX];
+        diag_format(&error, line, sizeof line);
+        fprintf(stderr, "%s\n", line);
+    }
     return ok;
+}
+
+/* A path the files will hold, checked against what the ini reader takes back (base/ini_document): it has no
+ * quoting, so a path with a line break, white space at an end, " ;" (a comment) or too long for a line is
+ * refused here, before anything is written, rather than written and read back as another path. */
+static bool path_writable(const char *file, const char *key, const char *given, const char *written)
+{
+    char why[160];
+    if (ini_entry_writable(key, written, why, sizeof why))
+        return true;
+    char shown[2 * PATH_MAX];
+    diag_escape(given, shown, sizeof shown);
+    fprintf(stderr, "md5tool: new-character: the path '%s' %s, so %s cannot name it: rename or move the file%s\n",
+            shown, why, file, strcmp(given, written) != 0 ? " (or give --out a folder it is simpler to reach from)" : "");
+    return false;
+}
+
+/* Read the written files back as the demo will: a configuration the project's reader refuses is said so,
+ * naming each problem, and the command fails. */
+static bool written_files_load(const char *folder)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/characters.ini", folder);
+    cache *cache = cache_create();
+    diag_list errors = {0};
+    anim_config *config = cache ? anim_config_load(path, cache, &errors) : NULL;
+    for (int i = 0; !config && i < errors.count; ++i) {
+        char line[DIAG_TEXT_MAX];
+        diag_format(&errors.items[i], line, sizeof line);
+        fprintf(stderr, "%s\n", line);
+    }
+    if (!config)
+        fprintf(stderr, "md5tool: new-character: the configuration written in %s does not load (above)\n", folder);
+    anim_config_free(config);
+    diag_list_free(&errors);
+    cache_destroy(cache);
+    return config != NULL;
 }
 
 static const char *const written_files[] = {"characters.ini", "clips.ini", "states.ini", "demo.ini", "controls.ini"};
@@ -707,7 +758,7 @@ static void print_summary(const plan *p, const char *folder)
 int command_new_character(int argc, char **argv)
 {
     const char *folder = NULL, *name = NULL, *mesh_path = NULL;
-    bool force = false;
+    bool force = false, made_folder = false;
     int clip_count = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -779,7 +830,8 @@ int command_new_character(int argc, char **argv)
             goto done;
         }
     }
-    if (mkdir(folder, 0777) != 0 && errno != EEXIST) {
+    made_folder = mkdir(folder, 0777) == 0;
+    if (!made_folder && errno != EEXIST) {
         fprintf(stderr, "%s: cannot create folder: %s\n", folder, strerror(errno));
         goto done;
     }
@@ -803,12 +855,21 @@ int command_new_character(int argc, char **argv)
         fprintf(stderr, "%s: no clip fits this mesh with a role it can play; nothing written\n", mesh_path);
         goto done;
     }
+    bool writable = path_writable("characters.ini", "mesh", mesh_path, p.mesh_relative);
+    for (int i = 0; writable && i < p.clip_count; ++i)
+        writable = path_writable("clips.ini", "file", p.clips[i].path, p.clips[i].relative);
+    if (!writable) {
+        status = EXIT_USAGE;
+        if (made_folder)
+            rmdir(folder); /* nothing written: the folder made for it goes too */
+        goto done;
+    }
     bool written = write_file(folder, "characters.ini", &p, write_characters, NULL) &&
                    write_file(folder, "clips.ini", &p, write_clips, NULL) &&
                    write_file(folder, "states.ini", &p, write_states, NULL) &&
                    write_file(folder, "demo.ini", &p, write_demo, NULL) &&
                    write_file(folder, "controls.ini", &p, NULL, write_controls);
-    if (written) {
+    if (written && written_files_load(folder)) {
         print_summary(&p, folder);
         status = EXIT_SUCCESS;
     }
