@@ -15,6 +15,7 @@
 #include "gfx/gfx_text.h"
 #include "ground_mesh.h"
 #include "hud.h"
+#include "base/file.h"
 #include "base/ini_document.h"
 #include "base/json.h"
 #include "look.h"
@@ -981,11 +982,16 @@ bool demo_start(demo *d, const demo_options *options)
             return false;
     }
     if (options->trace) {
-        d->trace = fopen(options->trace, "w");
-        if (!d->trace) {
-            fprintf(stderr, "marionette: %s: cannot write the trace\n", options->trace);
+        diag error;
+        d->trace_file = malloc(sizeof *d->trace_file);
+        if (!d->trace_file || !file_writer_open(d->trace_file, options->trace, &error)) {
+            if (d->trace_file)
+                fprintf(stderr, "marionette: %s: %s\n", error.file, error.message);
+            free(d->trace_file);
+            d->trace_file = NULL;
             return false;
         }
+        d->trace = d->trace_file->stream;
     }
     if (options->crowd > 0)
         spawn_crowd(d, options->crowd);
@@ -994,9 +1000,14 @@ bool demo_start(demo *d, const demo_options *options)
 
 void demo_finish(demo *d)
 {
-    if (d->trace) {
+    if (d->trace_file) {
         fputs(d->trace_steps ? "\n]\n" : "[]\n", d->trace);
-        fclose(d->trace);
+        diag error;
+        if (!file_writer_commit(d->trace_file, &error))
+            fprintf(stderr, "marionette: %s: %s\n", error.file, error.message);
+        free(d->trace_file);
+        d->trace_file = NULL;
+        d->trace = NULL;
     }
     input_script_free(d->script);
     player_destroy(d->player);

@@ -63,7 +63,8 @@ typedef struct demo {
     controls controls;
     game_input input;
     input_script *script;
-    FILE *trace;
+    FILE *trace;                     /* trace_file's stream, or NULL */
+    struct file_writer *trace_file;  /* written beside the target, renamed over it at the end (base/file.h) */
     long trace_steps;
 
     player *player;

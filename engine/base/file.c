@@ -287,3 +287,21 @@ void file_writer_abandon(file_writer *writer)
     writer->stream = NULL;
     unlink(writer->temporary);
 }
+
+bool file_writer_finish(file_writer *writer, bool ok, diag *err)
+{
+    if (!ok) {
+        file_writer_abandon(writer);
+        return false;
+    }
+    return file_writer_commit(writer, err);
+}
+
+bool file_write_all(const char *path, const void *bytes, size_t size, diag *err)
+{
+    file_writer writer;
+    if (!file_writer_open(&writer, path, err))
+        return false;
+    fwrite(bytes, 1, size, writer.stream);
+    return file_writer_commit(&writer, err);
+}

@@ -79,4 +79,12 @@ bool file_writer_commit(file_writer *writer, diag *err);
 /* Remove the temporary file, leaving the target as it was (the writer found the content is wrong). */
 void file_writer_abandon(file_writer *writer);
 
+/* A file_writer for bytes already made: the target replaced by them whole, or left as it was with err set. */
+bool file_write_all(const char *path, const void *bytes, size_t size, diag *err);
+
+/* The file_writer's temporary file is committed only when ok; otherwise abandoned. For writers that fill the
+ * stream with a function returning whether it could: returns whether the target was replaced. err is set
+ * when the write failed, and left alone when ok was false (the caller says why its content failed). */
+bool file_writer_finish(file_writer *writer, bool ok, diag *err);
+
 #endif

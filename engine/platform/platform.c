@@ -8,6 +8,8 @@
 #include <SDL.h>
 #include <SDL_image.h>
 
+#include "../base/file.h"
+
 enum { PLATFORM_DEFAULT_WIDTH = 1280, PLATFORM_DEFAULT_HEIGHT = 720 };
 
 /* GLEW built for GLX (as Debian ships it) returns this from glewInit under EGL, after loading every
@@ -340,11 +342,20 @@ bool platform_write_png(const char *path, const uint8_t *rgba, int width, int he
                                                               SDL_PIXELFORMAT_RGBA32);
     if (!surface)
         return diag_set(err, path, 0, "cannot wrap the pixels in an SDL surface: %s", SDL_GetError());
-    bool written = IMG_SavePNG(surface, path) == 0;
+    /* Beside the target, renamed over it when whole (base/file.h): a failed write keeps the old picture. */
+    file_writer writer;
+    if (!file_writer_open(&writer, path, err)) {
+        SDL_FreeSurface(surface);
+        return false;
+    }
+    SDL_RWops *stream = SDL_RWFromFP(writer.stream, SDL_FALSE);
+    bool encoded = stream && IMG_SavePNG_RW(surface, stream, 1) == 0;
     SDL_FreeSurface(surface);
-    if (!written)
+    if (!encoded) {
+        file_writer_abandon(&writer);
         return diag_set(err, path, 0, "cannot write the PNG: %s", IMG_GetError());
-    return true;
+    }
+    return file_writer_commit(&writer, err);
 }
 
 bool platform_save_png(const char *path, diag *err)

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "assetgen/body.h"
+#include "base/file.h"
 #include "assetgen/clips.h"
 #include "assetgen/texture.h"
 
@@ -24,15 +25,18 @@ static int make_folder(const char *path)
 /* Open path, let write() fill it, close; report failures with the path. */
 static int write_file(const char *path, bool (*write)(FILE *, int), int argument)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        fprintf(stderr, "assetgen: cannot write %s: %s\n", path, strerror(errno));
-        return 1;
-    }
-    bool ok = write(f, argument);
-    ok = fclose(f) == 0 && ok;
+    file_writer out;
+    diag failure = {0};
+    bool ok = file_writer_open(&out, path, &failure);
+    bool made = ok && write(out.stream, argument);
+    ok = ok && file_writer_finish(&out, made, &failure);
     if (!ok) {
-        fprintf(stderr, "assetgen: failed writing %s\n", path);
+        char line[DIAG_TEXT_MAX];
+        if (failure.message[0])
+            diag_format(&failure, line, sizeof line);
+        else
+            snprintf(line, sizeof line, "%s: the generator could not write it; the file is left as it was", path);
+        fprintf(stderr, "assetgen: %s\n", line);
         return 1;
     }
     return 0;

@@ -7,6 +7,8 @@
 
 #include <zlib.h>
 
+#include "base/file.h"
+
 /* Every PNG starts with these 8 bytes (they also catch files mangled by text-mode transfers). */
 static const uint8_t png_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
 
@@ -93,16 +95,8 @@ bool png_write_rgb(const char *path, const uint8_t *pixels, int width, int heigh
     size_t size = 0;
     if (!png_encode_rgb(pixels, width, height, path, &bytes, &size, err))
         return false;
-    FILE *file = fopen(path, "wb");
-    if (!file) {
-        free(bytes);
-        return diag_set(err, path, 0, "cannot write: %s", strerror(errno));
-    }
-    bool written = fwrite(bytes, 1, size, file) == size;
-    /* fclose flushes: a full disk may only show up here. */
-    written = fclose(file) == 0 && written;
+    /* Beside the target, renamed over it when whole: a failed write leaves the old picture (base/file.h). */
+    bool written = file_write_all(path, bytes, size, err);
     free(bytes);
-    if (!written)
-        return diag_set(err, path, 0, "could not write the whole image: %s", strerror(errno));
-    return true;
+    return written;
 }

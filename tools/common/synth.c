@@ -1,5 +1,7 @@
 #include "synth.h"
 
+#include "base/file.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -633,19 +635,18 @@ static bool synth_write_file(const char *directory, const char *name,
             snprintf(error, error_size, "%s: path too long", directory);
         return false;
     }
-    FILE *out = fopen(path, "wb");
-    if (!out) {
-        if (error)
-            snprintf(error, error_size, "%s: cannot create: %s", path, strerror(errno));
-        return false;
+    file_writer out;
+    diag failure = {0};
+    bool written = file_writer_open(&out, path, &failure);
+    bool made = written && write(out.stream, params);
+    written = written && file_writer_finish(&out, made, &failure);
+    if (!written && error) {
+        if (failure.message[0])
+            diag_format(&failure, error, error_size);
+        else
+            snprintf(error, error_size, "%s: the generator could not write it", path);
     }
-    bool written = write(out, params);
-    if (fclose(out) != 0 || !written) {
-        if (error)
-            snprintf(error, error_size, "%s: write failed", path);
-        return false;
-    }
-    return true;
+    return written;
 }
 
 bool synth_write_files(const char *directory, const synth_params *params, char *error, size_t error_size)

@@ -455,12 +455,7 @@ int command_convert(int argc, char **argv)
     if (ok && !convert_output_loads(out_path, type, made, made_size)) {
         ok = false;
     } else if (ok) {
-        file_writer writer;
-        ok = file_writer_open(&writer, out_path, &error);
-        if (ok) {
-            fwrite(made, 1, made_size, writer.stream);
-            ok = file_writer_commit(&writer, &error);
-        }
+        ok = file_write_all(out_path, made, made_size, &error);
         if (!ok) {
             char line[DIAG_TEXT_MAX];
             diag_format(&error, line, sizeof line);

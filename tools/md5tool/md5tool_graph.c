@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "md5tool_common.h"
 
 extern char **environ;
@@ -360,28 +361,42 @@ static int write_picture(const anim_character *character, const char *format, co
     bool written = !ferror(file);
     written &= fclose(file) == 0;
     int status = EXIT_INVALID;
+    /* dot writes its picture beside the output too, renamed over it when dot succeeded: a picture that
+     * failed halfway never replaces the one there was. */
+    char picture[4096 + 16];
+    snprintf(picture, sizeof picture, "%s.XXXXXX", out_path);
+    int picture_descriptor = written ? mkstemp(picture) : -1;
     if (!written)
         fprintf(stderr, "%s: cannot write %s\n", out_path, temporary);
+    else if (picture_descriptor < 0)
+        fprintf(stderr, "%s: cannot write a file in its folder: %s\n", out_path, strerror(errno));
     else
-        status = run_dot(format, temporary, out_path);
+        status = run_dot(format, temporary, picture);
+    if (picture_descriptor >= 0)
+        close(picture_descriptor);
     unlink(temporary);
-    if (status != 0)
-        unlink(out_path); /* no half-written picture left behind */
+    if (status == 0 && rename(picture, out_path) != 0) {
+        fprintf(stderr, "%s: cannot replace it: %s; the file is left as it was\n", out_path, strerror(errno));
+        status = EXIT_INVALID;
+    }
+    if (status != 0 && picture_descriptor >= 0)
+        unlink(picture);
     return status;
 }
 
 static int write_dot_file(const anim_character *character, const char *out_path)
 {
-    FILE *file = fopen(out_path, "w");
-    if (!file) {
-        fprintf(stderr, "%s: cannot write: %s\n", out_path, strerror(errno));
-        return EXIT_INVALID;
+    file_writer writer;
+    diag error;
+    bool written = file_writer_open(&writer, out_path, &error);
+    if (written) {
+        graph_write_dot(writer.stream, character);
+        written = file_writer_commit(&writer, &error);
     }
-    graph_write_dot(file, character);
-    bool written = !ferror(file);
-    written &= fclose(file) == 0;
     if (!written) {
-        fprintf(stderr, "%s: cannot write\n", out_path);
+        char line[DIAG_TEXT_MAX];
+        diag_format(&error, line, sizeof line);
+        fprintf(stderr, "%s\n", line);
         return EXIT_INVALID;
     }
     return 0;

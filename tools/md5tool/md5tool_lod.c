@@ -237,15 +237,14 @@ static bool write_level(const char *path, const model *m, const model_lods *lods
         free(written);
         return false;
     }
-    FILE *file = fopen(out_path, "wb");
-    ok = file && fwrite(written, 1, written_size, file) == written_size;
-    ok = file && fclose(file) == 0 && ok;
+    ok = file_write_all(out_path, written, written_size, &err);
     free(written);
     if (!ok) {
-        fprintf(stderr, "%s: cannot write\n", out_path);
-        return false;
+        char line[DIAG_TEXT_MAX];
+        diag_format(&err, line, sizeof line);
+        fprintf(stderr, "%s\n", line);
     }
-    return true;
+    return ok;
 }
 
 int command_lod(int argc, char **argv)
