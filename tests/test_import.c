@@ -12,6 +12,7 @@
 
 #include "anim/config/anim_config.h"
 #include "anim/animator.h"
+#include "build/loader.h"
 #include "check.h"
 #include "pose/pose.h"
 #include "test_files.h"
@@ -540,6 +541,75 @@ static void test_convert_refuses_bad_input(void)
     CHECK(access(out, F_OK) != 0);
 }
 
+/* md5tool convert never loses a file: IN == OUT with a mistake leaves the file as it was (it was deleted: the
+ * output was opened over the input and removed on failure); IN == OUT that converts replaces it; a write that
+ * fails (a file size limit, as a full disk looks) says why in one line and leaves the old output; and a scale
+ * that takes the file past the reader's limits is refused, not written for `md5tool check` to refuse. */
+static void test_convert_never_loses_a_file(void)
+{
+    char folder[512], bad[600], good[600], out[600], far[600], messages[600], command[4096];
+    CHECK(test_make_temp_folder(folder, sizeof folder, "convert_safe"));
+    CHECK(test_paths_in(folder, sizeof bad, bad, "bad.md5mesh", good, "good.md5mesh", out, "out.md5mesh", far,
+                        "far.md5anim", messages, "messages.txt", NULL));
+    static const char broken[] = "MD5Version 10\ncommandline \"\"\nnumJoints 1\nnumMeshes 0\n"
+                                 "joints {\n\t\"root\" -1 ( 0 0 0 ) ( 0 0 x )\n}\n";
+    test_write_file(bad, broken);
+    snprintf(command, sizeof command, "'%s' convert '%s' '%s' --scale 2 2> '%s'", MARIONETTE_MD5TOOL, bad, bad,
+             messages);
+    int status = system(command);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+    char *text = test_read_file(bad, NULL);
+    CHECK(text && strcmp(text, broken) == 0);
+    free(text);
+
+    /* In place. */
+    char *mannequin = test_read_file(ASSETS "/models/mannequin.md5mesh", NULL);
+    test_write_file(good, mannequin ? mannequin : "");
+    snprintf(command, sizeof command, "'%s' convert '%s' '%s' --scale 2 2> '%s'", MARIONETTE_MD5TOOL, good, good,
+             messages);
+    status = system(command);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    text = test_read_file(good, NULL);
+    CHECK(text && mannequin && strcmp(text, mannequin) != 0 && strstr(text, "md5tool convert --scale 2"));
+    free(text);
+
+    /* A write that fails: the shell's file size limit (512-byte blocks) is far below the mesh's size. */
+    test_write_file(out, "the old output\n");
+    snprintf(command, sizeof command, "ulimit -f 8 && trap '' XFSZ && '%s' convert '%s' '%s' --scale 2 2> '%s'",
+             MARIONETTE_MD5TOOL, ASSETS "/models/mannequin.md5mesh", out, messages);
+    status = system(command);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+    text = test_read_file(messages, NULL);
+    CHECK_STR_CONTAINS(text, "out.md5mesh: cannot write: File too large; the file is left as it was");
+    CHECK(text && strchr(text, '\n') == text + strlen(text) - 1); /* one line */
+    free(text);
+    text = test_read_file(out, NULL);
+    CHECK(text && strcmp(text, "the old output\n") == 0);
+    free(text);
+
+    /* A clip valid as written (joints 2e26 from the origin) that --scale 10000 takes past the reader's 1e30. */
+    test_write_file(far, "MD5Version 10\ncommandline \"\"\nnumFrames 2\nnumJoints 1\nframeRate 24\n"
+                         "numAnimatedComponents 0\nhierarchy {\n\t\"root\" -1 0 0\n}\nbounds {\n\t( 0 0 0 ) ( 1 1 1 )\n"
+                         "\t( 0 0 0 ) ( 1 1 1 )\n}\nbaseframe {\n\t( 2e26 0 0 ) ( 0 0 0 )\n}\nframe 0 {\n}\nframe 1 {\n}\n");
+    char far_out[600];
+    CHECK(test_paths_in(folder, sizeof far_out, far_out, "far_out.md5anim", NULL));
+    clip *input = NULL;
+    diag error;
+    CHECK(loader_load_clip(far, &input, &error, NULL)); /* the input itself is fine to the reader */
+    clip_free(input);
+    snprintf(command, sizeof command, "'%s' convert '%s' '%s' --scale 10000 2> '%s'", MARIONETTE_MD5TOOL, far,
+             far_out, messages);
+    status = system(command);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+    text = test_read_file(messages, NULL);
+    CHECK_STR_CONTAINS(text, "the converted file would be refused");
+    free(text);
+    CHECK(access(far_out, F_OK) != 0);
+    free(mannequin);
+    snprintf(command, sizeof command, "rm -rf '%s'", folder);
+    CHECK(system(command) == 0);
+}
+
 int main(void)
 {
     RUN(test_converted_mannequin_matches_the_original);
@@ -549,5 +619,6 @@ int main(void)
     RUN(test_legs_key);
     RUN(test_implausible_height_is_a_warning);
     RUN(test_convert_refuses_bad_input);
+    RUN(test_convert_never_loses_a_file);
     return check_report();
 }

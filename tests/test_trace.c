@@ -176,6 +176,9 @@ static void test_script_mistakes(void)
         {"0.5 set speed 1 2\n1 end\n", ":1: too many words"},
         {"1 end\n2 set speed 1\n", ":2: nothing may follow 'end'"},
         {"1 end now\n", ":1: 'end' takes nothing after it"},
+        /* Times are bounded: `1e9 end` stepped for days. 3600 (an hour) is the last time accepted. */
+        {"0 set speed 1\n1e9 end\n", ":2: time 1e9 is past the longest trace, 3600 s"},
+        {"3600.001 end\n", ":1: time 3600.001 is past the longest trace"},
     };
     char path[600];
     snprintf(path, sizeof path, "%s/test_trace_script.txt", MARIONETTE_BUILD_DIR);
