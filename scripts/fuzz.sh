@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs the libFuzzer targets of tests/fuzz, one after the other, for SECONDS each.
 #   ./scripts/fuzz.sh SECONDS [TARGET...]     TARGET: fuzz_md5mesh fuzz_md5anim fuzz_config fuzz_settings
-#                                             (default: all)
+#                                             fuzz_ini_writer fuzz_scripts (default: all)
 #   FUZZ_RUNS=N ./scripts/fuzz.sh 0 ...       until N executions instead (SECONDS 0: no time limit)
 #   FUZZ_JOBS=J ...                           J fuzzing processes sharing the corpus (one per core), each
 #                                             running SECONDS or N/J executions; figures are their sums
@@ -17,12 +17,12 @@ set -eu
 cd "$(dirname "$0")/.."
 
 if [ $# -lt 1 ]; then
-    echo "usage: $0 SECONDS [fuzz_md5mesh|fuzz_md5anim|fuzz_config|fuzz_settings...]" >&2
+    echo "usage: $0 SECONDS [fuzz_md5mesh|fuzz_md5anim|fuzz_config|fuzz_settings|fuzz_ini_writer|fuzz_scripts...]" >&2
     exit 2
 fi
 seconds=$1
 shift
-targets=${*:-fuzz_md5mesh fuzz_md5anim fuzz_config fuzz_settings}
+targets=${*:-fuzz_md5mesh fuzz_md5anim fuzz_config fuzz_settings fuzz_ini_writer fuzz_scripts}
 build=build-fuzz
 root=$(pwd)
 # The config and settings targets write their input as files, three per execution: in memory (/dev/shm)
@@ -88,6 +88,20 @@ seed() { # TARGET FOLDER
             { cat config/controls.ini; printf '\036'; cat config/demo.ini; printf '\036'; cat "$file"; } >"$2/$name"
             { printf '\036\036'; cat "$file"; } >"$2/$name-alone"
         done ;;
+    fuzz_ini_writer) # names and paths as new-character is given them, cut by 0x1e; 0x1d opens a section.
+        # The shipped configs' values are the seeds' words: each file's values, one piece each.
+        for file in config/*.ini tests/data/config/*.ini; do
+            sed -n 's/^[^;#[][^=]*= *//p' "$file" | tr '\n' '\036' >"$2/$(basename "$file" .ini)"
+        done
+        printf 'hero\036../a ;b/a ;b.md5mesh\036\035clips\036../n\nl/x.md5anim\036 lead\036trail \036;c' >"$2/specials" ;;
+    fuzz_scripts) # an input script, 0x1e, a trace script: each of ours with each other's kind empty
+        for file in tests/data/demo/*.txt docs/*_script.txt; do
+            { cat "$file"; printf '\036'; } >"$2/input-$(basename "$file" .txt)"
+        done
+        for file in tests/data/trace/*.txt; do
+            [ -f "$file" ] && { printf '\036'; cat "$file"; } >"$2/trace-$(basename "$file")"
+        done
+        printf '\0360 set speed 1.4\n0.1 trigger jump\n0.2 set grounded false\n0.25 end\n' >"$2/trace-short" ;;
     *)
         echo "fuzz: unknown target $1" >&2
         return 1 ;;
@@ -114,6 +128,8 @@ for target in $targets; do
     case $target in
     fuzz_config) dictionary=tests/fuzz/config.dict ;;
     fuzz_settings) dictionary=tests/fuzz/settings.dict ;;
+    fuzz_ini_writer) dictionary=tests/fuzz/ini_writer.dict ;;
+    fuzz_scripts) dictionary=tests/fuzz/scripts.dict ;;
     *) dictionary=tests/fuzz/md5.dict ;;
     esac
     echo "fuzz: $target for ${seconds}s${FUZZ_RUNS:+ or $FUZZ_RUNS runs} (log $log)"

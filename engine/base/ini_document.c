@@ -410,8 +410,8 @@ bool ini_entry_writable(const char *key, const char *value, char *why, size_t wh
         return ini_refuse(why, why_size, bytes);
     if (value[0] == ';')
         return ini_refuse(why, why_size, "starts with ';', which starts a comment in an ini file");
-    for (const char *c = value + 1; *c; ++c)
-        if (*c == ';' && ini_is_blank(c[-1]))
+    for (const char *c = value; *c; ++c)
+        if (*c == ';' && c > value && ini_is_blank(c[-1]))
             return ini_refuse(why, why_size, "holds white space before a ';', which starts a comment in an ini file");
     size_t length = strlen(key) + 3 + strlen(value);
     if (length > INI_LINE_MAX) {
