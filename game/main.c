@@ -17,7 +17,7 @@ static void usage(FILE *out)
             "  --headless            render offscreen: no window, no display needed (Mesa llvmpipe works)\n"
             "  --frames N            stop after N frames, 1 to 100000000 (headless frames show 1/60 s each)\n"
             "  --screenshot FILE     write the last frame to FILE (PNG)\n"
-            "  --crowd N             spawn N crowd members at the start, 0 to 1000000 (demo.ini's max caps it)\n"
+            "  --crowd N             spawn N crowd members at the start, 0 to 100000 (demo.ini's max caps it)\n"
             "  --script FILE         replay timed key presses from FILE as the player's input\n"
             "                        (lines: SECONDS press|release|tap KEY, SECONDS wheel STEPS,\n"
             "                        SECONDS drag DX DY; times are simulation seconds)\n"
@@ -35,7 +35,7 @@ static void usage(FILE *out)
 /* The command line's numbers and their ranges (usage() says them too). */
 enum {
     MAIN_FRAMES_MAX = 100000000, /* about 19 days of frames at 60 per second */
-    MAIN_CROWD_MAX = 1000000,    /* as demo.ini's [crowd] max */
+    MAIN_CROWD_MAX = 100000,     /* as demo.ini's [crowd] max */
     MAIN_SIZE_MIN = 16,
     MAIN_SIZE_MAX = 16384, /* as demo.ini's [window]; what GL 3.3 drivers offer for a framebuffer */
 };

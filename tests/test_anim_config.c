@@ -1561,6 +1561,22 @@ static void test_additive_mistakes(void)
         anim_config_free(config);
         diag_list_free(&errors);
     }
+    /* A blend that is not additive as an overlay, at its `overlay` line (it was accepted). */
+    {
+        char lean_walks[800];
+        snprintf(lean_walks, sizeof lean_walks, "file = %s/assets/clips/walk.md5anim\nloop = true", MARIONETTE_SOURCE_DIR);
+        write_additive_clips(clips, lean_walks);
+        test_write_file(states, "[machine]\nstart = walk\n[parameters]\nturn = number 0\n"
+                                "[blend arms]\nparameters = turn\nclip.walk = 0\nclip.lean = 1\n"
+                                "[state walk]\nclip = walk\noverlay = arms\noverlay_root = clavicle.R\n");
+        diag_list errors = {0};
+        anim_config *config = anim_config_load_character("mannequin", MANNEQUIN, clips, states, cache, &errors);
+        test_print_diags(&errors);
+        CHECK(config == NULL && errors.total == 1 && errors.count == 1 && errors.items[0].line == 11 &&
+              strstr(errors.items[0].message, "overlay blend 'arms' is not additive"));
+        anim_config_free(config);
+        diag_list_free(&errors);
+    }
     /* overlay_weight without an overlay, at its line. */
     write_additive_clips(clips, wave_line);
     test_write_file(states, "[machine]\nstart = walk\n[parameters]\nturn = number\n[state walk]\nclip = walk\n"

@@ -237,7 +237,9 @@ static void test_every_kind_of_mistake_names_its_line(void)
     check_one_error("[crowd]\nwave_chance = 1.5\n", 2, "'wave_chance' must be between 0 and 1, not 1.5");
     check_one_error("[crowd]\nrun_chance = -0.1\n", 2, "'run_chance' must be between 0 and 1");
     check_one_error("[crowd]\nspacing = 0\n", 2, "'spacing' must be between 0.5 and 100");
-    check_one_error("[crowd]\ncount = 0\n", 2, "'count' must be between 1 and 1000000");
+    check_one_error("[crowd]\ncount = 0\n", 2, "'count' must be between 1 and 100000");
+    /* A cap of a million needed about 8 GB (8.3 KB a member): 100000 is the most, and is accepted. */
+    check_one_error("[crowd]\nmax = 1000000\n", 2, "'max' must be between 1 and 100000, not 1000000");
     check_one_error("[look]\ncrowd_distance = 150\n", 2, "'crowd_distance' must be between 0 and 100, not 150");
     check_one_error("[look]\nplayer = yes\n", 2, "'player' must be true or false");
     check_one_error("[window]\nwidth = 10\n", 2, "'width' must be between 64 and 16384");

@@ -152,7 +152,7 @@ static void test_offscreen_refusal_and_option_ranges(void)
     } refused[] = {
         {"--size 100000 10", "--size: '100000' is not a whole number from 16 to 16384"},
         {"--size 640 8", "--size: '8' is not a whole number from 16 to 16384"},
-        {"--crowd 2000000", "--crowd: '2000000' is not a whole number from 0 to 1000000"},
+        {"--crowd 100001", "--crowd: '100001' is not a whole number from 0 to 100000"},
         {"--frames 0", "--frames: '0' is not a whole number from 1 to 100000000"},
         {"--frames 99999999999999999999", "--frames: '99999999999999999999' is not a whole number"},
     };

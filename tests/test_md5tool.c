@@ -1171,6 +1171,7 @@ static void test_feet(void)
         {"--set nothing=1", 2, "has no parameter 'nothing'"},
         {"--set strafe=maybe", 2, "'strafe' is a bool"},
         {"--feet foot.L,ankle", 2, "'ankle' is not one"},
+        {"--feet foot.L,foot.L", 2, "--feet names 'foot.L' twice"},
         {"--lock maybe", 2, "--lock needs on or off, not 'maybe'"},
     };
     for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; ++i) {

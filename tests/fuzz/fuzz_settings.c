@@ -153,7 +153,7 @@ static void fuzz_check_demo_config(const demo_config *d)
     FUZZ_REQUIRE(fuzz_name_ok(d->player.character));
     FUZZ_REQUIRE(fuzz_between(d->player.walk_speed, 0.1f, 20.0f) && fuzz_between(d->player.run_speed, 0.1f, 20.0f));
     FUZZ_REQUIRE(d->player.run_speed >= d->player.walk_speed);
-    FUZZ_REQUIRE(d->crowd.count >= 1 && d->crowd.count <= 1000000 && d->crowd.max >= 1 && d->crowd.max <= 1000000);
+    FUZZ_REQUIRE(d->crowd.count >= 1 && d->crowd.count <= 100000 && d->crowd.max >= 1 && d->crowd.max <= 100000);
     FUZZ_REQUIRE(fuzz_between(d->crowd.spacing, 0.5f, 100.0f) && fuzz_between(d->crowd.wander_radius, 0.0f, 1000.0f));
     FUZZ_REQUIRE(fuzz_between(d->crowd.wave_chance, 0.0f, 1.0f) && fuzz_between(d->crowd.celebrate_chance, 0.0f, 1.0f) &&
                  fuzz_between(d->crowd.run_chance, 0.0f, 1.0f));

@@ -499,6 +499,9 @@ static int apply_character_arguments(const feet_arguments *a, const anim_charact
             if (joint < 0 || settings->foot_count == FEET_MAX_FEET)
                 return usage_error("feet: --feet names 1 to %d joints of the skeleton; '%s' is not one", FEET_MAX_FEET,
                                    name);
+            for (int other = 0; other < settings->foot_count; ++other)
+                if (settings->feet[other] == joint) /* measured twice, it would count each drift twice */
+                    return usage_error("feet: --feet names '%s' twice; each foot once", name);
             settings->feet[settings->foot_count++] = joint;
             cursor += length + (cursor[length] == ',');
         }

@@ -200,6 +200,16 @@ static int parse_legs(anim_config_loader *loader, const char *path, const ini_en
                                "parent of the next)", s->names[hip], s->names[knee], s->names[ankle]);
             return -1;
         }
+        /* Two legs sharing a joint would have two solves bend it in one step, each undoing the other. */
+        for (int other = 0; other < leg; ++other)
+            for (int a = 0; a < 3; ++a)
+                for (int b = 0; b < 3; ++b)
+                    if (joints[3 * leg + a] == joints[3 * other + b]) {
+                        anim_config_report(loader, path, entry->line,
+                                           "'legs': joint '%s' is in two legs; each leg needs joints of its own",
+                                           s->names[joints[3 * leg + a]]);
+                        return -1;
+                    }
         legs[leg] = (pose_ik_chain){.hip = hip, .knee = knee, .ankle = ankle};
     }
     return count / 3;

@@ -743,6 +743,15 @@ static void anim_config_read_state(anim_config_loader *loader, const char *path,
     const ini_entry *overlay_root = ini_find_entry(section, "overlay_root");
     if (overlay)
         state->overlay_clip = anim_config_state_playable(loader, path, overlay, character, &state->overlay_blend);
+    /* A blend over a branch is an additive layer (a lean by speed, a breath): one whose clips replace the
+     * branch would play a second locomotion on the upper body, which nothing here is made for. */
+    if (overlay && state->overlay_blend >= 0 && !character->blends[state->overlay_blend].additive) {
+        anim_config_report(loader, path, overlay->line,
+                           "overlay blend '%s' is not additive: a blend can be an overlay only when its clips are "
+                           "additive (clips.ini); a replacing overlay is one clip",
+                           character->blends[state->overlay_blend].name);
+        state->overlay_clip = state->overlay_blend = -1;
+    }
     if (overlay && !overlay_root)
         anim_config_report(loader, path, overlay->line,
                            "an overlay needs 'overlay_root': the joint whose branch it plays on, e.g. spine.01");
