@@ -1498,6 +1498,18 @@ static void test_additive_clips_load(void)
 }
 
 /* Each mistake in `additive` or `overlay_weight`: one message, at its file and line, and no config. */
+/* The mannequin with these clips.ini and states.ini refused, with one error at states.ini's line. */
+static void check_one_states_error(const char *clips, const char *states, cache *cache, int line, const char *message)
+{
+    diag_list errors = {0};
+    anim_config *config = anim_config_load_character("mannequin", MANNEQUIN, clips, states, cache, &errors);
+    test_print_diags(&errors);
+    CHECK(config == NULL && errors.total == 1 && errors.count == 1 && errors.items[0].line == line &&
+          strcmp(errors.items[0].file, states) == 0 && strstr(errors.items[0].message, message));
+    anim_config_free(config);
+    diag_list_free(&errors);
+}
+
 static void test_additive_mistakes(void)
 {
     char folder[512];
@@ -1553,13 +1565,8 @@ static void test_additive_mistakes(void)
         snprintf(lines, sizeof lines, "%s\nadditive = first_frame", wave_line);
         write_additive_clips(clips, lines);
         test_write_file(states, "[machine]\nstart = walk\n[state walk]\nclip = lean\n");
-        diag_list errors = {0};
-        anim_config *config = anim_config_load_character("mannequin", MANNEQUIN, clips, states, cache, &errors);
-        test_print_diags(&errors);
-        CHECK(config == NULL && errors.total == 1 && errors.count == 1 && errors.items[0].line == 4 &&
-              strstr(errors.items[0].message, "clip 'lean' is additive (clips.ini): it can only be added as an overlay"));
-        anim_config_free(config);
-        diag_list_free(&errors);
+        check_one_states_error(clips, states, cache, 4,
+                               "clip 'lean' is additive (clips.ini): it can only be added as an overlay");
     }
     /* A blend that is not additive as an overlay, at its `overlay` line (it was accepted). */
     {
@@ -1569,13 +1576,7 @@ static void test_additive_mistakes(void)
         test_write_file(states, "[machine]\nstart = walk\n[parameters]\nturn = number 0\n"
                                 "[blend arms]\nparameters = turn\nclip.walk = 0\nclip.lean = 1\n"
                                 "[state walk]\nclip = walk\noverlay = arms\noverlay_root = clavicle.R\n");
-        diag_list errors = {0};
-        anim_config *config = anim_config_load_character("mannequin", MANNEQUIN, clips, states, cache, &errors);
-        test_print_diags(&errors);
-        CHECK(config == NULL && errors.total == 1 && errors.count == 1 && errors.items[0].line == 11 &&
-              strstr(errors.items[0].message, "overlay blend 'arms' is not additive"));
-        anim_config_free(config);
-        diag_list_free(&errors);
+        check_one_states_error(clips, states, cache, 11, "overlay blend 'arms' is not additive");
     }
     /* overlay_weight without an overlay, at its line. */
     write_additive_clips(clips, wave_line);
