@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "anim/config/anim_config.h"
 #include "check.h"
@@ -403,6 +404,23 @@ static void test_written_files_for_the_mannequin_load(void)
     CHECK(run.status == 1);
     CHECK_STR_CONTAINS(run.output, "characters.ini exists");
     free(run.output);
+    /* --force replaces each file whole: a symbolic link planted at one is replaced by the file, and what it
+     * pointed at is left as it was (it was written through). */
+    char planted[800], victim[800];
+    snprintf(planted, sizeof planted, "%s/clips.ini", dir);
+    snprintf(victim, sizeof victim, "%s/victim.txt", folder);
+    test_write_file(victim, "keep me\n");
+    CHECK(unlink(planted) == 0 && symlink(victim, planted) == 0);
+    char forced[3100];
+    snprintf(forced, sizeof forced, "%s --force", arguments);
+    run = run_tool(forced);
+    CHECK(run.status == 0);
+    free(run.output);
+    struct stat link_info;
+    CHECK(lstat(planted, &link_info) == 0 && S_ISREG(link_info.st_mode));
+    char *kept = test_read_file(victim, NULL);
+    CHECK(kept && strcmp(kept, "keep me\n") == 0);
+    free(kept);
 }
 
 /* `'text'` for sh, with each ' inside written as '\''. */
