@@ -11,6 +11,9 @@
 
 #include "check.h"
 #include "base/json.h"
+#include "build/loader.h"
+#include "pose/pose.h"
+#include "pose/pose_dq.h"
 #include "synth.h"
 #include "test_data.h"
 #include "test_files.h"
@@ -903,6 +906,145 @@ static void test_skin(void)
 /* `lod`: the levels of the mannequin as JSON, level 0 holding the file's own triangle count (read with
  * sscanf here), fewer triangles at every level, errors that never shrink; --write-level writes a file the
  * engine reads back with that level's triangles and the file's vertices; a level the mesh lacks is refused. */
+/* Every number of a JSON text after key, in order, up to capacity; the count read. */
+static int all_numbers(const char *json, const char *key, double *out, int capacity)
+{
+    const char *at = field(json, key);
+    int count = 0;
+    while (at && count < capacity && (at = strpbrk(at, "-0123456789")) != NULL) {
+        char *end = NULL;
+        out[count] = strtod(at, &end);
+        if (end == at)
+            break;
+        ++count;
+        at = end;
+    }
+    return count;
+}
+
+/* How many numbers of two outputs differ by more than tolerance (all of them when the counts differ). */
+static int numbers_apart(const char *a, const char *b, const char *key, double tolerance, int *count)
+{
+    enum { CAPACITY = 60000 };
+    static double first[CAPACITY], second[CAPACITY];
+    int n = all_numbers(a, key, first, CAPACITY), m = all_numbers(b, key, second, CAPACITY);
+    *count = n;
+    if (n != m || n == 0)
+        return n > m ? n : m + 1;
+    int apart = 0;
+    for (int i = 0; i < n; ++i)
+        apart += !(fabs(first[i] - second[i]) <= tolerance);
+    return apart;
+}
+
+/* md5tool skin --skinning dq: the renderer's CPU dual-quaternion path (gfx_cpu_skin: the palette of
+ * pose_dual_quaternion_palette through pose_skin_cpu_dual_quaternion) worked out here on the mannequin's run,
+ * equal to what md5tool prints; and not the linear blend's, which differs at bent joints. */
+static void test_skin_dual_quaternion(void)
+{
+    const char *mesh_path = MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh";
+    model *m = NULL;
+    clip *c = NULL;
+    diag err;
+    CHECK(loader_load_model(mesh_path, &m, &err, NULL) && loader_load_clip(CLIPS "run.md5anim", &c, &err, NULL));
+    if (!m || !c) {
+        model_free(m);
+        clip_free(c);
+        return;
+    }
+    const skeleton *s = &m->skeleton;
+    joint_pose *object = malloc((size_t)s->joint_count * sizeof *object);
+    pose_dual_quaternion *palette = malloc((size_t)s->joint_count * sizeof *palette);
+    const skin_mesh *body = &m->meshes[0];
+    float (*positions)[3] = malloc((size_t)body->vertex_count * sizeof *positions);
+    float (*normals)[3] = malloc((size_t)body->vertex_count * sizeof *normals);
+    CHECK(object && palette && positions && normals);
+    float time = 9.0f / c->frame_rate;
+    CHECK(pose_sample(c, time, false, object) && pose_to_object(s->parents, s->joint_count, object, object));
+    CHECK(pose_dual_quaternion_palette(object, s->bind_object, s->joint_count, palette));
+    CHECK(pose_skin_cpu_dual_quaternion(body, palette, s->joint_count, positions, normals));
+
+    tool_result dq = run_tool("skin --json '" MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh' '" CLIPS
+                              "run.md5anim' --frame 9 --skinning dq", false);
+    tool_result linear = run_tool("skin --json '" MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh' '" CLIPS
+                                  "run.md5anim' --frame 9 --skinning linear", false);
+    CHECK(dq.status == 0 && linear.status == 0);
+    enum { CAPACITY = 60000 };
+    static double printed[CAPACITY];
+    int count = all_numbers(dq.output, "positions", printed, CAPACITY);
+    CHECK(count >= 3 * body->vertex_count);
+    int apart = 0;
+    for (int v = 0; v < body->vertex_count && 3 * v + 2 < count; ++v)
+        for (int k = 0; k < 3; ++k)
+            apart += !(fabs(printed[3 * v + k] - positions[v][k]) <= 1e-6);
+    CHECK(apart == 0);
+    int numbers = 0;
+    int differ = numbers_apart(dq.output, linear.output, "positions", 1e-4, &numbers);
+    printf("  mannequin, run frame 9: dual quaternions equal the CPU reference at %d vertices; %d of %d coordinates "
+           "move more than 0.1 mm from linear blend\n", body->vertex_count, differ, numbers);
+    CHECK(differ > 0 && differ < numbers);
+    tool_result_free(&dq);
+    tool_result_free(&linear);
+    tool_result bad = run_tool("skin '" MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh' --skinning cubic", true);
+    CHECK(bad.status == 2);
+    CHECK_STR_CONTAINS(bad.output, "--skinning takes linear, dq or dual_quaternion, not 'cubic'");
+    tool_result_free(&bad);
+    free(object);
+    free(palette);
+    free(positions);
+    free(normals);
+    model_free(m);
+    clip_free(c);
+}
+
+/* md5tool pose --add: weight 0 prints the pose without it, number for number; the run's deltas from the walk's
+ * first frame added in full to the walk's first frame give the run's first frame (to rounding); a weight out
+ * of 0..1 and --weight without --add are usage errors. */
+static void test_pose_additive(void)
+{
+    const char *mesh = "'" MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh'";
+    char arguments[1024];
+    snprintf(arguments, sizeof arguments, "pose --json %s '%swalk.md5anim' --frame 4", mesh, CLIPS);
+    tool_result plain = run_tool(arguments, false);
+    snprintf(arguments, sizeof arguments, "pose --json %s '%swalk.md5anim' --frame 4 --add '%slean_left.md5anim' --weight 0",
+             mesh, CLIPS, CLIPS);
+    tool_result nothing = run_tool(arguments, false);
+    snprintf(arguments, sizeof arguments, "pose --json %s '%swalk.md5anim' --frame 4 --add '%slean_left.md5anim' --weight 0.5",
+             mesh, CLIPS, CLIPS);
+    tool_result half = run_tool(arguments, false);
+    snprintf(arguments, sizeof arguments,
+             "pose --json %s '%swalk.md5anim' --frame 0 --add '%srun.md5anim' --reference '%swalk.md5anim' "
+             "--reference-frame 0",
+             mesh, CLIPS, CLIPS, CLIPS);
+    tool_result added = run_tool(arguments, false);
+    snprintf(arguments, sizeof arguments, "pose --json %s '%srun.md5anim' --frame 0", mesh, CLIPS);
+    tool_result run = run_tool(arguments, false);
+    CHECK(plain.status == 0 && nothing.status == 0 && half.status == 0 && added.status == 0 && run.status == 0);
+    int numbers = 0;
+    CHECK(numbers_apart(plain.output, nothing.output, "joints", 0.0, &numbers) == 0 && numbers > 100);
+    CHECK(numbers_apart(plain.output, half.output, "joints", 1e-4, &numbers) > 0);
+    CHECK(numbers_apart(added.output, run.output, "joints", 2e-5, &numbers) == 0);
+    tool_result_free(&plain);
+    tool_result_free(&nothing);
+    tool_result_free(&half);
+    tool_result_free(&added);
+    tool_result_free(&run);
+    static const struct {
+        const char *arguments, *message;
+    } bad[] = {
+        {"--frame 1 --add x.md5anim --weight 1.5", "--weight takes a number from 0 to 1, not '1.5'"},
+        {"--frame 1 --weight 0.5", "--reference, --reference-frame and --weight go with --add CLIP"},
+        {"--frame 1 --skinning dq", "--skinning is for skin and render"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        snprintf(arguments, sizeof arguments, "pose %s '%swalk.md5anim' %s", mesh, CLIPS, bad[i].arguments);
+        tool_result r = run_tool(arguments, true);
+        CHECK(r.status == 2);
+        CHECK_STR_CONTAINS(r.output, bad[i].message);
+        tool_result_free(&r);
+    }
+}
+
 static void test_lod(void)
 {
     const char *mesh = MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh";
@@ -1531,6 +1673,8 @@ int main(int argc, char **argv)
         RUN(test_check);
         RUN(test_pose);
         RUN(test_skin);
+        RUN(test_skin_dual_quaternion);
+        RUN(test_pose_additive);
         RUN(test_lod);
         RUN(test_synth_command);
         RUN(test_bench_parse_summary);

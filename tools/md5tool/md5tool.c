@@ -264,6 +264,8 @@ static int command_pose(int argc, char **argv)
         return status;
     if (!a.anim_path)
         return usage_error("%s", "pose needs MESH ANIM and --frame F or --time T");
+    if (a.has_skinning)
+        return usage_error("%s", "pose: --skinning is for skin and render (pose prints joints, not the skin)");
     posed p;
     if (!pose_from_arguments(&a, &p)) {
         posed_free(&p);
@@ -292,8 +294,12 @@ static int command_pose(int argc, char **argv)
         putchar('\n');
     } else {
         const clip *c = p.anim.clip;
-        printf("%s at %.4f s (frame %.3f of %d, %g fps, played once), object space, Z up\n", a.anim_path,
-               (double)p.time, (double)(p.time * c->frame_rate), c->frame_count, (double)c->frame_rate);
+        printf("%s at %.4f s (frame %.3f of %d, %g fps, played once)", a.anim_path, (double)p.time,
+               (double)(p.time * c->frame_rate), c->frame_count, (double)c->frame_rate);
+        if (a.add_path)
+            printf(", adding %s at weight %g (deltas from frame %lld of %s)", a.add_path, a.add_weight,
+                   a.reference_frame, a.reference_path ? a.reference_path : a.add_path);
+        printf(", object space, Z up\n");
         for (int j = 0; j < s->joint_count; ++j) {
             const joint_pose *o = &p.object[j];
             char name[DIAG_MESSAGE_MAX]; /* file text: no raw control characters to the terminal */
@@ -309,38 +315,25 @@ static int command_pose(int argc, char **argv)
 }
 
 /* Skinned positions of every mesh, or NULL after printing why. Bind pose without a clip. */
-static float (**skin_meshes(const posed *p))[3]
+static float (**skin_meshes(const posed *p, pose_skinning skinning))[3]
 {
     const model *m = p->mesh.model;
-    const skeleton *s = &m->skeleton;
-    float (**positions)[3] = calloc((size_t)(m->mesh_count ? m->mesh_count : 1), sizeof *positions);
-    mat4 *palette = NULL;
-    float (*normals)[3] = NULL;
-    bool ok = positions != NULL;
-    if (ok && p->object) {
-        palette = malloc((size_t)(s->joint_count ? s->joint_count : 1) * sizeof *palette);
-        /* The casts add const to arrays of arrays, which C before C23 does not do implicitly. */
-        ok = palette && pose_palette(p->object, (const mat4 *)s->inverse_bind, s->joint_count, palette);
-    }
+    size_t meshes = (size_t)(m->mesh_count ? m->mesh_count : 1);
+    float (**positions)[3] = calloc(meshes, sizeof *positions);
+    float (**normals)[3] = calloc(meshes, sizeof *normals);
+    bool ok = positions && normals;
     for (int i = 0; ok && i < m->mesh_count; ++i) {
         const skin_mesh *mesh = &m->meshes[i];
         size_t count = (size_t)(mesh->vertex_count ? mesh->vertex_count : 1);
         positions[i] = malloc(count * sizeof *positions[i]);
-        ok = positions[i] != NULL;
-        if (!ok)
-            break;
-        if (!p->object) {
+        normals[i] = malloc(count * sizeof *normals[i]);
+        ok = positions[i] && normals[i];
+        if (ok && !p->object)
             memcpy(positions[i], mesh->positions, (size_t)mesh->vertex_count * sizeof *positions[i]);
-            continue;
-        }
-        float (*grown)[3] = realloc(normals, count * sizeof *normals);
-        ok = grown != NULL;
-        if (ok) {
-            normals = grown;
-            ok = pose_skin_cpu(mesh, (const mat4 *)palette, s->joint_count, positions[i], normals);
-        }
     }
-    free(palette);
+    ok = ok && (!p->object || md5tool_skin(m, p->object, skinning, positions, normals));
+    for (int i = 0; normals && i < m->mesh_count; ++i)
+        free(normals[i]);
     free(normals);
     if (!ok) {
         fprintf(stderr, "%s: skinning failed (out of memory or refused by the pose stages)\n", p->mesh.path);
@@ -360,7 +353,7 @@ static int command_skin(int argc, char **argv)
         return status;
     posed p;
     float (**positions)[3] = NULL;
-    if (!pose_from_arguments(&a, &p) || !(positions = skin_meshes(&p))) {
+    if (!pose_from_arguments(&a, &p) || !(positions = skin_meshes(&p, a.skinning))) {
         posed_free(&p);
         return EXIT_INVALID;
     }
@@ -384,8 +377,9 @@ static int command_skin(int argc, char **argv)
         putchar('\n');
     } else {
         if (a.anim_path)
-            printf("%s skinned with %s at %.4f s (played once), object space, Z up\n", a.mesh_path, a.anim_path,
-                   (double)p.time);
+            printf("%s skinned with %s at %.4f s (played once)%s%s, %s, object space, Z up\n", a.mesh_path,
+                   a.anim_path, (double)p.time, a.add_path ? ", adding " : "", a.add_path ? a.add_path : "",
+                   pose_skinning_name(a.skinning));
         else
             printf("%s in bind pose, object space, Z up\n", a.mesh_path);
         for (int i = 0; i < m->mesh_count; ++i) {

@@ -11,6 +11,7 @@
 
 #include "anim/config/anim_config.h"
 #include "base/file.h"
+#include "build/build.h"
 #include "build/loader.h"
 #include "cache/cache.h"
 #include "pose/pose.h"
@@ -122,34 +123,62 @@ bool parse_finite(const char *text, double *out)
     return true;
 }
 
-/* Returns 0 on success, otherwise the exit status of the usage error it printed. */
-int parse_pose_arguments(const char *command, int argc, char **argv, pose_arguments *a)
+bool pose_option(const char *command, int argc, char **argv, int *index, pose_arguments *a, int *status)
 {
-    *a = (pose_arguments){0};
-    for (int i = 1; i < argc; ++i) {
-        const char *arg = argv[i];
-        if (strcmp(arg, "--json") == 0) {
-            a->json = true;
-        } else if (strcmp(arg, "--frame") == 0 || strcmp(arg, "--time") == 0) {
-            bool is_frame = arg[2] == 'f';
-            if (i + 1 >= argc)
-                return usage_error("%s needs a number after it", arg);
-            if (!parse_finite(argv[++i], is_frame ? &a->frame : &a->time))
-                return usage_error("'%s' is not a number md5tool can use (finite, at most 1e30)", argv[i]);
-            if (is_frame)
-                a->has_frame = true;
-            else
-                a->has_time = true;
-        } else if (arg[0] == '-' && arg[1] == '-') {
-            return usage_error("unknown option '%s'", arg);
-        } else if (!a->mesh_path) {
-            a->mesh_path = arg;
-        } else if (!a->anim_path) {
-            a->anim_path = arg;
-        } else {
-            return usage_error("unexpected argument '%s'", arg);
-        }
+    int i = *index;
+    const char *arg = argv[i];
+    bool has_value = i + 1 < argc;
+    const char *value = has_value ? argv[i + 1] : "";
+    *status = 0;
+    if (strcmp(arg, "--skinning") == 0) {
+        a->has_skinning = true;
+        if (strcmp(value, "dq") == 0)
+            a->skinning = POSE_SKINNING_DUAL_QUATERNION;
+        else if (!pose_skinning_parse(value, &a->skinning))
+            *status = usage_error("%s: --skinning takes linear, dq or dual_quaternion, not '%s'", command, value);
+    } else if (strcmp(arg, "--add") == 0 || strcmp(arg, "--reference") == 0) {
+        if (!has_value)
+            *status = usage_error("%s: %s needs an .md5anim after it", command, arg);
+        *(arg[2] == 'a' ? &a->add_path : &a->reference_path) = value;
+    } else if (strcmp(arg, "--reference-frame") == 0) {
+        if (!parse_count(value, 0, 1000000, &a->reference_frame))
+            *status = usage_error("%s: --reference-frame takes a frame number from 0 to 1000000, not '%s'", command,
+                                  value);
+        a->has_reference_frame = true;
+    } else if (strcmp(arg, "--weight") == 0) {
+        if (!parse_finite(value, &a->add_weight) || !(a->add_weight >= 0.0 && a->add_weight <= 1.0))
+            *status = usage_error("%s: --weight takes a number from 0 to 1, not '%s'", command, value);
+        a->has_weight = true;
+    } else if (strcmp(arg, "--frame") == 0 || strcmp(arg, "--time") == 0) {
+        bool is_frame = arg[2] == 'f';
+        if (!has_value)
+            *status = usage_error("%s needs a number after it", arg);
+        else if (!parse_finite(value, is_frame ? &a->frame : &a->time))
+            *status = usage_error("'%s' is not a number md5tool can use (finite, at most 1e30)", value);
+        *(is_frame ? &a->has_frame : &a->has_time) = true;
+    } else {
+        return false;
     }
+    *index = i + 1;
+    return true;
+}
+
+bool pose_positional(const char *command, const char *arg, pose_arguments *a, int *status)
+{
+    *status = 0;
+    if (arg[0] == '-' && arg[1] == '-')
+        *status = usage_error("%s: unknown option '%s'", command, arg);
+    else if (!a->mesh_path)
+        a->mesh_path = arg;
+    else if (!a->anim_path)
+        a->anim_path = arg;
+    else
+        *status = usage_error("%s: unexpected argument '%s'", command, arg);
+    return *status == 0;
+}
+
+int pose_arguments_check(const char *command, const pose_arguments *a)
+{
     if (!a->mesh_path)
         return usage_error("%s needs a MESH", command);
     if (a->has_frame && a->has_time)
@@ -158,16 +187,84 @@ int parse_pose_arguments(const char *command, int argc, char **argv, pose_argume
         return usage_error("%s needs --frame F or --time T with an ANIM", command);
     if (!a->anim_path && (a->has_frame || a->has_time))
         return usage_error("%s", "--frame and --time need an ANIM");
+    if (!a->add_path && (a->reference_path || a->has_reference_frame || a->has_weight))
+        return usage_error("%s: --reference, --reference-frame and --weight go with --add CLIP", command);
+    if (a->add_path && !a->anim_path)
+        return usage_error("%s: --add adds to the pose of an ANIM: give one (and --frame or --time)", command);
     return 0;
 }
 
+/* Returns 0 on success, otherwise the exit status of the usage error it printed. */
+int parse_pose_arguments(const char *command, int argc, char **argv, pose_arguments *a)
+{
+    *a = (pose_arguments){.add_weight = 1.0};
+    for (int i = 1; i < argc; ++i) {
+        int status = 0;
+        if (strcmp(argv[i], "--json") == 0)
+            a->json = true;
+        else if (!pose_option(command, argc, argv, &i, a, &status) && !pose_positional(command, argv[i], a, &status))
+            return status;
+        if (status)
+            return status;
+    }
+    return pose_arguments_check(command, a);
+}
 
 void posed_free(posed *p)
 {
     loaded_file_free(&p->mesh);
     loaded_file_free(&p->anim);
+    loaded_file_free(&p->add);
+    loaded_file_free(&p->reference);
     free(p->local);
     free(p->object);
+}
+
+/* A clip loaded and checked against the skeleton; says why not on stderr. */
+static bool load_fitting_clip(const char *path, const skeleton *s, const char *mesh_path, loaded_file *out)
+{
+    if (!load_file(path, FILE_TYPE_ANIM, out)) {
+        fprintf(stderr, "%s\n", out->error);
+        return false;
+    }
+    diag err = {0};
+    if (!clip_fits_skeleton(out->clip, s, path, &err)) {
+        char text[DIAG_TEXT_MAX];
+        diag_format(&err, text, sizeof text);
+        fprintf(stderr, "%s (does not fit %s)\n", text, mesh_path);
+        return false;
+    }
+    return true;
+}
+
+/* --add: the additive clip's deltas (baked as clips.ini's `additive` bakes them, build_additive_clip) sampled at
+ * the pose's time and added to p->local with the weight (pose_add), every joint. */
+static bool add_layer(const pose_arguments *a, const skeleton *s, posed *p)
+{
+    if (!load_fitting_clip(a->add_path, s, a->mesh_path, &p->add))
+        return false;
+    const clip *reference = p->add.clip;
+    if (a->reference_path) {
+        if (!load_fitting_clip(a->reference_path, s, a->mesh_path, &p->reference))
+            return false;
+        reference = p->reference.clip;
+    }
+    clip *deltas = NULL;
+    diag err = {0};
+    if (!build_additive_clip(p->add.clip, reference, (int)a->reference_frame, &deltas, &err)) {
+        char text[DIAG_TEXT_MAX];
+        diag_format(&err, text, sizeof text);
+        fprintf(stderr, "%s\n", text);
+        return false;
+    }
+    joint_pose *delta = malloc((size_t)(s->joint_count ? s->joint_count : 1) * sizeof *delta);
+    bool ok = delta && pose_sample(deltas, p->time, false, delta) &&
+              pose_add(p->local, delta, (float)a->add_weight, NULL, s->joint_count, p->local);
+    if (!ok)
+        fprintf(stderr, "%s: the pose stages refused adding it at %g s\n", a->add_path, (double)p->time);
+    free(delta);
+    clip_free(deltas);
+    return ok;
 }
 
 /* Loads the mesh and (if given) the clip, checks the fit, and samples the clip played once at the
@@ -182,18 +279,9 @@ bool pose_from_arguments(const pose_arguments *a, posed *p)
     }
     if (!a->anim_path)
         return true;
-    if (!load_file(a->anim_path, FILE_TYPE_ANIM, &p->anim)) {
-        fprintf(stderr, "%s\n", p->anim.error);
-        return false;
-    }
-    diag err = {0};
     const skeleton *s = &p->mesh.model->skeleton;
-    if (!clip_fits_skeleton(p->anim.clip, s, a->anim_path, &err)) {
-        char text[DIAG_TEXT_MAX];
-        diag_format(&err, text, sizeof text);
-        fprintf(stderr, "%s (does not fit %s)\n", text, a->mesh_path);
+    if (!load_fitting_clip(a->anim_path, s, a->mesh_path, &p->anim))
         return false;
-    }
     const clip *c = p->anim.clip;
     p->time = a->has_frame ? (float)(a->frame / (double)c->frame_rate) : (float)a->time;
     size_t count = (size_t)s->joint_count;
@@ -203,9 +291,14 @@ bool pose_from_arguments(const pose_arguments *a, posed *p)
         fprintf(stderr, "md5tool: out of memory\n");
         return false;
     }
-    if (!pose_sample(c, p->time, false, p->local) ||
-        !pose_to_object(s->parents, s->joint_count, p->local, p->object)) {
+    if (!pose_sample(c, p->time, false, p->local)) {
         fprintf(stderr, "%s: the pose stages refused this clip at %g s\n", a->anim_path, (double)p->time);
+        return false;
+    }
+    if (a->add_path && !add_layer(a, s, p))
+        return false;
+    if (!pose_to_object(s->parents, s->joint_count, p->local, p->object)) {
+        fprintf(stderr, "%s: the pose stages refused this pose at %g s\n", a->anim_path, (double)p->time);
         return false;
     }
     return true;
@@ -260,4 +353,23 @@ void print_diags(const diag_list *errors)
     }
     if (errors->total > errors->count)
         fprintf(stderr, "... and %d more\n", errors->total - errors->count);
+}
+
+bool md5tool_skin(const model *m, const joint_pose *object, pose_skinning skinning, float (*const *positions)[3],
+                  float (*const *normals)[3])
+{
+    const skeleton *s = &m->skeleton;
+    size_t joints = (size_t)(s->joint_count ? s->joint_count : 1);
+    bool dual = skinning == POSE_SKINNING_DUAL_QUATERNION;
+    mat4 *matrices = dual ? NULL : malloc(joints * sizeof *matrices);
+    pose_dual_quaternion *quaternions = dual ? malloc(joints * sizeof *quaternions) : NULL;
+    /* The casts add const to arrays of arrays, which C before C23 does not do implicitly. */
+    bool ok = dual ? quaternions && pose_dual_quaternion_palette(object, s->bind_object, s->joint_count, quaternions)
+                   : matrices && pose_palette(object, (const mat4 *)s->inverse_bind, s->joint_count, matrices);
+    for (int i = 0; ok && i < m->mesh_count; ++i)
+        ok = dual ? pose_skin_cpu_dual_quaternion(&m->meshes[i], quaternions, s->joint_count, positions[i], normals[i])
+                  : pose_skin_cpu(&m->meshes[i], (const mat4 *)matrices, s->joint_count, positions[i], normals[i]);
+    free(matrices);
+    free(quaternions);
+    return ok;
 }

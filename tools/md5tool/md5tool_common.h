@@ -9,6 +9,7 @@
 #include "base/diag.h"
 #include "build/loader.h"
 #include "md5/md5.h"
+#include "pose/pose_dq.h"
 
 enum { EXIT_INVALID = 1, EXIT_USAGE = 2 };
 
@@ -25,19 +26,29 @@ typedef struct loaded_file {
     diag_list warnings;
 } loaded_file;
 
-/* Arguments shared by pose and skin: [--json] MESH [ANIM] [--frame F | --time T]. */
+/* Arguments shared by pose, skin and render: [--json] MESH [ANIM] [--frame F | --time T], an additive clip
+ * on top (--add CLIP [--reference REF] [--reference-frame N] [--weight W]: the deltas of CLIP from frame N of
+ * REF, as clips.ini's `additive = REF N` bakes them; REF defaults to CLIP itself and N to 0, clips.ini's
+ * `first_frame`; W from 0 to 1, default 1) and the skinning (--skinning linear|dq|dual_quaternion). */
 typedef struct pose_arguments {
     bool json;
     const char *mesh_path;
     const char *anim_path;
     bool has_frame, has_time;
     double frame, time;
+    const char *add_path, *reference_path;
+    long long reference_frame;
+    double add_weight;
+    bool has_reference_frame, has_weight;
+    bool has_skinning;
+    pose_skinning skinning;
 } pose_arguments;
 
 /* A mesh, and when a clip was given, the clip's object-space pose at the requested time. */
 typedef struct posed {
     loaded_file mesh;
     loaded_file anim;
+    loaded_file add, reference; /* --add and its --reference, when given */
     joint_pose *local;
     joint_pose *object;
     float time;
@@ -73,7 +84,20 @@ bool parse_finite(const char *text, double *out);
 /* A whole number in [minimum, maximum], the whole text. */
 bool parse_count(const char *text, long long minimum, long long maximum, long long *out);
 int parse_pose_arguments(const char *command, int argc, char **argv, pose_arguments *a);
+/* For commands with options of their own (render): argv[*index] as one of the pose options (--frame, --time,
+ * --add, --reference, --reference-frame, --weight, --skinning), *index moved past its value; false when it is
+ * none of them. *status is non-zero after a usage error. Start from (pose_arguments){.add_weight = 1}. */
+bool pose_option(const char *command, int argc, char **argv, int *index, pose_arguments *a, int *status);
+/* arg as MESH, then ANIM; *status non-zero (and false) for an unknown option or a third file. */
+bool pose_positional(const char *command, const char *arg, pose_arguments *a, int *status);
+/* What must hold between the options once all are read; 0 or the usage error's status. */
+int pose_arguments_check(const char *command, const pose_arguments *a);
 void posed_free(posed *p);
+/* Every mesh of m skinned on the CPU to an object-space pose, into positions[i] and normals[i] (vertex_count
+ * each), the way the renderer's CPU reference does: pose_palette and pose_skin_cpu (linear blend), or
+ * pose_dual_quaternion_palette and pose_skin_cpu_dual_quaternion. False when the pose stages refuse. */
+bool md5tool_skin(const model *m, const joint_pose *object, pose_skinning skinning, float (*const *positions)[3],
+                  float (*const *normals)[3]);
 bool pose_from_arguments(const pose_arguments *a, posed *p);
 
 /* md5tool_picture.c: the render and sheet commands. */

@@ -152,7 +152,7 @@ typedef struct picture_model {
     float (**positions)[3];
     float (**normals)[3];
     joint_pose *object; /* the current pose in object space */
-    mat4 *palette;
+    pose_skinning skinning;
     tga_image *images;
     raster_texture *textures; /* textures[i].pixels NULL: mesh i uses the placeholder */
 } picture_model;
@@ -171,7 +171,6 @@ static void picture_model_free(picture_model *picture)
     free(picture->positions);
     free(picture->normals);
     free(picture->object);
-    free(picture->palette);
     free(picture->images);
     free(picture->textures);
     *picture = (picture_model){0};
@@ -220,9 +219,7 @@ static bool picture_model_init(picture_model *picture, const model *m, const cha
     picture->images = calloc(meshes, sizeof *picture->images);
     picture->textures = calloc(meshes, sizeof *picture->textures);
     picture->object = malloc(joints * sizeof *picture->object);
-    picture->palette = malloc(joints * sizeof *picture->palette);
-    bool ok = picture->positions && picture->normals && picture->images && picture->textures && picture->object &&
-              picture->palette;
+    bool ok = picture->positions && picture->normals && picture->images && picture->textures && picture->object;
     for (int i = 0; ok && i < m->mesh_count; ++i) {
         size_t vertices = (size_t)(m->meshes[i].vertex_count ? m->meshes[i].vertex_count : 1);
         picture->positions[i] = malloc(vertices * sizeof *picture->positions[i]);
@@ -254,13 +251,7 @@ static bool picture_model_pose(picture_model *picture, const joint_pose *object)
         return true;
     }
     memcpy(picture->object, object, (size_t)s->joint_count * sizeof *picture->object);
-    if (!pose_palette(picture->object, (const mat4 *)s->inverse_bind, s->joint_count, picture->palette))
-        return false;
-    for (int i = 0; i < m->mesh_count; ++i)
-        if (!pose_skin_cpu(&m->meshes[i], (const mat4 *)picture->palette, s->joint_count, picture->positions[i],
-                           picture->normals[i]))
-            return false;
-    return true;
+    return md5tool_skin(m, picture->object, picture->skinning, picture->positions, picture->normals);
 }
 
 /* Grow b by the skinned vertices, and by the joints when the skeleton is drawn too. */
@@ -373,7 +364,7 @@ static bool picture_option(int argc, char **argv, int *i, const char **out_path,
 
 int command_render(int argc, char **argv)
 {
-    pose_arguments a = {0};
+    pose_arguments a = {.add_weight = 1.0};
     const char *out_path = NULL;
     view_kind view = VIEW_THREE_QUARTER;
     int width = 512, height = 512;
@@ -382,7 +373,8 @@ int command_render(int argc, char **argv)
     for (int i = 1; i < argc; ++i) {
         const char *arg = argv[i];
         int status = 0;
-        if (picture_option(argc, argv, &i, &out_path, &view, &textures_dir, &status)) {
+        if (picture_option(argc, argv, &i, &out_path, &view, &textures_dir, &status) ||
+            pose_option("render", argc, argv, &i, &a, &status)) {
             if (status)
                 return status;
         } else if (strcmp(arg, "--size") == 0) {
@@ -390,40 +382,23 @@ int command_render(int argc, char **argv)
                 return usage_error("%s", "--size needs a width and a height, each from 16 to 8192");
         } else if (strcmp(arg, "--skeleton") == 0) {
             with_skeleton = true;
-        } else if (strcmp(arg, "--frame") == 0 || strcmp(arg, "--time") == 0) {
-            bool is_frame = arg[2] == 'f';
-            if (i + 1 >= argc || !parse_finite(argv[i + 1], is_frame ? &a.frame : &a.time))
-                return usage_error("%s needs a finite number", arg);
-            ++i;
-            if (is_frame)
-                a.has_frame = true;
-            else
-                a.has_time = true;
-        } else if (arg[0] == '-' && arg[1] == '-') {
-            return usage_error("render: unknown option '%s'", arg);
-        } else if (!a.mesh_path) {
-            a.mesh_path = arg;
-        } else if (!a.anim_path) {
-            a.anim_path = arg;
-        } else {
-            return usage_error("render: unexpected argument '%s'", arg);
+        } else if (!pose_positional("render", arg, &a, &status)) {
+            return status;
         }
     }
-    if (!a.mesh_path || !out_path)
+    if (!out_path)
         return usage_error("%s", "render needs a MESH and --out FILE.png");
-    if (a.has_frame && a.has_time)
-        return usage_error("%s", "give --frame or --time, not both");
-    if (a.anim_path && !a.has_frame && !a.has_time)
-        return usage_error("%s", "render needs --frame F or --time T with an ANIM");
-    if (!a.anim_path && (a.has_frame || a.has_time))
-        return usage_error("%s", "--frame and --time need an ANIM");
+    int status = pose_arguments_check("render", &a);
+    if (status)
+        return status;
 
     posed p;
     picture_model picture = {0};
     raster_target image = {0};
-    int status = EXIT_INVALID;
+    status = EXIT_INVALID;
     if (!pose_from_arguments(&a, &p) || !picture_model_init(&picture, p.mesh.model, a.mesh_path, textures_dir))
         goto done;
+    picture.skinning = a.skinning;
     if (!picture_model_pose(&picture, p.object)) {
         fprintf(stderr, "%s: skinning refused by the pose stages\n", a.mesh_path);
         goto done;
