@@ -277,9 +277,89 @@ static void test_steps(void)
     diag_list_free(&errors);
 }
 
+/* The stages a trace shows (animator_capture_stages), walking up the 30 degree slope with the lock and the
+ * placement as animator_lock_feet runs them: capturing changes nothing (an animator without it ends each step
+ * on the same bits); the foot IK stage is the pose drawn, bit for bit; the world transform the trace writes
+ * (anim_placement_world) puts each joint where this test's own to_world does; the foot lock stage holds a
+ * planted foot where the lock has it but does not place it (on the slope the placement moves it, by
+ * centimetres at some step), and the blend stage differs from the additive stage only where the shipped
+ * additive layers play (spine.01 up: the ankles equal). Nothing is allocated per step. */
+static void test_captured_stages(void)
+{
+    cache *cache = cache_create();
+    diag_list errors = {0};
+    const anim_character *mannequin = NULL;
+    anim_config *config = load(cache, &errors, &mannequin);
+    if (!mannequin) {
+        anim_config_free(config);
+        cache_destroy(cache);
+        diag_list_free(&errors);
+        return;
+    }
+    const skeleton *s = &mannequin->model->skeleton;
+    animator *traced = animator_create(mannequin), *plain = animator_create(mannequin);
+    static joint_pose stage_poses[ANIMATOR_STAGE_COUNT][JOINTS_MAX];
+    animator_stages stages;
+    for (int k = 0; k < ANIMATOR_STAGE_COUNT; ++k)
+        stages.poses[k] = stage_poses[k];
+    animator_capture_stages(traced, &stages);
+    ground slope = {.kind = GROUND_SLOPE, .slope_degrees = 30.0f, .uphill = {1.0f, 0.0f}};
+    anim_placement placement = {.position = {0.0f, 0.0f, 0.0f}, .heading = 0.0f};
+    CHECK(animator_set_number(traced, "speed", 1.4f) && animator_set_number(plain, "speed", 1.4f));
+    int differing = 0, ik_differs = 0, blend_differs = 0, legs_differ = 0;
+    float worst_world = 0.0f, largest_placement = 0.0f;
+    long heap_before = heap_calls;
+    for (int step = 0; step < STEPS; ++step) {
+        CHECK(animator_update(traced, DT, NULL) && animator_update(plain, DT, NULL));
+        placement.position[0] += 1.4f * DT;
+        placement.position[1] = ground_at(&slope, placement.position[0], placement.position[2]).height;
+        CHECK(animator_lock_feet(traced, &placement, &slope, DT) && animator_lock_feet(plain, &placement, &slope, DT));
+        const joint_pose *drawn = anim_controller_object_pose(animator_controller(traced));
+        size_t bytes = (size_t)s->joint_count * sizeof *drawn;
+        differing += memcmp(drawn, anim_controller_object_pose(animator_controller(plain)), bytes) != 0;
+        ik_differs += memcmp(drawn, stage_poses[ANIMATOR_STAGE_FOOT_IK], bytes) != 0;
+        blend_differs += memcmp(stage_poses[ANIMATOR_STAGE_BLEND], stage_poses[ANIMATOR_STAGE_ADDITIVE], bytes) != 0;
+        for (int f = 0; f < mannequin->leg_count; ++f) /* the additive layers play from spine.01 up */
+            legs_differ += memcmp(&stage_poses[ANIMATOR_STAGE_BLEND][mannequin->legs[f].ankle],
+                                  &stage_poses[ANIMATOR_STAGE_ADDITIVE][mannequin->legs[f].ankle], sizeof *drawn) != 0;
+        mat4 world;
+        anim_placement_world(&placement, &mannequin->axes, mannequin->scale, world);
+        for (int j = 0; j < s->joint_count; ++j) {
+            float expected[3];
+            vec3 got;
+            to_world(mannequin, &placement, drawn[j].position, expected);
+            glm_mat4_mulv3(world, (float *)drawn[j].position, 1.0f, got);
+            for (int k = 0; k < 3; ++k)
+                worst_world = fmaxf(worst_world, fabsf(got[k] - expected[k]));
+        }
+        for (int f = 0; f < mannequin->leg_count; ++f) {
+            int ankle = mannequin->legs[f].ankle;
+            vec3 locked, placed;
+            glm_mat4_mulv3(world, stage_poses[ANIMATOR_STAGE_FOOT_LOCK][ankle].position, 1.0f, locked);
+            glm_mat4_mulv3(world, stage_poses[ANIMATOR_STAGE_FOOT_IK][ankle].position, 1.0f, placed);
+            largest_placement = fmaxf(largest_placement, fabsf(placed[1] - locked[1]));
+        }
+    }
+    CHECK(heap_calls == heap_before);
+    printf("  captured stages: %d steps differ from the uncaptured animator, %d from the drawn pose; world joints "
+           "within %.2g m of the test's transform; the placement moved a foot %.1f mm at most on 30 degrees\n",
+           differing, ik_differs, (double)worst_world, (double)largest_placement * 1000.0);
+    CHECK(differing == 0 && ik_differs == 0);
+    CHECK(blend_differs > 0 && legs_differ == 0); /* the shipped breathe and lean add to the upper body only */
+    CHECK(worst_world < 1e-5f);
+    CHECK(largest_placement > 0.02f);
+    CHECK(strcmp(animator_stage_name(ANIMATOR_STAGE_FOOT_LOCK), "foot_lock") == 0);
+    animator_destroy(traced);
+    animator_destroy(plain);
+    anim_config_free(config);
+    cache_destroy(cache);
+    diag_list_free(&errors);
+}
+
 int main(void)
 {
     RUN(test_slopes);
     RUN(test_steps);
+    RUN(test_captured_stages);
     return check_report();
 }

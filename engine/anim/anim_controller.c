@@ -750,7 +750,8 @@ static void add_overlay(const anim_channel *overlay, const channel_blend_weights
  * its (blended) deltas: pose_add with the channel's weight and mask. A channel crossfading between
  * additive and ordinary clips turns each additive layer into the pose below plus its delta, and blends
  * like any overlay. */
-static void evaluate_local(const anim_controller *controller, const channel_blend_weights *known, joint_pose *out)
+static void evaluate_local(const anim_controller *controller, const channel_blend_weights *known, bool additive,
+                           joint_pose *out)
 {
     pass_scratch scratch;
     joint_runs runs;
@@ -768,7 +769,8 @@ static void evaluate_local(const anim_controller *controller, const channel_blen
                 continue;
             bool mixed = false;
             if (channel_additive(overlay, &mixed)) { /* only the joints its clips move */
-                add_overlay(overlay, known ? &known[c] : NULL, first, count, scratch, pass);
+                if (additive)
+                    add_overlay(overlay, known ? &known[c] : NULL, first, count, scratch, pass);
                 continue;
             }
             /* Only the joints the mask reaches: a joint at mask 0 keeps the body's pose bit for bit
@@ -1536,7 +1538,7 @@ static void update_local(anim_controller *controller, double dt, anim_update_res
             result->finished[c] = anim_controller_finished(controller, c);
     }
 
-    evaluate_local(controller, dt > 0.0 ? (const channel_blend_weights *)blend_weights : NULL, local);
+    evaluate_local(controller, dt > 0.0 ? (const channel_blend_weights *)blend_weights : NULL, true, local);
 }
 
 bool anim_controller_update(anim_controller *controller, double dt, anim_update_result *result)
@@ -1567,7 +1569,15 @@ bool anim_controller_local_pose(const anim_controller *controller, joint_pose *o
 {
     if (!controller || !out)
         return false;
-    evaluate_local(controller, NULL, out);
+    evaluate_local(controller, NULL, true, out);
+    return true;
+}
+
+bool anim_controller_local_pose_without_additive(const anim_controller *controller, joint_pose *out)
+{
+    if (!controller || !out)
+        return false;
+    evaluate_local(controller, NULL, false, out);
     return true;
 }
 

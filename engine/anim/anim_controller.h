@@ -232,6 +232,9 @@ joint_pose *anim_controller_object_pose_to_edit(anim_controller *controller);
  * bit the pose the last update turned into object space, unless play, stop, a mask, an overlay weight
  * or a retarget has changed the layers since. False on NULL arguments. */
 bool anim_controller_local_pose(const anim_controller *controller, joint_pose *out);
+/* The same without the additive overlays (the layers blended and the replacing overlays masked in, before
+ * any lean or breath is added): what a trace shows as the blend stage. */
+bool anim_controller_local_pose_without_additive(const anim_controller *controller, joint_pose *out);
 
 /* The box (min xyz, max xyz, object space of the pose as shown) that holds the entity's current pose, for
  * culling: each visible layer's clip bounds (md5anim `bounds`, interpolated like the pose) moved by the

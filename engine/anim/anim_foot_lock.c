@@ -117,6 +117,19 @@ static entity_frame frame_of(const anim_foot_lock_input *input)
 }
 
 /* Written out, not as loops over the axes: GCC -O2 kept the loops, and five points a step go through these. */
+void anim_placement_world(const anim_placement *placement, const anim_axes *axes, float scale, mat4 out)
+{
+    anim_foot_lock_input input = {.placement = *placement, .axes = *axes, .scale = scale};
+    entity_frame frame = frame_of(&input);
+    for (int c = 0; c < 3; ++c) {
+        for (int r = 0; r < 3; ++r)
+            out[c][r] = frame.turn[r][c] * frame.scale;
+        out[c][3] = 0.0f;
+        out[3][c] = frame.position[c];
+    }
+    out[3][3] = 1.0f;
+}
+
 static inline void file_to_world(const entity_frame *frame, const float file[3], float world[3])
 {
     const float(*t)[3] = frame->turn;

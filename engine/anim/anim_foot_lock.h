@@ -88,6 +88,12 @@ typedef struct anim_placement {
     float heading;
 } anim_placement;
 
+/* The entity's whole world transform: a point of its object pose (the file's units and axes) times out is
+ * the point in the world (Y up, metres), as the foot lock places feet and the renderer draws: the import's
+ * axes turned to canonical, scaled to metres, turned by heading, moved to position. scale 0 means 1; axes
+ * all zero mean none. Its upper 3x3 is a rotation times the scale. */
+void anim_placement_world(const anim_placement *placement, const anim_axes *axes, float scale, mat4 out);
+
 /* Per character (characters.ini foot_lock, foot_lock_release, foot_lock_reach, foot_ik). */
 typedef struct anim_foot_lock_settings {
     bool enabled;

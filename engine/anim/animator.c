@@ -29,6 +29,7 @@ struct animator {
     float time_scale;
     anim_look_state look; /* 36 bytes: what it looks at, and how far it has turned to it */
     anim_foot_lock_state feet; /* animator_lock_feet */
+    const animator_stages *capture; /* animator_capture_stages, or NULL */
 };
 
 /* ---- small helpers ---- */
@@ -435,6 +436,51 @@ static void look(animator *animator, double dt)
                    anim_controller_object_pose_to_edit(animator->controller), (float)(dt * animator->time_scale));
 }
 
+/* ---- stages, for a trace ---- */
+
+static const char *const animator_stage_names[ANIMATOR_STAGE_COUNT] = {"blend", "additive", "look", "foot_lock",
+                                                                      "foot_ik"};
+
+const char *animator_stage_name(animator_stage stage)
+{
+    return stage >= 0 && stage < ANIMATOR_STAGE_COUNT ? animator_stage_names[stage] : "?";
+}
+
+void animator_capture_stages(animator *animator, const animator_stages *stages)
+{
+    if (animator)
+        animator->capture = stages;
+}
+
+static void capture_copy(const animator *animator, animator_stage stage)
+{
+    joint_pose *to = animator->capture->poses[stage];
+    if (to)
+        memcpy(to, anim_controller_object_pose(animator->controller),
+               (size_t)animator->character->model->skeleton.joint_count * sizeof *to);
+}
+
+/* Before look-at: the controller's pose, and the same without its additive layers. */
+static void capture_before_look(const animator *animator)
+{
+    if (!animator->capture)
+        return;
+    capture_copy(animator, ANIMATOR_STAGE_ADDITIVE);
+    joint_pose *blend = animator->capture->poses[ANIMATOR_STAGE_BLEND];
+    const skeleton *skeleton = &animator->character->model->skeleton;
+    if (blend && anim_controller_local_pose_without_additive(animator->controller, blend))
+        pose_to_object(skeleton->parents, skeleton->joint_count, blend, blend);
+}
+
+static void capture_after_look(const animator *animator)
+{
+    if (!animator->capture)
+        return;
+    capture_copy(animator, ANIMATOR_STAGE_LOOK);
+    capture_copy(animator, ANIMATOR_STAGE_FOOT_LOCK);
+    capture_copy(animator, ANIMATOR_STAGE_FOOT_IK);
+}
+
 bool animator_update(animator *animator, double dt, animator_update_result *result)
 {
     if (!animator || !(dt >= 0.0) || !isfinite(dt))
@@ -445,7 +491,9 @@ bool animator_update(animator *animator, double dt, animator_update_result *resu
     decide(animator, dt, result);
     if (!anim_controller_update(animator->controller, dt, &result->animation))
         return false;
+    capture_before_look(animator);
     look(animator, dt);
+    capture_after_look(animator);
     return true;
 }
 
@@ -476,8 +524,12 @@ unsigned animator_update_pair(animator *a, double dt_a, animator_update_result *
                              anim_controller_object_pose_to_edit(a->controller),
                              anim_controller_object_pose_to_edit(b->controller)))
         return 0; /* not reached: the arguments were checked */
+    capture_before_look(a);
+    capture_before_look(b);
     look(a, dt_a);
     look(b, dt_b);
+    capture_after_look(a);
+    capture_after_look(b);
     return 3u;
 }
 
@@ -732,7 +784,25 @@ bool animator_lock_feet(animator *animator, const anim_placement *placement, con
         .dt = dt * animator->time_scale,
         .settings = character->foot_lock,
     };
-    return anim_foot_lock_apply(&input, &animator->feet, anim_controller_object_pose_to_edit(animator->controller));
+    joint_pose *lock_only = animator->capture ? animator->capture->poses[ANIMATOR_STAGE_FOOT_LOCK] : NULL;
+    if (lock_only) {
+        /* The lock alone: the same solve on copies, with nothing placed on the ground (no placement fading,
+         * no pelvis drop); the real state is stepped below as ever. */
+        anim_foot_lock_state copy = animator->feet;
+        anim_foot_lock_input alone = input;
+        alone.settings.ik = false;
+        alone.planted_soon = NULL;
+        copy.pelvis_drop = 0.0f;
+        for (int f = 0; f < ANIM_FEET_MAX; ++f)
+            copy.feet[f].ik = 0.0f;
+        memcpy(lock_only, anim_controller_object_pose(animator->controller),
+               (size_t)character->model->skeleton.joint_count * sizeof *lock_only);
+        anim_foot_lock_apply(&alone, &copy, lock_only);
+    }
+    bool applied = anim_foot_lock_apply(&input, &animator->feet, anim_controller_object_pose_to_edit(animator->controller));
+    if (animator->capture)
+        capture_copy(animator, ANIMATOR_STAGE_FOOT_IK);
+    return applied;
 }
 
 void animator_unlock_feet(animator *animator)

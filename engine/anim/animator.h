@@ -124,6 +124,35 @@ bool animator_lock_feet(animator *animator, const anim_placement *placement, con
 void animator_unlock_feet(animator *animator);
 const anim_foot_lock_state *animator_foot_lock(const animator *animator); /* for a HUD, a debug view, tests */
 
+/* The object pose after each stage of a step, for a trace (the demo's --trace, md5tool trace) and tests: each
+ * stage adds one thing to the one before, so a reader sees what each changed. */
+typedef enum animator_stage {
+    ANIMATOR_STAGE_BLEND,     /* the state's clips blended (crossfades, blend spaces, replacing overlays
+                               * masked in): the additive layers not yet added */
+    ANIMATOR_STAGE_ADDITIVE,  /* + the additive layers (lean, breathe): the controller's pose */
+    ANIMATOR_STAGE_LOOK,      /* + look-at */
+    ANIMATOR_STAGE_FOOT_LOCK, /* + the foot lock alone: planted feet held where they planted, legs bent to
+                               * hold them; nothing placed on the ground, the pelvis where it was */
+    ANIMATOR_STAGE_FOOT_IK,   /* + the feet placed on the ground and the pelvis lowered: the final pose, what
+                               * is drawn (the foot lock and foot IK are one solve; this is that solve) */
+    ANIMATOR_STAGE_COUNT
+} animator_stage;
+
+/* Stage names as the trace writes them: "blend", "additive", "look", "foot_lock", "foot_ik". */
+const char *animator_stage_name(animator_stage stage);
+
+/* Buffers of the skeleton's joint_count joints (the caller's, kept until capture stops), one per stage, NULL
+ * for a stage not wanted. While set, animator_update (and animator_update_pair) writes the blend, additive
+ * and look stages, and copies the look stage into both foot stages; animator_lock_feet then writes the foot
+ * stages (the foot lock stage by a second solve on copies with placement off, so it costs a solve more
+ * only while captured). A member updated without the foot stage keeps its look pose there. */
+typedef struct animator_stages {
+    joint_pose *poses[ANIMATOR_STAGE_COUNT];
+} animator_stages;
+
+/* Capture from the next update on (stages must outlive the capture), or stop (NULL). Allocates nothing. */
+void animator_capture_stages(animator *animator, const animator_stages *stages);
+
 /* Inspection, for the game, a HUD, the trace tool and tests. */
 const anim_character *animator_character(const animator *animator);
 const anim_controller *animator_controller(const animator *animator); /* poses, layers, weights */
