@@ -301,6 +301,20 @@ static void test_file_writer(void)
     CHECK(file_read_all(elsewhere, 100, &data, &size, &err) && strcmp(data, "keep\n") == 0);
     free(data);
 
+    /* A device is written to, never renamed over: /dev/null stays a device (as root a rename would have
+     * replaced it with a file). A FIFO nobody reads is refused at once, not waited on. */
+    CHECK(file_writer_open(&writer, "/dev/null", &err));
+    fputs("gone\n", writer.stream);
+    CHECK(file_writer_commit(&writer, &err));
+    CHECK(stat("/dev/null", &info) == 0 && S_ISCHR(info.st_mode));
+    const char *fifo = MARIONETTE_BUILD_DIR "/test_diag_writer.fifo";
+    remove(fifo);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    CHECK(!file_writer_open(&writer, fifo, &err));
+    CHECK_STR_CONTAINS(err.message, "cannot write: No such device or address");
+    CHECK(stat(fifo, &info) == 0 && S_ISFIFO(info.st_mode));
+    remove(fifo);
+
     CHECK(!file_writer_open(&writer, MARIONETTE_BUILD_DIR "/no-such-folder/out.txt", &err));
     CHECK_STR_CONTAINS(err.message, "cannot write: No such file or directory");
     CHECK(!file_writer_open(&writer, MARIONETTE_BUILD_DIR, &err));

@@ -210,7 +210,7 @@ static int writer_close(void *cookie)
     int status = 0;
     /* fsync: the rename must not land before the bytes do (a crash would leave an empty file in its place).
      * EINVAL: the file is on something that cannot sync (a pipe-like target); the bytes went anyway. */
-    if (!writer->failure && fsync(writer->descriptor) != 0 && errno != EINVAL)
+    if (!writer->failure && !writer->direct && fsync(writer->descriptor) != 0 && errno != EINVAL)
         writer->failure = errno;
     if (close(writer->descriptor) != 0 && !writer->failure)
         writer->failure = errno;
@@ -232,26 +232,39 @@ bool file_writer_open(file_writer *writer, const char *path, diag *err)
     if (stat(path, &info) == 0 && S_ISDIR(info.st_mode))
         return diag_set(err, path, 0, "cannot write: it is a folder");
     memcpy(writer->path, path, length + 1);
-    /* Beside the target, named after it, so a crash leaves an obvious leftover next to it. */
-    snprintf(writer->temporary, sizeof writer->temporary, "%s.XXXXXX", path);
-    writer->descriptor = mkostemp(writer->temporary, O_CLOEXEC);
-    if (writer->descriptor < 0)
-        return diag_set(err, path, 0, "cannot write: %s", strerror(errno));
-    /* mkstemp makes 0600; a replaced file keeps its mode, a new one gets what open(O_CREAT, 0666) gives. */
-    mode_t mode;
-    if (stat(path, &info) == 0 && S_ISREG(info.st_mode)) {
-        mode = info.st_mode & 07777;
+    if (stat(path, &info) == 0 && !S_ISREG(info.st_mode)) {
+        /* A device or a FIFO (/dev/null, /dev/stdout, a pipe): there is no file to lose, and renaming over
+         * it would replace the device itself. Written straight to, without blocking on a FIFO nobody reads. */
+        writer->direct = true;
+        writer->descriptor = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        if (writer->descriptor < 0)
+            return diag_set(err, path, 0, "cannot write: %s", strerror(errno));
+        int flags = fcntl(writer->descriptor, F_GETFL);
+        if (flags >= 0)
+            (void)fcntl(writer->descriptor, F_SETFL, flags & ~O_NONBLOCK);
     } else {
-        mode_t mask = umask(0);
-        umask(mask);
-        mode = 0666 & ~mask;
+        /* Beside the target, named after it, so a crash leaves an obvious leftover next to it. */
+        snprintf(writer->temporary, sizeof writer->temporary, "%s.XXXXXX", path);
+        writer->descriptor = mkostemp(writer->temporary, O_CLOEXEC);
+        if (writer->descriptor < 0)
+            return diag_set(err, path, 0, "cannot write: %s", strerror(errno));
+        /* mkstemp makes 0600; a replaced file keeps its mode, a new one gets what open(O_CREAT, 0666) gives. */
+        mode_t mode;
+        if (stat(path, &info) == 0 && S_ISREG(info.st_mode)) {
+            mode = info.st_mode & 07777;
+        } else {
+            mode_t mask = umask(0);
+            umask(mask);
+            mode = 0666 & ~mask;
+        }
+        (void)!fchmod(writer->descriptor, mode); /* not fatal: the bytes are what matters */
     }
-    (void)!fchmod(writer->descriptor, mode); /* not fatal: the bytes are what matters */
     writer->stream = fopencookie(writer, "wb", (cookie_io_functions_t){.write = writer_write, .close = writer_close});
     if (!writer->stream) {
         int failure = errno;
         close(writer->descriptor);
-        unlink(writer->temporary);
+        if (!writer->direct)
+            unlink(writer->temporary);
         return diag_set(err, path, 0, "cannot write: %s", strerror(failure));
     }
     return true;
@@ -265,6 +278,9 @@ bool file_writer_commit(file_writer *writer, diag *err)
     writer->stream = NULL;
     bool wrote = !ferror(stream) && fflush(stream) == 0;
     wrote = fclose(stream) == 0 && wrote && !writer->failure;
+    if (writer->direct)
+        return wrote || diag_set(err, writer->path, 0, "cannot write: %s",
+                                 strerror(writer->failure ? writer->failure : EIO));
     if (!wrote) {
         unlink(writer->temporary);
         return diag_set(err, writer->path, 0, "cannot write: %s; the file is left as it was",
@@ -285,7 +301,8 @@ void file_writer_abandon(file_writer *writer)
     writer->failure = ECANCELED; /* no fsync for bytes about to be removed */
     fclose(writer->stream);
     writer->stream = NULL;
-    unlink(writer->temporary);
+    if (!writer->direct)
+        unlink(writer->temporary);
 }
 
 bool file_writer_finish(file_writer *writer, bool ok, diag *err)

@@ -60,11 +60,13 @@ bool file_is_inside(const char *path, const char *folder);
  * temporary file removed, with the first error in err as "path: what failed: strerror(errno)". Reading the
  * target before committing is fine (IN == OUT: convert a file in place). A symbolic link at the target is
  * replaced by the file, not written through. A new file gets the mode 0666 less the umask, a replaced one
- * keeps its mode. */
+ * keeps its mode. A target that is a device or a FIFO (/dev/null, /dev/stdout, a pipe) has no file to lose:
+ * it is written straight to (a FIFO nobody reads is refused, not waited on), never renamed over. */
 typedef struct file_writer {
     FILE *stream;    /* write here: the temporary file, or NULL once committed or abandoned */
     int descriptor;  /* the stream's own; the stream points at this struct, so it must not be copied */
     int failure;     /* the first failed write's errno */
+    bool direct;     /* the target is a device or a FIFO: written straight to, nothing renamed */
     char path[4096]; /* the target */
     char temporary[4096 + 16];
 } file_writer;
