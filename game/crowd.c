@@ -650,8 +650,7 @@ static void end_member(crowd_step *step, crowd_member *member, const member_step
     if (!work->animated || step->crowd->feet_paused) /* paused: measuring, the stage left out, its state kept */
         return;
     if (work->interval == 1) {
-        anim_placement placement = {.position = {member->mover.x, member->mover.y, member->mover.z},
-                                    .heading = member->mover.heading};
+        anim_placement placement = mover_placement(&member->mover);
         animator_lock_feet(member->animator, &placement, step->crowd->ground, work->animated_dt);
     } else {
         animator_unlock_feet(member->animator);
@@ -840,6 +839,13 @@ const animator *crowd_animator(const crowd *crowd, int index)
 {
     const crowd_member *member = crowd_member_at(crowd, index);
     return member ? member->animator : NULL;
+}
+
+void crowd_capture_stages(crowd *crowd, int index, const animator_stages *stages)
+{
+    const crowd_member *member = crowd_member_at(crowd, index);
+    if (member)
+        animator_capture_stages(member->animator, stages);
 }
 
 const anim_character *crowd_character(const crowd *crowd, int index)

@@ -124,6 +124,8 @@ int crowd_count(const crowd *crowd);
 int crowd_capacity(const crowd *crowd);
 void crowd_world(const crowd *crowd, int index, mat4 out); /* mover_world of the member */
 const animator *crowd_animator(const crowd *crowd, int index);
+/* Member index's stages from its next update on (animator_capture_stages), NULL to stop; for the trace. */
+void crowd_capture_stages(crowd *crowd, int index, const animator_stages *stages);
 const anim_character *crowd_character(const crowd *crowd, int index);
 const mover *crowd_mover(const crowd *crowd, int index);
 bool crowd_home(const crowd *crowd, int index, float *home_x, float *home_z);

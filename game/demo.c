@@ -18,6 +18,7 @@
 #include "base/file.h"
 #include "base/ini_document.h"
 #include "base/json.h"
+#include "trace_poses.h"
 #include "look.h"
 #include "pick.h"
 #include "platform/platform.h"
@@ -161,7 +162,7 @@ static void make_player(demo *d, diag_list *problems)
  * status line, when it cannot be drawn (no memory): it is walked on all the same. */
 static bool set_ground(demo *d, ground_kind kind)
 {
-    d->ground = (ground){.kind = kind};
+    d->ground = (ground){.kind = kind, .slope_degrees = d->settings.world.slope_degrees, .uphill = {1.0f, 0.0f}};
     bool drawn = ground_mesh_upload(&d->ground);
     if (!drawn)
         set_status(d, "the %s ground cannot be drawn (%s): it is walked on, not shown", ground_kind_name(kind),
@@ -233,7 +234,8 @@ static void load_configuration(demo *d, bool force)
             player_params params = player_params_of(&d->settings);
             if (d->player && !player_set_params(d->player, &params))
                 diag_list_add(&problems, d->settings_path, 0, "the player cannot take these speeds");
-            if (d->settings.world.ground != d->ground_setting) {
+            if (d->settings.world.ground != d->ground_setting ||
+                (d->ground.kind == GROUND_SLOPE && d->ground.slope_degrees != d->settings.world.slope_degrees)) {
                 d->ground_setting = d->settings.world.ground;
                 set_ground(d, d->ground_setting);
             }
@@ -628,6 +630,7 @@ static void write_trace_step(demo *d, const input_script_event *applied, int app
         if (update)
             anim_json_write_step(&w, player_animator(d->player), update);
     }
+    trace_poses_write(d->trace_poses, &w, d->player, d->crowd, &d->ground);
     json_object_end(&w);
 }
 
@@ -706,6 +709,7 @@ static void simulate_step(demo *d, float dt)
                 .die = in->pressed[GAME_ACTION_DIE],
             };
             aim_player(d);
+            trace_poses_attach(d->trace_poses, d->player, d->crowd);
             updated = player_step(d->player, &intent, camera_yaw_radians(&d->camera), scaled, &update);
             if (updated)
                 log_events(d, &update.animation);
@@ -981,6 +985,23 @@ bool demo_start(demo *d, const demo_options *options)
         if (!d->script)
             return false;
     }
+    if ((options->trace_joints || options->trace_members || options->trace_stages) && !options->trace) {
+        fprintf(stderr, "marionette: --trace-joints, --trace-members and --trace-stages go with --trace FILE\n");
+        return false;
+    }
+    if (options->trace && (options->trace_joints || options->trace_members || options->trace_stages)) {
+        diag error = {0};
+        trace_poses_options pose_options = {.joints = options->trace_joints ? options->trace_joints : "all",
+                                            .members = options->trace_members, .stages = options->trace_stages};
+        d->trace_poses = d->config ? trace_poses_create(&pose_options, d->config, d->settings.crowd.max, &error) : NULL;
+        if (!d->trace_poses) {
+            if (d->config)
+                fprintf(stderr, "marionette: %s: %s\n", error.file, error.message);
+            else
+                fprintf(stderr, "marionette: --trace-joints: no configuration loaded to find the joints in\n");
+            return false;
+        }
+    }
     if (options->trace) {
         diag error;
         d->trace_file = malloc(sizeof *d->trace_file);
@@ -1009,6 +1030,8 @@ void demo_finish(demo *d)
         d->trace_file = NULL;
         d->trace = NULL;
     }
+    trace_poses_destroy(d->trace_poses);
+    d->trace_poses = NULL;
     input_script_free(d->script);
     player_destroy(d->player);
     crowd_destroy(d->crowd);

@@ -36,6 +36,9 @@ typedef struct demo_options {
     int crowd;                 /* crowd members spawned at start */
     const char *script;        /* input script replayed as the player's keys; NULL: none */
     const char *trace;         /* JSON trace of every simulation step; NULL: none */
+    const char *trace_joints;  /* poses in the trace: "all" or NAME,NAME (trace_poses.h); NULL: none */
+    const char *trace_members; /* crowd members whose poses the trace carries besides the player's */
+    bool trace_stages;         /* every stage's pose in the trace, not only the last */
     const char *config_dir;    /* folder of characters.ini, controls.ini, demo.ini */
     int width, height;         /* 0: demo.ini's window size */
     bool cpu_skinning;         /* start on the CPU skinning path */
@@ -66,6 +69,7 @@ typedef struct demo {
     FILE *trace;                     /* trace_file's stream, or NULL */
     struct file_writer *trace_file;  /* written beside the target, renamed over it at the end (base/file.h) */
     long trace_steps;
+    struct trace_poses *trace_poses; /* the poses the trace carries, or NULL */
 
     player *player;
     camera camera;

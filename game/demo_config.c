@@ -31,7 +31,7 @@ demo_config demo_config_defaults(void)
                   .seed = 1,
                   .lod = true},
         .camera = {.distance = 6.0f, .pitch = 20.0f, .yaw = 0.0f},
-        .world = {.ground = GROUND_FLAT},
+        .world = {.ground = GROUND_FLAT, .slope_degrees = 20.0f},
         .window = {.width = 1280, .height = 720, .vsync = true},
         .render = {.levels_of_detail = true, .lod_error_pixels = 0.5f, .stand_ins = true, .stand_in_pixels = 48.0f},
         .look = {.player = true, .crowd_distance = 5.0f},
@@ -82,6 +82,7 @@ static const demo_config_key demo_config_keys[] = {
     {"camera", "pitch", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(camera.pitch), -89, 89},
     {"camera", "yaw", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(camera.yaw), -360, 360},
     {"world", "ground", DEMO_CONFIG_GROUND, DEMO_CONFIG_AT(world.ground), 0, 0},
+    {"world", "slope_degrees", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(world.slope_degrees), 0, 45},
     {"window", "width", DEMO_CONFIG_INTEGER, DEMO_CONFIG_AT(window.width), 64, 16384},
     {"window", "height", DEMO_CONFIG_INTEGER, DEMO_CONFIG_AT(window.height), 64, 16384},
     {"window", "vsync", DEMO_CONFIG_BOOL, DEMO_CONFIG_AT(window.vsync), 0, 0},
@@ -228,12 +229,12 @@ static void demo_config_read_value(demo_config_reader *reader, const demo_config
         demo_config_read_mix(reader, entry, config);
         break;
     case DEMO_CONFIG_GROUND: {
-        /* The tilted plane is for tests, not a place to walk: the demo offers the other three. */
         ground_kind kind = ground_kind_from_name(entry->value);
-        if (kind == GROUND_FLAT || kind == GROUND_HILLS || kind == GROUND_STEPS)
+        if (kind < GROUND_KIND_COUNT)
             *(ground_kind *)(void *)field = kind;
         else
-            config_error(reader, entry->line, "'%s' must be flat, hills or steps, not '%s'", spec->key, entry->value);
+            config_error(reader, entry->line, "'%s' must be flat, slope, hills or steps, not '%s'", spec->key,
+                         entry->value);
         break;
     }
     }

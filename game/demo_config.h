@@ -49,7 +49,8 @@ typedef struct demo_config {
         float yaw;      /* degrees around the player, default 0 */
     } camera;
     struct {
-        ground_kind ground; /* GROUND_FLAT, GROUND_HILLS or GROUND_STEPS, default flat */
+        ground_kind ground;  /* GROUND_FLAT, GROUND_SLOPE, GROUND_HILLS or GROUND_STEPS, default flat */
+        float slope_degrees; /* GROUND_SLOPE: 0 to 45, rising toward +x, default 20 */
     } world;
     struct {
         int width, height; /* pixels, default 1280 x 720 */

@@ -22,7 +22,11 @@ static void usage(FILE *out)
             "                        (lines: SECONDS press|release|tap KEY, SECONDS wheel STEPS,\n"
             "                        SECONDS drag DX DY; times are simulation seconds)\n"
             "  --trace FILE          write every simulation step (input, player state, layers, events)\n"
-            "                        to FILE as a JSON array\n"
+            "                        to FILE as a JSON array (docs/trace.md)\n"
+            "  --trace-joints all|NAME,NAME  the player's final pose in the trace: world transform, those\n"
+            "                        joints in world space, each foot and the ground under it\n"
+            "  --trace-members N,N   the same for these crowd members (0 to demo.ini's max - 1)\n"
+            "  --trace-stages        every stage's pose too: blend, additive, look, foot_lock, foot_ik\n"
             "  --config DIR          folder of characters.ini, controls.ini and demo.ini\n"
             "                        (default: %s)\n"
             "  --size W H            window or offscreen size in pixels, 16 to 16384 each (default: demo.ini's)\n"
@@ -81,6 +85,12 @@ int main(int argc, char **argv)
             options.script = argv[++a];
         } else if (strcmp(arg, "--trace") == 0 && has_value) {
             options.trace = argv[++a];
+        } else if (strcmp(arg, "--trace-joints") == 0 && has_value) {
+            options.trace_joints = argv[++a];
+        } else if (strcmp(arg, "--trace-members") == 0 && has_value) {
+            options.trace_members = argv[++a];
+        } else if (strcmp(arg, "--trace-stages") == 0) {
+            options.trace_stages = true;
         } else if (strcmp(arg, "--config") == 0 && has_value) {
             options.config_dir = argv[++a];
         } else if (strcmp(arg, "--size") == 0 && a + 2 < argc) {

@@ -151,6 +151,11 @@ void mover_settle(mover *m, const ground *ground)
     m->y = ground_at(ground, m->x, m->z).height;
 }
 
+anim_placement mover_placement(const mover *m)
+{
+    return (anim_placement){.position = {m->x, m->y, m->z}, .heading = m->heading};
+}
+
 void mover_world(const mover *m, mat4 out)
 {
     glm_mat4_identity(out);

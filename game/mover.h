@@ -12,6 +12,7 @@
 
 #include <cglm/cglm.h>
 
+#include "anim/anim_foot_lock.h"
 #include "world/ground.h"
 
 typedef struct mover_params {
@@ -77,6 +78,9 @@ void mover_settle(mover *m, const ground *ground);
 /* The model matrix that stands a character at the mover's place (its feet at y), upright, facing its
  * heading (for gfx_instance). */
 void mover_world(const mover *m, mat4 out);
+
+/* Where the mover stands, as the animation's stages after the pose want it (the foot lock, a trace). */
+anim_placement mover_placement(const mover *m);
 
 /* How fast the turn rate given to the animation (mover_turn_rate_follow) may change, in degrees per second
  * per second: from going straight to turning at 90 degrees a second (the shipped `lean` blend's full lean,

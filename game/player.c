@@ -215,8 +215,7 @@ bool player_step(player *player, const player_intent *intent, float camera_yaw_r
     player->mover = mover_blend(&before, &stepped, &root, !animator_moved_by_clip(animator));
     mover_settle(&player->mover, player->ground);
     /* Planted feet stay where they planted (characters.ini foot_lock), held against where the body now is. */
-    anim_placement placement = {.position = {player->mover.x, player->mover.y, player->mover.z},
-                                .heading = player->mover.heading};
+    anim_placement placement = mover_placement(&player->mover);
     animator_lock_feet(animator, &placement, player->ground, dt);
     return true;
 }
@@ -289,4 +288,20 @@ const char *player_state_name(const player *player)
 const animator *player_animator(const player *player)
 {
     return player ? player->animator : NULL;
+}
+
+void player_capture_stages(player *player, const animator_stages *stages)
+{
+    if (player)
+        animator_capture_stages(player->animator, stages);
+}
+
+anim_placement player_placement(const player *player)
+{
+    return mover_placement(&player->mover);
+}
+
+const ground *player_ground(const player *player)
+{
+    return player ? player->ground : NULL;
 }

@@ -112,5 +112,11 @@ float player_speed(const player *player);   /* m/s on the ground */
 const char *player_state_name(const player *player);
 /* The animator, for poses (animator_controller), a HUD and tests. */
 const animator *player_animator(const player *player);
+/* The stages of every step from now on (animator_capture_stages), NULL to stop; for the trace. */
+void player_capture_stages(player *player, const animator_stages *stages);
+/* Where the player stands: its mover's position and heading. */
+anim_placement player_placement(const player *player);
+/* The ground it stands on (player_set_ground), NULL for flat. */
+const ground *player_ground(const player *player);
 
 #endif

@@ -202,7 +202,10 @@ static void test_values_are_read(void)
     CHECK(load_text("[world]\nground = steps ; stairs and ramps\n", &config, &errors));
     CHECK(config.world.ground == GROUND_STEPS);
     CHECK(load_text("[world]\nground = flat\n", &config, &errors));
-    CHECK(config.world.ground == GROUND_FLAT);
+    CHECK(config.world.ground == GROUND_FLAT && config.world.slope_degrees == 20.0f);
+    /* The tilted plane, to measure the feet on a known incline (docs/trace.md). */
+    CHECK(load_text("[world]\nground = slope\nslope_degrees = 30\n", &config, &errors));
+    CHECK(config.world.ground == GROUND_SLOPE && config.world.slope_degrees == 30.0f);
 
     /* A key taken out of the file goes back to its default, not to the last load's value. */
     CHECK(load_text("[crowd]\nspacing = 3\n", &config, &errors));
@@ -245,10 +248,10 @@ static void test_every_kind_of_mistake_names_its_line(void)
     check_one_error("[window]\nwidth = 10\n", 2, "'width' must be between 64 and 16384");
     check_one_error("[render]\nlod_error_pixels = 0\n", 2, "'lod_error_pixels' must be between 0.1 and 100");
     /* The ground is one of three words; the tests' tilted plane is not among them, nor another case. */
-    check_one_error("[world]\n\nground = mountains\n", 3, "'ground' must be flat, hills or steps, not 'mountains'");
-    check_one_error("[world]\nground = slope\n", 2, "'ground' must be flat, hills or steps, not 'slope'");
-    check_one_error("[world]\nground = Hills\n", 2, "'ground' must be flat, hills or steps");
-    check_one_error("[world]\nground =\n", 2, "'ground' must be flat, hills or steps");
+    check_one_error("[world]\n\nground = mountains\n", 3, "'ground' must be flat, slope, hills or steps, not 'mountains'");
+    check_one_error("[world]\nground = Hills\n", 2, "'ground' must be flat, slope, hills or steps");
+    check_one_error("[world]\nground =\n", 2, "'ground' must be flat, slope, hills or steps");
+    check_one_error("[world]\nslope_degrees = 46\n", 2, "'slope_degrees' must be between 0 and 45, not 46");
     check_one_error("[world]\nterrain = hills\n", 2, "unknown key 'terrain' in [world]");
     check_one_error("[render]\nstand_in_pixels = 20000\n", 2, "'stand_in_pixels' must be between 1 and 10000");
     check_one_error("[render]\nskin_once = yes\n", 2, "'skin_once' must be true or false");
