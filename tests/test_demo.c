@@ -1532,7 +1532,7 @@ static void test_ground_setting_and_key(void)
     for (int i = 0; i < 5; ++i)
         demo_frame(&d);
     CHECK(d.message_count == 1 && strstr(d.messages[0], "demo.ini:") != NULL &&
-          strstr(d.messages[0], "'ground' must be flat, hills or steps, not 'lava'") != NULL);
+          strstr(d.messages[0], "'ground' must be flat, slope, hills or steps, not 'lava'") != NULL);
     CHECK(d.ground.kind == GROUND_STEPS);
     CHECK(d.gl_error_frames == 0);
     demo_finish(&d);
