@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 # minimal install without recommends lacks it). graphviz's dot draws `md5tool graph` pictures.
 packages="gcc clang libclang-rt-14-dev libc6-dev make cmake pkg-config libcglm-dev libinih-dev libxxhash-dev zlib1g-dev libmeshoptimizer-dev assimp-testmodels
 libsdl2-dev libsdl2-image-dev libglew-dev libgl1-mesa-dri libegl-mesa0 libegl1 libgles2 libegl-dev
-xvfb xauth xdotool graphviz"
+xvfb xauth xdotool graphviz jq"
 
 missing=""
 for package in $packages; do
