@@ -28,6 +28,7 @@
 #include "platform/platform.h"
 #include "pick.h"
 #include "pose/pose.h"
+#include "trace_poses.h"
 
 enum { WIDTH = 480, HEIGHT = 270 };
 
@@ -1774,6 +1775,102 @@ static void test_hud_frame_budget(void)
     CHECK(strlen(line) == 15);
 }
 
+/* Reads from text the first `count` joints after `"joints":[`: each object's position and rotation. */
+static int read_trace_joints(const char *text, float (*positions)[3], float (*rotations)[4], int count)
+{
+    const char *at = text ? strstr(text, "\"joints\":[") : NULL;
+    int read = 0;
+    while (at && read < count) {
+        const char *position = strstr(at, "\"position\":[");
+        const char *rotation = position ? strstr(position, "\"rotation\":[") : NULL;
+        if (!rotation)
+            break;
+        char *end = (char *)position + strlen("\"position\":[");
+        for (int k = 0; k < 3; ++k)
+            positions[read][k] = strtof(end, &end), end += *end == ',' ? 1 : 0;
+        end = (char *)rotation + strlen("\"rotation\":[");
+        for (int k = 0; k < 4; ++k)
+            rotations[read][k] = strtof(end, &end), end += *end == ',' ? 1 : 0;
+        at = end;
+        ++read;
+    }
+    return read;
+}
+
+/* The trace's poses against what is drawn: for the player and a crowd member, every joint the trace
+ * exports equals the drawn transform (the instance's world matrix, as the scene makes it, times gfx's turn to
+ * Y up) applied to the pose the skin palette is made from (palette x the inverse of the inverse bind), within
+ * 1e-4, at three moments of a walk and a run. */
+static void test_trace_poses_match_the_palette(void)
+{
+    char trace_path[512];
+    snprintf(trace_path, sizeof trace_path, "%s/demo_poses.json", MARIONETTE_BUILD_DIR);
+    demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", MARIONETTE_TEST_DATA "/demo/walk_and_run.txt",
+                                       trace_path, 0);
+    options.trace_joints = "all";
+    options.trace_members = "0";
+    options.trace_stages = true;
+    options.crowd = 2;
+    CHECK(demo_start(&d, &options));
+    CHECK(d.trace_poses != NULL);
+    int checked = 0;
+    float worst = 0.0f;
+    for (int frame = 1; frame <= 300 && d.trace_poses; ++frame) {
+        demo_frame(&d);
+        if (frame % 100 != 0)
+            continue;
+        char *text = NULL;
+        size_t size = 0;
+        FILE *memory = open_memstream(&text, &size);
+        json_writer w = json_writer_start(memory);
+        json_object_begin(&w);
+        trace_poses_write(d.trace_poses, &w, d.player, d.crowd, &d.ground);
+        json_object_end(&w);
+        fclose(memory);
+        for (int e = 0; e < 2; ++e) {
+            const animator *a = e == 0 ? player_animator(d.player) : crowd_animator(d.crowd, 0);
+            const skeleton *s = &animator_character(a)->model->skeleton;
+            enum { MOST = 64 };
+            float positions[MOST][3], rotations[MOST][4];
+            const char *entity = e == 0 ? strstr(text, "\"entity\":\"player\"") : strstr(text, "\"index\":0");
+            CHECK(s->joint_count <= MOST && read_trace_joints(entity, positions, rotations, s->joint_count) == s->joint_count);
+            mat4 placement, world, turn, drawn;
+            if (e == 0)
+                player_world_matrix(d.player, placement);
+            else
+                crowd_world(d.crowd, 0, placement);
+            scene_model_world(animator_character(a), placement, world);
+            gfx_z_up_to_y_up(turn);
+            glm_mat4_mul(world, turn, drawn);
+            mat4 palette[MOST];
+            CHECK(pose_palette(anim_controller_object_pose(animator_controller(a)), (const mat4 *)s->inverse_bind,
+                               s->joint_count, palette));
+            for (int j = 0; j < s->joint_count && j < MOST; ++j) {
+                mat4 bind, object, expected, exported;
+                glm_mat4_inv((vec4 *)s->inverse_bind[j], bind);
+                glm_mat4_mul(palette[j], bind, object);
+                glm_mat4_mul(drawn, object, expected);
+                glm_quat_mat4(rotations[j], exported);
+                for (int k = 0; k < 3; ++k) {
+                    worst = fmaxf(worst, fabsf(expected[3][k] - positions[j][k]));
+                    for (int r = 0; r < 3; ++r)
+                        worst = fmaxf(worst, fabsf(expected[k][r] - exported[k][r]));
+                }
+                ++checked;
+            }
+        }
+        free(text);
+    }
+    printf("  trace poses: %d joints checked against the drawn pose, largest difference %.2g\n", checked,
+           (double)worst);
+    CHECK(checked >= 6 * 31);
+    CHECK(worst < 1e-4f);
+    demo_finish(&d);
+    struct stat info;
+    CHECK(stat(trace_path, &info) == 0 && info.st_size > 100000);
+    remove(trace_path);
+}
+
 int main(void)
 {
     RUN(test_hud_frame_budget);
@@ -1786,6 +1883,7 @@ int main(void)
     RUN(test_screenshots_go_to_their_folder);
     RUN(test_bounds_view_boxes);
     RUN(test_skin_blend_key);
+    RUN(test_trace_poses_match_the_palette);
     RUN(test_missing_assets_then_fixed);
     RUN(test_nothing_loaded_stays_flat);
     RUN(test_missing_texture);
