@@ -27,6 +27,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <stdio.h>
+
 #include "../base/diag.h"
 #include "../build/raw.h"
 
@@ -44,6 +46,14 @@ bool md5_read_model(const char *text, size_t size, const char *name, raw_model *
                     diag_list *warnings);
 bool md5_read_clip(const char *text, size_t size, const char *name, raw_clip *out, diag *err,
                    diag_list *warnings);
+
+/* Write clip as .md5anim text (version 10), every joint's six components animated (flags 63) in each frame,
+ * the first frame as the baseframe, each rotation written with w <= 0 (the readers recover w as
+ * -sqrt(1 - x^2 - y^2 - z^2)), numbers in nine significant digits (a float read back is the float written),
+ * commandline as given (a string without quotes or line breaks; NULL: empty). What md5_read_clip reads back
+ * is clip again, to those digits, and other MD5 readers (Doom 3's, assimp's) read it. Joint names must hold no
+ * '"' or line break (false, nothing written, for one that does). False when out reports an error. */
+bool md5_write_clip(FILE *out, const raw_clip *clip, const char *commandline);
 
 /* Texture search. A shader string names an image however the exporter saw it: "models/players/dretch"
  * (game-relative, no extension), "guard1_body.png", "f:\\md5viewer\\guard1_body.tga" (Windows),
