@@ -13,7 +13,7 @@
 #include "base/ini_document.h"
 #include "base/file.h"
 
-_Static_assert(GAME_ACTION_COUNT <= 32, "game_input_key_down.actions holds one bit per action");
+_Static_assert(GAME_ACTION_COUNT <= 64, "game_input_key_down.actions holds one bit per action");
 
 typedef struct action_info {
     const char *name;      /* as written in controls.ini */
@@ -53,6 +53,7 @@ static const action_info action_infos[GAME_ACTION_COUNT] = {
     [GAME_ACTION_CROWD_CLEAR] = {"crowd_clear", "Clear crowd", {"X"}},
     [GAME_ACTION_GROUND] = {"ground", "Ground: flat/hills/steps", {"U"}},
     [GAME_ACTION_SCREENSHOT] = {"screenshot", "Screenshot", {"F12"}},
+    [GAME_ACTION_RECORD] = {"record", "Record the player (.md5anim)", {"F9"}},
     [GAME_ACTION_QUIT] = {"quit", "Quit", {"Escape"}},
 };
 
@@ -476,10 +477,10 @@ void controls_help_text(const controls *c, char *buffer, size_t size)
 /* ---------------------------------------------------------------------------------------------------- */
 /* Input state                                                                                           */
 
-static void game_input_release_actions(game_input *input, uint32_t actions)
+static void game_input_release_actions(game_input *input, uint64_t actions)
 {
     for (int a = 0; a < GAME_ACTION_COUNT; ++a) {
-        if (!(actions & (UINT32_C(1) << a)) || input->held[a] <= 0)
+        if (!(actions & (UINT64_C(1) << a)) || input->held[a] <= 0)
             continue;
         if (--input->held[a] == 0)
             input->released[a] = true;
@@ -505,9 +506,9 @@ void game_input_key(game_input *input, const controls *c, platform_key key, bool
     int count = controls_actions_for_key(c, key, actions, GAME_ACTION_COUNT);
     if (count == 0)
         return;
-    uint32_t mask = 0;
+    uint64_t mask = 0;
     for (int i = 0; i < count; ++i) {
-        mask |= UINT32_C(1) << actions[i];
+        mask |= UINT64_C(1) << actions[i];
         if (input->held[actions[i]]++ == 0)
             input->pressed[actions[i]] = true;
     }

@@ -45,6 +45,7 @@ typedef enum game_action {
     GAME_ACTION_CROWD_CLEAR,
     GAME_ACTION_GROUND,
     GAME_ACTION_SCREENSHOT,
+    GAME_ACTION_RECORD,
     GAME_ACTION_QUIT,
     GAME_ACTION_COUNT
 } game_action;
@@ -113,7 +114,7 @@ enum { GAME_INPUT_KEYS_DOWN_MAX = 16 }; /* more keys than any keyboard reports a
 
 typedef struct game_input_key_down {
     platform_key key;
-    uint32_t actions; /* bit per game_action: what the key held when it went down, so a reload of the
+    uint64_t actions; /* bit per game_action: what the key held when it went down, so a reload of the
                        * bindings while it is held still releases exactly what it pressed */
 } game_input_key_down;
 

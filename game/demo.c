@@ -18,6 +18,7 @@
 #include "base/file.h"
 #include "base/ini_document.h"
 #include "base/json.h"
+#include "recorder.h"
 #include "trace_poses.h"
 #include "look.h"
 #include "pick.h"
@@ -467,6 +468,79 @@ static void take_screenshot(demo *d, const char *path)
         set_status(d, "screenshot failed: %s", err.message);
 }
 
+/* F9's recordings go here, as screenshots go to theirs. */
+static const char DEMO_RECORDING_FOLDER[] = "recordings";
+
+/* Start recording the player (into path, or the next free name in recordings/ when NULL). */
+static void start_recording(demo *d, const char *path)
+{
+    if (!d->player) {
+        set_status(d, "nothing to record: no player (fix the config and press F5)");
+        return;
+    }
+    if (!d->recorder)
+        d->recorder = recorder_create(d->options.record_rate > 0.0f ? d->options.record_rate : RECORDER_RATE_DEFAULT,
+                                      d->options.record_in_place);
+    if (!path) {
+        if (mkdir(DEMO_RECORDING_FOLDER, 0777) != 0 && errno != EEXIST) {
+            set_status(d, "cannot record: cannot make the folder %s/: %s", DEMO_RECORDING_FOLDER, strerror(errno));
+            return;
+        }
+        do
+            snprintf(d->record_path, sizeof d->record_path, "%s/marionette-%03d.md5anim", DEMO_RECORDING_FOLDER,
+                     ++d->recording_count);
+        while (access(d->record_path, F_OK) == 0 && d->recording_count < 1000000);
+    } else {
+        snprintf(d->record_path, sizeof d->record_path, "%s", path);
+    }
+    const animator *a = player_animator(d->player);
+    if (!d->recorder || !recorder_start(d->recorder, animator_character(a), player_placement(d->player),
+                                        d->simulation_time)) {
+        set_status(d, "cannot record: out of memory");
+        return;
+    }
+    /* The pose now is the first frame. */
+    recorder_step(d->recorder, d->simulation_time, anim_controller_object_pose(animator_controller(a)),
+                  player_placement(d->player));
+    set_status(d, "recording the player to %s at %g frames a second (F9 stops)", d->record_path,
+               (double)recorder_rate(d->recorder));
+}
+
+/* Stop and write what was recorded; false (said on the status line) when it could not be written. */
+static bool stop_recording(demo *d)
+{
+    if (!recorder_recording(d->recorder))
+        return true;
+    recorder_stop(d->recorder);
+    diag err;
+    int frames = recorder_frame_count(d->recorder);
+    if (!recorder_write(d->recorder, d->record_path, &err)) {
+        set_status(d, "recording not written: %s: %s", err.file, err.message);
+        return false;
+    }
+    set_status(d, "recorded %d frames (%.2f s) of %s to %s", frames, (double)(frames - 1) / recorder_rate(d->recorder),
+               recorder_character(d->recorder)->name, d->record_path);
+    return true;
+}
+
+/* After a step: the player's final pose into the recording. A reload that gives the player another character
+ * ends it (the skeleton may differ). */
+static void record_step(demo *d)
+{
+    if (!recorder_recording(d->recorder))
+        return;
+    const animator *a = d->player ? player_animator(d->player) : NULL;
+    if (!a || animator_character(a) != recorder_character(d->recorder)) {
+        stop_recording(d);
+        return;
+    }
+    if (!recorder_step(d->recorder, d->simulation_time, anim_controller_object_pose(animator_controller(a)),
+                       player_placement(d->player))) {
+        set_status(d, "recording stopped: %d frames is the most kept", recorder_frame_count(d->recorder));
+        stop_recording(d);
+    }
+}
+
 static bool pressed(const demo *d, game_action action)
 {
     return d->input.pressed[action];
@@ -521,6 +595,12 @@ static void apply_actions(demo *d)
         crowd_clear(d->crowd);
         find_tracked(d);
         set_status(d, "crowd cleared");
+    }
+    if (pressed(d, GAME_ACTION_RECORD)) {
+        if (recorder_recording(d->recorder))
+            stop_recording(d);
+        else /* --record's file holds the run from the start: later recordings go to recordings/ */
+            start_recording(d, NULL);
     }
     if (pressed(d, GAME_ACTION_SCREENSHOT))
         d->screenshot_requested = true;
@@ -718,6 +798,7 @@ static void simulate_step(demo *d, float dt)
         aim_crowd(d);
         crowd_update(d->crowd, scaled);
         d->simulation_time += scaled;
+        record_step(d);
         /* The panel's history: the player's decisions as they are made, a crowd member's as seen after. */
         if (d->tracked)
             state_panel_observe(&d->tracked_history, d->tracked, d->simulation_time);
@@ -813,6 +894,8 @@ void demo_hud_view(const demo *d, hud_view *view)
         .player_speed = d->player ? player_speed(d->player) : 0.0f,
         .time_scale = d->time_scale,
         .paused = d->paused,
+        .recording = recorder_recording(d->recorder),
+        .recording_seconds = (float)recorder_frame_count(d->recorder) / (d->recorder ? recorder_rate(d->recorder) : 1.0f),
         .event_count = d->event_count,
         .crowd_entities = memory.entity_count,
         .crowd_poses_per_step = crowd_poses_updated(d->crowd),
@@ -1014,6 +1097,23 @@ bool demo_start(demo *d, const demo_options *options)
         }
         d->trace = d->trace_file->stream;
     }
+    if (options->record) {
+        if (!(options->record_rate == 0.0f || (options->record_rate >= 1.0f && options->record_rate <= RECORDER_RATE_MAX))) {
+            fprintf(stderr, "marionette: --record-rate must be 1 to %d frames a second\n", RECORDER_RATE_MAX);
+            return false;
+        }
+        /* Checked now, not after a long run: a path that cannot be written is said at once. */
+        file_writer probe;
+        diag error;
+        if (!file_writer_open(&probe, options->record, &error)) {
+            fprintf(stderr, "marionette: --record %s: %s\n", error.file, error.message);
+            return false;
+        }
+        file_writer_abandon(&probe);
+        start_recording(d, options->record);
+        if (!recorder_recording(d->recorder))
+            return false;
+    }
     if (options->crowd > 0)
         spawn_crowd(d, options->crowd);
     return true;
@@ -1032,6 +1132,9 @@ void demo_finish(demo *d)
     }
     trace_poses_destroy(d->trace_poses);
     d->trace_poses = NULL;
+    stop_recording(d);
+    recorder_destroy(d->recorder);
+    d->recorder = NULL;
     input_script_free(d->script);
     player_destroy(d->player);
     crowd_destroy(d->crowd);

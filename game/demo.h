@@ -39,6 +39,10 @@ typedef struct demo_options {
     const char *trace_joints;  /* poses in the trace: "all" or NAME,NAME (trace_poses.h); NULL: none */
     const char *trace_members; /* crowd members whose poses the trace carries besides the player's */
     bool trace_stages;         /* every stage's pose in the trace, not only the last */
+    const char *record;        /* the player's pose recorded from the start into this .md5anim; NULL: not
+                                * (the record key, F9, starts and stops one in recordings/ at any time) */
+    float record_rate;         /* frames a second of a recording, 1 to 120; 0: 30 */
+    bool record_in_place;      /* the recording's root stays where it is instead of moving with the body */
     const char *config_dir;    /* folder of characters.ini, controls.ini, demo.ini */
     int width, height;         /* 0: demo.ini's window size */
     bool cpu_skinning;         /* start on the CPU skinning path */
@@ -70,6 +74,9 @@ typedef struct demo {
     struct file_writer *trace_file;  /* written beside the target, renamed over it at the end (base/file.h) */
     long trace_steps;
     struct trace_poses *trace_poses; /* the poses the trace carries, or NULL */
+    struct recorder *recorder;       /* the player's recording (record key or --record), made on first use */
+    char record_path[DEMO_PATH_MAX]; /* where the recording goes when it stops */
+    int recording_count;             /* recordings/marionette-NNN.md5anim numbers used */
 
     player *player;
     camera camera;

@@ -181,8 +181,11 @@ void hud_text(const hud_view *v, char *buffer, size_t size)
             add(&b, "  foot IK pelvis %s%ld cm", drop_cm > 0 ? "-" : "", drop_cm);
         else
             add(&b, "  foot IK off");
-        add(&b, "%s%s%s\n", v->ground ? "  ground " : "", v->ground ? v->ground : "",
+        add(&b, "%s%s%s", v->ground ? "  ground " : "", v->ground ? v->ground : "",
             v->paused ? "  PAUSED (P resume, . step)" : "");
+        if (v->recording)
+            add(&b, "  REC %.1f s", (double)v->recording_seconds);
+        add(&b, "\n");
         for (int channel = 0; channel < ANIM_CHANNEL_COUNT; ++channel)
             add_channel(&b, v->player_layers, channel);
     } else {

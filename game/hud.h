@@ -50,6 +50,8 @@ typedef struct hud_view {
     float player_speed;                   /* m/s */
     float time_scale;
     bool paused;
+    bool recording;          /* the player's pose is being recorded (recorder.h) */
+    float recording_seconds; /* how long, while recording */
     hud_event events[HUD_EVENTS_MAX];     /* newest last */
     int event_count;
 

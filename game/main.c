@@ -27,6 +27,10 @@ static void usage(FILE *out)
             "                        joints in world space, each foot and the ground under it\n"
             "  --trace-members N,N   the same for these crowd members (0 to demo.ini's max - 1)\n"
             "  --trace-stages        every stage's pose too: blend, additive, look, foot_lock, foot_ik\n"
+            "  --record FILE.md5anim record the player's final pose from the start (F9 stops and starts\n"
+            "                        again) as a clip of its skeleton; written when it stops or the demo ends\n"
+            "  --record-rate HZ      frames a second of a recording, 1 to 120 (default 30)\n"
+            "  --in-place            the recording's root stays put instead of moving with the body\n"
             "  --config DIR          folder of characters.ini, controls.ini and demo.ini\n"
             "                        (default: %s)\n"
             "  --size W H            window or offscreen size in pixels, 16 to 16384 each (default: demo.ini's)\n"
@@ -91,6 +95,15 @@ int main(int argc, char **argv)
             options.trace_members = argv[++a];
         } else if (strcmp(arg, "--trace-stages") == 0) {
             options.trace_stages = true;
+        } else if (strcmp(arg, "--record") == 0 && has_value) {
+            options.record = argv[++a];
+        } else if (strcmp(arg, "--record-rate") == 0 && has_value) {
+            int rate = 0;
+            if (!parse_count(arg, argv[++a], 1, 120, &rate))
+                return 2;
+            options.record_rate = (float)rate;
+        } else if (strcmp(arg, "--in-place") == 0) {
+            options.record_in_place = true;
         } else if (strcmp(arg, "--config") == 0 && has_value) {
             options.config_dir = argv[++a];
         } else if (strcmp(arg, "--size") == 0 && a + 2 < argc) {

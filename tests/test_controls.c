@@ -159,6 +159,7 @@ static void test_defaults_bind_what_the_issue_says(void)
         {PLATFORM_KEY_F12, GAME_ACTION_SCREENSHOT},   {PLATFORM_KEY_ESCAPE, GAME_ACTION_QUIT},
         {PLATFORM_KEY_B, GAME_ACTION_SKIN_BLEND},
         {PLATFORM_KEY_U, GAME_ACTION_GROUND},         {PLATFORM_KEY_I, GAME_ACTION_FOOT_IK},
+        {PLATFORM_KEY_F9, GAME_ACTION_RECORD},
     };
     int expected_count = (int)(sizeof expected / sizeof expected[0]);
     for (int i = 0; i < expected_count; ++i)
@@ -242,8 +243,8 @@ static void test_remap_through_a_file(void)
     CHECK(action_of(&c, PLATFORM_KEY_F8) == GAME_ACTION_WAVE);
     CHECK(!c.invert_y);
     /* The state machine's panel moves off F6 like any other action. */
-    CHECK(load_text("[keys]\nstate_machine = F9\n", &c, &errors));
-    CHECK(action_of(&c, PLATFORM_KEY_F9) == GAME_ACTION_STATE_MACHINE);
+    CHECK(load_text("[keys]\nstate_machine = F10\n", &c, &errors));
+    CHECK(action_of(&c, PLATFORM_KEY_F10) == GAME_ACTION_STATE_MACHINE);
     CHECK(action_of(&c, PLATFORM_KEY_F6) == GAME_ACTION_COUNT);
     /* A key freed by a remap can go to another action in the same file. */
     CHECK(load_text("[keys]\nwave = Space\njump = E\n", &c, &errors));

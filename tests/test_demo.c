@@ -20,6 +20,7 @@
 
 #include <SDL.h>
 
+#include "build/loader.h"
 #include "check.h"
 #include "demo.h"
 #include "heap_counter.h"
@@ -1871,6 +1872,118 @@ static void test_trace_poses_match_the_palette(void)
     remove(trace_path);
 }
 
+/* Recording (recorder.h): --record writes the player's final pose from the start; the clip fits the
+ * skeleton (md5tool check's test: loader and clip_fits_skeleton), and played back it puts every joint, every
+ * frame, where the demo had it in the world (the root carries the body's motion from the start) within 1e-4 of
+ * the character's height; Debian's assimp reads it (an animation of one channel per joint). F9 stops it (the
+ * HUD shows REC while it runs) and starts a new one in recordings/. A path that cannot be written is said at
+ * the start, in one line, and nothing is left behind. */
+static void test_recording_plays_back(void)
+{
+    char folder[512], clip_path[600], cwd[1024], command[1400], script[600];
+    snprintf(folder, sizeof folder, "%s/demo_recording", MARIONETTE_BUILD_DIR);
+    snprintf(command, sizeof command, "rm -rf '%s' && mkdir -p '%s'", folder, folder);
+    CHECK(system(command) == 0);
+    snprintf(clip_path, sizeof clip_path, "%s/walk.md5anim", folder);
+    snprintf(script, sizeof script, "%s/script.txt", folder);
+    test_write_file(script, "0.3 press W\n1.5 press Left Shift\n2.5 release Left Shift\n3.0 release W\n"
+                            "3.5 tap F9\n3.6 tap F9\n4.0 tap F9\n");
+    enum { FRAMES = 200, JOINTS = 64 };
+    static joint_pose seen[FRAMES + 1][JOINTS];
+    static mat4 seen_world[FRAMES + 1];
+    CHECK(getcwd(cwd, sizeof cwd) != NULL);
+    CHECK(chdir(folder) == 0);
+    demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", script, NULL, 0);
+    options.record = clip_path;
+    options.record_rate = 60.0f;
+    CHECK(demo_start(&d, &options));
+    const anim_character *character = animator_character(player_animator(d.player));
+    const skeleton *s = &character->model->skeleton;
+    CHECK(s->joint_count <= JOINTS);
+    char hud[8192];
+    bool showed_rec = false;
+    for (int frame = 0; frame <= FRAMES; ++frame) {
+        if (frame > 0)
+            demo_frame(&d);
+        anim_placement placement = player_placement(d.player);
+        anim_placement_world(&placement, &character->axes, character->scale, seen_world[frame]);
+        memcpy(seen[frame], anim_controller_object_pose(animator_controller(player_animator(d.player))),
+               (size_t)s->joint_count * sizeof seen[frame][0]);
+        if (frame == 100) {
+            demo_hud_text(hud, sizeof hud);
+            showed_rec = strstr(hud, "REC 1.") != NULL;
+        }
+    }
+    CHECK(showed_rec);
+    /* 3.5 s: F9 stops the --record run (211 frames at 60 a second: 0 to 3.5 s); 3.6 s starts one in
+     * recordings/, 4.0 s stops it. */
+    for (int i = 0; i < 60; ++i) {
+        demo_frame(&d);
+        if (i == 12)
+            CHECK_STR_CONTAINS(d.status, "recorded 211 frames (3.50 s) of mannequin to ");
+    }
+    CHECK_STR_CONTAINS(d.status, "recorded 25 frames (0.40 s) of mannequin to recordings/marionette-001.md5anim");
+    demo_finish(&d); /* the config goes: the skeleton is read again from its file */
+    CHECK(chdir(cwd) == 0);
+    model *mannequin = NULL;
+    diag err;
+    CHECK(loader_load_model(MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh", &mannequin, &err, NULL));
+    if (!mannequin)
+        return;
+    s = &mannequin->skeleton;
+
+    clip *recorded = NULL;
+    CHECK(loader_load_clip(clip_path, &recorded, &err, NULL));
+    CHECK(recorded && clip_fits_skeleton(recorded, s, clip_path, &err));
+    float worst = 0.0f;
+    int compared = 0;
+    joint_pose played[JOINTS];
+    mat4 start;
+    glm_mat4_copy(seen_world[0], start);
+    for (int frame = 0; recorded && frame <= FRAMES && frame < recorded->frame_count; ++frame) {
+        CHECK(pose_sample(recorded, (float)frame / 60.0f, false, played) &&
+              pose_to_object(s->parents, s->joint_count, played, played));
+        for (int j = 0; j < s->joint_count; ++j) {
+            vec3 from_clip, from_demo;
+            glm_mat4_mulv3(start, played[j].position, 1.0f, from_clip);
+            glm_mat4_mulv3(seen_world[frame], seen[frame][j].position, 1.0f, from_demo);
+            worst = fmaxf(worst, glm_vec3_distance(from_clip, from_demo));
+            ++compared;
+        }
+    }
+    float height = 1.8f;
+    printf("  recorded %d frames: played back, every joint within %.3g mm of where the demo drew it (%d compared)\n",
+           recorded ? recorded->frame_count : 0, (double)worst * 1000.0, compared);
+    CHECK(recorded && recorded->frame_count >= 200 && recorded->frame_count <= 215);
+    CHECK(compared >= 200 * s->joint_count && worst < 1e-4f * height);
+    clip_free(recorded);
+    /* F9 at 3.6 s started recordings/marionette-001.md5anim, F9 at 4.0 s stopped it. */
+    char second[700];
+    snprintf(second, sizeof second, "%s/recordings/marionette-001.md5anim", folder);
+    CHECK(loader_load_clip(second, &recorded, &err, NULL) && recorded->frame_count >= 20 && recorded->frame_count <= 30);
+    clip_free(recorded);
+    /* Another MD5 reader. */
+    snprintf(command, sizeof command, "assimp info '%s' > '%s/assimp.txt' 2>&1", clip_path, folder);
+    CHECK(system(command) == 0);
+    snprintf(command, sizeof command, "%s/assimp.txt", folder);
+    char *said = test_read_file(command, NULL);
+    char channels[64];
+    snprintf(channels, sizeof channels, "Animation Channels: %d", s->joint_count);
+    CHECK(said && strstr(said, "Animations:         1") && strstr(said, channels));
+    free(said);
+
+    /* An unwritable path: one line at the start, no file. */
+    char unwritable[700];
+    snprintf(unwritable, sizeof unwritable, "%s/no-such-folder/x.md5anim", folder);
+    options.record = unwritable;
+    options.script = NULL;
+    CHECK(!demo_start(&d, &options));
+    demo_finish(&d);
+    struct stat info;
+    CHECK(stat(unwritable, &info) != 0);
+    model_free(mannequin);
+}
+
 int main(void)
 {
     RUN(test_hud_frame_budget);
@@ -1884,6 +1997,7 @@ int main(void)
     RUN(test_bounds_view_boxes);
     RUN(test_skin_blend_key);
     RUN(test_trace_poses_match_the_palette);
+    RUN(test_recording_plays_back);
     RUN(test_missing_assets_then_fixed);
     RUN(test_nothing_loaded_stays_flat);
     RUN(test_missing_texture);
