@@ -13,10 +13,12 @@ cd "$(dirname "$0")/.."
 # assimp-testmodels ships the public MD5 files the tests read; xvfb gives the window test an X server
 # where there is no display. clang builds the libFuzzer targets (scripts/fuzz.sh; gcc has no libFuzzer)
 # with libFuzzer and its sanitizer runtimes from libclang-rt-14-dev (only recommended by clang, so a
-# minimal install without recommends lacks it). graphviz's dot draws `md5tool graph` pictures.
+# minimal install without recommends lacks it). graphviz's dot draws `md5tool graph` pictures. jq reads the
+# demo's trace in test_trace_schema and scripts/trace_figures.sh; assimp-utils (Debian's assimp) is the
+# independent MD5 reader a recorded clip is checked against.
 packages="gcc clang libclang-rt-14-dev libc6-dev make cmake pkg-config libcglm-dev libinih-dev libxxhash-dev zlib1g-dev libmeshoptimizer-dev assimp-testmodels
 libsdl2-dev libsdl2-image-dev libglew-dev libgl1-mesa-dri libegl-mesa0 libegl1 libgles2 libegl-dev
-xvfb xauth xdotool graphviz jq"
+xvfb xauth xdotool graphviz jq assimp-utils"
 
 missing=""
 for package in $packages; do

@@ -1962,6 +1962,24 @@ static void test_recording_plays_back(void)
     snprintf(second, sizeof second, "%s/recordings/marionette-001.md5anim", folder);
     CHECK(loader_load_clip(second, &recorded, &err, NULL) && recorded->frame_count >= 20 && recorded->frame_count <= 30);
     clip_free(recorded);
+    /* An ordinary clip to the demo's config: a library and a state that plays it load without a word. */
+    char clips_ini[700], states_ini[700], text[1600];
+    snprintf(clips_ini, sizeof clips_ini, "%s/clips.ini", folder);
+    snprintf(states_ini, sizeof states_ini, "%s/states.ini", folder);
+    snprintf(text, sizeof text, "[recorded]\nfile = %s\nloop = true\n", clip_path);
+    test_write_file(clips_ini, text);
+    test_write_file(states_ini, "[machine]\nstart = replay\n[state replay]\nclip = recorded\n");
+    cache *replay_cache = cache_create();
+    diag_list problems = {0};
+    anim_config *replay = anim_config_load_character("mannequin", MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh",
+                                                     clips_ini, states_ini, replay_cache, &problems);
+    CHECK(replay != NULL && problems.total == 0);
+    animator *player = replay ? animator_create(anim_config_character(replay, 0)) : NULL;
+    CHECK(player && animator_update(player, 1.0, NULL) && strcmp(animator_state_name(player), "replay") == 0);
+    animator_destroy(player);
+    anim_config_free(replay);
+    cache_destroy(replay_cache);
+    diag_list_free(&problems);
     /* Another MD5 reader. */
     snprintf(command, sizeof command, "assimp info '%s' > '%s/assimp.txt' 2>&1", clip_path, folder);
     CHECK(system(command) == 0);
