@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "anim/anim_foot_lock.h"
+#include "anim/anim_json.h"
 
 /* One traced entity: its stage buffers and the joints chosen, resolved for the character it last had. */
 typedef struct traced_entity {
@@ -199,89 +200,6 @@ void trace_poses_attach(trace_poses *poses, player *player, crowd *crowd)
     }
 }
 
-/* ---- writing ---- */
-
-static void write_floats(json_writer *w, const float *values, int count)
-{
-    json_array_begin(w);
-    for (int i = 0; i < count; ++i)
-        json_number(w, values[i]);
-    json_array_end(w);
-}
-
-/* A joint of an object pose in the world (position by the whole transform, rotation by its rotation part),
- * named when name is not NULL. */
-static void write_world_joint(json_writer *w, mat4 world, versor turn, const joint_pose *joint,
-                              const char *name)
-{
-    vec3 position;
-    versor rotation;
-    glm_mat4_mulv3((vec4 *)world, (float *)joint->position, 1.0f, position);
-    glm_quat_mul((float *)turn, (float *)joint->rotation, rotation);
-    json_object_begin(w);
-    if (name) {
-        json_key(w, "name");
-        json_string(w, name);
-    }
-    json_key(w, "position");
-    write_floats(w, position, 3);
-    json_key(w, "rotation");
-    write_floats(w, rotation, 4);
-    json_object_end(w);
-}
-
-static void write_joints(json_writer *w, const traced_entity *entity, const skeleton *s, const joint_pose *pose,
-                         mat4 world, versor turn, bool named)
-{
-    json_array_begin(w);
-    for (int n = 0; n < entity->joint_count; ++n) {
-        int j = entity->joints[n];
-        if (j < 0 || !pose)
-            json_null(w);
-        else
-            write_world_joint(w, world, turn, &pose[j], named ? s->names[j] : NULL);
-    }
-    json_array_end(w);
-}
-
-static void write_feet(json_writer *w, const animator *a, const joint_pose *pose, mat4 world,
-                       const ground *ground)
-{
-    const anim_character *character = animator_character(a);
-    float shares[ANIM_FEET_MAX] = {0};
-    anim_foot_lock_planted_shares(animator_controller(a), character->leg_count, shares);
-    const anim_foot_lock_state *state = animator_foot_lock(a);
-    json_key(w, "feet");
-    json_array_begin(w);
-    for (int f = 0; f < character->leg_count; ++f) {
-        int ankle = character->legs[f].ankle;
-        vec3 at;
-        glm_mat4_mulv3((vec4 *)world, (float *)pose[ankle].position, 1.0f, at);
-        ground_sample under = ground_at(ground, at[0], at[2]);
-        json_object_begin(w);
-        json_key(w, "joint");
-        json_string(w, character->model->skeleton.names[ankle]);
-        json_key(w, "planted");
-        json_number(w, shares[f]);
-        json_key(w, "held");
-        json_number(w, state->feet[f].weight);
-        json_key(w, "placed");
-        json_number(w, state->feet[f].ik);
-        json_key(w, "ankle");
-        write_floats(w, at, 3);
-        json_key(w, "ground_height");
-        json_number(w, under.height);
-        json_key(w, "ground_normal");
-        write_floats(w, under.normal, 3);
-        json_key(w, "above_ground");
-        json_number(w, (at[1] - under.height) * under.normal[1]);
-        json_object_end(w);
-    }
-    json_array_end(w);
-    json_key(w, "pelvis_drop");
-    json_number(w, state->pelvis_drop);
-}
-
 static void write_entity(const trace_poses *poses, json_writer *w, const traced_entity *entity, const animator *a,
                          anim_placement placement, const ground *ground)
 {
@@ -292,44 +210,15 @@ static void write_entity(const trace_poses *poses, json_writer *w, const traced_
         json_key(w, "index");
         json_integer(w, entity->member);
     }
+    bool present = a != NULL && entity->resolved_for == animator_character(a);
     json_key(w, "present");
-    json_bool(w, a != NULL && entity->resolved_for == animator_character(a));
-    if (!a || entity->resolved_for != animator_character(a)) {
-        json_object_end(w);
-        return;
+    json_bool(w, present);
+    if (present) {
+        const skeleton *s = &animator_character(a)->model->skeleton;
+        bool captured = poses->with_stages && s->joint_count <= poses->capacity;
+        anim_json_write_pose(w, a, &placement, ground, entity->joints, entity->joint_count,
+                             captured ? &entity->stages : NULL, poses->with_stages);
     }
-    const anim_character *character = animator_character(a);
-    const skeleton *s = &character->model->skeleton;
-    mat4 world, turn_matrix;
-    anim_placement_world(&placement, &character->axes, character->scale, world);
-    float scale = character->scale > 0.0f ? character->scale : 1.0f;
-    glm_mat4_copy(world, turn_matrix);
-    for (int c = 0; c < 3; ++c)
-        for (int r = 0; r < 3; ++r)
-            turn_matrix[c][r] /= scale;
-    glm_vec4_copy((vec4){0.0f, 0.0f, 0.0f, 1.0f}, turn_matrix[3]);
-    versor turn;
-    glm_mat4_quat(turn_matrix, turn);
-    json_key(w, "character");
-    json_string(w, character->name);
-    json_key(w, "world");
-    write_floats(w, (const float *)world, 16);
-    json_key(w, "heading_degrees");
-    json_number(w, placement.heading * 180.0 / GLM_PI);
-    const joint_pose *final = anim_controller_object_pose(animator_controller(a));
-    json_key(w, "joints");
-    write_joints(w, entity, s, final, world, turn, true);
-    bool captured = poses->with_stages && s->joint_count <= poses->capacity;
-    if (poses->with_stages) {
-        json_key(w, "stages");
-        json_object_begin(w);
-        for (int k = 0; k < ANIMATOR_STAGE_COUNT; ++k) {
-            json_key(w, animator_stage_name((animator_stage)k));
-            write_joints(w, entity, s, captured ? entity->stages.poses[k] : NULL, world, turn, false);
-        }
-        json_object_end(w);
-    }
-    write_feet(w, a, final, world, ground);
     json_object_end(w);
 }
 

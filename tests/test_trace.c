@@ -123,6 +123,81 @@ static void test_json_output(void)
     command_output_free(&output);
 }
 
+/* md5tool trace --json --joints all --stages: each step's pose (docs/trace.md) is the animator's, the same
+ * script run here through the same stepping: every joint of the last step, in world space (the character at
+ * the origin facing +X: (x, y, z) of the file to (x, z, -y)), equal to this run's object pose; the foot stages
+ * are the look stage (no foot lock in md5tool trace); an unknown joint and --joints without --json are usage
+ * errors. */
+static void test_json_poses(void)
+{
+    command_output output = run_md5tool("'" CROSSFADE "' --script '" SCRIPTS "/locomotion.txt' --json --joints all --stages");
+    CHECK(output.status == 0);
+    const char *last = output.out ? output.out + strlen(output.out) - 1 : NULL;
+    while (last && last > output.out && last[-1] != '\n')
+        --last;
+    cache *cache = cache_create();
+    diag_list errors = {0};
+    anim_config *config = anim_config_load(CROSSFADE "/characters.ini", cache, &errors);
+    const anim_character *character = config ? anim_config_character(config, 0) : NULL;
+    trace_script script;
+    diag error;
+    animator *a = character ? animator_create(character) : NULL;
+    trace_run run;
+    CHECK(a && trace_script_load(SCRIPTS "/locomotion.txt", &character->machine, &script, &error) &&
+          trace_run_start(&run, a, &script, 60.0));
+    trace_step step;
+    int steps = 0;
+    while (a && trace_run_step(&run, &step))
+        ++steps;
+    CHECK(steps == count_lines(output.out));
+    const skeleton *s = a ? &character->model->skeleton : NULL;
+    const joint_pose *object = a ? anim_controller_object_pose(animator_controller(a)) : NULL;
+    const char *at = last ? strstr(last, "\"joints\":[") : NULL;
+    int read = 0;
+    float worst = 0.0f;
+    for (int j = 0; s && at && j < s->joint_count; ++j) {
+        at = strstr(at, "\"position\":[");
+        if (!at)
+            break;
+        char *end = (char *)at + strlen("\"position\":[");
+        float x = strtof(end, &end);
+        float y = strtof(end + 1, &end);
+        float z = strtof(end + 1, &end);
+        worst = fmaxf(worst, fabsf(x - object[j].position[0]));
+        worst = fmaxf(worst, fabsf(y - object[j].position[2]));
+        worst = fmaxf(worst, fabsf(z + object[j].position[1]));
+        at = end;
+        ++read;
+    }
+    CHECK(s && read == s->joint_count && worst < 1e-6f);
+    const char *stages = last ? strstr(last, "\"stages\":{\"blend\":[") : NULL;
+    const char *look = stages ? strstr(stages, "\"look\":[") : NULL;
+    const char *foot_lock = look ? strstr(look, "\"foot_lock\":[") : NULL;
+    const char *foot_ik = foot_lock ? strstr(foot_lock, "\"foot_ik\":[") : NULL;
+    const char *feet = foot_ik ? strstr(foot_ik, "\"feet\":[") : NULL;
+    CHECK(feet != NULL);
+    if (feet) { /* the three arrays the same text */
+        size_t look_length = (size_t)(foot_lock - look) - 10, lock_length = (size_t)(foot_ik - foot_lock) - 15,
+               ik_length = (size_t)(feet - foot_ik) - 14; /* each "NAME":[...], the last one "]},"  */
+        CHECK(look_length == lock_length && lock_length == ik_length && look_length > 100 &&
+              strncmp(look + 8, foot_lock + 13, look_length) == 0 && strncmp(look + 8, foot_ik + 11, look_length) == 0);
+    }
+    trace_run_finish(&run);
+    trace_script_free(&script);
+    animator_destroy(a);
+    anim_config_free(config);
+    cache_destroy(cache);
+    diag_list_free(&errors);
+    command_output_free(&output);
+
+    output = run_md5tool("'" CROSSFADE "' --script '" SCRIPTS "/locomotion.txt' --json --joints foot.L,knee");
+    CHECK(output.status == 2 && output.err && strstr(output.err, "character 'mannequin' has no joint 'knee'"));
+    command_output_free(&output);
+    output = run_md5tool("'" CROSSFADE "' --script '" SCRIPTS "/locomotion.txt' --joints all");
+    CHECK(output.status == 2 && output.err && strstr(output.err, "add --json"));
+    command_output_free(&output);
+}
+
 static void test_errors_and_exit_codes(void)
 {
     static const struct {
@@ -655,6 +730,7 @@ int main(void)
 {
     RUN(test_text_output);
     RUN(test_json_output);
+    RUN(test_json_poses);
     RUN(test_errors_and_exit_codes);
     RUN(test_script_mistakes);
     RUN(test_events_independent_of_rate);

@@ -12,4 +12,14 @@
  * weight, step_fraction}]), events_dropped, root ({translation, yaw_degrees, share: root_motion_share}). */
 void anim_json_write_step(json_writer *w, const animator *animator, const animator_update_result *update);
 
+/* An entity's pose as docs/trace.md's "An entity in poses" spells it, keys into an object the caller has open:
+ * character, world (its whole transform at placement, anim_placement_world), heading_degrees, joints (the
+ * final object pose in world space: joint_count of them, joints their indices, -1 written as null, or
+ * joints NULL: the first joint_count in order), with_stages: stages (each of animator_stages's poses, null
+ * where stages is NULL), feet (each leg's planted share, lock, placement, ankle and the ground under it) and
+ * pelvis_drop. ground may be NULL (flat). */
+void anim_json_write_pose(json_writer *w, const animator *animator, const anim_placement *placement,
+                          const ground *ground, const int *joints, int joint_count, const animator_stages *stages,
+                          bool with_stages);
+
 #endif

@@ -236,6 +236,62 @@ bool trace_run_step(trace_run *run, trace_step *step)
     return true;
 }
 
+/* The pose each --json step carries: which joints, and the stage buffers. */
+typedef struct trace_pose_out {
+    int joint_count;
+    int *joints;            /* indices, or NULL: all in order */
+    animator_stages stages; /* poses[k] joint_count each when with_stages */
+    joint_pose *storage;
+    bool with_stages;
+} trace_pose_out;
+
+/* --joints against the character's skeleton; false after a usage line naming what it lacks. */
+static bool trace_pose_out_make(const char *joints, bool stages, const anim_character *character,
+                                trace_pose_out *out)
+{
+    *out = (trace_pose_out){.with_stages = stages};
+    const skeleton *s = &character->model->skeleton;
+    if (strcmp(joints, "all") == 0) {
+        out->joint_count = s->joint_count;
+    } else {
+        out->joints = malloc((strlen(joints) + 1) * sizeof *out->joints);
+        char *names = strdup(joints);
+        bool ok = out->joints && names;
+        for (char *cursor = names; ok && cursor;) {
+            char *comma = strchr(cursor, ',');
+            if (comma)
+                *comma = '\0';
+            int found = -1;
+            for (int j = 0; j < s->joint_count && found < 0; ++j)
+                found = strcmp(s->names[j], cursor) == 0 ? j : -1;
+            if (found < 0) {
+                usage_error("trace: --joints: character '%s' has no joint '%s'", character->name, cursor);
+                ok = false;
+            }
+            out->joints[out->joint_count++] = found;
+            cursor = comma ? comma + 1 : NULL;
+        }
+        free(names);
+        if (!ok)
+            return false;
+    }
+    if (stages) {
+        out->storage = calloc((size_t)ANIMATOR_STAGE_COUNT * (size_t)s->joint_count, sizeof *out->storage);
+        if (!out->storage)
+            return false;
+        for (int k = 0; k < ANIMATOR_STAGE_COUNT; ++k)
+            out->stages.poses[k] = out->storage + (size_t)k * (size_t)s->joint_count;
+    }
+    return true;
+}
+
+static void trace_pose_out_free(trace_pose_out *out)
+{
+    free(out->joints);
+    free(out->storage);
+    *out = (trace_pose_out){0};
+}
+
 /* ---- printing ---- */
 
 static const char *clip_name(const anim_clip *clip)
@@ -292,7 +348,7 @@ static void print_step_text(const trace_run *run, const trace_step *step)
            (double)animation->root_motion_share, step->largest_rotation_change);
 }
 
-static void print_step_json(const trace_run *run, const trace_step *step)
+static void print_step_json(const trace_run *run, const trace_step *step, const trace_pose_out *pose)
 {
     json_writer w = json_writer_start(stdout);
     json_object_begin(&w);
@@ -326,6 +382,22 @@ static void print_step_json(const trace_run *run, const trace_step *step)
     anim_json_write_step(&w, run->animator, &step->update);
     json_key(&w, "largest_rotation_change_degrees");
     json_number(&w, step->largest_rotation_change);
+    if (pose) {
+        /* The character stands at the origin facing +X: its root motion is reported (root), not applied;
+         * no foot lock runs, so the foot stages are the look stage. */
+        anim_placement origin = {.heading = 0.0f};
+        json_key(&w, "poses");
+        json_array_begin(&w);
+        json_object_begin(&w);
+        json_key(&w, "entity");
+        json_string(&w, "character");
+        json_key(&w, "present");
+        json_bool(&w, true);
+        anim_json_write_pose(&w, run->animator, &origin, NULL, pose->joints, pose->joint_count,
+                             pose->with_stages ? &pose->stages : NULL, pose->with_stages);
+        json_object_end(&w);
+        json_array_end(&w);
+    }
     json_object_end(&w);
     putchar('\n');
 }
@@ -338,7 +410,10 @@ typedef struct trace_arguments {
     const char *character;
     bool json;
     double rate;
+    const char *joints; /* --joints all|NAME,NAME: the pose in each step (docs/trace.md) */
+    bool stages;        /* --stages: every stage's pose too */
 } trace_arguments;
+
 
 /* Returns 0, or the exit status of the usage error it printed. */
 static int parse_trace_arguments(int argc, char **argv, trace_arguments *a)
@@ -357,6 +432,12 @@ static int parse_trace_arguments(int argc, char **argv, trace_arguments *a)
             if (!has_value)
                 return usage_error("%s", "trace: --character needs a NAME");
             a->character = argv[++i];
+        } else if (strcmp(arg, "--joints") == 0) {
+            if (!has_value)
+                return usage_error("%s", "trace: --joints needs all or NAME,NAME");
+            a->joints = argv[++i];
+        } else if (strcmp(arg, "--stages") == 0) {
+            a->stages = true;
         } else if (strcmp(arg, "--rate") == 0) {
             if (!has_value || !parse_finite(argv[i + 1], &a->rate) || !(a->rate >= 1.0 && a->rate <= TRACE_MAX_RATE))
                 return usage_error("trace: --rate needs a number of steps per second from 1 to %d", TRACE_MAX_RATE);
@@ -371,7 +452,11 @@ static int parse_trace_arguments(int argc, char **argv, trace_arguments *a)
     }
     if (!a->config_folder || !a->script_path)
         return usage_error("%s", "trace needs a config folder and a script: md5tool trace CONFIG_DIR --script FILE "
-                                 "[--json] [--character NAME] [--rate HZ]");
+                                 "[--json] [--character NAME] [--rate HZ] [--joints all|NAME,NAME] [--stages]");
+    if ((a->joints || a->stages) && !a->json)
+        return usage_error("%s", "trace: --joints and --stages write the pose into --json's steps: add --json");
+    if (a->stages && !a->joints)
+        a->joints = "all";
     return 0;
 }
 
@@ -387,6 +472,7 @@ int command_trace(int argc, char **argv)
     trace_script script = {0};
     animator *animator = NULL;
     trace_run run = {0};
+    trace_pose_out pose = {0};
     diag error = {0};
     status = EXIT_INVALID;
     if (!md5tool_config_open(a.config_folder, a.character, &loaded))
@@ -398,7 +484,13 @@ int command_trace(int argc, char **argv)
         fprintf(stderr, "%s\n", text);
         goto done;
     }
+    if (a.joints && !trace_pose_out_make(a.joints, a.stages, character, &pose)) {
+        status = EXIT_USAGE;
+        goto done;
+    }
     animator = animator_create(character);
+    if (animator && a.stages)
+        animator_capture_stages(animator, &pose.stages);
     if (!animator || !trace_run_start(&run, animator, &script, a.rate)) {
         fprintf(stderr, "%s: cannot animate character '%s'\n", loaded.characters_path, character->name);
         goto done;
@@ -406,7 +498,7 @@ int command_trace(int argc, char **argv)
     trace_step step;
     while (trace_run_step(&run, &step)) {
         if (a.json)
-            print_step_json(&run, &step);
+            print_step_json(&run, &step, a.joints ? &pose : NULL);
         else
             print_step_text(&run, &step);
     }
@@ -414,6 +506,7 @@ int command_trace(int argc, char **argv)
 done:
     trace_run_finish(&run);
     animator_destroy(animator);
+    trace_pose_out_free(&pose);
     trace_script_free(&script);
     md5tool_config_close(&loaded);
     return status;
