@@ -1202,6 +1202,28 @@ static void test_json_writer(void)
     CHECK(strcmp(text, "{\"text\":\"a\\\"b\\\\c\\n\\t\\u0001\\u001f/\\u007f\","
                        "\"list\":[0.100000001,null,null,-42,true,null,[],{},null],\"last\":16777217}") == 0);
 
+    /* json_fixed: rounded to the places asked, trailing zeros dropped, no "-0", big and non-finite values as
+     * json_number writes them. */
+    f = tmpfile();
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    w = json_writer_start(f);
+    json_array_begin(&w);
+    const double fixed[] = {0.5, -1.25, 3.0, 0.0, -0.0000004, 0.0000005, 1.2345675, -987654.3210004, 0.1, 2e9, NAN};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; ++i)
+        json_fixed(&w, fixed[i], 6);
+    json_fixed(&w, 2.5, 0);
+    json_fixed(&w, 0.123456789, 9);
+    json_array_end(&w);
+    rewind(f);
+    got = fread(text, 1, sizeof text - 1, f);
+    text[got] = '\0';
+    fclose(f);
+    CHECK(strcmp(text, "[0.5,-1.25,3,0,0,0.000001,1.234568,-987654.321,0.1,2e+09,null,3,0.123456789]") == 0);
+    if (strcmp(text, "[0.5,-1.25,3,0,0,0.000001,1.234568,-987654.321,0.1,2e+09,null,3,0.123456789]") != 0)
+        fprintf(stderr, "  json_fixed wrote %s\n", text);
+
     /* Numbers as written give every float back bit for bit. */
     const float samples[] = {0.1f, 1.0f / 3.0f, -123456.789f, 1e-30f, 3.4e38f, 1.17549435e-38f, -0.0f};
     f = tmpfile();

@@ -107,7 +107,7 @@ static void write_floats(json_writer *w, const float *values, int count)
 {
     json_array_begin(w);
     for (int i = 0; i < count; ++i)
-        json_number(w, values[i]);
+        json_fixed(w, values[i], ANIM_JSON_POSE_DECIMALS);
     json_array_end(w);
 }
 
@@ -164,24 +164,24 @@ static void write_feet(json_writer *w, const animator *a, const joint_pose *pose
         json_key(w, "joint");
         json_string(w, character->model->skeleton.names[ankle]);
         json_key(w, "planted");
-        json_number(w, shares[f]);
+        json_fixed(w, shares[f], ANIM_JSON_POSE_DECIMALS);
         json_key(w, "held");
-        json_number(w, state->feet[f].weight);
+        json_fixed(w, state->feet[f].weight, ANIM_JSON_POSE_DECIMALS);
         json_key(w, "placed");
-        json_number(w, state->feet[f].ik);
+        json_fixed(w, state->feet[f].ik, ANIM_JSON_POSE_DECIMALS);
         json_key(w, "ankle");
         write_floats(w, at, 3);
         json_key(w, "ground_height");
-        json_number(w, under.height);
+        json_fixed(w, under.height, ANIM_JSON_POSE_DECIMALS);
         json_key(w, "ground_normal");
         write_floats(w, under.normal, 3);
         json_key(w, "above_ground");
-        json_number(w, (at[1] - under.height) * under.normal[1]);
+        json_fixed(w, (at[1] - under.height) * under.normal[1], ANIM_JSON_POSE_DECIMALS);
         json_object_end(w);
     }
     json_array_end(w);
     json_key(w, "pelvis_drop");
-    json_number(w, state->pelvis_drop);
+    json_fixed(w, state->pelvis_drop, ANIM_JSON_POSE_DECIMALS);
 }
 
 void anim_json_write_pose(json_writer *w, const animator *a, const anim_placement *placement, const ground *ground,

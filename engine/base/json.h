@@ -29,6 +29,11 @@ void json_key(json_writer *w, const char *key);
 
 void json_string(json_writer *w, const char *text); /* NULL writes null */
 void json_number(json_writer *w, double value);
+/* value rounded to `decimals` places (0 to 9), trailing zeros dropped ("0.5", "-1.25", "3"), written with
+ * integer arithmetic: about ten times faster than json_number's %.9g, for the trace's many coordinates
+ * (metres to the micrometre, quaternions to 1e-6 at 6 places). A magnitude past 1e9 goes to json_number;
+ * NaN or infinity writes null. */
+void json_fixed(json_writer *w, double value, int decimals);
 void json_integer(json_writer *w, long long value);
 void json_bool(json_writer *w, bool value);
 void json_null(json_writer *w);
