@@ -654,3 +654,79 @@ bool synth_write_files(const char *directory, const synth_params *params, char *
     return synth_write_file(directory, "synth.md5mesh", synth_write_mesh, params, error, error_size) &&
            synth_write_file(directory, "synth.md5anim", synth_write_anim, params, error, error_size);
 }
+
+/* ---- the twist test limb ---- */
+
+enum { LIMB_SEGMENTS = 32, LIMB_RINGS = 41, LIMB_DEGREES = 180 };
+#define LIMB_RADIUS 0.15
+#define LIMB_HEIGHT 1.0
+
+static bool synth_write_limb_mesh(FILE *out, const synth_params *unused)
+{
+    (void)unused;
+    fprintf(out, "MD5Version 10\ncommandline \"md5tool synth --limb\"\n\nnumJoints 2\nnumMeshes 1\n\njoints {\n"
+                 "\t\"upper\"\t-1 ( 0 0 %g ) ( 0 0 0 )\n\t\"lower\"\t0 ( 1 0 %g ) ( 0 0 0 )\n}\n\nmesh {\n"
+                 "\tshader \"limb\"\n\n\tnumverts %d\n",
+            LIMB_HEIGHT, LIMB_HEIGHT, LIMB_SEGMENTS * LIMB_RINGS);
+    /* Each vertex: its weights (one where a joint holds it alone, else two), the larger first. */
+    int weight = 0;
+    double seconds[LIMB_RINGS];
+    for (int r = 0; r < LIMB_RINGS; ++r) {
+        double x = 0.05 * r, t = (x - 0.6) / (1.4 - 0.6);
+        t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
+        seconds[r] = t * t * (3.0 - 2.0 * t);
+        int count = seconds[r] == 0.0 || seconds[r] == 1.0 ? 1 : 2;
+        for (int s = 0; s < LIMB_SEGMENTS; ++s) {
+            fprintf(out, "\tvert %d ( %.6f %.6f ) %d %d\n", r * LIMB_SEGMENTS + s, 0.75 * x,
+                    0.75 * s / LIMB_SEGMENTS, weight, count);
+            weight += count;
+        }
+    }
+    fprintf(out, "\n\tnumtris %d\n", 2 * LIMB_SEGMENTS * (LIMB_RINGS - 1));
+    int triangle = 0;
+    for (int r = 0; r + 1 < LIMB_RINGS; ++r)
+        for (int s = 0; s < LIMB_SEGMENTS; ++s) {
+            int a = r * LIMB_SEGMENTS + s, b = r * LIMB_SEGMENTS + (s + 1) % LIMB_SEGMENTS;
+            fprintf(out, "\ttri %d %d %d %d\n", triangle++, a, b, a + LIMB_SEGMENTS);
+            fprintf(out, "\ttri %d %d %d %d\n", triangle++, b, b + LIMB_SEGMENTS, a + LIMB_SEGMENTS);
+        }
+    fprintf(out, "\n\tnumweights %d\n", weight);
+    weight = 0;
+    for (int r = 0; r < LIMB_RINGS; ++r)
+        for (int s = 0; s < LIMB_SEGMENTS; ++s) {
+            double angle = 2.0 * GLM_PI * s / LIMB_SEGMENTS, x = 0.05 * r;
+            double y = LIMB_RADIUS * cos(angle), z = LIMB_RADIUS * sin(angle);
+            double second = seconds[r];
+            int joints[2] = {second > 0.5 ? 1 : 0, second > 0.5 ? 0 : 1};
+            double biases[2] = {second > 0.5 ? second : 1.0 - second, second > 0.5 ? 1.0 - second : second};
+            for (int k = 0; k < (second == 0.0 || second == 1.0 ? 1 : 2); ++k)
+                fprintf(out, "\tweight %d %d %.9g ( %.9g %.9g %.9g )\n", weight++, joints[k], biases[k],
+                        x - joints[k], y, z);
+        }
+    fputs("}\n", out);
+    return !ferror(out);
+}
+
+static bool synth_write_limb_anim(FILE *out, const synth_params *unused)
+{
+    (void)unused;
+    fprintf(out, "MD5Version 10\ncommandline \"md5tool synth --limb\"\n\nnumFrames %d\nnumJoints 2\nframeRate 1\n"
+                 "numAnimatedComponents 1\n\nhierarchy {\n\t\"upper\"\t-1 0 0\n\t\"lower\"\t0 8 0\n}\n\nbounds {\n",
+            LIMB_DEGREES + 1);
+    for (int f = 0; f <= LIMB_DEGREES; ++f)
+        fprintf(out, "\t( 0 %g %g ) ( 2 %g %g )\n", -LIMB_RADIUS, LIMB_HEIGHT - LIMB_RADIUS, LIMB_RADIUS,
+                LIMB_HEIGHT + LIMB_RADIUS);
+    fprintf(out, "}\n\nbaseframe {\n\t( 0 0 %g ) ( 0 0 0 )\n\t( 1 0 0 ) ( 0 0 0 )\n}\n", LIMB_HEIGHT);
+    /* F degrees about +X: (sin, 0, 0, cos) of half of it, written as its negation, whose w is the negative
+     * root the readers rebuild. */
+    for (int f = 0; f <= LIMB_DEGREES; ++f)
+        fprintf(out, "\nframe %d {\n\t%.9g\n}\n", f, -sin(0.5 * f * GLM_PI / 180.0));
+    return !ferror(out);
+}
+
+bool synth_write_limb(const char *directory, char *error, size_t error_size)
+{
+    synth_params none = {0};
+    return synth_write_file(directory, "limb.md5mesh", synth_write_limb_mesh, &none, error, error_size) &&
+           synth_write_file(directory, "limb_twist.md5anim", synth_write_limb_anim, &none, error, error_size);
+}

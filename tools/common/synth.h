@@ -52,4 +52,13 @@ char *synth_anim_text(const synth_params *params, size_t *size);
  * error (which may be NULL) and returns false. */
 bool synth_write_files(const char *directory, const synth_params *params, char *error, size_t error_size);
 
+/* The twist test limb (tests/test_limb.h's, as files anyone can skin): DIRECTORY/limb.md5mesh, a cylinder of
+ * radius 0.15 along +X from x = 0 to 2, one metre up, 41 rings of 32 vertices (ring 20 at x = 1, on the
+ * second joint, vertices 640 to 671), its weights moving from joint `upper` (at the origin end) to `lower`
+ * (at x = 1) between x = 0.6 and 1.4 (smoothstep); and DIRECTORY/limb_twist.md5anim, `lower` twisted about
+ * the limb's axis by F degrees at frame F (0 to 180, one frame a second, so --frame F and --time F agree).
+ * md5tool skin --skinning linear|dq on it shows how much of the joint's cross-section each keeps
+ * (scripts/skin_figures.sh). */
+bool synth_write_limb(const char *directory, char *error, size_t error_size);
+
 #endif

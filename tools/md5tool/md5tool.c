@@ -414,10 +414,15 @@ static int command_synth(int argc, char **argv)
     };
     synth_params params = {0};
     const char *directory = NULL;
+    bool limb = false;
     for (int i = 1; i < argc; ++i) {
         const char *arg = argv[i];
         if (strcmp(arg, "--doom3-loop") == 0) {
             params.last_frame_is_first = true;
+            continue;
+        }
+        if (strcmp(arg, "--limb") == 0) {
+            limb = true;
             continue;
         }
         if (strcmp(arg, "--seed") == 0) {
@@ -456,6 +461,15 @@ static int command_synth(int argc, char **argv)
         return EXIT_INVALID;
     }
     char error[512];
+    if (limb) {
+        if (!synth_write_limb(directory, error, sizeof error)) {
+            fprintf(stderr, "%s\n", error);
+            return EXIT_INVALID;
+        }
+        printf("wrote %s/limb.md5mesh (2 joints, 41 rings of 32 vertices, ring 20 on the joint) and "
+               "%s/limb_twist.md5anim (the joint twisted F degrees at frame F, 0 to 180)\n", directory, directory);
+        return EXIT_SUCCESS;
+    }
     if (!synth_write_files(directory, &params, error, sizeof error)) {
         fprintf(stderr, "%s\n", error);
         return EXIT_INVALID;
