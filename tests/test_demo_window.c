@@ -155,6 +155,8 @@ static void test_offscreen_refusal_and_option_ranges(void)
         {"--crowd 100001", "--crowd: '100001' is not a whole number from 0 to 100000"},
         {"--frames 0", "--frames: '0' is not a whole number from 1 to 100000000"},
         {"--frames 99999999999999999999", "--frames: '99999999999999999999' is not a whole number"},
+        {"--record-rate 121", "--record-rate: '121' is not a whole number from 1 to 120"},
+        {"--record-rate 0", "--record-rate: '0' is not a whole number from 1 to 120"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
         snprintf(command, sizeof command, "'%s' --headless %s", MARIONETTE_DEMO, refused[i].arguments);
