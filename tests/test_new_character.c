@@ -119,7 +119,7 @@ static bool mannequin_load(mannequin *m)
     if (!loader_load_md5_model(MANNEQUIN, &m->model, &err, NULL))
         return false;
     load_clip_or_fail("idle", &m->idle);
-    return m->idle && new_character_study_body(m->model, m->idle, &m->body);
+    return m->idle && new_character_study_body(m->model, m->idle, NULL, &m->body);
 }
 
 static void mannequin_free(mannequin *m)
@@ -504,6 +504,92 @@ static void test_paths_with_special_characters(void)
     }
 }
 
+/* What the files cannot tell, given: a lone clip whose name says no role (Bob's Bob.md5anim beside Bob.md5mesh)
+ * is the idle; --role names a clip's role, --up and --forward the axes, each marked `; given`; `forward` in a
+ * name is a walk; when no clip has a role the message says to use --role; a --role naming no ANIM, an unknown
+ * role, a bad axis and axes that are not perpendicular are one-line usage errors. */
+static void test_given_roles_and_axes(void)
+{
+    char base[600], bob_mesh[700], bob_clip[700], odd[700], forward[700], command[6000];
+    snprintf(base, sizeof base, "%s/given", folder);
+    snprintf(bob_mesh, sizeof bob_mesh, "%s/Bob.md5mesh", base);
+    snprintf(bob_clip, sizeof bob_clip, "%s/Bob.md5anim", base);
+    snprintf(odd, sizeof odd, "%s/strange.md5anim", base);
+    snprintf(forward, sizeof forward, "%s/snout_forward.md5anim", base);
+    snprintf(command, sizeof command, "mkdir -p '%s' && cp '%s' '%s' && cp '%sclips/idle.md5anim' '%s' && "
+             "cp '%sclips/walk.md5anim' '%s' && cp '%sclips/walk.md5anim' '%s'", base, MANNEQUIN, bob_mesh, ASSETS,
+             bob_clip, ASSETS, odd, ASSETS, forward);
+    CHECK(system(command) == 0);
+
+    char arguments[6000], path[900];
+    snprintf(arguments, sizeof arguments, "new-character bob '%s' '%s' --out '%s/bob'", bob_mesh, bob_clip, base);
+    tool_run run = run_tool(arguments);
+    CHECK(run.status == 0);
+    free(run.output);
+    snprintf(path, sizeof path, "%s/bob/clips.ini", base);
+    char *clips = test_read_file(path, NULL);
+    CHECK_STR_CONTAINS(clips, "; guess: the only clip, and its name says nothing of a role: it plays as the idle");
+    CHECK_STR_CONTAINS(clips, "[Bob]\nfile = ");
+    free(clips);
+    snprintf(path, sizeof path, "%s/bob", base);
+    cache *cache = cache_create();
+    anim_config *config = load_written_config(path, cache);
+    CHECK(config != NULL);
+    anim_config_free(config);
+
+    snprintf(arguments, sizeof arguments,
+             "new-character hero '%s' '%s' '%s' '%s' --role strange.md5anim=run --up +Z --forward +X --out '%s/hero'",
+             MANNEQUIN, bob_clip, odd, forward, base);
+    run = run_tool(arguments);
+    CHECK(run.status == 0);
+    free(run.output);
+    snprintf(path, sizeof path, "%s/hero/clips.ini", base);
+    clips = test_read_file(path, NULL);
+    CHECK_STR_CONTAINS(clips, "; given: run (--role)\n[strange]");
+    CHECK_STR_CONTAINS(clips, "; guess: walk, and no idle clip: it also stands in for idle\n[snout_forward]");
+    free(clips);
+    snprintf(path, sizeof path, "%s/hero/characters.ini", base);
+    char *characters = test_read_file(path, NULL);
+    CHECK_STR_CONTAINS(characters, "; given: --up\nup = +Z");
+    CHECK_STR_CONTAINS(characters, "; given: --forward\nforward = +X");
+    free(characters);
+    snprintf(path, sizeof path, "%s/hero", base);
+    config = load_written_config(path, cache);
+    const anim_character *hero = config ? anim_config_find_character(config, "hero") : NULL;
+    CHECK(hero && anim_config_find_clip(hero, "strange") >= 0 && anim_config_find_clip(hero, "snout_forward") >= 0);
+    anim_config_free(config);
+    cache_destroy(cache);
+
+    /* Two clips of no role: nothing written, and the way out named. */
+    snprintf(arguments, sizeof arguments, "new-character hero '%s' '%s' '%s/Bob.md5anim' --out '%s/none'", MANNEQUIN,
+             odd, base, base);
+    run = run_tool(arguments);
+    CHECK(run.status == 1);
+    CHECK_STR_CONTAINS(run.output, "no clip fits this mesh with a role it can play; nothing written (name a clip's role "
+                                   "with --role FILE=ROLE");
+    free(run.output);
+    static const struct {
+        const char *options, *said;
+    } refused[] = {
+        {"--role missing.md5anim=walk", "--role names 'missing.md5anim', which is none of the ANIM files given"},
+        {"--role strange.md5anim=fly", "--role takes FILE=ROLE"},
+        {"--role walk", "--role takes FILE=ROLE"},
+        {"--up +Q", "--up takes +X -X +Y -Y +Z -Z, not '+Q'"},
+        {"--up +Z --forward -Z", "--forward must be perpendicular to --up"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
+        snprintf(arguments, sizeof arguments, "new-character hero '%s' '%s' %s --out '%s/refused'", MANNEQUIN, odd,
+                 refused[i].options, base);
+        run = run_tool(arguments);
+        CHECK(run.status == 2);
+        CHECK_STR_CONTAINS(run.output, refused[i].said);
+        free(run.output);
+    }
+    struct stat info;
+    snprintf(path, sizeof path, "%s/refused", base);
+    CHECK(stat(path, &info) != 0);
+}
+
 static void test_help_and_bad_arguments(void)
 {
     tool_run run = run_tool("new-character --help");
@@ -646,6 +732,7 @@ int main(int argc, char **argv)
         RUN(test_written_files_for_the_mannequin_load);
         RUN(test_help_and_bad_arguments);
         RUN(test_paths_with_special_characters);
+        RUN(test_given_roles_and_axes);
     }
     if (part == TEST_PART_BONEMAN)
         RUN(test_boneman_starter_config);

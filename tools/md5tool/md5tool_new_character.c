@@ -28,7 +28,8 @@
 /* ---- the command ------------------------------------------------------------------------------------- */
 
 static const char new_character_help[] =
-    "usage: md5tool new-character NAME MESH ANIM... --out DIR [--force]\n"
+    "usage: md5tool new-character NAME MESH ANIM... --out DIR [--force] [--role FILE=ROLE]... [--up AXIS]\n"
+    "       [--forward AXIS]\n"
     "\n"
     "Writes DIR/characters.ini, clips.ini, states.ini, demo.ini and controls.ini so that\n"
     "`marionette --config DIR` plays MESH as the player and as the crowd. NAME is the character's name\n"
@@ -37,6 +38,11 @@ static const char new_character_help[] =
     "the files are relative to DIR; one an ini line cannot hold (a line break, white space at an end, ' ;',\n"
     "longer than 198 characters with its key) is refused before anything is written. The files are read\n"
     "back as the demo reads them before the command says they are written.\n"
+    "\n"
+    "What the files cannot tell can be given: --role FILE=ROLE (FILE as given or its file name, ROLE one of\n"
+    "idle walk run jump turn_left turn_right overlay pain death dead; repeat for more clips), --up and\n"
+    "--forward (+X -X +Y -Y +Z -Z), each marked `; given` in the files. A lone clip whose name says no role\n"
+    "plays as the idle.\n"
     "\n"
     "Every guess is marked with a `; guess` comment in the files, to correct by hand:\n"
     "  role of each clip, from its file name (the mesh's name in front of it is ignored), first match wins:\n"
@@ -69,11 +75,22 @@ typedef struct candidate {
     int rival;                      /* the clip that took the role first, or -1 */
     loaded_file file;
     bool usable;                    /* read, fits, and has its role to itself */
+    bool role_given;                /* --role FILE=ROLE named it */
+    bool lone;                      /* the only clip, of no role its name says: the idle */
     char problem[DIAG_TEXT_MAX];
     new_character_speed speed;
 } candidate;
 
+/* --role FILE=ROLE: a clip's role given on the command line, matched by the path as given or its file name. */
+typedef struct role_override {
+    const char *file;
+    new_character_role role;
+    bool matched;
+} role_override;
+
 typedef struct plan {
+    const role_override *overrides;
+    int override_count;
     const char *name;
     const char *mesh_path;
     char mesh_relative[PATH_MAX];
@@ -209,7 +226,9 @@ static void write_characters(FILE *out, const plan *p)
             b->from_clip ? "in the first frame of its idle clip" : "in the bind pose", (double)b->height,
             axis_text(b->up_axis, b->up_sign), (double)TARGET_HEIGHT_METRES);
     fprintf(out, "scale = %.6g\n", (double)b->scale);
-    if (b->foot_count == 2 && b->feet_by_name)
+    if (b->up_given)
+        fprintf(out, "; given: --up\n");
+    else if (b->foot_count == 2 && b->feet_by_name)
         fprintf(out, "; guess: the longer of the body's Y and Z extents, the feet (%s, %s) at its %s end\n",
                 p->model->skeleton.names[b->foot_root[0]], p->model->skeleton.names[b->foot_root[1]],
                 b->up_sign > 0.0f ? "lower" : "upper");
@@ -217,7 +236,9 @@ static void write_characters(FILE *out, const plan *p)
         fprintf(out, "; guess: the longer of the body's Y and Z extents; no joints named foot, ankle, toe or heel "
                      "to tell which end is down\n");
     fprintf(out, "up = %s\n", axis_text(b->up_axis, b->up_sign));
-    if (b->forward_from_feet)
+    if (b->forward_given)
+        fprintf(out, "; given: --forward\n");
+    else if (b->forward_from_feet)
         fprintf(out, "; guess: the toes are ahead of the ankles along %s\n", axis_text(b->forward_axis, b->forward_sign));
     else
         fprintf(out, "; guess: the toes do not say which way the character faces: %s is the default (Doom 3's)\n",
@@ -270,6 +291,11 @@ static void write_clip(FILE *out, const plan *p, int index)
                      "; to states.ini a state `[state %s]` with `clip = %s` and transitions into and out of it\n"
                      "; (see the top of states.ini), or name the file after its role and run new-character again.\n",
                 c->section, c->section);
+    } else if (c->role_given) {
+        fprintf(out, "; given: %s (--role)\n", new_character_role_name(c->role));
+    } else if (c->lone) {
+        fprintf(out, "; guess: the only clip, and its name says nothing of a role: it plays as the idle (give "
+                     "--role FILE=ROLE to say otherwise)\n");
     } else if (index == p->idle && c->role != NEW_CHARACTER_ROLE_IDLE) {
         fprintf(out, "; guess: %s, and no idle clip: it also stands in for idle\n", new_character_role_name(c->role));
     } else {
@@ -643,7 +669,7 @@ static const char *const written_files[] = {"characters.ini", "clips.ini", "stat
 
 static bool named_for_its_role(const candidate *c)
 {
-    return strcasecmp(c->stem, new_character_role_name(c->role)) == 0;
+    return c->role_given || strcasecmp(c->stem, new_character_role_name(c->role)) == 0;
 }
 
 /* Read and measure every clip; decide who plays each role. */
@@ -664,6 +690,13 @@ static void study_clips(plan *p)
                 other = -1;
             }
         c->role = new_character_guess_role(c->path, p->mesh_path);
+        for (int o = 0; o < p->override_count; ++o) {
+            const char *slash = strrchr(c->path, '/');
+            if (strcmp(p->overrides[o].file, c->path) == 0 || strcmp(p->overrides[o].file, slash ? slash + 1 : c->path) == 0) {
+                c->role = p->overrides[o].role;
+                c->role_given = true;
+            }
+        }
         diag err = {0};
         if (!load_file(c->path, FILE_TYPE_ANIM, &c->file)) {
             snprintf(c->problem, sizeof c->problem, "%s", c->file.error);
@@ -690,6 +723,20 @@ static void study_clips(plan *p)
             continue;
         c->usable = true;
         p->by_role[c->role] = i;
+    }
+    /* A lone clip whose name says nothing of a role (Bob_idle's Bob.md5anim: the mesh's own name) is the
+     * idle: a character that stands is better than none. */
+    int loaded = -1, loaded_count = 0;
+    for (int i = 0; i < p->clip_count; ++i)
+        if (p->clips[i].file.ok && p->clips[i].file.clip && !p->clips[i].problem[0]) {
+            loaded = i;
+            ++loaded_count;
+        }
+    if (loaded_count == 1 && p->clips[loaded].role == NEW_CHARACTER_ROLE_UNKNOWN) {
+        candidate *c = &p->clips[loaded];
+        c->role = NEW_CHARACTER_ROLE_IDLE;
+        c->lone = c->usable = true;
+        p->by_role[NEW_CHARACTER_ROLE_IDLE] = loaded;
     }
     /* Without an idle clip the first usable clip stands in (a looping one preferred); without any, none. */
     p->idle = p->by_role[NEW_CHARACTER_ROLE_IDLE];
@@ -759,7 +806,8 @@ int command_new_character(int argc, char **argv)
 {
     const char *folder = NULL, *name = NULL, *mesh_path = NULL;
     bool force = false, made_folder = false;
-    int clip_count = 0;
+    int clip_count = 0, override_count = 0;
+    new_character_axes axes = {.up_axis = -1, .forward_axis = -1, .up_sign = 1.0f, .forward_sign = 1.0f};
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(new_character_help, stdout);
@@ -767,7 +815,10 @@ int command_new_character(int argc, char **argv)
         }
     }
     char **paths = calloc((size_t)argc, sizeof *paths);
-    if (!paths) {
+    role_override *overrides = calloc((size_t)argc, sizeof *overrides);
+    if (!paths || !overrides) {
+        free(paths);
+        free(overrides);
         fprintf(stderr, "md5tool: out of memory\n");
         return EXIT_INVALID;
     }
@@ -781,8 +832,36 @@ int command_new_character(int argc, char **argv)
             folder = argv[++i];
         } else if (strcmp(arg, "--force") == 0) {
             force = true;
+        } else if (strcmp(arg, "--up") == 0 || strcmp(arg, "--forward") == 0) {
+            bool up = arg[2] == 'u';
+            int axis, sign;
+            if (i + 1 >= argc || !anim_axis_parse(argv[i + 1], &axis, &sign)) {
+                free(paths);
+                free(overrides);
+                return usage_error("new-character: %s takes +X -X +Y -Y +Z -Z, not '%s'", arg, i + 1 < argc ? argv[i + 1] : "");
+            }
+            *(up ? &axes.up_axis : &axes.forward_axis) = axis;
+            *(up ? &axes.up_sign : &axes.forward_sign) = (float)sign;
+            ++i;
+        } else if (strcmp(arg, "--role") == 0) {
+            const char *given = i + 1 < argc ? argv[++i] : "";
+            const char *equals = strrchr(given, '=');
+            new_character_role role = NEW_CHARACTER_ROLE_COUNT;
+            for (int r = 1; equals && r < NEW_CHARACTER_ROLE_COUNT; ++r)
+                if (strcmp(equals + 1, new_character_role_name((new_character_role)r)) == 0)
+                    role = (new_character_role)r;
+            if (!equals || equals == given || role == NEW_CHARACTER_ROLE_COUNT) {
+                free(paths);
+                free(overrides);
+                return usage_error("new-character: --role takes FILE=ROLE, ROLE one of idle, walk, run, jump, "
+                                   "turn_left, turn_right, overlay, pain, death, dead; not '%s'", given);
+            }
+            /* FILE is the text before the last '=': the given string cut there (argv is ours to write). */
+            argv[i][equals - given] = '\0';
+            overrides[override_count++] = (role_override){.file = argv[i], .role = role};
         } else if (arg[0] == '-' && arg[1] == '-') {
             free(paths);
+            free(overrides);
             return usage_error("new-character: unknown option '%s'", arg);
         } else if (!name) {
             name = arg;
@@ -800,17 +879,36 @@ int command_new_character(int argc, char **argv)
     for (int i = 0; !problem && i < clip_count; ++i)
         if (!has_extension(paths[i], ".md5anim"))
             problem = "new-character: every ANIM must be an .md5anim file";
+    if (!problem && axes.up_axis >= 0 && axes.forward_axis >= 0 && axes.up_axis == axes.forward_axis)
+        problem = "new-character: --forward must be perpendicular to --up";
+    for (int o = 0; !problem && o < override_count; ++o) {
+        bool found = false;
+        for (int i = 0; i < clip_count && !found; ++i) {
+            const char *slash = strrchr(paths[i], '/');
+            found = strcmp(overrides[o].file, paths[i]) == 0 || strcmp(overrides[o].file, slash ? slash + 1 : paths[i]) == 0;
+        }
+        if (!found) {
+            fprintf(stderr, "md5tool: new-character: --role names '%s', which is none of the ANIM files given\n",
+                    overrides[o].file);
+            free(paths);
+            free(overrides);
+            return EXIT_USAGE;
+        }
+    }
     if (problem) {
         free(paths);
+        free(overrides);
         return usage_error("%s (new-character --help for the details)", problem);
     }
 
-    plan p = {.name = name, .mesh_path = mesh_path, .clip_count = clip_count};
+    plan p = {.name = name, .mesh_path = mesh_path, .clip_count = clip_count, .overrides = overrides,
+              .override_count = override_count};
     loaded_file mesh;
     int status = EXIT_INVALID;
     p.clips = calloc((size_t)clip_count, sizeof *p.clips);
     if (!p.clips) {
         free(paths);
+        free(overrides);
         return EXIT_INVALID;
     }
     for (int i = 0; i < clip_count; ++i)
@@ -841,7 +939,7 @@ int command_new_character(int argc, char **argv)
     path_from_folder(folder_real, mesh_path, p.mesh_relative, sizeof p.mesh_relative);
     study_clips(&p);
     /* The idle's first frame shows the body as it plays, which is what the axes are for. */
-    if (!new_character_study_body(p.model, p.idle >= 0 ? p.clips[p.idle].file.clip : NULL, &p.body)) {
+    if (!new_character_study_body(p.model, p.idle >= 0 ? p.clips[p.idle].file.clip : NULL, &axes, &p.body)) {
         fprintf(stderr, "md5tool: out of memory\n");
         goto done;
     }
@@ -852,7 +950,9 @@ int command_new_character(int argc, char **argv)
             fprintf(stderr, "%s (left out)\n", p.clips[i].problem);
     }
     if (p.idle < 0) {
-        fprintf(stderr, "%s: no clip fits this mesh with a role it can play; nothing written\n", mesh_path);
+        fprintf(stderr, "%s: no clip fits this mesh with a role it can play; nothing written (name a clip's role "
+                        "with --role FILE=ROLE: idle, walk, run, jump, turn_left, turn_right, overlay, pain, death, "
+                        "dead)\n", mesh_path);
         goto done;
     }
     bool writable = path_writable("characters.ini", "mesh", mesh_path, p.mesh_relative);
@@ -879,5 +979,6 @@ done:
     free(p.clips);
     new_character_body_free(&p.body);
     loaded_file_free(&mesh);
+    free(overrides);
     return status;
 }

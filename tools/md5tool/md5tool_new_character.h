@@ -34,7 +34,7 @@ typedef enum new_character_role {
  * so a character called "soldier" is not taken for a death by its "die"). The first row of this table
  * with a word found anywhere in the name wins:
  *   idle, stand, breath                     idle
- *   walk                                    walk
+ *   walk, forward                           walk
  *   run, sprint, jog                        run
  *   jump                                    jump
  *   turn + left (or _l, .l)                 turn_left;  turn + right (or _r, .r): turn_right
@@ -62,6 +62,7 @@ typedef struct new_character_body {
     int forward_axis;       /* perpendicular to up_axis */
     float forward_sign;
     bool forward_from_feet; /* true: toes found ahead of ankles; false: the default +X (or +Y when X is up) */
+    bool up_given, forward_given; /* from --up, --forward */
     float height;           /* file units: the skinned mesh's extent along up in that pose */
     float scale;            /* metres per file unit making height 1.8 m, within 0.0001..10000 */
     int foot_count;         /* 0 or 2 */
@@ -72,9 +73,18 @@ typedef struct new_character_body {
     int *foot_of;           /* per joint: 0 or 1 for the foot it belongs to, -1 for none */
 } new_character_body;
 
+/* Axes the user gave (new-character --up, --forward); an axis of -1 is guessed. */
+typedef struct new_character_axes {
+    int up_axis, forward_axis; /* 0 X, 1 Y, 2 Z, or -1 */
+    float up_sign, forward_sign;
+} new_character_axes;
+
 /* Study the model in the first frame of `reference` (a clip that fits it, best the idle; NULL or a clip
- * that does not fit: the bind pose). False only when memory runs out. Free with new_character_body_free. */
-bool new_character_study_body(const model *m, const clip *reference, new_character_body *out);
+ * that does not fit: the bind pose). given (may be NULL) fixes the up or forward axis instead of guessing
+ * it; the height and scale are then measured along the given up. False only when memory runs out. Free
+ * with new_character_body_free. */
+bool new_character_study_body(const model *m, const clip *reference, const new_character_axes *given,
+                              new_character_body *out);
 void new_character_body_free(new_character_body *body);
 
 typedef enum new_character_speed_method {

@@ -39,7 +39,7 @@ static const struct {
     const char *words[8];
 } role_table[] = {
     {NEW_CHARACTER_ROLE_IDLE, {"idle", "stand", "breath"}},
-    {NEW_CHARACTER_ROLE_WALK, {"walk"}},
+    {NEW_CHARACTER_ROLE_WALK, {"walk", "forward"}},
     {NEW_CHARACTER_ROLE_RUN, {"run", "sprint", "jog"}},
     {NEW_CHARACTER_ROLE_JUMP, {"jump"}},
     {NEW_CHARACTER_ROLE_UNKNOWN, {"turn"}}, /* placeholder row: see guess_turn */
@@ -255,7 +255,8 @@ static bool pose_extent(const model *m, const joint_pose *pose, float low[3], fl
     return ok;
 }
 
-bool new_character_study_body(const model *m, const clip *reference, new_character_body *out)
+bool new_character_study_body(const model *m, const clip *reference, const new_character_axes *given,
+                              new_character_body *out)
 {
     const skeleton *s = &m->skeleton;
     int n = s->joint_count;
@@ -281,6 +282,11 @@ bool new_character_study_body(const model *m, const clip *reference, new_charact
         return false;
     }
     out->up_axis = high[1] - low[1] > high[2] - low[2] ? 1 : 2;
+    out->up_given = given && given->up_axis >= 0;
+    if (out->up_given) {
+        out->up_axis = given->up_axis;
+        out->up_sign = given->up_sign;
+    }
     out->height = high[out->up_axis] - low[out->up_axis];
     /* The axes come from the clip (a bind pose may face elsewhere, or be a T pose), but the height that the
      * scale is for is the bind pose's, as characters.ini's `height` measures it: the written scale then
@@ -294,7 +300,7 @@ bool new_character_study_body(const model *m, const clip *reference, new_charact
 
     /* Feet at the top of the extent mean the body stands on its head in file space: up is the other way. */
     find_feet(s, pose, out);
-    if (out->foot_count == 2 && out->feet_by_name) {
+    if (!out->up_given && out->foot_count == 2 && out->feet_by_name) {
         float middle = 0.5f * (low[out->up_axis] + high[out->up_axis]);
         float feet = 0.5f * (pose[out->foot_root[0]].position[out->up_axis] +
                              pose[out->foot_root[1]].position[out->up_axis]);
@@ -329,6 +335,12 @@ bool new_character_study_body(const model *m, const clip *reference, new_charact
         out->forward_axis = along;
         out->forward_sign = reach[along] > 0.0f ? 1.0f : -1.0f;
         out->forward_from_feet = true;
+    }
+    out->forward_given = given && given->forward_axis >= 0;
+    if (out->forward_given) {
+        out->forward_axis = given->forward_axis;
+        out->forward_sign = given->forward_sign;
+        out->forward_from_feet = false;
     }
     free(pose);
     return true;
