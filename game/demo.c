@@ -157,6 +157,16 @@ static void make_player(demo *d, diag_list *problems)
     }
     player_set_ground(d->player, &d->ground);
     player_place(d->player, position[0], position[2], heading);
+    /* A character with nothing that walks (no clip with a ground speed, none moving by its root) would
+     * slide across the floor in its idle when moved: said on the HUD rather than left to surprise. */
+    bool walks = false;
+    for (int c = 0; c < character->clip_count && !walks; ++c)
+        walks = character->clips[c].clip && !character->clips[c].additive &&
+                (character->clips[c].ground_speed > 0.0f || character->clips[c].root_mode != ANIM_ROOT_IN_PLACE);
+    if (!walks)
+        diag_list_add(problems, d->characters_path, 0,
+                      "warning: '%s' has no walk or run (no clip with a ground speed or root motion): moving it "
+                      "slides it in place", character->name);
 }
 
 /* Everyone stands on `kind` from now on, and gfx draws it (its mesh made now, once). False, said on the

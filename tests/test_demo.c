@@ -2002,6 +2002,41 @@ static void test_recording_plays_back(void)
     model_free(mannequin);
 }
 
+/* A character with no walk or run (Bob with his one clip) says so on the HUD, rather than sliding in its idle
+ * without a word; the shipped characters say nothing of the kind. */
+static void test_no_walk_is_said(void)
+{
+    char folder[512], path[700], command[1400];
+    snprintf(folder, sizeof folder, "%s/demo_no_walk", MARIONETTE_BUILD_DIR);
+    snprintf(command, sizeof command, "rm -rf '%s' && mkdir -p '%s'", folder, folder);
+    CHECK(system(command) == 0);
+    char text[1200];
+    snprintf(path, sizeof path, "%s/characters.ini", folder);
+    snprintf(text, sizeof text, "[mannequin]\nmesh = %s/assets/models/mannequin.md5mesh\nclips = clips.ini\nstates = states.ini\n",
+             MARIONETTE_SOURCE_DIR);
+    test_write_file(path, text);
+    snprintf(path, sizeof path, "%s/clips.ini", folder);
+    snprintf(text, sizeof text, "[idle]\nfile = %s/assets/clips/idle.md5anim\nloop = true\n", MARIONETTE_SOURCE_DIR);
+    test_write_file(path, text);
+    snprintf(path, sizeof path, "%s/states.ini", folder);
+    test_write_file(path, "[machine]\nstart = idle\n[parameters]\nspeed = number\n[state idle]\nclip = idle\n");
+    snprintf(path, sizeof path, "%s/demo.ini", folder);
+    test_write_file(path, "[crowd]\nmix = mannequin 1\n");
+    snprintf(path, sizeof path, "%s/controls.ini", folder);
+    test_write_file(path, "");
+    demo_options options = options_for(folder, NULL, NULL, 0);
+    CHECK(demo_start(&d, &options));
+    bool said = false;
+    for (int i = 0; i < d.message_count; ++i)
+        said = said || strstr(d.messages[i], "'mannequin' has no walk or run") != NULL;
+    CHECK(said);
+    demo_finish(&d);
+    options = options_for(MARIONETTE_SOURCE_DIR "/config", NULL, NULL, 0);
+    CHECK(demo_start(&d, &options));
+    CHECK(d.message_count == 0);
+    demo_finish(&d);
+}
+
 int main(void)
 {
     RUN(test_hud_frame_budget);
@@ -2016,6 +2051,7 @@ int main(void)
     RUN(test_skin_blend_key);
     RUN(test_trace_poses_match_the_palette);
     RUN(test_recording_plays_back);
+    RUN(test_no_walk_is_said);
     RUN(test_missing_assets_then_fixed);
     RUN(test_nothing_loaded_stays_flat);
     RUN(test_missing_texture);
