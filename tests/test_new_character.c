@@ -590,6 +590,34 @@ static void test_given_roles_and_axes(void)
     CHECK(stat(path, &info) != 0);
 }
 
+/* A long, low, six-legged creature (md5tool synth --creature: Z up, 2.5 long along Y, 0.6 high, claws named
+ * neither foot nor ankle) stands on its feet: up from where its leaf joints lie (the bottom of Z), not from
+ * its box's longer extent (Y, which stood such a creature on its side), and forward from its head (+Y). */
+static void test_creature_stands_on_its_feet(void)
+{
+    char dir[700], command[2200], path[800];
+    snprintf(dir, sizeof dir, "%s/creature", folder);
+    snprintf(command, sizeof command, "'%s' synth '%s' --creature > /dev/null", MARIONETTE_MD5TOOL, dir);
+    CHECK(system(command) == 0);
+    snprintf(command, sizeof command, "new-character crawler '%s/creature.md5mesh' '%s/creature_idle.md5anim' --out '%s/config'",
+             dir, dir, dir);
+    tool_run run = run_tool(command);
+    CHECK(run.status == 0);
+    free(run.output);
+    snprintf(path, sizeof path, "%s/config/characters.ini", dir);
+    char *characters = test_read_file(path, NULL);
+    CHECK_STR_CONTAINS(characters, "which lie at one end of its Z extent\nup = +Z\n");
+    CHECK_STR_CONTAINS(characters, "; guess: the head is ahead of the root along +Y (no toes tell)\nforward = +Y\n");
+    free(characters);
+    snprintf(path, sizeof path, "%s/config", dir);
+    cache *cache = cache_create();
+    anim_config *config = load_written_config(path, cache);
+    const anim_character *crawler = config ? anim_config_find_character(config, "crawler") : NULL;
+    CHECK(crawler && crawler->axes.from[2] == 2 && crawler->axes.sign[2] > 0 && crawler->axes.from[0] == 1);
+    anim_config_free(config);
+    cache_destroy(cache);
+}
+
 static void test_help_and_bad_arguments(void)
 {
     tool_run run = run_tool("new-character --help");
@@ -733,6 +761,7 @@ int main(int argc, char **argv)
         RUN(test_help_and_bad_arguments);
         RUN(test_paths_with_special_characters);
         RUN(test_given_roles_and_axes);
+        RUN(test_creature_stands_on_its_feet);
     }
     if (part == TEST_PART_BONEMAN)
         RUN(test_boneman_starter_config);

@@ -730,3 +730,79 @@ bool synth_write_limb(const char *directory, char *error, size_t error_size)
     return synth_write_file(directory, "limb.md5mesh", synth_write_limb_mesh, &none, error, error_size) &&
            synth_write_file(directory, "limb_twist.md5anim", synth_write_limb_anim, &none, error, error_size);
 }
+
+/* ---- a six-legged creature ---- */
+
+enum { CREATURE_JOINTS = 5 + 6 * 3 };
+
+typedef struct creature_joint {
+    char name[16];
+    int parent;
+    float at[3];
+} creature_joint;
+
+static void creature_joints(creature_joint out[CREATURE_JOINTS])
+{
+    int n = 0;
+    out[n++] = (creature_joint){"body", -1, {0.0f, 0.0f, 0.5f}};
+    out[n++] = (creature_joint){"neck", 0, {0.0f, 1.0f, 0.55f}};
+    out[n++] = (creature_joint){"head", 1, {0.0f, 1.3f, 0.6f}};
+    out[n++] = (creature_joint){"tail", 0, {0.0f, -0.9f, 0.5f}};
+    out[n++] = (creature_joint){"tail_tip", 3, {0.0f, -1.2f, 0.45f}};
+    for (int leg = 0; leg < 6; ++leg) {
+        float side = leg % 2 ? -1.0f : 1.0f, along = -0.6f + 0.6f * (float)(leg / 2);
+        int hip = n;
+        out[n] = (creature_joint){"", 0, {0.39f * side, along, 0.45f}};
+        snprintf(out[n++].name, sizeof out[0].name, "thigh%d", leg);
+        out[n] = (creature_joint){"", hip, {0.6f * side, along, 0.25f}};
+        snprintf(out[n++].name, sizeof out[0].name, "shin%d", leg);
+        out[n] = (creature_joint){"", hip + 1, {0.6f * side, along + 0.05f, 0.0f}};
+        snprintf(out[n++].name, sizeof out[0].name, "claw%d", leg);
+    }
+}
+
+static bool synth_write_creature_mesh(FILE *out, const synth_params *unused)
+{
+    (void)unused;
+    creature_joint joints[CREATURE_JOINTS];
+    creature_joints(joints);
+    fprintf(out, "MD5Version 10\ncommandline \"md5tool synth --creature\"\n\nnumJoints %d\nnumMeshes 1\n\njoints {\n",
+            CREATURE_JOINTS);
+    for (int j = 0; j < CREATURE_JOINTS; ++j)
+        fprintf(out, "\t\"%s\"\t%d ( %g %g %g ) ( 0 0 0 )\n", joints[j].name, joints[j].parent, (double)joints[j].at[0],
+                (double)joints[j].at[1], (double)joints[j].at[2]);
+    fprintf(out, "}\n\nmesh {\n\tshader \"creature\"\n\n\tnumverts %d\n", CREATURE_JOINTS);
+    for (int j = 0; j < CREATURE_JOINTS; ++j)
+        fprintf(out, "\tvert %d ( 0 0 ) %d 1\n", j, j);
+    fprintf(out, "\n\tnumtris 0\n\n\tnumweights %d\n", CREATURE_JOINTS);
+    for (int j = 0; j < CREATURE_JOINTS; ++j)
+        fprintf(out, "\tweight %d %d 1 ( 0 0 0 )\n", j, j);
+    fputs("}\n", out);
+    return !ferror(out);
+}
+
+static bool synth_write_creature_idle(FILE *out, const synth_params *unused)
+{
+    (void)unused;
+    creature_joint joints[CREATURE_JOINTS];
+    creature_joints(joints);
+    fprintf(out, "MD5Version 10\ncommandline \"md5tool synth --creature\"\n\nnumFrames 1\nnumJoints %d\nframeRate 24\n"
+                 "numAnimatedComponents 0\n\nhierarchy {\n", CREATURE_JOINTS);
+    for (int j = 0; j < CREATURE_JOINTS; ++j)
+        fprintf(out, "\t\"%s\"\t%d 0 0\n", joints[j].name, joints[j].parent);
+    fputs("}\n\nbounds {\n\t( -0.6 -1.2 0 ) ( 0.6 1.3 0.6 )\n}\n\nbaseframe {\n", out);
+    for (int j = 0; j < CREATURE_JOINTS; ++j) {
+        const float *at = joints[j].at, *parent = joints[j].parent >= 0 ? joints[joints[j].parent].at : NULL;
+        fprintf(out, "\t( %g %g %g ) ( 0 0 0 )\n", (double)(at[0] - (parent ? parent[0] : 0.0f)),
+                (double)(at[1] - (parent ? parent[1] : 0.0f)), (double)(at[2] - (parent ? parent[2] : 0.0f)));
+    }
+    fputs("}\n\nframe 0 {\n}\n", out);
+    return !ferror(out);
+}
+
+bool synth_write_creature(const char *directory, char *error, size_t error_size)
+{
+    synth_params none = {0};
+    return synth_write_file(directory, "creature.md5mesh", synth_write_creature_mesh, &none, error, error_size) &&
+           synth_write_file(directory, "creature_idle.md5anim", synth_write_creature_idle, &none, error, error_size);
+}

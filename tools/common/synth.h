@@ -61,4 +61,10 @@ bool synth_write_files(const char *directory, const synth_params *params, char *
  * (scripts/skin_figures.sh). */
 bool synth_write_limb(const char *directory, char *error, size_t error_size);
 
+/* A long, low, six-legged creature (Z up, 2.5 units long along Y, 0.6 high): DIRECTORY/creature.md5mesh (a
+ * body chain with a neck, head and tail, and six legs of thigh, shin and claw, no joint named foot or ankle;
+ * one vertex on each joint) and DIRECTORY/creature_idle.md5anim (one frame, the bind pose). Its box is longer
+ * along Y than Z: a guess from the box alone would stand it on its side. */
+bool synth_write_creature(const char *directory, char *error, size_t error_size);
+
 #endif

@@ -414,7 +414,7 @@ static int command_synth(int argc, char **argv)
     };
     synth_params params = {0};
     const char *directory = NULL;
-    bool limb = false;
+    bool limb = false, creature = false;
     for (int i = 1; i < argc; ++i) {
         const char *arg = argv[i];
         if (strcmp(arg, "--doom3-loop") == 0) {
@@ -423,6 +423,10 @@ static int command_synth(int argc, char **argv)
         }
         if (strcmp(arg, "--limb") == 0) {
             limb = true;
+            continue;
+        }
+        if (strcmp(arg, "--creature") == 0) {
+            creature = true;
             continue;
         }
         if (strcmp(arg, "--seed") == 0) {
@@ -461,6 +465,15 @@ static int command_synth(int argc, char **argv)
         return EXIT_INVALID;
     }
     char error[512];
+    if (creature) {
+        if (!synth_write_creature(directory, error, sizeof error)) {
+            fprintf(stderr, "%s\n", error);
+            return EXIT_INVALID;
+        }
+        printf("wrote %s/creature.md5mesh (23 joints: body, neck, head, tail, six legs of thigh, shin and claw; Z up, "
+               "long along Y) and %s/creature_idle.md5anim (its bind pose)\n", directory, directory);
+        return EXIT_SUCCESS;
+    }
     if (limb) {
         if (!synth_write_limb(directory, error, sizeof error)) {
             fprintf(stderr, "%s\n", error);

@@ -228,6 +228,9 @@ static void write_characters(FILE *out, const plan *p)
     fprintf(out, "scale = %.6g\n", (double)b->scale);
     if (b->up_given)
         fprintf(out, "; given: --up\n");
+    else if (b->up_from_feet)
+        fprintf(out, "; guess: away from the feet (or the skeleton's leaf joints), which lie at one end of its %s "
+                     "extent\n", axis_text(b->up_axis, 1.0f) + 1);
     else if (b->foot_count == 2 && b->feet_by_name)
         fprintf(out, "; guess: the longer of the body's Y and Z extents, the feet (%s, %s) at its %s end\n",
                 p->model->skeleton.names[b->foot_root[0]], p->model->skeleton.names[b->foot_root[1]],
@@ -240,6 +243,9 @@ static void write_characters(FILE *out, const plan *p)
         fprintf(out, "; given: --forward\n");
     else if (b->forward_from_feet)
         fprintf(out, "; guess: the toes are ahead of the ankles along %s\n", axis_text(b->forward_axis, b->forward_sign));
+    else if (b->forward_from_head)
+        fprintf(out, "; guess: the head is ahead of the root along %s (no toes tell)\n",
+                axis_text(b->forward_axis, b->forward_sign));
     else
         fprintf(out, "; guess: the toes do not say which way the character faces: %s is the default (Doom 3's)\n",
                 axis_text(b->forward_axis, b->forward_sign));

@@ -57,12 +57,15 @@ const char *new_character_role_name(new_character_role role);
 /* The body's axes and size, read from a pose: the first frame of a clip (as it plays: some files' bind
  * pose faces another way than their clips) or the bind pose. */
 typedef struct new_character_body {
-    int up_axis;            /* 0 X, 1 Y, 2 Z: the longer of the bind mesh's Y and Z extents */
+    int up_axis;            /* 0 X, 1 Y, 2 Z: away from the feet where they lie at one end of Y or Z
+                             * (up_from_feet), else the longer of the mesh's Y and Z extents */
     float up_sign;          /* +1 or -1: -1 when the feet are at the top end of that extent */
     int forward_axis;       /* perpendicular to up_axis */
     float forward_sign;
     bool forward_from_feet; /* true: toes found ahead of ankles; false: the default +X (or +Y when X is up) */
     bool up_given, forward_given; /* from --up, --forward */
+    bool up_from_feet;            /* up is where the feet (or the leaves) are not: up_from_feet in measure.c */
+    bool forward_from_head;       /* no toes to tell: the head lies ahead of the root along the ground */
     float height;           /* file units: the skinned mesh's extent along up in that pose */
     float scale;            /* metres per file unit making height 1.8 m, within 0.0001..10000 */
     int foot_count;         /* 0 or 2 */

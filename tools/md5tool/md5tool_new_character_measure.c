@@ -217,6 +217,61 @@ static void find_feet(const skeleton *s, const joint_pose *bind, new_character_b
     mark_feet(s, body);
 }
 
+/* Up from the skeleton, not the box: the feet (joints named foot, ankle, toe or heel with no such parent) or,
+ * without names, the leaves (joints with no children: toes and claws, but also a head, hands, a tail) lie at
+ * one end of the up axis. For Y and Z, where their mean falls within the joints' extent (0 the low end, 1 the
+ * high); the axis where it is nearest an end is up, the sign pointing away from them. A long, low creature's
+ * claws are at the bottom of its height (Z) and spread along its length (Y), where the box's longer extent
+ * would stand it on its side. False when neither axis has them within the outer quarter of its extent (a
+ * biped's fingers pull the leaves' mean to the middle): then the box decides. */
+static bool up_from_feet(const skeleton *s, const joint_pose *pose, int *axis, float *sign)
+{
+    int n = s->joint_count;
+    float low[3] = {INFINITY, INFINITY, INFINITY}, high[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int j = 0; j < n; ++j)
+        for (int k = 0; k < 3; ++k) {
+            low[k] = fminf(low[k], pose[j].position[k]);
+            high[k] = fmaxf(high[k], pose[j].position[k]);
+        }
+    for (int pass = 0; pass < 2; ++pass) {
+        float sum[3] = {0};
+        int count = 0;
+        for (int j = 0; j < n; ++j) {
+            bool counted;
+            if (pass == 0) {
+                int parent = s->parents[j];
+                counted = name_contains_any(s->names[j], foot_words) &&
+                          (parent < 0 || !name_contains_any(s->names[parent], foot_words));
+            } else {
+                counted = true;
+                for (int child = j + 1; child < n && counted; ++child)
+                    counted = s->parents[child] != j;
+            }
+            if (!counted)
+                continue;
+            for (int k = 0; k < 3; ++k)
+                sum[k] += pose[j].position[k];
+            ++count;
+        }
+        if (count < 2)
+            continue;
+        float best = 0.0f;
+        for (int k = 1; k <= 2; ++k) {
+            float extent = high[k] - low[k];
+            if (!(extent > 0.0f))
+                continue;
+            float at = (sum[k] / (float)count - low[k]) / extent;
+            if (fabsf(at - 0.5f) > best) {
+                best = fabsf(at - 0.5f);
+                *axis = k;
+                *sign = at < 0.5f ? 1.0f : -1.0f;
+            }
+        }
+        return best >= 0.25f;
+    }
+    return false;
+}
+
 /* The skinned mesh's box in a pose; a mesh without vertices falls back on the joints. False when memory
  * runs out. */
 static bool pose_extent(const model *m, const joint_pose *pose, float low[3], float high[3])
@@ -282,6 +337,13 @@ bool new_character_study_body(const model *m, const clip *reference, const new_c
         return false;
     }
     out->up_axis = high[1] - low[1] > high[2] - low[2] ? 1 : 2;
+    int feet_axis = 2;
+    float feet_sign = 1.0f;
+    out->up_from_feet = up_from_feet(s, pose, &feet_axis, &feet_sign);
+    if (out->up_from_feet) {
+        out->up_axis = feet_axis;
+        out->up_sign = feet_sign;
+    }
     out->up_given = given && given->up_axis >= 0;
     if (out->up_given) {
         out->up_axis = given->up_axis;
@@ -300,7 +362,7 @@ bool new_character_study_body(const model *m, const clip *reference, const new_c
 
     /* Feet at the top of the extent mean the body stands on its head in file space: up is the other way. */
     find_feet(s, pose, out);
-    if (!out->up_given && out->foot_count == 2 && out->feet_by_name) {
+    if (!out->up_given && !out->up_from_feet && out->foot_count == 2 && out->feet_by_name) {
         float middle = 0.5f * (low[out->up_axis] + high[out->up_axis]);
         float feet = 0.5f * (pose[out->foot_root[0]].position[out->up_axis] +
                              pose[out->foot_root[1]].position[out->up_axis]);
@@ -335,6 +397,25 @@ bool new_character_study_body(const model *m, const clip *reference, const new_c
         out->forward_axis = along;
         out->forward_sign = reach[along] > 0.0f ? 1.0f : -1.0f;
         out->forward_from_feet = true;
+    }
+    /* No toes to tell (a creature's claws are single joints): a head well ahead of the root, along the ground,
+     * faces the way it is ahead. A biped's head is above its root and says nothing. */
+    static const char *const head_words[] = {"head", NULL};
+    for (int j = 0; !out->forward_from_feet && j < s->joint_count; ++j) {
+        if (!name_contains_any(s->names[j], head_words))
+            continue;
+        float ahead[3] = {0};
+        for (int a = 0; a < 3; ++a)
+            ahead[a] = a == out->up_axis ? 0.0f : pose[j].position[a] - pose[0].position[a];
+        int first_axis = out->up_axis == 0 ? 1 : 0, second_axis = out->up_axis == 2 ? 1 : 2;
+        int most = fabsf(ahead[first_axis]) >= fabsf(ahead[second_axis]) ? first_axis : second_axis;
+        int least = most == first_axis ? second_axis : first_axis;
+        if (fabsf(ahead[most]) > 0.25f * out->height && fabsf(ahead[most]) >= 2.0f * fabsf(ahead[least])) {
+            out->forward_axis = most;
+            out->forward_sign = ahead[most] > 0.0f ? 1.0f : -1.0f;
+            out->forward_from_head = true;
+        }
+        break;
     }
     out->forward_given = given && given->forward_axis >= 0;
     if (out->forward_given) {
