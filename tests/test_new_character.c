@@ -608,6 +608,9 @@ static void test_creature_stands_on_its_feet(void)
     char *characters = test_read_file(path, NULL);
     CHECK_STR_CONTAINS(characters, "which lie at one end of its Z extent\nup = +Z\n");
     CHECK_STR_CONTAINS(characters, "; guess: the head is ahead of the root along +Y (no toes tell)\nforward = +Y\n");
+    /* Two legs locked and placed, the other four said plainly. */
+    CHECK_STR_CONTAINS(characters, "legs = thigh0 shin0 claw0 thigh1 shin1 claw1\nfoot_ik = true\n");
+    CHECK_STR_CONTAINS(characters, "; not handled: 4 more legs ending at claw2, claw3, claw4, claw5");
     free(characters);
     snprintf(path, sizeof path, "%s/config", dir);
     cache *cache = cache_create();

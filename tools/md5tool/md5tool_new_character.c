@@ -20,6 +20,7 @@
 #include "base/file.h"
 #include "base/ini_document.h"
 #include "cache/cache.h"
+#include "pose/pose.h"
 #include "md5tool_common.h"
 
 /* The height new_character_study_body scales the body to. */
@@ -102,6 +103,7 @@ typedef struct plan {
     int idle;                               /* the idle state's clip: the idle one or a stand-in */
     int overlay_root;                       /* joint, or -1 */
     float walk_metres, run_metres;          /* m/s at the chosen scale, 0 without the clip or a speed */
+    float *body_low;                        /* per joint: its height along up in the studied pose */
 } plan;
 
 static bool valid_name(const char *name)
@@ -210,6 +212,56 @@ static void write_comment(FILE *out, const char *format, ...)
 
 /* ---- characters.ini ---- */
 
+/* The legs the foot lock and foot IK bend: each foot found with its parent as the knee and its grandparent as
+ * the hip, and foot IK on when both chains are there; otherwise said plainly. Leaves ending as low as the feet
+ * that are not these two (a creature's other legs) are named as not handled. */
+static void write_legs(FILE *out, const plan *p)
+{
+    const new_character_body *b = &p->body;
+    const skeleton *s = &p->model->skeleton;
+    int chains[2][3];
+    bool found = b->foot_count == 2;
+    for (int f = 0; found && f < 2; ++f) {
+        chains[f][2] = b->foot_root[f];
+        chains[f][1] = s->parents[chains[f][2]];
+        chains[f][0] = chains[f][1] >= 0 ? s->parents[chains[f][1]] : -1;
+        found = chains[f][0] >= 0 && chains[f][0] != chains[(f + 1) % 2][0];
+    }
+    if (!found) {
+        fprintf(out, "; no two legs found (a foot with a knee and a hip above it): no foot lock or foot IK\n");
+        return;
+    }
+    if (chains[0][2] > chains[1][2]) /* in skeleton order, as the engine lists legs it finds itself */
+        for (int k = 0; k < 3; ++k) {
+            int swap = chains[0][k];
+            chains[0][k] = chains[1][k];
+            chains[1][k] = swap;
+        }
+    fprintf(out, "; guess: the legs end at the feet found, each foot's parent its knee and grandparent its hip; foot IK\n"
+                 "; puts them on the ground under them (the engine locks and places two legs)\n");
+    fprintf(out, "legs = %s %s %s %s %s %s\nfoot_ik = true\n", s->names[chains[0][0]], s->names[chains[0][1]],
+            s->names[chains[0][2]], s->names[chains[1][0]], s->names[chains[1][1]], s->names[chains[1][2]]);
+    /* Other legs: leaves as low as the feet (within a tenth of the height), not in the two legs. */
+    char others[512] = "";
+    int other_count = 0;
+    float lowest = fminf(p->body_low[b->foot_root[0]], p->body_low[b->foot_root[1]]);
+    for (int j = 0; j < s->joint_count; ++j) {
+        bool leaf = true;
+        for (int child = j + 1; child < s->joint_count && leaf; ++child)
+            leaf = s->parents[child] != j;
+        bool in_legs = false;
+        for (int up = j; up >= 0 && !in_legs; up = s->parents[up])
+            in_legs = up == chains[0][0] || up == chains[1][0];
+        if (!leaf || in_legs || p->body_low[j] > lowest + 0.1f * b->height)
+            continue;
+        size_t used = strlen(others);
+        snprintf(others + used, sizeof others - used, "%s%s", other_count++ ? ", " : "", s->names[j]);
+    }
+    if (other_count > 0)
+        write_comment(out, "not handled: %d more leg%s ending at %s: the foot lock and foot IK bend two legs, these "
+                           "play as animated", other_count, other_count == 1 ? "" : "s", others);
+}
+
 static void write_characters(FILE *out, const plan *p)
 {
     const new_character_body *b = &p->body;
@@ -250,6 +302,7 @@ static void write_characters(FILE *out, const plan *p)
         fprintf(out, "; guess: the toes do not say which way the character faces: %s is the default (Doom 3's)\n",
                 axis_text(b->forward_axis, b->forward_sign));
     fprintf(out, "forward = %s\n", axis_text(b->forward_axis, b->forward_sign));
+    write_legs(out, p);
 }
 
 /* ---- clips.ini ---- */
@@ -949,6 +1002,22 @@ int command_new_character(int argc, char **argv)
         fprintf(stderr, "md5tool: out of memory\n");
         goto done;
     }
+    /* Each joint's height along up, in the pose the body was studied in (the idle's first frame). */
+    p.body_low = calloc((size_t)p.model->skeleton.joint_count, sizeof *p.body_low);
+    joint_pose *studied = malloc((size_t)p.model->skeleton.joint_count * sizeof *studied);
+    if (!p.body_low || !studied) {
+        free(studied);
+        fprintf(stderr, "md5tool: out of memory\n");
+        goto done;
+    }
+    const clip *reference = p.idle >= 0 ? p.clips[p.idle].file.clip : NULL;
+    if (p.body.from_clip && reference)
+        pose_to_object(p.model->skeleton.parents, p.model->skeleton.joint_count, reference->frames, studied);
+    else
+        memcpy(studied, p.model->skeleton.bind_object, (size_t)p.model->skeleton.joint_count * sizeof *studied);
+    for (int j = 0; j < p.model->skeleton.joint_count; ++j)
+        p.body_low[j] = p.body.up_sign * studied[j].position[p.body.up_axis];
+    free(studied);
     measure_clips(&p);
     for (int i = 0; i < p.clip_count; ++i) {
         path_from_folder(folder_real, p.clips[i].path, p.clips[i].relative, sizeof p.clips[i].relative);
@@ -986,5 +1055,6 @@ done:
     new_character_body_free(&p.body);
     loaded_file_free(&mesh);
     free(overrides);
+    free(p.body_low);
     return status;
 }
