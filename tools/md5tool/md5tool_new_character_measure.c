@@ -171,6 +171,20 @@ static void mark_feet(const skeleton *s, new_character_body *body)
 /* Two feet: joints named foot/ankle/toe/heel whose parent is not (the top of each foot chain); with more
  * than two such chains, the lowest two that stand apart. Otherwise the lowest leaf joint and the lowest
  * other leaf standing apart from it. */
+/* A joint that may be a foot: by name, the top of a run of joints named foot, ankle, toe or heel; without
+ * names, a leaf (no children). */
+static bool foot_candidate(const skeleton *s, int j, bool by_name)
+{
+    if (by_name) {
+        int parent = s->parents[j];
+        return name_contains_any(s->names[j], foot_words) && (parent < 0 || !name_contains_any(s->names[parent], foot_words));
+    }
+    for (int child = j + 1; child < s->joint_count; ++child)
+        if (s->parents[child] == j)
+            return false;
+    return true;
+}
+
 static void find_feet(const skeleton *s, const joint_pose *bind, new_character_body *body)
 {
     int n = s->joint_count;
@@ -181,17 +195,7 @@ static void find_feet(const skeleton *s, const joint_pose *bind, new_character_b
         bool by_name = pass == 0;
         roots[0] = roots[1] = -1;
         for (int j = 0; j < n; ++j) {
-            bool candidate;
-            if (by_name) {
-                int parent = s->parents[j];
-                candidate = name_contains_any(s->names[j], foot_words) &&
-                            (parent < 0 || !name_contains_any(s->names[parent], foot_words));
-            } else {
-                candidate = true;
-                for (int child = j + 1; child < n && candidate; ++child)
-                    candidate = s->parents[child] != j;
-            }
-            if (!candidate)
+            if (!foot_candidate(s, j, by_name))
                 continue;
             float h = height_of(body, bind[j].position);
             if (roots[0] < 0 || h < height_of(body, bind[roots[0]].position)) {
@@ -237,17 +241,7 @@ static bool up_from_feet(const skeleton *s, const joint_pose *pose, int *axis, f
         float sum[3] = {0};
         int count = 0;
         for (int j = 0; j < n; ++j) {
-            bool counted;
-            if (pass == 0) {
-                int parent = s->parents[j];
-                counted = name_contains_any(s->names[j], foot_words) &&
-                          (parent < 0 || !name_contains_any(s->names[parent], foot_words));
-            } else {
-                counted = true;
-                for (int child = j + 1; child < n && counted; ++child)
-                    counted = s->parents[child] != j;
-            }
-            if (!counted)
+            if (!foot_candidate(s, j, pass == 0))
                 continue;
             for (int k = 0; k < 3; ++k)
                 sum[k] += pose[j].position[k];
