@@ -886,6 +886,7 @@ int command_new_character(int argc, char **argv)
         if (strcmp(arg, "--out") == 0) {
             if (i + 1 >= argc || argv[i + 1][0] == '\0') {
                 free(paths);
+                free(overrides);
                 return usage_error("%s", "new-character: --out needs a folder");
             }
             folder = argv[++i];
