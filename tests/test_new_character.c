@@ -560,9 +560,11 @@ static void test_given_roles_and_axes(void)
     anim_config_free(config);
     cache_destroy(cache);
 
-    /* Two clips of no role: nothing written, and the way out named. */
-    snprintf(arguments, sizeof arguments, "new-character hero '%s' '%s' '%s/Bob.md5anim' --out '%s/none'", MANNEQUIN,
-             odd, base, base);
+    /* Two clips of no role that do not travel: nothing written, and the way out named. */
+    snprintf(command, sizeof command, "cp '%sclips/idle.md5anim' '%s/still.md5anim'", ASSETS, base);
+    CHECK(system(command) == 0);
+    snprintf(arguments, sizeof arguments, "new-character hero '%s' '%s/still.md5anim' '%s/Bob.md5anim' --out '%s/none'",
+             MANNEQUIN, base, base, base);
     run = run_tool(arguments);
     CHECK(run.status == 1);
     CHECK_STR_CONTAINS(run.output, "no clip fits this mesh with a role it can play; nothing written (name a clip's role "
@@ -617,6 +619,53 @@ static void test_creature_stands_on_its_feet(void)
     anim_config *config = load_written_config(path, cache);
     const anim_character *crawler = config ? anim_config_find_character(config, "crawler") : NULL;
     CHECK(crawler && crawler->axes.from[2] == 2 && crawler->axes.sign[2] > 0 && crawler->axes.from[0] == 1);
+    anim_config_free(config);
+    cache_destroy(cache);
+}
+
+/* Roles from motion where names say none: copies of our clips under names of no role: the walk (1.4 m/s
+ * forward) and the run (3.5) take those roles from how they travel, the strafe left is left out saying it
+ * travels 90 degrees off forward; a lone clip that walks is the walk and stands in for the idle. */
+static void test_roles_from_motion(void)
+{
+    char base[600], command[4000], path[800], arguments[4000];
+    snprintf(base, sizeof base, "%s/motion", folder);
+    snprintf(command, sizeof command, "mkdir -p '%s' && cd '%s' && cp '%s' hero.md5mesh && cp '%sclips/idle.md5anim' stand.md5anim && "
+             "cp '%sclips/walk.md5anim' moving.md5anim && cp '%sclips/run.md5anim' quick.md5anim && "
+             "cp '%sclips/walk_left.md5anim' drift.md5anim && cp '%sclips/walk.md5anim' hero.md5anim",
+             base, base, MANNEQUIN, ASSETS, ASSETS, ASSETS, ASSETS, ASSETS);
+    CHECK(system(command) == 0);
+    snprintf(arguments, sizeof arguments, "new-character hero '%s/hero.md5mesh' '%s/stand.md5anim' '%s/moving.md5anim' "
+             "'%s/quick.md5anim' '%s/drift.md5anim' --out '%s/all'", base, base, base, base, base, base);
+    tool_run run = run_tool(arguments);
+    CHECK(run.status == 0);
+    CHECK_STR_CONTAINS(run.output, "drift.md5anim: travels 90 degrees off forward at 1.4 m/s");
+    free(run.output);
+    snprintf(path, sizeof path, "%s/all/clips.ini", base);
+    char *clips = test_read_file(path, NULL);
+    CHECK_STR_CONTAINS(clips, "; guess: walk, from its motion (its name says no role): 1.4 m/s forward\n[moving]");
+    CHECK_STR_CONTAINS(clips, "; guess: run, from its motion (its name says no role): 3.5 m/s forward\n[quick]");
+    CHECK_STR_CONTAINS(clips, "; [drift]");
+    free(clips);
+    snprintf(path, sizeof path, "%s/all", base);
+    cache *cache = cache_create();
+    anim_config *config = load_written_config(path, cache);
+    CHECK(config != NULL);
+    anim_config_free(config);
+
+    snprintf(arguments, sizeof arguments, "new-character hero '%s/hero.md5mesh' '%s/hero.md5anim' --out '%s/lone'", base,
+             base, base);
+    run = run_tool(arguments);
+    CHECK(run.status == 0);
+    free(run.output);
+    snprintf(path, sizeof path, "%s/lone/clips.ini", base);
+    clips = test_read_file(path, NULL);
+    CHECK_STR_CONTAINS(clips, "; guess: walk, from its motion (its name says no role): 1.4 m/s forward; no idle clip: it "
+                              "also stands in for idle\n[hero]");
+    free(clips);
+    snprintf(path, sizeof path, "%s/lone", base);
+    config = load_written_config(path, cache);
+    CHECK(config != NULL);
     anim_config_free(config);
     cache_destroy(cache);
 }
@@ -765,6 +814,7 @@ int main(int argc, char **argv)
         RUN(test_paths_with_special_characters);
         RUN(test_given_roles_and_axes);
         RUN(test_creature_stands_on_its_feet);
+        RUN(test_roles_from_motion);
     }
     if (part == TEST_PART_BONEMAN)
         RUN(test_boneman_starter_config);

@@ -78,6 +78,8 @@ typedef struct candidate {
     bool usable;                    /* read, fits, and has its role to itself */
     bool role_given;                /* --role FILE=ROLE named it */
     bool lone;                      /* the only clip, of no role its name says: the idle */
+    bool from_motion;               /* its role from how it travels: its name says none */
+    bool off_forward;               /* travels, but not forward: left out (problem says how) */
     char problem[DIAG_TEXT_MAX];
     new_character_speed speed;
 } candidate;
@@ -337,7 +339,7 @@ static void write_clip(FILE *out, const plan *p, int index)
     const candidate *c = &p->clips[index];
     const char *hash = c->usable ? "" : "; ";
     fputc('\n', out);
-    if (!c->file.ok || !c->file.clip) {
+    if (!c->file.ok || !c->file.clip || c->off_forward) {
         write_comment(out, "Left out: %s", c->problem);
     } else if (c->problem[0]) {
         write_comment(out, "Left out: %s (does not fit %s)", c->problem, p->mesh_path);
@@ -352,6 +354,10 @@ static void write_clip(FILE *out, const plan *p, int index)
                 c->section, c->section);
     } else if (c->role_given) {
         fprintf(out, "; given: %s (--role)\n", new_character_role_name(c->role));
+    } else if (c->from_motion) {
+        fprintf(out, "; guess: %s, from its motion (its name says no role): %.3g m/s forward%s\n",
+                new_character_role_name(c->role), (double)metres(p, c->speed.speed),
+                index == p->idle ? "; no idle clip: it also stands in for idle" : "");
     } else if (c->lone) {
         fprintf(out, "; guess: the only clip, and its name says nothing of a role: it plays as the idle (give "
                      "--role FILE=ROLE to say otherwise)\n");
@@ -813,11 +819,54 @@ static void study_clips(plan *p)
 }
 
 /* With the body known: ground speeds and the overlay's branch. */
+/* Roles from motion, for clips whose names say none (a lone one taken for the idle included): one that
+ * travels forward at 0.3 m/s or more is a walk (under 2.2 m/s, or when the walk is taken) or a run, while those
+ * roles are free; one that travels another way is left out, saying so (strafe roles are not written yet). */
+static void roles_from_motion(plan *p)
+{
+    float forward[3] = {0};
+    forward[p->body.forward_axis] = p->body.forward_sign;
+    for (int i = 0; i < p->clip_count; ++i) {
+        candidate *c = &p->clips[i];
+        bool unplaced = c->role == NEW_CHARACTER_ROLE_UNKNOWN && !c->role_given && !c->problem[0] && c->file.clip;
+        if (!(unplaced || c->lone) || c->speed.method == NEW_CHARACTER_SPEED_NONE || metres(p, c->speed.speed) < 0.3f)
+            continue;
+        float along = c->speed.direction[0] * forward[0] + c->speed.direction[1] * forward[1] +
+                      c->speed.direction[2] * forward[2];
+        if (along < 0.7f) {
+            c->off_forward = !c->lone;
+            if (!c->lone)
+                snprintf(c->problem, sizeof c->problem, "%s: travels %.0f degrees off forward at %.2g m/s: a strafe or "
+                         "a walk back, which new-character does not place yet (--role FILE=ROLE to use it)", c->path,
+                         (double)(acosf(fmaxf(-1.0f, fminf(1.0f, along))) * 180.0f / GLM_PIf),
+                         (double)metres(p, c->speed.speed));
+            continue;
+        }
+        new_character_role role = metres(p, c->speed.speed) < 2.2f && p->by_role[NEW_CHARACTER_ROLE_WALK] < 0
+                                      ? NEW_CHARACTER_ROLE_WALK
+                                  : p->by_role[NEW_CHARACTER_ROLE_RUN] < 0 ? NEW_CHARACTER_ROLE_RUN
+                                  : p->by_role[NEW_CHARACTER_ROLE_WALK] < 0 ? NEW_CHARACTER_ROLE_WALK
+                                                                            : NEW_CHARACTER_ROLE_UNKNOWN;
+        if (role == NEW_CHARACTER_ROLE_UNKNOWN)
+            continue;
+        if (c->lone) { /* the lone clip walks: it stands in for the idle as a walk does */
+            p->by_role[NEW_CHARACTER_ROLE_IDLE] = -1;
+            c->lone = false;
+        }
+        c->role = role;
+        c->from_motion = c->usable = true;
+        p->by_role[role] = i;
+        if (p->idle < 0 || p->idle == i)
+            p->idle = i;
+    }
+}
+
 static void measure_clips(plan *p)
 {
     for (int i = 0; i < p->clip_count; ++i)
         if (p->clips[i].file.clip && !p->clips[i].problem[0])
             new_character_measure_speed(p->model, &p->body, p->clips[i].file.clip, &p->clips[i].speed);
+    roles_from_motion(p);
     const candidate *walk = role_clip(p, NEW_CHARACTER_ROLE_WALK), *run = role_clip(p, NEW_CHARACTER_ROLE_RUN);
     p->walk_metres = walk ? metres(p, walk->speed.speed) : 0.0f;
     p->run_metres = run ? metres(p, run->speed.speed) : 0.0f;

@@ -102,6 +102,8 @@ typedef struct new_character_speed {
     float root_travel;      /* file units the root travels from the first frame to the last */
     int samples;            /* planted-foot frames measured */
     int foot_down_at_start; /* the foot lower 15% into the clip (0 or 1), -1 without feet: for sync groups */
+    float direction[3];     /* the way it travels, along the ground, unit (file axes): the root's travel, or
+                             * against the planted foot's slide; zero without a speed */
 } new_character_speed;
 
 /* Ground speed of a clip that fits m's skeleton. The root travels when it moves horizontally more than

@@ -480,9 +480,12 @@ bool new_character_measure_speed(const model *m, const new_character_body *body,
         int low0 = lowest_joint_of_foot(body, start, 0), low1 = lowest_joint_of_foot(body, start, 1);
         out->foot_down_at_start = height_of(body, start[low0].position) <= height_of(body, start[low1].position) ? 0 : 1;
     }
+    float slide[3] = {0};
     if (out->root_travel > 0.1f * body->height && c->once_duration > 0.0f) {
         out->method = NEW_CHARACTER_SPEED_ROOT_MOTION;
         out->speed = out->root_travel / c->once_duration;
+        for (int a = 0; a < 3; ++a)
+            slide[a] = a == body->up_axis ? 0.0f : frames[(size_t)last * n].position[a] - frames[0].position[a];
     } else if (body->foot_count == 2 && last > 0) {
         float ground = INFINITY;
         for (int f = 0; f <= last; ++f)
@@ -502,6 +505,8 @@ bool new_character_measure_speed(const model *m, const new_character_body *body,
             if (down != down_next || height_of(body, now[j].position) > contact)
                 continue;
             samples[out->samples++] = horizontal_distance(body, now[j].position, next[j].position) * c->frame_rate;
+            for (int a = 0; a < 3; ++a) /* the body travels against its planted foot's slide */
+                slide[a] -= a == body->up_axis ? 0.0f : next[j].position[a] - now[j].position[a];
         }
         if (out->samples >= 2) {
             qsort(samples, (size_t)out->samples, sizeof *samples, compare_floats);
@@ -514,6 +519,9 @@ bool new_character_measure_speed(const model *m, const new_character_body *body,
             }
         }
     }
+    float length = sqrtf(slide[0] * slide[0] + slide[1] * slide[1] + slide[2] * slide[2]);
+    for (int a = 0; a < 3 && out->method != NEW_CHARACTER_SPEED_NONE && length > 0.0f; ++a)
+        out->direction[a] = slide[a] / length;
     free(frames);
     free(samples);
     return true;
