@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "anim/config/anim_config.h"
+#include "anim/state_machine.h"
 #include "check.h"
 #include "controls.h"
 #include "demo_config.h"
@@ -624,11 +625,12 @@ static void test_creature_stands_on_its_feet(void)
 }
 
 /* Roles from motion where names say none: copies of our clips under names of no role: the walk (1.4 m/s
- * forward) and the run (3.5) take those roles from how they travel, the strafe left is left out saying it
- * travels 90 degrees off forward; a lone clip that walks is the walk and stands in for the idle. */
+ * forward) and the run (3.5) take those roles from how they travel, the walk to the left is the strafe left,
+ * and the strafe blend is written as ours; clips named forward, backward, left and right (a Sauerbraten
+ * model's) walk and strafe by their names; a lone clip that walks is the walk and stands in for the idle. */
 static void test_roles_from_motion(void)
 {
-    char base[600], command[4000], path[800], arguments[4000];
+    char base[600], command[6000], path[800], arguments[6000];
     snprintf(base, sizeof base, "%s/motion", folder);
     snprintf(command, sizeof command, "mkdir -p '%s' && cd '%s' && cp '%s' hero.md5mesh && cp '%sclips/idle.md5anim' stand.md5anim && "
              "cp '%sclips/walk.md5anim' moving.md5anim && cp '%sclips/run.md5anim' quick.md5anim && "
@@ -639,19 +641,48 @@ static void test_roles_from_motion(void)
              "'%s/quick.md5anim' '%s/drift.md5anim' --out '%s/all'", base, base, base, base, base, base);
     tool_run run = run_tool(arguments);
     CHECK(run.status == 0);
-    CHECK_STR_CONTAINS(run.output, "drift.md5anim: travels 90 degrees off forward at 1.4 m/s");
     free(run.output);
     snprintf(path, sizeof path, "%s/all/clips.ini", base);
     char *clips = test_read_file(path, NULL);
     CHECK_STR_CONTAINS(clips, "; guess: walk, from its motion (its name says no role): 1.4 m/s forward\n[moving]");
     CHECK_STR_CONTAINS(clips, "; guess: run, from its motion (its name says no role): 3.5 m/s forward\n[quick]");
-    CHECK_STR_CONTAINS(clips, "; [drift]");
+    CHECK_STR_CONTAINS(clips, "; guess: strafe_left, from its motion (its name says no role): 1.4 m/s left\n[drift]");
     free(clips);
-    snprintf(path, sizeof path, "%s/all", base);
+    /* The strafe blend, as ours: the idle at the centre, the walk and run ahead, the strafe to the left. */
+    snprintf(path, sizeof path, "%s/all/states.ini", base);
+    char *states = test_read_file(path, NULL);
+    CHECK_STR_CONTAINS(states, "strafe = bool false");
+    CHECK_STR_CONTAINS(states, "[blend strafe]\nparameters = forward left\nclip.stand = 0 0\nclip.moving = 1.4 0\n"
+                               "clip.quick = 3.5 0\nclip.drift = 0 1.4\n");
+    CHECK_STR_CONTAINS(states, "[walk -> strafe]\nwhen = strafe");
+    free(states);
+    /* Named so (a Sauerbraten model's forward, backward, left and right). */
+    snprintf(command, sizeof command, "cd '%s' && cp '%sclips/walk.md5anim' snout_forward.md5anim && "
+             "cp '%sclips/walk_back.md5anim' snout_backward.md5anim && cp '%sclips/walk_left.md5anim' snout_left.md5anim && "
+             "cp '%sclips/walk_right.md5anim' snout_right.md5anim", base, ASSETS, ASSETS, ASSETS, ASSETS);
+    CHECK(system(command) == 0);
+    snprintf(arguments, sizeof arguments, "new-character hero '%s/hero.md5mesh' '%s/stand.md5anim' '%s/snout_forward.md5anim' "
+             "'%s/snout_backward.md5anim' '%s/snout_left.md5anim' '%s/snout_right.md5anim' --out '%s/named'",
+             base, base, base, base, base, base, base);
+    run = run_tool(arguments);
+    CHECK(run.status == 0);
+    free(run.output);
+    snprintf(path, sizeof path, "%s/named/states.ini", base);
+    states = test_read_file(path, NULL);
+    CHECK_STR_CONTAINS(states, "clip.snout_forward = 1.4 0\nclip.snout_backward = -1.4 0\nclip.snout_left = 0 1.4\n"
+                               "clip.snout_right = 0 -1.4\n");
+    free(states);
     cache *cache = cache_create();
-    anim_config *config = load_written_config(path, cache);
-    CHECK(config != NULL);
-    anim_config_free(config);
+    static const char *const written[] = {"all", "named"};
+    for (int w = 0; w < 2; ++w) {
+        snprintf(path, sizeof path, "%s/%s", base, written[w]);
+        anim_config *config = load_written_config(path, cache);
+        const anim_character *hero = config ? anim_config_find_character(config, "hero") : NULL;
+        CHECK(hero && state_machine_find_parameter(&hero->machine, "strafe") >= 0 &&
+              anim_config_find_blend(hero, "strafe") >= 0);
+        anim_config_free(config);
+    }
+    anim_config *config = NULL;
 
     snprintf(arguments, sizeof arguments, "new-character hero '%s/hero.md5mesh' '%s/hero.md5anim' --out '%s/lone'", base,
              base, base);

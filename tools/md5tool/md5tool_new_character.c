@@ -41,7 +41,8 @@ static const char new_character_help[] =
     "back as the demo reads them before the command says they are written.\n"
     "\n"
     "What the files cannot tell can be given: --role FILE=ROLE (FILE as given or its file name, ROLE one of\n"
-    "idle walk run jump turn_left turn_right overlay pain death dead; repeat for more clips), --up and\n"
+    "idle walk run jump turn_left turn_right overlay pain death dead walk_back strafe_left strafe_right;\n"
+    "repeat for more clips), --up and\n"
     "--forward (+X -X +Y -Y +Z -Z), each marked `; given` in the files. A lone clip whose name says no role\n"
     "plays as the idle.\n"
     "\n"
@@ -318,14 +319,21 @@ static const char *speed_method_text(new_character_speed_method method)
                                                         : "nothing travels";
 }
 
+static bool is_strafe(new_character_role role)
+{
+    return role == NEW_CHARACTER_ROLE_WALK_BACK || role == NEW_CHARACTER_ROLE_STRAFE_LEFT ||
+           role == NEW_CHARACTER_ROLE_STRAFE_RIGHT;
+}
+
 static bool role_loops(new_character_role role)
 {
-    return role == NEW_CHARACTER_ROLE_IDLE || role == NEW_CHARACTER_ROLE_WALK || role == NEW_CHARACTER_ROLE_RUN;
+    return role == NEW_CHARACTER_ROLE_IDLE || role == NEW_CHARACTER_ROLE_WALK || role == NEW_CHARACTER_ROLE_RUN ||
+           is_strafe(role);
 }
 
 static bool is_locomotion(new_character_role role)
 {
-    return role == NEW_CHARACTER_ROLE_WALK || role == NEW_CHARACTER_ROLE_RUN;
+    return role == NEW_CHARACTER_ROLE_WALK || role == NEW_CHARACTER_ROLE_RUN || is_strafe(role);
 }
 
 /* Whether walk and run start on the same foot, so they can share a sync group. */
@@ -357,9 +365,11 @@ static void write_clip(FILE *out, const plan *p, int index)
     } else if (c->role_given) {
         fprintf(out, "; given: %s (--role)\n", new_character_role_name(c->role));
     } else if (c->from_motion) {
-        fprintf(out, "; guess: %s, from its motion (its name says no role): %.3g m/s forward%s\n",
+        static const char *const ways[] = {[NEW_CHARACTER_ROLE_WALK_BACK] = "back", [NEW_CHARACTER_ROLE_STRAFE_LEFT] = "left",
+                                           [NEW_CHARACTER_ROLE_STRAFE_RIGHT] = "right"};
+        fprintf(out, "; guess: %s, from its motion (its name says no role): %.3g m/s %s%s\n",
                 new_character_role_name(c->role), (double)metres(p, c->speed.speed),
-                index == p->idle ? "; no idle clip: it also stands in for idle" : "");
+                is_strafe(c->role) ? ways[c->role] : "forward", index == p->idle ? "; no idle clip: it also stands in for idle" : "");
     } else if (c->lone) {
         fprintf(out, "; guess: the only clip, and its name says nothing of a role: it plays as the idle (give "
                      "--role FILE=ROLE to say otherwise)\n");
@@ -505,7 +515,46 @@ static void write_landing(FILE *out, const ladder *l, const char *from)
     fprintf(out, "\n[%s -> %s]\nwhen = end\nfade = 0.25\n", from, l->state[0]);
 }
 
-enum { LIVING_MAX = 2 * RUNGS_MAX + 4 };
+enum { LIVING_MAX = 2 * RUNGS_MAX + 5 };
+
+/* Whether the strafe blend is written: a forward gait and at least one of back, left and right. */
+static bool strafe_clips(const plan *p)
+{
+    bool forward = role_clip(p, NEW_CHARACTER_ROLE_WALK) || role_clip(p, NEW_CHARACTER_ROLE_RUN);
+    return forward && (role_clip(p, NEW_CHARACTER_ROLE_WALK_BACK) || role_clip(p, NEW_CHARACTER_ROLE_STRAFE_LEFT) ||
+                       role_clip(p, NEW_CHARACTER_ROLE_STRAFE_RIGHT));
+}
+
+/* The strafe blend, as the shipped config's (config/states.ini, "strafe"): facing one way, moving in any
+ * direction; the idle at the centre, each clip at its measured speed in its direction (forward, left), in
+ * the character's own frame. Entered from every gait while the game holds `strafe`. */
+static void write_strafe(FILE *out, const plan *p, const ladder *l)
+{
+    const candidate *walk = role_clip(p, NEW_CHARACTER_ROLE_WALK), *run = role_clip(p, NEW_CHARACTER_ROLE_RUN);
+    const candidate *forward = walk ? walk : run;
+    float fallback = forward && forward->speed.speed > 0.0f ? metres(p, forward->speed.speed) : 1.4f;
+    fprintf(out, "\n; --- strafe (hold Ctrl): facing one way, moving in any direction ---------------------------------\n"
+                 "; guess: each clip at its measured speed in its direction; the idle at the centre\n"
+                 "\n[blend strafe]\nparameters = forward left\nclip.%s = 0 0\n", p->clips[p->idle].section);
+    static const struct {
+        new_character_role role;
+        float forward, left;
+    } placed[] = {{NEW_CHARACTER_ROLE_WALK, 1, 0},        {NEW_CHARACTER_ROLE_RUN, 1, 0},
+                  {NEW_CHARACTER_ROLE_WALK_BACK, -1, 0},  {NEW_CHARACTER_ROLE_STRAFE_LEFT, 0, 1},
+                  {NEW_CHARACTER_ROLE_STRAFE_RIGHT, 0, -1}};
+    for (size_t k = 0; k < sizeof placed / sizeof placed[0]; ++k) {
+        const candidate *c = role_clip(p, placed[k].role);
+        if (!c || c == &p->clips[p->idle])
+            continue;
+        float speed = c->speed.speed > 0.0f ? metres(p, c->speed.speed) : fallback;
+        fprintf(out, "clip.%s = %.3g %.3g\n", c->section, (double)(placed[k].forward * speed),
+                (double)(placed[k].left * speed));
+    }
+    fprintf(out, "\n[state strafe]\nclip = strafe\n");
+    for (int i = 0; i < l->count; ++i)
+        fprintf(out, "\n[%s -> strafe]\nwhen = strafe\nfade = 0.2\n", l->state[i]);
+    fprintf(out, "\n[strafe -> %s]\nwhen = not strafe\nfade = 0.2\n", l->state[0]);
+}
 
 static void write_states(FILE *out, const plan *p)
 {
@@ -532,6 +581,11 @@ static void write_states(FILE *out, const plan *p)
         fprintf(out, "turn = number 0         ; degrees to turn in place: negative left, positive right\n");
     fprintf(out, "grounded = bool true\njump = trigger\nwave = trigger\ncelebrate = trigger\n"
                  "hit = trigger           ; H in the demo\ndie = trigger           ; K in the demo\n");
+    bool strafes = strafe_clips(p);
+    if (strafes)
+        fprintf(out, "strafe = bool false     ; held (Ctrl in the demo): face one way, move in any direction\n"
+                     "forward = number 0      ; the velocity in the character's own frame, m/s: ahead\n"
+                     "left = number 0         ; and to its left (negative: right)\n");
 
     fprintf(out, "\n; --- locomotion ------------------------------------------------------------------------------\n");
     if (l.count > 1)
@@ -548,6 +602,10 @@ static void write_states(FILE *out, const plan *p)
     int living_count = 0;
     for (int i = 0; i < l.count; ++i)
         living[living_count++] = l.state[i];
+    if (strafes) {
+        write_strafe(out, p, &l);
+        living[living_count++] = "strafe";
+    }
 
     if (overlay && p->overlay_root >= 0) {
         fprintf(out, "\n; --- the overlay: %s over whatever the legs do -------------------------------------\n"
@@ -826,8 +884,13 @@ static void study_clips(plan *p)
  * roles are free; one that travels another way is left out, saying so (strafe roles are not written yet). */
 static void roles_from_motion(plan *p)
 {
-    float forward[3] = {0};
+    float forward[3] = {0}, up[3] = {0}, left[3];
     forward[p->body.forward_axis] = p->body.forward_sign;
+    up[p->body.up_axis] = p->body.up_sign;
+    /* The canonical frame's left (+Y) is up x forward (Z x X). */
+    left[0] = up[1] * forward[2] - up[2] * forward[1];
+    left[1] = up[2] * forward[0] - up[0] * forward[2];
+    left[2] = up[0] * forward[1] - up[1] * forward[0];
     for (int i = 0; i < p->clip_count; ++i) {
         candidate *c = &p->clips[i];
         bool unplaced = c->role == NEW_CHARACTER_ROLE_UNKNOWN && !c->role_given && !c->problem[0] && c->file.clip;
@@ -835,11 +898,22 @@ static void roles_from_motion(plan *p)
             continue;
         float along = c->speed.direction[0] * forward[0] + c->speed.direction[1] * forward[1] +
                       c->speed.direction[2] * forward[2];
+        float side = c->speed.direction[0] * left[0] + c->speed.direction[1] * left[1] + c->speed.direction[2] * left[2];
+        new_character_role strafe = along <= -0.7f ? NEW_CHARACTER_ROLE_WALK_BACK
+                                    : side >= 0.7f ? NEW_CHARACTER_ROLE_STRAFE_LEFT
+                                    : side <= -0.7f ? NEW_CHARACTER_ROLE_STRAFE_RIGHT
+                                                    : NEW_CHARACTER_ROLE_UNKNOWN;
+        if (along < 0.7f && !c->lone && strafe != NEW_CHARACTER_ROLE_UNKNOWN && p->by_role[strafe] < 0) {
+            c->role = strafe;
+            c->from_motion = c->usable = true;
+            p->by_role[strafe] = i;
+            continue;
+        }
         if (along < 0.7f) {
             c->off_forward = !c->lone;
             if (!c->lone)
                 snprintf(c->problem, sizeof c->problem, "%s: travels %.0f degrees off forward at %.2g m/s: a strafe or "
-                         "a walk back, which new-character does not place yet (--role FILE=ROLE to use it)", c->path,
+                         "a walk back whose role another clip has (--role FILE=ROLE to use it)", c->path,
                          (double)(acosf(fmaxf(-1.0f, fminf(1.0f, along))) * 180.0f / GLM_PIf),
                          (double)metres(p, c->speed.speed));
             continue;
@@ -965,7 +1039,8 @@ int command_new_character(int argc, char **argv)
                 free(paths);
                 free(overrides);
                 return usage_error("new-character: --role takes FILE=ROLE, ROLE one of idle, walk, run, jump, "
-                                   "turn_left, turn_right, overlay, pain, death, dead; not '%s'", given);
+                                   "turn_left, turn_right, overlay, pain, death, dead, walk_back, strafe_left, strafe_right; "
+                                   "not '%s'", given);
             }
             /* FILE is the text before the last '=': the given string cut there (argv is ours to write). */
             argv[i][equals - given] = '\0';
@@ -1079,7 +1154,7 @@ int command_new_character(int argc, char **argv)
     if (p.idle < 0) {
         fprintf(stderr, "%s: no clip fits this mesh with a role it can play; nothing written (name a clip's role "
                         "with --role FILE=ROLE: idle, walk, run, jump, turn_left, turn_right, overlay, pain, death, "
-                        "dead)\n", mesh_path);
+                        "dead, walk_back, strafe_left, strafe_right)\n", mesh_path);
         goto done;
     }
     bool writable = path_writable("characters.ini", "mesh", mesh_path, p.mesh_relative);

@@ -26,6 +26,9 @@ typedef enum new_character_role {
     NEW_CHARACTER_ROLE_PAIN,    /* a one-shot reaction */
     NEW_CHARACTER_ROLE_DEATH,   /* a one-shot that holds its last frame */
     NEW_CHARACTER_ROLE_DEAD,    /* lying dead, after the death */
+    NEW_CHARACTER_ROLE_WALK_BACK,    /* walking backwards, facing forward: the strafe blend's back */
+    NEW_CHARACTER_ROLE_STRAFE_LEFT,  /* walking to its left, facing forward */
+    NEW_CHARACTER_ROLE_STRAFE_RIGHT, /* walking to its right, facing forward */
     NEW_CHARACTER_ROLE_COUNT
 } new_character_role;
 
@@ -42,6 +45,8 @@ typedef enum new_character_role {
  *   pain, hit, flinch                       pain
  *   death, dying, die                       death
  *   dead                                    dead
+ *   backward, back                          walk_back (strafe blend)
+ *   left; right (without turn)              strafe_left; strafe_right (strafe blend)
  * anything else (a turn without a side included) is unknown. mesh_path may be NULL. When several clips
  * get one role, the first in file-name order plays it, unless another is named exactly for the role
  * ("idle" beats "breathe"). */

@@ -25,7 +25,8 @@ static const char *const role_names[NEW_CHARACTER_ROLE_COUNT] = {
     [NEW_CHARACTER_ROLE_JUMP] = "jump",       [NEW_CHARACTER_ROLE_TURN_LEFT] = "turn_left",
     [NEW_CHARACTER_ROLE_TURN_RIGHT] = "turn_right", [NEW_CHARACTER_ROLE_OVERLAY] = "overlay",
     [NEW_CHARACTER_ROLE_PAIN] = "pain",       [NEW_CHARACTER_ROLE_DEATH] = "death",
-    [NEW_CHARACTER_ROLE_DEAD] = "dead",
+    [NEW_CHARACTER_ROLE_DEAD] = "dead",       [NEW_CHARACTER_ROLE_WALK_BACK] = "walk_back",
+    [NEW_CHARACTER_ROLE_STRAFE_LEFT] = "strafe_left", [NEW_CHARACTER_ROLE_STRAFE_RIGHT] = "strafe_right",
 };
 
 const char *new_character_role_name(new_character_role role)
@@ -47,6 +48,9 @@ static const struct {
     {NEW_CHARACTER_ROLE_PAIN, {"pain", "hit", "flinch"}},
     {NEW_CHARACTER_ROLE_DEATH, {"death", "dying", "die"}},
     {NEW_CHARACTER_ROLE_DEAD, {"dead"}},
+    {NEW_CHARACTER_ROLE_WALK_BACK, {"backward", "back"}},
+    {NEW_CHARACTER_ROLE_STRAFE_LEFT, {"left"}},
+    {NEW_CHARACTER_ROLE_STRAFE_RIGHT, {"right"}},
 };
 
 /* The file name without folder and extension. */
