@@ -656,6 +656,22 @@ static void test_roles_from_motion(void)
                                "clip.quick = 3.5 0\nclip.drift = 0 1.4\n");
     CHECK_STR_CONTAINS(states, "[walk -> strafe]\nwhen = strafe");
     free(states);
+    /* Two idles: the one named for the role plays, and the other's note says so (it said "came first in name
+     * order", which chainsaw_idle did). */
+    snprintf(command, sizeof command, "cd '%s' && cp stand.md5anim chainsaw_idle.md5anim && cp stand.md5anim idle.md5anim",
+             base);
+    CHECK(system(command) == 0);
+    snprintf(arguments, sizeof arguments, "new-character hero '%s/hero.md5mesh' '%s/chainsaw_idle.md5anim' '%s/idle.md5anim' "
+             "--out '%s/idles'", base, base, base, base);
+    run = run_tool(arguments);
+    CHECK(run.status == 0);
+    free(run.output);
+    snprintf(path, sizeof path, "%s/idles/clips.ini", base);
+    clips = test_read_file(path, NULL);
+    CHECK_STR_CONTAINS(clips, "; Left out: its name says idle, but ");
+    CHECK_STR_CONTAINS(clips, "is named for the role. To use this one instead");
+    CHECK(strstr(clips, "came first in name order") == NULL);
+    free(clips);
     /* Named so (a Sauerbraten model's forward, backward, left and right). */
     snprintf(command, sizeof command, "cd '%s' && cp '%sclips/walk.md5anim' snout_forward.md5anim && "
              "cp '%sclips/walk_back.md5anim' snout_backward.md5anim && cp '%sclips/walk_left.md5anim' snout_left.md5anim && "

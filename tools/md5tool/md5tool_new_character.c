@@ -215,6 +215,11 @@ static void write_comment(FILE *out, const char *format, ...)
     }
 }
 
+static bool named_for_its_role(const candidate *c)
+{
+    return c->role_given || strcasecmp(c->stem, new_character_role_name(c->role)) == 0;
+}
+
 /* ---- characters.ini ---- */
 
 /* The legs the foot lock and foot IK bend: each foot found with its parent as the knee and its grandparent as
@@ -354,9 +359,14 @@ static void write_clip(FILE *out, const plan *p, int index)
     } else if (c->problem[0]) {
         write_comment(out, "Left out: %s (does not fit %s)", c->problem, p->mesh_path);
     } else if (c->rival >= 0) {
-        write_comment(out, "Left out: its name says %s, but %s came first in name order. To use this one instead, "
-                           "point [%s] at this file.",
-                      new_character_role_name(c->role), p->clips[c->rival].path, p->clips[c->rival].section);
+        /* Why the other one plays: it is named for the role ("idle" over "chainsaw_idle", whatever their order),
+         * or was given it, or came first in name order. */
+        const candidate *rival = &p->clips[c->rival];
+        const char *why = rival->role_given ? "was given the role (--role)"
+                          : named_for_its_role(rival) && !named_for_its_role(c) ? "is named for the role"
+                                                                              : "came first in name order";
+        write_comment(out, "Left out: its name says %s, but %s %s. To use this one instead, point [%s] at this file.",
+                      new_character_role_name(c->role), rival->path, why, rival->section);
     } else if (c->role == NEW_CHARACTER_ROLE_UNKNOWN) {
         fprintf(out, "; Left out: its name says nothing of what it is for. To use it, uncomment this section and add\n"
                      "; to states.ini a state `[state %s]` with `clip = %s` and transitions into and out of it\n"
@@ -792,10 +802,6 @@ static bool written_files_load(const char *folder)
 
 static const char *const written_files[] = {"characters.ini", "clips.ini", "states.ini", "demo.ini", "controls.ini"};
 
-static bool named_for_its_role(const candidate *c)
-{
-    return c->role_given || strcasecmp(c->stem, new_character_role_name(c->role)) == 0;
-}
 
 /* Read and measure every clip; decide who plays each role. */
 static void study_clips(plan *p)
