@@ -30,14 +30,6 @@ struct trace_poses {
     joint_pose *storage; /* entity_count x ANIMATOR_STAGE_COUNT x capacity, when with_stages */
 };
 
-static int find_joint(const skeleton *s, const char *name)
-{
-    for (int j = 0; j < s->joint_count; ++j)
-        if (strcmp(s->names[j], name) == 0)
-            return j;
-    return -1;
-}
-
 /* Stage buffers for every entity, capacity joints each; false when memory runs out (the old ones kept). */
 static bool grow(trace_poses *poses, int capacity)
 {
@@ -100,7 +92,7 @@ static bool parse_joints(trace_poses *poses, const char *text, const anim_config
         bool known = false;
         for (int c = 0; c < anim_config_character_count(config) && !known; ++c) {
             const anim_character *character = anim_config_character(config, c);
-            known = character->model && find_joint(&character->model->skeleton, cursor) >= 0;
+            known = character->model && skeleton_find_joint(&character->model->skeleton, cursor) >= 0;
         }
         if (!known) {
             const anim_character *first = anim_config_character_count(config) ? anim_config_character(config, 0) : NULL;
@@ -171,7 +163,7 @@ static void resolve(const trace_poses *poses, traced_entity *entity, const anim_
     }
     entity->joint_count = poses->name_count;
     for (int n = 0; n < poses->name_count; ++n)
-        entity->joints[n] = find_joint(s, poses->names[n]);
+        entity->joints[n] = skeleton_find_joint(s, poses->names[n]);
 }
 
 void trace_poses_attach(trace_poses *poses, player *player, crowd *crowd)

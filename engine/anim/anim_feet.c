@@ -9,14 +9,6 @@
 
 /* ---- which joints are feet ---- */
 
-static int find_joint(const skeleton *s, const char *name)
-{
-    for (int j = 0; j < s->joint_count; ++j)
-        if (strcmp(s->names[j], name) == 0)
-            return j;
-    return -1;
-}
-
 static bool contains_word(const char *name, const char *word)
 {
     size_t length = strlen(word);
@@ -47,7 +39,7 @@ int anim_feet_find_legs(const skeleton *s, pose_ik_chain legs[ANIM_FEET_MAX])
 {
     if (!s || !legs)
         return 0;
-    if (leg_of(s, find_joint(s, "foot.L"), &legs[0]) && leg_of(s, find_joint(s, "foot.R"), &legs[1]))
+    if (leg_of(s, skeleton_find_joint(s, "foot.L"), &legs[0]) && leg_of(s, skeleton_find_joint(s, "foot.R"), &legs[1]))
         return 2;
     int count = 0;
     for (int j = 0; j < s->joint_count && count < ANIM_FEET_MAX; ++j) {

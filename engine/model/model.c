@@ -41,3 +41,11 @@ void model_lods_free(model_lods *lods)
     free(lods->meshes);
     free(lods);
 }
+
+int skeleton_find_joint(const skeleton *s, const char *name)
+{
+    for (int j = 0; s && name && j < s->joint_count; ++j)
+        if (strcmp(s->names[j], name) == 0)
+            return j;
+    return -1;
+}

@@ -58,4 +58,7 @@ typedef struct model {
 
 void model_free(model *m);
 
+/* The first joint named name (exactly), or -1. */
+int skeleton_find_joint(const skeleton *s, const char *name);
+
 #endif

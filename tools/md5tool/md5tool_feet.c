@@ -20,14 +20,6 @@ enum { FEET_MAX_SPEEDS = 1000, FEET_MAX_DIRECTIONS = 360, FEET_MAX_RATE = 10000 
 /* The weights of a blend must sum to 1 within this, or the case fails. */
 #define FEET_WEIGHT_TOLERANCE 1e-6
 
-static int find_joint(const skeleton *s, const char *name)
-{
-    for (int j = 0; j < s->joint_count; ++j)
-        if (strcmp(s->names[j], name) == 0)
-            return j;
-    return -1;
-}
-
 bool feet_settings_for(const anim_character *character, const char *state_name, feet_settings *out, diag *error)
 {
     const state_machine_definition *machine = &character->machine;
@@ -495,7 +487,7 @@ static int apply_character_arguments(const feet_arguments *a, const anim_charact
             size_t length = strcspn(cursor, ",");
             char name[256];
             snprintf(name, sizeof name, "%.*s", (int)length, cursor);
-            int joint = find_joint(&character->model->skeleton, name);
+            int joint = skeleton_find_joint(&character->model->skeleton, name);
             if (joint < 0 || settings->foot_count == FEET_MAX_FEET)
                 return usage_error("feet: --feet names 1 to %d joints of the skeleton; '%s' is not one", FEET_MAX_FEET,
                                    name);

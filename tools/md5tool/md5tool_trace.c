@@ -261,9 +261,7 @@ static bool trace_pose_out_make(const char *joints, bool stages, const anim_char
             char *comma = strchr(cursor, ',');
             if (comma)
                 *comma = '\0';
-            int found = -1;
-            for (int j = 0; j < s->joint_count && found < 0; ++j)
-                found = strcmp(s->names[j], cursor) == 0 ? j : -1;
+            int found = skeleton_find_joint(s, cursor);
             if (found < 0) {
                 usage_error("trace: --joints: character '%s' has no joint '%s'", character->name, cursor);
                 ok = false;

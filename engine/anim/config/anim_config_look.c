@@ -17,14 +17,6 @@ const char *const anim_config_look_keys[] = {"look",       "look_chain", "look_s
 /* The shares written must add up to 1 within this. */
 static const float ANIM_LOOK_SHARE_SUM_TOLERANCE = 0.001f;
 
-static int joint_named(const skeleton *s, const char *name)
-{
-    for (int j = 0; j < s->joint_count; ++j)
-        if (strcmp(s->names[j], name) == 0)
-            return j;
-    return -1;
-}
-
 /* The next space-separated word of *text into word (cut to size); false at the end. */
 static bool next_word(const char **text, char *word, size_t size)
 {
@@ -54,7 +46,7 @@ static int parse_chain(anim_config_loader *loader, const char *path, const ini_e
             anim_config_report(loader, path, entry->line, "'look_chain' names at most %d joints", POSE_AIM_JOINTS_MAX);
             return -1;
         }
-        int joint = joint_named(s, name);
+        int joint = skeleton_find_joint(s, name);
         if (joint < 0) {
             anim_config_report(loader, path, entry->line, "'look_chain': the skeleton has no joint '%s'", name);
             return -1;
@@ -180,7 +172,7 @@ static int parse_legs(anim_config_loader *loader, const char *path, const ini_en
                                ANIM_FEET_MAX);
             return -1;
         }
-        int joint = joint_named(s, name);
+        int joint = skeleton_find_joint(s, name);
         if (joint < 0) {
             anim_config_report(loader, path, entry->line, "'legs': the skeleton has no joint '%s'", name);
             return -1;

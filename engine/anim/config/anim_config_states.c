@@ -360,14 +360,6 @@ static void anim_config_read_parameters(anim_config_loader *loader, const char *
     }
 }
 
-static int anim_config_find_joint(const model *model, const char *name)
-{
-    for (int i = 0; model && i < model->skeleton.joint_count; ++i)
-        if (strcmp(model->skeleton.names[i], name) == 0)
-            return i;
-    return -1;
-}
-
 /* The clip named by entry, or -1 after saying which clips exist. */
 static int anim_config_state_clip(anim_config_loader *loader, const char *path, const ini_entry *entry,
                                   const anim_character *character)
@@ -758,7 +750,7 @@ static void anim_config_read_state(anim_config_loader *loader, const char *path,
     if (overlay_root && !overlay)
         anim_config_report(loader, path, overlay_root->line, "overlay_root without an overlay clip");
     if (overlay_root && character->model) {
-        state->overlay_root_joint = anim_config_find_joint(character->model, overlay_root->value);
+        state->overlay_root_joint = skeleton_find_joint(&character->model->skeleton, overlay_root->value);
         if (state->overlay_root_joint < 0)
             anim_config_report(loader, path, overlay_root->line,
                                "the model has no joint '%s' (names are case-sensitive, e.g. spine.01, clavicle.R)",

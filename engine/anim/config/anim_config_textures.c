@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../../base/file.h"
 #include "../../image/image.h"
@@ -71,10 +72,14 @@ static void anim_config_check_overrides(anim_config_loader *loader, const char *
         }
         anim_config_watch(loader->config, path, IMAGE_MAX_FILE_BYTES);
         diag refusal = {0};
-        if (!file_check(path, IMAGE_MAX_FILE_BYTES, NULL, &refusal) || !file_is_readable(path, IMAGE_MAX_FILE_BYTES))
+        struct stat opened;
+        int descriptor = file_open_checked(path, IMAGE_MAX_FILE_BYTES, &opened, &refusal);
+        if (descriptor >= 0)
+            close(descriptor);
+        else
             anim_config_warn(loader, characters_path, entry->line,
                              "texture override for shader \"%s\": cannot read '%s' (%s); searching as if it were not "
-                             "there", shader, path, refusal.message[0] ? refusal.message : "cannot open");
+                             "there", shader, path, refusal.message);
         bool used = false;
         for (int m = 0; m < model->mesh_count && !used; ++m)
             used = strcmp(model->meshes[m].shader, shader) == 0;
