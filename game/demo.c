@@ -456,19 +456,29 @@ static void spawn_crowd(demo *d, int count)
  * .gitignore covers it), made on first use. */
 static const char DEMO_SCREENSHOT_FOLDER[] = "screenshots";
 
+/* FOLDER/marionette-NNN.EXTENSION with the next number no file has yet (an earlier run's files stay),
+ * the folder made under the current one on first use; false, said on the status line after `what`, when
+ * the folder cannot be made. */
+static bool next_free_name(demo *d, const char *folder, const char *extension, int *count, const char *what,
+                           char *out, size_t size)
+{
+    if (mkdir(folder, 0777) != 0 && errno != EEXIST) {
+        set_status(d, "%s: cannot make the folder %s/: %s", what, folder, strerror(errno));
+        return false;
+    }
+    do
+        snprintf(out, size, "%s/marionette-%03d.%s", folder, ++*count, extension);
+    while (access(out, F_OK) == 0 && *count < 1000000);
+    return true;
+}
+
 static void take_screenshot(demo *d, const char *path)
 {
     char name[64];
     if (!path) {
-        if (mkdir(DEMO_SCREENSHOT_FOLDER, 0777) != 0 && errno != EEXIST) {
-            set_status(d, "screenshot failed: cannot make the folder %s/: %s", DEMO_SCREENSHOT_FOLDER,
-                       strerror(errno));
+        if (!next_free_name(d, DEMO_SCREENSHOT_FOLDER, "png", &d->screenshot_count, "screenshot failed", name,
+                            sizeof name))
             return;
-        }
-        /* The next number no file has yet: an earlier run's pictures stay. */
-        do
-            snprintf(name, sizeof name, "%s/marionette-%03d.png", DEMO_SCREENSHOT_FOLDER, ++d->screenshot_count);
-        while (access(name, F_OK) == 0 && d->screenshot_count < 1000000);
         path = name;
     }
     diag err;
@@ -492,14 +502,9 @@ static void start_recording(demo *d, const char *path)
         d->recorder = recorder_create(d->options.record_rate > 0.0f ? d->options.record_rate : RECORDER_RATE_DEFAULT,
                                       d->options.record_in_place);
     if (!path) {
-        if (mkdir(DEMO_RECORDING_FOLDER, 0777) != 0 && errno != EEXIST) {
-            set_status(d, "cannot record: cannot make the folder %s/: %s", DEMO_RECORDING_FOLDER, strerror(errno));
+        if (!next_free_name(d, DEMO_RECORDING_FOLDER, "md5anim", &d->recording_count, "cannot record", d->record_path,
+                            sizeof d->record_path))
             return;
-        }
-        do
-            snprintf(d->record_path, sizeof d->record_path, "%s/marionette-%03d.md5anim", DEMO_RECORDING_FOLDER,
-                     ++d->recording_count);
-        while (access(d->record_path, F_OK) == 0 && d->recording_count < 1000000);
     } else {
         snprintf(d->record_path, sizeof d->record_path, "%s", path);
     }

@@ -124,33 +124,28 @@ static void keep_frame(recorder *recorder, const joint_pose *object, mat4 motion
     versor turn;
     glm_mat4_quat(motion, turn);
     for (int j = 0; j < s->joint_count; ++j) {
-        joint_pose moved = object[j];
-        glm_mat4_mulv3(motion, (float *)object[j].position, 1.0f, moved.position);
-        glm_quat_mul(turn, (float *)object[j].rotation, moved.rotation);
-        glm_quat_normalize(moved.rotation);
+        vec3 moved;
+        glm_mat4_mulv3(motion, (float *)object[j].position, 1.0f, moved);
         for (int k = 0; k < 3; ++k) {
-            box[0][k] = j == 0 || moved.position[k] - m->skin_reach < box[0][k] ? moved.position[k] - m->skin_reach
-                                                                                 : box[0][k];
-            box[1][k] = j == 0 || moved.position[k] + m->skin_reach > box[1][k] ? moved.position[k] + m->skin_reach
-                                                                                 : box[1][k];
+            box[0][k] = j == 0 || moved[k] - m->skin_reach < box[0][k] ? moved[k] - m->skin_reach : box[0][k];
+            box[1][k] = j == 0 || moved[k] + m->skin_reach > box[1][k] ? moved[k] + m->skin_reach : box[1][k];
         }
         int parent = s->parents[j];
-        if (parent < 0) {
-            local[j] = moved;
+        local[j].unused = 0.0f;
+        if (parent < 0) { /* a root carries the motion */
+            glm_vec3_copy(moved, local[j].position);
+            glm_quat_mul(turn, (float *)object[j].rotation, local[j].rotation);
+            glm_quat_normalize(local[j].rotation);
             continue;
         }
-        /* The parent's object pose, moved the same way, undone: local = inverse(parent) * joint. */
-        joint_pose above = object[parent];
-        glm_mat4_mulv3(motion, (float *)object[parent].position, 1.0f, above.position);
-        glm_quat_mul(turn, (float *)object[parent].rotation, above.rotation);
+        /* local = inverse(parent) * joint; the motion, common to both, cancels. */
         versor undo;
-        glm_quat_inv(above.rotation, undo);
+        glm_quat_inv((float *)object[parent].rotation, undo);
         vec3 offset;
-        glm_vec3_sub(moved.position, above.position, offset);
+        glm_vec3_sub((float *)object[j].position, (float *)object[parent].position, offset);
         glm_quat_rotatev(undo, offset, local[j].position);
-        glm_quat_mul(undo, moved.rotation, local[j].rotation);
+        glm_quat_mul(undo, (float *)object[j].rotation, local[j].rotation);
         glm_quat_normalize(local[j].rotation);
-        local[j].unused = 0.0f;
     }
     ++recorder->frame_count;
 }
