@@ -8,6 +8,7 @@
 #include "../base/file.h"
 #include "../build/build.h"
 #include "../build/loader.h"
+#include "../build/retarget.h"
 
 /* A handle packs a slot's index (plus one, so that 0 is never a valid handle) in the low 16 bits and the
  * slot's generation in the high 16. Freeing a slot bumps its generation, so an old handle to a reused
@@ -15,8 +16,15 @@
 enum { CACHE_INDEX_BITS = 16, CACHE_MAX_SLOTS = (1 << CACHE_INDEX_BITS) - 1 };
 #define CACHE_INDEX_MASK ((uint32_t)CACHE_MAX_SLOTS)
 
-/* CACHE_ADDITIVE entries hold clips too: cache_clip and cache_release_clip take both kinds. */
-typedef enum cache_kind { CACHE_FREE = 0, CACHE_MODEL, CACHE_CLIP, CACHE_ADDITIVE, CACHE_DERIVED } cache_kind;
+/* CACHE_ADDITIVE and CACHE_RETARGETED entries hold clips too: cache_clip and cache_release_clip take all three. */
+typedef enum cache_kind {
+    CACHE_FREE = 0,
+    CACHE_MODEL,
+    CACHE_CLIP,
+    CACHE_ADDITIVE,
+    CACHE_DERIVED,
+    CACHE_RETARGETED
+} cache_kind;
 
 /* Which file, and which version of it: two spellings of one path give the same device and inode, and a
  * file edited in place keeps its inode, so a changed modification time or size makes it a new entry (hot
@@ -32,10 +40,15 @@ typedef struct cache_entry {
     cache_kind kind;
     uint16_t generation;
     int users;
-    cache_file_version file; /* the file read; for an additive clip, its source clip's file */
-    /* An additive clip: the file of the clip its reference frame was taken from, and that frame. */
+    cache_file_version file; /* the file read; for an additive or retargeted clip, its source clip's file */
+    /* An additive clip: the file of the clip its reference frame was taken from, and that frame; for a
+     * retargeted clip, the file of the model the clip was made for. */
     cache_file_version reference_file;
     int reference_frame;
+    /* An additive clip of retargeted clips: their handle ids (0 for a clip read from a file), which tell
+     * apart two retargetings of one file. A retargeted clip: the file of the model it plays on. */
+    uint32_t source_tag, reference_tag;
+    cache_file_version target_file;
     /* Derived data: the clip entry it was computed from (one user of it is held), how, and the key. */
     uint32_t source;
     cache_derive_fn derive;
@@ -71,8 +84,10 @@ static void cache_entry_free(cache *c, cache_entry *e)
     uint32_t source = 0;
     if (e->kind == CACHE_MODEL) {
         model_free(e->data.model);
-    } else if (e->kind == CACHE_CLIP || e->kind == CACHE_ADDITIVE) {
+    } else if (e->kind == CACHE_CLIP || e->kind == CACHE_ADDITIVE || e->kind == CACHE_RETARGETED) {
         clip_free(e->data.clip);
+        if (e->kind == CACHE_RETARGETED)
+            free(e->key);
     } else if (e->kind == CACHE_DERIVED) {
         free(e->data.derived);
         free(e->key);
@@ -126,11 +141,18 @@ static cache_entry *cache_resolve(const cache *c, uint32_t id, cache_kind kind)
     return e && e->kind == kind ? e : NULL;
 }
 
-/* A clip's entry, read from a file or additive. */
+/* A clip's entry, read from a file, additive or retargeted. */
 static cache_entry *cache_resolve_clip(const cache *c, uint32_t id)
 {
     cache_entry *e = cache_resolve_any(c, id);
-    return e && (e->kind == CACHE_CLIP || e->kind == CACHE_ADDITIVE) ? e : NULL;
+    return e && (e->kind == CACHE_CLIP || e->kind == CACHE_ADDITIVE || e->kind == CACHE_RETARGETED) ? e : NULL;
+}
+
+/* A clip an additive clip may be made of: read from a file or retargeted. */
+static cache_entry *cache_resolve_pose_clip(const cache *c, uint32_t id)
+{
+    cache_entry *e = cache_resolve_any(c, id);
+    return e && (e->kind == CACHE_CLIP || e->kind == CACHE_RETARGETED) ? e : NULL;
 }
 
 static cache_file_version cache_version_of(const struct stat *identity)
@@ -282,8 +304,8 @@ cache_clip_handle cache_load_clip(cache *c, const char *path, cache_model_handle
 cache_clip_handle cache_load_additive_clip(cache *c, cache_clip_handle source, cache_clip_handle reference,
                                            int reference_frame, diag *err)
 {
-    const cache_entry *source_entry = cache_resolve(c, source.id, CACHE_CLIP);
-    const cache_entry *reference_entry = cache_resolve(c, reference.id, CACHE_CLIP);
+    const cache_entry *source_entry = cache_resolve_pose_clip(c, source.id);
+    const cache_entry *reference_entry = cache_resolve_pose_clip(c, reference.id);
     if (!c) {
         diag_set(err, "additive", 0, "no cache");
         return (cache_clip_handle){0};
@@ -296,9 +318,12 @@ cache_clip_handle cache_load_additive_clip(cache *c, cache_clip_handle source, c
     }
     /* Copied now: a new entry below may move the entries array. */
     cache_file_version source_file = source_entry->file, reference_file = reference_entry->file;
+    uint32_t source_tag = source_entry->kind == CACHE_RETARGETED ? source.id : 0;
+    uint32_t reference_tag = reference_entry->kind == CACHE_RETARGETED ? reference.id : 0;
     for (int i = 0; i < c->count; ++i) {
         cache_entry *e = &c->entries[i];
-        if (e->kind == CACHE_ADDITIVE && e->reference_frame == reference_frame &&
+        if (e->kind == CACHE_ADDITIVE && e->reference_frame == reference_frame && e->source_tag == source_tag &&
+            e->reference_tag == reference_tag &&
             cache_same_version(&e->file, &source_file) && cache_same_version(&e->reference_file, &reference_file)) {
             e->users++;
             return (cache_clip_handle){cache_handle_id(c, e)};
@@ -315,6 +340,61 @@ cache_clip_handle cache_load_additive_clip(cache *c, cache_clip_handle source, c
     cache_entry_claim(e, CACHE_ADDITIVE, source_file);
     e->reference_file = reference_file;
     e->reference_frame = reference_frame;
+    e->source_tag = source_tag;
+    e->reference_tag = reference_tag;
+    e->data.clip = baked;
+    return (cache_clip_handle){cache_handle_id(c, e)};
+}
+
+cache_clip_handle cache_load_retargeted_clip(cache *c, cache_clip_handle source, cache_model_handle made_for,
+                                             cache_model_handle plays_on, const retarget_spec *spec, diag *err)
+{
+    const cache_entry *source_entry = cache_resolve(c, source.id, CACHE_CLIP);
+    const cache_entry *from_entry = cache_resolve(c, made_for.id, CACHE_MODEL);
+    const cache_entry *to_entry = cache_resolve(c, plays_on.id, CACHE_MODEL);
+    if (!c || !spec) {
+        diag_set(err, "retarget", 0, "no cache or no maps");
+        return (cache_clip_handle){0};
+    }
+    if (!source_entry || !from_entry || !to_entry) {
+        diag_set(err, "retarget", 0, "the %s handle is stale, was never loaded or is not of a clip read from a file",
+                 !source_entry ? "clip" : !from_entry ? "source model" : "target model");
+        return (cache_clip_handle){0};
+    }
+    /* Copied now: a new entry below may move the entries array. */
+    cache_file_version source_file = source_entry->file, from_file = from_entry->file, to_file = to_entry->file;
+    for (int i = 0; i < c->count; ++i) {
+        cache_entry *e = &c->entries[i];
+        if (e->kind == CACHE_RETARGETED && cache_same_version(&e->file, &source_file) &&
+            cache_same_version(&e->reference_file, &from_file) && cache_same_version(&e->target_file, &to_file) &&
+            memcmp(e->key, spec, sizeof *spec) == 0) {
+            e->users++;
+            return (cache_clip_handle){cache_handle_id(c, e)};
+        }
+    }
+    retarget_spec *key = malloc(sizeof *key);
+    clip *baked = NULL;
+    if (!key) {
+        diag_set(err, "retarget", 0, "out of memory");
+        return (cache_clip_handle){0};
+    }
+    memcpy(key, spec, sizeof *key);
+    if (!build_retargeted_clip(source_entry->data.clip, &from_entry->data.model->skeleton,
+                               &to_entry->data.model->skeleton, spec, &baked, err)) {
+        free(key);
+        return (cache_clip_handle){0};
+    }
+    cache_entry *e = cache_new_entry(c, "retarget", err);
+    if (!e) {
+        free(key);
+        clip_free(baked);
+        return (cache_clip_handle){0};
+    }
+    cache_entry_claim(e, CACHE_RETARGETED, source_file);
+    e->reference_file = from_file;
+    e->target_file = to_file;
+    e->key = key;
+    e->key_bytes = sizeof *key;
     e->data.clip = baked;
     return (cache_clip_handle){cache_handle_id(c, e)};
 }
@@ -434,6 +514,9 @@ cache_stats cache_get_stats(const cache *c)
         } else if (e->kind == CACHE_DERIVED) {
             stats.derived++;
             stats.derived_bytes += e->derived_bytes + e->key_bytes;
+        } else if (e->kind == CACHE_RETARGETED) {
+            stats.retargeted_clips++;
+            stats.shared_bytes += e->data.clip->bytes;
         } else {
             stats.additive_clips++;
             stats.additive_bytes += e->data.clip->bytes;

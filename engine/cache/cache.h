@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "../base/diag.h"
+#include "../build/retarget.h"
 #include "../model/clip.h"
 #include "../model/model.h"
 
@@ -30,6 +31,7 @@ typedef struct cache_stats {
     int models;
     int clips;             /* clips read from files */
     int additive_clips;    /* additive clips baked from them (cache_load_additive_clip) */
+    int retargeted_clips;  /* clips baked for another skeleton (cache_load_retargeted_clip) */
     int derived;           /* data derived from clips (cache_load_derived) */
     size_t shared_bytes;   /* heap bytes of all held models and clips, additive ones included */
     size_t additive_bytes; /* of those, the additive clips' */
@@ -51,8 +53,8 @@ cache_clip_handle cache_load_clip(cache *c, const char *path, cache_model_handle
 
 /* The additive clip made of clip `source`'s frames as their differences from frame reference_frame of clip
  * `reference` (build_additive_clip; reference may be source: "its own first frame"), both handles of
- * clips read from files (cache_load_clip). Baked on the first request for that (source file, reference
- * file, reference_frame), with the files' versions as cache_load_clip tells them apart, and shared after
+ * clips read from files (cache_load_clip) or retargeted (cache_load_retargeted_clip). Baked on the first
+ * request for that (source file, reference file, reference_frame; and which retargeted clips), with the files' versions as cache_load_clip tells them apart, and shared after
  * that: every character on one clip library, and all their entities, play one copy of the deltas. Adds one
  * user on success; cache_clip gives the clip and cache_release_clip drops the user. It needs neither
  * handle once made (they may be released). A file edited in place loads again as a new clip, so its
@@ -61,6 +63,17 @@ cache_clip_handle cache_load_clip(cache *c, const char *path, cache_model_handle
  * additive clip, or what build_additive_clip refuses (another hierarchy, a frame out of range). */
 cache_clip_handle cache_load_additive_clip(cache *c, cache_clip_handle source, cache_clip_handle reference,
                                            int reference_frame, diag *err);
+
+/* Clip `source` (read from a file for model made_for) baked for model plays_on's skeleton through spec's two
+ * joint maps (build_retargeted_clip, engine/build/retarget.h): once per (clip file, made_for's file,
+ * plays_on's file, spec), with the files' versions as cache_load_clip tells them apart, and shared after
+ * that, as additive clips are; it needs none of the three handles once made. The result is a clip of
+ * plays_on's hierarchy: cache_clip gives it, cache_load_additive_clip may take it as source or reference, and
+ * cache_release_clip drops the user. On failure returns {0} and err says why: a stale handle, a clip that is
+ * not one read from a file, or what build_retargeted_clip refuses (a clip that does not fit made_for, a map
+ * without legs). */
+cache_clip_handle cache_load_retargeted_clip(cache *c, cache_clip_handle source, cache_model_handle made_for,
+                                             cache_model_handle plays_on, const retarget_spec *spec, diag *err);
 
 /* Computes data from a clip and the key alone: it must read nothing else (no globals, no pointers
  * smuggled in the key), since its result is given to anyone asking with the same clip and key bytes. On
