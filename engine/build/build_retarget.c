@@ -370,6 +370,39 @@ static void bake_frame(const skeleton *from, const skeleton *to, const bake_setu
     }
 }
 
+/* The turn about up taking the way a bind pose faces to the way its clips face. */
+static void facing_turn(const float bind_forward[3], const float forward[3], versor out)
+{
+    vec3 a, b;
+    glm_vec3_copy((float *)bind_forward, a);
+    glm_vec3_copy((float *)forward, b);
+    if (!(glm_vec3_norm(a) > 0.0f) || !(glm_vec3_norm(b) > 0.0f)) {
+        glm_quat_identity(out);
+        return;
+    }
+    glm_vec3_normalize(a);
+    glm_vec3_normalize(b);
+    turn_between(a, b, out);
+}
+
+/* A copy of s whose bind pose is turned by turn about the origin (bind_object only: the bake reads no more). */
+static bool turned_skeleton(const skeleton *s, const versor turn, skeleton *out)
+{
+    *out = *s;
+    out->inverse_bind = NULL;
+    joint_pose *bind = malloc((size_t)s->joint_count * sizeof *bind);
+    out->bind_object = bind;
+    if (!bind)
+        return false;
+    for (int j = 0; j < s->joint_count; ++j) {
+        glm_quat_mul((float *)turn, (float *)s->bind_object[j].rotation, bind[j].rotation);
+        glm_quat_normalize(bind[j].rotation);
+        glm_quat_rotatev((float *)turn, (float *)s->bind_object[j].position, bind[j].position);
+        bind[j].unused = 0.0f;
+    }
+    return true;
+}
+
 static bool copy_target_hierarchy(const skeleton *to, clip *c)
 {
     size_t joints = (size_t)to->joint_count;
@@ -404,6 +437,11 @@ bool build_retargeted_clip(const clip *source, const skeleton *source_skeleton, 
         return false;
     if (!(retarget_travel_scale(source_skeleton, target_skeleton, spec) > 0.0f))
         return diag_set(err, "retarget", 0, "a leg has no length in a bind pose");
+    /* Both bind poses turned to face as their clips do; the source's frames turned with its bind pose. */
+    versor source_turn, target_turn;
+    facing_turn(spec->source_bind_forward, spec->source_forward, source_turn);
+    facing_turn(spec->target_bind_forward, spec->target_forward, target_turn);
+    skeleton from = {0}, to = {0};
     bake_setup setup = {0};
     size_t from_joints = (size_t)source->joint_count, to_joints = (size_t)target_skeleton->joint_count;
     size_t frames = (size_t)source->frame_count;
@@ -412,8 +450,8 @@ bool build_retargeted_clip(const clip *source, const skeleton *source_skeleton, 
     joint_pose *world = malloc(to_joints * sizeof *world);
     joint_pose *rest_local = malloc(to_joints * sizeof *rest_local);
     versor *delta = malloc(to_joints * sizeof *delta);
-    bool ok = c && source_object && world && rest_local && delta &&
-              setup_bake(source_skeleton, target_skeleton, spec, &setup);
+    bool ok = c && source_object && world && rest_local && delta && turned_skeleton(source_skeleton, source_turn, &from) &&
+              turned_skeleton(target_skeleton, target_turn, &to) && setup_bake(&from, &to, spec, &setup);
     if (ok) {
         /* Timing (frame count, rate, loop convention, durations) is source's. */
         c->joint_count = target_skeleton->joint_count;
@@ -429,12 +467,12 @@ bool build_retargeted_clip(const clip *source, const skeleton *source_skeleton, 
     }
     for (size_t j = 0; ok && j < to_joints; ++j) {
         int p = target_skeleton->parents[j];
-        const joint_pose *bind = &target_skeleton->bind_object[j];
+        const joint_pose *bind = &to.bind_object[j];
         if (p < 0) {
             rest_local[j] = *bind;
             continue;
         }
-        const joint_pose *parent = &target_skeleton->bind_object[p];
+        const joint_pose *parent = &to.bind_object[p];
         versor inverse;
         glm_quat_inv((float *)parent->rotation, inverse);
         glm_quat_mul(inverse, (float *)bind->rotation, rest_local[j].rotation);
@@ -446,8 +484,11 @@ bool build_retargeted_clip(const clip *source, const skeleton *source_skeleton, 
     }
     for (size_t f = 0; ok && f < frames; ++f) {
         pose_to_object(source->parents, source->joint_count, source->frames + f * from_joints, source_object);
-        bake_frame(source_skeleton, target_skeleton, &setup, rest_local, source_object, world, delta,
-                   c->frames + f * to_joints);
+        for (size_t j = 0; j < from_joints; ++j) {
+            glm_quat_mul(source_turn, source_object[j].rotation, source_object[j].rotation);
+            glm_quat_rotatev(source_turn, source_object[j].position, source_object[j].position);
+        }
+        bake_frame(&from, &to, &setup, rest_local, source_object, world, delta, c->frames + f * to_joints);
         float (*box)[3] = c->bounds[f];
         glm_vec3_copy(world[0].position, box[0]);
         glm_vec3_copy(world[0].position, box[1]);
@@ -461,6 +502,8 @@ bool build_retargeted_clip(const clip *source, const skeleton *source_skeleton, 
     free(rest_local);
     free(delta);
     free_bake(&setup);
+    free(from.bind_object);
+    free(to.bind_object);
     if (!ok) {
         clip_free(c);
         return diag_set(err, "retarget", 0, "out of memory");

@@ -77,20 +77,26 @@ bool retarget_role_required(retarget_role role);
 retarget_map retarget_map_empty(void);
 
 /* The map of model's skeleton, its file's up and forward axes (unit vectors along a file axis, forward
- * perpendicular to up) saying which way is up and which side is left. Roles set in given (>= 0) are taken as
- * they are; the others are found (found[r] says how; it may be NULL). False with err set when a joint is
- * given for two roles, a given joint is out of range, or a required role is neither given nor found ("no two
- * legs..."); out is filled as far as it got either way. */
+ * perpendicular to up) saying which way is up and which side is left. The bind pose may face another way than
+ * the clips do (some exporters turn it a quarter): forward is tried first, then turned about up a quarter at a
+ * time, keeping the first way that maps unless the toes point backward along it; bind_forward (may be NULL)
+ * gets the way the bind pose was found to face. Roles set in given (>= 0) are taken as they are; the others
+ * are found (found[r] says how; it may be NULL). False with err set when a joint is given for two roles, a
+ * given joint is out of range, or a required role is neither given nor found ("no two legs..."); out is
+ * filled as far as it got either way. */
 bool retarget_map_find(const model *m, const float up[3], const float forward[3], const retarget_map *given,
-                       retarget_map *out, retarget_found found[RETARGET_ROLE_COUNT], diag *err);
+                       retarget_map *out, retarget_found found[RETARGET_ROLE_COUNT], float bind_forward[3],
+                       diag *err);
 
-/* Everything a bake depends on besides the clip and the two skeletons: the two maps and the two files' axes.
- * All 4-byte members, no padding: a cache key as it is. */
+/* Everything a bake depends on besides the clip and the two skeletons: the two maps, the two files' axes (up,
+ * and forward as the clips face) and the way each bind pose faces (retarget_map_find's bind_forward: a bind
+ * pose facing elsewhere is turned about up to face forward before anything is compared). All 4-byte members,
+ * no padding: a cache key as it is. */
 typedef struct retarget_spec {
     retarget_map source_map;
     retarget_map target_map;
-    float source_up[3], source_forward[3];
-    float target_up[3], target_forward[3];
+    float source_up[3], source_forward[3], source_bind_forward[3];
+    float target_up[3], target_forward[3], target_bind_forward[3];
 } retarget_spec;
 
 /* The target's leg length over the source's (upper leg to lower leg to foot in the bind pose, the two legs

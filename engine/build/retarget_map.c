@@ -377,8 +377,8 @@ static void find_spine_and_arms(const finder *f, int hips, int up_child, retarge
     }
 }
 
-bool retarget_map_find(const model *m, const float up[3], const float forward[3], const retarget_map *given,
-                       retarget_map *out, retarget_found found_out[RETARGET_ROLE_COUNT], diag *err)
+static bool find_facing(const model *m, const float up[3], const float forward[3], const retarget_map *given,
+                        retarget_map *out, retarget_found found_out[RETARGET_ROLE_COUNT], diag *err)
 {
     retarget_found found[RETARGET_ROLE_COUNT] = {RETARGET_NONE};
     *out = retarget_map_empty();
@@ -442,4 +442,62 @@ bool retarget_map_find(const model *m, const float up[3], const float forward[3]
                             "map.foot.L and the same for .R",
                             retarget_role_name((retarget_role)r));
     return true;
+}
+
+/* How far the toes point along forward: the feet's bones to their toes, summed. */
+static float toes_along(const model *m, const retarget_map *map, const float forward[3])
+{
+    float sum = 0.0f;
+    static const retarget_role feet[2][2] = {{RETARGET_FOOT_L, RETARGET_TOE_L}, {RETARGET_FOOT_R, RETARGET_TOE_R}};
+    for (int k = 0; k < 2; ++k) {
+        int foot = map->joints[feet[k][0]], toe = map->joints[feet[k][1]];
+        if (foot < 0 || toe < 0)
+            continue;
+        const float *a = m->skeleton.bind_object[foot].position, *b = m->skeleton.bind_object[toe].position;
+        sum += (b[0] - a[0]) * forward[0] + (b[1] - a[1]) * forward[1] + (b[2] - a[2]) * forward[2];
+    }
+    return sum;
+}
+
+bool retarget_map_find(const model *m, const float up[3], const float forward[3], const retarget_map *given,
+                       retarget_map *out, retarget_found found_out[RETARGET_ROLE_COUNT], float bind_forward[3],
+                       diag *err)
+{
+    /* The bind pose may face another way than the clips (an exporter's bind pose turned a quarter from the
+     * animation's): forward as given, then turned about up a quarter at a time; the way the toes point
+     * decides between ways that all map (a way and its opposite both do, left and right swapped). */
+    float ways[4][3], score[4];
+    bool ok[4];
+    diag first_error = {0};
+    memcpy(ways[0], forward, sizeof ways[0]);
+    int best = -1;
+    for (int k = 0; k < 4; ++k) {
+        if (k > 0) {
+            const float *w = ways[k - 1];
+            ways[k][0] = up[1] * w[2] - up[2] * w[1];
+            ways[k][1] = up[2] * w[0] - up[0] * w[2];
+            ways[k][2] = up[0] * w[1] - up[1] * w[0];
+        }
+        retarget_map map;
+        diag error;
+        ok[k] = find_facing(m, up, ways[k], given, &map, NULL, &error);
+        score[k] = ok[k] ? toes_along(m, &map, ways[k]) : 0.0f;
+        if (k == 0)
+            first_error = error;
+        if (ok[k] && (best < 0 || score[k] > score[best]))
+            best = k;
+    }
+    if (ok[0] && score[0] >= 0.0f)
+        best = 0;
+    if (best < 0) {
+        find_facing(m, up, forward, given, out, found_out, err);
+        if (err)
+            *err = first_error;
+        if (bind_forward)
+            memcpy(bind_forward, forward, sizeof ways[0]);
+        return false;
+    }
+    if (bind_forward)
+        memcpy(bind_forward, ways[best], sizeof ways[best]);
+    return find_facing(m, up, ways[best], given, out, found_out, err);
 }

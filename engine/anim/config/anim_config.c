@@ -105,6 +105,7 @@ static void anim_config_load_one(anim_config_loader *loader, const anim_characte
     if (character->model) {
         anim_config_load_look(loader, character, source->referrer, source->section);
         anim_config_load_legs(loader, character, source->referrer, source->section);
+        anim_config_load_map(loader, character, storage, source->referrer, source->section);
     }
     anim_config_load_clips(loader, character, storage, source->clips_path, source->referrer, source->clips_line);
     if (source->states_path)
@@ -150,7 +151,13 @@ static void anim_config_release_character(cache *cache, anim_character *characte
             cache_release_clip(cache, storage->additive_handles[i]);
         if (storage->contact_handles)
             cache_release_derived(cache, storage->contact_handles[i]);
+        if (storage->retarget_raw) {
+            cache_release_clip(cache, storage->retarget_raw[i]);
+            cache_release_model(cache, storage->retarget_models[i]);
+        }
     }
+    free(storage->retarget_raw);
+    free(storage->retarget_models);
     free(storage->additive_handles);
     free(storage->contact_handles);
     cache_release_model(cache, character->model_handle);
@@ -203,8 +210,10 @@ static void anim_config_add_character(anim_config_loader *loader, const anim_cha
 static anim_config *anim_config_finish(anim_config_loader *loader, anim_config *keep_watching)
 {
     anim_config *config = loader->config;
-    for (int c = 0; c < config->character_count; ++c)
+    for (int c = 0; c < config->character_count; ++c) {
         anim_config_release_additive_sources(loader, &config->characters[c], &config->storage[c]);
+        anim_config_release_retarget_sources(loader, &config->characters[c], &config->storage[c]);
+    }
     if (loader->partial && loader->error_count == 0 && config->character_count == 0)
         anim_config_report(loader, config->characters_path ? config->characters_path : config->clips_path, 0,
                            "no character could be loaded");
@@ -258,7 +267,8 @@ static anim_config *anim_config_load_files(const char *characters_path, cache *c
         }
         if (document.section_count == 0)
             anim_config_report(&loader, characters_path, 0, "no characters: expected a [NAME] section per character");
-        static const char *const keys[] = {"mesh", "clips", "states", "textures", "texture.*", "skinning", NULL};
+        static const char *const keys[] = {"mesh", "clips", "states", "textures", "texture.*", "skinning", "map.*",
+                                           NULL};
         const char *known[32];
         int known_count = 0;
         for (int k = 0; keys[k]; ++k)

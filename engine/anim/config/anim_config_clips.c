@@ -12,7 +12,8 @@
 static void find_contacts(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
                           const char *path);
 
-static const char *const anim_config_clip_keys[] = {"file", "loop", "speed", "root_motion", "sync", "events", "additive", NULL};
+static const char *const anim_config_clip_keys[] = {"file",   "loop",     "speed",    "root_motion", "sync",
+                                                    "events", "additive", "skeleton", NULL};
 
 static int anim_config_sync_group(anim_character *character, anim_character_storage *storage, const char *name)
 {
@@ -166,8 +167,10 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
     storage->sync_group_names = calloc((size_t)(count ? count : 1), sizeof *storage->sync_group_names);
     storage->additive_handles = calloc((size_t)(count ? count : 1), sizeof *storage->additive_handles);
     storage->contact_handles = calloc((size_t)(count ? count : 1), sizeof *storage->contact_handles);
+    storage->retarget_raw = calloc((size_t)(count ? count : 1), sizeof *storage->retarget_raw);
+    storage->retarget_models = calloc((size_t)(count ? count : 1), sizeof *storage->retarget_models);
     if (!storage->clips || !storage->additive_handles || !storage->contact_handles || !storage->events ||
-        !storage->clip_handles || !storage->sync_group_names) {
+        !storage->clip_handles || !storage->sync_group_names || !storage->retarget_raw || !storage->retarget_models) {
         anim_config_report(loader, path, 0, "out of memory");
         ini_document_free(&document);
         return;
@@ -196,19 +199,27 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
 
         const ini_entry *file = ini_find_entry(section, "file");
         char clip_path[ANIM_CONFIG_PATH_MAX];
+        float travel_scale = 1.0f; /* a retargeted clip's speeds are its source's times the legs' ratio */
         if (!file) {
             anim_config_report(loader, path, section->line, "clip [%s] has no 'file'", section->name);
         } else if (!anim_config_resolve_path(path, file->value, clip_path, sizeof clip_path)) {
             anim_config_report(loader, path, file->line, "path is too long");
         } else {
             anim_config_watch(loader->config, clip_path, LOADER_MAX_FILE_BYTES);
+            const ini_entry *made_for = ini_find_entry(section, "skeleton");
             if (character->model_handle.id != 0) { /* without a model there is no hierarchy to check against */
                 diag error;
-                storage->clip_handles[s] =
-                    cache_load_clip(loader->cache, clip_path, character->model_handle, &error, NULL);
+                int error_line = file->line;
+                if (made_for)
+                    storage->clip_handles[s] =
+                        anim_config_retarget_clip(loader, character, storage, path, s, file, made_for, clip_path,
+                                                  &travel_scale, &error, &error_line);
+                else
+                    storage->clip_handles[s] =
+                        cache_load_clip(loader->cache, clip_path, character->model_handle, &error, NULL);
                 if (storage->clip_handles[s].id == 0 && failures) {
                     diag_format(&error, failures[s].text, sizeof failures[s].text);
-                    failures[s].line = file->line;
+                    failures[s].line = error_line;
                 }
                 clip->clip = cache_clip(loader->cache, storage->clip_handles[s]);
             }
@@ -217,8 +228,9 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
         bool flag = false;
         if ((entry = ini_find_entry(section, "loop")) && anim_config_parse_bool(loader, path, entry, &flag))
             clip->loop = flag;
-        if ((entry = ini_find_entry(section, "speed")))
-            anim_config_parse_number(loader, path, entry, ANIM_RANGE_CLIP_SPEED, &clip->ground_speed);
+        if ((entry = ini_find_entry(section, "speed")) &&
+            anim_config_parse_number(loader, path, entry, ANIM_RANGE_CLIP_SPEED, &clip->ground_speed))
+            clip->ground_speed *= travel_scale;
         if ((entry = ini_find_entry(section, "root_motion")) &&
             anim_config_parse_bool(loader, path, entry, &flag))
             clip->root_mode = flag ? ANIM_ROOT_MOTION : ANIM_ROOT_IN_PLACE;

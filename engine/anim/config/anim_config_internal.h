@@ -16,6 +16,7 @@
 #include "anim_config.h"
 #include "../../base/config_values.h"
 #include "../../base/ini_document.h"
+#include "../../build/retarget.h"
 
 enum { ANIM_CONFIG_PATH_MAX = 1024 };
 
@@ -36,6 +37,17 @@ typedef struct anim_character_storage {
     state_machine_transition *transitions;
     int transition_capacity;
     int *transition_index; /* the machine's state_machine_index (its offsets and candidates), or NULL */
+    /* Retargeting, during a load (anim_config_retarget.c): per clip made for another skeleton, its clip as
+     * read and the model it was made for, held until the load ends so characters on one clips.ini read each
+     * file once; the map given (characters.ini map.ROLE, lines where given) and the one found. */
+    cache_clip_handle *retarget_raw;
+    cache_model_handle *retarget_models;
+    retarget_map map_given, map;
+    float map_bind_forward[3]; /* the way the character's bind pose faces (retarget_map_find) */
+    int map_lines[RETARGET_ROLE_COUNT];
+    int map_state; /* 0: not looked for yet; 1: found; -1: none (reported) */
+    const char *map_path; /* characters.ini, or NULL for a character given directly */
+    int map_line;
 } anim_character_storage;
 
 /* One load or reload in progress. */
@@ -196,6 +208,26 @@ void anim_config_release_additive_sources(anim_config_loader *loader, const anim
 int anim_config_first_loaded_clip(const anim_character *character);
 void anim_config_load_states(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
                              const char *path, const char *referrer, int referrer_line);
+
+/* anim_config_retarget.c: clips made for another skeleton. -------------------------------------------- */
+
+/* Read the character's `map.ROLE = JOINT` keys (section NULL: none), each mistake at its line (no such role, no
+ * such joint, a joint given twice); the map itself is found when a clip first needs it. Needs
+ * character->model and its axes. */
+void anim_config_load_map(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
+                          const char *path, const ini_section *section);
+/* Clip s (clip_path, its `file`) of clips_path, made for the skeleton its `skeleton` entry names, baked for
+ * the character's (cache_load_retargeted_clip); *travel_scale gets the leg-length ratio its speeds and travel
+ * take. {0} on failure, with failure and *failure_line saying why and where (a clip that does not fit the
+ * skeleton it names is reported at its file line). */
+cache_clip_handle anim_config_retarget_clip(anim_config_loader *loader, anim_character *character,
+                                            anim_character_storage *storage, const char *clips_path, int s,
+                                            const ini_entry *file_entry, const ini_entry *skeleton_entry,
+                                            const char *clip_path, float *travel_scale, diag *failure,
+                                            int *failure_line);
+/* At the end of a load: let go of the clips as read and the models they were made for. */
+void anim_config_release_retarget_sources(anim_config_loader *loader, const anim_character *character,
+                                          anim_character_storage *storage);
 
 /* anim_config_textures.c: character->texture_paths, one per mesh of its model, by the texture search of md5.h
  * with the character's `texture.SHADER` overrides and `textures` folder from section (its characters.ini
