@@ -33,6 +33,7 @@
 #include "md5tool_feet.h"
 #include "md5tool_graph.h"
 #include "md5tool_lod.h"
+#include "md5tool_retarget.h"
 #include "md5tool_new_character.h"
 #include "md5tool_trace.h"
 
@@ -576,6 +577,12 @@ static const md5tool_command commands[] = {
      "the mesh's levels of detail as the demo builds them: per level its triangles (per mesh and in all),\n"
      "the vertices it uses, its error in model units and in % of the bind pose's height, the stand-in;\n"
      "--write-level writes the mesh again with level N's triangles (to look at it: render, the demo)"},
+    {"retarget", command_retarget,
+     "retarget FROM_MESH CLIP TO_MESH --out OUT.md5anim [--up AXIS] [--forward AXIS] [--from-up AXIS]\n"
+     "         [--from-forward AXIS] [--map ROLE=JOINT]...",
+     "CLIP (made for FROM_MESH) written for TO_MESH's skeleton as the demo plays a clips.ini entry with\n"
+     "`skeleton = FROM_MESH`: prints TO_MESH's joint map (each role's joint, found by structure or given with\n"
+     "--map, as characters.ini's map.ROLE); axes default to +Z up, +X forward, the clips' facing"},
     {"new-character", command_new_character, "new-character NAME MESH ANIM... --out DIR [--force]",
      "a starter config (characters, clips, states, demo, controls) for your own model: roles, speeds, axes\n"
      "and scale guessed and marked in the files (new-character --help for the details)"},
