@@ -22,6 +22,7 @@
 #include "cache/cache.h"
 #include "pose/pose.h"
 #include "md5tool_common.h"
+#include "md5tool_new_character_borrow.h"
 
 /* The height new_character_study_body scales the body to. */
 #define TARGET_HEIGHT_METRES 1.8f
@@ -109,6 +110,9 @@ typedef struct plan {
     int overlay_root;                       /* joint, or -1 */
     float walk_metres, run_metres;          /* m/s at the chosen scale, 0 without the clip or a speed */
     float *body_low;                        /* per joint: its height along up in the studied pose */
+    const new_character_borrow *borrow;     /* the clip library it borrows, or NULL */
+    char borrow_note[DIAG_TEXT_MAX];        /* why it borrows nothing when it lacks walk and run, or "" */
+    char folder_real[PATH_MAX];
 } plan;
 
 static bool valid_name(const char *name)
@@ -152,7 +156,7 @@ static void relative_path(const char *from_folder, const char *to_file, char *ou
 
 /* The path written into DIR's files for a file the user named: relative to DIR when both resolve, else
  * absolute (or as given, when even that fails). */
-static void path_from_folder(const char *folder_real, const char *path, char *out, size_t size)
+void new_character_path_from_folder(const char *folder_real, const char *path, char *out, size_t size)
 {
     char real[PATH_MAX];
     if (folder_real[0] && realpath(path, real))
@@ -312,7 +316,10 @@ static void write_characters(FILE *out, const plan *p)
         fprintf(out, "; guess: the toes do not say which way the character faces: %s is the default (Doom 3's)\n",
                 axis_text(b->forward_axis, b->forward_sign));
     fprintf(out, "forward = %s\n", axis_text(b->forward_axis, b->forward_sign));
-    write_legs(out, p);
+    if (p->borrow)
+        new_character_borrow_write_map(out, p->borrow, p->model);
+    else
+        write_legs(out, p);
 }
 
 /* ---- clips.ini ---- */
@@ -439,8 +446,30 @@ static void write_clips(FILE *out, const plan *p)
             "; character's scale (characters.ini) turns it into m/s. Sections starting with `; [` were left\n"
             "; out; the comment above each says why.\n",
             p->name);
-    for (int i = 0; i < p->clip_count; ++i)
+    if (!p->borrow) {
+        if (p->borrow_note[0])
+            write_comment(out, "No walk or run, and none borrowed: %s", p->borrow_note);
+        for (int i = 0; i < p->clip_count; ++i)
+            write_clip(out, p, i);
+        return;
+    }
+    /* Its own idle plays as the idle; the library gives everything else; its other clips are kept for
+     * states a user adds. */
+    const candidate *own_idle = role_clip(p, NEW_CHARACTER_ROLE_IDLE);
+    static const char *const own[] = {"idle", NULL};
+    if (own_idle)
+        write_clip(out, p, (int)(own_idle - p->clips));
+    new_character_borrow_write_clips(out, p->borrow, p->folder_real, own_idle ? own : NULL);
+    bool first = true;
+    for (int i = 0; i < p->clip_count; ++i) {
+        if (&p->clips[i] == own_idle || !p->clips[i].usable)
+            continue;
+        if (first)
+            fprintf(out, "\n; --- its own clips, in no state of states.ini (the library's): point a state's clip at one to\n"
+                         "; play it\n");
+        first = false;
         write_clip(out, p, i);
+    }
 }
 
 /* ---- states.ini ---- */
@@ -568,6 +597,10 @@ static void write_strafe(FILE *out, const plan *p, const ladder *l)
 
 static void write_states(FILE *out, const plan *p)
 {
+    if (p->borrow) {
+        new_character_borrow_write_states(out, p->borrow, p->model);
+        return;
+    }
     ladder l = build_ladder(p);
     const candidate *overlay = role_clip(p, NEW_CHARACTER_ROLE_OVERLAY), *jump = role_clip(p, NEW_CHARACTER_ROLE_JUMP);
     const candidate *pain = role_clip(p, NEW_CHARACTER_ROLE_PAIN), *death = role_clip(p, NEW_CHARACTER_ROLE_DEATH);
@@ -986,17 +1019,24 @@ static void print_summary(const plan *p, const char *folder)
             printf("%s%s\n", role_loops(c->role) || i == p->idle ? "loops" : "plays once",
                    i == p->idle && c->role != NEW_CHARACTER_ROLE_IDLE ? "; stands in for idle" : "");
     }
-    if (p->overlay_root >= 0)
+    if (p->overlay_root >= 0 && !p->borrow)
         printf("  overlay root: %s\n", p->model->skeleton.names[p->overlay_root]);
+    if (p->borrow)
+        printf("  borrowed: [%s]'s %d clips and states (%s), retargeted at load through the joint map in "
+               "characters.ini; travel x%.4g\n",
+               p->borrow->name, p->borrow->clips.section_count, p->borrow->characters_path, (double)p->borrow->travel);
+    else if (p->borrow_note[0])
+        printf("  borrowed nothing: %s\n", p->borrow_note);
     printf("wrote %s/characters.ini, clips.ini, states.ini, demo.ini and controls.ini: marionette --config %s\n",
            folder, folder);
 }
 
 int command_new_character(int argc, char **argv)
 {
-    const char *folder = NULL, *name = NULL, *mesh_path = NULL;
-    bool force = false, made_folder = false;
-    int clip_count = 0, override_count = 0;
+    const char *folder = NULL, *name = NULL, *mesh_path = NULL, *borrow_name = NULL, *borrow_from = NULL;
+    bool force = false, made_folder = false, no_borrow = false, borrowing = false;
+    int clip_count = 0, override_count = 0, map_count = 0;
+    new_character_borrow borrow = {0};
     new_character_axes axes = {.up_axis = -1, .forward_axis = -1, .up_sign = 1.0f, .forward_sign = 1.0f};
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -1006,9 +1046,11 @@ int command_new_character(int argc, char **argv)
     }
     char **paths = calloc((size_t)argc, sizeof *paths);
     role_override *overrides = calloc((size_t)argc, sizeof *overrides);
-    if (!paths || !overrides) {
+    const char **maps = calloc((size_t)argc, sizeof *maps);
+    if (!paths || !overrides || !maps) {
         free(paths);
         free(overrides);
+        free(maps);
         fprintf(stderr, "md5tool: out of memory\n");
         return EXIT_INVALID;
     }
@@ -1018,17 +1060,27 @@ int command_new_character(int argc, char **argv)
             if (i + 1 >= argc || argv[i + 1][0] == '\0') {
                 free(paths);
                 free(overrides);
+                free(maps);
                 return usage_error("%s", "new-character: --out needs a folder");
             }
             folder = argv[++i];
         } else if (strcmp(arg, "--force") == 0) {
             force = true;
+        } else if ((strcmp(arg, "--borrow") == 0 || strcmp(arg, "--borrow-from") == 0 || strcmp(arg, "--map") == 0) &&
+                   i + 1 < argc) {
+            if (arg[2] == 'm')
+                maps[map_count++] = argv[++i];
+            else
+                *(strcmp(arg, "--borrow") == 0 ? &borrow_name : &borrow_from) = argv[++i];
+        } else if (strcmp(arg, "--no-borrow") == 0) {
+            no_borrow = true;
         } else if (strcmp(arg, "--up") == 0 || strcmp(arg, "--forward") == 0) {
             bool up = arg[2] == 'u';
             int axis, sign;
             if (i + 1 >= argc || !anim_axis_parse(argv[i + 1], &axis, &sign)) {
                 free(paths);
                 free(overrides);
+                free(maps);
                 return usage_error("new-character: %s takes +X -X +Y -Y +Z -Z, not '%s'", arg, i + 1 < argc ? argv[i + 1] : "");
             }
             *(up ? &axes.up_axis : &axes.forward_axis) = axis;
@@ -1044,6 +1096,7 @@ int command_new_character(int argc, char **argv)
             if (!equals || equals == given || role == NEW_CHARACTER_ROLE_COUNT) {
                 free(paths);
                 free(overrides);
+                free(maps);
                 return usage_error("new-character: --role takes FILE=ROLE, ROLE one of idle, walk, run, jump, "
                                    "turn_left, turn_right, overlay, pain, death, dead, walk_back, strafe_left, strafe_right; "
                                    "not '%s'", given);
@@ -1054,6 +1107,7 @@ int command_new_character(int argc, char **argv)
         } else if (arg[0] == '-' && arg[1] == '-') {
             free(paths);
             free(overrides);
+            free(maps);
             return usage_error("new-character: unknown option '%s'", arg);
         } else if (!name) {
             name = arg;
@@ -1084,12 +1138,16 @@ int command_new_character(int argc, char **argv)
                     overrides[o].file);
             free(paths);
             free(overrides);
+            free(maps);
             return EXIT_USAGE;
         }
     }
+    if (!problem && no_borrow && borrow_name)
+        problem = "new-character: --borrow and --no-borrow contradict each other";
     if (problem) {
         free(paths);
         free(overrides);
+        free(maps);
         return usage_error("%s (new-character --help for the details)", problem);
     }
 
@@ -1101,6 +1159,7 @@ int command_new_character(int argc, char **argv)
     if (!p.clips) {
         free(paths);
         free(overrides);
+        free(maps);
         return EXIT_INVALID;
     }
     for (int i = 0; i < clip_count; ++i)
@@ -1125,10 +1184,10 @@ int command_new_character(int argc, char **argv)
         fprintf(stderr, "%s: cannot create folder: %s\n", folder, strerror(errno));
         goto done;
     }
-    char folder_real[PATH_MAX];
+    char *folder_real = p.folder_real;
     if (!realpath(folder, folder_real))
         folder_real[0] = '\0';
-    path_from_folder(folder_real, mesh_path, p.mesh_relative, sizeof p.mesh_relative);
+    new_character_path_from_folder(folder_real, mesh_path, p.mesh_relative, sizeof p.mesh_relative);
     study_clips(&p);
     /* The idle's first frame shows the body as it plays, which is what the axes are for. */
     if (!new_character_study_body(p.model, p.idle >= 0 ? p.clips[p.idle].file.clip : NULL, &axes, &p.body)) {
@@ -1153,11 +1212,59 @@ int command_new_character(int argc, char **argv)
     free(studied);
     measure_clips(&p);
     for (int i = 0; i < p.clip_count; ++i) {
-        path_from_folder(folder_real, p.clips[i].path, p.clips[i].relative, sizeof p.clips[i].relative);
+        new_character_path_from_folder(folder_real, p.clips[i].path, p.clips[i].relative, sizeof p.clips[i].relative);
         if (p.clips[i].problem[0])
             fprintf(stderr, "%s (left out)\n", p.clips[i].problem);
     }
-    if (p.idle < 0) {
+    /* No walk and no run (or --borrow): the clip library of another character, retargeted. */
+    if (borrow_name || (!no_borrow && p.by_role[NEW_CHARACTER_ROLE_WALK] < 0 && p.by_role[NEW_CHARACTER_ROLE_RUN] < 0)) {
+        float up[3] = {0.0f, 0.0f, 0.0f}, forward[3] = {0.0f, 0.0f, 0.0f};
+        up[p.body.up_axis] = p.body.up_sign;
+        forward[p.body.forward_axis] = p.body.forward_sign;
+        retarget_map given = retarget_map_empty();
+        for (int m = 0; m < map_count; ++m) {
+            const char *equals = strchr(maps[m], '=');
+            char role_name[32];
+            snprintf(role_name, sizeof role_name, "%.*s", equals ? (int)(equals - maps[m]) : 0, maps[m]);
+            int role = retarget_role_from_name(role_name);
+            int joint = equals ? skeleton_find_joint(&p.model->skeleton, equals + 1) : -1;
+            if (role < 0 || joint < 0) {
+                fprintf(stderr, "md5tool: new-character: --map %s: %s\n", maps[m],
+                        role < 0 ? "ROLE=JOINT with a role of characters.ini's map.ROLE (hips, upper_leg.L, ...)"
+                                 : "the mesh has no such joint");
+                status = EXIT_USAGE;
+                goto done;
+            }
+            given.joints[role] = joint;
+        }
+        char why[DIAG_TEXT_MAX];
+        borrowing = new_character_borrow_open(&borrow, borrow_from ? borrow_from : new_character_borrow_default_library(),
+                                              borrow_name ? borrow_name : "mannequin", p.model, up, forward, &given, why,
+                                              sizeof why);
+        if (!borrowing && borrow_name) {
+            fprintf(stderr, "md5tool: new-character: cannot borrow [%s]'s clips: %s; nothing written\n", borrow_name,
+                    why);
+            goto done;
+        }
+        if (borrowing) {
+            p.borrow = &borrow;
+            /* Its own idle plays as "idle"; its other clips keep their names unless the library has them. */
+            candidate *own_idle = p.by_role[NEW_CHARACTER_ROLE_IDLE] >= 0 ? &p.clips[p.by_role[NEW_CHARACTER_ROLE_IDLE]] : NULL;
+            if (own_idle)
+                snprintf(own_idle->section, sizeof own_idle->section, "idle");
+            for (int i = 0; i < p.clip_count; ++i)
+                if (&p.clips[i] != own_idle && new_character_borrow_has_clip(&borrow, p.clips[i].section)) {
+                    char renamed[ANIM_NAME_MAX];
+                    snprintf(renamed, sizeof renamed, "own_%.*s", ANIM_NAME_MAX - 5, p.clips[i].section);
+                    snprintf(p.clips[i].section, sizeof p.clips[i].section, "%s", renamed);
+                }
+            p.walk_metres = new_character_borrow_speed(&borrow, "walk") * p.body.scale;
+            p.run_metres = new_character_borrow_speed(&borrow, "run") * p.body.scale;
+        } else {
+            snprintf(p.borrow_note, sizeof p.borrow_note, "%s", why);
+        }
+    }
+    if (p.idle < 0 && !borrowing) {
         fprintf(stderr, "%s: no clip fits this mesh with a role it can play; nothing written (name a clip's role "
                         "with --role FILE=ROLE: idle, walk, run, jump, turn_left, turn_right, overlay, pain, death, "
                         "dead, walk_back, strafe_left, strafe_right)\n", mesh_path);
@@ -1182,6 +1289,9 @@ int command_new_character(int argc, char **argv)
         status = EXIT_SUCCESS;
     }
 done:
+    if (borrowing)
+        new_character_borrow_close(&borrow);
+    free(maps);
     for (int i = 0; i < p.clip_count; ++i)
         loaded_file_free(&p.clips[i].file);
     free(p.clips);
