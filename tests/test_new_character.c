@@ -497,7 +497,8 @@ static void test_paths_with_special_characters(void)
             struct stat given, read_back;
             CHECK(hero && stat(mesh, &given) == 0 && stat(hero->mesh_path, &read_back) == 0 &&
                   given.st_ino == read_back.st_ino);
-            CHECK(hero && hero->clip_count == 1 && hero->clips[0].clip != NULL);
+            /* Its one clip is its idle; with no walk or run it borrows the library's (retargeted). */
+            CHECK(hero && hero->clip_count >= 1 && hero->clips[0].clip != NULL && strcmp(hero->clips[0].name, "idle") == 0);
             anim_config_free(config);
             cache_destroy(cache);
         }
@@ -530,13 +531,40 @@ static void test_given_roles_and_axes(void)
     snprintf(path, sizeof path, "%s/bob/clips.ini", base);
     char *clips = test_read_file(path, NULL);
     CHECK_STR_CONTAINS(clips, "; guess: the only clip, and its name says nothing of a role: it plays as the idle");
-    CHECK_STR_CONTAINS(clips, "[Bob]\nfile = ");
+    /* No walk, no run: the shipped library is borrowed, Bob's own clip playing the idle. */
+    CHECK_STR_CONTAINS(clips, "[idle]\nfile = ../Bob.md5anim");
+    CHECK_STR_CONTAINS(clips, "[walk]\nfile = ");
+    CHECK_STR_CONTAINS(clips, "assets/clips/walk.md5anim\nskeleton = ");
     free(clips);
+    snprintf(path, sizeof path, "%s/bob/characters.ini", base);
+    char *characters = test_read_file(path, NULL);
+    CHECK_STR_CONTAINS(characters, "map.hips = hips");
+    CHECK_STR_CONTAINS(characters, "map.foot.L = foot.L");
+    CHECK_STR_CONTAINS(characters, "legs = thigh.L shin.L foot.L thigh.R shin.R foot.R\nfoot_ik = true");
+    free(characters);
     snprintf(path, sizeof path, "%s/bob", base);
     cache *cache = cache_create();
     anim_config *config = load_written_config(path, cache);
     CHECK(config != NULL);
+    const anim_character *bob = config ? anim_config_find_character(config, "bob") : NULL;
+    int walk = bob ? anim_config_find_clip(bob, "walk") : -1, run_clip = bob ? anim_config_find_clip(bob, "run") : -1;
+    CHECK(walk >= 0 && run_clip >= 0 && bob->clips[walk].clip && bob->clips[run_clip].clip);
+    /* The same skeleton: the walk retargeted onto it is the walk (the bake's own test checks 1 mm). */
+    CHECK(walk >= 0 && bob->clips[walk].clip->joint_count == bob->model->skeleton.joint_count);
+    CHECK(walk >= 0 && fabsf(bob->clips[walk].ground_speed - 1.4f) < 1e-4f);
+    CHECK(cache_get_stats(cache).retargeted_clips >= 14); /* 18 borrowed; the additive ones keep only their deltas */
     anim_config_free(config);
+    /* --no-borrow: the old starter, its one clip as [Bob], and the note says why there is no walk. */
+    snprintf(arguments, sizeof arguments, "new-character bob '%s' '%s' --out '%s/bob_alone' --no-borrow", bob_mesh,
+             bob_clip, base);
+    run = run_tool(arguments);
+    CHECK(run.status == 0);
+    free(run.output);
+    snprintf(path, sizeof path, "%s/bob_alone/clips.ini", base);
+    clips = test_read_file(path, NULL);
+    CHECK_STR_CONTAINS(clips, "[Bob]\nfile = ");
+    CHECK(clips && !strstr(clips, "skeleton ="));
+    free(clips);
 
     snprintf(arguments, sizeof arguments,
              "new-character hero '%s' '%s' '%s' '%s' --role strange.md5anim=run --up +Z --forward +X --out '%s/hero'",
@@ -550,7 +578,7 @@ static void test_given_roles_and_axes(void)
     CHECK_STR_CONTAINS(clips, "; guess: walk, and no idle clip: it also stands in for idle\n[snout_forward]");
     free(clips);
     snprintf(path, sizeof path, "%s/hero/characters.ini", base);
-    char *characters = test_read_file(path, NULL);
+    characters = test_read_file(path, NULL);
     CHECK_STR_CONTAINS(characters, "; given: --up\nup = +Z");
     CHECK_STR_CONTAINS(characters, "; given: --forward\nforward = +X");
     free(characters);
@@ -564,12 +592,20 @@ static void test_given_roles_and_axes(void)
     /* Two clips of no role that do not travel: nothing written, and the way out named. */
     snprintf(command, sizeof command, "cp '%sclips/idle.md5anim' '%s/still.md5anim'", ASSETS, base);
     CHECK(system(command) == 0);
-    snprintf(arguments, sizeof arguments, "new-character hero '%s' '%s/still.md5anim' '%s/Bob.md5anim' --out '%s/none'",
-             MANNEQUIN, base, base, base);
+    snprintf(arguments, sizeof arguments,
+             "new-character hero '%s' '%s/still.md5anim' '%s/Bob.md5anim' --out '%s/none' --no-borrow", MANNEQUIN, base,
+             base, base);
     run = run_tool(arguments);
     CHECK(run.status == 1);
     CHECK_STR_CONTAINS(run.output, "no clip fits this mesh with a role it can play; nothing written (name a clip's role "
                                    "with --role FILE=ROLE");
+    free(run.output);
+    /* Borrowing (the default): the library plays, its own two clips kept for states a user adds. */
+    snprintf(arguments, sizeof arguments, "new-character hero '%s' '%s/still.md5anim' '%s/Bob.md5anim' --out '%s/none'",
+             MANNEQUIN, base, base, base);
+    run = run_tool(arguments);
+    CHECK(run.status == 0);
+    CHECK_STR_CONTAINS(run.output, "borrowed: [mannequin]'s 19 clips");
     free(run.output);
     static const struct {
         const char *options, *said;

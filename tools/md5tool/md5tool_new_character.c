@@ -462,11 +462,11 @@ static void write_clips(FILE *out, const plan *p)
     new_character_borrow_write_clips(out, p->borrow, p->folder_real, own_idle ? own : NULL);
     bool first = true;
     for (int i = 0; i < p->clip_count; ++i) {
-        if (&p->clips[i] == own_idle || !p->clips[i].usable)
+        if (&p->clips[i] == own_idle)
             continue;
         if (first)
             fprintf(out, "\n; --- its own clips, in no state of states.ini (the library's): point a state's clip at one to\n"
-                         "; play it\n");
+                         "; play it (those left out say why)\n");
         first = false;
         write_clip(out, p, i);
     }
