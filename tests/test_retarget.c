@@ -9,6 +9,7 @@
 #include <cglm/cglm.h>
 
 #include "build/loader.h"
+#include "anim/anim_feet.h"
 #include "build/retarget.h"
 #include "cache/cache.h"
 #include "check.h"
@@ -363,10 +364,32 @@ static void test_boneman_is_mapped_and_walks(void)
     /* Its clips face +X; its bind pose faces -Y (a quarter turn), which the toes tell. */
     CHECK(make_spec(ours, m, up_z, forward_x, &spec, found, &err));
     CHECK(spec.target_bind_forward[1] == -1.0f);
+    /* The same map given (as new-character writes it into characters.ini) finds the same facing: the toes
+     * decide, not the first way tried (a given map fits every way). */
+    float facing[3];
+    retarget_map again;
+    CHECK(retarget_map_find(m, up_z, forward_x, &spec.target_map, &again, NULL, facing, &err));
+    CHECK(facing[0] == 0.0f && facing[1] == -1.0f && memcmp(&again, &spec.target_map, sizeof again) == 0);
     for (int r = 0; r < RETARGET_ROLE_COUNT; ++r)
         printf("  %-12s %s\n", retarget_role_name((retarget_role)r), joint_name(m, &spec.target_map, (retarget_role)r));
     clip *baked = NULL;
     CHECK(build_retargeted_clip(walk, &ours->skeleton, &m->skeleton, &spec, &baked, &err));
+    /* The engine finds its feet's contacts in the borrowed walk (low, level, still over the moving floor):
+     * what the foot lock and the trace's figures go by. */
+    int feet[2] = {skeleton_find_joint(&m->skeleton, "LeftFoot"), skeleton_find_joint(&m->skeleton, "RightFoot")};
+    anim_clip entry = {.clip = baked, .import_scale = 0.126687f, .import_axes = anim_axes_canonical(), .loop = true,
+                       .root_mode = ANIM_ROOT_IN_PLACE,
+                       .ground_speed = 1.4f * retarget_travel_scale(&ours->skeleton, &m->skeleton, &spec)};
+    unsigned char *planted = baked ? malloc((size_t)baked->frame_count * 2) : NULL;
+    int down[2] = {0, 0};
+    if (planted && anim_feet_find_contacts(&entry, &m->skeleton, feet, 2, planted))
+        for (int f = 0; f < baked->frame_count; ++f)
+            for (int k = 0; k < 2; ++k)
+                down[k] += planted[k * baked->frame_count + f];
+    printf("  borrowed walk on boneman: LeftFoot planted %d, RightFoot %d of %d frames\n", down[0], down[1],
+           baked ? baked->frame_count : 0);
+    CHECK(down[0] >= 6 && down[1] >= 6);
+    free(planted);
     clip_free(baked);
     model_free(m);
     model_free(ours);

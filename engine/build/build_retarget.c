@@ -269,9 +269,12 @@ static bool setup_bake(const skeleton *from, const skeleton *to, const retarget_
         b->anchor[t] = parent < 0 || r == RETARGET_HIPS ? -1 : spec->target_map.joints[parent];
         b->order[b->count++] = t;
         listed[t] = 1;
-        int child = r == RETARGET_ROOT ? -1 : active_child(spec, r);
+        /* A foot flat in its rest pose stays flat: feet and toes are not laid along the source's (a foot's
+         * bone to its toe slopes as its rig has it; turning it would tilt the sole off the ground). */
+        bool level = r == RETARGET_FOOT_L || r == RETARGET_FOOT_R || r == RETARGET_TOE_L || r == RETARGET_TOE_R;
+        int child = r == RETARGET_ROOT || level ? -1 : active_child(spec, r);
         if (child < 0) {
-            if (parent >= 0 && r != RETARGET_HIPS)
+            if (parent >= 0 && r != RETARGET_HIPS && !level)
                 glm_quat_copy(b->align[spec->target_map.joints[parent]], b->align[t]);
             continue;
         }

@@ -9,7 +9,8 @@
  *       * each mapped joint turns in object space by what its source joint turned from its own bind pose
  *         (rotations relative to each skeleton's rest pose), after a fixed turn that lays the target's
  *         rest bone along the source's (so an arm at rest straight out follows one at rest hanging at 45
- *         degrees), with the change of axes between the two files (up and forward) applied;
+ *         degrees; not for feet and toes, which stay as level as their rest pose has them), with the change
+ *         of axes between the two files (up and forward) applied;
  *       * the hips (and a root joint above them) move by the source's travel times the ratio of the leg
  *         lengths (target over source), so a longer-legged body strides further and its feet do not slide;
  *         every other mapped joint keeps the target's own bone lengths;
@@ -79,7 +80,8 @@ retarget_map retarget_map_empty(void);
 /* The map of model's skeleton, its file's up and forward axes (unit vectors along a file axis, forward
  * perpendicular to up) saying which way is up and which side is left. The bind pose may face another way than
  * the clips do (some exporters turn it a quarter): forward is tried first, then turned about up a quarter at a
- * time, keeping the first way that maps unless the toes point backward along it; bind_forward (may be NULL)
+ * time, keeping the way that maps along which the toes point furthest (the first that maps when no toes
+ * tell); bind_forward (may be NULL)
  * gets the way the bind pose was found to face. Roles set in given (>= 0) are taken as they are; the others
  * are found (found[r] says how; it may be NULL). False with err set when a joint is given for two roles, a
  * given joint is out of range, or a required role is neither given nor found ("no two legs..."); out is

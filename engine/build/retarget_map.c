@@ -166,12 +166,14 @@ static void finder_free(finder *f)
     free(f->next_sibling);
 }
 
-/* A child subtree of j that reaches down into the lower 40% of the body on one side of j: a leg. */
+/* A child subtree of j that reaches down into the lower 40% of the body on one side of j, more down than
+ * along the ground: a leg. */
 static bool reaches_down(const finder *f, int j, int child, float side)
 {
     int low = f->low[child];
     return low >= 0 && f->height[low] < f->ground + 0.4f * f->body &&
-           side * (f->lateral[low] - f->lateral[j]) > 0.02f * f->body;
+           side * (f->lateral[low] - f->lateral[j]) > 0.02f * f->body &&
+           f->height[j] - f->height[low] > 0.5f * distance(f, j, low); /* down, not along the ground */
 }
 
 /* The hips: the highest joint with a leg on each side below it and a chain up to the top 15% of the body that
@@ -189,6 +191,7 @@ static int find_hips(const finder *f, int *left_leg, int *right_leg, int *up_chi
             else if (r < 0 && reaches_down(f, j, c, -1.0f))
                 r = c;
             else if (f->high[c] >= 0 && f->height[f->high[c]] > f->ground + 0.85f * f->body &&
+                     f->height[f->high[c]] - f->height[j] > 0.5f * distance(f, j, f->high[c]) &&
                      f->height[f->low[c]] > f->ground + 0.25f * f->body && /* no more legs: not a creature */
                      (u < 0 || f->height[f->high[c]] > f->height[f->high[u]]))
                 u = c;
@@ -487,8 +490,6 @@ bool retarget_map_find(const model *m, const float up[3], const float forward[3]
         if (ok[k] && (best < 0 || score[k] > score[best]))
             best = k;
     }
-    if (ok[0] && score[0] >= 0.0f)
-        best = 0;
     if (best < 0) {
         find_facing(m, up, forward, given, out, found_out, err);
         if (err)

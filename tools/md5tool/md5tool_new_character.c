@@ -294,6 +294,9 @@ static void write_characters(FILE *out, const plan *p)
     fprintf(out, "scale = %.6g\n", (double)b->scale);
     if (b->up_given)
         fprintf(out, "; given: --up\n");
+    else if (b->up_from_humanoid)
+        fprintf(out, "; guess: the only up along which the bind pose stands as a humanoid: two legs reaching the ground\n"
+                     "; below one joint, a spine above it up to the top (whatever the joints are called)\n");
     else if (b->up_from_feet)
         fprintf(out, "; guess: away from the feet (or the skeleton's leaf joints), which lie at one end of its %s "
                      "extent\n", axis_text(b->up_axis, 1.0f) + 1);
@@ -311,6 +314,9 @@ static void write_characters(FILE *out, const plan *p)
         fprintf(out, "; guess: the toes are ahead of the ankles along %s\n", axis_text(b->forward_axis, b->forward_sign));
     else if (b->forward_from_head)
         fprintf(out, "; guess: the head is ahead of the root along %s (no toes tell)\n",
+                axis_text(b->forward_axis, b->forward_sign));
+    else if (b->forward_from_humanoid)
+        fprintf(out, "; guess: the bind pose's toes (the joints below its feet, found from its shape) point along %s\n",
                 axis_text(b->forward_axis, b->forward_sign));
     else
         fprintf(out, "; guess: the toes do not say which way the character faces: %s is the default (Doom 3's)\n",
@@ -997,7 +1003,12 @@ static void print_summary(const plan *p, const char *folder)
     const new_character_body *b = &p->body;
     printf("%s: %s, %d joints, %.4g units tall along %s, facing %s%s; scale %.6g makes it %.1f m\n", p->name,
            p->mesh_path, p->model->skeleton.joint_count, (double)b->height, axis_text(b->up_axis, b->up_sign),
-           axis_text(b->forward_axis, b->forward_sign), b->forward_from_feet ? " (toes ahead of ankles)" : " (default)",
+           axis_text(b->forward_axis, b->forward_sign),
+           b->forward_from_feet       ? " (toes ahead of ankles)"
+           : b->forward_from_head     ? " (head ahead of the root)"
+           : b->forward_from_humanoid ? " (the bind pose's toes)"
+           : b->forward_given         ? " (given)"
+                                      : " (default)",
            (double)b->scale, (double)TARGET_HEIGHT_METRES);
     if (b->foot_count == 2)
         printf("  feet: %s and %s%s\n", p->model->skeleton.names[b->foot_root[0]],

@@ -70,7 +70,9 @@ typedef struct new_character_body {
     bool forward_from_feet; /* true: toes found ahead of ankles; false: the default +X (or +Y when X is up) */
     bool up_given, forward_given; /* from --up, --forward */
     bool up_from_feet;            /* up is where the feet (or the leaves) are not: up_from_feet in measure.c */
+    bool up_from_humanoid;        /* the one up along which the bind pose maps as a humanoid (retarget.h) */
     bool forward_from_head;       /* no toes to tell: the head lies ahead of the root along the ground */
+    bool forward_from_humanoid;   /* neither: the way the humanoid's bind pose faces (its toes, retarget.h) */
     float height;           /* file units: the skinned mesh's extent along up in that pose */
     float scale;            /* metres per file unit making height 1.8 m, within 0.0001..10000 */
     int foot_count;         /* 0 or 2 */

@@ -2,6 +2,8 @@
  * speeds and the overlay's branch. See md5tool_new_character.h. */
 #include "md5tool_new_character.h"
 
+#include "build/retarget.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -272,6 +274,33 @@ static bool up_from_feet(const skeleton *s, const joint_pose *pose, int *axis, f
 
 /* The skinned mesh's box in a pose; a mesh without vertices falls back on the joints. False when memory
  * runs out. */
+/* A humanoid stands one way only: up is the axis (of the six, +Z first) along which its bind pose maps as
+ * one (retarget_map_find: two legs reaching the ground below its hips, a spine up to the top), whatever its
+ * joints are called. False when none does (a creature, a prop). */
+static bool up_from_humanoid(const model *m, int *axis, float *sign, int *forward_axis, float *forward_sign)
+{
+    static const int order[6][2] = {{2, 1}, {1, 1}, {2, -1}, {1, -1}, {0, 1}, {0, -1}};
+    for (int k = 0; k < 6; ++k) {
+        float up[3] = {0.0f, 0.0f, 0.0f}, forward[3] = {0.0f, 0.0f, 0.0f};
+        up[order[k][0]] = (float)order[k][1];
+        forward[(order[k][0] + 1) % 3] = 1.0f;
+        retarget_map map;
+        diag error;
+        float facing[3];
+        if (retarget_map_find(m, up, forward, NULL, &map, NULL, facing, &error)) {
+            *axis = order[k][0];
+            *sign = (float)order[k][1];
+            for (int a = 0; a < 3; ++a)
+                if (facing[a] != 0.0f) {
+                    *forward_axis = a;
+                    *forward_sign = facing[a] > 0.0f ? 1.0f : -1.0f;
+                }
+            return true;
+        }
+    }
+    return false;
+}
+
 static bool pose_extent(const model *m, const joint_pose *pose, float low[3], float high[3])
 {
     const skeleton *s = &m->skeleton;
@@ -337,8 +366,11 @@ bool new_character_study_body(const model *m, const clip *reference, const new_c
     out->up_axis = high[1] - low[1] > high[2] - low[2] ? 1 : 2;
     int feet_axis = 2;
     float feet_sign = 1.0f;
-    out->up_from_feet = up_from_feet(s, pose, &feet_axis, &feet_sign);
-    if (out->up_from_feet) {
+    int humanoid_forward = -1;
+    float humanoid_forward_sign = 1.0f;
+    out->up_from_humanoid = up_from_humanoid(m, &feet_axis, &feet_sign, &humanoid_forward, &humanoid_forward_sign);
+    out->up_from_feet = !out->up_from_humanoid && up_from_feet(s, pose, &feet_axis, &feet_sign);
+    if (out->up_from_humanoid || out->up_from_feet) {
         out->up_axis = feet_axis;
         out->up_sign = feet_sign;
     }
@@ -414,6 +446,14 @@ bool new_character_study_body(const model *m, const clip *reference, const new_c
             out->forward_from_head = true;
         }
         break;
+    }
+    /* Nothing above told (toes that are single joints, no head named so): the way a humanoid's bind pose
+     * faces, by its toes (retarget_map_find). */
+    if (!out->forward_from_feet && !out->forward_from_head && out->up_from_humanoid && humanoid_forward >= 0 &&
+        humanoid_forward != out->up_axis) {
+        out->forward_axis = humanoid_forward;
+        out->forward_sign = humanoid_forward_sign;
+        out->forward_from_humanoid = true;
     }
     out->forward_given = given && given->forward_axis >= 0;
     if (out->forward_given) {
