@@ -18,6 +18,7 @@
 #include "build/loader.h"
 #include "md5/md5.h"
 #include "md5tool_new_character.h"
+#include "synth.h"
 #include "test_data.h"
 #include "test_files.h"
 
@@ -599,6 +600,21 @@ static void test_given_roles_and_axes(void)
     CHECK(run.status == 1);
     CHECK_STR_CONTAINS(run.output, "no clip fits this mesh with a role it can play; nothing written (name a clip's role "
                                    "with --role FILE=ROLE");
+    free(run.output);
+    /* --borrow on a body that is no humanoid (the six-legged creature): one line saying why, nothing written. */
+    char creature_folder[700], error[256];
+    snprintf(creature_folder, sizeof creature_folder, "%s/beast", base);
+    CHECK(mkdir(creature_folder, 0777) == 0 && synth_write_creature(creature_folder, error, sizeof error));
+    snprintf(arguments, sizeof arguments,
+             "new-character beast '%s/creature.md5mesh' '%s/creature_idle.md5anim' --out '%s/beast_config' --borrow mannequin",
+             creature_folder, creature_folder, base);
+    run = run_tool(arguments);
+    CHECK(run.status == 1);
+    CHECK_STR_CONTAINS(run.output, "cannot borrow [mannequin]'s clips: no hips found");
+    CHECK(strchr(run.output, '\n') == strrchr(run.output, '\n'));
+    snprintf(path, sizeof path, "%s/beast_config", base);
+    struct stat none;
+    CHECK(stat(path, &none) != 0);
     free(run.output);
     /* Borrowing (the default): the library plays, its own two clips kept for states a user adds. */
     snprintf(arguments, sizeof arguments, "new-character hero '%s' '%s/still.md5anim' '%s/Bob.md5anim' --out '%s/none'",

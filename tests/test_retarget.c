@@ -8,6 +8,7 @@
 
 #include <cglm/cglm.h>
 
+#include "anim/config/anim_config.h"
 #include "build/loader.h"
 #include "anim/anim_feet.h"
 #include "build/retarget.h"
@@ -396,6 +397,89 @@ static void test_boneman_is_mapped_and_walks(void)
     clip_free(walk);
 }
 
+/* A characters.ini of one character [who] on mesh, with extra keys, and a clips.ini of an idle of its own and
+ * a walk made for `made_for`, in folder; the load's diags joined into text (one line each). NULL: it loaded. */
+static char *load_borrowing(const char *folder, const char *mesh, const char *idle, const char *extra,
+                            const char *made_for, const char *walk, char *text, size_t size)
+{
+    char path[700], body[4096];
+    snprintf(path, sizeof path, "%s/characters.ini", folder);
+    snprintf(body, sizeof body, "[who]\nmesh = %s\nclips = clips.ini\nstates = states.ini\n%s", mesh, extra);
+    test_write_file(path, body);
+    snprintf(path, sizeof path, "%s/clips.ini", folder);
+    snprintf(body, sizeof body, "[idle]\nfile = %s\nloop = true\n\n[walk]\nfile = %s\nskeleton = %s\nloop = true\nspeed = 1.4\n",
+             idle, walk, made_for);
+    test_write_file(path, body);
+    snprintf(path, sizeof path, "%s/states.ini", folder);
+    test_write_file(path, "[machine]\nstart = idle\n\n[parameters]\nspeed = number 0\n\n[state idle]\nclip = idle\n\n"
+                          "[state walk]\nclip = walk\n\n[idle -> walk]\nwhen = speed > 1\n");
+    snprintf(path, sizeof path, "%s/characters.ini", folder);
+    cache *c = cache_create();
+    diag_list errors = {0};
+    anim_config *config = anim_config_load(path, c, &errors);
+    text[0] = '\0';
+    for (int i = 0; i < errors.count; ++i) {
+        char line[DIAG_TEXT_MAX];
+        diag_format(&errors.items[i], line, sizeof line);
+        snprintf(text + strlen(text), size - strlen(text), "%s\n", line);
+    }
+    bool loaded = config != NULL;
+    if (config) {
+        const anim_character *who = anim_config_find_character(config, "who");
+        int walk_index = who ? anim_config_find_clip(who, "walk") : -1;
+        /* The walk is the character's skeleton's, at the source's speed times the legs' ratio. */
+        CHECK(walk_index >= 0 && who->clips[walk_index].clip &&
+              who->clips[walk_index].clip->joint_count == who->model->skeleton.joint_count);
+    }
+    anim_config_free(config);
+    diag_list_free(&errors);
+    cache_destroy(c);
+    return loaded ? NULL : text;
+}
+
+/* The config's mistakes, each one line at its file:line, and the load refused whole (nothing half-made). */
+static void test_config_mistakes(void)
+{
+    char folder[] = "/tmp/marionette_retarget_config_XXXXXX", text[8192], error[256];
+    CHECK(mkdtemp(folder) != NULL);
+    CHECK(synth_write_creature(folder, error, sizeof error));
+    char creature[600], creature_idle[600];
+    snprintf(creature, sizeof creature, "%s/creature.md5mesh", folder);
+    snprintf(creature_idle, sizeof creature_idle, "%s/creature_idle.md5anim", folder);
+    /* Works: the robot borrowing our walk, a role given. */
+    CHECK(load_borrowing(folder, ROBOT, WALK, "map.head = head\n", MANNEQUIN, WALK, text, sizeof text) == NULL);
+    if (text[0])
+        printf("%s", text);
+    /* A role naming a joint the mesh lacks; a role that does not exist; one joint for two roles. */
+    CHECK_STR_CONTAINS(load_borrowing(folder, ROBOT, WALK, "map.foot.L = nosuch\n", MANNEQUIN, WALK, text, sizeof text),
+                       "characters.ini:5: 'map.foot.L': the skeleton of");
+    CHECK_STR_CONTAINS(text, "has no joint 'nosuch'");
+    CHECK_STR_CONTAINS(load_borrowing(folder, ROBOT, WALK, "map.tail = hips\n", MANNEQUIN, WALK, text, sizeof text),
+                       "characters.ini:5: 'map.tail': no role 'tail'; roles: root hips");
+    CHECK_STR_CONTAINS(load_borrowing(folder, ROBOT, WALK, "map.foot.L = foot.L\nmap.foot.R = foot.L\n", MANNEQUIN, WALK,
+                                      text, sizeof text),
+                       "characters.ini:6: 'map.foot.R': joint 'foot.L' is map.foot.L already (line 5)");
+    /* A skeleton with no legs: at its section, saying which keys to give; the clip says where to look. */
+    CHECK_STR_CONTAINS(load_borrowing(folder, creature, creature_idle, "", MANNEQUIN, WALK, text, sizeof text),
+                       "characters.ini:1: character [who] cannot play clips made for another skeleton: no hips found");
+    CHECK_STR_CONTAINS(text, "clips.ini:7: clip [walk]: made for another skeleton, and [who] has no joint map");
+    /* A clip that does not fit the skeleton it names: at its file line. */
+    CHECK_STR_CONTAINS(load_borrowing(folder, ROBOT, WALK, "", creature, WALK, text, sizeof text),
+                       "clips.ini:6: clip [walk]: ");
+    CHECK_STR_CONTAINS(text, "skeleton has 23");
+    /* The skeleton file missing: at the skeleton line. */
+    CHECK_STR_CONTAINS(load_borrowing(folder, ROBOT, WALK, "", "/nonexistent/x.md5mesh", WALK, text, sizeof text),
+                       "clips.ini:7: clip [walk]: skeleton: /nonexistent/x.md5mesh");
+    static const char *const names[] = {"creature.md5mesh", "creature_idle.md5anim", "characters.ini", "clips.ini",
+                                        "states.ini"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; ++i) {
+        char path[700];
+        snprintf(path, sizeof path, "%s/%s", folder, names[i]);
+        remove(path);
+    }
+    rmdir(folder);
+}
+
 int main(int argc, char **argv)
 {
     test_part part;
@@ -408,6 +492,7 @@ int main(int argc, char **argv)
         RUN(test_travel_scales_with_legs_and_axes);
         RUN(test_robot_and_refusals);
         RUN(test_cache_shares_one_bake);
+        RUN(test_config_mistakes);
     }
     if (part == TEST_PART_BONEMAN)
         RUN(test_boneman_is_mapped_and_walks);

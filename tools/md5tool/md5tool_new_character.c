@@ -1262,8 +1262,10 @@ int command_new_character(int argc, char **argv)
                                               borrow_name ? borrow_name : "mannequin", p.model, up, forward, &given, why,
                                               sizeof why);
         if (!borrowing && borrow_name) {
-            fprintf(stderr, "md5tool: new-character: cannot borrow [%s]'s clips: %s; nothing written\n", borrow_name,
-                    why);
+            fprintf(stderr, "md5tool: new-character: cannot borrow [%s]'s clips: %s (here: --map ROLE=JOINT); nothing "
+                            "written\n", borrow_name, why);
+            if (made_folder)
+                rmdir(folder); /* nothing written: the folder made for it goes too */
             goto done;
         }
         if (borrowing) {

@@ -218,7 +218,10 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
                     storage->clip_handles[s] =
                         cache_load_clip(loader->cache, clip_path, character->model_handle, &error, NULL);
                 if (storage->clip_handles[s].id == 0 && failures) {
-                    diag_format(&error, failures[s].text, sizeof failures[s].text);
+                    if (error.file[0]) /* a file's own problem, at its line */
+                        diag_format(&error, failures[s].text, sizeof failures[s].text);
+                    else /* the retargeting's, at this file's line */
+                        snprintf(failures[s].text, sizeof failures[s].text, "%s", error.message);
                     failures[s].line = error_line;
                 }
                 clip->clip = cache_clip(loader->cache, storage->clip_handles[s]);

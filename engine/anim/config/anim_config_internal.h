@@ -219,7 +219,8 @@ void anim_config_load_map(anim_config_loader *loader, anim_character *character,
 /* Clip s (clip_path, its `file`) of clips_path, made for the skeleton its `skeleton` entry names, baked for
  * the character's (cache_load_retargeted_clip); *travel_scale gets the leg-length ratio its speeds and travel
  * take. {0} on failure, with failure and *failure_line saying why and where (a clip that does not fit the
- * skeleton it names is reported at its file line). */
+ * skeleton it names is reported at its file line); a failure with an empty file is this entry's own (the
+ * message alone is the text). */
 cache_clip_handle anim_config_retarget_clip(anim_config_loader *loader, anim_character *character,
                                             anim_character_storage *storage, const char *clips_path, int s,
                                             const ini_entry *file_entry, const ini_entry *skeleton_entry,

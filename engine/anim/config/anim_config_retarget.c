@@ -96,7 +96,7 @@ cache_clip_handle anim_config_retarget_clip(anim_config_loader *loader, anim_cha
     char mesh_path[ANIM_CONFIG_PATH_MAX];
     *failure_line = skeleton_entry->line;
     if (!anim_config_resolve_path(clips_path, skeleton_entry->value, mesh_path, sizeof mesh_path)) {
-        diag_set(failure, clips_path, skeleton_entry->line, "skeleton: path is too long");
+        diag_set(failure, "", 0, "skeleton: path is too long");
         return none;
     }
     anim_config_watch(loader->config, mesh_path, LOADER_MAX_FILE_BYTES);
@@ -105,7 +105,7 @@ cache_clip_handle anim_config_retarget_clip(anim_config_loader *loader, anim_cha
     if (storage->retarget_models[s].id == 0) {
         char inner[DIAG_TEXT_MAX];
         diag_format(&error, inner, sizeof inner);
-        diag_set(failure, clips_path, skeleton_entry->line, "skeleton: %s", inner);
+        diag_set(failure, "", 0, "skeleton: %s", inner);
         return none;
     }
     /* The clip must fit the skeleton it says it was made for: reported at its `file` line, as any clip. */
@@ -115,7 +115,7 @@ cache_clip_handle anim_config_retarget_clip(anim_config_loader *loader, anim_cha
         return none;
     }
     if (!character_map(loader, character, storage)) {
-        diag_set(failure, clips_path, skeleton_entry->line,
+        diag_set(failure, "", 0,
                  "made for another skeleton, and [%s] has no joint map to play it with (%s:%d says why)",
                  character->name, storage->map_path ? storage->map_path : character->mesh_path, storage->map_line);
         return none;
@@ -130,14 +130,14 @@ cache_clip_handle anim_config_retarget_clip(anim_config_loader *loader, anim_cha
     memcpy(spec.target_bind_forward, storage->map_bind_forward, sizeof spec.target_bind_forward);
     if (!retarget_map_find(from, spec.source_up, spec.source_forward, NULL, &spec.source_map, NULL,
                            spec.source_bind_forward, &error)) {
-        diag_set(failure, clips_path, skeleton_entry->line, "skeleton %s: %s", mesh_path, error.message);
+        diag_set(failure, "", 0, "skeleton %s: %s", mesh_path, error.message);
         return none;
     }
     cache_clip_handle baked = cache_load_retargeted_clip(loader->cache, storage->retarget_raw[s],
                                                          storage->retarget_models[s], character->model_handle, &spec,
                                                          &error);
     if (baked.id == 0) {
-        diag_set(failure, clips_path, skeleton_entry->line, "%s", error.message);
+        diag_set(failure, "", 0, "%s", error.message);
         return none;
     }
     *travel_scale = retarget_travel_scale(&from->skeleton, &character->model->skeleton, &spec);
