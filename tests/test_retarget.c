@@ -407,7 +407,8 @@ static char *load_borrowing(const char *folder, const char *mesh, const char *id
     snprintf(body, sizeof body, "[who]\nmesh = %s\nclips = clips.ini\nstates = states.ini\n%s", mesh, extra);
     test_write_file(path, body);
     snprintf(path, sizeof path, "%s/clips.ini", folder);
-    snprintf(body, sizeof body, "[idle]\nfile = %s\nloop = true\n\n[walk]\nfile = %s\nskeleton = %s\nloop = true\nspeed = 1.4\n",
+    snprintf(body, sizeof body,
+             "[idle]\nfile = %s\nloop = true\n\n[walk]\nfile = %s\nskeleton = %s\nloop = true\nspeed = 1.4\n",
              idle, walk, made_for);
     test_write_file(path, body);
     snprintf(path, sizeof path, "%s/states.ini", folder);
@@ -456,8 +457,8 @@ static void test_config_mistakes(void)
     CHECK_STR_CONTAINS(text, "has no joint 'nosuch'");
     CHECK_STR_CONTAINS(load_borrowing(folder, ROBOT, WALK, "map.tail = hips\n", MANNEQUIN, WALK, text, sizeof text),
                        "characters.ini:5: 'map.tail': no role 'tail'; roles: root hips");
-    CHECK_STR_CONTAINS(load_borrowing(folder, ROBOT, WALK, "map.foot.L = foot.L\nmap.foot.R = foot.L\n", MANNEQUIN, WALK,
-                                      text, sizeof text),
+    CHECK_STR_CONTAINS(load_borrowing(folder, ROBOT, WALK, "map.foot.L = foot.L\nmap.foot.R = foot.L\n", MANNEQUIN,
+                                      WALK, text, sizeof text),
                        "characters.ini:6: 'map.foot.R': joint 'foot.L' is map.foot.L already (line 5)");
     /* A skeleton with no legs: at its section, saying which keys to give; the clip says where to look. */
     CHECK_STR_CONTAINS(load_borrowing(folder, creature, creature_idle, "", MANNEQUIN, WALK, text, sizeof text),

@@ -453,8 +453,9 @@ bool build_retargeted_clip(const clip *source, const skeleton *source_skeleton, 
     joint_pose *world = malloc(to_joints * sizeof *world);
     joint_pose *rest_local = malloc(to_joints * sizeof *rest_local);
     versor *delta = malloc(to_joints * sizeof *delta);
-    bool ok = c && source_object && world && rest_local && delta && turned_skeleton(source_skeleton, source_turn, &from) &&
-              turned_skeleton(target_skeleton, target_turn, &to) && setup_bake(&from, &to, spec, &setup);
+    bool ok = c && source_object && world && rest_local && delta &&
+              turned_skeleton(source_skeleton, source_turn, &from) && turned_skeleton(target_skeleton, target_turn, &to) &&
+              setup_bake(&from, &to, spec, &setup);
     if (ok) {
         /* Timing (frame count, rate, loop convention, durations) is source's. */
         c->joint_count = target_skeleton->joint_count;

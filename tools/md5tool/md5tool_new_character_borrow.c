@@ -154,7 +154,8 @@ void new_character_borrow_write_map(FILE *out, const new_character_borrow *b, co
         chained = chained && s->parents[legs[side][1]] == legs[side][0] && s->parents[legs[side][2]] == legs[side][1];
     }
     if (chained) {
-        fprintf(out, "; the legs for the foot lock and foot IK, from the map\nlegs = %s %s %s %s %s %s\nfoot_ik = true\n",
+        fprintf(out,
+                "; the legs for the foot lock and foot IK, from the map\nlegs = %s %s %s %s %s %s\nfoot_ik = true\n",
                 s->names[legs[0][0]], s->names[legs[0][1]], s->names[legs[0][2]], s->names[legs[1][0]],
                 s->names[legs[1][1]], s->names[legs[1][2]]);
         return;
