@@ -568,7 +568,8 @@ static void test_given_roles_and_axes(void)
     free(clips);
 
     snprintf(arguments, sizeof arguments,
-             "new-character hero '%s' '%s' '%s' '%s' --role strange.md5anim=run --up +Z --forward +X --out '%s/hero'",
+             "new-character hero '%s' '%s' '%s' '%s' --role strange.md5anim=run --up +Z --forward +X --out '%s/hero' "
+             "--rate strange.md5anim=60",
              MANNEQUIN, bob_clip, odd, forward, base);
     run = run_tool(arguments);
     CHECK(run.status == 0);
@@ -576,6 +577,9 @@ static void test_given_roles_and_axes(void)
     snprintf(path, sizeof path, "%s/hero/clips.ini", base);
     clips = test_read_file(path, NULL);
     CHECK_STR_CONTAINS(clips, "; given: run (--role)\n[strange]");
+    CHECK_STR_CONTAINS(clips, "; given: played at 60 frames a second (--rate), where the file says 30\nframe_rate = 60\n");
+    /* Measured at that rate: the walk file played as a run at twice its pace, 2.8 units/s. */
+    CHECK_STR_CONTAINS(clips, "speed = 2.8");
     CHECK_STR_CONTAINS(clips, "; guess: walk, and no idle clip: it also stands in for idle\n[snout_forward]");
     free(clips);
     snprintf(path, sizeof path, "%s/hero/characters.ini", base);
@@ -587,6 +591,10 @@ static void test_given_roles_and_axes(void)
     config = load_written_config(path, cache);
     const anim_character *hero = config ? anim_config_find_character(config, "hero") : NULL;
     CHECK(hero && anim_config_find_clip(hero, "strange") >= 0 && anim_config_find_clip(hero, "snout_forward") >= 0);
+    int strange = hero ? anim_config_find_clip(hero, "strange") : -1, walked = hero ? anim_config_find_clip(hero, "snout_forward") : -1;
+    CHECK(strange >= 0 && walked >= 0 && hero->clips[strange].clip->frame_rate == 60.0f &&
+          fabsf(hero->clips[strange].clip->loop_duration * 2.0f - hero->clips[walked].clip->loop_duration) < 1e-5f);
+    CHECK(cache_get_stats(cache).retimed_clips == 1);
     anim_config_free(config);
     cache_destroy(cache);
 

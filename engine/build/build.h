@@ -41,4 +41,14 @@ bool build_clip(raw_clip *raw, clip **out, diag *err, diag_list *warnings);
  * frame_count - 1, a clip has no frames, or memory runs out. */
 bool build_additive_clip(const clip *source, const clip *reference, int reference_frame, clip **out, diag *err);
 
+/* The frame rates a clip may be played at instead of its file's (clips.ini frame_rate, new-character --rate). */
+#define BUILD_FRAME_RATE_MIN 1.0f
+#define BUILD_FRAME_RATE_MAX 1000.0f
+
+/* A new clip (free with clip_free): a copy of source played at frame_rate frames a second instead of its own
+ * (its durations scaled to match; frames, bounds, loop convention and hierarchy the same). For a file whose
+ * frameRate is not the rate its game plays it at (a Sauerbraten model at 24 played at 125). False, *out NULL
+ * and err filled (file "frame_rate") for a rate outside BUILD_FRAME_RATE_MIN..MAX or when memory runs out. */
+bool build_retimed_clip(const clip *source, float frame_rate, clip **out, diag *err);
+
 #endif

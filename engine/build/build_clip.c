@@ -123,6 +123,49 @@ static bool measure_joint_bounds(build_report *r, clip *c)
     return true;
 }
 
+bool build_retimed_clip(const clip *source, float frame_rate, clip **out, diag *err)
+{
+    *out = NULL;
+    if (!source || !source->frames || source->frame_count <= 0)
+        return diag_set(err, "frame_rate", 0, "no clip to play at another rate");
+    if (!(frame_rate >= BUILD_FRAME_RATE_MIN && frame_rate <= BUILD_FRAME_RATE_MAX))
+        return diag_set(err, "frame_rate", 0, "a frame rate must be %g to %g frames a second, not %g",
+                        (double)BUILD_FRAME_RATE_MIN, (double)BUILD_FRAME_RATE_MAX, (double)frame_rate);
+    size_t joints = (size_t)source->joint_count, frames = (size_t)source->frame_count;
+    clip *c = calloc(1, sizeof *c);
+    if (!c)
+        return diag_set(err, "frame_rate", 0, "out of memory");
+    *c = *source;
+    c->names = calloc(joints, sizeof *c->names);
+    c->parents = malloc(joints * sizeof *c->parents);
+    c->frames = malloc(frames * joints * sizeof *c->frames);
+    c->bounds = source->bounds ? malloc(frames * sizeof *c->bounds) : NULL;
+    c->moving = NULL;
+    size_t words = ((size_t)source->joint_count + 63) / 64;
+    if (source->moving)
+        c->moving = malloc(words * sizeof *c->moving);
+    bool ok = c->names && c->parents && c->frames && (c->bounds || !source->bounds) && (c->moving || !source->moving);
+    for (size_t j = 0; ok && j < joints; ++j)
+        ok = (c->names[j] = strdup(source->names[j])) != NULL;
+    if (!ok) {
+        clip_free(c);
+        return diag_set(err, "frame_rate", 0, "out of memory");
+    }
+    memcpy(c->parents, source->parents, joints * sizeof *c->parents);
+    memcpy(c->frames, source->frames, frames * joints * sizeof *c->frames);
+    if (c->bounds)
+        memcpy(c->bounds, source->bounds, frames * sizeof *c->bounds);
+    if (c->moving)
+        memcpy(c->moving, source->moving, words * sizeof *c->moving);
+    /* The same frames at another pace: every duration scales, nothing else changes. */
+    float stretch = source->frame_rate / frame_rate;
+    c->frame_rate = frame_rate;
+    c->loop_duration = source->loop_duration * stretch;
+    c->once_duration = source->once_duration * stretch;
+    *out = c;
+    return true;
+}
+
 bool build_clip(raw_clip *raw, clip **out, diag *err, diag_list *warnings)
 {
     *out = NULL;

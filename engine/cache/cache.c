@@ -16,14 +16,16 @@
 enum { CACHE_INDEX_BITS = 16, CACHE_MAX_SLOTS = (1 << CACHE_INDEX_BITS) - 1 };
 #define CACHE_INDEX_MASK ((uint32_t)CACHE_MAX_SLOTS)
 
-/* CACHE_ADDITIVE and CACHE_RETARGETED entries hold clips too: cache_clip and cache_release_clip take all three. */
+/* CACHE_ADDITIVE, CACHE_RETARGETED and CACHE_RETIMED entries hold clips too: cache_clip and cache_release_clip
+ * take them all. */
 typedef enum cache_kind {
     CACHE_FREE = 0,
     CACHE_MODEL,
     CACHE_CLIP,
     CACHE_ADDITIVE,
     CACHE_DERIVED,
-    CACHE_RETARGETED
+    CACHE_RETARGETED,
+    CACHE_RETIMED
 } cache_kind;
 
 /* Which file, and which version of it: two spellings of one path give the same device and inode, and a
@@ -49,6 +51,7 @@ typedef struct cache_entry {
      * apart two retargetings of one file. A retargeted clip: the file of the model it plays on. */
     uint32_t source_tag, reference_tag;
     cache_file_version target_file;
+    float frame_rate; /* a retimed clip's (its source's tag in source_tag) */
     /* Derived data: the clip entry it was computed from (one user of it is held), how, and the key. */
     uint32_t source;
     cache_derive_fn derive;
@@ -84,7 +87,8 @@ static void cache_entry_free(cache *c, cache_entry *e)
     uint32_t source = 0;
     if (e->kind == CACHE_MODEL) {
         model_free(e->data.model);
-    } else if (e->kind == CACHE_CLIP || e->kind == CACHE_ADDITIVE || e->kind == CACHE_RETARGETED) {
+    } else if (e->kind == CACHE_CLIP || e->kind == CACHE_ADDITIVE || e->kind == CACHE_RETARGETED ||
+               e->kind == CACHE_RETIMED) {
         clip_free(e->data.clip);
         if (e->kind == CACHE_RETARGETED)
             free(e->key);
@@ -145,14 +149,18 @@ static cache_entry *cache_resolve(const cache *c, uint32_t id, cache_kind kind)
 static cache_entry *cache_resolve_clip(const cache *c, uint32_t id)
 {
     cache_entry *e = cache_resolve_any(c, id);
-    return e && (e->kind == CACHE_CLIP || e->kind == CACHE_ADDITIVE || e->kind == CACHE_RETARGETED) ? e : NULL;
+    return e && (e->kind == CACHE_CLIP || e->kind == CACHE_ADDITIVE || e->kind == CACHE_RETARGETED ||
+                 e->kind == CACHE_RETIMED)
+               ? e
+               : NULL;
 }
 
-/* A clip an additive clip may be made of: read from a file or retargeted. */
+/* A clip of poses (an additive clip or a retimed one may be made of it): read from a file, retargeted or
+ * retimed. */
 static cache_entry *cache_resolve_pose_clip(const cache *c, uint32_t id)
 {
     cache_entry *e = cache_resolve_any(c, id);
-    return e && (e->kind == CACHE_CLIP || e->kind == CACHE_RETARGETED) ? e : NULL;
+    return e && (e->kind == CACHE_CLIP || e->kind == CACHE_RETARGETED || e->kind == CACHE_RETIMED) ? e : NULL;
 }
 
 static cache_file_version cache_version_of(const struct stat *identity)
@@ -318,8 +326,8 @@ cache_clip_handle cache_load_additive_clip(cache *c, cache_clip_handle source, c
     }
     /* Copied now: a new entry below may move the entries array. */
     cache_file_version source_file = source_entry->file, reference_file = reference_entry->file;
-    uint32_t source_tag = source_entry->kind == CACHE_RETARGETED ? source.id : 0;
-    uint32_t reference_tag = reference_entry->kind == CACHE_RETARGETED ? reference.id : 0;
+    uint32_t source_tag = source_entry->kind != CACHE_CLIP ? source.id : 0;
+    uint32_t reference_tag = reference_entry->kind != CACHE_CLIP ? reference.id : 0;
     for (int i = 0; i < c->count; ++i) {
         cache_entry *e = &c->entries[i];
         if (e->kind == CACHE_ADDITIVE && e->reference_frame == reference_frame && e->source_tag == source_tag &&
@@ -396,6 +404,39 @@ cache_clip_handle cache_load_retargeted_clip(cache *c, cache_clip_handle source,
     e->key = key;
     e->key_bytes = sizeof *key;
     e->data.clip = baked;
+    return (cache_clip_handle){cache_handle_id(c, e)};
+}
+
+cache_clip_handle cache_load_retimed_clip(cache *c, cache_clip_handle source, float frame_rate, diag *err)
+{
+    const cache_entry *source_entry = cache_resolve_pose_clip(c, source.id);
+    if (!c || !source_entry) {
+        diag_set(err, "frame_rate", 0, "the clip handle is stale, was never loaded or is an additive clip");
+        return (cache_clip_handle){0};
+    }
+    /* Copied now: a new entry below may move the entries array. */
+    cache_file_version source_file = source_entry->file;
+    uint32_t source_tag = source_entry->kind != CACHE_CLIP ? source.id : 0;
+    for (int i = 0; i < c->count; ++i) {
+        cache_entry *e = &c->entries[i];
+        if (e->kind == CACHE_RETIMED && e->source_tag == source_tag && e->frame_rate == frame_rate &&
+            cache_same_version(&e->file, &source_file)) {
+            e->users++;
+            return (cache_clip_handle){cache_handle_id(c, e)};
+        }
+    }
+    clip *made = NULL;
+    if (!build_retimed_clip(source_entry->data.clip, frame_rate, &made, err))
+        return (cache_clip_handle){0};
+    cache_entry *e = cache_new_entry(c, "frame_rate", err);
+    if (!e) {
+        clip_free(made);
+        return (cache_clip_handle){0};
+    }
+    cache_entry_claim(e, CACHE_RETIMED, source_file);
+    e->source_tag = source_tag;
+    e->frame_rate = frame_rate;
+    e->data.clip = made;
     return (cache_clip_handle){cache_handle_id(c, e)};
 }
 
@@ -514,8 +555,8 @@ cache_stats cache_get_stats(const cache *c)
         } else if (e->kind == CACHE_DERIVED) {
             stats.derived++;
             stats.derived_bytes += e->derived_bytes + e->key_bytes;
-        } else if (e->kind == CACHE_RETARGETED) {
-            stats.retargeted_clips++;
+        } else if (e->kind == CACHE_RETARGETED || e->kind == CACHE_RETIMED) {
+            *(e->kind == CACHE_RETARGETED ? &stats.retargeted_clips : &stats.retimed_clips) += 1;
             stats.shared_bytes += e->data.clip->bytes;
         } else {
             stats.additive_clips++;

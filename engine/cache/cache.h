@@ -32,6 +32,7 @@ typedef struct cache_stats {
     int clips;             /* clips read from files */
     int additive_clips;    /* additive clips baked from them (cache_load_additive_clip) */
     int retargeted_clips;  /* clips baked for another skeleton (cache_load_retargeted_clip) */
+    int retimed_clips;     /* clips played at another frame rate (cache_load_retimed_clip) */
     int derived;           /* data derived from clips (cache_load_derived) */
     size_t shared_bytes;   /* heap bytes of all held models and clips, additive ones included */
     size_t additive_bytes; /* of those, the additive clips' */
@@ -74,6 +75,12 @@ cache_clip_handle cache_load_additive_clip(cache *c, cache_clip_handle source, c
  * without legs). */
 cache_clip_handle cache_load_retargeted_clip(cache *c, cache_clip_handle source, cache_model_handle made_for,
                                              cache_model_handle plays_on, const retarget_spec *spec, diag *err);
+
+/* Clip `source` (read from a file, retargeted or retimed) played at frame_rate frames a second
+ * (build_retimed_clip), made once per (its entry's file, which retargeting, frame_rate) and shared after that,
+ * as additive clips are; it holds no user of source. cache_load_additive_clip may take it. {0} with err set
+ * for a stale or additive handle or what build_retimed_clip refuses. */
+cache_clip_handle cache_load_retimed_clip(cache *c, cache_clip_handle source, float frame_rate, diag *err);
 
 /* Computes data from a clip and the key alone: it must read nothing else (no globals, no pointers
  * smuggled in the key), since its result is given to anyone asking with the same clip and key bytes. On

@@ -19,6 +19,7 @@
 #include "anim/config/anim_config.h"
 #include "base/file.h"
 #include "base/ini_document.h"
+#include "build/build.h"
 #include "cache/cache.h"
 #include "pose/pose.h"
 #include "md5tool_common.h"
@@ -31,7 +32,8 @@
 
 static const char new_character_help[] =
     "usage: md5tool new-character NAME MESH ANIM... --out DIR [--force] [--role FILE=ROLE]... [--up AXIS]\n"
-    "       [--forward AXIS] [--borrow NAME] [--borrow-from DIR] [--no-borrow] [--map ROLE=JOINT]...\n"
+    "       [--forward AXIS] [--rate FILE=FPS]... [--borrow NAME] [--borrow-from DIR] [--no-borrow]\n"
+    "       [--map ROLE=JOINT]...\n"
     "\n"
     "Writes DIR/characters.ini, clips.ini, states.ini, demo.ini and controls.ini so that\n"
     "`marionette --config DIR` plays MESH as the player and as the crowd. NAME is the character's name\n"
@@ -44,7 +46,9 @@ static const char new_character_help[] =
     "What the files cannot tell can be given: --role FILE=ROLE (FILE as given or its file name, ROLE one of\n"
     "idle walk run jump turn_left turn_right overlay pain death dead walk_back strafe_left strafe_right;\n"
     "repeat for more clips), --up and\n"
-    "--forward (+X -X +Y -Y +Z -Z), each marked `; given` in the files. A lone clip whose name says no role\n"
+    "--forward (+X -X +Y -Y +Z -Z), and --rate FILE=FPS (the frames a second its game plays the clip at,\n"
+    "1 to 1000, where the file says another: written as clips.ini's frame_rate, speeds measured at it),\n"
+    "each marked `; given` in the files. A lone clip whose name says no role\n"
     "plays as the idle.\n"
     "\n"
     "Borrowing: a humanoid with no walk and no run plays another character's clip library, retargeted at\n"
@@ -55,7 +59,9 @@ static const char new_character_help[] =
     "joint map (map.ROLE = JOINT, found from the bind pose's shape; --map ROLE=JOINT gives a role, roles\n"
     "as `md5tool retarget` prints them) and the legs from it. A model that is no humanoid (no two legs\n"
     "below its hips and a spine above) borrows nothing, and the files say why.\n"
-    "\n"
+    "\n";
+/* The rest of it (one string literal would pass what C compilers must accept). */
+static const char new_character_help_guesses[] =
     "Every guess is marked with a `; guess` comment in the files, to correct by hand:\n"
     "  role of each clip, from its file name (the mesh's name in front of it is ignored), first match wins:\n"
     "    idle, stand, breath -> idle          walk -> walk          run, sprint, jog -> run\n"
@@ -93,6 +99,7 @@ typedef struct candidate {
     bool lone;                      /* the only clip, of no role its name says: the idle */
     bool from_motion;               /* its role from how it travels: its name says none */
     bool off_forward;               /* travels, but not forward: left out (problem says how) */
+    float rate_given, file_rate;    /* --rate FILE=FPS (0: none), and the frameRate its file says */
     char problem[DIAG_TEXT_MAX];
     new_character_speed speed;
 } candidate;
@@ -104,9 +111,17 @@ typedef struct role_override {
     bool matched;
 } role_override;
 
+/* --rate FILE=FPS: the frame rate a clip's game plays it at, matched as --role matches. */
+typedef struct rate_override {
+    const char *file;
+    float rate;
+} rate_override;
+
 typedef struct plan {
     const role_override *overrides;
     int override_count;
+    const rate_override *rates;
+    int rate_count;
     const char *name;
     const char *mesh_path;
     char mesh_relative[PATH_MAX];
@@ -411,6 +426,9 @@ static void write_clip(FILE *out, const plan *p, int index)
         fprintf(out, "; guess: %s, from the file name\n", new_character_role_name(c->role));
     }
     fprintf(out, "%s[%s]\n%sfile = %s\n", hash, c->section, hash, c->relative);
+    if (c->rate_given > 0.0f)
+        fprintf(out, "; given: played at %g frames a second (--rate), where the file says %g\n%sframe_rate = %g\n",
+                (double)c->rate_given, (double)c->file_rate, hash, (double)c->rate_given);
     const clip *anim = c->file.clip;
     if (!anim) {
         fprintf(out, "%sloop = false\n", hash);
@@ -881,6 +899,18 @@ static void study_clips(plan *p)
             snprintf(c->problem, sizeof c->problem, "%s", c->file.error);
             continue;
         }
+        c->file_rate = c->file.clip->frame_rate;
+        for (int o = 0; o < p->rate_count; ++o) {
+            const char *slash = strrchr(c->path, '/');
+            clip *retimed = NULL;
+            if ((strcmp(p->rates[o].file, c->path) == 0 || strcmp(p->rates[o].file, slash ? slash + 1 : c->path) == 0) &&
+                build_retimed_clip(c->file.clip, p->rates[o].rate, &retimed, &err)) {
+                /* Measured (speeds, durations) as its game plays it. */
+                clip_free(c->file.clip);
+                c->file.clip = retimed;
+                c->rate_given = p->rates[o].rate;
+            }
+        }
         if (!clip_fits_skeleton(c->file.clip, &p->model->skeleton, c->path, &err)) {
             diag_format(&err, c->problem, sizeof c->problem);
             continue;
@@ -1061,16 +1091,20 @@ int command_new_character(int argc, char **argv)
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(new_character_help, stdout);
+            fputs(new_character_help_guesses, stdout);
             return EXIT_SUCCESS;
         }
     }
     char **paths = calloc((size_t)argc, sizeof *paths);
     role_override *overrides = calloc((size_t)argc, sizeof *overrides);
     const char **maps = calloc((size_t)argc, sizeof *maps);
-    if (!paths || !overrides || !maps) {
+    rate_override *rates = calloc((size_t)argc, sizeof *rates);
+    int rate_count = 0;
+    if (!paths || !overrides || !maps || !rates) {
         free(paths);
         free(overrides);
         free(maps);
+        free(rates);
         fprintf(stderr, "md5tool: out of memory\n");
         return EXIT_INVALID;
     }
@@ -1081,6 +1115,7 @@ int command_new_character(int argc, char **argv)
                 free(paths);
                 free(overrides);
                 free(maps);
+                free(rates);
                 return usage_error("%s", "new-character: --out needs a folder");
             }
             folder = argv[++i];
@@ -1101,11 +1136,26 @@ int command_new_character(int argc, char **argv)
                 free(paths);
                 free(overrides);
                 free(maps);
+                free(rates);
                 return usage_error("new-character: %s takes +X -X +Y -Y +Z -Z, not '%s'", arg, i + 1 < argc ? argv[i + 1] : "");
             }
             *(up ? &axes.up_axis : &axes.forward_axis) = axis;
             *(up ? &axes.up_sign : &axes.forward_sign) = (float)sign;
             ++i;
+        } else if (strcmp(arg, "--rate") == 0) {
+            const char *given = i + 1 < argc ? argv[++i] : "";
+            const char *equals = strrchr(given, '=');
+            double rate = 0.0;
+            if (!equals || equals == given || !parse_finite(equals + 1, &rate) || !(rate >= BUILD_FRAME_RATE_MIN) ||
+                !(rate <= BUILD_FRAME_RATE_MAX)) {
+                free(paths);
+                free(overrides);
+                free(maps);
+                free(rates);
+                return usage_error("new-character: --rate takes FILE=FPS, FPS a number from 1 to 1000; not '%s'", given);
+            }
+            argv[i][equals - given] = '\0';
+            rates[rate_count++] = (rate_override){.file = argv[i], .rate = (float)rate};
         } else if (strcmp(arg, "--role") == 0) {
             const char *given = i + 1 < argc ? argv[++i] : "";
             const char *equals = strrchr(given, '=');
@@ -1117,6 +1167,7 @@ int command_new_character(int argc, char **argv)
                 free(paths);
                 free(overrides);
                 free(maps);
+                free(rates);
                 return usage_error("new-character: --role takes FILE=ROLE, ROLE one of idle, walk, run, jump, "
                                    "turn_left, turn_right, overlay, pain, death, dead, walk_back, strafe_left, strafe_right; "
                                    "not '%s'", given);
@@ -1128,6 +1179,7 @@ int command_new_character(int argc, char **argv)
             free(paths);
             free(overrides);
             free(maps);
+            free(rates);
             return usage_error("new-character: unknown option '%s'", arg);
         } else if (!name) {
             name = arg;
@@ -1147,6 +1199,22 @@ int command_new_character(int argc, char **argv)
             problem = "new-character: every ANIM must be an .md5anim file";
     if (!problem && axes.up_axis >= 0 && axes.forward_axis >= 0 && axes.up_axis == axes.forward_axis)
         problem = "new-character: --forward must be perpendicular to --up";
+    for (int o = 0; !problem && o < rate_count; ++o) {
+        bool found = false;
+        for (int i = 0; i < clip_count && !found; ++i) {
+            const char *slash = strrchr(paths[i], '/');
+            found = strcmp(rates[o].file, paths[i]) == 0 || strcmp(rates[o].file, slash ? slash + 1 : paths[i]) == 0;
+        }
+        if (!found) {
+            fprintf(stderr, "md5tool: new-character: --rate names '%s', which is none of the ANIM files given\n",
+                    rates[o].file);
+            free(paths);
+            free(overrides);
+            free(maps);
+            free(rates);
+            return EXIT_USAGE;
+        }
+    }
     for (int o = 0; !problem && o < override_count; ++o) {
         bool found = false;
         for (int i = 0; i < clip_count && !found; ++i) {
@@ -1159,6 +1227,7 @@ int command_new_character(int argc, char **argv)
             free(paths);
             free(overrides);
             free(maps);
+            free(rates);
             return EXIT_USAGE;
         }
     }
@@ -1168,11 +1237,12 @@ int command_new_character(int argc, char **argv)
         free(paths);
         free(overrides);
         free(maps);
+        free(rates);
         return usage_error("%s (new-character --help for the details)", problem);
     }
 
     plan p = {.name = name, .mesh_path = mesh_path, .clip_count = clip_count, .overrides = overrides,
-              .override_count = override_count};
+              .override_count = override_count, .rates = rates, .rate_count = rate_count};
     loaded_file mesh;
     int status = EXIT_INVALID;
     p.clips = calloc((size_t)clip_count, sizeof *p.clips);
@@ -1180,6 +1250,7 @@ int command_new_character(int argc, char **argv)
         free(paths);
         free(overrides);
         free(maps);
+        free(rates);
         return EXIT_INVALID;
     }
     for (int i = 0; i < clip_count; ++i)
@@ -1314,6 +1385,7 @@ done:
     if (borrowing)
         new_character_borrow_close(&borrow);
     free(maps);
+    free(rates);
     for (int i = 0; i < p.clip_count; ++i)
         loaded_file_free(&p.clips[i].file);
     free(p.clips);

@@ -12,8 +12,8 @@
 static void find_contacts(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
                           const char *path);
 
-static const char *const anim_config_clip_keys[] = {"file",   "loop",     "speed",    "root_motion", "sync",
-                                                    "events", "additive", "skeleton", NULL};
+static const char *const anim_config_clip_keys[] = {"file",     "loop",     "speed",      "root_motion", "sync", "events",
+                                                    "additive", "skeleton", "frame_rate", NULL};
 
 static int anim_config_sync_group(anim_character *character, anim_character_storage *storage, const char *name)
 {
@@ -229,6 +229,20 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
         }
         const ini_entry *entry;
         bool flag = false;
+        float rate = 0.0f;
+        if ((entry = ini_find_entry(section, "frame_rate")) &&
+            anim_config_parse_number(loader, path, entry, ANIM_RANGE_FRAME_RATE, &rate) && clip->clip) {
+            /* The same frames at the rate its game plays them: a copy the cache shares, for every character. */
+            diag error;
+            cache_clip_handle retimed = cache_load_retimed_clip(loader->cache, storage->clip_handles[s], rate, &error);
+            if (retimed.id == 0) {
+                anim_config_report(loader, path, entry->line, "frame_rate: %s", error.message);
+            } else {
+                cache_release_clip(loader->cache, storage->clip_handles[s]);
+                storage->clip_handles[s] = retimed;
+                clip->clip = cache_clip(loader->cache, retimed);
+            }
+        }
         if ((entry = ini_find_entry(section, "loop")) && anim_config_parse_bool(loader, path, entry, &flag))
             clip->loop = flag;
         if ((entry = ini_find_entry(section, "speed")) &&

@@ -98,6 +98,7 @@ void anim_config_check_keys(anim_config_loader *loader, const char *path, const 
 typedef enum anim_config_range {
     ANIM_RANGE_CLIP_SPEED,        /* clips.ini speed, file units per second */
     ANIM_RANGE_EVENT_FRAME,       /* clips.ini events' frames (also at most the clip's last frame) */
+    ANIM_RANGE_FRAME_RATE,        /* clips.ini frame_rate, frames per second (BUILD_FRAME_RATE_MIN..MAX) */
     ANIM_RANGE_RATE,              /* states.ini rate, rate_min, rate_max */
     ANIM_RANGE_FADE,              /* states.ini fade, [machine] and transitions, seconds */
     ANIM_RANGE_TRIGGER_HOLD,      /* states.ini trigger_hold, seconds */

@@ -115,6 +115,7 @@ bool anim_config_parse_bool(anim_config_loader *loader, const char *path, const 
 static const config_range anim_config_ranges[ANIM_RANGE_COUNT] = {
     [ANIM_RANGE_CLIP_SPEED] = {0.0, 1.0e6, CONFIG_RANGE_TO},
     [ANIM_RANGE_EVENT_FRAME] = {0.0, 1.0e6, CONFIG_RANGE_TO},
+    [ANIM_RANGE_FRAME_RATE] = {1.0, 1000.0, CONFIG_RANGE_TO},
     [ANIM_RANGE_RATE] = {0.0, ANIM_CONFIG_RATE_MAX, CONFIG_RANGE_TO},
     [ANIM_RANGE_FADE] = {0.0, 60.0, CONFIG_RANGE_TO},
     [ANIM_RANGE_TRIGGER_HOLD] = {0.0, 60.0, CONFIG_RANGE_TO},
