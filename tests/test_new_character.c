@@ -507,6 +507,37 @@ static void test_paths_with_special_characters(void)
     }
 }
 
+/* Turns and jumps whose names say nothing: the root's turn and the feet leaving the ground say it. */
+static void test_turns_and_jumps_from_motion(void)
+{
+    char base[600], command[4000], arguments[4000], path[700];
+    snprintf(base, sizeof base, "%s/moves", folder);
+    snprintf(command, sizeof command,
+             "mkdir -p '%s' && cp '%sclips/turn_left.md5anim' '%s/spin_a.md5anim' && cp '%sclips/jump.md5anim' "
+             "'%s/hop_b.md5anim' && cp '%sclips/turn_right.md5anim' '%s/spin_c.md5anim'",
+             base, ASSETS, base, ASSETS, base, ASSETS, base);
+    CHECK(system(command) == 0);
+    snprintf(arguments, sizeof arguments,
+             "new-character hero '%s' '%sclips/idle.md5anim' '%s/spin_a.md5anim' '%s/hop_b.md5anim' '%s/spin_c.md5anim' "
+             "--out '%s/out' --no-borrow", MANNEQUIN, ASSETS, base, base, base, base);
+    tool_run run = run_tool(arguments);
+    CHECK(run.status == 0);
+    free(run.output);
+    snprintf(path, sizeof path, "%s/out/clips.ini", base);
+    char *clips = test_read_file(path, NULL);
+    CHECK_STR_CONTAINS(clips, "; guess: turn_left, from its motion (its name says no role): its root ends turned 90 "
+                              "degrees left\n[spin_a]");
+    CHECK_STR_CONTAINS(clips, "; guess: turn_right, from its motion (its name says no role): its root ends turned 90 "
+                              "degrees right\n[spin_c]");
+    CHECK_STR_CONTAINS(clips, "; guess: jump, from its motion (its name says no role): its lowest joint rises ");
+    free(clips);
+    snprintf(path, sizeof path, "%s/out/states.ini", base);
+    char *states = test_read_file(path, NULL);
+    CHECK_STR_CONTAINS(states, "[state jump]\nclip = hop_b");
+    CHECK_STR_CONTAINS(states, "[state turn_left]\nclip = spin_a");
+    free(states);
+}
+
 /* What the files cannot tell, given: a lone clip whose name says no role (Bob's Bob.md5anim beside Bob.md5mesh)
  * is the idle; --role names a clip's role, --up and --forward the axes, each marked `; given`; `forward` in a
  * name is a walk; when no clip has a role the message says to use --role; a --role naming no ANIM, an unknown
@@ -923,6 +954,7 @@ int main(int argc, char **argv)
         RUN(test_help_and_bad_arguments);
         RUN(test_paths_with_special_characters);
         RUN(test_given_roles_and_axes);
+        RUN(test_turns_and_jumps_from_motion);
         RUN(test_creature_stands_on_its_feet);
         RUN(test_roles_from_motion);
     }

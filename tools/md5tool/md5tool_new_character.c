@@ -70,7 +70,9 @@ static const char new_character_help_guesses[] =
     "    pain, hit, flinch -> pain (H key)    death, dying, die -> death (K key)\n"
     "    dead -> dead (lying still after the death)\n"
     "    anything else: its motion decides: forward at 0.3 m/s or more is a walk (a run from 2.2 m/s), any\n"
-    "    other travel is left out; what neither places is a commented-out clip section and no state.\n"
+    "    other travel is left out; one that does not travel is a turn when its root ends turned 45 degrees\n"
+    "    or more, a jump when its lowest joint leaves the ground by a tenth of the body's height; what neither\n"
+    "    places is a commented-out clip section and no state.\n"
     "    Two clips for one role: the first in name order is used, the other commented out.\n"
     "  loops: a clip whose last frame repeats the first (as the engine decides) loops; idle, walk and run\n"
     "    loop whatever their last frame\n"
@@ -100,6 +102,7 @@ typedef struct candidate {
     bool from_motion;               /* its role from how it travels: its name says none */
     bool off_forward;               /* travels, but not forward: left out (problem says how) */
     float rate_given, file_rate;    /* --rate FILE=FPS (0: none), and the frameRate its file says */
+    char motion[96];                /* a turn or jump found from motion: what showed it ("" otherwise) */
     char problem[DIAG_TEXT_MAX];
     new_character_speed speed;
 } candidate;
@@ -411,6 +414,9 @@ static void write_clip(FILE *out, const plan *p, int index)
                 c->section, c->section);
     } else if (c->role_given) {
         fprintf(out, "; given: %s (--role)\n", new_character_role_name(c->role));
+    } else if (c->from_motion && c->motion[0]) {
+        fprintf(out, "; guess: %s, from its motion (its name says no role): %s\n", new_character_role_name(c->role),
+                c->motion);
     } else if (c->from_motion) {
         static const char *const ways[] = {[NEW_CHARACTER_ROLE_WALK_BACK] = "back", [NEW_CHARACTER_ROLE_STRAFE_LEFT] = "left",
                                            [NEW_CHARACTER_ROLE_STRAFE_RIGHT] = "right"};
@@ -966,6 +972,59 @@ static void study_clips(plan *p)
 /* Roles from motion, for clips whose names say none (a lone one taken for the idle included): one that
  * travels forward at 0.3 m/s or more is a walk (under 2.2 m/s, or when the walk is taken) or a run, while those
  * roles are free; one that travels another way is left out, saying so (strafe roles are not written yet). */
+/* A clip that does not travel, whose name says no role: a turn when its root ends turned 45 degrees or more
+ * about up from where it began (left: counter-clockwise seen from above), a jump when its lowest joint (of
+ * those below a root) rises a tenth of the body's height or more above where it starts; its role then, if no
+ * clip has it. */
+static void turn_or_jump_from_motion(plan *p, candidate *c, int index, const float up[3], const float forward[3],
+                                     const float left[3])
+{
+    const clip *anim = c->file.clip;
+    const skeleton *s = &p->model->skeleton;
+    joint_pose *pose = malloc((size_t)s->joint_count * sizeof *pose);
+    if (!pose || anim->frame_count < 2) {
+        free(pose);
+        return;
+    }
+    versor first_root = GLM_QUAT_IDENTITY_INIT;
+    float start_low = 0.0f, lift = 0.0f, yaw = 0.0f;
+    for (int f = 0; f < anim->frame_count; ++f) {
+        pose_to_object(s->parents, s->joint_count, anim->frames + (size_t)f * (size_t)s->joint_count, pose);
+        float low = INFINITY; /* of the joints below a root: a root often stays on the floor as a handle */
+        for (int j = 0; j < s->joint_count; ++j)
+            if (s->parents[j] >= 0)
+                low = fminf(low, glm_vec3_dot(pose[j].position, (float *)up));
+        if (f == 0) {
+            start_low = low;
+            glm_quat_copy(pose[0].rotation, first_root);
+        }
+        lift = fmaxf(lift, low - start_low);
+        if (f == anim->frame_count - 1) {
+            versor inverse, turn;
+            glm_quat_inv(first_root, inverse);
+            glm_quat_mul(pose[0].rotation, inverse, turn);
+            vec3 ahead;
+            glm_quat_rotatev(turn, (float *)forward, ahead);
+            yaw = atan2f(glm_vec3_dot(ahead, (float *)left), glm_vec3_dot(ahead, (float *)forward)) * 180.0f / GLM_PIf;
+        }
+    }
+    free(pose);
+    new_character_role role = yaw >= 45.0f    ? NEW_CHARACTER_ROLE_TURN_LEFT
+                              : yaw <= -45.0f ? NEW_CHARACTER_ROLE_TURN_RIGHT
+                              : lift >= 0.1f * p->body.height ? NEW_CHARACTER_ROLE_JUMP
+                                                               : NEW_CHARACTER_ROLE_UNKNOWN;
+    if (role == NEW_CHARACTER_ROLE_UNKNOWN || p->by_role[role] >= 0)
+        return;
+    if (role == NEW_CHARACTER_ROLE_JUMP)
+        snprintf(c->motion, sizeof c->motion, "its lowest joint rises %.3g m off the ground", (double)metres(p, lift));
+    else
+        snprintf(c->motion, sizeof c->motion, "its root ends turned %.0f degrees %s", fabs((double)yaw),
+                 yaw > 0.0f ? "left" : "right");
+    c->role = role;
+    c->from_motion = c->usable = true;
+    p->by_role[role] = index;
+}
+
 static void roles_from_motion(plan *p)
 {
     float forward[3] = {0}, up[3] = {0}, left[3];
@@ -978,6 +1037,8 @@ static void roles_from_motion(plan *p)
     for (int i = 0; i < p->clip_count; ++i) {
         candidate *c = &p->clips[i];
         bool unplaced = c->role == NEW_CHARACTER_ROLE_UNKNOWN && !c->role_given && !c->problem[0] && c->file.clip;
+        if (unplaced && !c->lone && (c->speed.method == NEW_CHARACTER_SPEED_NONE || metres(p, c->speed.speed) < 0.3f))
+            turn_or_jump_from_motion(p, c, i, up, forward, left);
         if (!(unplaced || c->lone) || c->speed.method == NEW_CHARACTER_SPEED_NONE || metres(p, c->speed.speed) < 0.3f)
             continue;
         float along = c->speed.direction[0] * forward[0] + c->speed.direction[1] * forward[1] +
