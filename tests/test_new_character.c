@@ -507,6 +507,32 @@ static void test_paths_with_special_characters(void)
     }
 }
 
+/* Joint names in another language, its own walk and no idle: the walk stands in for the idle, nothing is
+ * borrowed (it walks), and the legs come from the skeleton's shape (no joint is called foot or ankle: the
+ * lowest leaves are toes, whose parent and grandparent would be a foot and a shin). */
+static void test_legs_from_shape(void)
+{
+    char base[600], command[4000], arguments[4000], path[700];
+    snprintf(base, sizeof base, "%s/fremd", folder);
+    static const char german[] = "sed -e 's/\"thigh\\./\"oberschenkel./; s/\"shin\\./\"schienbein./; "
+                                 "s/\"foot\\./\"fuss./; s/\"toe\\./\"zeh./; s/\\.L\"/.links\"/; s/\\.R\"/.rechts\"/'";
+    snprintf(command, sizeof command, "mkdir -p '%s' && %s '%s' > '%s/koerper.md5mesh' && %s '%sclips/walk.md5anim' > "
+             "'%s/koerper_walk.md5anim'", base, german, MANNEQUIN, base, german, ASSETS, base);
+    CHECK(system(command) == 0);
+    snprintf(arguments, sizeof arguments, "new-character koerper '%s/koerper.md5mesh' '%s/koerper_walk.md5anim' --out '%s/out'",
+             base, base, base);
+    tool_run run = run_tool(arguments);
+    CHECK(run.status == 0);
+    CHECK(run.output && !strstr(run.output, "borrowed"));
+    free(run.output);
+    snprintf(path, sizeof path, "%s/out/characters.ini", base);
+    char *characters = test_read_file(path, NULL);
+    CHECK_STR_CONTAINS(characters, "; guess: the legs from the skeleton's shape");
+    CHECK_STR_CONTAINS(characters, "legs = oberschenkel.links schienbein.links fuss.links oberschenkel.rechts "
+                                   "schienbein.rechts fuss.rechts\nfoot_ik = true\n");
+    free(characters);
+}
+
 /* Turns and jumps whose names say nothing: the root's turn and the feet leaving the ground say it. */
 static void test_turns_and_jumps_from_motion(void)
 {
@@ -955,6 +981,7 @@ int main(int argc, char **argv)
         RUN(test_paths_with_special_characters);
         RUN(test_given_roles_and_axes);
         RUN(test_turns_and_jumps_from_motion);
+        RUN(test_legs_from_shape);
         RUN(test_creature_stands_on_its_feet);
         RUN(test_roles_from_motion);
     }

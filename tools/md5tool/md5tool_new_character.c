@@ -20,6 +20,7 @@
 #include "base/file.h"
 #include "base/ini_document.h"
 #include "build/build.h"
+#include "build/retarget.h"
 #include "cache/cache.h"
 #include "pose/pose.h"
 #include "md5tool_common.h"
@@ -349,10 +350,32 @@ static void write_characters(FILE *out, const plan *p)
         fprintf(out, "; guess: the toes do not say which way the character faces: %s is the default (Doom 3's)\n",
                 axis_text(b->forward_axis, b->forward_sign));
     fprintf(out, "forward = %s\n", axis_text(b->forward_axis, b->forward_sign));
-    if (p->borrow)
+    if (p->borrow) {
         new_character_borrow_write_map(out, p->borrow, p->model);
-    else
+        return;
+    }
+    /* A humanoid's legs from its shape (the joint map: upper leg, lower leg, foot), whatever its joints are
+     * called, when each is the parent of the next; otherwise from the feet found. */
+    float up[3] = {0.0f, 0.0f, 0.0f}, forward[3] = {0.0f, 0.0f, 0.0f};
+    up[b->up_axis] = b->up_sign;
+    forward[b->forward_axis] = b->forward_sign;
+    retarget_map map;
+    diag error;
+    const skeleton *s = &p->model->skeleton;
+    bool chained = retarget_map_find(p->model, up, forward, NULL, &map, NULL, NULL, &error);
+    for (int side = 0; chained && side < 2; ++side) {
+        const int32_t *leg = &map.joints[side == 0 ? RETARGET_UPPER_LEG_L : RETARGET_UPPER_LEG_R];
+        chained = s->parents[leg[1]] == leg[0] && s->parents[leg[2]] == leg[1];
+    }
+    if (!chained) {
         write_legs(out, p);
+        return;
+    }
+    const int32_t *l = &map.joints[RETARGET_UPPER_LEG_L], *r = &map.joints[RETARGET_UPPER_LEG_R];
+    fprintf(out, "; guess: the legs from the skeleton's shape (two chains reaching the ground below its hips: upper leg,\n"
+                 "; lower leg, foot); foot IK puts the feet on the ground under them\n"
+                 "legs = %s %s %s %s %s %s\nfoot_ik = true\n",
+            s->names[l[0]], s->names[l[1]], s->names[l[2]], s->names[r[0]], s->names[r[1]], s->names[r[2]]);
 }
 
 /* ---- clips.ini ---- */
@@ -1369,7 +1392,11 @@ int command_new_character(int argc, char **argv)
             fprintf(stderr, "%s (left out)\n", p.clips[i].problem);
     }
     /* No walk and no run (or --borrow): the clip library of another character, retargeted. */
-    if (borrow_name || (!no_borrow && p.by_role[NEW_CHARACTER_ROLE_WALK] < 0 && p.by_role[NEW_CHARACTER_ROLE_RUN] < 0)) {
+    /* (A walk or run standing in for a missing idle has left its role's slot: it still walks.) */
+    bool walks = p.by_role[NEW_CHARACTER_ROLE_WALK] >= 0 || p.by_role[NEW_CHARACTER_ROLE_RUN] >= 0 ||
+                 (p.idle >= 0 && (p.clips[p.idle].role == NEW_CHARACTER_ROLE_WALK ||
+                                  p.clips[p.idle].role == NEW_CHARACTER_ROLE_RUN));
+    if (borrow_name || (!no_borrow && !walks)) {
         float up[3] = {0.0f, 0.0f, 0.0f}, forward[3] = {0.0f, 0.0f, 0.0f};
         up[p.body.up_axis] = p.body.up_sign;
         forward[p.body.forward_axis] = p.body.forward_sign;
