@@ -1,4 +1,4 @@
-/* What build_model.c and build_clip.c share: reporting at a raw position the way the readers report
+/* What the files of engine/build share: reporting at a raw position the way the readers report
  * (first error wins, warnings past DIAG_LIST_KEEP only counted), and 16-byte aligned blocks.
  * Private to engine/build. */
 #ifndef MARIONETTE_BUILD_INTERNAL_H
@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "base/text_line.h"
+#include "model/model.h"
 #include "raw.h"
 
 #define BUILD_NO_POSITION SIZE_MAX /* a message not tied to a line */
@@ -31,5 +32,10 @@ void build_pass_notes(build_report *r, const diag_list *notes);
 
 /* 16-byte aligned block (joint_pose, mat4), at least 16 bytes; free with free(). */
 void *build_alloc_aligned(size_t size);
+
+/* The first child and next sibling of each joint of s (-1 ends the list), in skeleton order, into new arrays
+ * (*first and *next, free both with free() whatever it returns); false when memory runs out. Walking a
+ * joint's children is then as long as it has children: the retargeting's passes stay linear. */
+bool build_children(const skeleton *s, int **first, int **next);
 
 #endif

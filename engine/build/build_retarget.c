@@ -6,6 +6,7 @@
 #include <cglm/cglm.h>
 
 #include "../pose/pose.h"
+#include "build_internal.h"
 #include "retarget.h"
 
 /* The role each role hangs from, and the one its bone points to (for laying the rest bones along each
@@ -166,11 +167,7 @@ typedef struct bake_setup {
     int count;
 } bake_setup;
 
-/* Pair the joints below a played pair that no role took: children of the target joint with children of the
- * source joint, the two whose rest bones (from the parent, in target axes) point most alike first, while they
- * point within 60 degrees of each other. Joints in target order, so a pair's parent is paired before it. */
-/* First child and next sibling of each joint of s (-1 ends), for walking children in order. */
-static bool children_lists(const skeleton *s, int **first, int **next)
+bool build_children(const skeleton *s, int **first, int **next)
 {
     size_t n = (size_t)s->joint_count;
     *first = malloc(n * sizeof **first);
@@ -187,10 +184,13 @@ static bool children_lists(const skeleton *s, int **first, int **next)
     return true;
 }
 
+/* Pair the joints below a played pair that no role took: children of the target joint with children of the
+ * source joint, the two whose rest bones (from the parent, in target axes) point most alike first, while they
+ * point within 60 degrees of each other. Joints in target order, so a pair's parent is paired before it. */
 static bool pair_the_rest(const skeleton *from, const skeleton *to, bake_setup *b, unsigned char *taken)
 {
     int *to_first = NULL, *to_next = NULL, *from_first = NULL, *from_next = NULL;
-    bool ok = children_lists(to, &to_first, &to_next) && children_lists(from, &from_first, &from_next);
+    bool ok = build_children(to, &to_first, &to_next) && build_children(from, &from_first, &from_next);
     for (int t = 0; ok && t < to->joint_count; ++t) {
         int a = b->source[t], children = 0;
         for (int tc = a >= 0 ? to_first[t] : -1; tc >= 0 && children <= 64; tc = to_next[tc])

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build_internal.h"
 #include "retarget.h"
 
 static const char *const role_names[RETARGET_ROLE_COUNT] = {
@@ -105,10 +106,8 @@ static bool finder_init(finder *f, const model *m, const float up[3], const floa
     f->high = malloc(n * sizeof *f->high);
     f->leftmost = malloc(n * sizeof *f->leftmost);
     f->rightmost = malloc(n * sizeof *f->rightmost);
-    f->first_child = malloc(n * sizeof *f->first_child);
-    f->next_sibling = malloc(n * sizeof *f->next_sibling);
-    if (!f->height || !f->lateral || !f->deforms || !f->low || !f->high || !f->leftmost || !f->rightmost ||
-        !f->first_child || !f->next_sibling)
+    if (!build_children(s, &f->first_child, &f->next_sibling) || !f->height || !f->lateral || !f->deforms ||
+        !f->low || !f->high || !f->leftmost || !f->rightmost)
         return false;
     bool any_weight = false;
     for (int i = 0; i < m->mesh_count; ++i) {
@@ -137,14 +136,10 @@ static bool finder_init(finder *f, const model *m, const float up[3], const floa
     }
     f->body = f->n > 0 && top > f->ground ? top - f->ground : 0.0f;
     /* parents[j] < j: children come after their parent, so one backward pass gathers every subtree. */
-    for (int j = 0; j < f->n; ++j)
-        f->first_child[j] = f->next_sibling[j] = -1;
     for (int j = f->n - 1; j >= 0; --j) {
         int p = s->parents[j];
         if (p < 0)
             continue;
-        f->next_sibling[j] = f->first_child[p];
-        f->first_child[p] = j;
         f->low[p] = better(f, f->low[p], f->low[j], key_low);
         f->high[p] = better(f, f->high[p], f->high[j], key_high);
         f->leftmost[p] = better(f, f->leftmost[p], f->leftmost[j], key_left);
