@@ -193,6 +193,13 @@ void new_character_path_from_folder(const char *folder_real, const char *path, c
         snprintf(out, size, "%s", path);
 }
 
+/* Does FILE, as --role and --rate take it, name the clip at path: the path as given, or its file name? */
+static bool names_clip(const char *file, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return strcmp(file, path) == 0 || strcmp(file, slash ? slash + 1 : path) == 0;
+}
+
 static int compare_candidates(const void *a, const void *b)
 {
     const candidate *x = a, *y = b;
@@ -917,8 +924,7 @@ static void study_clips(plan *p)
             }
         c->role = new_character_guess_role(c->path, p->mesh_path);
         for (int o = 0; o < p->override_count; ++o) {
-            const char *slash = strrchr(c->path, '/');
-            if (strcmp(p->overrides[o].file, c->path) == 0 || strcmp(p->overrides[o].file, slash ? slash + 1 : c->path) == 0) {
+            if (names_clip(p->overrides[o].file, c->path)) {
                 c->role = p->overrides[o].role;
                 c->role_given = true;
             }
@@ -930,10 +936,8 @@ static void study_clips(plan *p)
         }
         c->file_rate = c->file.clip->frame_rate;
         for (int o = 0; o < p->rate_count; ++o) {
-            const char *slash = strrchr(c->path, '/');
             clip *retimed = NULL;
-            if ((strcmp(p->rates[o].file, c->path) == 0 || strcmp(p->rates[o].file, slash ? slash + 1 : c->path) == 0) &&
-                build_retimed_clip(c->file.clip, p->rates[o].rate, &retimed, &err)) {
+            if (names_clip(p->rates[o].file, c->path) && build_retimed_clip(c->file.clip, p->rates[o].rate, &retimed, &err)) {
                 /* Measured (speeds, durations) as its game plays it. */
                 clip_free(c->file.clip);
                 c->file.clip = retimed;
@@ -1283,37 +1287,26 @@ int command_new_character(int argc, char **argv)
             problem = "new-character: every ANIM must be an .md5anim file";
     if (!problem && axes.up_axis >= 0 && axes.forward_axis >= 0 && axes.up_axis == axes.forward_axis)
         problem = "new-character: --forward must be perpendicular to --up";
-    for (int o = 0; !problem && o < rate_count; ++o) {
+    /* Each --role and --rate must name one of the ANIM files. */
+    const char *stray = NULL, *stray_option = NULL;
+    for (int o = 0; !problem && !stray && o < override_count + rate_count; ++o) {
+        const char *file = o < override_count ? overrides[o].file : rates[o - override_count].file;
         bool found = false;
-        for (int i = 0; i < clip_count && !found; ++i) {
-            const char *slash = strrchr(paths[i], '/');
-            found = strcmp(rates[o].file, paths[i]) == 0 || strcmp(rates[o].file, slash ? slash + 1 : paths[i]) == 0;
-        }
+        for (int i = 0; i < clip_count && !found; ++i)
+            found = names_clip(file, paths[i]);
         if (!found) {
-            fprintf(stderr, "md5tool: new-character: --rate names '%s', which is none of the ANIM files given\n",
-                    rates[o].file);
-            free(paths);
-            free(overrides);
-            free(maps);
-            free(rates);
-            return EXIT_USAGE;
+            stray = file;
+            stray_option = o < override_count ? "--role" : "--rate";
         }
     }
-    for (int o = 0; !problem && o < override_count; ++o) {
-        bool found = false;
-        for (int i = 0; i < clip_count && !found; ++i) {
-            const char *slash = strrchr(paths[i], '/');
-            found = strcmp(overrides[o].file, paths[i]) == 0 || strcmp(overrides[o].file, slash ? slash + 1 : paths[i]) == 0;
-        }
-        if (!found) {
-            fprintf(stderr, "md5tool: new-character: --role names '%s', which is none of the ANIM files given\n",
-                    overrides[o].file);
-            free(paths);
-            free(overrides);
-            free(maps);
-            free(rates);
-            return EXIT_USAGE;
-        }
+    if (stray) {
+        fprintf(stderr, "md5tool: new-character: %s names '%s', which is none of the ANIM files given\n", stray_option,
+                stray);
+        free(paths);
+        free(overrides);
+        free(maps);
+        free(rates);
+        return EXIT_USAGE;
     }
     if (!problem && no_borrow && borrow_name)
         problem = "new-character: --borrow and --no-borrow contradict each other";
