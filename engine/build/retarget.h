@@ -67,6 +67,9 @@ typedef struct retarget_map {
     int32_t joints[RETARGET_ROLE_COUNT];
 } retarget_map;
 
+/* "found by structure", "found by name", "given" or "none": how, as the files and md5tool say it. */
+const char *retarget_found_name(retarget_found how);
+
 /* "hips", "upper_leg.L", ...: the role's name in characters.ini (map.NAME) and in messages. */
 const char *retarget_role_name(retarget_role role);
 /* The role named, or -1. */

@@ -19,6 +19,14 @@ const char *retarget_role_name(retarget_role role)
     return role >= 0 && role < RETARGET_ROLE_COUNT ? role_names[role] : "?";
 }
 
+const char *retarget_found_name(retarget_found how)
+{
+    return how == RETARGET_BY_STRUCTURE ? "found by structure"
+           : how == RETARGET_BY_NAME    ? "found by name"
+           : how == RETARGET_GIVEN      ? "given"
+                                        : "none";
+}
+
 int retarget_role_from_name(const char *name)
 {
     for (int r = 0; name && r < RETARGET_ROLE_COUNT; ++r)

@@ -120,11 +120,6 @@ void new_character_borrow_close(new_character_borrow *b)
     b->states_text = NULL;
 }
 
-static const char *found_text(retarget_found how)
-{
-    return how == RETARGET_GIVEN ? "given (--map)" : how == RETARGET_BY_NAME ? "guess, by name" : "guess, by structure";
-}
-
 void new_character_borrow_write_map(FILE *out, const new_character_borrow *b, const model *target)
 {
     const skeleton *s = &target->skeleton;
@@ -142,7 +137,8 @@ void new_character_borrow_write_map(FILE *out, const new_character_borrow *b, co
             continue;
         char line[512];
         int length = snprintf(line, sizeof line, "map.%s = %s", retarget_role_name((retarget_role)r), s->names[j]);
-        fprintf(out, "%s%*s; %s\n", line, length < 40 ? 40 - length : 1, "", found_text(b->found[r]));
+        fprintf(out, "%s%*s; %s%s\n", line, length < 40 ? 40 - length : 1, "", b->found[r] == RETARGET_GIVEN ? "" : "guess: ",
+                b->found[r] == RETARGET_GIVEN ? "given (--map)" : retarget_found_name(b->found[r]));
     }
     /* The legs for the foot lock and foot IK: the map's, when each joint is the parent of the next. */
     int legs[2][3];

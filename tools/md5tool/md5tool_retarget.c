@@ -13,20 +13,6 @@
 #include "md5tool_common.h"
 #include "md5tool_retarget.h"
 
-static const char *found_text(retarget_found how)
-{
-    switch (how) {
-    case RETARGET_BY_STRUCTURE:
-        return "found by structure";
-    case RETARGET_BY_NAME:
-        return "found by name";
-    case RETARGET_GIVEN:
-        return "given";
-    default:
-        return "none";
-    }
-}
-
 static bool axes_vectors(const char *up_word, const char *forward_word, float up[3], float forward[3])
 {
     int up_axis, up_sign, forward_axis, forward_sign;
@@ -50,7 +36,7 @@ static void print_map(const char *label, const model *m, const retarget_map *map
     for (int r = 0; r < RETARGET_ROLE_COUNT; ++r) {
         int j = map->joints[r];
         printf("  map.%-12s %-24s %s\n", retarget_role_name((retarget_role)r), j >= 0 ? m->skeleton.names[j] : "-",
-               found ? found_text(found[r]) : "");
+               found ? retarget_found_name(found[r]) : "");
     }
 }
 
