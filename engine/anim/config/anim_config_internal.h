@@ -44,6 +44,9 @@ typedef struct anim_character_storage {
     cache_model_handle *retarget_models;
     retarget_map map_given, map;
     float map_bind_forward[3]; /* the way the character's bind pose faces (retarget_map_find) */
+    uint32_t source_map_model; /* the cache model the next two are of (0: none yet) */
+    retarget_map source_map;   /* the map of the skeleton its clips were made for, found once */
+    float source_bind_forward[3];
     int map_lines[RETARGET_ROLE_COUNT];
     int map_state; /* 0: not looked for yet; 1: found; -1: none (reported) */
     const char *map_path; /* characters.ini, or NULL for a character given directly */

@@ -128,11 +128,18 @@ cache_clip_handle anim_config_retarget_clip(anim_config_loader *loader, anim_cha
     axis_vector(&character->axes, 2, spec.target_up);
     axis_vector(&character->axes, 0, spec.target_forward);
     memcpy(spec.target_bind_forward, storage->map_bind_forward, sizeof spec.target_bind_forward);
-    if (!retarget_map_find(from, spec.source_up, spec.source_forward, NULL, &spec.source_map, NULL,
-                           spec.source_bind_forward, &error)) {
-        diag_set(failure, "", 0, "skeleton %s: %s", mesh_path, error.message);
-        return none;
+    /* The library's clips name one skeleton: its map is found once, for the first of them. */
+    if (storage->source_map_model != storage->retarget_models[s].id) {
+        storage->source_map_model = 0;
+        if (!retarget_map_find(from, spec.source_up, spec.source_forward, NULL, &storage->source_map, NULL,
+                               storage->source_bind_forward, &error)) {
+            diag_set(failure, "", 0, "skeleton %s: %s", mesh_path, error.message);
+            return none;
+        }
+        storage->source_map_model = storage->retarget_models[s].id;
     }
+    spec.source_map = storage->source_map;
+    memcpy(spec.source_bind_forward, storage->source_bind_forward, sizeof spec.source_bind_forward);
     cache_clip_handle baked = cache_load_retargeted_clip(loader->cache, storage->retarget_raw[s],
                                                          storage->retarget_models[s], character->model_handle, &spec,
                                                          &error);
