@@ -42,13 +42,14 @@ typedef struct cache_entry {
     cache_kind kind;
     uint16_t generation;
     int users;
-    cache_file_version file; /* the file read; for an additive or retargeted clip, its source clip's file */
+    cache_file_version file; /* the file read; for an additive, retargeted or retimed clip, its source clip's file */
     /* An additive clip: the file of the clip its reference frame was taken from, and that frame; for a
      * retargeted clip, the file of the model the clip was made for. */
     cache_file_version reference_file;
     int reference_frame;
-    /* An additive clip of retargeted clips: their handle ids (0 for a clip read from a file), which tell
-     * apart two retargetings of one file. A retargeted clip: the file of the model it plays on. */
+    /* An additive or retimed clip made of retargeted or retimed clips: their handle ids (0 for a clip read from
+     * a file), which tell apart two clips made from one file. A retargeted clip: the file of the model it plays
+     * on. */
     uint32_t source_tag, reference_tag;
     cache_file_version target_file;
     float frame_rate; /* a retimed clip's (its source's tag in source_tag) */
@@ -145,7 +146,7 @@ static cache_entry *cache_resolve(const cache *c, uint32_t id, cache_kind kind)
     return e && e->kind == kind ? e : NULL;
 }
 
-/* A clip's entry, read from a file, additive or retargeted. */
+/* A clip's entry, read from a file, additive, retargeted or retimed. */
 static cache_entry *cache_resolve_clip(const cache *c, uint32_t id)
 {
     cache_entry *e = cache_resolve_any(c, id);

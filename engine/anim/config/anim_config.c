@@ -151,13 +151,15 @@ static void anim_config_release_character(cache *cache, anim_character *characte
             cache_release_clip(cache, storage->additive_handles[i]);
         if (storage->contact_handles)
             cache_release_derived(cache, storage->contact_handles[i]);
-        if (storage->retarget_raw) {
+        if (storage->retarget_raw) { /* with retarget_models and retime_sources (anim_config_load_clips) */
             cache_release_clip(cache, storage->retarget_raw[i]);
             cache_release_model(cache, storage->retarget_models[i]);
+            cache_release_clip(cache, storage->retime_sources[i]);
         }
     }
     free(storage->retarget_raw);
     free(storage->retarget_models);
+    free(storage->retime_sources);
     free(storage->additive_handles);
     free(storage->contact_handles);
     cache_release_model(cache, character->model_handle);

@@ -169,8 +169,10 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
     storage->contact_handles = calloc((size_t)(count ? count : 1), sizeof *storage->contact_handles);
     storage->retarget_raw = calloc((size_t)(count ? count : 1), sizeof *storage->retarget_raw);
     storage->retarget_models = calloc((size_t)(count ? count : 1), sizeof *storage->retarget_models);
+    storage->retime_sources = calloc((size_t)(count ? count : 1), sizeof *storage->retime_sources);
     if (!storage->clips || !storage->additive_handles || !storage->contact_handles || !storage->events ||
-        !storage->clip_handles || !storage->sync_group_names || !storage->retarget_raw || !storage->retarget_models) {
+        !storage->clip_handles || !storage->sync_group_names || !storage->retarget_raw || !storage->retarget_models ||
+        !storage->retime_sources) {
         anim_config_report(loader, path, 0, "out of memory");
         ini_document_free(&document);
         return;
@@ -238,7 +240,9 @@ void anim_config_load_clips(anim_config_loader *loader, anim_character *characte
             if (retimed.id == 0) {
                 anim_config_report(loader, path, entry->line, "frame_rate: %s", error.message);
             } else {
-                cache_release_clip(loader->cache, storage->clip_handles[s]);
+                /* Held to the end of the load, as a retargeting's sources are: another character on this
+                 * library finds the clip it was made from (a retargeted one is not baked twice). */
+                storage->retime_sources[s] = storage->clip_handles[s];
                 storage->clip_handles[s] = retimed;
                 clip->clip = cache_clip(loader->cache, retimed);
             }

@@ -42,6 +42,7 @@ typedef struct anim_character_storage {
      * file once; the map given (characters.ini map.ROLE, lines where given) and the one found. */
     cache_clip_handle *retarget_raw;
     cache_model_handle *retarget_models;
+    cache_clip_handle *retime_sources; /* per clip with frame_rate: the clip it was retimed from, held as well */
     retarget_map map_given, map;
     float map_bind_forward[3]; /* the way the character's bind pose faces (retarget_map_find) */
     uint32_t source_map_model; /* the cache model the next two are of (0: none yet) */
@@ -230,7 +231,8 @@ cache_clip_handle anim_config_retarget_clip(anim_config_loader *loader, anim_cha
                                             const ini_entry *file_entry, const ini_entry *skeleton_entry,
                                             const char *clip_path, float *travel_scale, diag *failure,
                                             int *failure_line);
-/* At the end of a load: let go of the clips as read and the models they were made for. */
+/* At the end of a load: let go of the clips as read, the models they were made for, and the clips retimed
+ * (frame_rate) from. */
 void anim_config_release_retarget_sources(anim_config_loader *loader, const anim_character *character,
                                           anim_character_storage *storage);
 

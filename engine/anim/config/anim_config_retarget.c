@@ -154,9 +154,12 @@ cache_clip_handle anim_config_retarget_clip(anim_config_loader *loader, anim_cha
 void anim_config_release_retarget_sources(anim_config_loader *loader, const anim_character *character,
                                           anim_character_storage *storage)
 {
-    for (int s = 0; storage->retarget_raw && s < character->clip_count; ++s) {
+    /* clip_count > 0 only when anim_config_load_clips made all three arrays. */
+    for (int s = 0; s < character->clip_count; ++s) {
         cache_release_clip(loader->cache, storage->retarget_raw[s]);
         cache_release_model(loader->cache, storage->retarget_models[s]);
+        cache_release_clip(loader->cache, storage->retime_sources[s]);
+        storage->retime_sources[s] = (cache_clip_handle){0};
         storage->retarget_raw[s] = (cache_clip_handle){0};
         storage->retarget_models[s] = (cache_model_handle){0};
     }
