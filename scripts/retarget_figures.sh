@@ -15,7 +15,7 @@
 # the player at 0.5 m/s or more throughout: a stance that starts or ends standing is the idle's, left out)
 # and how far the ankle slides during each (the largest horizontal distance from where the contact began:
 # median and worst, mm); the least the head is above the hips (m); the largest turn of any joint from one 1/120 s
-# step to the next (degrees: a flipped joint would show as a jump near 180).
+# step to the next (degrees: a flipped joint would show as a jump near 180); then every contact's slide.
 set -eu
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -109,5 +109,8 @@ for body in $bodies; do
                 if (drift[j] < drift[i]) { t = drift[i]; drift[i] = drift[j]; drift[j] = t }
             median = contacts ? drift[int((contacts + 1) / 2)] : 0
             printf "%-9s feet %s, %s: %d contacts, the ankle slides per contact median %.1f mm, worst %.1f mm; head above hips by at least %.3f m; largest joint turn in a step %.1f degrees\n",
-                   body, feet, by == "held" ? "foot lock on" : "no foot lock", contacts, median, contacts ? drift[contacts] : 0, head, turn }'
+                   body, feet, by == "held" ? "foot lock on" : "no foot lock", contacts, median, contacts ? drift[contacts] : 0, head, turn
+            printf "%-9s slide of each contact, mm, smallest first:", ""
+            for (i = 1; i <= contacts; i++) printf " %.1f", drift[i]
+            printf "\n" }'
 done
