@@ -918,7 +918,7 @@ void demo_hud_view(const demo *d, hud_view *view)
         .crowd_entity_bytes = memory.entity_bytes,
         .shared_bytes = shared.shared_bytes,
         .shared_models = shared.models,
-        .shared_clips = shared.clips + shared.additive_clips, /* every clip held, however it was made */
+        .shared_clips = shared.all_clips, /* every clip held, however it was made */
         .draw_calls = d->gfx.draw_calls,
         .drawn = d->gfx.instances,
         .culled = d->gfx.culled,

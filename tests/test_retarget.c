@@ -328,6 +328,15 @@ static void test_cache_shares_one_bake(void)
     cache_clip_handle lean = cache_load_additive_clip(c, a, a, 0, &err);
     cache_clip_handle own = cache_load_additive_clip(c, walk, walk, 0, &err);
     CHECK(lean.id != 0 && own.id != 0 && lean.id != own.id);
+    /* A retimed copy of a retargeted clip; every kind counts among the clips held (the demo's HUD shows it). */
+    cache_clip_handle fast = cache_load_retimed_clip(c, a, 60.0f, &err);
+    CHECK(fast.id != 0 && cache_clip(c, fast)->frame_rate == 60.0f &&
+          cache_load_retimed_clip(c, a, 60.0f, &err).id == fast.id);
+    cache_release_clip(c, fast);
+    cache_stats held = cache_get_stats(c);
+    CHECK(held.retimed_clips == 1 && held.clips == 1 && held.additive_clips == 2 && held.retargeted_clips == 2 &&
+          held.all_clips == 6);
+    cache_release_clip(c, fast);
     /* A retargeted clip cannot be retargeted again. */
     CHECK(cache_load_retargeted_clip(c, a, robot, mannequin, &spec, &err).id == 0);
     CHECK_STR_CONTAINS(err.message, "not of a clip read from a file");

@@ -565,5 +565,6 @@ cache_stats cache_get_stats(const cache *c)
             stats.shared_bytes += e->data.clip->bytes;
         }
     }
+    stats.all_clips = stats.clips + stats.additive_clips + stats.retargeted_clips + stats.retimed_clips;
     return stats;
 }

@@ -33,6 +33,7 @@ typedef struct cache_stats {
     int additive_clips;    /* additive clips baked from them (cache_load_additive_clip) */
     int retargeted_clips;  /* clips baked for another skeleton (cache_load_retargeted_clip) */
     int retimed_clips;     /* clips played at another frame rate (cache_load_retimed_clip) */
+    int all_clips;         /* every clip held, however it was made: the four counts above together */
     int derived;           /* data derived from clips (cache_load_derived) */
     size_t shared_bytes;   /* heap bytes of all held models and clips, additive ones included */
     size_t additive_bytes; /* of those, the additive clips' */
