@@ -7,6 +7,8 @@
 #   reference  our mannequin playing its own clips (config/ as shipped)
 #   fremd      the mannequin's mesh with German joint names (no "head", "foot" or "hip" to find by name), turned
 #              to +Y up, -Z forward and scaled by 0.9 (md5tool convert), with its idle clip the same way
+#   ikfeet     a made biped whose feet hang from IK targets under the root, not from its shins (md5tool synth
+#              --ik-feet: one vertex a joint), so the foot lock carries each foot with its shin
 #   boneman    a Blender export (CC0; REAL_MD5_DIR/boneman): other names, other proportions, a bind pose turned
 #              a quarter from its clips, feet hanging from IK targets under the root (skipped without the folder)
 # Per body, one line: foot contacts while walking or running (runs of steps where the foot lock holds the
@@ -15,7 +17,9 @@
 # the player at 0.5 m/s or more throughout: a stance that starts or ends standing is the idle's, left out)
 # and how far the ankle slides during each (the largest horizontal distance from where the contact began:
 # median and worst, mm); the least the head is above the hips (m); the largest turn of any joint from one 1/120 s
-# step to the next (degrees: a flipped joint would show as a jump near 180); then every contact's slide.
+# step to the next (degrees: a flipped joint would show as a jump near 180); how much the distance from each
+# knee (the map's lower leg) to its ankle changes over the run (mm: a foot on an IK target that the lock or IK
+# moved away from its shin would show here); then every contact's slide.
 set -eu
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -48,7 +52,12 @@ mkdir -p "$work/reference"
 cp config/*.ini "$work/reference/"
 sed -i "s#\.\./assets#$root/assets#g" "$work/reference/characters.ini" "$work/reference/clips.ini"
 
-bodies="reference fremd"
+mkdir -p "$work/ikfeet"
+"$md5tool" synth "$work/ikfeet" --ik-feet >/dev/null
+
+bodies="reference fremd ikfeet"
+"$md5tool" new-character ikfeet "$work/ikfeet/ikbiped.md5mesh" "$work/ikfeet/ikbiped_idle.md5anim" \
+    --out "$work/ikfeet/config" > "$work/ikfeet.log" 2>&1 || { cat "$work/ikfeet.log" >&2; exit 1; }
 "$md5tool" new-character fremd "$work/fremd/fremd.md5mesh" "$work/fremd/fremd_ruhe.md5anim" --out "$work/fremd/config" \
     > "$work/fremd.log" 2>&1 || { cat "$work/fremd.log" >&2; exit 1; }
 if [ -n "$real" ] && [ -f "$real/boneman/boneman.md5mesh" ]; then
@@ -66,7 +75,7 @@ for body in $bodies; do
     # The joints to measure: the map's (characters.ini map.*), ours by name for the reference.
     joint() { # ROLE
         if [ "$body" = reference ]; then
-            case $1 in foot.L) echo foot.L ;; foot.R) echo foot.R ;; head) echo head ;; hips) echo hips ;; esac
+            case $1 in foot.?|head|hips) echo "$1" ;; lower_leg.L) echo shin.L ;; lower_leg.R) echo shin.R ;; esac
         else
             sed -n "s/^map\.$1 = \([^ ]*\).*/\1/p" "$config/characters.ini"
         fi
@@ -78,11 +87,14 @@ for body in $bodies; do
     # A contact: the foot lock holding it (held = 1); for a body without the lock, the clips planting it.
     by=held
     grep -q '^foot_lock = false' "$config/characters.ini" && by=planted
-    jq -r --arg by "$by" --arg head "$(joint head)" --arg hips "$(joint hips)" '
+    jq -r --arg by "$by" --arg head "$(joint head)" --arg hips "$(joint hips)" --arg kl "$(joint lower_leg.L)" \
+        --arg kr "$(joint lower_leg.R)" --arg al "$(joint foot.L)" --arg ar "$(joint foot.R)" '
         .[] | . as $step | .poses[0] as $p | ($p.joints | map({(.name): .}) | add) as $named
         | [($p.feet | map([(if $by == "held" then .held else .planted * 2 end), .ankle[0], .ankle[2], $step.player.speed] | map(tostring) | join(",")) | join(";")),
            ($named[$head].position[1] - $named[$hips].position[1]),
-           ($p.joints | map(.rotation | map(tostring) | join(",")) | join(";"))] | @tsv' "$work/$body.json" |
+           ($p.joints | map(.rotation | map(tostring) | join(",")) | join(";")),
+           ([[$kl, $al], [$kr, $ar]] | map(. as [$k, $a] | [range(3) | ($named[$k].position[.] - $named[$a].position[.])]
+                                            | map(. * .) | add | sqrt | tostring) | join(","))] | @tsv' "$work/$body.json" |
     awk -F '\t' -v body="$body" -v feet="$feet" -v by="$by" '
         function close_contact(k) { if (open[k] && slowest[k] >= 0.5) drift[++contacts] = worst[k]; open[k] = 0 }
         { n++
@@ -96,6 +108,10 @@ for body in $bodies; do
                   if (slide > worst[k]) worst[k] = slide
               } else close_contact(k) }
           if (n == 1 || $2 < head) head = $2
+          split($4, shin, ",")
+          for (k = 1; k <= 2; k++) { if (n == 1 || shin[k] < shin_low[k]) shin_low[k] = shin[k]
+                                     if (n == 1 || shin[k] > shin_high[k]) shin_high[k] = shin[k]
+                                     if (shin_high[k] - shin_low[k] > shin_change) shin_change = shin_high[k] - shin_low[k] }
           joints = split($3, rotation, ";")
           for (i = 1; i <= joints; i++) {
               split(rotation[i], q, ",")
@@ -108,8 +124,8 @@ for body in $bodies; do
             for (i = 1; i <= contacts; i++) for (j = i + 1; j <= contacts; j++)
                 if (drift[j] < drift[i]) { t = drift[i]; drift[i] = drift[j]; drift[j] = t }
             median = contacts ? drift[int((contacts + 1) / 2)] : 0
-            printf "%-9s feet %s, %s: %d contacts, the ankle slides per contact median %.1f mm, worst %.1f mm; head above hips by at least %.3f m; largest joint turn in a step %.1f degrees\n",
-                   body, feet, by == "held" ? "foot lock on" : "no foot lock", contacts, median, contacts ? drift[contacts] : 0, head, turn
+            printf "%-9s feet %s, %s: %d contacts, the ankle slides per contact median %.1f mm, worst %.1f mm; head above hips by at least %.3f m; largest joint turn in a step %.1f degrees; knee to ankle changes by at most %.1f mm\n",
+                   body, feet, by == "held" ? "foot lock on" : "no foot lock", contacts, median, contacts ? drift[contacts] : 0, head, turn, shin_change * 1000
             printf "%-9s slide of each contact, mm, smallest first:", ""
             for (i = 1; i <= contacts; i++) printf " %.1f", drift[i]
             printf "\n" }'

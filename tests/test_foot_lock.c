@@ -17,7 +17,8 @@
 enum { JOINTS = 7, PELVIS = 0, HIP_L = 1, KNEE_L = 2, ANKLE_L = 3, HIP_R = 4, KNEE_R = 5, ANKLE_R = 6 };
 
 static int parents[JOINTS] = {-1, 0, 1, 2, 0, 4, 5};
-static const pose_ik_chain legs[2] = {{HIP_L, KNEE_L, ANKLE_L}, {HIP_R, KNEE_R, ANKLE_R}};
+static const pose_ik_chain legs[2] = {{.hip = HIP_L, .knee = KNEE_L, .ankle = ANKLE_L},
+                                      {.hip = HIP_R, .knee = KNEE_R, .ankle = ANKLE_R}};
 
 static void set_pitch(joint_pose *joint, float radians)
 {

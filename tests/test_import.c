@@ -420,21 +420,28 @@ static void test_legs_key(void)
     cache *cache = cache_create();
     char path[600];
     diag_list errors = {0};
-    /* Lines: 1 [a] .. 4, 5 legs; 6 [b] .. 9, 10; 11 [c] .. 14, 15; 16 [d] .. 19, 20; 21 [e] .. 24, 25. */
+    /* Lines: 1 [a] .. 4, 5 legs; 6 [b] .. 9, 10; 11 [c] .. 14, 15; 16 [d] .. 19, 20; 21 [e] .. 24, 25; [f] 30. */
     anim_config *config = load_text(CHARACTER("a") "legs = thigh.L shin.L\n" CHARACTER("b") "legs = thigh.L shin.L toe.L\n"
                                     CHARACTER("c") "legs = thigh.L shin.L knee.L\n"
                                     CHARACTER("d") "legs = thigh.L shin.L foot.L thigh.R shin.R foot.R thigh.L shin.L foot.L\n"
-                                    CHARACTER("e") "legs = thigh.L shin.L foot.L thigh.L shin.L foot.L\n",
+                                    CHARACTER("e") "legs = thigh.L shin.L foot.L thigh.L shin.L foot.L\n"
+                                    CHARACTER("f") "legs = thigh.L shin.L hand.L\n",
                                     cache, &errors, path, sizeof path);
     test_print_diags(&errors);
     CHECK(config == NULL);
-    CHECK(errors.count == 5);
+    CHECK(errors.count == 6);
+    /* A joint outside the leg is taken for a foot on an IK target only beyond the knee: not a hand. */
+    check_message(&errors, 5, path, 30,
+                  "'legs': 'thigh.L shin.L hand.L' is not a hip, its child and its grandchild (each joint the parent "
+                  "of the next), nor a hip, its child and a foot beyond the knee that hangs outside the leg (from an "
+                  "IK target)");
     /* The same leg twice (it was accepted, and two solves bent one knee each step). */
     check_message(&errors, 4, path, 25, "'legs': joint 'thigh.L' is in two legs; each leg needs joints of its own");
     check_message(&errors, 0, path, 5, "'legs' names 3 joints per leg (hip knee ankle), not 2");
     check_message(&errors, 1, path, 10,
                   "'legs': 'thigh.L shin.L toe.L' is not a hip, its child and its grandchild (each joint the parent "
-                  "of the next)");
+                  "of the next), nor a hip, its child and a foot beyond the knee that hangs outside the leg (from an "
+                  "IK target)");
     check_message(&errors, 2, path, 15, "'legs': the skeleton has no joint 'knee.L'");
     check_message(&errors, 3, path, 20, "'legs' names at most 2 legs of 3 joints (hip knee ankle)");
     anim_config_free(config);

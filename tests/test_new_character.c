@@ -741,6 +741,44 @@ static void test_creature_stands_on_its_feet(void)
     cache_destroy(cache);
 }
 
+/* A biped whose feet hang from IK targets under the root (md5tool synth --ik-feet, as boneman is rigged):
+ * the legs written are thigh, shin and the foot on its target, not the lever and target above the foot (the
+ * name rule's parent and grandparent), with the foot lock and foot IK on; the engine loads them as legs whose
+ * foot is detached, with the shin's end from the bind pose (where the foot sits, 0.42 below the knee). */
+static void test_feet_on_ik_targets(void)
+{
+    char dir[700], command[2200], path[800];
+    snprintf(dir, sizeof dir, "%s/ikfeet", folder);
+    snprintf(command, sizeof command, "'%s' synth '%s' --ik-feet > /dev/null", MARIONETTE_MD5TOOL, dir);
+    CHECK(system(command) == 0);
+    snprintf(command, sizeof command, "new-character ikfeet '%s/ikbiped.md5mesh' '%s/ikbiped_idle.md5anim' --out '%s/config'",
+             dir, dir, dir);
+    tool_run run = run_tool(command);
+    CHECK(run.status == 0);
+    CHECK_STR_CONTAINS(run.output, "borrowed: [mannequin]");
+    free(run.output);
+    snprintf(path, sizeof path, "%s/config/characters.ini", dir);
+    char *characters = test_read_file(path, NULL);
+    CHECK_STR_CONTAINS(characters, "(the feet hang from IK targets: they are carried\n; with the lower legs when the legs bend)\n"
+                                   "legs = Femur_L IKLeg_L Foot_L Femur_R IKLeg_R Foot_R\nfoot_ik = true\n");
+    CHECK(characters && !strstr(characters, "foot_lock = false"));
+    free(characters);
+    snprintf(path, sizeof path, "%s/config", dir);
+    cache *cache = cache_create();
+    anim_config *config = load_written_config(path, cache);
+    const anim_character *biped = config ? anim_config_find_character(config, "ikfeet") : NULL;
+    CHECK(biped && biped->leg_count == 2 && biped->foot_lock.enabled);
+    for (int f = 0; biped && f < biped->leg_count; ++f) {
+        const skeleton *s = &biped->model->skeleton;
+        const pose_ik_chain *leg = &biped->legs[f];
+        CHECK(strncmp(s->names[leg->knee], "IKLeg_", 6) == 0 && strncmp(s->names[leg->ankle], "Foot_", 5) == 0);
+        CHECK(biped->ik_legs[f].detached && biped->ik_legs[f].moved_count == 4); /* femur, shin, foot, toe */
+        CHECK_NEAR(sqrtf(leg->end[0] * leg->end[0] + leg->end[1] * leg->end[1] + leg->end[2] * leg->end[2]), 0.4205, 1e-3);
+    }
+    anim_config_free(config);
+    cache_destroy(cache);
+}
+
 /* Roles from motion where names say none: copies of our clips under names of no role: the walk (1.4 m/s
  * forward) and the run (3.5) take those roles from how they travel, the walk to the left is the strafe left,
  * and the strafe blend is written as ours; clips named forward, backward, left and right (a Sauerbraten
@@ -945,6 +983,10 @@ static void test_boneman_starter_config(void)
         const skeleton *s = &boneman->model->skeleton;
         CHECK(strcmp(s->names[boneman->legs[0].ankle], "LeftFoot") == 0);
         CHECK(strcmp(s->names[boneman->legs[1].ankle], "RightFoot") == 0);
+        /* The legs from its shape: thigh and shin, the foot on its IK target (not the lever and target the
+         * foot hangs from, which the name rule's parent and grandparent were). */
+        CHECK(strcmp(s->names[boneman->legs[0].knee], "IKLeftLeg") == 0 &&
+              strcmp(s->names[boneman->legs[0].hip], "LeftFemur") == 0 && boneman->ik_legs[0].detached);
         int running = anim_config_find_clip(boneman, "running");
         const anim_clip *run = running >= 0 ? &boneman->clips[running] : NULL;
         CHECK(run && run->planted);
@@ -983,6 +1025,7 @@ int main(int argc, char **argv)
         RUN(test_turns_and_jumps_from_motion);
         RUN(test_legs_from_shape);
         RUN(test_creature_stands_on_its_feet);
+        RUN(test_feet_on_ik_targets);
         RUN(test_roles_from_motion);
     }
     if (part == TEST_PART_BONEMAN)

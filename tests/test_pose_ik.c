@@ -449,6 +449,195 @@ static void test_prepared_leg_matches(void)
     CHECK(memcmp(object, before, sizeof object) == 0);
 }
 
+/* A rig whose feet follow IK targets, as some exporters make it (boneman's): the ankle hangs from a target
+ * under the root, not from the shin, and the shin is a leaf. Two orders of the same rig: the leg first
+ * (root, pelvis, hip, knee, lever, target, ankle, toe) and the target's branch first. */
+enum { DETACHED_JOINTS = 8 };
+static const int detached_parents[2][DETACHED_JOINTS] = {{-1, 0, 1, 2, 0, 4, 5, 6}, {-1, 0, 1, 2, 3, 0, 5, 6}};
+static const pose_ik_chain detached_chains[2] = {{.hip = 2, .knee = 3, .ankle = 6}, {.hip = 6, .knee = 7, .ankle = 3}};
+/* Each order's joint for the small leg's PELVIS, HIP, KNEE, ANKLE, TOE, and the lever and target. */
+static const int detached_joint[2][7] = {{1, 2, 3, 6, 7, 4, 5}, {5, 6, 7, 3, 4, 1, 2}};
+
+/* The small leg's pose (make_leg) on the detached rig: every joint's object pose the same as the leg's, the
+ * lever and target where the ankle is; local poses made from the object ones. */
+static void make_detached(int order, float hip_pitch, float knee_bend, joint_pose *local, joint_pose *object)
+{
+    joint_pose leg_local[LEG_JOINTS], leg_object[LEG_JOINTS];
+    make_leg(leg_local, hip_pitch, knee_bend, THIGH);
+    pose_to_object(leg_parents, LEG_JOINTS, leg_local, leg_object);
+    const int *at = detached_joint[order];
+    memset(object, 0, sizeof(joint_pose) * DETACHED_JOINTS);
+    object[0].rotation[3] = 1.0f;
+    const int from[7] = {PELVIS, HIP, KNEE, ANKLE, TOE, ANKLE, ANKLE};
+    for (int k = 0; k < 7; ++k)
+        object[at[k]] = leg_object[from[k]];
+    object[at[5]].rotation[0] = object[at[5]].rotation[1] = object[at[5]].rotation[2] = 0.0f; /* the lever */
+    object[at[5]].rotation[3] = 1.0f;
+    const int *parents = detached_parents[order];
+    for (int j = 0; j < DETACHED_JOINTS; ++j) {
+        versor inverse, rotation;
+        vec3 offset;
+        int parent = parents[j];
+        if (parent < 0) {
+            local[j] = object[j];
+            continue;
+        }
+        glm_quat_inv(object[parent].rotation, inverse);
+        glm_vec3_sub(object[j].position, object[parent].position, offset);
+        glm_quat_rotatev(inverse, offset, local[j].position);
+        glm_quat_mul(inverse, object[j].rotation, rotation);
+        glm_quat_normalize_to(rotation, local[j].rotation);
+        local[j].unused = 0.0f;
+    }
+    pose_to_object(parents, DETACHED_JOINTS, local, object);
+}
+
+/* A detached ankle is the leg's target: it reaches the target, both bones and the foot keep their lengths,
+ * the foot turns to the rotation asked for, the lever and target stay; the local variant's pose is the one
+ * its local rotations make, and matches the object variant; a prepared leg matches it bit for bit and lists
+ * the ankle's branch. A foot beside the knee under the hip is still refused. */
+static void test_detached_ankle(void)
+{
+    srand(41);
+    float flat[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+    double worst_reach = 0.0, worst_length = 0.0, worst_local = 0.0, worst_turn = 0.0;
+    int differences = 0, tried = 0;
+    for (int order = 0; order < 2; ++order) {
+        const int *parents = detached_parents[order], *at = detached_joint[order];
+        const pose_ik_chain *chain = &detached_chains[order];
+        CHECK(pose_ik_ankle_detached(parents, DETACHED_JOINTS, chain));
+        pose_ik_leg leg;
+        CHECK(pose_ik_leg_prepare(parents, DETACHED_JOINTS, chain, &leg));
+        CHECK(leg.moved_count == 4);
+        for (int i = 0; i < leg.moved_count; ++i) {
+            int expected_part = leg.moved[i] == at[1] ? 1 : leg.moved[i] == at[2] ? 2 : 3;
+            CHECK(leg.part[i] == expected_part && (i == 0 || leg.moved[i] > leg.moved[i - 1]));
+        }
+        for (int i = 0; i < 200; ++i) {
+            joint_pose local[DETACHED_JOINTS], object[DETACHED_JOINTS], before[DETACHED_JOINTS];
+            joint_pose general[DETACHED_JOINTS], prepared[DETACHED_JOINTS];
+            make_detached(order, 0.3f, 0.6f, local, object);
+            memcpy(before, object, sizeof object);
+            float target[3] = {object[at[1]].position[0] - 0.4f + 0.8f * rand() / (float)RAND_MAX,
+                               object[at[1]].position[1] + 0.1f * rand() / (float)RAND_MAX,
+                               object[at[1]].position[2] - 0.1f - 0.8f * rand() / (float)RAND_MAX};
+            double reach = distance3(target, object[at[1]].position);
+            if (reach > THIGH + SHIN - 1e-3 || reach < 0.1)
+                continue;
+            ++tried;
+            const float *rotation = i % 2 ? flat : NULL;
+            memcpy(general, object, sizeof object);
+            memcpy(prepared, object, sizeof object);
+            CHECK(pose_ik_two_bone_object(parents, DETACHED_JOINTS, chain, target, rotation, 1.0f, general));
+            CHECK(pose_ik_two_bone_leg(&leg, target, rotation, 1.0f, prepared));
+            differences += memcmp(general, prepared, sizeof general) != 0;
+            CHECK(pose_ik_two_bone(parents, DETACHED_JOINTS, chain, target, rotation, 1.0f, local, object));
+            joint_pose again[DETACHED_JOINTS];
+            pose_to_object(parents, DETACHED_JOINTS, local, again);
+            for (int j = 0; j < DETACHED_JOINTS; ++j) {
+                worst_local = fmax(worst_local, distance3(again[j].position, object[j].position));
+                worst_local = fmax(worst_local, distance3(general[j].position, object[j].position));
+            }
+            worst_reach = fmax(worst_reach, distance3(general[at[3]].position, target));
+            const int bones[3][2] = {{1, 2}, {2, 3}, {3, 4}}; /* thigh, shin (knee to ankle), foot */
+            for (int b = 0; b < 3; ++b)
+                worst_length = fmax(worst_length, fabs(distance3(general[at[bones[b][0]]].position,
+                                                                 general[at[bones[b][1]]].position) -
+                                                       distance3(before[at[bones[b][0]]].position,
+                                                                 before[at[bones[b][1]]].position)));
+            if (rotation) {
+                double dot = 0.0;
+                for (int k = 0; k < 4; ++k)
+                    dot += (double)general[at[3]].rotation[k] * flat[k];
+                worst_turn = fmax(worst_turn, 1.0 - fabs(dot));
+            }
+            for (int k = 5; k < 7; ++k) /* the lever and target are not the leg's */
+                differences += memcmp(&general[at[k]], &before[at[k]], sizeof before[0]) != 0;
+            differences += memcmp(&general[0], &before[0], sizeof before[0]) != 0;
+        }
+    }
+    CHECK(tried > 200);
+    CHECK(differences == 0);
+    CHECK(worst_reach <= 1e-4);
+    CHECK(worst_length <= 1e-5);
+    CHECK(worst_local <= 1e-5);
+    CHECK(worst_turn <= 1e-6);
+    CHECK(!pose_ik_ankle_detached(leg_parents, LEG_JOINTS, &leg_chain));
+
+    /* The shin's end from the bind pose: the leg is bent for it to meet the foot at any weight, also where
+     * the foot was posed away from it (as blending clips parts them); the foot goes weight of the way to the
+     * target, and at weight 0 stays where it was. */
+    double worst_meet = 0.0, worst_goal = 0.0, worst_end = 0.0;
+    int foot_moved_at_zero = 0, beyond = 0;
+    for (int order = 0; order < 2; ++order) {
+        const int *parents = detached_parents[order], *at = detached_joint[order];
+        joint_pose bind_local[DETACHED_JOINTS], bind[DETACHED_JOINTS];
+        make_detached(order, 0.0f, 0.0f, bind_local, bind);
+        pose_ik_chain chain = detached_chains[order];
+        pose_ik_chain_set_end(parents, DETACHED_JOINTS, bind, &chain);
+        worst_end = fmax(worst_end, fabs(sqrt((double)chain.end[0] * chain.end[0] + (double)chain.end[1] * chain.end[1] +
+                                              (double)chain.end[2] * chain.end[2]) -
+                                         distance3(bind[at[2]].position, bind[at[3]].position)));
+        pose_ik_chain attached = leg_chain;
+        pose_ik_chain_set_end(leg_parents, LEG_JOINTS, bind, &attached);
+        CHECK(attached.end[0] == 0.0f && attached.end[1] == 0.0f && attached.end[2] == 0.0f);
+        pose_ik_leg leg;
+        CHECK(pose_ik_leg_prepare(parents, DETACHED_JOINTS, &chain, &leg) && leg.detached);
+        for (int i = 0; i < 100; ++i) {
+            joint_pose local[DETACHED_JOINTS], object[DETACHED_JOINTS], before[DETACHED_JOINTS];
+            make_detached(order, 0.6f * rand() / (float)RAND_MAX - 0.3f, 0.2f + 0.8f * rand() / (float)RAND_MAX, local,
+                          object);
+            for (int k = 0; k < 3; ++k) /* the foot parted from the shin by up to 4 cm */
+                local[at[6]].position[k] += 0.08f * rand() / (float)RAND_MAX - 0.04f;
+            pose_to_object(parents, DETACHED_JOINTS, local, object);
+            memcpy(before, object, sizeof object);
+            float weight = (float)(i % 5) / 4.0f;
+            float target[3] = {object[at[3]].position[0] + 0.2f * rand() / (float)RAND_MAX - 0.1f,
+                               object[at[3]].position[1] + 0.2f * rand() / (float)RAND_MAX - 0.1f,
+                               object[at[3]].position[2] + 0.1f * rand() / (float)RAND_MAX};
+            joint_pose prepared[DETACHED_JOINTS];
+            memcpy(prepared, object, sizeof object);
+            CHECK(pose_ik_two_bone_object(parents, DETACHED_JOINTS, &chain, target, NULL, weight, object));
+            CHECK(pose_ik_two_bone_leg(&leg, target, NULL, weight, prepared));
+            differences += memcmp(prepared, object, sizeof object) != 0;
+            float goal[3], end[3];
+            for (int k = 0; k < 3; ++k)
+                goal[k] = before[at[3]].position[k] + weight * (target[k] - before[at[3]].position[k]);
+            glm_quat_rotatev(object[at[2]].rotation, chain.end, end);
+            glm_vec3_add(end, object[at[2]].position, end);
+            worst_goal = fmax(worst_goal, distance3(object[at[3]].position, goal));
+            double reach = distance3(before[at[1]].position, goal);
+            if (reach < THIGH + SHIN - 1e-3) /* beyond, the leg points at the foot as straight as it goes */
+                worst_meet = fmax(worst_meet, distance3(end, object[at[3]].position));
+            else
+                ++beyond;
+            if (weight == 0.0f)
+                foot_moved_at_zero += memcmp(&object[at[3]], &before[at[3]], sizeof before[0]) != 0 ||
+                                      memcmp(&object[at[4]], &before[at[4]], sizeof before[0]) != 0;
+        }
+    }
+    printf("  detached foot: shin's end to the foot %.2g, foot to its goal %.2g at worst; %d of 200 out of reach\n",
+           worst_meet, worst_goal, beyond);
+    CHECK(beyond < 100);
+    CHECK(worst_end <= 1e-6);
+    CHECK(worst_meet <= 1e-5);
+    CHECK(worst_goal <= 1e-5);
+    CHECK(foot_moved_at_zero == 0);
+    CHECK(differences == 0);
+
+    /* The foot beside the knee, both under the hip: the thigh would carry it; refused. */
+    const int beside[6] = {-1, 0, 1, 2, 1, 4};
+    pose_ik_chain beside_chain = {.hip = 1, .knee = 3, .ankle = 4};
+    joint_pose object[6];
+    for (int j = 0; j < 6; ++j)
+        random_joint(&object[j]);
+    float target[3] = {0.0f, 0.0f, -0.5f};
+    pose_ik_leg leg;
+    CHECK(!pose_ik_two_bone_object(beside, 6, &beside_chain, target, NULL, 1.0f, object));
+    CHECK(!pose_ik_leg_prepare(beside, 6, &beside_chain, &leg));
+    CHECK(!pose_ik_ankle_detached(beside, 6, &beside_chain));
+}
+
 static void test_no_allocation(void)
 {
     joint_pose local[LEG_JOINTS], object[LEG_JOINTS];
@@ -476,6 +665,7 @@ int main(void)
     RUN(test_misuse_is_refused_untouched);
     RUN(test_object_variant_matches);
     RUN(test_prepared_leg_matches);
+    RUN(test_detached_ankle);
     RUN(test_no_allocation);
     return check_report();
 }

@@ -35,6 +35,23 @@ static bool leg_of(const skeleton *s, int foot, pose_ik_chain *out)
     return true;
 }
 
+bool anim_feet_leg_fits(const skeleton *s, const pose_ik_chain *chain)
+{
+    if (!s || !chain || chain->hip < 0 || chain->knee < 0 || chain->ankle < 0 || chain->hip >= s->joint_count ||
+        chain->knee >= s->joint_count || chain->ankle >= s->joint_count || s->parents[chain->knee] != chain->hip)
+        return false;
+    if (s->parents[chain->ankle] == chain->knee)
+        return true;
+    if (!pose_ik_ankle_detached(s->parents, s->joint_count, chain))
+        return false;
+    const joint_pose *bind = s->bind_object;
+    float dot = 0.0f;
+    for (int k = 0; k < 3; ++k)
+        dot += (bind[chain->hip].position[k] - bind[chain->knee].position[k]) *
+               (bind[chain->ankle].position[k] - bind[chain->knee].position[k]);
+    return dot < 0.0f;
+}
+
 int anim_feet_find_legs(const skeleton *s, pose_ik_chain legs[ANIM_FEET_MAX])
 {
     if (!s || !legs)

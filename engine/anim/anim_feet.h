@@ -29,6 +29,12 @@ enum { ANIM_FEET_MAX = 2 };
 #define ANIM_FEET_PLANT_TILT 1.0f     /* degrees from the bind pose's orientation */
 #define ANIM_FEET_PLANT_SPEED 0.05f   /* m/s over the clip's floor */
 
+/* Is chain a leg the foot lock and foot IK bend: the knee the hip's child, and the ankle the knee's child or
+ * a foot that follows an IK target: outside the hip's branch (pose_ik_chain) and, in the bind pose, beyond
+ * the knee as seen from the hip (the knee bent less than a right angle), so a joint of another limb (a hand)
+ * is no foot. False for NULL or joints out of range. */
+bool anim_feet_leg_fits(const skeleton *s, const pose_ik_chain *chain);
+
 /* The skeleton's legs by the rule above: 0, 1 or 2 of them, written to legs (hip, knee, ankle = the foot). */
 int anim_feet_find_legs(const skeleton *s, pose_ik_chain legs[ANIM_FEET_MAX]);
 

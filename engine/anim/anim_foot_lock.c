@@ -436,9 +436,13 @@ bool anim_foot_lock_apply(const anim_foot_lock_input *input, anim_foot_lock_stat
         float dx = plan->target[0] - plan->animated[0], dy = plan->target[1] - shown_y,
               dz = plan->target[2] - plan->animated[2];
         bool tilted = plan->placed > 0.0f && plan->normal[1] < 1.0f;
+        const pose_ik_leg *prepared = input->prepared ? &input->prepared[f] : NULL;
+        bool ready = prepared && prepared->moved_count > 0 && prepared->joint_count == s->joint_count;
         /* A correction under a twentieth of a millimetre is not worth a solve: a standing crowd's feet are
-         * held exactly where the animation has them. */
-        if (!tilted && dx * dx + dy * dy + dz * dz < ANIM_FOOT_LOCK_NEGLIGIBLE * ANIM_FOOT_LOCK_NEGLIGIBLE)
+         * held exactly where the animation has them. A foot on an IK target always is: its leg is bent to
+         * meet it, which the clips' blend does not keep. */
+        bool detached = ready ? prepared->detached : pose_ik_ankle_detached(s->parents, s->joint_count, leg);
+        if (!tilted && !detached && dx * dx + dy * dy + dz * dz < ANIM_FOOT_LOCK_NEGLIGIBLE * ANIM_FOOT_LOCK_NEGLIGIBLE)
             continue;
         float target[3];
         world_to_file(&frame, plan->target, target);
@@ -449,8 +453,7 @@ bool anim_foot_lock_apply(const anim_foot_lock_input *input, anim_foot_lock_stat
             direction_to_file(&frame, plan->normal, normal);
             tilt_rotation(up, normal, plan->placed, rotation);
         }
-        const pose_ik_leg *prepared = input->prepared ? &input->prepared[f] : NULL;
-        if (prepared && prepared->moved_count > 0 && prepared->joint_count == s->joint_count)
+        if (ready)
             pose_ik_two_bone_leg(prepared, target, rotation, 1.0f, object);
         else
             pose_ik_two_bone_object(s->parents, s->joint_count, leg, target, rotation, 1.0f, object);

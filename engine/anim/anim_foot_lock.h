@@ -42,6 +42,9 @@
  * reach it from the hip), moving at most ANIM_FOOT_IK_PELVIS_SPEED, and at once at least as far as a foot
  * needs to reach the target it has now (its strength's share of the placement). The drop kept
  * is 4 bytes of state; with it the stage keeps 44 bytes an entity.
+ * A foot on an IK target (a detached ankle, pose_ik_chain) is solved on every step while the lock or the
+ * placement is on, even with nothing to correct: its leg is bent for the shin to end at the foot, which
+ * blending clips does not keep.
  * Where: the stage runs after the animation step and after the game has moved the entity for that step,
  * since it needs where the entity stands now (anim_placement, the mover's position and heading) to hold a
  * foot in the world. It is a pure function of its inputs and a small caller-owned state (20 bytes a foot

@@ -225,32 +225,57 @@ static bool finite_floats(const float *values, int count)
     return true;
 }
 
-/* The stage reads the parents of the hip and of the joints after it only (the hip's branch comes after the
- * hip in parents-first order): those are checked, not the whole skeleton's on every call (the crowd's foot
- * lock solves a leg for many members a step). */
+/* The first joint the solve reads or moves: the hip, or a detached ankle listed before it. */
+static inline int leg_first(const pose_ik_chain *chain)
+{
+    return chain->ankle < chain->hip ? chain->ankle : chain->hip;
+}
+
+/* The stage reads the parents of the leg's first joint and of the joints after it only (the branches it
+ * moves come after their tops in parents-first order): those are checked, not the whole skeleton's on every
+ * call (the crowd's foot lock solves a leg for many members a step). */
 static bool chain_valid(const int *parents, int joint_count, const pose_ik_chain *chain)
 {
     int joints[3] = {chain->hip, chain->knee, chain->ankle};
     for (int k = 0; k < 3; ++k)
         if (joints[k] < 0 || joints[k] >= joint_count)
             return false;
-    for (int j = chain->hip; j < joint_count; ++j)
+    for (int j = leg_first(chain); j < joint_count; ++j)
         if (parents[j] >= j || parents[j] < -1)
             return false;
-    return chain->hip < chain->knee && chain->knee < chain->ankle && descends_from(parents, chain->knee, chain->hip) &&
-           descends_from(parents, chain->ankle, chain->knee);
+    if (!(chain->hip < chain->knee && descends_from(parents, chain->knee, chain->hip)))
+        return false;
+    if (chain->knee < chain->ankle && descends_from(parents, chain->ankle, chain->knee))
+        return true;
+    return !descends_from(parents, chain->ankle, chain->hip) && !descends_from(parents, chain->hip, chain->ankle);
 }
 
-/* The corrections that bend the chain so its ankle reaches goal: the knee's turn about its hinge and then
- * the hip's, both in object space as the pose is (the knee's applied inside the hip's). False when the pose
- * gives no leg to bend (zero-length bones, no hinge): then nothing is to change. */
-IK_HOT bool solve_leg(const pose_ik_chain *chain, const float target[3], const joint_pose *object,
-                      ik_quaternion *hip_out, ik_quaternion *knee_out)
+void pose_ik_chain_set_end(const int *parents, int joint_count, const joint_pose *bind_object, pose_ik_chain *chain)
 {
-    ik_vector hip = vector_from_floats(object[chain->hip].position);
-    ik_vector knee = vector_from_floats(object[chain->knee].position);
-    ik_vector ankle = vector_from_floats(object[chain->ankle].position);
-    ik_vector goal = vector_from_floats(target);
+    if (!chain)
+        return;
+    chain->end[0] = chain->end[1] = chain->end[2] = 0.0f;
+    if (!bind_object || !pose_ik_ankle_detached(parents, joint_count, chain))
+        return;
+    ik_quaternion inverse = quaternion_conjugate(quaternion_normalize(quaternion_from_floats(bind_object[chain->knee].rotation)));
+    ik_vector offset = vector_subtract(vector_from_floats(bind_object[chain->ankle].position),
+                                       vector_from_floats(bind_object[chain->knee].position));
+    store_position(quaternion_rotate(inverse, offset), chain->end);
+}
+
+bool pose_ik_ankle_detached(const int *parents, int joint_count, const pose_ik_chain *chain)
+{
+    return parents && chain && chain_valid(parents, joint_count, chain) &&
+           !descends_from(parents, chain->ankle, chain->knee);
+}
+
+/* The corrections that bend a leg (hip, knee and the shin's end: the ankle) so its ankle reaches goal: the
+ * knee's turn about its hinge and then the hip's, both in object space as the pose is (the knee's applied
+ * inside the hip's). False when the pose gives no leg to bend (zero-length bones, no hinge): then nothing is
+ * to change. */
+IK_HOT bool solve_leg(ik_vector hip, ik_vector knee, ik_vector ankle, ik_vector goal, ik_quaternion *hip_out,
+                      ik_quaternion *knee_out)
+{
     ik_vector to_hip = vector_subtract(hip, knee), to_ankle = vector_subtract(ankle, knee);
     double upper = vector_length(to_hip), lower = vector_length(to_ankle);
     if (!(upper > IK_TINY && lower > IK_TINY && isfinite(upper) && isfinite(lower)))
@@ -330,13 +355,21 @@ static bool arguments_valid(const int *parents, int joint_count, const pose_ik_c
            chain_valid(parents, joint_count, chain);
 }
 
+static bool two_bone_detached(const int *parents, int joint_count, const pose_ik_chain *chain, const float target[3],
+                              const float *ankle_rotation, float weight, joint_pose *local, joint_pose *object);
+
 bool pose_ik_two_bone(const int *parents, int joint_count, const pose_ik_chain *chain, const float target[3],
                       const float *ankle_rotation, float weight, joint_pose *local, joint_pose *object)
 {
     if (!local || !arguments_valid(parents, joint_count, chain, target, ankle_rotation, weight, object))
         return false;
+    if (!descends_from(parents, chain->ankle, chain->knee))
+        return two_bone_detached(parents, joint_count, chain, target, ankle_rotation, weight, local, object);
     ik_quaternion hip_turn, knee_turn;
-    if (weight == 0.0f || !solve_leg(chain, target, object, &hip_turn, &knee_turn))
+    if (weight == 0.0f || !solve_leg(vector_from_floats(object[chain->hip].position),
+                                     vector_from_floats(object[chain->knee].position),
+                                     vector_from_floats(object[chain->ankle].position), vector_from_floats(target),
+                                     &hip_turn, &knee_turn))
         return true;
 
     /* Both corrections are in object space as the pose was: the knee's is applied inside the hip's, so
@@ -399,17 +432,42 @@ typedef struct leg_motions {
 /* The solve for a checked chain, as rigid motions of its parts: false when nothing is to change (weight 0,
  * or no leg to bend). What pose_ik_two_bone does through local rotations, done to the object poses: the
  * thigh's branch turns about the hip; the shin's about the knee, then with the thigh; the foot's then
- * about the ankle where it has gone. */
-static bool solve_motions(const pose_ik_chain *chain, const float target[3], const float *ankle_rotation,
-                          float weight, const joint_pose *object, leg_motions *motions)
+ * about the ankle where it has gone. A detached ankle (see pose_ik_chain) instead goes to its goal, the
+ * animated ankle moved toward the target by weight, turned toward ankle_rotation by weight, and the leg is
+ * bent all the way for the shin's end to meet it. */
+static bool solve_motions(const pose_ik_chain *chain, bool detached, const float target[3],
+                          const float *ankle_rotation, float weight, const joint_pose *object, leg_motions *motions)
 {
     ik_quaternion hip_turn, knee_turn;
-    if (weight == 0.0f || !solve_leg(chain, target, object, &hip_turn, &knee_turn))
+    ik_vector hip = vector_from_floats(object[chain->hip].position);
+    ik_vector knee = vector_from_floats(object[chain->knee].position);
+    ik_vector ankle = vector_from_floats(object[chain->ankle].position);
+    if (detached) {
+        ik_vector goal = vector_add(ankle, vector_scale(vector_subtract(vector_from_floats(target), ankle), weight));
+        ik_vector end = ankle;
+        if (chain->end[0] != 0.0f || chain->end[1] != 0.0f || chain->end[2] != 0.0f)
+            end = vector_add(knee, quaternion_rotate(quaternion_from_floats(object[chain->knee].rotation),
+                                                     vector_from_floats(chain->end)));
+        ik_quaternion none = {0.0, 0.0, 0.0, 1.0};
+        if (!solve_leg(hip, knee, end, goal, &hip_turn, &knee_turn))
+            hip_turn = knee_turn = none;
+        ik_quaternion foot_turn = none;
+        if (ankle_rotation) {
+            ik_quaternion now = quaternion_from_floats(object[chain->ankle].rotation);
+            ik_quaternion wanted = quaternion_normalize(quaternion_from_floats(ankle_rotation));
+            foot_turn = quaternion_multiply(quaternion_slerp(now, wanted, weight), quaternion_conjugate(now));
+        }
+        motions->part[LEG_THIGH] = motion_about(hip_turn, hip);
+        motions->part[LEG_SHIN] = motion_then(motion_about(knee_turn, knee), motions->part[LEG_THIGH]);
+        ik_motion foot = motion_about(foot_turn, ankle);
+        foot.shift = vector_add(foot.shift, vector_subtract(goal, ankle));
+        motions->part[LEG_FOOT] = foot;
+        return true;
+    }
+    if (weight == 0.0f || !solve_leg(hip, knee, ankle, vector_from_floats(target), &hip_turn, &knee_turn))
         return false;
     hip_turn = quaternion_scale(hip_turn, weight);
     knee_turn = quaternion_scale(knee_turn, weight);
-    ik_vector hip = vector_from_floats(object[chain->hip].position);
-    ik_vector knee = vector_from_floats(object[chain->knee].position);
     ik_quaternion ankle_turn = {0.0, 0.0, 0.0, 1.0};
     if (ankle_rotation) {
         /* The ankle's rotation after the leg's turns, and the turn that takes it to the wanted one. */
@@ -422,8 +480,7 @@ static bool solve_motions(const pose_ik_chain *chain, const float target[3], con
     ik_motion shin = motion_then(motion_about(knee_turn, knee), thigh);
     ik_motion foot = shin;
     if (ankle_rotation) {
-        ik_vector moved =
-            vector_add(quaternion_rotate(shin.turn, vector_from_floats(object[chain->ankle].position)), shin.shift);
+        ik_vector moved = vector_add(quaternion_rotate(shin.turn, ankle), shin.shift);
         foot = motion_then(shin, motion_about(ankle_turn, moved));
     }
     motions->part[LEG_THIGH] = thigh;
@@ -432,23 +489,29 @@ static bool solve_motions(const pose_ik_chain *chain, const float target[3], con
     return true;
 }
 
-/* Which part of the leg each joint of the hip's branch belongs to, in one pass over the joints from the hip
- * (parents come first, so each joint's part follows from its parent's): visit(joint, part, context) for
- * each joint of the branch, in order. Joints more than 255 past the hip are placed by walking up. False when
- * visit does (it stops there). */
+/* Which part of the leg each joint the solve moves belongs to, in one pass over the joints from the leg's
+ * first (parents come first, so each joint's part follows from its parent's): the hip's branch, and the
+ * ankle's where it hangs elsewhere (a foot that follows an IK target). visit(joint, part, context) for each,
+ * in order. Joints more than 255 past the first are placed by walking up. False when visit does (it stops
+ * there). */
 typedef bool leg_visit(int joint, int part, void *context);
 
 IK_HOT bool walk_leg(const int *parents, int joint_count, const pose_ik_chain *chain, leg_visit *visit, void *context)
 {
     enum { MARKED = 256 };
     unsigned char part[MARKED];
-    for (int j = chain->hip; j < joint_count; ++j) {
+    int first = leg_first(chain);
+    for (int j = first; j < joint_count; ++j) {
         int kind;
-        if (j - chain->hip < MARKED) {
+        if (j - first < MARKED) {
             int parent = parents[j];
-            int above = j == chain->hip ? LEG_THIGH : parent >= chain->hip ? part[parent - chain->hip] : LEG_OUTSIDE;
-            kind = above == LEG_OUTSIDE ? LEG_OUTSIDE : j == chain->knee ? LEG_SHIN : j == chain->ankle ? LEG_FOOT : above;
-            part[j - chain->hip] = (unsigned char)kind;
+            int above = parent >= first ? part[parent - first] : LEG_OUTSIDE;
+            kind = j == chain->ankle ? LEG_FOOT
+                   : j == chain->hip ? LEG_THIGH
+                   : above == LEG_OUTSIDE ? LEG_OUTSIDE
+                   : j == chain->knee ? LEG_SHIN
+                                      : above;
+            part[j - first] = (unsigned char)kind;
         } else {
             kind = descends_from(parents, j, chain->ankle) ? LEG_FOOT
                    : descends_from(parents, j, chain->knee) ? LEG_SHIN
@@ -458,6 +521,35 @@ IK_HOT bool walk_leg(const int *parents, int joint_count, const pose_ik_chain *c
         if (kind != LEG_OUTSIDE && !visit(j, kind, context))
             return false;
     }
+    return true;
+}
+
+/* pose_ik_two_bone for a leg whose ankle hangs elsewhere (checked): hip and knee turn through their local
+ * rotations as for any leg; the ankle's object pose moves as the shin's end does (and turns to
+ * ankle_rotation), its local pose is made from its parent's (outside the leg, unchanged), and its branch
+ * follows. */
+static bool two_bone_detached(const int *parents, int joint_count, const pose_ik_chain *chain, const float target[3],
+                              const float *ankle_rotation, float weight, joint_pose *local, joint_pose *object)
+{
+    leg_motions motions;
+    solve_motions(chain, true, target, ankle_rotation, weight, object, &motions);
+    ik_quaternion hip_turn = motions.part[LEG_THIGH].turn;
+    ik_quaternion knee_turn = quaternion_multiply(quaternion_conjugate(hip_turn), motions.part[LEG_SHIN].turn);
+    joint_pose ankle = object[chain->ankle];
+    move_joint(&ankle, motions.part[LEG_FOOT]);
+    turn_joint(parents, chain->hip, hip_turn, local, object);
+    turn_joint(parents, chain->knee, knee_turn, local, object);
+    refresh_below(parents, joint_count, chain->hip, local, object);
+    int parent = parents[chain->ankle];
+    ik_quaternion parent_rotation = parent >= 0 ? quaternion_from_floats(object[parent].rotation)
+                                                : (ik_quaternion){0.0, 0.0, 0.0, 1.0};
+    ik_vector offset = vector_from_floats(ankle.position);
+    if (parent >= 0)
+        offset = vector_subtract(offset, vector_from_floats(object[parent].position));
+    ik_quaternion inverse = quaternion_conjugate(parent_rotation);
+    store_position(quaternion_rotate(inverse, offset), local[chain->ankle].position);
+    store_rotation(quaternion_multiply(inverse, quaternion_from_floats(ankle.rotation)), local[chain->ankle].rotation);
+    refresh_below(parents, joint_count, chain->ankle, local, object);
     return true;
 }
 
@@ -479,7 +571,8 @@ bool pose_ik_two_bone_object(const int *parents, int joint_count, const pose_ik_
     if (!arguments_valid(parents, joint_count, chain, target, ankle_rotation, weight, object))
         return false;
     leg_motions motions;
-    if (!solve_motions(chain, target, ankle_rotation, weight, object, &motions))
+    if (!solve_motions(chain, !descends_from(parents, chain->ankle, chain->knee), target, ankle_rotation, weight, object,
+                       &motions))
         return true;
     walk_leg(parents, joint_count, chain, move_visit, &(move_context){&motions, object});
     return true;
@@ -500,7 +593,8 @@ bool pose_ik_leg_prepare(const int *parents, int joint_count, const pose_ik_chai
     if (!parents || !chain || !leg || joint_count <= 0 || joint_count > SHRT_MAX + 1 ||
         !chain_valid(parents, joint_count, chain))
         return false;
-    pose_ik_leg ready = {.chain = *chain, .joint_count = joint_count};
+    pose_ik_leg ready = {.chain = *chain, .joint_count = joint_count,
+                         .detached = !descends_from(parents, chain->ankle, chain->knee)};
     if (!walk_leg(parents, joint_count, chain, list_visit, &ready))
         return false;
     *leg = ready;
@@ -514,7 +608,7 @@ bool pose_ik_two_bone_leg(const pose_ik_leg *leg, const float target[3], const f
         !finite_floats(target, 3) || (ankle_rotation && !finite_floats(ankle_rotation, 4)))
         return false;
     leg_motions motions;
-    if (!solve_motions(&leg->chain, target, ankle_rotation, weight, object, &motions))
+    if (!solve_motions(&leg->chain, leg->detached, target, ankle_rotation, weight, object, &motions))
         return true;
     for (int i = 0; i < leg->moved_count; ++i)
         move_joint(&object[leg->moved[i]], motions.part[leg->part[i]]);

@@ -10,13 +10,23 @@
 
 #include "../model/joint_pose.h"
 
-/* The three joints of a leg. knee must descend from hip and ankle from knee (joints between them, a thigh
- * twist, are allowed: they turn with the joint above them). */
+/* The three joints of a leg. knee must descend from hip, and ankle from knee (joints between them, a thigh
+ * twist, are allowed: they turn with the joint above them) or from neither hip nor knee: a foot that hangs
+ * elsewhere, from an IK target under the root as some exporters rig it (the ankle detached). A detached
+ * ankle is the leg's target, as in the rig it came from: the solve moves its branch (translated, turned to
+ * the rotation asked for) and bends the leg for the shin's end to meet it. */
 typedef struct pose_ik_chain {
     int hip;
     int knee;
     int ankle;
+    float end[3]; /* a detached ankle's: where the shin ends, in the knee's frame (pose_ik_chain_set_end);
+                   * all zero: where the ankle is posed */
 } pose_ik_chain;
+
+/* A detached ankle's end from the bind pose (object space, as skeleton.bind_object): the ankle's bind place
+ * relative to the knee, in the knee's bind axes, so the solve bends the leg until the shin's mesh ends at
+ * the foot however the clips' blend has moved the two apart. Leaves an attached leg's end zero. */
+void pose_ik_chain_set_end(const int *parents, int joint_count, const joint_pose *bind_object, pose_ik_chain *chain);
 
 /* The leg is never bent tighter than this (radians between thigh and shin): a target closer to the hip
  * than the folded leg reaches is met as near as it can be without folding the knee flat. */
@@ -33,6 +43,9 @@ typedef struct pose_ik_chain {
  *   the ankle turns to it by the same weight (a foot kept flat on the ground).
  * - weight scales the corrections (each a rotation, taken from none by slerp), so the result moves
  *   continuously from the animated pose (0) to the solved one (1). weight 0 changes nothing, bit for bit.
+ *   A detached ankle instead goes weight of the way to the target (and its rotation), and the leg is bent
+ *   all the way to meet it there: at weight 0 the leg is bent to the animated foot, which blending clips
+ *   in local space (the foot's and the leg's rotations each interpolated on their own) parts from it.
  * local and object are the same pose in local and object space (pose_to_object's result): local gets the
  * new rotations of hip, knee (and ankle), object the new poses of hip and every joint below it. Joints
  * elsewhere are not written. False, and nothing written, on misuse: NULL pointers, a joint out of range,
@@ -44,28 +57,34 @@ bool pose_ik_two_bone(const int *parents, int joint_count, const pose_ik_chain *
 /* The same solve and result on an object pose alone, for a stage that runs after the pose is made and has
  * no local pose to hand (the animation controller keeps none per entity): hip, knee and every joint below
  * them turn as rigid branches, which is what new local rotations of hip, knee (and ankle) would give. The
- * object poses of the hip's branch are rewritten; equal to pose_ik_two_bone's within float rounding. Same
- * misuse rules, false and nothing written. */
+ * object poses of the hip's branch (and a detached ankle's) are rewritten; equal to pose_ik_two_bone's within
+ * float rounding. Same misuse rules, false and nothing written. */
 bool pose_ik_two_bone_object(const int *parents, int joint_count, const pose_ik_chain *chain, const float target[3],
                              const float *ankle_rotation, float weight, joint_pose *object);
 
+/* Is the chain a leg whose ankle hangs elsewhere (see pose_ik_chain)? False for a leg whose ankle descends
+ * from its knee, and for any chain the solve refuses. */
+bool pose_ik_ankle_detached(const int *parents, int joint_count, const pose_ik_chain *chain);
+
 /* A leg made ready once for a skeleton (pose_ik_leg_prepare), for a caller that bends the same leg of many
  * poses of it (a crowd's foot lock): the chain and the skeleton's parents are checked once, and the joints
- * the solve moves (the hip's branch) are listed with the part each goes with, so pose_ik_two_bone_leg walks
+ * the solve moves (the hip's branch, a detached ankle's) are listed with the part each goes with, so pose_ik_two_bone_leg walks
  * neither the skeleton's parents nor its joints below the hip on every call. */
 enum { POSE_IK_LEG_JOINTS = 32 }; /* the most joints a prepared leg's branch may hold (hip included) */
 
 typedef struct pose_ik_leg {
     pose_ik_chain chain;
     int joint_count;                         /* the skeleton's */
-    int moved_count;                         /* joints in the hip's branch, 3 to POSE_IK_LEG_JOINTS */
-    short moved[POSE_IK_LEG_JOINTS];         /* in increasing order, the hip first */
+    int moved_count;                         /* joints moved, 3 to POSE_IK_LEG_JOINTS */
+    short moved[POSE_IK_LEG_JOINTS];         /* in increasing order (the hip's branch and a detached
+                                              * ankle's) */
     unsigned char part[POSE_IK_LEG_JOINTS];  /* each one's part of the leg: 1 thigh, 2 shin, 3 foot */
+    bool detached;                           /* the ankle hangs elsewhere (see pose_ik_chain) */
 } pose_ik_leg;
 
 /* Make leg ready for the skeleton (parents of joint_count joints): false (leg left as it was) where
- * pose_ik_two_bone_object would refuse the chain, or the hip's branch holds more than POSE_IK_LEG_JOINTS
- * joints (pose_ik_two_bone_object still bends such a leg). */
+ * pose_ik_two_bone_object would refuse the chain, or the joints it moves are more than POSE_IK_LEG_JOINTS
+ * (pose_ik_two_bone_object still bends such a leg). */
 bool pose_ik_leg_prepare(const int *parents, int joint_count, const pose_ik_chain *chain, pose_ik_leg *leg);
 
 /* pose_ik_two_bone_object for a prepared leg: the same result, bit for bit. object is a pose of the

@@ -2,6 +2,7 @@
 
 #include "base/file.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -761,24 +762,53 @@ static void creature_joints(creature_joint out[CREATURE_JOINTS])
     }
 }
 
+/* A rig of one vertex per joint, every joint's orientation none: its mesh, and a one-frame clip of its bind
+ * pose. */
+static bool write_rig_mesh(FILE *out, const creature_joint *joints, int count, const char *command, const char *shader)
+{
+    fprintf(out, "MD5Version 10\ncommandline \"%s\"\n\nnumJoints %d\nnumMeshes 1\n\njoints {\n", command, count);
+    for (int j = 0; j < count; ++j)
+        fprintf(out, "\t\"%s\"\t%d ( %g %g %g ) ( 0 0 0 )\n", joints[j].name, joints[j].parent, (double)joints[j].at[0],
+                (double)joints[j].at[1], (double)joints[j].at[2]);
+    fprintf(out, "}\n\nmesh {\n\tshader \"%s\"\n\n\tnumverts %d\n", shader, count);
+    for (int j = 0; j < count; ++j)
+        fprintf(out, "\tvert %d ( 0 0 ) %d 1\n", j, j);
+    fprintf(out, "\n\tnumtris 0\n\n\tnumweights %d\n", count);
+    for (int j = 0; j < count; ++j)
+        fprintf(out, "\tweight %d %d 1 ( 0 0 0 )\n", j, j);
+    fputs("}\n", out);
+    return !ferror(out);
+}
+
+static bool write_rig_idle(FILE *out, const creature_joint *joints, int count, const char *command)
+{
+    fprintf(out, "MD5Version 10\ncommandline \"%s\"\n\nnumFrames 1\nnumJoints %d\nframeRate 24\n"
+                 "numAnimatedComponents 0\n\nhierarchy {\n", command, count);
+    float box[2][3] = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
+    for (int j = 0; j < count; ++j) {
+        fprintf(out, "\t\"%s\"\t%d 0 0\n", joints[j].name, joints[j].parent);
+        for (int k = 0; k < 3; ++k) {
+            box[0][k] = j == 0 || joints[j].at[k] < box[0][k] ? joints[j].at[k] : box[0][k];
+            box[1][k] = j == 0 || joints[j].at[k] > box[1][k] ? joints[j].at[k] : box[1][k];
+        }
+    }
+    fprintf(out, "}\n\nbounds {\n\t( %g %g %g ) ( %g %g %g )\n}\n\nbaseframe {\n", (double)box[0][0], (double)box[0][1],
+            (double)box[0][2], (double)box[1][0], (double)box[1][1], (double)box[1][2]);
+    for (int j = 0; j < count; ++j) {
+        const float *at = joints[j].at, *parent = joints[j].parent >= 0 ? joints[joints[j].parent].at : NULL;
+        fprintf(out, "\t( %g %g %g ) ( 0 0 0 )\n", (double)(at[0] - (parent ? parent[0] : 0.0f)),
+                (double)(at[1] - (parent ? parent[1] : 0.0f)), (double)(at[2] - (parent ? parent[2] : 0.0f)));
+    }
+    fputs("}\n\nframe 0 {\n}\n", out);
+    return !ferror(out);
+}
+
 static bool synth_write_creature_mesh(FILE *out, const synth_params *unused)
 {
     (void)unused;
     creature_joint joints[CREATURE_JOINTS];
     creature_joints(joints);
-    fprintf(out, "MD5Version 10\ncommandline \"md5tool synth --creature\"\n\nnumJoints %d\nnumMeshes 1\n\njoints {\n",
-            CREATURE_JOINTS);
-    for (int j = 0; j < CREATURE_JOINTS; ++j)
-        fprintf(out, "\t\"%s\"\t%d ( %g %g %g ) ( 0 0 0 )\n", joints[j].name, joints[j].parent, (double)joints[j].at[0],
-                (double)joints[j].at[1], (double)joints[j].at[2]);
-    fprintf(out, "}\n\nmesh {\n\tshader \"creature\"\n\n\tnumverts %d\n", CREATURE_JOINTS);
-    for (int j = 0; j < CREATURE_JOINTS; ++j)
-        fprintf(out, "\tvert %d ( 0 0 ) %d 1\n", j, j);
-    fprintf(out, "\n\tnumtris 0\n\n\tnumweights %d\n", CREATURE_JOINTS);
-    for (int j = 0; j < CREATURE_JOINTS; ++j)
-        fprintf(out, "\tweight %d %d 1 ( 0 0 0 )\n", j, j);
-    fputs("}\n", out);
-    return !ferror(out);
+    return write_rig_mesh(out, joints, CREATURE_JOINTS, "md5tool synth --creature", "creature");
 }
 
 static bool synth_write_creature_idle(FILE *out, const synth_params *unused)
@@ -786,18 +816,78 @@ static bool synth_write_creature_idle(FILE *out, const synth_params *unused)
     (void)unused;
     creature_joint joints[CREATURE_JOINTS];
     creature_joints(joints);
-    fprintf(out, "MD5Version 10\ncommandline \"md5tool synth --creature\"\n\nnumFrames 1\nnumJoints %d\nframeRate 24\n"
-                 "numAnimatedComponents 0\n\nhierarchy {\n", CREATURE_JOINTS);
-    for (int j = 0; j < CREATURE_JOINTS; ++j)
-        fprintf(out, "\t\"%s\"\t%d 0 0\n", joints[j].name, joints[j].parent);
-    fputs("}\n\nbounds {\n\t( -0.6 -1.2 0 ) ( 0.6 1.3 0.6 )\n}\n\nbaseframe {\n", out);
-    for (int j = 0; j < CREATURE_JOINTS; ++j) {
-        const float *at = joints[j].at, *parent = joints[j].parent >= 0 ? joints[joints[j].parent].at : NULL;
-        fprintf(out, "\t( %g %g %g ) ( 0 0 0 )\n", (double)(at[0] - (parent ? parent[0] : 0.0f)),
-                (double)(at[1] - (parent ? parent[1] : 0.0f)), (double)(at[2] - (parent ? parent[2] : 0.0f)));
+    return write_rig_idle(out, joints, CREATURE_JOINTS, "md5tool synth --creature");
+}
+
+/* A biped whose feet follow IK targets: the legs (thigh, shin) end at the shins, and each foot hangs from a
+ * target under a lever under the root, as boneman's exporter rigged it. Z up, facing +X, 1.8 tall. */
+enum { IK_BIPED_JOINTS = 27 };
+
+static void ik_biped_joints(creature_joint out[IK_BIPED_JOINTS])
+{
+    int n = 0;
+    out[n++] = (creature_joint){"Main", -1, {0.0f, 0.0f, 0.0f}};
+    out[n++] = (creature_joint){"Pelvis", 0, {0.0f, 0.0f, 0.95f}};
+    out[n++] = (creature_joint){"Spine", 1, {0.0f, 0.0f, 1.2f}};
+    out[n++] = (creature_joint){"Chest", 2, {0.0f, 0.0f, 1.4f}};
+    out[n++] = (creature_joint){"Neck", 3, {0.0f, 0.0f, 1.55f}};
+    out[n++] = (creature_joint){"Head", 4, {0.0f, 0.0f, 1.65f}};
+    out[n++] = (creature_joint){"Crown", 5, {0.0f, 0.0f, 1.8f}};
+    for (int side = 0; side < 2; ++side) {
+        float y = side == 0 ? 1.0f : -1.0f;
+        const char *s = side == 0 ? "L" : "R";
+        int chest = 3, clavicle = n;
+        out[n] = (creature_joint){"", chest, {0.0f, 0.05f * y, 1.45f}};
+        snprintf(out[n++].name, sizeof out[0].name, "Clavicle_%s", s);
+        out[n] = (creature_joint){"", clavicle, {0.0f, 0.2f * y, 1.45f}};
+        snprintf(out[n++].name, sizeof out[0].name, "UpperArm_%s", s);
+        out[n] = (creature_joint){"", clavicle + 1, {0.0f, 0.48f * y, 1.45f}};
+        snprintf(out[n++].name, sizeof out[0].name, "Forearm_%s", s);
+        out[n] = (creature_joint){"", clavicle + 2, {0.0f, 0.74f * y, 1.45f}};
+        snprintf(out[n++].name, sizeof out[0].name, "Hand_%s", s);
     }
-    fputs("}\n\nframe 0 {\n}\n", out);
-    return !ferror(out);
+    for (int side = 0; side < 2; ++side) {
+        float y = side == 0 ? 1.0f : -1.0f;
+        const char *s = side == 0 ? "L" : "R";
+        int thigh = n;
+        out[n] = (creature_joint){"", 1, {0.0f, 0.1f * y, 0.9f}};
+        snprintf(out[n++].name, sizeof out[0].name, "Femur_%s", s);
+        out[n] = (creature_joint){"", thigh, {0.02f, 0.1f * y, 0.5f}};
+        snprintf(out[n++].name, sizeof out[0].name, "IKLeg_%s", s);
+        int lever = n;
+        out[n] = (creature_joint){"", 0, {0.0f, 0.1f * y, 0.0f}};
+        snprintf(out[n++].name, sizeof out[0].name, "Lever_%s", s);
+        out[n] = (creature_joint){"", lever, {0.0f, 0.1f * y, 0.08f}};
+        snprintf(out[n++].name, sizeof out[0].name, "Target_%s", s);
+        out[n] = (creature_joint){"", lever + 1, {0.0f, 0.1f * y, 0.08f}};
+        snprintf(out[n++].name, sizeof out[0].name, "Foot_%s", s);
+        out[n] = (creature_joint){"", lever + 2, {0.16f, 0.1f * y, 0.0f}};
+        snprintf(out[n++].name, sizeof out[0].name, "Toe_%s", s);
+    }
+    assert(n == IK_BIPED_JOINTS);
+}
+
+static bool synth_write_ik_biped_mesh(FILE *out, const synth_params *unused)
+{
+    (void)unused;
+    creature_joint joints[IK_BIPED_JOINTS];
+    ik_biped_joints(joints);
+    return write_rig_mesh(out, joints, IK_BIPED_JOINTS, "md5tool synth --ik-feet", "ikbiped");
+}
+
+static bool synth_write_ik_biped_idle(FILE *out, const synth_params *unused)
+{
+    (void)unused;
+    creature_joint joints[IK_BIPED_JOINTS];
+    ik_biped_joints(joints);
+    return write_rig_idle(out, joints, IK_BIPED_JOINTS, "md5tool synth --ik-feet");
+}
+
+bool synth_write_ik_biped(const char *directory, char *error, size_t error_size)
+{
+    synth_params none = {0};
+    return synth_write_file(directory, "ikbiped.md5mesh", synth_write_ik_biped_mesh, &none, error, error_size) &&
+           synth_write_file(directory, "ikbiped_idle.md5anim", synth_write_ik_biped_idle, &none, error, error_size);
 }
 
 bool synth_write_creature(const char *directory, char *error, size_t error_size)

@@ -67,4 +67,10 @@ bool synth_write_limb(const char *directory, char *error, size_t error_size);
  * along Y than Z: a guess from the box alone would stand it on its side. */
 bool synth_write_creature(const char *directory, char *error, size_t error_size);
 
+/* A biped whose feet follow IK targets, as some exporters rig it (Z up, facing +X, 1.8 tall, arms out to
+ * the sides): DIRECTORY/ikbiped.md5mesh, each leg a thigh and a shin ending there (Femur_L, IKLeg_L), each
+ * foot (Foot_L, with Toe_L) hanging from a target under a lever under the root (Main); one vertex on each
+ * joint; and DIRECTORY/ikbiped_idle.md5anim (one frame, the bind pose). */
+bool synth_write_ik_biped(const char *directory, char *error, size_t error_size);
+
 #endif

@@ -415,7 +415,7 @@ static int command_synth(int argc, char **argv)
     };
     synth_params params = {0};
     const char *directory = NULL;
-    bool limb = false, creature = false;
+    bool limb = false, creature = false, ik_feet = false;
     for (int i = 1; i < argc; ++i) {
         const char *arg = argv[i];
         if (strcmp(arg, "--doom3-loop") == 0) {
@@ -428,6 +428,10 @@ static int command_synth(int argc, char **argv)
         }
         if (strcmp(arg, "--creature") == 0) {
             creature = true;
+            continue;
+        }
+        if (strcmp(arg, "--ik-feet") == 0) {
+            ik_feet = true;
             continue;
         }
         if (strcmp(arg, "--seed") == 0) {
@@ -466,6 +470,15 @@ static int command_synth(int argc, char **argv)
         return EXIT_INVALID;
     }
     char error[512];
+    if (ik_feet) {
+        if (!synth_write_ik_biped(directory, error, sizeof error)) {
+            fprintf(stderr, "%s\n", error);
+            return EXIT_INVALID;
+        }
+        printf("wrote %s/ikbiped.md5mesh (27 joints: a biped whose feet hang from IK targets under the root, not "
+               "from its shins; Z up, facing +X) and %s/ikbiped_idle.md5anim (its bind pose)\n", directory, directory);
+        return EXIT_SUCCESS;
+    }
     if (creature) {
         if (!synth_write_creature(directory, error, sizeof error)) {
             fprintf(stderr, "%s\n", error);
@@ -548,8 +561,9 @@ static const md5tool_command commands[] = {
      "the same with the config's 2D strafe blend on the body; files default to assets/, DIR to config/"},
     {"synth", command_synth,
      "synth OUTDIR [--joints N] [--vertices N] [--triangles N] [--weights N] [--frames N]\n"
-     " [--rate N] [--meshes N] [--seed N] [--doom3-loop]",
-     "write OUTDIR/synth.md5mesh and OUTDIR/synth.md5anim"},
+     " [--rate N] [--meshes N] [--seed N] [--doom3-loop] | --limb | --creature | --ik-feet",
+     "write OUTDIR/synth.md5mesh and OUTDIR/synth.md5anim; --limb the twist test limb, --creature a six-legged\n"
+     "creature, --ik-feet a biped whose feet hang from IK targets (each with a bind-pose idle)"},
     {"trace", command_trace, "trace CONFIG_DIR --script FILE [--json] [--character NAME] [--rate HZ]",
      "step a character's state machine through a script of parameter changes (default: first character,\n"
      "60 Hz); a line per step"},

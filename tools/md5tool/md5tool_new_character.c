@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "anim/anim_clip.h"
+#include "anim/anim_feet.h"
 #include "anim/config/anim_config.h"
 #include "base/file.h"
 #include "base/ini_document.h"
@@ -362,7 +363,8 @@ static void write_characters(FILE *out, const plan *p)
         return;
     }
     /* A humanoid's legs from its shape (the joint map: upper leg, lower leg, foot), whatever its joints are
-     * called, when each is the parent of the next; otherwise from the feet found. */
+     * called, when they make a leg the foot lock bends (anim_feet_leg_fits: a foot on an IK target too);
+     * otherwise from the feet found. */
     float up[3] = {0.0f, 0.0f, 0.0f}, forward[3] = {0.0f, 0.0f, 0.0f};
     up[b->up_axis] = b->up_sign;
     forward[b->forward_axis] = b->forward_sign;
@@ -370,9 +372,12 @@ static void write_characters(FILE *out, const plan *p)
     diag error;
     const skeleton *s = &p->model->skeleton;
     bool chained = retarget_map_find(p->model, up, forward, NULL, &map, NULL, NULL, &error);
+    bool detached = false;
     for (int side = 0; chained && side < 2; ++side) {
         const int32_t *leg = &map.joints[side == 0 ? RETARGET_UPPER_LEG_L : RETARGET_UPPER_LEG_R];
-        chained = s->parents[leg[1]] == leg[0] && s->parents[leg[2]] == leg[1];
+        pose_ik_chain chain = {.hip = leg[0], .knee = leg[1], .ankle = leg[2]};
+        chained = anim_feet_leg_fits(s, &chain);
+        detached = detached || (chained && s->parents[leg[2]] != leg[1]);
     }
     if (!chained) {
         write_legs(out, p);
@@ -380,8 +385,9 @@ static void write_characters(FILE *out, const plan *p)
     }
     const int32_t *l = &map.joints[RETARGET_UPPER_LEG_L], *r = &map.joints[RETARGET_UPPER_LEG_R];
     fprintf(out, "; guess: the legs from the skeleton's shape (two chains reaching the ground below its hips: upper leg,\n"
-                 "; lower leg, foot); foot IK puts the feet on the ground under them\n"
+                 "; lower leg, foot); foot IK puts the feet on the ground under them\n%s"
                  "legs = %s %s %s %s %s %s\nfoot_ik = true\n",
+            detached ? "; the feet hang from IK targets: they are carried with the lower legs when the legs bend\n" : "",
             s->names[l[0]], s->names[l[1]], s->names[l[2]], s->names[r[0]], s->names[r[1]], s->names[r[2]]);
 }
 

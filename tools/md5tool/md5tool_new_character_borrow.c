@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/anim_feet.h"
 #include "base/file.h"
 #include "build/loader.h"
 
@@ -140,27 +141,32 @@ void new_character_borrow_write_map(FILE *out, const new_character_borrow *b, co
         fprintf(out, "%s%*s; %s%s\n", line, length < 40 ? 40 - length : 1, "", b->found[r] == RETARGET_GIVEN ? "" : "guess: ",
                 b->found[r] == RETARGET_GIVEN ? "given (--map)" : retarget_found_name(b->found[r]));
     }
-    /* The legs for the foot lock and foot IK: the map's, when each joint is the parent of the next. */
+    /* The legs for the foot lock and foot IK: the map's, when they make a leg it bends (a foot on an IK
+     * target too: anim_feet_leg_fits). */
     int legs[2][3];
-    bool chained = true;
+    bool chained = true, detached = false;
     for (int side = 0; side < 2; ++side) {
         int base = side == 0 ? RETARGET_UPPER_LEG_L : RETARGET_UPPER_LEG_R;
         for (int k = 0; k < 3; ++k)
             legs[side][k] = b->target_map.joints[base + k];
-        chained = chained && s->parents[legs[side][1]] == legs[side][0] && s->parents[legs[side][2]] == legs[side][1];
+        pose_ik_chain chain = {.hip = legs[side][0], .knee = legs[side][1], .ankle = legs[side][2]};
+        chained = chained && anim_feet_leg_fits(s, &chain);
+        detached = detached || s->parents[legs[side][2]] != legs[side][1];
     }
     if (chained) {
-        fprintf(out,
-                "; the legs for the foot lock and foot IK, from the map\nlegs = %s %s %s %s %s %s\nfoot_ik = true\n",
+        fprintf(out, "; the legs for the foot lock and foot IK, from the map%s\nlegs = %s %s %s %s %s %s\nfoot_ik = true\n",
+                detached ? " (the feet hang from IK targets: they are carried\n; with the lower legs when the legs bend)"
+                         : "",
                 s->names[legs[0][0]], s->names[legs[0][1]], s->names[legs[0][2]], s->names[legs[1][0]],
                 s->names[legs[1][1]], s->names[legs[1][2]]);
         return;
     }
     fprintf(out,
-            "; not handled: the feet (%s, %s) do not hang from the lower legs (%s, %s), as in a rig whose feet\n"
-            "; follow IK targets: the foot lock and foot IK bend a hip, its child and its grandchild, so they are\n"
+            "; not handled: the legs (%s %s %s, %s %s %s) are not legs the foot lock bends (a hip, its child and\n"
+            "; a foot hanging from that child or from an IK target beyond it), so the foot lock and foot IK are\n"
             "; off; the clips play as animated\nfoot_lock = false\n",
-            s->names[legs[0][2]], s->names[legs[1][2]], s->names[legs[0][1]], s->names[legs[1][1]]);
+            s->names[legs[0][0]], s->names[legs[0][1]], s->names[legs[0][2]], s->names[legs[1][0]],
+            s->names[legs[1][1]], s->names[legs[1][2]]);
 }
 
 bool new_character_borrow_has_clip(const new_character_borrow *b, const char *section)

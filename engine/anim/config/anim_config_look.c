@@ -158,8 +158,8 @@ void anim_config_load_look(anim_config_loader *loader, anim_character *character
     character->look = (anim_look_settings){.chain = chain, .speed = speed};
 }
 
-/* `legs = HIP KNEE ANKLE [HIP KNEE ANKLE]`: each knee the ankle's parent and each hip the knee's, as the
- * two-bone solve bends them. The legs read, or -1 after reporting. */
+/* `legs = HIP KNEE ANKLE [HIP KNEE ANKLE]`: each a leg the two-bone solve bends (anim_feet_leg_fits: a foot
+ * hanging from its knee, or from an IK target beyond it). The legs read, or -1 after reporting. */
 static int parse_legs(anim_config_loader *loader, const char *path, const ini_entry *entry, const skeleton *s,
                       pose_ik_chain legs[ANIM_FEET_MAX])
 {
@@ -186,10 +186,12 @@ static int parse_legs(anim_config_loader *loader, const char *path, const ini_en
     }
     for (int leg = 0; leg < count / 3; ++leg) {
         int hip = joints[3 * leg], knee = joints[3 * leg + 1], ankle = joints[3 * leg + 2];
-        if (s->parents[ankle] != knee || s->parents[knee] != hip) {
+        pose_ik_chain chain = {.hip = hip, .knee = knee, .ankle = ankle};
+        if (!anim_feet_leg_fits(s, &chain)) {
             anim_config_report(loader, path, entry->line,
                                "'legs': '%s %s %s' is not a hip, its child and its grandchild (each joint the "
-                               "parent of the next)", s->names[hip], s->names[knee], s->names[ankle]);
+                               "parent of the next), nor a hip, its child and a foot beyond the knee that hangs "
+                               "outside the leg (from an IK target)", s->names[hip], s->names[knee], s->names[ankle]);
             return -1;
         }
         /* Two legs sharing a joint would have two solves bend it in one step, each undoing the other. */
@@ -224,6 +226,8 @@ void anim_config_load_legs(anim_config_loader *loader, anim_character *character
         character->leg_count = count > 0 ? count : 0;
     }
     character->pelvis = anim_foot_lock_pelvis(s, character->legs, character->leg_count);
-    for (int f = 0; f < character->leg_count; ++f)
+    for (int f = 0; f < character->leg_count; ++f) {
+        pose_ik_chain_set_end(s->parents, s->joint_count, s->bind_object, &character->legs[f]);
         pose_ik_leg_prepare(s->parents, s->joint_count, &character->legs[f], &character->ik_legs[f]);
+    }
 }
