@@ -1,6 +1,6 @@
 /* The job system: every index runs exactly once whatever the thread count and chunk size, in ranges no
  * longer than the chunk, with the results of the serial loop; the workers take part; thousands of calls in
- * a row; one thread (or no jobs) runs inline on the caller; bad arguments; no heap call per loop (the
+ * a row; workers that wake late take nothing of the next loop; one thread (or no jobs) runs inline on the caller; bad arguments; no heap call per loop (the
  * heap functions are wrapped and counted). */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -165,6 +165,53 @@ static void test_many_calls_allocate_nothing(void)
     jobs_destroy(j);
 }
 
+/* ---- loops back to back, workers late ---- */
+
+enum { LATE_ITEMS = 700 };
+
+typedef struct late_context {
+    atomic_int visits[LATE_ITEMS];
+} late_context;
+
+static void count_visit(void *context, int begin, int end, int worker)
+{
+    (void)worker;
+    late_context *c = context;
+    for (int i = begin; i < end; ++i)
+        atomic_fetch_add(&c->visits[i], 1);
+}
+
+/* Loops back to back with more workers than cores, each loop on another context: a worker that wakes after
+ * its loop ended (the caller ran the chunks itself and went on: it does not wait for a worker that claimed
+ * nothing) must not take chunks of the next loop and run them with its old loop's function and context.
+ * Every loop sees each of its items once, and no other loop's. */
+static void test_late_workers_take_nothing_of_the_next_loop(void)
+{
+    jobs *j = jobs_create(8);
+    CHECK(j != NULL);
+    static late_context contexts[2];
+    memset(contexts, 0, sizeof contexts);
+    int wrong = 0;
+    const int loops = 20000;
+    for (int loop = 0; loop < loops; ++loop) {
+        late_context *c = &contexts[loop % 2];
+        int count = 1 + (loop * 37) % LATE_ITEMS;
+        jobs_parallel_for(j, count, 1 + loop % 5, count_visit, c);
+        for (int i = 0; i < LATE_ITEMS; ++i) {
+            wrong += atomic_load(&c->visits[i]) != (i < count ? 1 : 0);
+            atomic_store(&c->visits[i], 0);
+        }
+    }
+    CHECK(wrong == 0);
+    jobs_destroy(j);
+    /* After the pool is gone nothing more may arrive. */
+    int late = 0;
+    for (int k = 0; k < 2; ++k)
+        for (int i = 0; i < LATE_ITEMS; ++i)
+            late += atomic_load(&contexts[k].visits[i]) != 0;
+    CHECK(late == 0);
+}
+
 /* ---- one thread, no jobs, bad arguments ---- */
 
 typedef struct inline_context {
@@ -226,6 +273,7 @@ int main(void)
     RUN(test_every_index_once_with_the_serial_results);
     RUN(test_workers_take_part);
     RUN(test_many_calls_allocate_nothing);
+    RUN(test_late_workers_take_nothing_of_the_next_loop);
     RUN(test_one_thread_runs_inline);
     RUN(test_bad_arguments);
     return check_report();

@@ -1,11 +1,14 @@
-/* jobs: see jobs.h. One mutex and two condition variables hand each loop to the workers and collect them
- * again; within a loop the chunks are claimed with one atomic counter, so threads that run faster take
- * more chunks. Everything a loop needs is written under the mutex before the workers are woken. Each
- * worker reports back by a release increment of `finished`, which the caller reads with acquire, so the
- * caller sees all their writes (no data race for ThreadSanitizer to find). The caller first spins a few
- * tens of microseconds for the reports: the workers are then most often finishing their last chunk, and
- * sleeping on a condition variable would add a futex sleep and a wake-up (tens of microseconds on a
- * virtual machine) to every loop; a worker that is late (still waking up) makes it sleep after all. */
+/* jobs: see jobs.h. One mutex and two condition variables hand each loop to the workers; within a loop the
+ * chunks are claimed from one 64-bit atomic that holds the loop's generation (high half) beside the next
+ * item (low half), by compare-and-swap, so a worker claims only chunks of the loop it was handed: one that
+ * wakes late, after its loop has ended and another begun, finds another generation and claims nothing.
+ * The caller therefore waits for the chunks that were claimed, not for every worker to report: `done`
+ * counts finished items (release), read by the caller with acquire, so it sees the workers' writes. A
+ * worker that never woke in time (the other core busy with another process) costs the loop nothing: the
+ * caller runs the chunks itself and returns. The caller spins a little for a chunk still running on a
+ * worker (most often finishing as the caller finishes its own), then sleeps until the worker that ends the
+ * last chunk wakes it: a worker holding a chunk while another process has its core must not cost the caller
+ * a core of spinning. */
 #include "jobs.h"
 
 #include <pthread.h>
@@ -25,8 +28,8 @@
 /* With no chunk size given, each thread gets about this many chunks: enough for a thread that was late
  * to start to be evened out by the others, few enough that claiming costs nothing. */
 enum { JOBS_CHUNKS_PER_THREAD = 4 };
-/* How long the caller spins for the workers' reports before it sleeps: about one chunk of a crowd update
- * (64 members at ~0.7 us). */
+/* How long the caller spins for a chunk still running on a worker before it sleeps: about one chunk of a
+ * crowd update (64 members at ~1 us). */
 static const long JOBS_SPIN_NANOSECONDS = 50000;
 
 typedef struct jobs_worker {
@@ -48,21 +51,40 @@ struct jobs {
     jobs_function *function;
     void *context;
     int count, chunk;
-    atomic_int finished;  /* workers done with this generation */
+    atomic_int done;      /* items of this loop finished */
     bool caller_sleeping; /* the caller waits on work_done; under the mutex */
 
-    /* The next item not yet claimed. 64 bits: each thread may add a chunk past count once. */
-    atomic_llong next_item;
+    /* (generation mod 2^32) << 32 | the next item not yet claimed (below 2^31: counts are ints). */
+    atomic_ullong claim;
 };
 
-static void jobs_run_chunks(jobs *jobs, jobs_function *function, void *context, int count, int chunk, int worker)
+static inline unsigned long long jobs_claim_value(unsigned long generation, long long item)
 {
+    return ((unsigned long long)(generation & 0xffffffffu) << 32) | (unsigned long long)item;
+}
+
+/* Claim and run chunks of the loop of `generation` until none is left; each chunk's items are added to
+ * `done` when it has run. True when this thread ran the loop's last items (done reached count). */
+static bool jobs_run_chunks(jobs *jobs, unsigned long generation, jobs_function *function, void *context, int count,
+                            int chunk, int worker)
+{
+    unsigned long long tag = jobs_claim_value(generation, 0);
+    unsigned long long seen = atomic_load_explicit(&jobs->claim, memory_order_relaxed);
+    bool last = false;
     for (;;) {
-        long long begin = atomic_fetch_add_explicit(&jobs->next_item, chunk, memory_order_relaxed);
+        if ((seen & 0xffffffff00000000ull) != tag)
+            return last; /* another loop's: this one is over */
+        long long begin = (long long)(seen & 0xffffffffull);
         if (begin >= count)
-            return;
+            return last;
         long long end = begin + chunk < count ? begin + chunk : count;
+        if (!atomic_compare_exchange_weak_explicit(&jobs->claim, &seen, jobs_claim_value(generation, end),
+                                                   memory_order_relaxed, memory_order_relaxed))
+            continue; /* seen was reloaded */
         function(context, (int)begin, (int)end, worker);
+        int items = (int)(end - begin);
+        last = atomic_fetch_add_explicit(&jobs->done, items, memory_order_acq_rel) + items == count;
+        seen = atomic_load_explicit(&jobs->claim, memory_order_relaxed);
     }
 }
 
@@ -82,10 +104,9 @@ static void *jobs_worker_main(void *argument)
         void *context = jobs->context;
         int count = jobs->count, chunk = jobs->chunk;
         pthread_mutex_unlock(&jobs->mutex);
-        jobs_run_chunks(jobs, function, context, count, chunk, self->index);
-        atomic_fetch_add_explicit(&jobs->finished, 1, memory_order_release);
+        bool last = jobs_run_chunks(jobs, seen, function, context, count, chunk, self->index);
         pthread_mutex_lock(&jobs->mutex);
-        if (jobs->caller_sleeping)
+        if (last && jobs->caller_sleeping)
             pthread_cond_signal(&jobs->work_done);
     }
     pthread_mutex_unlock(&jobs->mutex);
@@ -100,8 +121,8 @@ jobs *jobs_create(int threads)
     if (!created)
         return NULL;
     created->threads = threads;
-    atomic_init(&created->next_item, 0);
-    atomic_init(&created->finished, 0);
+    atomic_init(&created->claim, 0);
+    atomic_init(&created->done, 0);
     if (threads == 1)
         return created;
     created->workers = calloc((size_t)threads - 1, sizeof *created->workers);
@@ -166,12 +187,12 @@ static long long jobs_nanoseconds_now(void)
     return (long long)now.tv_sec * 1000000000ll + now.tv_nsec;
 }
 
-/* true when every worker reported within JOBS_SPIN_NANOSECONDS. */
-static bool jobs_spin_for_reports(jobs *jobs)
+/* true when the loop's items were all done within JOBS_SPIN_NANOSECONDS. */
+static bool jobs_spin_for_done(jobs *jobs, int count)
 {
     long long deadline = 0;
     for (int round = 0;; ++round) {
-        if (atomic_load_explicit(&jobs->finished, memory_order_acquire) >= jobs->started)
+        if (atomic_load_explicit(&jobs->done, memory_order_acquire) >= count)
             return true;
         JOBS_SPIN_PAUSE();
         if (round % 64 == 0) {
@@ -198,25 +219,27 @@ void jobs_parallel_for(jobs *jobs, int count, int chunk, jobs_function *function
         return;
     }
     pthread_mutex_lock(&jobs->mutex);
+    unsigned long generation = ++jobs->generation;
     jobs->function = function;
     jobs->context = context;
     jobs->count = count;
     jobs->chunk = chunk;
-    atomic_store_explicit(&jobs->finished, 0, memory_order_relaxed);
-    atomic_store_explicit(&jobs->next_item, 0, memory_order_relaxed);
-    jobs->generation++;
+    atomic_store_explicit(&jobs->done, 0, memory_order_relaxed);
+    /* Release: a worker that claims from this generation (by a later compare-and-swap on claim) then
+     * reads the loop as written here; it also reads it under the mutex. */
+    atomic_store_explicit(&jobs->claim, jobs_claim_value(generation, 0), memory_order_release);
     pthread_cond_broadcast(&jobs->work_ready);
     pthread_mutex_unlock(&jobs->mutex);
 
-    jobs_run_chunks(jobs, function, context, count, chunk, 0);
+    jobs_run_chunks(jobs, generation, function, context, count, chunk, 0);
 
-    /* Every worker reports, even one that found nothing left: none may still be reading this loop's
-     * function and counter when the next loop sets them. `started` only changes in jobs_create. */
-    if (jobs_spin_for_reports(jobs))
+    /* Only claimed chunks are waited for: when every item is done no worker holds a chunk of this loop,
+     * and a worker that has not claimed one never will (the generation moves on with the next loop). */
+    if (jobs_spin_for_done(jobs, count))
         return;
     pthread_mutex_lock(&jobs->mutex);
     jobs->caller_sleeping = true;
-    while (atomic_load_explicit(&jobs->finished, memory_order_acquire) < jobs->started)
+    while (atomic_load_explicit(&jobs->done, memory_order_acquire) < count)
         pthread_cond_wait(&jobs->work_done, &jobs->mutex);
     jobs->caller_sleeping = false;
     pthread_mutex_unlock(&jobs->mutex);
