@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "body.h"
 #include "look.h"
 #include "parameter_binding.h"
 
@@ -51,21 +52,17 @@ typedef enum crowd_gesture {
     CROWD_GESTURE_CELEBRATE,
 } crowd_gesture;
 
-/* What a member's state machine is driven with (config/states.ini), in the order of crowd_needs. */
+/* The gestures' triggers a member pulls (config/states.ini), in the order of crowd_needs; the body's
+ * parameters (speed, strafe, forward, left, turn, turn_rate...) are body.h's, as the player's. */
 typedef enum crowd_parameter {
-    CROWD_PARAMETER_SPEED,
     CROWD_PARAMETER_WAVE,
     CROWD_PARAMETER_CELEBRATE,
-    CROWD_PARAMETER_TURN_RATE,
     CROWD_PARAMETER_COUNT,
 } crowd_parameter;
 
 static const parameter_binding_need crowd_needs[CROWD_PARAMETER_COUNT] = {
-    [CROWD_PARAMETER_SPEED] = {"speed", STATE_MACHINE_NUMBER, false},
     [CROWD_PARAMETER_WAVE] = {"wave", STATE_MACHINE_TRIGGER, false},
     [CROWD_PARAMETER_CELEBRATE] = {"celebrate", STATE_MACHINE_TRIGGER, false},
-    /* A machine without a lean into turns is no mistake (as for the player). */
-    [CROWD_PARAMETER_TURN_RATE] = {"turn_rate", STATE_MACHINE_NUMBER, true},
 };
 
 /* The trigger for each gesture. */
@@ -109,6 +106,7 @@ typedef struct crowd_character_use {
     const anim_character *character;
     int members;
     state_machine_param parameters[CROWD_PARAMETER_COUNT];
+    state_machine_param body[BODY_PARAMETER_COUNT];
 } crowd_character_use;
 
 struct crowd {
@@ -215,6 +213,7 @@ static bool crowd_use_character(crowd *crowd, crowd_member *member, diag_list *p
     }
     crowd_character_use *use = &crowd->characters[crowd->character_count];
     *use = (crowd_character_use){.character = member->character, .members = 1};
+    body_bind(member->character, use->body, problems);
     parameter_binding_resolve(member->character, crowd_needs, CROWD_PARAMETER_COUNT, use->parameters, problems);
     member->use = (uint16_t)crowd->character_count++;
     return true;
@@ -499,11 +498,10 @@ int crowd_spawn(crowd *crowd, int count, const crowd_spawn_desc *desc)
 /* ---------------------------------------------------------------------------------------------------- */
 /* Update                                                                                                */
 
-static void crowd_update_pause(crowd_member *member, const crowd_character_use *use, const mover_params *params,
-                               float dt)
+/* A pausing member after its move: the gesture fires once it stands still, and the pause ends when its time
+ * is up and the gesture has played out. */
+static void crowd_update_pause(crowd_member *member, const crowd_character_use *use, float dt)
 {
-    member->timer -= dt;
-    mover_step(&member->mover, params, 0.0f, 0.0f, dt);
     if (member->gesture != CROWD_GESTURE_NONE && member->mover.speed == 0.0f) {
         member->gesture_delay -= dt;
         if (member->gesture_delay <= 0.0f) {
@@ -522,18 +520,21 @@ static void crowd_update_pause(crowd_member *member, const crowd_character_use *
         crowd_begin_trip(member);
 }
 
-static void crowd_update_trip(crowd_member *member, const mover_params *params, float dt)
+/* What a member wants this step: standing while it pauses; on a trip, towards its target at its cruising
+ * speed, slowing to arrive (*arrived when it is there or its time is up: it stands, and pauses after). */
+static body_wish crowd_wish(crowd_member *member, bool *arrived)
 {
-    member->timer -= dt;
+    *arrived = false;
+    if (member->activity == CROWD_PAUSING)
+        return (body_wish){0};
     float to_x = member->target_x - member->mover.x, to_z = member->target_z - member->mover.z;
     float distance = hypotf(to_x, to_z);
     if (distance < CROWD_ARRIVAL_RADIUS || member->timer <= 0.0f) {
-        mover_step(&member->mover, params, 0.0f, 0.0f, dt);
-        crowd_begin_pause(member);
-        return;
+        *arrived = true;
+        return (body_wish){0};
     }
     float wanted = fminf(member->cruise_speed, sqrtf(2.0f * CROWD_ARRIVAL_DECELERATION * distance));
-    mover_step(&member->mover, params, to_x / distance * wanted, to_z / distance * wanted, dt);
+    return (body_wish){.x = to_x / distance * wanted, .z = to_z / distance * wanted};
 }
 
 typedef struct crowd_step {
@@ -598,20 +599,20 @@ typedef struct member_step {
     float animated_dt;     /* the time the animation catches up by */
 } member_step;
 
-/* A member's step up to its animation update: the walk moves on, the turn rate follows, and when the
- * member is animated this step its parameters and look-at are set. */
+/* A member's step up to its animation update: it wanders on (body_move, as the player moves), and when it is
+ * animated this step the animation is told what its body did (body_tell) and where to look. */
 static void begin_member(crowd_step *step, crowd_member *member, member_step *work)
 {
     const crowd_character_use *use = &step->crowd->characters[member->use];
-    const mover_params *params = &step->crowd->mover_params;
-    work->before = member->mover;
-    if (member->activity == CROWD_PAUSING)
-        crowd_update_pause(member, use, params, step->dt);
-    else
-        crowd_update_trip(member, params, step->dt);
-    /* Followed every step, animated or not, so the level of detail does not change the lean. */
-    member->turn_rate =
-        mover_turn_rate_follow(member->turn_rate, work->before.heading, member->mover.heading, step->dt);
+    member->timer -= step->dt;
+    bool arrived;
+    body_wish wish = crowd_wish(member, &arrived);
+    /* The turn rate is followed every step, animated or not, so the level of detail does not change the lean. */
+    body_move(&member->mover, &step->crowd->mover_params, &wish, false, step->dt, &member->turn_rate, &work->before);
+    if (arrived)
+        crowd_begin_pause(member);
+    else if (member->activity == CROWD_PAUSING)
+        crowd_update_pause(member, use, step->dt);
     /* Level of detail: the walk keeps moving every step; the animation of far or unseen members catches up
      * every 2nd or 4th step with the time it missed (events and transitions included, as the animator is
      * frame-rate independent). */
@@ -620,41 +621,28 @@ static void begin_member(crowd_step *step, crowd_member *member, member_step *wo
     work->animated = (step->crowd->step_count + member->lod_phase) % work->interval == 0;
     work->animated_dt = member->pending_dt;
     if (work->animated) {
-        animator_param_set_number(member->animator, use->parameters[CROWD_PARAMETER_SPEED], member->mover.speed);
-        animator_param_set_number(member->animator, use->parameters[CROWD_PARAMETER_TURN_RATE], member->turn_rate);
+        body_tell(member->animator, use->body, &work->before, &member->mover, &wish, false, member->turn_rate);
         crowd_aim_member(step->crowd, member);
     }
 }
 
 /* The rest of the member's step once its animation is updated (`updated`, with `result`, when it was): the
- * clip's share of the move, the ground, the feet. */
+ * clip's share of the move, the ground, the feet (body_land). */
 static void end_member(crowd_step *step, crowd_member *member, const member_step *work, bool updated,
                        const animator_update_result *result)
 {
-    mover_root_motion root = {.share = member->root_motion_share};
-    if (updated) {
-        const anim_update_result *animation = &result->animation;
-        root = (mover_root_motion){animation->translation[0], animation->translation[1], animation->yaw,
-                                   animation->root_motion_share};
-        member->root_motion_share = animation->root_motion_share;
-    }
     if (work->animated)
         member->pending_dt = 0.0f;
-    /* A state with moved_by = clip moves the member by its clip, as the player (player.h); between animation
-     * updates the mover's part keeps the last share, and the clip's travel comes with the next update. */
-    member->mover = mover_blend(&work->before, &member->mover, &root, !animator_moved_by_clip(member->animator));
-    mover_settle(&member->mover, step->crowd->ground);
     /* Feet locked at the full level of detail only: a member posed every 2nd or 4th step is too far to show
      * a sliding foot. Posed at a lower level, it lets go at once (unseen), so that coming back it does not
-     * start from old locks; its animator is at hand then, not on the steps it skips. */
-    if (!work->animated || step->crowd->feet_paused) /* paused: measuring, the stage left out, its state kept */
-        return;
-    if (work->interval == 1) {
-        anim_placement placement = mover_placement(&member->mover);
-        animator_lock_feet(member->animator, &placement, step->crowd->ground, work->animated_dt);
-    } else {
+     * start from old locks; its animator is at hand then, not on the steps it skips. Between animation
+     * updates the mover's part of the move keeps the last share, and the clip's travel comes with the next
+     * update. Paused feet: measuring, the stage left out, its state kept. */
+    bool lock = work->animated && !step->crowd->feet_paused && work->interval == 1;
+    body_land(member->animator, &work->before, &member->mover, updated ? &result->animation : NULL,
+              &member->root_motion_share, step->crowd->ground, lock, work->animated_dt);
+    if (work->animated && !step->crowd->feet_paused && work->interval != 1)
         animator_unlock_feet(member->animator);
-    }
 }
 
 /* Members [begin, end): each touches only its own record and animator, so chunks run on any thread. They

@@ -40,9 +40,9 @@ typedef struct crowd_spawn_desc {
     float celebrate_chance;               /* probability per idle pause of a celebration instead, 0..1 */
     float run_chance;                     /* probability that a trip is run, not walked, 0..1 */
     float walk_speed, run_speed;          /* m/s (0: 1.4 and 3.5, the speeds the clips were made for) */
-    /* Where a body new to the crowd whose state machine lacks a parameter the crowd drives (speed, wave,
-     * celebrate) or has it (or the optional turn_rate) with another type is reported, once (see
-     * parameter_binding.h); NULL: nowhere. */
+    /* Where a body new to the crowd whose state machine lacks a parameter the crowd drives (speed,
+     * grounded, wave, celebrate; forward and left where it has strafe) or has it (or an optional one: turn,
+     * turn_rate, strafe) with another type is reported, once (see parameter_binding.h); NULL: nowhere. */
     diag_list *problems;
 } crowd_spawn_desc;
 
@@ -62,9 +62,10 @@ int crowd_spawn(crowd *crowd, int count, const crowd_spawn_desc *desc);
 /* Destroy every member; the capacity and the random sequence go on. */
 void crowd_clear(crowd *crowd);
 
-/* Advance every member by dt seconds (> 0; anything else changes nothing): the wander behaviour, its mover
- * and its animator (`speed` is the mover's speed each step, `turn_rate` how fast it turns, followed as the
- * player's is: mover_turn_rate_follow). Allocates nothing. With jobs set, the members
+/* Advance every member by dt seconds (> 0; anything else changes nothing): the wander behaviour, then the
+ * body step the player takes too (body.h: its mover, and its animator told speed, grounded, strafe, forward,
+ * left, turn and turn_rate as the player's; a member never strafes, and turns in place where its states do
+ * before walking off). Allocates nothing. With jobs set, the members
  * are updated in chunks on all the jobs' threads: a member's update touches only that member (its own
  * random sequence, mover and animator), so the result is bit for bit the serial one. */
 void crowd_update(crowd *crowd, float dt);

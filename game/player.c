@@ -4,55 +4,34 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "body.h"
 #include "look.h"
 #include "parameter_binding.h"
 
-/* What the player drives, in the order of player_needs. */
+/* The triggers the player pulls, in the order of player_needs; the body's parameters are body.h's. */
 typedef enum player_parameter {
-    PLAYER_SPEED,
-    PLAYER_GROUNDED,
     PLAYER_JUMP,
     PLAYER_WAVE,
     PLAYER_HIT,
     PLAYER_DIE,
-    PLAYER_TURN,
-    PLAYER_STRAFE,
-    PLAYER_FORWARD,
-    PLAYER_LEFT,
-    PLAYER_TURN_RATE,
     PLAYER_PARAMETER_COUNT,
 } player_parameter;
 
 /* Only characters made for them (md5tool new-character) declare hit and die; for the others the key just
- * does nothing, which is no mistake. Nor is a machine without turns in place, or without a lean into turns
- * (turn_rate). */
+ * does nothing, which is no mistake. */
 static const parameter_binding_need player_needs[PLAYER_PARAMETER_COUNT] = {
-    [PLAYER_SPEED] = {"speed", STATE_MACHINE_NUMBER, false},
-    [PLAYER_GROUNDED] = {"grounded", STATE_MACHINE_BOOL, false},
     [PLAYER_JUMP] = {"jump", STATE_MACHINE_TRIGGER, false},
     [PLAYER_WAVE] = {"wave", STATE_MACHINE_TRIGGER, false},
     [PLAYER_HIT] = {"hit", STATE_MACHINE_TRIGGER, true},
     [PLAYER_DIE] = {"die", STATE_MACHINE_TRIGGER, true},
-    [PLAYER_TURN] = {"turn", STATE_MACHINE_NUMBER, true},
-    [PLAYER_STRAFE] = {"strafe", STATE_MACHINE_BOOL, true},
-    [PLAYER_FORWARD] = {"forward", STATE_MACHINE_NUMBER, true},
-    [PLAYER_LEFT] = {"left", STATE_MACHINE_NUMBER, true},
-    [PLAYER_TURN_RATE] = {"turn_rate", STATE_MACHINE_NUMBER, true},
 };
-
-/* A machine that strafes needs the velocity to place its blend: without `strafe` the key does nothing (no
- * mistake: not every character strafes), but with it, forward and left missing is one. */
-static const parameter_binding_need player_strafe_needs[] = {
-    {"forward", STATE_MACHINE_NUMBER, false},
-    {"left", STATE_MACHINE_NUMBER, false},
-};
-_Static_assert(PLAYER_LEFT == PLAYER_FORWARD + 1, "player_strafe_needs fills forward and left in this order");
 
 struct player {
     player_params params;
     mover mover;
     animator *animator;
-    state_machine_param parameters[PLAYER_PARAMETER_COUNT]; /* in the animator's character's machine */
+    state_machine_param body[BODY_PARAMETER_COUNT];         /* in the animator's character's machine */
+    state_machine_param parameters[PLAYER_PARAMETER_COUNT]; /* the triggers, the same */
     float turn_rate; /* degrees per second, as the animation was last given it (mover_turn_rate_follow) */
     const ground *ground; /* what the feet stand on (player_set_ground); NULL: flat */
 };
@@ -61,9 +40,8 @@ struct player {
 static void player_bind_parameters(player *player, diag_list *problems)
 {
     const anim_character *character = animator_character(player->animator);
+    body_bind(character, player->body, problems);
     parameter_binding_resolve(character, player_needs, PLAYER_PARAMETER_COUNT, player->parameters, problems);
-    if (state_machine_param_valid(player->parameters[PLAYER_STRAFE]))
-        parameter_binding_resolve(character, player_strafe_needs, 2, &player->parameters[PLAYER_FORWARD], problems);
 }
 
 player_params player_default_params(void)
@@ -161,35 +139,18 @@ bool player_step(player *player, const player_intent *intent, float camera_yaw_r
      * from above, is (sin yaw, cos yaw). */
     float forward_x = cosf(camera_yaw_radians), forward_z = -sinf(camera_yaw_radians);
     float right_x = -forward_z, right_z = forward_x;
-    float wanted_x = (forward * forward_x + right * right_x) * top_speed;
-    float wanted_z = (forward * forward_z + right * right_z) * top_speed;
-    mover before = player->mover, stepped = before;
+    body_wish wish = {.x = (forward * forward_x + right * right_x) * top_speed,
+                      .z = (forward * forward_z + right * right_z) * top_speed,
+                      .strafe = wanted.strafe,
+                      .facing = camera_yaw_radians};
     /* Strafing needs a machine that can show it; without one the key does nothing. */
-    const state_machine_param *parameters = player->parameters;
-    bool strafe = wanted.strafe && state_machine_param_valid(parameters[PLAYER_STRAFE]);
-    if (strafe)
-        mover_step_facing(&stepped, &player->params.mover, wanted_x, wanted_z, camera_yaw_radians, dt);
-    else
-        mover_step(&stepped, &player->params.mover, wanted_x, wanted_z, dt);
-
-    /* The animation follows what the body did, not what was asked: while accelerating, braking or slowed
-     * by a U-turn, walk and run play at the rate of the actual ground speed. */
+    bool can_strafe = body_can_strafe(player->body);
+    mover before;
+    body_move(&player->mover, &player->params.mover, &wish, can_strafe, dt, &player->turn_rate, &before);
     animator *animator = player->animator;
-    animator_param_set_number(animator, parameters[PLAYER_SPEED], stepped.speed);
-    animator_param_set_bool(animator, parameters[PLAYER_GROUNDED], true);
-    /* The velocity in the body's own frame, where a strafe blend places its clips (+left is its left). */
-    animator_param_set_bool(animator, parameters[PLAYER_STRAFE], strafe);
-    animator_param_set_number(animator, parameters[PLAYER_FORWARD], stepped.speed * cosf(stepped.travel));
-    animator_param_set_number(animator, parameters[PLAYER_LEFT], stepped.speed * sinf(stepped.travel));
-    /* How far the input asks to turn, in states.ini's sense (degrees, negative left): a state machine with
-     * turns in place takes them from a standstill. A strafe faces the camera's way, turning as it goes. */
-    bool moving_wanted = !strafe && (wanted_x != 0.0f || wanted_z != 0.0f);
-    float turn = moving_wanted ? -glm_deg(mover_turn_between(before.heading, mover_heading_of(wanted_x, wanted_z)))
-                               : 0.0f;
-    animator_param_set_number(animator, parameters[PLAYER_TURN], turn);
-    player->turn_rate = mover_turn_rate_follow(player->turn_rate, before.heading, stepped.heading, dt);
-    animator_param_set_number(animator, parameters[PLAYER_TURN_RATE], player->turn_rate);
+    body_tell(animator, player->body, &before, &player->mover, &wish, can_strafe, player->turn_rate);
     /* A trigger the character lacks was reported when it was bound; pressing its key does nothing. */
+    const state_machine_param *parameters = player->parameters;
     if (wanted.jump)
         animator_param_set_trigger(animator, parameters[PLAYER_JUMP]);
     if (wanted.wave)
@@ -201,22 +162,12 @@ bool player_step(player *player, const player_intent *intent, float camera_yaw_r
     animator_update_result local;
     if (!result)
         result = &local;
-    if (!animator_update(animator, dt, result))
+    if (!animator_update(animator, dt, result)) {
+        player->mover = before;
         return false;
-
-    /* Who moves the body: the mover, the clips of states with moved_by = clip, or both across a fade. */
-    const anim_update_result *animation = &result->animation;
-    mover_root_motion root = {
-        .forward = animation->translation[0],
-        .left = animation->translation[1],
-        .yaw = animation->yaw,
-        .share = animation->root_motion_share,
-    };
-    player->mover = mover_blend(&before, &stepped, &root, !animator_moved_by_clip(animator));
-    mover_settle(&player->mover, player->ground);
-    /* Planted feet stay where they planted (characters.ini foot_lock), held against where the body now is. */
-    anim_placement placement = mover_placement(&player->mover);
-    animator_lock_feet(animator, &placement, player->ground, dt);
+    }
+    float share = 0.0f;
+    body_land(animator, &before, &player->mover, &result->animation, &share, player->ground, true, dt);
     return true;
 }
 

@@ -96,6 +96,7 @@ static void test_members_wander_near_home_through_every_state(void)
             farthest = fmaxf(farthest, hypotf(m->x - home_x, m->z - home_z));
             animator_get(a, "speed", &speed);
             speed_mismatches += speed != m->speed;
+
             largest_speed = fmax(largest_speed, m->speed);
         }
     }
@@ -796,7 +797,12 @@ static void test_rebind_finds_reordered_parameters(void)
         crowd_update(c, STEP);
         for (int i = 0; i < crowd_count(c); ++i) {
             const state_machine_instance *instance = animator_instance(crowd_animator(c, i));
-            wrong += instance->values[speed] != crowd_mover(c, i)->speed || instance->values[turn] != 0.0f;
+            /* turn sits where speed sat: a stale handle would write the speed there (members set turn too,
+             * as the player does, so it is checked for not being the speed). */
+            float member_speed = crowd_mover(c, i)->speed;
+            wrong += instance->values[speed] != member_speed ||
+                     (member_speed > 0.1f && instance->values[turn] == member_speed) ||
+                     !(fabsf(instance->values[turn]) <= 180.0f);
             moving += crowd_mover(c, i)->speed > 0.5f;
             const char *state = animator_state_name(crowd_animator(c, i));
             gesturing += strcmp(state, "celebrate") == 0 || strstr(state, "wave") != NULL;
@@ -972,20 +978,44 @@ static void test_members_set_the_turn_rate(void)
     crowd_spawn_desc desc = {.body_count = 1, .bodies = {{walker, 1.0f}}, .wander_radius = RADIUS, .run_chance = 0.3f};
     CHECK(crowd_spawn(c, MEMBERS, &desc) == MEMBERS);
     float expected[MEMBERS] = {0};
-    int mismatches = 0, turning_steps = 0, leaning_steps = 0;
+    int since_clip[MEMBERS];
+    for (int i = 0; i < MEMBERS; ++i)
+        since_clip[i] = 120;
+    int mismatches = 0, turning_steps = 0, leaning_steps = 0, clip_steps = 0, frame_mismatches = 0, moving_forward = 0;
     double largest = 0.0;
     long heap_before = heap_calls;
     for (int step = 0; step < 120 * 20; ++step) {
         float heading_before[MEMBERS];
         for (int i = 0; i < MEMBERS; ++i)
             heading_before[i] = crowd_mover(c, i)->heading;
+        bool clip_turned[MEMBERS];
+        for (int i = 0; i < MEMBERS; ++i)
+            clip_turned[i] = animator_moved_by_clip(crowd_animator(c, i));
         crowd_update(c, STEP);
         for (int i = 0; i < MEMBERS; ++i) {
             const animator *a = crowd_animator(c, i);
             expected[i] = mover_turn_rate_follow(expected[i], heading_before[i], crowd_mover(c, i)->heading, STEP);
             float turn_rate = NAN;
             CHECK(animator_get(a, "turn_rate", &turn_rate));
+            /* A turn in place (moved_by = clip) turns the body by its clip, which the turn rate does not
+             * follow (as for the player: the lean is for turns the mover makes): followed again from the
+             * animator's own value from a second after it (its fade out past). */
+            since_clip[i] = clip_turned[i] || animator_moved_by_clip(a) ? 0 : since_clip[i] + 1;
+            if (since_clip[i] < 120) {
+                expected[i] = turn_rate;
+                ++clip_steps;
+                continue;
+            }
             mismatches += fabsf(turn_rate - expected[i]) > 0.01f;
+            /* The body's velocity in its own frame and strafe, set as the player's are (body.h): members set
+             * no forward or left before, so a strafe blend would have seen them standing. */
+            const mover *m = crowd_mover(c, i);
+            float forward = NAN, left = NAN, strafe = NAN;
+            CHECK(animator_get(a, "forward", &forward) && animator_get(a, "left", &left) &&
+                  animator_get(a, "strafe", &strafe));
+            frame_mismatches += forward != m->speed * cosf(m->travel) || left != m->speed * sinf(m->travel) ||
+                                strafe != 0.0f;
+            moving_forward += forward > 1.0f;
             largest = fmax(largest, fabs(turn_rate));
             if (fabsf(turn_rate) > 30.0f && strcmp(animator_state_name(a), "moving") == 0) {
                 ++turning_steps;
@@ -999,10 +1029,14 @@ static void test_members_set_the_turn_rate(void)
         }
     }
     printf("  turn rate: %d member-steps off the movers' own, largest %.1f degrees/s; %d member-steps turning "
-           "faster than 30 degrees/s while moving, %d of them with the lean on\n",
-           mismatches, largest, turning_steps, leaning_steps);
+           "faster than 30 degrees/s while moving, %d of them with the lean on; %d member-steps in or a second after a "
+           "turn in place\n",
+           mismatches, largest, turning_steps, leaning_steps, clip_steps);
     CHECK(heap_calls == heap_before); /* the lean, the breath and the turn rate allocate nothing either */
     CHECK(mismatches == 0);
+    CHECK(clip_steps > 0 && clip_steps < 120 * 20 * MEMBERS / 2); /* members turn in place too, as the player */
+    CHECK(frame_mismatches == 0);
+    CHECK(moving_forward > 1000);
     CHECK(largest > 90.0);          /* they do turn: towards each new spot */
     CHECK(turning_steps > 100);
     CHECK(leaning_steps == turning_steps);
