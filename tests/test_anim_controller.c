@@ -835,6 +835,47 @@ static void test_additive_still_joints_are_skipped(void)
     clip_free(deltas);
 }
 
+/* Additive overlays turned off (anim_controller_set_additive, the crowd's far members): the pose is the one
+ * without them bit for bit, while they go on in time; turned on again, the pose is the one that played them
+ * all along, bit for bit. */
+static void test_additive_off_and_on_again(void)
+{
+    clip *deltas = NULL;
+    anim_clip additive;
+    CHECK(make_additive(clips[WAVE], clips[WAVE], 0, &deltas, &additive, "wave_additive"));
+    anim_controller *plain = new_controller(), *added = new_controller(), *toggled = new_controller();
+    play_walk_pair(plain, added, &additive, mannequin->skeleton.names[0]);
+    anim_controller_play(toggled, 0, &library[WALK], 0.0f, NULL);
+    CHECK(anim_controller_mask_branch(toggled, 1, mannequin->skeleton.names[0], 1.0f));
+    CHECK(anim_controller_play(toggled, 1, &additive, 0.0f, NULL));
+    CHECK(anim_controller_additive(toggled) && !anim_controller_additive(NULL));
+    size_t bytes = sizeof(joint_pose) * (size_t)joint_count();
+    int off_differs = 0, on_differs = 0;
+    double added_moved = 0.0;
+    for (int step = 0; step < 60; ++step) {
+        bool off = step >= 10 && step < 40;
+        anim_controller_set_additive(toggled, !off);
+        anim_controller_update(plain, 1.0 / 30.0, NULL);
+        anim_controller_update(added, 1.0 / 30.0, NULL);
+        anim_controller_update(toggled, 1.0 / 30.0, NULL);
+        joint_pose expected[64], without[64];
+        memcpy(expected, local_pose(off ? plain : added), bytes);
+        memcpy(without, local_pose(plain), bytes);
+        if (off)
+            off_differs += memcmp(local_pose(toggled), expected, bytes) != 0;
+        else
+            on_differs += memcmp(local_pose(toggled), expected, bytes) != 0;
+        added_moved = fmax(added_moved, component_difference(local_pose(added), without, 0, joint_count() - 1));
+    }
+    CHECK(off_differs == 0);
+    CHECK(on_differs == 0);
+    CHECK(added_moved > 0.05); /* the overlay does show when on */
+    anim_controller_destroy(plain);
+    anim_controller_destroy(added);
+    anim_controller_destroy(toggled);
+    clip_free(deltas);
+}
+
 /* Still joints between moving ones are skipped too (clip.h: moving): the wave with its hand and thumb held
  * at their first frame, but for a turn of a micro-radian (under ADDITIVE_STILL_TURN, so still; added, it
  * would change their bits), adds nothing there, and an overlay of it over the whole body leaves those
@@ -1629,6 +1670,7 @@ int main(void)
     RUN(test_wave_over_walk_through_a_mask);
     RUN(test_additive_weight_zero_and_identity_change_nothing);
     RUN(test_additive_still_joints_are_skipped);
+    RUN(test_additive_off_and_on_again);
     RUN(test_additive_still_joints_between_are_skipped);
     RUN(test_additive_on_its_reference_reproduces_the_clip);
     RUN(test_additive_mask_and_weight);

@@ -103,7 +103,8 @@ struct anim_controller {
     float time_scale;
     anim_channel channels[ANIM_CHANNEL_COUNT];
     joint_pose *object; /* skeletons over ANIM_PASS_JOINTS: first the local pose on its way there */
-    size_t bytes;
+    uint32_t bytes;     /* anim_controller_bytes: a controller is far below 4 GB (its joints are counted) */
+    bool additive_off;  /* anim_controller_set_additive(false): the additive overlays are not added */
 };
 
 /* ---- small helpers ---- */
@@ -847,7 +848,7 @@ anim_controller *anim_controller_create(const anim_controller_desc *desc)
     controller->skeleton = s;
     controller->joint_count = joint_count;
     controller->time_scale = 1.0f;
-    controller->bytes = total;
+    controller->bytes = (uint32_t)total;
     char *cursor = block + header;
     controller->object = (joint_pose *)cursor;
     cursor += pose_bytes;
@@ -1185,6 +1186,17 @@ void anim_controller_set_time_scale(anim_controller *controller, float time_scal
 {
     if (controller && time_scale >= 0.0f && isfinite(time_scale))
         controller->time_scale = time_scale;
+}
+
+void anim_controller_set_additive(anim_controller *controller, bool on)
+{
+    if (controller)
+        controller->additive_off = !on;
+}
+
+bool anim_controller_additive(const anim_controller *controller)
+{
+    return controller && !controller->additive_off;
 }
 
 /* ---- update ---- */
@@ -1538,7 +1550,8 @@ static void update_local(anim_controller *controller, double dt, anim_update_res
             result->finished[c] = anim_controller_finished(controller, c);
     }
 
-    evaluate_local(controller, dt > 0.0 ? (const channel_blend_weights *)blend_weights : NULL, true, local);
+    evaluate_local(controller, dt > 0.0 ? (const channel_blend_weights *)blend_weights : NULL,
+                   !controller->additive_off, local);
 }
 
 bool anim_controller_update(anim_controller *controller, double dt, anim_update_result *result)
@@ -1569,7 +1582,7 @@ bool anim_controller_local_pose(const anim_controller *controller, joint_pose *o
 {
     if (!controller || !out)
         return false;
-    evaluate_local(controller, NULL, true, out);
+    evaluate_local(controller, NULL, !controller->additive_off, out);
     return true;
 }
 

@@ -149,6 +149,12 @@ bool anim_controller_set_ground_speed(anim_controller *controller, int channel, 
  * stop). Single-stepping is anim_controller_update with the step's dt. */
 void anim_controller_set_time_scale(anim_controller *controller, float time_scale);
 
+/* Whether the additive overlays are added to the pose (true at creation): a caller that leaves them out for
+ * an entity too small on screen to show a lean or a breath (the crowd's significance tiers) turns them off.
+ * Their layers go on in time, fading and firing events as before, and show again where they would be. */
+void anim_controller_set_additive(anim_controller *controller, bool on);
+bool anim_controller_additive(const anim_controller *controller);
+
 /* Events: one per contact, not one per layer.
  * A crossfade plays two clips at once, and both carry the marks of the same foot contact: walk's
  * footstep.L and run's footstep.L are one heel strike, and a game wants one footstep sound for it, as loud
@@ -230,7 +236,8 @@ joint_pose *anim_controller_object_pose_to_edit(anim_controller *controller);
 /* The local (parent-relative) pose, for blending further: not kept per entity (it would cost 32 bytes a
  * joint), but sampled again from the layers as they stand into out (joint_count entries). That is bit for
  * bit the pose the last update turned into object space, unless play, stop, a mask, an overlay weight
- * or a retarget has changed the layers since. False on NULL arguments. */
+ * or a retarget has changed the layers since (the additive overlays added as anim_controller_set_additive
+ * says). False on NULL arguments. */
 bool anim_controller_local_pose(const anim_controller *controller, joint_pose *out);
 /* The same without the additive overlays (the layers blended and the replacing overlays masked in, before
  * any lean or breath is added): what a trace shows as the blend stage. */

@@ -381,6 +381,12 @@ void animator_set_time_scale(animator *animator, float time_scale)
     anim_controller_set_time_scale(animator->controller, time_scale);
 }
 
+void animator_set_additive(animator *animator, bool on)
+{
+    if (animator)
+        anim_controller_set_additive(animator->controller, on);
+}
+
 /* ---- update ---- */
 
 /* animator_update up to its controller's step: the state machine's step and what it asks of the controller

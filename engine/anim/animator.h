@@ -79,6 +79,9 @@ bool animator_param_set_trigger(animator *animator, state_machine_param param);
  * 1 normal, 0.25 slow motion, 0 paused. Negative or non-finite values are ignored. */
 void animator_set_time_scale(animator *animator, float time_scale);
 
+/* Whether the additive overlays (leans, breath) are added to the pose: anim_controller_set_additive. */
+void animator_set_additive(animator *animator, bool on);
+
 typedef struct animator_update_result {
     /* What the state machine decided this step: fired, from, to, transition, fade, and the current
      * state's clip, speed scale and overlay. */
