@@ -96,6 +96,7 @@ typedef struct crowd_member {
     float root_motion_share;   /* of the body its clips moved in the last animator update (mover_blend) */
     float turn_rate;           /* degrees per second, followed every step (mover_turn_rate_follow) */
     uint8_t lod_phase;         /* which of every 2 or 4 steps this member animates on, so they take turns */
+    uint8_t tier;              /* crowd_tier at the last update (the hysteresis starts from it) */
     uint16_t use;              /* its character's entry in crowd.characters (found again on every rebind) */
 } crowd_member;
 
@@ -127,6 +128,7 @@ struct crowd {
     bool feet_paused; /* crowd_set_feet_paused */
     unsigned step_count;
     int poses_updated;         /* animator updates in the last crowd_update */
+    int tier_counts[CROWD_TIER_COUNT]; /* members per tier after the last crowd_update */
 };
 
 /* ---------------------------------------------------------------------------------------------------- */
@@ -541,39 +543,61 @@ typedef struct crowd_step {
     crowd *crowd;
     float dt;
     int poses[JOBS_THREADS_MAX]; /* per worker, summed after: no shared counter between threads */
+    int tiers[JOBS_THREADS_MAX][CROWD_TIER_COUNT];
 } crowd_step;
 
-/* How many steps a member's animation waits between updates: 1 near the viewer (the quality guard), 2 at
- * middle distance, 4 far away or out of sight. */
-static int crowd_lod_interval(const crowd *crowd, const crowd_member *member)
+/* The tier boundary `boundary` as the member in tier `current` sees it, for a measure that grows with
+ * significance (pixels): a tier above the boundary (more significant) keeps its place down to boundary *
+ * (1 - hysteresis), one below it needs boundary * (1 + hysteresis). A measure that shrinks with it (distance)
+ * passes -hysteresis. */
+static float crowd_boundary(float boundary, int current, int above, float hysteresis)
+{
+    return boundary * (current <= above ? 1.0f - hysteresis : 1.0f + hysteresis);
+}
+
+/* The member's tier now (crowd.h: features by significance), from the one it was in. */
+static crowd_tier crowd_member_significance(const crowd *crowd, const crowd_member *member)
 {
     if (!crowd->lod_on)
-        return 1;
+        return CROWD_TIER_NEAR;
     const crowd_lod *lod = &crowd->lod;
+    int current = member->tier;
+    float h = lod->hysteresis;
     float dx = member->mover.x - lod->viewer_x, dz = member->mover.z - lod->viewer_z;
-    float distance_squared = dx * dx + dz * dz;
-    if (distance_squared <= lod->full_rate_distance * lod->full_rate_distance)
-        return 1;
-    if (lod->has_view) {
-        /* Out of sight: the feet and a point above the head both outside one side of the view, with a
-         * margin of a character's size. */
-        vec4 feet, head;
-        const mover *body = &member->mover;
-        glm_mat4_mulv((vec4 *)lod->view_projection, (vec4){body->x, body->y, body->z, 1.0f}, feet);
-        glm_mat4_mulv((vec4 *)lod->view_projection, (vec4){body->x, body->y + 2.0f, body->z, 1.0f}, head);
-        for (int axis = 0; axis < 2; ++axis) {
-            float margin = 1.2f;
-            if ((feet[axis] > margin * feet[3] && head[axis] > margin * head[3]) ||
-                (feet[axis] < -margin * feet[3] && head[axis] < -margin * head[3]))
-                return 4;
-        }
-        if (feet[3] <= 0.0f && head[3] <= 0.0f)
-            return 4; /* behind the viewer */
+    float distance = sqrtf(dx * dx + dz * dz);
+    if (distance <= crowd_boundary(lod->full_rate_distance, current, CROWD_TIER_NEAR, -h))
+        return CROWD_TIER_NEAR;
+    if (!lod->has_view)
+        return distance <= crowd_boundary(lod->half_rate_distance, current, CROWD_TIER_MIDDLE, -h) ? CROWD_TIER_MIDDLE
+                                                                                                   : CROWD_TIER_FAR;
+    /* Out of sight: the feet and a point above the head both outside one side of the view, with a margin of
+     * a character's size, or both behind the viewer. */
+    const mover *body = &member->mover;
+    float tall = member->character && member->character->height_m > 0.0f ? member->character->height_m : 1.8f;
+    vec4 feet, head;
+    glm_mat4_mulv((vec4 *)lod->view_projection, (vec4){body->x, body->y, body->z, 1.0f}, feet);
+    glm_mat4_mulv((vec4 *)lod->view_projection, (vec4){body->x, body->y + tall, body->z, 1.0f}, head);
+    if (feet[3] <= 0.0f && head[3] <= 0.0f)
+        return CROWD_TIER_HIDDEN;
+    for (int axis = 0; axis < 2; ++axis) {
+        float margin = 1.2f;
+        if ((feet[axis] > margin * feet[3] && head[axis] > margin * head[3]) ||
+            (feet[axis] < -margin * feet[3] && head[axis] < -margin * head[3]))
+            return CROWD_TIER_HIDDEN;
     }
-    if (distance_squared <= lod->half_rate_distance * lod->half_rate_distance)
-        return 2;
-    return 4;
+    if (!(lod->viewport_height > 0.0f)) /* no size on screen to go by: by distance, as without a view */
+        return distance <= crowd_boundary(lod->half_rate_distance, current, CROWD_TIER_MIDDLE, -h) ? CROWD_TIER_MIDDLE
+                                                                                                   : CROWD_TIER_FAR;
+    if (feet[3] <= 0.0f || head[3] <= 0.0f)
+        return CROWD_TIER_NEAR; /* across the viewer's plane: as close as it gets */
+    float pixels = fabsf(head[1] / head[3] - feet[1] / feet[3]) * 0.5f * lod->viewport_height;
+    if (pixels >= crowd_boundary(lod->near_pixels, current, CROWD_TIER_NEAR, h))
+        return CROWD_TIER_NEAR;
+    return pixels >= crowd_boundary(lod->far_pixels, current, CROWD_TIER_MIDDLE, h) ? CROWD_TIER_MIDDLE : CROWD_TIER_FAR;
 }
+
+/* How many steps a tier's animation waits between updates. */
+static const unsigned crowd_tier_interval[CROWD_TIER_COUNT] = {1, 2, 4, 4};
 
 /* The member's look-at target for its next animation update: the crowd's, when it is near enough. */
 static void crowd_aim_member(const crowd *crowd, crowd_member *member)
@@ -594,7 +618,8 @@ static void crowd_aim_member(const crowd *crowd, crowd_member *member)
 /* One member's step, around its animation update: what begin_member found for end_member. */
 typedef struct member_step {
     mover before;          /* the mover before this step's move */
-    unsigned interval;     /* the member's animation level of detail: animated every 1st, 2nd or 4th step */
+    crowd_tier tier;       /* the member's significance this step */
+    unsigned interval;     /* its animation's: animated every 1st, 2nd or 4th step */
     bool animated;         /* this step */
     float animated_dt;     /* the time the animation catches up by */
 } member_step;
@@ -613,16 +638,23 @@ static void begin_member(crowd_step *step, crowd_member *member, member_step *wo
         crowd_begin_pause(member);
     else if (member->activity == CROWD_PAUSING)
         crowd_update_pause(member, use, step->dt);
-    /* Level of detail: the walk keeps moving every step; the animation of far or unseen members catches up
-     * every 2nd or 4th step with the time it missed (events and transitions included, as the animator is
-     * frame-rate independent). */
+    /* Features by significance: the walk keeps moving every step; the animation of members further down
+     * catches up every 2nd or 4th step with the time it missed (events and transitions included, as the
+     * animator is frame-rate independent), and leaves out what their size on screen would not show. */
     member->pending_dt += step->dt;
-    work->interval = (unsigned)crowd_lod_interval(step->crowd, member);
+    crowd_tier tier = crowd_member_significance(step->crowd, member);
+    member->tier = (uint8_t)tier;
+    work->tier = tier;
+    work->interval = crowd_tier_interval[tier];
     work->animated = (step->crowd->step_count + member->lod_phase) % work->interval == 0;
     work->animated_dt = member->pending_dt;
     if (work->animated) {
         body_tell(member->animator, use->body, &work->before, &member->mover, &wish, false, member->turn_rate);
-        crowd_aim_member(step->crowd, member);
+        if (tier <= CROWD_TIER_MIDDLE)
+            crowd_aim_member(step->crowd, member);
+        else
+            animator_look_at(member->animator, NULL);
+        animator_set_additive(member->animator, tier <= CROWD_TIER_MIDDLE);
     }
 }
 
@@ -633,15 +665,15 @@ static void end_member(crowd_step *step, crowd_member *member, const member_step
 {
     if (work->animated)
         member->pending_dt = 0.0f;
-    /* Feet locked at the full level of detail only: a member posed every 2nd or 4th step is too far to show
-     * a sliding foot. Posed at a lower level, it lets go at once (unseen), so that coming back it does not
-     * start from old locks; its animator is at hand then, not on the steps it skips. Between animation
+    /* Feet locked in the near tier only: a member posed every 2nd or 4th step is too small on screen to
+     * show a sliding foot. Posed in a lower tier, it lets go at once (unseen), so that coming back it does
+     * not start from old locks; its animator is at hand then, not on the steps it skips. Between animation
      * updates the mover's part of the move keeps the last share, and the clip's travel comes with the next
      * update. Paused feet: measuring, the stage left out, its state kept. */
-    bool lock = work->animated && !step->crowd->feet_paused && work->interval == 1;
+    bool lock = work->animated && !step->crowd->feet_paused && work->tier == CROWD_TIER_NEAR;
     body_land(member->animator, &work->before, &member->mover, updated ? &result->animation : NULL,
               &member->root_motion_share, step->crowd->ground, lock, work->animated_dt);
-    if (work->animated && !step->crowd->feet_paused && work->interval != 1)
+    if (work->animated && !step->crowd->feet_paused && work->tier != CROWD_TIER_NEAR)
         animator_unlock_feet(member->animator);
 }
 
@@ -683,6 +715,7 @@ static void crowd_update_members(void *context, int begin, int end, int worker)
         for (int k = 0; k < count; ++k) {
             end_member(step, &members[i + k], &work[k], (updated >> k) & 1u, &results[k]);
             poses += work[k].animated;
+            ++step->tiers[worker][work[k].tier];
         }
     }
     step->poses[worker] += poses;
@@ -692,11 +725,16 @@ void crowd_update(crowd *crowd, float dt)
 {
     if (!crowd || !(dt > 0.0f) || !isfinite(dt))
         return;
-    crowd_step step = {crowd, dt, {0}};
+    crowd_step step = {crowd, dt, {0}, {{0}}};
     jobs_parallel_for(crowd->jobs, crowd->count, CROWD_UPDATE_CHUNK, crowd_update_members, &step);
     crowd->poses_updated = 0;
-    for (int w = 0; w < JOBS_THREADS_MAX; ++w)
+    for (int t = 0; t < CROWD_TIER_COUNT; ++t)
+        crowd->tier_counts[t] = 0;
+    for (int w = 0; w < JOBS_THREADS_MAX; ++w) {
         crowd->poses_updated += step.poses[w];
+        for (int t = 0; t < CROWD_TIER_COUNT; ++t)
+            crowd->tier_counts[t] += step.tiers[w][t];
+    }
     ++crowd->step_count;
 }
 
@@ -711,7 +749,29 @@ void crowd_set_lod(crowd *crowd, const crowd_lod *lod)
             crowd->lod.full_rate_distance = 0.0f;
         if (!(crowd->lod.half_rate_distance >= crowd->lod.full_rate_distance))
             crowd->lod.half_rate_distance = crowd->lod.full_rate_distance;
+        if (!(crowd->lod.far_pixels >= 0.0f))
+            crowd->lod.far_pixels = 0.0f;
+        if (!(crowd->lod.near_pixels >= crowd->lod.far_pixels))
+            crowd->lod.near_pixels = crowd->lod.far_pixels;
+        crowd->lod.hysteresis = crowd->lod.hysteresis >= 0.0f ? fminf(crowd->lod.hysteresis, 0.5f) : 0.0f;
     }
+}
+
+void crowd_tier_counts(const crowd *crowd, int counts[CROWD_TIER_COUNT])
+{
+    for (int t = 0; t < CROWD_TIER_COUNT; ++t)
+        counts[t] = crowd ? crowd->tier_counts[t] : 0;
+}
+
+const char *crowd_tier_name(crowd_tier tier)
+{
+    static const char *const names[CROWD_TIER_COUNT] = {"near", "middle", "far", "hidden"};
+    return tier >= 0 && tier < CROWD_TIER_COUNT ? names[tier] : "?";
+}
+
+crowd_tier crowd_member_tier(const crowd *crowd, int i)
+{
+    return crowd && i >= 0 && i < crowd->count ? (crowd_tier)crowd->members[i].tier : CROWD_TIER_NEAR;
 }
 
 void crowd_set_look(crowd *crowd, const crowd_look *look)

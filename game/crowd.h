@@ -85,19 +85,41 @@ void crowd_set_feet_paused(crowd *crowd, bool paused);
  * outlive the crowd or be replaced. */
 void crowd_set_ground(crowd *crowd, const ground *ground);
 
-/* Animation level of detail. A member within full_rate_distance of the viewer (on the ground) animates
- * every step: the quality guard for what the player looks at. Beyond it, a member animates every 2nd step
- * up to half_rate_distance and every 4th beyond, or when it is out of sight (with view_projection set:
- * outside the view by a margin, or behind the viewer). Its walk (the mover) still moves every step; the
- * animation catches up with the time it skipped, so clips, events and transitions keep their timing and
- * members take turns (a quarter of the far ones each step). Deterministic, and the same on any number of
- * threads. NULL: every member every step (the default). */
+/* Features by significance (the animation's level of detail), per member, as engines do for crowds. Each
+ * member is in one tier, from how tall it stands on screen (with a view) or how far it is (without), and
+ * each tier gets these features:
+ *   tier     animated          foot lock and foot IK   look-at   additive overlays (leans, breath)
+ *   near     every step        yes                     yes       yes
+ *   middle   every 2nd step    no (let go)             yes       yes
+ *   far      every 4th step    no                      no        no
+ *   hidden   every 4th step    no                      no        no     (outside the view, or behind it)
+ * Near: within full_rate_distance of the viewer on the ground, always (the quality guard: what the player
+ * looks at gets everything), or at least near_pixels tall on screen; middle: at least far_pixels tall;
+ * far: smaller. Without a view (has_view false): near within full_rate_distance, middle within
+ * half_rate_distance, far beyond. A member's tier changes only once its measure is past the boundary by
+ * `hysteresis` of it (0.15: 15% taller to move up, 15% shorter to move down), so one standing on a boundary
+ * does not flicker between two. Its walk (the mover) moves every step; an animation that skips steps
+ * catches up with the time it missed, so clips, events and transitions keep their timing, and members take
+ * turns (a quarter of the far ones each step). Deterministic, and the same on any number of threads. NULL:
+ * every member near (every feature, every step: the default). */
+typedef enum crowd_tier {
+    CROWD_TIER_NEAR,
+    CROWD_TIER_MIDDLE,
+    CROWD_TIER_FAR,
+    CROWD_TIER_HIDDEN,
+    CROWD_TIER_COUNT,
+} crowd_tier;
+
 typedef struct crowd_lod {
     float viewer_x, viewer_z;
     float full_rate_distance;   /* metres, e.g. 12 */
-    float half_rate_distance;   /* metres, e.g. 30 */
+    float half_rate_distance;   /* metres, e.g. 30: without a view, the far tier's start */
     bool has_view;
     mat4 view_projection;
+    float viewport_height;      /* pixels the view is tall, for the heights on screen (0: by distance only) */
+    float near_pixels;          /* at least this tall on screen: near (e.g. 90) */
+    float far_pixels;           /* under this: far (e.g. 36) */
+    float hysteresis;           /* 0 to 0.5 (e.g. 0.15) */
 } crowd_lod;
 void crowd_set_lod(crowd *crowd, const crowd_lod *lod);
 
@@ -110,6 +132,12 @@ typedef struct crowd_look {
     float distance; /* metres */
 } crowd_look;
 void crowd_set_look(crowd *crowd, const crowd_look *look);
+/* Members in each tier after the last crowd_update (all near without level of detail); the name of a tier
+ * ("near", "middle", "far", "hidden"). */
+void crowd_tier_counts(const crowd *crowd, int counts[CROWD_TIER_COUNT]);
+const char *crowd_tier_name(crowd_tier tier);
+/* The tier member i was in at the last crowd_update (CROWD_TIER_NEAR out of range). */
+crowd_tier crowd_member_tier(const crowd *crowd, int i);
 /* Animator updates (poses computed) in the last crowd_update: the crowd's count without level of detail. */
 int crowd_poses_updated(const crowd *crowd);
 

@@ -729,13 +729,16 @@ static void write_trace_step(demo *d, const input_script_event *applied, int app
     json_object_end(&w);
 }
 
-/* Far and unseen crowd members animate less often; those near the camera, and the player, every step. */
+/* Crowd members get features by significance (crowd.h): far and unseen ones animate less often and leave
+ * out what their size would not show; those near the camera, and the player, get everything. */
 static void set_crowd_lod(demo *d)
 {
     int width = 0, height = 0;
     platform_framebuffer_size(&width, &height);
     crowd_lod lod = {.full_rate_distance = DEMO_LOD_FULL_RATE_METRES, .half_rate_distance = DEMO_LOD_HALF_RATE_METRES,
-                     .has_view = width > 0 && height > 0};
+                     .has_view = width > 0 && height > 0, .viewport_height = (float)height,
+                     .near_pixels = d->settings.crowd.lod_near_pixels, .far_pixels = d->settings.crowd.lod_far_pixels,
+                     .hysteresis = d->settings.crowd.lod_hysteresis};
     mat4 view, projection;
     vec3 eye;
     camera_matrices(&d->camera, lod.has_view ? (float)width / (float)height : 1.0f, view, projection, eye);
@@ -948,6 +951,8 @@ void demo_hud_view(const demo *d, hud_view *view)
                                       d->simulation_time - d->events[i].time};
     for (int i = 0; i < d->message_count; ++i)
         view->messages[i] = d->messages[i];
+    _Static_assert(CROWD_TIER_COUNT == sizeof view->crowd_tiers / sizeof view->crowd_tiers[0], "a count per tier");
+    crowd_tier_counts(d->crowd, view->crowd_tiers);
 }
 
 static void draw_frame(demo *d)

@@ -29,7 +29,10 @@ demo_config demo_config_defaults(void)
                   .run_chance = 0.3f,
                   .max = 20000,
                   .seed = 1,
-                  .lod = true},
+                  .lod = true,
+                  .lod_near_pixels = 90.0f,
+                  .lod_far_pixels = 36.0f,
+                  .lod_hysteresis = 0.15f},
         .camera = {.distance = 6.0f, .pitch = 20.0f, .yaw = 0.0f},
         .world = {.ground = GROUND_FLAT, .slope_degrees = 20.0f},
         .window = {.width = 1280, .height = 720, .vsync = true},
@@ -78,6 +81,9 @@ static const demo_config_key demo_config_keys[] = {
     {"crowd", "max", DEMO_CONFIG_INTEGER, DEMO_CONFIG_AT(crowd.max), 1, 100000},
     {"crowd", "seed", DEMO_CONFIG_SEED, DEMO_CONFIG_AT(crowd.seed), 0, 0},
     {"crowd", "lod", DEMO_CONFIG_BOOL, DEMO_CONFIG_AT(crowd.lod), 0, 0},
+    {"crowd", "lod_near_pixels", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(crowd.lod_near_pixels), 1, 10000},
+    {"crowd", "lod_far_pixels", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(crowd.lod_far_pixels), 0, 10000},
+    {"crowd", "lod_hysteresis", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(crowd.lod_hysteresis), 0, 0.5},
     {"camera", "distance", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(camera.distance), 0.5, 1000},
     {"camera", "pitch", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(camera.pitch), -89, 89},
     {"camera", "yaw", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(camera.yaw), -360, 360},
@@ -281,6 +287,13 @@ static void demo_config_read_document(demo_config_reader *reader, const ini_docu
         config_error(reader, run ? run->line : walk ? walk->line : 0,
                      "'run_speed' (%g) must be at least 'walk_speed' (%g)", (double)config->player.run_speed,
                      (double)config->player.walk_speed);
+    }
+    if (config->crowd.lod_far_pixels > config->crowd.lod_near_pixels) {
+        const ini_entry *far = demo_config_entry(document, "crowd", "lod_far_pixels");
+        const ini_entry *near = demo_config_entry(document, "crowd", "lod_near_pixels");
+        config_error(reader, far ? far->line : near ? near->line : 0,
+                     "'lod_far_pixels' (%g) must not be more than 'lod_near_pixels' (%g)",
+                     (double)config->crowd.lod_far_pixels, (double)config->crowd.lod_near_pixels);
     }
     if (config->crowd.count > config->crowd.max) {
         const ini_entry *count = demo_config_entry(document, "crowd", "count");

@@ -41,7 +41,10 @@ typedef struct demo_config {
         float run_chance;          /* probability that a walk to a new spot is a run, default 0.3 */
         int max;                   /* cap on the crowd's size, default 20000 */
         uint64_t seed;             /* default 1 */
-        bool lod;                  /* animation level of detail for far and unseen members, default true */
+        bool lod;                  /* features by significance (crowd.h), default true */
+        float lod_near_pixels;     /* members at least this tall on screen are near, default 90 */
+        float lod_far_pixels;      /* members shorter than this are far, default 36 */
+        float lod_hysteresis;      /* share past a boundary before a member changes tier, default 0.15 */
     } crowd;
     struct {
         float distance; /* metres from the player, default 6 */

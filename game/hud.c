@@ -198,7 +198,8 @@ void hud_text(const hud_view *v, char *buffer, size_t size)
         add(&b, " %s (%.2f) %.1fs ago", v->events[i].name, (double)v->events[i].weight, v->events[i].seconds_ago);
     add(&b, "\n");
 
-    add(&b, "crowd  %d entities (%d poses a step)  shared ", v->crowd_entities, v->crowd_poses_per_step);
+    add(&b, "crowd  %d entities (%d poses a step; near %d middle %d far %d hidden %d)  shared ", v->crowd_entities,
+        v->crowd_poses_per_step, v->crowd_tiers[0], v->crowd_tiers[1], v->crowd_tiers[2], v->crowd_tiers[3]);
     add_bytes(&b, v->shared_bytes);
     add(&b, " (%d models, %d clips)  per entity ", v->shared_models, v->shared_clips);
     add_bytes(&b, v->crowd_entities > 0 ? v->crowd_bytes_per_entity : 0);

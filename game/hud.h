@@ -56,6 +56,7 @@ typedef struct hud_view {
     int event_count;
 
     int crowd_entities, crowd_poses_per_step;
+    int crowd_tiers[4];                   /* members near, middle, far, hidden (crowd.h: significance) */
     size_t crowd_bytes_per_entity, crowd_entity_bytes;
     size_t shared_bytes;                  /* models and clips in the asset cache */
     int shared_models, shared_clips;

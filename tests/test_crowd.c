@@ -750,6 +750,132 @@ static void test_widest_settings_stay_finite(void)
     crowd_destroy(c);
 }
 
+/* Features by significance (crowd.h): each member's tier from its distance (no view) or its height on
+ * screen (with one), with hysteresis; the tier's features (near: feet, look, additive overlays; middle: no
+ * feet; far and hidden: none of the three); the counts per tier. */
+static crowd_tier expected_tier(float measure, bool pixels, float near, float far, float h, crowd_tier current)
+{
+    /* The rule written out again from crowd.h: a boundary moves by h in favour of the tier a member is in. */
+    float to_near = near * (current <= CROWD_TIER_NEAR ? (pixels ? 1.0f - h : 1.0f + h) : (pixels ? 1.0f + h : 1.0f - h));
+    float to_middle = far * (current <= CROWD_TIER_MIDDLE ? (pixels ? 1.0f - h : 1.0f + h) : (pixels ? 1.0f + h : 1.0f - h));
+    if (pixels)
+        return measure >= to_near ? CROWD_TIER_NEAR : measure >= to_middle ? CROWD_TIER_MIDDLE : CROWD_TIER_FAR;
+    return measure <= to_near ? CROWD_TIER_NEAR : measure <= to_middle ? CROWD_TIER_MIDDLE : CROWD_TIER_FAR;
+}
+
+static void test_features_by_significance(void)
+{
+    enum { MEMBERS = 200 };
+    crowd_spawn_desc desc = standard_desc();
+    desc.spacing = 4.0f;
+    desc.wander_radius = 0.0f;
+    crowd *c = crowd_create(MEMBERS, 5);
+    CHECK(crowd_spawn(c, MEMBERS, &desc) == MEMBERS);
+    crowd_lod lod = {.full_rate_distance = 10.0f, .half_rate_distance = 20.0f, .hysteresis = 0.15f};
+    crowd_set_lod(c, &lod);
+    for (int s = 0; s < 8; ++s)
+        crowd_update(c, STEP);
+    int wrong_tier = 0, wrong_features = 0, counted[CROWD_TIER_COUNT] = {0}, counts[CROWD_TIER_COUNT];
+    for (int i = 0; i < MEMBERS; ++i) {
+        const mover *m = crowd_mover(c, i);
+        float distance = sqrtf(m->x * m->x + m->z * m->z);
+        crowd_tier tier = crowd_member_tier(c, i);
+        ++counted[tier];
+        /* From near at spawn: near up to 10 * 1.15 m, middle up to 20 * 1.15. */
+        wrong_tier += tier != expected_tier(distance, false, 10.0f, 20.0f, 0.15f, CROWD_TIER_NEAR);
+        const animator *a = crowd_animator(c, i);
+        const anim_foot_lock_state *feet = animator_foot_lock(a);
+        bool additive = anim_controller_additive(animator_controller(a));
+        bool feet_free = feet->feet[0].weight == 0.0f && feet->feet[1].weight == 0.0f;
+        wrong_features += tier == CROWD_TIER_NEAR ? !additive : tier == CROWD_TIER_MIDDLE ? !additive || !feet_free
+                                                                                         : additive || !feet_free;
+    }
+    crowd_tier_counts(c, counts);
+    printf("  significance by distance: %d near, %d middle, %d far, %d hidden\n", counts[0], counts[1], counts[2],
+           counts[3]);
+    CHECK(wrong_tier == 0);
+    CHECK(wrong_features == 0);
+    CHECK(memcmp(counts, counted, sizeof counts) == 0);
+    CHECK(counts[0] > 10 && counts[1] > 10 && counts[2] > 10 && counts[3] == 0);
+    CHECK(strcmp(crowd_tier_name(CROWD_TIER_HIDDEN), "hidden") == 0);
+
+    /* Hysteresis: a near member seen from further away keeps near until 15% past 10 m, then is middle, and
+     * comes back near only 15% inside it. */
+    int one = member_near(c, 4.0f, 0.0f, 0.5f);
+    CHECK(one >= 0 && crowd_member_tier(c, one) == CROWD_TIER_NEAR);
+    if (one >= 0) {
+        const mover *m = crowd_mover(c, one);
+        const float at[][2] = {{10.0f * 1.1f, CROWD_TIER_NEAR}, {10.0f * 1.2f, CROWD_TIER_MIDDLE},
+                               {10.0f * 0.9f, CROWD_TIER_MIDDLE}, {10.0f * 0.8f, CROWD_TIER_NEAR}};
+        for (size_t k = 0; k < sizeof at / sizeof at[0]; ++k) {
+            crowd_lod moved = lod;
+            moved.viewer_x = m->x - at[k][0];
+            moved.viewer_z = m->z;
+            crowd_set_lod(c, &moved);
+            crowd_update(c, STEP);
+            CHECK(crowd_member_tier(c, one) == (crowd_tier)at[k][1]);
+        }
+    }
+
+    /* By height on screen, with a view: each member's tier as its projected height says; behind the viewer,
+     * hidden. */
+    crowd_lod view = lod;
+    view.full_rate_distance = 2.0f;
+    mat4 look, projection;
+    glm_lookat((vec3){0.0f, 2.0f, 0.0f}, (vec3){10.0f, 1.0f, 0.0f}, (vec3){0.0f, 1.0f, 0.0f}, look);
+    glm_perspective(glm_rad(50.0f), 16.0f / 9.0f, 0.05f, 200.0f, projection);
+    glm_mat4_mul(projection, look, view.view_projection);
+    view.has_view = true;
+    view.viewport_height = 720.0f;
+    view.near_pixels = 120.0f;
+    view.far_pixels = 60.0f;
+    view.hysteresis = 0.0f;
+    crowd_set_lod(c, &view);
+    crowd_update(c, STEP);
+    int by_height = 0, checked = 0;
+    for (int i = 0; i < MEMBERS; ++i) {
+        const mover *m = crowd_mover(c, i);
+        float tall = crowd_character(c, i)->height_m;
+        vec4 feet, head;
+        glm_mat4_mulv(view.view_projection, (vec4){m->x, m->y, m->z, 1.0f}, feet);
+        glm_mat4_mulv(view.view_projection, (vec4){m->x, m->y + tall, m->z, 1.0f}, head);
+        crowd_tier tier = crowd_member_tier(c, i);
+        if (feet[3] <= 0.0f && head[3] <= 0.0f) {
+            by_height += tier != CROWD_TIER_HIDDEN;
+            continue;
+        }
+        bool outside = false;
+        for (int axis = 0; axis < 2; ++axis)
+            outside = outside || (feet[axis] > 1.2f * feet[3] && head[axis] > 1.2f * head[3]) ||
+                      (feet[axis] < -1.2f * feet[3] && head[axis] < -1.2f * head[3]);
+        if (outside || hypotf(m->x, m->z) <= 2.0f) {
+            by_height += tier != (outside ? CROWD_TIER_HIDDEN : CROWD_TIER_NEAR);
+            continue;
+        }
+        float pixels = fabsf(head[1] / head[3] - feet[1] / feet[3]) * 360.0f;
+        if (fabsf(pixels - 120.0f) < 0.5f || fabsf(pixels - 60.0f) < 0.5f)
+            continue;
+        ++checked;
+        by_height += tier != expected_tier(pixels, true, 120.0f, 60.0f, 0.0f, CROWD_TIER_NEAR);
+    }
+    crowd_tier_counts(c, counts);
+    printf("  significance by height on screen: %d near, %d middle, %d far, %d hidden (%d checked by height)\n",
+           counts[0], counts[1], counts[2], counts[3], checked);
+    CHECK(by_height == 0);
+    CHECK(counts[0] > 0 && counts[1] > 0 && counts[2] > 0 && counts[3] > 0 && checked > 20);
+
+    /* No level of detail: everyone near again, the overlays back. */
+    crowd_set_lod(c, NULL);
+    crowd_update(c, STEP);
+    crowd_tier_counts(c, counts);
+    CHECK(counts[CROWD_TIER_NEAR] == MEMBERS);
+    int overlays_off = 0;
+    for (int i = 0; i < MEMBERS; ++i)
+        overlays_off += !anim_controller_additive(animator_controller(crowd_animator(c, i)));
+    CHECK(overlays_off == 0);
+    crowd_destroy(c);
+}
+
 /* ---- the parameters the crowd drives ---- */
 
 /* The mannequin with config/states.ini changed by `replacements` (see test_states.h), from a fresh folder. */
@@ -1152,6 +1278,7 @@ int main(void)
     RUN(test_pairs_give_the_one_by_one_crowd);
     RUN(test_paused_feet_skip_the_stage);
     RUN(test_level_of_detail);
+    RUN(test_features_by_significance);
     RUN(test_widest_settings_stay_finite);
     RUN(test_a_member_in_a_root_motion_state_moves_by_the_clip);
     RUN(test_members_set_the_turn_rate);

@@ -33,6 +33,10 @@
  * turns a few milliseconds apart, so whatever else the machine does falls on both: on a shared machine whose
  * runs spread by a fifth, the ratio repeats within a percent or two. The other figures are then those of
  * the frames with the stage.
+ * --lod turns on features by significance (crowd.h) as the demo sets them at its defaults (demo.ini's near
+ * and far pixels and hysteresis), seen from the demo's starting camera (behind the crowd's centre, a
+ * 1280x720 window): the line per N then gives the members per tier; without --render a hidden member
+ * gets no palette, as the renderer would cull it.
  * --no-render needs no GL: the palettes go to a buffer of the benchmark's own (the same bytes written).
  * Run headless with SDL_VIDEODRIVER=offscreen. Ends with one line per N:
  *   crowd: 10000 characters, 2 threads, update 6.1 ms/frame (0.61 us/character), render 812 ms/frame
@@ -59,6 +63,7 @@
 #include "base/jobs.h"
 #include "cache/cache.h"
 #include "crowd.h"
+#include "camera.h"
 #include "demo_config.h"
 #include "gfx/gfx.h"
 #include "platform/platform.h"
@@ -77,7 +82,7 @@ typedef struct bench_options {
     int threads, frames, warmup, width, height;
     float wander_seconds;
     bool render;
-    bool lod;                       /* animation level of detail (crowd_set_lod) seen from the bench camera */
+    bool lod;                       /* features by significance (crowd_set_lod) at the demo's defaults */
     bool one_by_one;                /* crowd_set_pairs(false) */
     float lod_pixels;               /* mesh levels of detail: gfx_frame_desc.lod_error_pixels (-1: off) */
     int lod_force;                  /* gfx_frame_desc.lod_force_level */
@@ -96,6 +101,7 @@ typedef struct frame_medians {
     gfx_stats stats;
     int grows;                      /* gfx buffer grows during the timed frames: 0 when nothing allocated */
     double poses;                   /* poses computed per step, mean over the timed frames */
+    int tiers[CROWD_TIER_COUNT];    /* members per significance tier after the last frame (crowd.h) */
     double with_stage, without_stage; /* --alternate: the update's medians over the frames with and without */
 } frame_medians;
 
@@ -256,6 +262,7 @@ static gfx_frame_desc crowd_camera(float extent, int width, int height)
 typedef struct own_palettes {
     mat4 *matrices;
     scene_palette_slot *destinations;
+    scene_palette_slot *shown;      /* with --lod: the destinations of members not hidden (the others' empty) */
     size_t bytes;                   /* what the crowd's palettes take, as gfx would upload them */
 } own_palettes;
 
@@ -274,7 +281,8 @@ static bool own_palettes_create(own_palettes *own, const crowd *crowd, const sce
         matrices += own_matrices(scene, crowd_character(crowd, i));
     own->matrices = aligned_alloc(64, matrices * sizeof(mat4));
     own->destinations = malloc((size_t)count * sizeof *own->destinations);
-    if (!own->matrices || !own->destinations)
+    own->shown = malloc((size_t)count * sizeof *own->shown);
+    if (!own->matrices || !own->destinations || !own->shown)
         return false;
     size_t next = 0;
     for (int i = 0; i < count; ++i) {
@@ -294,17 +302,27 @@ static void own_palettes_free(own_palettes *own)
 {
     free(own->matrices);
     free(own->destinations);
+    free(own->shown);
 }
 
 /* One frame; the four parts' times in milliseconds. */
 static void run_frame(crowd *crowd, scene *scene, jobs *jobs, const gfx_frame_desc *frame, const own_palettes *own,
-                      double parts[4])
+                      bool lod, double parts[4])
 {
     double t0 = now_ms();
     crowd_update(crowd, STEP_SECONDS);
     double t1 = now_ms();
     if (!frame) {
-        scene_write_crowd_palettes(crowd, own->destinations, crowd_count(crowd), jobs);
+        /* With significance on, a hidden member (out of the demo's view) would be culled and get no palette,
+         * as the renderer does with the view it draws: here it gets none either. */
+        const scene_palette_slot *destinations = own->destinations;
+        if (lod) {
+            for (int i = 0; i < crowd_count(crowd); ++i)
+                own->shown[i] = crowd_member_tier(crowd, i) == CROWD_TIER_HIDDEN ? (scene_palette_slot){0}
+                                                                                 : own->destinations[i];
+            destinations = own->shown;
+        }
+        scene_write_crowd_palettes(crowd, destinations, crowd_count(crowd), jobs);
         double t2 = now_ms();
         parts[0] = t1 - t0, parts[1] = t2 - t1, parts[2] = parts[3] = 0.0;
         return;
@@ -348,10 +366,27 @@ static bool measure(int count, const bench_options *o, const crowd_spawn_desc *d
     frame_desc.skin_once = o->skin_once;
     const gfx_frame_desc *frame = o->render ? &frame_desc : NULL;
     if (o->lod) {
-        /* As the demo does: 12 m full rate, 30 m half, beyond or unseen a quarter, from the bench camera. */
-        crowd_lod lod = {.viewer_x = frame_desc.camera_position[0], .viewer_z = frame_desc.camera_position[2],
-                         .full_rate_distance = 12.0f, .half_rate_distance = 30.0f, .has_view = true};
-        glm_mat4_mul(frame_desc.projection, frame_desc.view, lod.view_projection);
+        /* Features by significance as the demo sets them at its defaults (demo.ini, demo_config_defaults), seen
+         * from the demo's starting camera: behind the player at the crowd's centre, in a window of the
+         * demo's size. The bench's own camera, which frames the whole crowd, only draws. */
+        demo_config defaults = demo_config_defaults();
+        camera demo_camera;
+        camera_params camera_setup = camera_default_params();
+        camera_init(&demo_camera, &camera_setup, (float[3]){0.0f, 0.0f, 0.0f});
+        demo_camera.distance = defaults.camera.distance;
+        demo_camera.pitch_degrees = defaults.camera.pitch;
+        demo_camera.yaw_degrees = defaults.camera.yaw;
+        camera_snap(&demo_camera, (float[3]){0.0f, 0.0f, 0.0f});
+        mat4 view, projection;
+        vec3 eye;
+        camera_matrices(&demo_camera, (float)defaults.window.width / (float)defaults.window.height, view, projection,
+                        eye);
+        crowd_lod lod = {.viewer_x = eye[0], .viewer_z = eye[2], .full_rate_distance = 12.0f,
+                         .half_rate_distance = 30.0f, .has_view = true,
+                         .viewport_height = (float)defaults.window.height,
+                         .near_pixels = defaults.crowd.lod_near_pixels, .far_pixels = defaults.crowd.lod_far_pixels,
+                         .hysteresis = defaults.crowd.lod_hysteresis};
+        glm_mat4_mul(projection, view, lod.view_projection);
         crowd_set_lod(crowd, &lod);
     }
     crowd_set_pairs(crowd, !o->one_by_one);
@@ -377,7 +412,7 @@ static bool measure(int count, const bench_options *o, const crowd_spawn_desc *d
             crowd_set_feet_paused(crowd, without);
         else if (o->alternate == ALTERNATE_PAIRS)
             crowd_set_pairs(crowd, !without && !o->one_by_one);
-        run_frame(crowd, scene, jobs, frame, &own, times);
+        run_frame(crowd, scene, jobs, frame, &own, o->lod, times);
         if (f >= o->warmup)
             poses += crowd_poses_updated(crowd);
         if (f >= o->warmup)
@@ -423,6 +458,7 @@ static bool measure(int count, const bench_options *o, const crowd_spawn_desc *d
     out->queue = bench_median(parts[2], frames);
     out->end_frame = bench_median(parts[3], frames);
     out->poses = (double)poses / o->frames;
+    crowd_tier_counts(crowd, out->tiers);
     if (o->render) {
         out->stats = gfx_frame_stats();
         out->grows = out->stats.buffer_grows - grows_before;
@@ -507,6 +543,9 @@ int main(int argc, char **argv)
                "skinning %s, palettes %.2f MB a frame",
                o.counts[n], r->update, r->crowd_update, r->palettes, r->poses, scene_skinning_name(o.skinning),
                (double)r->stats.palette_bytes / 1e6);
+        if (o.lod)
+            printf("; members near %d, middle %d, far %d, hidden %d", r->tiers[CROWD_TIER_NEAR],
+                   r->tiers[CROWD_TIER_MIDDLE], r->tiers[CROWD_TIER_FAR], r->tiers[CROWD_TIER_HIDDEN]);
         if (o.render)
             printf(", render %.2f ms (queue %.2f, end_frame + glFinish %.2f); %d drawn, %d culled, %d buffer grows "
                    "while timed; palettes %s (%.2f MB copied)",
