@@ -260,6 +260,12 @@ static void test_every_kind_of_mistake_names_its_line(void)
                     "'run_speed' (1.5) must be at least 'walk_speed'");
     check_one_error("[player]\nwalk_speed = 5\n", 2, "must be at least 'walk_speed' (5)");
     check_one_error("[crowd]\ncount = 300\nmax = 200\n", 2, "'count' (300) must not be more than 'max' (200)");
+    /* Features by significance: the tiers' pixels and hysteresis in range, far at most near. */
+    check_one_error("[crowd]\nlod_near_pixels = 0\n", 2, "'lod_near_pixels' must be between 1 and 10000");
+    check_one_error("[crowd]\nlod_hysteresis = 0.6\n", 2, "'lod_hysteresis' must be between 0 and 0.5");
+    check_one_error("[crowd]\nlod_far_pixels = 100\n", 2, "'lod_far_pixels' (100) must not be more than 'lod_near_pixels' (90)");
+    check_one_error("[crowd]\nlod_far_pixels = 20\nlod_near_pixels = 10\n", 2,
+                    "'lod_far_pixels' (20) must not be more than 'lod_near_pixels' (10)");
     /* The mix. */
     check_one_error("[crowd]\nmix =\n", 2, "'mix' is empty");
     check_one_error("[crowd]\nmix = mannequin 1,\n", 2, "'mix' has an empty entry");
