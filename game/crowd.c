@@ -924,8 +924,15 @@ crowd_memory_figures crowd_memory(const crowd *crowd)
     if (!crowd)
         return figures;
     figures.entity_count = crowd->count;
-    for (int i = 0; i < crowd->count; ++i)
+    for (int i = 0; i < crowd->count; ++i) {
         figures.entity_bytes += animator_bytes(crowd->members[i].animator) + sizeof(crowd_member);
+        animator_memory parts = animator_memory_parts(crowd->members[i].animator);
+        figures.animator_records += parts.record;
+        figures.controller_layers += parts.controller.layers;
+        figures.object_poses += parts.controller.object_pose;
+        figures.snapshots += parts.controller.snapshots;
+        figures.masks += parts.controller.masks;
+    }
     figures.bytes_per_entity = crowd->count ? figures.entity_bytes / (size_t)crowd->count : 0;
 
     /* Shared data, each model and clip once: character types may share a mesh, and types sharing a clip

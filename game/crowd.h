@@ -169,6 +169,9 @@ typedef struct crowd_memory_figures {
     int unique_characters;     /* character types in use */
     int unique_models;         /* distinct models (two types may share a mesh) */
     int unique_clips;          /* distinct clips (types sharing a clip library share its clips) */
+    /* entity_bytes by part, over all members: the animators' records, their controllers' layers, object
+     * poses, snapshots and masks (animator_memory_parts); with record_bytes times the count, entity_bytes. */
+    size_t animator_records, controller_layers, object_poses, snapshots, masks;
 } crowd_memory_figures;
 
 crowd_memory_figures crowd_memory(const crowd *crowd);

@@ -377,6 +377,13 @@ static void test_memory_figures(void)
     CHECK(figures.record_bytes > sizeof(mover) && figures.record_bytes < 256);
     CHECK(figures.bytes_per_entity == animator + figures.record_bytes); /* both bodies have 31 joints */
     CHECK(figures.entity_bytes == sum);
+    /* By part: the parts add up to the whole, and each is what its layout says (31 joints a member). */
+    CHECK(figures.animator_records + figures.controller_layers + figures.object_poses + figures.snapshots +
+              figures.masks + 100 * figures.record_bytes == figures.entity_bytes);
+    CHECK(figures.object_poses == 100u * 31u * sizeof(joint_pose));
+    CHECK(figures.snapshots == 100u * 31u * 16u * 3u);
+    CHECK(figures.masks >= 100u * 31u * 4u * 2u && figures.masks < 100u * (31u * 4u * 2u + 32u));
+    CHECK(figures.controller_layers > 0 && figures.animator_records > 0);
 
     /* Shared: two models, and one set of clips (both bodies load the same clips.ini, the cache keeps one). */
     CHECK(figures.unique_characters == 2);

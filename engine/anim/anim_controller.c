@@ -135,6 +135,19 @@ void anim_controller_destroy(anim_controller *controller)
     free(controller);
 }
 
+anim_controller_memory anim_controller_memory_parts(const anim_controller *controller)
+{
+    anim_controller_memory parts = {0};
+    if (!controller)
+        return parts;
+    size_t joints = (size_t)controller->joint_count;
+    parts.layers = (sizeof(anim_controller) + 31) / 32 * 32;
+    parts.object_pose = sizeof(joint_pose) * joints;
+    parts.snapshots = sizeof(anim_snapshot_joint) * joints * ANIM_CHANNEL_COUNT;
+    parts.masks = controller->bytes - parts.layers - parts.object_pose - parts.snapshots;
+    return parts;
+}
+
 size_t anim_controller_bytes(const anim_controller *controller)
 {
     return controller ? controller->bytes : 0;

@@ -84,6 +84,14 @@ void anim_controller_prefetch_pose(const anim_controller *controller);
 void anim_controller_prefetch_object_handle(const anim_controller *controller);
 void anim_controller_prefetch_object(const anim_controller *controller);
 size_t anim_controller_bytes(const anim_controller *controller);
+/* The same by part (all zero for NULL): they add up to anim_controller_bytes. */
+typedef struct anim_controller_memory {
+    size_t layers;      /* the controller's record: its channels' layers, fades, weights (32-byte rounded) */
+    size_t object_pose; /* the pose the last update made, 32 bytes a joint */
+    size_t snapshots;   /* each channel's frozen snapshot, 16 bytes a joint */
+    size_t masks;       /* each overlay channel's mask, 4 bytes a joint (and the block's rounding) */
+} anim_controller_memory;
+anim_controller_memory anim_controller_memory_parts(const anim_controller *controller);
 
 typedef struct anim_play_options {
     float speed;  /* playback speed scale, >= 0 (0 means 1; use anim_controller_set_speed for a stop) */

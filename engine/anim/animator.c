@@ -329,6 +329,16 @@ size_t animator_bytes(const animator *animator)
     return animator ? sizeof *animator + anim_controller_bytes(animator->controller) : 0;
 }
 
+animator_memory animator_memory_parts(const animator *animator)
+{
+    animator_memory parts = {0};
+    if (animator) {
+        parts.record = sizeof *animator;
+        parts.controller = anim_controller_memory_parts(animator->controller);
+    }
+    return parts;
+}
+
 /* ---- parameters ---- */
 
 bool animator_set_number(animator *animator, const char *name, float value)

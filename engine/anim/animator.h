@@ -60,6 +60,13 @@ void animator_prefetch_object_handle(const animator *animator);
 void animator_prefetch_object(const animator *animator);
 /* Per-entity memory: the animator and its controller. */
 size_t animator_bytes(const animator *animator);
+/* The same by part: the animator's own record (state machine values, overlay, look-at, foot lock) and its
+ * controller's parts (anim_controller_memory_parts); they add up to animator_bytes. */
+typedef struct animator_memory {
+    size_t record;
+    anim_controller_memory controller;
+} animator_memory;
+animator_memory animator_memory_parts(const animator *animator);
 
 /* Parameters by name, as state_machine_set_*: false (nothing changes) for an unknown name, a parameter
  * of another type, or a non-finite number, so a typo shows up instead of silently doing nothing. */

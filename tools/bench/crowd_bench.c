@@ -102,6 +102,7 @@ typedef struct frame_medians {
     int grows;                      /* gfx buffer grows during the timed frames: 0 when nothing allocated */
     double poses;                   /* poses computed per step, mean over the timed frames */
     int tiers[CROWD_TIER_COUNT];    /* members per significance tier after the last frame (crowd.h) */
+    crowd_memory_figures memory;    /* the crowd's memory, by part */
     double with_stage, without_stage; /* --alternate: the update's medians over the frames with and without */
 } frame_medians;
 
@@ -459,6 +460,7 @@ static bool measure(int count, const bench_options *o, const crowd_spawn_desc *d
     out->end_frame = bench_median(parts[3], frames);
     out->poses = (double)poses / o->frames;
     crowd_tier_counts(crowd, out->tiers);
+    out->memory = crowd_memory(crowd);
     if (o->render) {
         out->stats = gfx_frame_stats();
         out->grows = out->stats.buffer_grows - grows_before;
@@ -552,6 +554,15 @@ int main(int argc, char **argv)
                    r->render, r->queue, r->end_frame, r->stats.instances, r->stats.culled, r->grows,
                    r->stats.palettes_mapped ? "mapped" : "staged", (double)r->stats.palette_bytes_copied / 1e6);
         printf("\n");
+        const crowd_memory_figures *m = &r->memory;
+        double members = m->entity_count > 0 ? (double)m->entity_count : 1.0;
+        printf("  %6d characters: memory %.0f B a member: its record %zu, animator record %.0f, controller %.0f "
+               "(layers %.0f, object pose %.0f, snapshots %.0f, masks %.0f); shared %.1f KB (%d models, %d clips)\n",
+               o.counts[n], (double)m->entity_bytes / members, m->record_bytes, (double)m->animator_records / members,
+               (double)(m->controller_layers + m->object_poses + m->snapshots + m->masks) / members,
+               (double)m->controller_layers / members, (double)m->object_poses / members,
+               (double)m->snapshots / members, (double)m->masks / members, (double)m->shared_bytes / 1024.0,
+               m->unique_models, m->unique_clips);
         if (o.alternate != ALTERNATE_NONE) {
             double with = r->with_stage, without = r->without_stage;
             printf("  %6d characters: %s: update %.3f ms with it, %.3f without (medians of alternate frames): "
