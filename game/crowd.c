@@ -677,41 +677,56 @@ static void end_member(crowd_step *step, crowd_member *member, const member_step
         animator_unlock_feet(member->animator);
 }
 
-/* Members [begin, end): each touches only its own record and animator, so chunks run on any thread. They
- * go two by two: both begin, both animations update together (animator_update_pair: their poses turn to
- * object space side by side in 256-bit registers), both end; each member's own steps keep their order, so
- * the result is the one-by-one result bit for bit. */
+/* Members [begin, end): each touches only its own record and animator, so chunks run on any thread. They go
+ * in groups of CROWD_GROUP, stage by stage: every member of the group begins (wandering, the body's move, the
+ * parameters), then their animations update, two by two where both are animated (animator_update_pair: their
+ * poses turn to object space side by side in 256-bit registers), then every member ends (the body's landing,
+ * the feet). Each member's own steps keep their order, so the result is the one-by-one result bit for bit;
+ * a stage's code stays in the caches across the group instead of taking turns with the others'. */
+enum { CROWD_GROUP = 16 };
+
 static void crowd_update_members(void *context, int begin, int end, int worker)
 {
     crowd_step *step = context;
     int poses = 0;
     crowd_member *members = step->crowd->members;
-    for (int i = begin; i < end; i += 2) {
-        int count = end - i < 2 ? end - i : 2;
-        /* Each member's animator is its own allocation, a few kilobytes: ask for the next pairs' memory
-         * while these work, in three steps (three pairs ahead, two, one) that each read only what the one
-         * before brought in. */
-        for (int k = i + 2; k < i + 4; ++k) {
-            if (k + 4 < end)
-                animator_prefetch_handle(members[k + 4].animator);
-            if (k + 2 < end)
-                animator_prefetch(members[k + 2].animator);
-            if (k < end)
+    for (int i = begin; i < end; i += CROWD_GROUP) {
+        int count = end - i < CROWD_GROUP ? end - i : CROWD_GROUP;
+        /* Each member's animator is its own allocation, a few kilobytes: ask for the next group's memory
+         * while this one works, in three steps (two groups ahead, then the group after this one's state,
+         * then its pose) that each read only what the one before brought in. */
+        for (int k = i + CROWD_GROUP; k < i + 2 * CROWD_GROUP; ++k) {
+            if (k + CROWD_GROUP < end)
+                animator_prefetch_handle(members[k + CROWD_GROUP].animator);
+            if (k < end) {
+                animator_prefetch(members[k].animator);
                 animator_prefetch_pose(members[k].animator);
+            }
         }
-        member_step work[2];
-        animator_update_result results[2];
+        member_step work[CROWD_GROUP];
+        animator_update_result results[CROWD_GROUP];
         for (int k = 0; k < count; ++k)
             begin_member(step, &members[i + k], &work[k]);
         unsigned updated = 0;
-        if (count == 2 && work[0].animated && work[1].animated && !step->crowd->one_by_one) {
-            updated = animator_update_pair(members[i].animator, work[0].animated_dt, &results[0],
-                                           members[i + 1].animator, work[1].animated_dt, &results[1]);
-        } else {
-            for (int k = 0; k < count; ++k)
-                if (work[k].animated && animator_update(members[i + k].animator, work[k].animated_dt, &results[k]))
-                    updated |= 1u << k;
+        int waiting = -1; /* an animated member not yet paired */
+        for (int k = 0; k < count; ++k) {
+            if (!work[k].animated)
+                continue;
+            if (step->crowd->one_by_one) {
+                updated |= (unsigned)animator_update(members[i + k].animator, work[k].animated_dt, &results[k]) << k;
+            } else if (waiting < 0) {
+                waiting = k;
+            } else {
+                unsigned pair = animator_update_pair(members[i + waiting].animator, work[waiting].animated_dt,
+                                                     &results[waiting], members[i + k].animator, work[k].animated_dt,
+                                                     &results[k]);
+                updated |= (pair & 1u) << waiting | (pair >> 1 & 1u) << k;
+                waiting = -1;
+            }
         }
+        if (waiting >= 0)
+            updated |= (unsigned)animator_update(members[i + waiting].animator, work[waiting].animated_dt,
+                                                 &results[waiting]) << waiting;
         for (int k = 0; k < count; ++k) {
             end_member(step, &members[i + k], &work[k], (updated >> k) & 1u, &results[k]);
             poses += work[k].animated;
