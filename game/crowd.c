@@ -679,11 +679,12 @@ static void end_member(crowd_step *step, crowd_member *member, const member_step
 
 /* Members [begin, end): each touches only its own record and animator, so chunks run on any thread. They go
  * in groups of CROWD_GROUP, stage by stage: every member of the group begins (wandering, the body's move, the
- * parameters), then their animations update, two by two where both are animated (animator_update_pair: their
- * poses turn to object space side by side in 256-bit registers), then every member ends (the body's landing,
- * the feet). Each member's own steps keep their order, so the result is the one-by-one result bit for bit;
+ * parameters), then the animated ones update stage by stage too (animator_update_group: every state machine,
+ * every controller, the poses to object space two by two in 256-bit registers, every look-at), then every
+ * member ends (the body's landing, the feet). Each member's own steps keep their order, so the result is the one-by-one result bit for bit;
  * a stage's code stays in the caches across the group instead of taking turns with the others'. */
 enum { CROWD_GROUP = 16 };
+_Static_assert((int)CROWD_GROUP <= (int)ANIMATOR_GROUP_MAX, "a group's animations update together");
 
 static void crowd_update_members(void *context, int begin, int end, int worker)
 {
@@ -704,31 +705,30 @@ static void crowd_update_members(void *context, int begin, int end, int worker)
             }
         }
         member_step work[CROWD_GROUP];
-        animator_update_result results[CROWD_GROUP];
         for (int k = 0; k < count; ++k)
             begin_member(step, &members[i + k], &work[k]);
-        unsigned updated = 0;
-        int waiting = -1; /* an animated member not yet paired */
+        /* The animated ones, in order: their animators, their time, their results. */
+        animator *animated[CROWD_GROUP];
+        double dt[CROWD_GROUP];
+        animator_update_result results[CROWD_GROUP];
+        int result_of[CROWD_GROUP], n = 0;
         for (int k = 0; k < count; ++k) {
-            if (!work[k].animated)
-                continue;
-            if (step->crowd->one_by_one) {
-                updated |= (unsigned)animator_update(members[i + k].animator, work[k].animated_dt, &results[k]) << k;
-            } else if (waiting < 0) {
-                waiting = k;
-            } else {
-                unsigned pair = animator_update_pair(members[i + waiting].animator, work[waiting].animated_dt,
-                                                     &results[waiting], members[i + k].animator, work[k].animated_dt,
-                                                     &results[k]);
-                updated |= (pair & 1u) << waiting | (pair >> 1 & 1u) << k;
-                waiting = -1;
+            result_of[k] = work[k].animated ? n : -1;
+            if (work[k].animated) {
+                animated[n] = members[i + k].animator;
+                dt[n++] = work[k].animated_dt;
             }
         }
-        if (waiting >= 0)
-            updated |= (unsigned)animator_update(members[i + waiting].animator, work[waiting].animated_dt,
-                                                 &results[waiting]) << waiting;
+        unsigned updated = 0;
+        if (step->crowd->one_by_one) {
+            for (int m = 0; m < n; ++m)
+                updated |= (unsigned)animator_update(animated[m], dt[m], &results[m]) << m;
+        } else if (n > 0) {
+            updated = animator_update_group(animated, dt, results, n);
+        }
         for (int k = 0; k < count; ++k) {
-            end_member(step, &members[i + k], &work[k], (updated >> k) & 1u, &results[k]);
+            int m = result_of[k];
+            end_member(step, &members[i + k], &work[k], m >= 0 && ((updated >> m) & 1u), m >= 0 ? &results[m] : NULL);
             poses += work[k].animated;
             ++step->tiers[worker][work[k].tier];
         }

@@ -904,6 +904,81 @@ static void test_update_pair_is_two_updates(void)
     cache_destroy(c);
 }
 
+/* animator_update_group is animator_update on each, bit for bit: five animators (mannequins and robots, one
+ * hierarchy; different steps, one of them refused) against twins updated one at a time; a group of one, and
+ * bad arguments. */
+static void test_update_group_is_each_update(void)
+{
+    cache *c = cache_create();
+    diag_list errors = {0};
+    anim_config *config = anim_config_load(MARIONETTE_SOURCE_DIR "/config/characters.ini", c, &errors);
+    test_print_diags(&errors);
+    diag_list_free(&errors);
+    const anim_character *mannequin = config ? anim_config_find_character(config, "mannequin") : NULL;
+    const anim_character *robot = config ? anim_config_find_character(config, "robot") : NULL;
+    CHECK(mannequin && robot);
+    enum { N = 5 };
+    animator *grouped[N], *alone[N];
+    for (int k = 0; mannequin && robot && k < N; ++k) {
+        grouped[k] = animator_create(k % 2 ? robot : mannequin);
+        alone[k] = animator_create(k % 2 ? robot : mannequin);
+    }
+    bool same_poses = true, same_results = true, same_updated = true;
+    int fired = 0, events = 0;
+    for (int step = 0; mannequin && robot && step < 400; ++step) {
+        double dt[N];
+        for (int k = 0; k < N; ++k) {
+            float speed = (float)((step / 50 + k) % 4) * 1.2f;
+            animator_set_number(grouped[k], "speed", speed);
+            animator_set_number(alone[k], "speed", speed);
+            if (step % 97 == 13 + k) {
+                animator_set_trigger(grouped[k], "wave");
+                animator_set_trigger(alone[k], "wave");
+            }
+            float target[3] = {0.5f * (float)(step % 7) - 1.5f, 1.6f, 1.0f};
+            animator_look_at(grouped[k], step % 120 < 60 ? target : NULL);
+            animator_look_at(alone[k], step % 120 < 60 ? target : NULL);
+            dt[k] = k == 3 && step % 50 == 7 ? -1.0 : STEP * (double)(1 + k % 3); /* one refused now and then */
+        }
+        animator_update_result group_results[N], alone_results[N];
+        unsigned updated = animator_update_group(grouped, dt, group_results, N), expected = 0;
+        for (int k = 0; k < N; ++k)
+            expected |= (unsigned)animator_update(alone[k], dt[k], &alone_results[k]) << k;
+        same_updated = same_updated && updated == expected;
+        for (int k = 0; k < N; ++k) {
+            int joints = animator_character(grouped[k])->model->skeleton.joint_count;
+            same_poses = same_poses && memcmp(anim_controller_object_pose(animator_controller(grouped[k])),
+                                              anim_controller_object_pose(animator_controller(alone[k])),
+                                              sizeof(joint_pose) * (size_t)joints) == 0;
+            if (!((expected >> k) & 1u))
+                continue;
+            const animator_update_result *p = &group_results[k], *q = &alone_results[k];
+            same_results = same_results && p->decision.fired == q->decision.fired && p->decision.to == q->decision.to &&
+                           p->animation.event_count == q->animation.event_count &&
+                           memcmp(p->animation.translation, q->animation.translation, sizeof p->animation.translation) == 0;
+            fired += p->decision.fired;
+            events += p->animation.event_count;
+        }
+    }
+    printf("  five animators as a group: %d transitions, %d events; poses %s, results %s one by one\n", fired, events,
+           same_poses ? "as" : "NOT as", same_results ? "as" : "NOT as");
+    CHECK(same_poses && same_results && same_updated && fired > 4 && events > 10);
+    if (mannequin && robot) {
+        double one = STEP;
+        CHECK(animator_update_group(grouped, &one, NULL, 1) == 1u);
+        CHECK(animator_update_group(NULL, &one, NULL, 1) == 0u);
+        CHECK(animator_update_group(grouped, NULL, NULL, 1) == 0u);
+        CHECK(animator_update_group(grouped, &one, NULL, 0) == 0u);
+        CHECK(animator_update_group(grouped, &one, NULL, ANIMATOR_GROUP_MAX + 1) == 0u);
+        for (int k = 0; k < N; ++k) {
+            animator_destroy(grouped[k]);
+            animator_destroy(alone[k]);
+        }
+    }
+    anim_config_free(config);
+    cache_destroy(c);
+}
+
 static void test_bad_arguments(void)
 {
     CHECK(animator_create(NULL) == NULL);
@@ -946,6 +1021,7 @@ int main(void)
     RUN(test_entity_of_33_joints_with_a_2d_blend_fits_in_4_kb);
     RUN(test_prefetch_changes_nothing);
     RUN(test_update_pair_is_two_updates);
+    RUN(test_update_group_is_each_update);
     RUN(test_bad_arguments);
     return check_report();
 }

@@ -549,6 +549,59 @@ unsigned animator_update_pair(animator *a, double dt_a, animator_update_result *
     return 3u;
 }
 
+unsigned animator_update_group(animator *const *animators, const double *dt, animator_update_result *results, int count)
+{
+    if (!animators || !dt || count <= 0 || count > ANIMATOR_GROUP_MAX)
+        return 0;
+    animator_update_result local[ANIMATOR_GROUP_MAX];
+    animator_update_result *result = results ? results : local;
+    /* 32 KB for sixteen 64-joint local poses: the stages between sampling and object space run on them. */
+    joint_pose poses[ANIMATOR_GROUP_MAX][ANIMATOR_PAIR_JOINTS];
+    unsigned grouped = 0, updated = 0;
+    for (int k = 0; k < count; ++k) {
+        animator *a = animators[k];
+        if (!a)
+            continue;
+        if (!(dt[k] >= 0.0) || !isfinite(dt[k]) || a->character->model->skeleton.joint_count > ANIMATOR_PAIR_JOINTS)
+            updated |= (unsigned)animator_update(a, dt[k], &result[k]) << k; /* refused, or on its own */
+        else
+            grouped |= 1u << k;
+    }
+    for (int k = 0; k < count; ++k)
+        if ((grouped >> k) & 1u)
+            decide(animators[k], dt[k], &result[k]);
+    for (int k = 0; k < count; ++k)
+        if ((grouped >> k) & 1u)
+            anim_controller_update_local(animators[k]->controller, dt[k], &result[k].animation, poses[k]);
+    /* To object space two by two where neighbours share a hierarchy, as animator_update_pair. */
+    int waiting = -1;
+    for (int k = 0; k <= count; ++k) {
+        if (k < count && !((grouped >> k) & 1u))
+            continue;
+        const skeleton *s = k < count ? &animators[k]->character->model->skeleton : NULL;
+        if (waiting >= 0) {
+            const skeleton *w = &animators[waiting]->character->model->skeleton;
+            if (s && same_hierarchy(w, s)) {
+                pose_to_object_pair(w->parents, w->joint_count, poses[waiting], poses[k],
+                                    anim_controller_object_pose_to_edit(animators[waiting]->controller),
+                                    anim_controller_object_pose_to_edit(animators[k]->controller));
+                waiting = -1;
+                continue;
+            }
+            pose_to_object(w->parents, w->joint_count, poses[waiting],
+                           anim_controller_object_pose_to_edit(animators[waiting]->controller));
+        }
+        waiting = k < count ? k : -1;
+    }
+    for (int k = 0; k < count; ++k)
+        if ((grouped >> k) & 1u) {
+            capture_before_look(animators[k]);
+            look(animators[k], dt[k]);
+            capture_after_look(animators[k]);
+        }
+    return updated | grouped;
+}
+
 void animator_look_at(animator *animator, const float *target)
 {
     if (animator)

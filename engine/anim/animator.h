@@ -111,6 +111,15 @@ enum { ANIMATOR_PAIR_JOINTS = 64 };
 unsigned animator_update_pair(animator *a, double dt_a, animator_update_result *result_a, animator *b, double dt_b,
                               animator_update_result *result_b);
 
+/* animator_update for each of count animators (up to ANIMATOR_GROUP_MAX, all different), bit for bit, stage
+ * by stage across them: every state machine steps, then every controller updates, then the poses turn to
+ * object space two by two (as animator_update_pair, where two neighbours in the list share a hierarchy of
+ * up to ANIMATOR_PAIR_JOINTS joints), then every look-at. A stage's code and tables stay in the caches across
+ * the group. results may be NULL, or count entries. Returns which were updated: bit k for animators[k]. For
+ * a crowd, which updates its members a group at a time. */
+enum { ANIMATOR_GROUP_MAX = 16 };
+unsigned animator_update_group(animator *const *animators, const double *dt, animator_update_result *results, int count);
+
 /* Look-at (anim_look.h): from the next update on, the entity turns its head (and the chain its character
  * gives, characters.ini look_*) towards target, a point in its object space (the pose's: file units and
  * axes), fading in while the target is within the chain's limits and out when it leaves them; NULL drops
