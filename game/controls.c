@@ -1,6 +1,7 @@
 /* controls: see controls.h. */
 #include "controls.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdarg.h>
@@ -482,8 +483,8 @@ static void game_input_release_actions(game_input *input, uint64_t actions)
     for (int a = 0; a < GAME_ACTION_COUNT; ++a) {
         if (!(actions & (UINT64_C(1) << a)) || input->held[a] <= 0)
             continue;
-        if (--input->held[a] == 0)
-            input->released[a] = true;
+        if (--input->held[a] == 0 && input->released[a] < INT_MAX)
+            ++input->released[a];
     }
 }
 
@@ -509,8 +510,8 @@ void game_input_key(game_input *input, const controls *c, platform_key key, bool
     uint64_t mask = 0;
     for (int i = 0; i < count; ++i) {
         mask |= UINT64_C(1) << actions[i];
-        if (input->held[actions[i]]++ == 0)
-            input->pressed[actions[i]] = true;
+        if (input->held[actions[i]]++ == 0 && input->pressed[actions[i]] < INT_MAX)
+            ++input->pressed[actions[i]];
     }
     input->keys_down[input->key_down_count++] = (game_input_key_down){.key = key, .actions = mask};
 }

@@ -122,8 +122,9 @@ typedef struct game_input_key_down {
  * step reads it and ends with game_input_end_step. */
 typedef struct game_input {
     int held[GAME_ACTION_COUNT];      /* keys holding the action down now; > 0 means held */
-    bool pressed[GAME_ACTION_COUNT];  /* went from not held to held since the last step ended */
-    bool released[GAME_ACTION_COUNT]; /* went from held to not held since the last step ended */
+    int pressed[GAME_ACTION_COUNT];   /* times it went from not held to held since the last step ended: a slow
+                                       * frame's quick taps each count (four taps of C spawn four times) */
+    int released[GAME_ACTION_COUNT];  /* times it went from held to not held since the last step ended */
     float wheel_steps;                /* mouse wheel steps since the last step (positive: away from you) */
     float drag_x, drag_y;             /* mouse drag in pixels since the last step */
     bool clicked;                     /* a left click (no drag between press and release) since the last step */

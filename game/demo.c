@@ -556,9 +556,18 @@ static void record_step(demo *d)
     }
 }
 
-static bool pressed(const demo *d, game_action action)
+/* How many times the action was pressed since the last step: every tap of a slow frame counts, applied in
+ * turn (a toggle pressed twice is back where it was, two taps of [ halve twice). */
+static int pressed(const demo *d, game_action action)
 {
     return d->input.pressed[action];
+}
+
+/* A toggle pressed n times: flipped when n is odd. */
+static void toggle(bool *flag, int n)
+{
+    if (n % 2)
+        *flag = !*flag;
 }
 
 /* What one step's key presses ask for, besides moving the player. */
@@ -566,20 +575,13 @@ static void apply_actions(demo *d)
 {
     if (pressed(d, GAME_ACTION_QUIT))
         d->quit = true;
-    if (pressed(d, GAME_ACTION_HELP))
-        d->show_help = !d->show_help;
-    if (pressed(d, GAME_ACTION_SKELETON))
-        d->views.skeleton = !d->views.skeleton;
-    if (pressed(d, GAME_ACTION_LOOK_AT))
-        d->views.look_at = !d->views.look_at;
-    if (pressed(d, GAME_ACTION_FOOT_IK))
-        d->views.foot_ik = !d->views.foot_ik;
-    if (pressed(d, GAME_ACTION_BOUNDS))
-        d->views.bounds = !d->views.bounds;
-    if (pressed(d, GAME_ACTION_LEVELS))
-        d->views.lod_colors = !d->views.lod_colors;
-    if (pressed(d, GAME_ACTION_STATE_MACHINE))
-        d->show_state_machine = !d->show_state_machine;
+    toggle(&d->show_help, pressed(d, GAME_ACTION_HELP));
+    toggle(&d->views.skeleton, pressed(d, GAME_ACTION_SKELETON));
+    toggle(&d->views.look_at, pressed(d, GAME_ACTION_LOOK_AT));
+    toggle(&d->views.foot_ik, pressed(d, GAME_ACTION_FOOT_IK));
+    toggle(&d->views.bounds, pressed(d, GAME_ACTION_BOUNDS));
+    toggle(&d->views.lod_colors, pressed(d, GAME_ACTION_LEVELS));
+    toggle(&d->show_state_machine, pressed(d, GAME_ACTION_STATE_MACHINE));
     /* While the panel shows, a click says whose machine: a crowd member, or the player (clicked, or nothing
      * clicked). Clicking the one shown keeps its history. */
     if (d->input.clicked && d->show_state_machine) {
@@ -588,30 +590,27 @@ static void apply_actions(demo *d)
         if (picked != d->tracked)
             track(d, member);
     }
-    if (pressed(d, GAME_ACTION_NORMALS))
-        d->views.normals = !d->views.normals;
-    if (pressed(d, GAME_ACTION_SKINNING))
-        d->views.cpu_skinning = !d->views.cpu_skinning;
-    if (pressed(d, GAME_ACTION_SKIN_BLEND))
+    toggle(&d->views.normals, pressed(d, GAME_ACTION_NORMALS));
+    toggle(&d->views.cpu_skinning, pressed(d, GAME_ACTION_SKINNING));
+    for (int n = pressed(d, GAME_ACTION_SKIN_BLEND); n > 0; --n)
         d->scene.skinning = (scene_skinning)((d->scene.skinning + 1) % SCENE_SKINNING_COUNT);
-    if (pressed(d, GAME_ACTION_PAUSE))
-        d->paused = !d->paused;
+    toggle(&d->paused, pressed(d, GAME_ACTION_PAUSE));
     if (pressed(d, GAME_ACTION_STEP) && d->paused)
         d->step_once = true;
-    if (pressed(d, GAME_ACTION_SLOWER))
+    for (int n = pressed(d, GAME_ACTION_SLOWER); n > 0; --n)
         d->time_scale = fmaxf(d->time_scale * 0.5f, DEMO_TIME_SCALE_MIN);
-    if (pressed(d, GAME_ACTION_FASTER))
+    for (int n = pressed(d, GAME_ACTION_FASTER); n > 0; --n)
         d->time_scale = fminf(d->time_scale * 2.0f, DEMO_TIME_SCALE_MAX);
     if (pressed(d, GAME_ACTION_RELOAD))
         load_configuration(d, true);
-    if (pressed(d, GAME_ACTION_CROWD_SPAWN))
+    for (int n = pressed(d, GAME_ACTION_CROWD_SPAWN); n > 0; --n)
         spawn_crowd(d, d->settings.crowd.count);
     if (pressed(d, GAME_ACTION_CROWD_CLEAR)) {
         crowd_clear(d->crowd);
         find_tracked(d);
         set_status(d, "crowd cleared");
     }
-    if (pressed(d, GAME_ACTION_RECORD)) {
+    for (int n = pressed(d, GAME_ACTION_RECORD); n > 0; --n) {
         if (recorder_recording(d->recorder))
             stop_recording(d);
         else /* --record's file holds the run from the start: later recordings go to recordings/ */
@@ -619,7 +618,7 @@ static void apply_actions(demo *d)
     }
     if (pressed(d, GAME_ACTION_SCREENSHOT))
         d->screenshot_requested = true;
-    if (pressed(d, GAME_ACTION_GROUND)) {
+    for (int n = pressed(d, GAME_ACTION_GROUND); n > 0; --n) {
         /* flat -> hills -> steps -> flat: the tilted plane is the tests'. */
         ground_kind next = d->ground.kind == GROUND_FLAT ? GROUND_HILLS
                            : d->ground.kind == GROUND_HILLS ? GROUND_STEPS : GROUND_FLAT;
@@ -700,7 +699,7 @@ static void write_trace_step(demo *d, const input_script_event *applied, int app
     json_key(&w, "actions");
     json_array_begin(&w);
     for (int a = 0; a < GAME_ACTION_COUNT; ++a)
-        if (d->input.pressed[a])
+        for (int n = 0; n < d->input.pressed[a] && n < 64; ++n) /* each press (64 a step is more than hands) */
             json_string(&w, game_action_name((game_action)a));
     json_array_end(&w);
     json_key(&w, "paused");
@@ -801,10 +800,10 @@ static void simulate_step(demo *d, float dt)
                 .move_right = (float)((in->held[GAME_ACTION_MOVE_RIGHT] > 0) - (in->held[GAME_ACTION_MOVE_LEFT] > 0)),
                 .run = in->held[GAME_ACTION_RUN] > 0,
                 .strafe = in->held[GAME_ACTION_STRAFE] > 0,
-                .jump = in->pressed[GAME_ACTION_JUMP],
-                .wave = in->pressed[GAME_ACTION_WAVE],
-                .hit = in->pressed[GAME_ACTION_HIT],
-                .die = in->pressed[GAME_ACTION_DIE],
+                .jump = in->pressed[GAME_ACTION_JUMP] > 0,
+                .wave = in->pressed[GAME_ACTION_WAVE] > 0,
+                .hit = in->pressed[GAME_ACTION_HIT] > 0,
+                .die = in->pressed[GAME_ACTION_DIE] > 0,
             };
             aim_player(d);
             trace_poses_attach(d->trace_poses, d->player, d->crowd);

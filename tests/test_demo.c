@@ -366,6 +366,38 @@ static void test_speed_edit_applies_at_once(void)
 
 /* F12 writes screenshots/marionette-NNN.png under the current folder (made on first use; .gitignore covers
  * it), skipping numbers that exist, and the HUD says where. It used to write into the current folder. */
+/* Taps closer than a step (a slow frame: at 2 fps, a half second of keys arrives at once) each count:
+ * four taps of C spawn four times (400, not 100), two of [ halve twice, a toggle tapped twice is back. */
+static void test_quick_taps_each_count(void)
+{
+    char folder[512], script[600], command[1200];
+    snprintf(folder, sizeof folder, "%s/demo_quick_taps", MARIONETTE_BUILD_DIR);
+    snprintf(command, sizeof command, "rm -rf '%s' && mkdir -p '%s'", folder, folder);
+    CHECK(system(command) == 0);
+    snprintf(script, sizeof script, "%s/taps.txt", folder);
+    FILE *f = fopen(script, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    /* Presses and releases at one time: what one step sees of a slow frame's taps (a script's `tap`
+     * releases a step later). */
+    for (int k = 0; k < 4; ++k)
+        fputs("0.3 press C\n0.3 release C\n", f);
+    fputs("0.4 press [\n0.4 release [\n0.4 press [\n0.4 release [\n0.5 press F3\n0.5 release F3\n0.5 press F3\n"
+          "0.5 release F3\n", f);
+    fclose(f);
+    demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", script, NULL, 0);
+    CHECK(demo_start(&d, &options));
+    bool bounds_before = d.views.bounds;
+    for (int i = 0; i < 60; ++i)
+        demo_frame(&d);
+    printf("  four taps of C in one step: %d members; two of [: x%.2f\n", crowd_count(d.crowd), (double)d.time_scale);
+    CHECK(crowd_count(d.crowd) == 4 * d.settings.crowd.count);
+    CHECK(d.time_scale == 0.25f);
+    CHECK(d.views.bounds == bounds_before);
+    demo_finish(&d);
+}
+
 static void test_screenshots_go_to_their_folder(void)
 {
     char folder[512], script[600], cwd[1024], command[1200];
@@ -2046,6 +2078,7 @@ int main(void)
     RUN(test_reload_split_saves_and_status);
     RUN(test_speed_edit_applies_at_once);
     RUN(test_ground_setting_and_key);
+    RUN(test_quick_taps_each_count);
     RUN(test_screenshots_go_to_their_folder);
     RUN(test_bounds_view_boxes);
     RUN(test_skin_blend_key);
