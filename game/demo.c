@@ -766,6 +766,36 @@ static void aim_crowd(demo *d)
     crowd_set_look(d->crowd, looking ? &look : NULL);
 }
 
+/* Why a key for one of the player's triggers did nothing, on the status line: the character's states have
+ * no such trigger (the shipped characters have no hit or die), or it waited trigger_hold seconds in states
+ * no transition from which takes it (a hit during a wave). */
+static void explain_triggers(demo *d, const animator_update_result *update)
+{
+    static const struct {
+        game_action action;
+        const char *trigger;
+    } keys[] = {{GAME_ACTION_JUMP, "jump"}, {GAME_ACTION_WAVE, "wave"}, {GAME_ACTION_HIT, "hit"}, {GAME_ACTION_DIE, "die"}};
+    const animator *a = player_animator(d->player);
+    const anim_character *character = animator_character(a);
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; ++k) {
+        if (!pressed(d, keys[k].action) ||
+            state_machine_param_valid(animator_param_find(a, keys[k].trigger, STATE_MACHINE_TRIGGER)))
+            continue;
+        char key[CONTROLS_KEY_NAME_MAX] = "its key";
+        if (d->controls.key_count[keys[k].action] > 0)
+            controls_key_name(d->controls.keys[keys[k].action][0], key, sizeof key);
+        set_status(d, "%s does nothing: %s's states.ini has no '%s' trigger (md5tool new-character writes hit and die "
+                   "for the clips it finds)", key, character->name, keys[k].trigger);
+    }
+    if (!update || !update->decision.triggers_dropped)
+        return;
+    const state_machine_definition *machine = &character->machine;
+    for (int p = 0; p < machine->parameter_count; ++p)
+        if ((update->decision.triggers_dropped >> p) & 1u)
+            set_status(d, "'%s' did nothing: no transition from state '%s' takes it (states.ini)",
+                       machine->parameters[p].name, animator_state_name(a));
+}
+
 static void simulate_step(demo *d, float dt)
 {
     input_script_event applied[32];
@@ -808,6 +838,7 @@ static void simulate_step(demo *d, float dt)
             aim_player(d);
             trace_poses_attach(d->trace_poses, d->player, d->crowd);
             updated = player_step(d->player, &intent, camera_yaw_radians(&d->camera), scaled, &update);
+            explain_triggers(d, updated ? &update : NULL);
             if (updated)
                 log_events(d, &update.animation);
         }

@@ -398,6 +398,37 @@ static void test_quick_taps_each_count(void)
     demo_finish(&d);
 }
 
+/* A key whose trigger does nothing says why on the status line: K on the shipped characters (their states
+ * have no `die`), H during a wave (no transition from the wave takes `hit`). */
+static void test_keys_that_do_nothing_say_why(void)
+{
+    char folder[512], script[600], command[1200];
+    snprintf(folder, sizeof folder, "%s/demo_silent_keys", MARIONETTE_BUILD_DIR);
+    snprintf(command, sizeof command, "rm -rf '%s' && mkdir -p '%s'", folder, folder);
+    CHECK(system(command) == 0);
+    snprintf(script, sizeof script, "%s/keys.txt", folder);
+    FILE *f = fopen(script, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("0.2 tap K\n1.0 tap E\n1.3 tap H\n", f);
+    fclose(f);
+    demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", script, NULL, 0);
+    CHECK(demo_start(&d, &options));
+    for (int i = 0; i < 30; ++i) /* 0.5 s */
+        demo_frame(&d);
+    printf("  after K: %s\n", d.status);
+    CHECK(strstr(d.status, "K does nothing") && strstr(d.status, "has no 'die' trigger"));
+    bool said = false;
+    for (int i = 0; i < 90 && !said; ++i) { /* to 2 s: the wave plays, H waits and is dropped */
+        demo_frame(&d);
+        said = strstr(d.status, "'hit' did nothing: no transition from state") != NULL;
+    }
+    printf("  after H during the wave: %s\n", d.status);
+    CHECK(said);
+    demo_finish(&d);
+}
+
 static void test_screenshots_go_to_their_folder(void)
 {
     char folder[512], script[600], cwd[1024], command[1200];
@@ -2079,6 +2110,7 @@ int main(void)
     RUN(test_speed_edit_applies_at_once);
     RUN(test_ground_setting_and_key);
     RUN(test_quick_taps_each_count);
+    RUN(test_keys_that_do_nothing_say_why);
     RUN(test_screenshots_go_to_their_folder);
     RUN(test_bounds_view_boxes);
     RUN(test_skin_blend_key);

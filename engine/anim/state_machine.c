@@ -210,27 +210,29 @@ static float state_machine_overlay_weight(const state_machine_definition *defini
 /* A set trigger waits a little for a transition that can use it, so a jump pressed just before landing
  * still happens; after trigger_hold seconds it is dropped so it cannot fire long after the key press. */
 static void state_machine_age_trigger(const state_machine_definition *definition, state_machine_instance *instance,
-                                      int parameter, float dt)
+                                      int parameter, float dt, uint32_t *dropped)
 {
     if (instance->values[parameter] == 0.0f)
         return;
     instance->trigger_age[parameter] += dt;
-    if (instance->trigger_age[parameter] > definition->trigger_hold)
+    if (instance->trigger_age[parameter] > definition->trigger_hold) {
         instance->values[parameter] = 0.0f; /* a paused step (dt 0) drops nothing */
+        *dropped |= UINT32_C(1) << parameter;
+    }
 }
 
 /* Through the index's list of triggers when it fits, else looking at every parameter's type. */
 static void state_machine_age_triggers(const state_machine_definition *definition, state_machine_instance *instance,
-                                       float dt, bool indexed)
+                                       float dt, bool indexed, uint32_t *dropped)
 {
     if (indexed) {
         for (int k = 0; k < definition->index.trigger_count; ++k)
-            state_machine_age_trigger(definition, instance, definition->index.triggers[k], dt);
+            state_machine_age_trigger(definition, instance, definition->index.triggers[k], dt, dropped);
         return;
     }
     for (int i = 0; i < definition->parameter_count; ++i)
         if (definition->parameters[i].type == STATE_MACHINE_TRIGGER)
-            state_machine_age_trigger(definition, instance, i, dt);
+            state_machine_age_trigger(definition, instance, i, dt, dropped);
 }
 
 size_t state_machine_index_ints(const state_machine_definition *definition)
@@ -367,7 +369,7 @@ bool state_machine_step(const state_machine_definition *definition, state_machin
         instance->state = transition->to;
         instance->time_in_state = 0.0f;
     }
-    state_machine_age_triggers(definition, instance, dt, indexed);
+    state_machine_age_triggers(definition, instance, dt, indexed, &result->triggers_dropped);
 
     const state_machine_state *state = &definition->states[instance->state];
     result->clip = state->clip;

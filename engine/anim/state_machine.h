@@ -8,6 +8,7 @@
 #define MARIONETTE_STATE_MACHINE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 
 #include "anim_clip.h"
@@ -156,7 +157,11 @@ typedef struct state_machine_result {
     int overlay_blend;
     int overlay_root_joint;
     float overlay_weight; /* 0..1: the state's overlay_weight now (1 without one) */
+    /* Bit p: the trigger at parameter p was dropped this step, unused for trigger_hold seconds (no
+     * transition from the states it waited in takes it), so a game can say why a key did nothing. */
+    uint32_t triggers_dropped;
 } state_machine_result;
+_Static_assert(STATE_MACHINE_MAX_PARAMETERS <= 32, "state_machine_result.triggers_dropped: a bit per parameter");
 
 /* Start state, time 0, every parameter at its default, no trigger set. */
 void state_machine_instance_init(const state_machine_definition *definition, state_machine_instance *instance);
