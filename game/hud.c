@@ -195,7 +195,9 @@ void hud_text(const hud_view *v, char *buffer, size_t size)
     if (v->event_count == 0)
         add(&b, " none yet");
     for (int i = v->event_count - 1; i >= 0; --i)
-        add(&b, " %s (%.2f) %.1fs ago", v->events[i].name, (double)v->events[i].weight, v->events[i].seconds_ago);
+        /* A faint event (a layer fading out alone in carrying its mark) shows its weight, not 0.00. */
+        add(&b, v->events[i].weight < 0.01f ? " %s (%.3f) %.1fs ago" : " %s (%.2f) %.1fs ago", v->events[i].name,
+            (double)v->events[i].weight, v->events[i].seconds_ago);
     add(&b, "\n");
 
     add(&b, "crowd  %d entities (%d poses a step; near %d middle %d far %d hidden %d)  shared ", v->crowd_entities,
