@@ -224,6 +224,19 @@ static bool crowd_use_character(crowd *crowd, crowd_member *member, diag_list *p
 /* ---------------------------------------------------------------------------------------------------- */
 /* Spawn spots                                                                                           */
 
+/* Is (x, z) within the spawn's clear corridor (crowd_spawn_desc.clear_*)? */
+static bool crowd_in_corridor(const crowd_spawn_desc *desc, float x, float z)
+{
+    if (!(desc->clear_radius > 0.0f))
+        return false;
+    float ax = desc->center_x, az = desc->center_z, dx = desc->clear_x - ax, dz = desc->clear_z - az;
+    float length2 = dx * dx + dz * dz;
+    float t = length2 > 0.0f ? ((x - ax) * dx + (z - az) * dz) / length2 : 0.0f;
+    t = t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
+    float px = ax + t * dx - x, pz = az + t * dz - z;
+    return px * px + pz * pz < desc->clear_radius * desc->clear_radius;
+}
+
 /* The spots already taken (living members' homes, the center, spots chosen in this spawn), bucketed by a
  * grid of cells `spacing` wide: a spot closer than spacing to a candidate lies in the 3 x 3 cells around
  * the candidate's, so each test looks at a handful of spots however large the crowd. Built per spawn. */
@@ -344,6 +357,8 @@ static bool crowd_desc_valid(const crowd_spawn_desc *desc)
         total += body->weight;
     }
     return total > 0.0f && isfinite(total) && isfinite(desc->center_x) && isfinite(desc->center_z) &&
+           isfinite(desc->clear_x) && isfinite(desc->clear_z) && desc->clear_radius >= 0.0f &&
+           desc->clear_radius <= 100.0f &&
            desc->spacing >= 0.0f && isfinite(desc->spacing) && desc->wander_radius >= 0.0f &&
            isfinite(desc->wander_radius) && crowd_chance_valid(desc->wave_chance) &&
            crowd_chance_valid(desc->celebrate_chance) && crowd_chance_valid(desc->run_chance) &&
@@ -464,7 +479,7 @@ int crowd_spawn(crowd *crowd, int count, const crowd_spawn_desc *desc)
         long long cell_x, cell_z;
         crowd_spiral_cell(cell++, &cell_x, &cell_z);
         float x = desc->center_x + (float)cell_x * spacing, z = desc->center_z + (float)cell_z * spacing;
-        if (crowd_spot_taken(&taken, x, z))
+        if (crowd_spot_taken(&taken, x, z) || crowd_in_corridor(desc, x, z))
             continue;
         crowd_member *member = &crowd->members[crowd->count];
         *member = (crowd_member){

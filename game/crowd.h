@@ -40,6 +40,10 @@ typedef struct crowd_spawn_desc {
     float celebrate_chance;               /* probability per idle pause of a celebration instead, 0..1 */
     float run_chance;                     /* probability that a trip is run, not walked, 0..1 */
     float walk_speed, run_speed;          /* m/s (0: 1.4 and 3.5, the speeds the clips were made for) */
+    /* A corridor kept free: no member's home within clear_radius metres of the segment from the center to
+     * (clear_x, clear_z), the camera's place on the ground in the demo, so the camera does not land inside
+     * the crowd with members hiding the player. clear_radius 0: none. */
+    float clear_x, clear_z, clear_radius;
     /* Where a body new to the crowd whose state machine lacks a parameter the crowd drives (speed,
      * grounded, wave, celebrate; forward and left where it has strafe) or has it (or an optional one: turn,
      * turn_rate, strafe) with another type is reported, once (see parameter_binding.h); NULL: nowhere. */
@@ -52,11 +56,11 @@ crowd *crowd_create(int capacity, uint64_t seed);
 void crowd_destroy(crowd *crowd);
 
 /* Add up to `count` members on the free spots of a square spiral around (center_x, center_z), `spacing`
- * apart: a spot closer than `spacing` to a living member's home or to the center itself is skipped, so a
- * second spawn in the same place rings the first. Each member gets a body drawn from the mix by weight, a
+ * apart: a spot closer than `spacing` to a living member's home or to the center itself, or in the corridor
+ * kept clear, is skipped, so a second spawn in the same place rings the first. Each member gets a body drawn from the mix by weight, a
  * random heading and a random start phase. Returns how many were added: fewer than count when the capacity
  * is reached, 0 when desc is invalid (no body with weight, a character without a state machine, a chance
- * outside 0..1, a negative or non-finite number). Allocates (members, animators) here. */
+ * outside 0..1, a negative or non-finite number, clear_radius over 100). Allocates (members, animators) here. */
 int crowd_spawn(crowd *crowd, int count, const crowd_spawn_desc *desc);
 
 /* Destroy every member; the capacity and the random sequence go on. */

@@ -28,6 +28,8 @@ static const double DEMO_HEADLESS_FRAME_SECONDS = 1.0 / 60.0; /* a headless fram
 static const double DEMO_MAX_FRAME_SECONDS = 0.25;            /* a stall is not caught up beyond this */
 static const double DEMO_RELOAD_POLL_SECONDS = 0.5;
 static const float DEMO_LOD_FULL_RATE_METRES = 12.0f, DEMO_LOD_HALF_RATE_METRES = 30.0f;
+/* Metres around the line from the player to the camera where a spawn puts no member (crowd_spawn_desc). */
+static const float DEMO_CROWD_CLEAR_METRES = 1.5f;
 static const float DEMO_TIME_SCALE_MIN = 1.0f / 16.0f, DEMO_TIME_SCALE_MAX = 4.0f;
 /* A left press and release with the pointer moved less than this in between is a click (it picks whose
  * state machine the panel shows); more is a drag, which orbits the camera. */
@@ -443,6 +445,13 @@ static void spawn_crowd(demo *d, int count)
         player_position(d->player, position);
         desc.center_x = position[0];
         desc.center_z = position[2];
+        /* The ground between the player and the camera stays clear, so the camera is not left inside the
+         * crowd with members hiding the player. */
+        vec3 eye;
+        camera_eye(&d->camera, eye);
+        desc.clear_x = eye[0];
+        desc.clear_z = eye[2];
+        desc.clear_radius = DEMO_CROWD_CLEAR_METRES;
     }
     int room = d->settings.crowd.max - crowd_count(d->crowd);
     int added = crowd_spawn(d->crowd, count < room ? count : room, &desc);

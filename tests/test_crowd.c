@@ -151,6 +151,39 @@ static int ring_of(float x, float z, float center_x, float center_z)
     return abs(cell_x) > abs(cell_z) ? abs(cell_x) : abs(cell_z);
 }
 
+/* A corridor kept clear (the demo's line from the player to its camera): no home within clear_radius of the
+ * segment, the count still met from spots beyond it; a radius over 100 m or a non-finite end refused. */
+static void test_spawn_keeps_the_corridor_clear(void)
+{
+    crowd *c = crowd_create(1000, 9);
+    crowd_spawn_desc desc = standard_desc();
+    desc.center_x = 2.0f;
+    desc.center_z = -1.0f;
+    desc.clear_x = 2.0f - 5.6f; /* 6 m behind, a little to the side */
+    desc.clear_z = -1.0f + 2.0f;
+    desc.clear_radius = 1.5f;
+    CHECK(crowd_spawn(c, 200, &desc) == 200);
+    int inside = 0, near_line = 0;
+    float dx = desc.clear_x - desc.center_x, dz = desc.clear_z - desc.center_z, length2 = dx * dx + dz * dz;
+    for (int i = 0; i < crowd_count(c); ++i) {
+        float x, z;
+        crowd_home(c, i, &x, &z);
+        float t = fminf(1.0f, fmaxf(0.0f, ((x - desc.center_x) * dx + (z - desc.center_z) * dz) / length2));
+        float distance = hypotf(desc.center_x + t * dx - x, desc.center_z + t * dz - z);
+        inside += distance < 1.5f;
+        near_line += distance < 3.0f;
+    }
+    printf("  corridor kept clear: %d of 200 homes within 1.5 m of it, %d within 3 m\n", inside, near_line);
+    CHECK(inside == 0 && near_line > 0);
+    crowd_spawn_desc bad = desc;
+    bad.clear_radius = 101.0f;
+    CHECK(crowd_spawn(c, 1, &bad) == 0);
+    bad = desc;
+    bad.clear_x = NAN;
+    CHECK(crowd_spawn(c, 1, &bad) == 0);
+    crowd_destroy(c);
+}
+
 static void test_spawn_spots_keep_spacing_and_ring_the_crowd(void)
 {
     crowd *c = crowd_create(1000, 1);
@@ -1352,6 +1385,7 @@ int main(void)
         return check_report();
     RUN(test_members_wander_near_home_through_every_state);
     RUN(test_spawn_spots_keep_spacing_and_ring_the_crowd);
+    RUN(test_spawn_keeps_the_corridor_clear);
     RUN(test_bodies_follow_the_mix);
     RUN(test_a_seed_gives_one_crowd);
     RUN(test_capacity_clear_and_bad_input);

@@ -184,7 +184,9 @@ static void test_scripted_run(void)
     /* Pictures: the player is where the camera says; the crowd fills the screen; clearing empties it. */
     /* About 70 pixels tall, the player is drawn at a coarser level of detail: ~180 warm pixels (~250 whole). */
     CHECK(alone.player_seen && alone.mannequin > 120);
-    CHECK(crowded.mannequin > 4 * alone.mannequin && crowded.robot > 200);
+    /* The spawn keeps the line from the player to the camera clear: the player is still seen (before, the
+     * camera sat inside the crowd and nearby robots filled the picture: robot orange 200 and more). */
+    CHECK(crowded.mannequin > 4 * alone.mannequin && crowded.robot > 40 && crowded.player_seen);
     CHECK(cleared.player_seen && cleared.mannequin < 2 * alone.mannequin);
     demo_finish(&d);
 
@@ -393,6 +395,20 @@ static void test_quick_taps_each_count(void)
         demo_frame(&d);
     printf("  four taps of C in one step: %d members; two of [: x%.2f\n", crowd_count(d.crowd), (double)d.time_scale);
     CHECK(crowd_count(d.crowd) == 4 * d.settings.crowd.count);
+    /* None of them stands between the player and the camera (the spawn keeps that corridor clear). */
+    vec3 player_at, eye;
+    player_position(d.player, player_at);
+    camera_eye(&d.camera, eye);
+    int in_view_line = 0;
+    float dx = eye[0] - player_at[0], dz = eye[2] - player_at[2], length2 = dx * dx + dz * dz;
+    for (int i = 0; i < crowd_count(d.crowd); ++i) {
+        float x, z;
+        crowd_home(d.crowd, i, &x, &z);
+        float t = length2 > 0.0f ? fminf(1.0f, fmaxf(0.0f, ((x - player_at[0]) * dx + (z - player_at[2]) * dz) / length2))
+                                 : 0.0f;
+        in_view_line += hypotf(player_at[0] + t * dx - x, player_at[2] + t * dz - z) < 1.4f;
+    }
+    CHECK(in_view_line == 0);
     CHECK(d.time_scale == 0.25f);
     CHECK(d.views.bounds == bounds_before);
     demo_finish(&d);
