@@ -255,22 +255,60 @@ static void draw_state_panel(const state_panel_lines *panel, int width, int heig
     }
 }
 
-void hud_draw(const hud_view *v, int width, int height)
+/* The right panel's text: the controls, or the hint naming their key. Its lines. */
+static int right_panel_text(const hud_view *v, char *out, size_t size)
 {
-    char text[HUD_TEXT_MAX];
-    hud_text(v, text, sizeof text);
-    int scale = height >= 1000 ? 2 : 1;
-    int line = gfx_text_line_height(scale);
-    gfx_text_begin(width, height);
+    int lines = 1;
+    if (v->show_help && v->controls) {
+        controls_help_text(v->controls, out, size);
+        for (const char *c = out; *c; ++c)
+            lines += *c == '\n';
+        return lines;
+    }
+    char key[CONTROLS_KEY_NAME_MAX] = "F1";
+    if (v->controls && v->controls->key_count[GAME_ACTION_HELP] > 0)
+        controls_key_name(v->controls->keys[GAME_ACTION_HELP][0], key, sizeof key);
+    snprintf(out, size, "%s: controls", key);
+    return lines;
+}
 
+/* hud_layout_of with the texts already made. */
+static hud_layout layout_of(const char *text, const char *right_text, int right_lines, int width, int height)
+{
+    hud_layout l = {.scale = height >= 1000 ? 2 : 1};
+    l.line = gfx_text_line_height(l.scale);
     int lines = 1;
     for (const char *c = text; *c; ++c)
         lines += *c == '\n';
     if (text[0] && text[strlen(text) - 1] == '\n')
         --lines;
-    float main_right = (float)(HUD_MARGIN + gfx_text_width(text, scale) + 2 * HUD_PADDING);
-    float main_bottom = (float)(HUD_MARGIN + lines * line + 2 * HUD_PADDING);
-    gfx_text_rect(HUD_MARGIN, HUD_MARGIN, main_right - HUD_MARGIN, main_bottom - HUD_MARGIN, HUD_PANEL);
+    l.main = (hud_rect){HUD_MARGIN, HUD_MARGIN, (float)(HUD_MARGIN + gfx_text_width(text, l.scale) + 2 * HUD_PADDING),
+                        (float)(HUD_MARGIN + lines * l.line + 2 * HUD_PADDING)};
+    int w = gfx_text_width(right_text, l.scale);
+    float left = (float)(width - HUD_MARGIN - w - 2 * HUD_PADDING);
+    float top = left < l.main.right + HUD_MARGIN ? l.main.bottom + HUD_MARGIN : (float)HUD_MARGIN;
+    l.right = (hud_rect){left, top, (float)(width - HUD_MARGIN), top + (float)(right_lines * l.line + 2 * HUD_PADDING)};
+    return l;
+}
+
+hud_layout hud_layout_of(const hud_view *v, int width, int height)
+{
+    char text[HUD_TEXT_MAX], right[CONTROLS_HELP_TEXT_MAX];
+    hud_text(v, text, sizeof text);
+    int right_lines = right_panel_text(v, right, sizeof right);
+    return layout_of(text, right, right_lines, width, height);
+}
+
+void hud_draw(const hud_view *v, int width, int height)
+{
+    char text[HUD_TEXT_MAX], right_text[CONTROLS_HELP_TEXT_MAX];
+    hud_text(v, text, sizeof text);
+    int right_lines = right_panel_text(v, right_text, sizeof right_text);
+    hud_layout l = layout_of(text, right_text, right_lines, width, height);
+    int scale = l.scale, line = l.line;
+    float main_right = l.main.right, main_bottom = l.main.bottom;
+    gfx_text_begin(width, height);
+    gfx_text_rect(l.main.left, l.main.top, l.main.right - l.main.left, l.main.bottom - l.main.top, HUD_PANEL);
     gfx_text_draw(HUD_MARGIN + HUD_PADDING, HUD_MARGIN + HUD_PADDING, scale, HUD_TEXT, text);
 
     /* Config problems stay at the bottom, in red, until a good reload. */
@@ -292,32 +330,12 @@ void hud_draw(const hud_view *v, int width, int height)
                            HUD_ERROR, "... and %d more on stderr", v->messages_total - v->message_count);
     }
 
-    /* The top right: the help or its hint, then the state machine panel under it. */
-    float right_bottom;
-    if (v->show_help && v->controls) {
-        char help[CONTROLS_HELP_TEXT_MAX];
-        controls_help_text(v->controls, help, sizeof help);
-        int help_lines = 1;
-        for (const char *c = help; *c; ++c)
-            help_lines += *c == '\n';
-        int w = gfx_text_width(help, scale);
-        float left = (float)(width - HUD_MARGIN - w - 2 * HUD_PADDING);
-        gfx_text_rect(left, HUD_MARGIN, (float)(w + 2 * HUD_PADDING), (float)(help_lines * line + 2 * HUD_PADDING),
-                      HUD_PANEL);
-        gfx_text_draw(left + HUD_PADDING, HUD_MARGIN + HUD_PADDING, scale, HUD_TEXT, help);
-        right_bottom = (float)(HUD_MARGIN + help_lines * line + 2 * HUD_PADDING);
-    } else {
-        char key[CONTROLS_KEY_NAME_MAX] = "F1";
-        if (v->controls && v->controls->key_count[GAME_ACTION_HELP] > 0)
-            controls_key_name(v->controls->keys[GAME_ACTION_HELP][0], key, sizeof key);
-        char hint[96];
-        snprintf(hint, sizeof hint, "%s: controls", key);
-        int w = gfx_text_width(hint, scale);
-        gfx_text_rect((float)(width - HUD_MARGIN - w - 2 * HUD_PADDING), HUD_MARGIN, (float)(w + 2 * HUD_PADDING),
-                      (float)(line + 2 * HUD_PADDING), HUD_PANEL);
-        gfx_text_draw((float)(width - HUD_MARGIN - HUD_PADDING - w), HUD_MARGIN + HUD_PADDING, scale, HUD_HINT, hint);
-        right_bottom = (float)(HUD_MARGIN + line + 2 * HUD_PADDING);
-    }
+    /* The top right: the help or its hint (below the main block where that reaches so far right), then the
+     * state machine panel under it. */
+    gfx_text_rect(l.right.left, l.right.top, l.right.right - l.right.left, l.right.bottom - l.right.top, HUD_PANEL);
+    gfx_text_draw(l.right.left + HUD_PADDING, l.right.top + HUD_PADDING, scale,
+                  v->show_help && v->controls ? HUD_TEXT : HUD_HINT, right_text);
+    float right_bottom = l.right.bottom;
     if (v->state_machine)
         draw_state_panel(v->state_machine, width, height, right_bottom + HUD_MARGIN, main_right, main_bottom, scale);
     gfx_text_end();

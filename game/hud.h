@@ -88,6 +88,19 @@ typedef struct hud_view {
 
 void hud_draw(const hud_view *view, int width, int height);
 
+/* Where hud_draw puts its two top panels, in pixels from the top left: the main block (the text of
+ * hud_text) and the right panel (the controls when show_help, else the hint naming their key). The right
+ * panel sits in the top right corner, or below the main block where the main block reaches that far right
+ * (a narrow window), so it never covers the main block's lines. */
+typedef struct hud_rect {
+    float left, top, right, bottom;
+} hud_rect;
+typedef struct hud_layout {
+    hud_rect main, right;
+    int scale, line; /* text scale and line height */
+} hud_layout;
+hud_layout hud_layout_of(const hud_view *view, int width, int height);
+
 /* The HUD's lines as plain text (what hud_draw shows, the help and the state machine panel excluded: the
  * panel's lines are text already), for tests and logs. */
 void hud_text(const hud_view *view, char *buffer, size_t size);

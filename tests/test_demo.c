@@ -445,6 +445,39 @@ static void test_keys_that_do_nothing_say_why(void)
     demo_finish(&d);
 }
 
+/* The controls panel (F1) and its hint never cover the HUD's lines: in a narrow window they go below the
+ * main block (they covered its right end at 960 px), in a wide one they keep the top right corner. */
+static bool rects_overlap(hud_rect a, hud_rect b)
+{
+    return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+}
+
+static void test_help_panel_never_covers_the_hud(void)
+{
+    demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", NULL, NULL, 0);
+    CHECK(demo_start(&d, &options));
+    demo_frame(&d);
+    hud_view view;
+    const int sizes[][2] = {{640, 360}, {960, 540}, {1280, 720}, {1920, 1080}, {3840, 2160}};
+    int covered = 0, corner = 0;
+    for (int help = 0; help < 2; ++help) {
+        d.show_help = help;
+        demo_hud_view(&d, &view);
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
+            hud_layout l = hud_layout_of(&view, sizes[k][0], sizes[k][1]);
+            covered += rects_overlap(l.main, l.right);
+            corner += l.right.top == l.main.top;
+        }
+    }
+    hud_layout narrow = hud_layout_of(&view, 960, 540);
+    printf("  help panel: %d of 10 layouts cover the HUD, %d in the top corner; at 960x540 it starts at y %.0f "
+           "(the HUD ends at %.0f)\n", covered, corner, (double)narrow.right.top, (double)narrow.main.bottom);
+    CHECK(covered == 0);
+    CHECK(corner >= 4); /* the wide windows keep the corner */
+    CHECK(narrow.right.top > narrow.main.bottom);
+    demo_finish(&d);
+}
+
 static void test_screenshots_go_to_their_folder(void)
 {
     char folder[512], script[600], cwd[1024], command[1200];
@@ -2127,6 +2160,7 @@ int main(void)
     RUN(test_ground_setting_and_key);
     RUN(test_quick_taps_each_count);
     RUN(test_keys_that_do_nothing_say_why);
+    RUN(test_help_panel_never_covers_the_hud);
     RUN(test_screenshots_go_to_their_folder);
     RUN(test_bounds_view_boxes);
     RUN(test_skin_blend_key);
