@@ -87,8 +87,6 @@ typedef struct anim_layer {
     bool moves_entity; /* anim_play_options.moves_entity; false for a snapshot */
 } anim_layer;
 
-_Static_assert(sizeof(anim_layer) == 64, "a layer is 64 bytes: the layer state is 896 bytes");
-
 typedef struct anim_channel {
     anim_layer layers[ANIM_CHANNEL_LAYERS];
     short layer_count;
@@ -100,8 +98,6 @@ typedef struct anim_channel {
     anim_snapshot_joint *snapshot;
     float *mask;         /* overlays only */
 } anim_channel;
-
-_Static_assert(sizeof(anim_channel) == 288, "three channels and the controller's fields fill 896 bytes");
 
 struct anim_controller {
     const skeleton *skeleton;

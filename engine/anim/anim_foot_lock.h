@@ -126,8 +126,6 @@ typedef struct anim_foot_lock_state {
     float pelvis_drop; /* metres the pelvis is lowered now, >= 0 */
 } anim_foot_lock_state;
 
-_Static_assert(sizeof(anim_foot_lock_state) == 44, "the foot lock's per-entity bytes, as animator.h states");
-
 /* The share (0..1) of the body channel that plants each of foot_count feet now (see the rule above): a
  * layer playing a clip counts its weight when the clip plants the foot at its time; a blend layer counts
  * its weight times the share of its clips in phase that plant it at the blend's phase, or, when none of
