@@ -366,30 +366,38 @@ static void test_speed_edit_applies_at_once(void)
     demo_finish(&d);
 }
 
-/* F12 writes screenshots/marionette-NNN.png under the current folder (made on first use; .gitignore covers
- * it), skipping numbers that exist, and the HUD says where. It used to write into the current folder. */
+/* Start the demo on the shipped config/ with a script of `text`, written into a fresh folder `name` under
+ * the build (the path stays valid while the demo runs). */
+static bool start_with_script(const char *name, const char *text)
+{
+    static char script[600];
+    char folder[512], command[1200];
+    snprintf(folder, sizeof folder, "%s/%s", MARIONETTE_BUILD_DIR, name);
+    snprintf(command, sizeof command, "rm -rf '%s' && mkdir -p '%s'", folder, folder);
+    CHECK(system(command) == 0);
+    snprintf(script, sizeof script, "%s/script.txt", folder);
+    FILE *f = fopen(script, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return false;
+    fputs(text, f);
+    fclose(f);
+    demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", script, NULL, 0);
+    return demo_start(&d, &options);
+}
+
 /* Taps closer than a step (a slow frame: at 2 fps, a half second of keys arrives at once) each count:
  * four taps of C spawn four times (400, not 100), two of [ halve twice, a toggle tapped twice is back. */
 static void test_quick_taps_each_count(void)
 {
-    char folder[512], script[600], command[1200];
-    snprintf(folder, sizeof folder, "%s/demo_quick_taps", MARIONETTE_BUILD_DIR);
-    snprintf(command, sizeof command, "rm -rf '%s' && mkdir -p '%s'", folder, folder);
-    CHECK(system(command) == 0);
-    snprintf(script, sizeof script, "%s/taps.txt", folder);
-    FILE *f = fopen(script, "w");
-    CHECK(f != NULL);
-    if (!f)
-        return;
     /* Presses and releases at one time: what one step sees of a slow frame's taps (a script's `tap`
      * releases a step later). */
+    char text[512] = "";
     for (int k = 0; k < 4; ++k)
-        fputs("0.3 press C\n0.3 release C\n", f);
-    fputs("0.4 press [\n0.4 release [\n0.4 press [\n0.4 release [\n0.5 press F3\n0.5 release F3\n0.5 press F3\n"
-          "0.5 release F3\n", f);
-    fclose(f);
-    demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", script, NULL, 0);
-    CHECK(demo_start(&d, &options));
+        strcat(text, "0.3 press C\n0.3 release C\n");
+    strcat(text, "0.4 press [\n0.4 release [\n0.4 press [\n0.4 release [\n0.5 press F3\n0.5 release F3\n"
+                 "0.5 press F3\n0.5 release F3\n");
+    CHECK(start_with_script("demo_quick_taps", text));
     bool bounds_before = d.views.bounds;
     for (int i = 0; i < 60; ++i)
         demo_frame(&d);
@@ -418,19 +426,7 @@ static void test_quick_taps_each_count(void)
  * have no `die`), H during a wave (no transition from the wave takes `hit`). */
 static void test_keys_that_do_nothing_say_why(void)
 {
-    char folder[512], script[600], command[1200];
-    snprintf(folder, sizeof folder, "%s/demo_silent_keys", MARIONETTE_BUILD_DIR);
-    snprintf(command, sizeof command, "rm -rf '%s' && mkdir -p '%s'", folder, folder);
-    CHECK(system(command) == 0);
-    snprintf(script, sizeof script, "%s/keys.txt", folder);
-    FILE *f = fopen(script, "w");
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    fputs("0.2 tap K\n1.0 tap E\n1.3 tap H\n", f);
-    fclose(f);
-    demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", script, NULL, 0);
-    CHECK(demo_start(&d, &options));
+    CHECK(start_with_script("demo_silent_keys", "0.2 tap K\n1.0 tap E\n1.3 tap H\n"));
     for (int i = 0; i < 30; ++i) /* 0.5 s */
         demo_frame(&d);
     printf("  after K: %s\n", d.status);
@@ -478,6 +474,8 @@ static void test_help_panel_never_covers_the_hud(void)
     demo_finish(&d);
 }
 
+/* F12 writes screenshots/marionette-NNN.png under the current folder (made on first use; .gitignore covers
+ * it), skipping numbers that exist, and the HUD says where. It used to write into the current folder. */
 static void test_screenshots_go_to_their_folder(void)
 {
     char folder[512], script[600], cwd[1024], command[1200];
