@@ -3,12 +3,15 @@
 # tools/ (issue 17). Prints each violation as file:line and fails when
 #   - a file in engine/ includes a header of game/ or tools/ (the engine knows neither);
 #   - a file in game/ includes a header of tools/ (the demo needs no tool);
-#   - a file outside engine/platform/ includes an SDL header (SDL.h, SDL_*.h, SDL2/...): one room knows SDL.
+#   - a file outside engine/platform/ includes an SDL header (SDL.h, SDL_*.h, SDL2/...): one room knows SDL;
+#   - a file outside engine/gfx/ and engine/platform/ includes a GL header (GL/..., EGL/..., epoxy/...): the
+#     renderer and the window are the rooms that know GL (architecture.md's "must not know"); a benchmark
+#     asks gfx (gfx_finish, gfx_renderer_name).
 # tests/ is not scanned: tests drive and inspect everything, SDL included.
 # A quoted include is looked up where the build finds it (the including file's folder, engine/, the
 # repository root, game/, tools/ and each tools/*/ folder); the first file that exists names the layer.
 # Angle-bracket includes are system headers (<png.h> is libpng, not tools/common/png.h) and are checked
-# only for SDL. A name found nowhere (a generated or system header) is not a layer question.
+# only for SDL and GL. A name found nowhere (a generated or system header) is not a layer question.
 #   tests/check_layers.sh [ROOT]     ROOT defaults to this checkout. There are no exceptions: no list of
 #                                    files allowed to break a rule.
 set -u
@@ -65,6 +68,15 @@ for file in $files; do
             case $file in
             engine/platform/*) ;;
             *) report "$file:$line" "includes $spec: only engine/platform/ may include SDL" ;;
+            esac
+            continue
+            ;;
+        esac
+        case $name in
+        GL/* | EGL/* | epoxy/* | glad/*)
+            case $file in
+            engine/gfx/* | engine/platform/*) ;;
+            *) report "$file:$line" "includes $spec: only engine/gfx/ and engine/platform/ may include GL" ;;
             esac
             continue
             ;;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_check_layers: tests/check_layers.sh on a small tree with violations planted at known lines: it must
 # fail, name exactly those file:line pairs (an engine file including game/ and, through ../, tools/; a game
-# file including tools/; SDL outside engine/platform/, spelled <SDL.h>, "SDL_keycode.h" and SDL2/...),
+# file including tools/; SDL outside engine/platform/, spelled <SDL.h>, "SDL_keycode.h" and SDL2/...; GL
+# outside engine/gfx/ and engine/platform/, in a benchmark),
 # and pass the same tree once they are taken out; and check_links.cmake on a small CMake
 # project with a link from game/ to tools/ planted.
 #   tests/test_check_layers.sh [CMAKE_COMMAND]
@@ -55,21 +56,29 @@ EOF
 plant game/clean.c <<'EOF'
 #include <stdio.h>
 EOF
+mkdir -p "$tree/engine/gfx" "$tree/tools/bench"
+plant engine/gfx/gfx.c <<'EOF'
+#include <GL/glew.h>
+EOF
+plant tools/bench/bench.c <<'EOF'
+#include <stdio.h>
+#include <GL/glew.h>
+EOF
 output=$(sh "$checker" "$tree")
 status=$?
 echo "$output"
 [ "$status" -eq 1 ] || fail "exit status $status with violations planted, expected 1"
 for expected in engine/base/uses_game.c:2 engine/anim/uses_tools.c:3 game/uses_tools.c:3 game/keys.h:2 \
-    tools/md5tool/window.c:3; do
+    tools/md5tool/window.c:3 tools/bench/bench.c:2; do
     printf '%s\n' "$output" | grep -q "^$expected: " || fail "no violation reported at $expected"
 done
 lines=$(printf '%s\n' "$output" | grep -c '^[^ ]*:[0-9][0-9]*: ')
-[ "$lines" -eq 5 ] || fail "$lines violations reported, expected exactly the 5 planted"
-printf '%s\n' "$output" | grep -q "^check_layers: 5 violation(s)$" || fail "no count line saying 5"
+[ "$lines" -eq 6 ] || fail "$lines violations reported, expected exactly the 6 planted"
+printf '%s\n' "$output" | grep -q "^check_layers: 6 violation(s)$" || fail "no count line saying 6"
 
 # Taken out again: the same tree passes.
 rm "$tree/engine/base/uses_game.c" "$tree/engine/anim/uses_tools.c" "$tree/game/uses_tools.c" \
-    "$tree/game/keys.h" "$tree/tools/md5tool/window.c"
+    "$tree/game/keys.h" "$tree/tools/md5tool/window.c" "$tree/tools/bench/bench.c"
 output=$(sh "$checker" "$tree")
 status=$?
 echo "$output"

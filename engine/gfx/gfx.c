@@ -51,6 +51,22 @@ const char *gfx_last_error(void)
     return gfx.last_error;
 }
 
+void gfx_finish(void)
+{
+    glFinish();
+}
+
+const char *gfx_renderer_name(void)
+{
+    static char name[256];
+    const char *renderer = (const char *)glGetString(GL_RENDERER);
+    const char *version = (const char *)glGetString(GL_VERSION);
+    if (!renderer || !version)
+        return "no GL context";
+    snprintf(name, sizeof name, "%s, %s", renderer, version);
+    return name;
+}
+
 static const char *gl_error_name(GLenum error)
 {
     switch (error) {

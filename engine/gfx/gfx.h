@@ -275,6 +275,12 @@ const char *gfx_check_errors(void);
 /* The last misuse reported by gfx_submit or gfx_begin_frame, or lost palettes (gfx_end_frame), or "". */
 const char *gfx_last_error(void);
 
+/* Wait until the GPU has done every command given so far (glFinish): a benchmark's point of measurement. */
+void gfx_finish(void);
+/* The GL renderer and version in words ("llvmpipe (LLVM 15.0.6, 256 bits), 4.5 (Core Profile) Mesa ..."),
+ * for a benchmark's header; "no GL context" before gfx_setup. The text stays valid until gfx_shutdown. */
+const char *gfx_renderer_name(void);
+
 /* ---- Debug views ---------------------------------------------------------------------------------------- */
 /* Lines queued between gfx_begin_frame and gfx_end_frame and drawn over the scene (no depth test, so a
  * skeleton shows through its mesh) with one draw call. Over capacity they are dropped and counted. */

@@ -56,7 +56,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <GL/glew.h>
 
 #include "bench_budget.h"
 #include "bench_common.h"
@@ -336,7 +335,7 @@ static void run_frame(crowd *crowd, scene *scene, jobs *jobs, const gfx_frame_de
     double t3 = now_ms();
     platform_begin_frame();
     gfx_end_frame();
-    glFinish();
+    gfx_finish();
     double t4 = now_ms();
     parts[0] = t1 - t0, parts[1] = t3 - t2, parts[2] = t2 - t1, parts[3] = t4 - t3;
 }
@@ -531,7 +530,7 @@ int main(int argc, char **argv)
     printf("crowd_bench: %d threads (%d processors online), %d frames after %d warm-up and %.0f s of wandering, "
            "%s\n",
            o.threads, jobs_processor_count(), o.frames, o.warmup, (double)o.wander_seconds,
-           o.render ? (const char *)glGetString(GL_RENDERER) : "no rendering");
+           o.render ? gfx_renderer_name() : "no rendering");
     frame_medians results[MAX_COUNTS];
     static char budget_lines[MAX_COUNTS][640];
     for (int n = 0; n < o.count_total; ++n) {

@@ -37,7 +37,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <GL/glew.h>
 
 #include "bench_budget.h"
 #include "bench_common.h"
@@ -191,7 +190,7 @@ static frame_times run_mode(entity *entities, int count, bool naive, frame_optio
         platform_begin_frame();
         gfx_end_frame();
         double t3 = now_ms();
-        glFinish();
+        gfx_finish();
         double t4 = now_ms();
         if (f >= warmup) {
             int k = f - warmup;
@@ -324,8 +323,8 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    printf("render_bench: %dx%d, %d frames after %d warm-up, GL %s, %s\n", width, height, frames, warmup,
-           (const char *)glGetString(GL_VERSION), (const char *)glGetString(GL_RENDERER));
+    printf("render_bench: %dx%d, %d frames after %d warm-up, GL: %s\n", width, height, frames, warmup,
+           gfx_renderer_name());
     double summary[MAX_COUNTS][2];
     static char budget_lines[MAX_COUNTS][2][640];
     for (int n = 0; n < count_total; ++n) {
