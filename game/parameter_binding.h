@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "anim/config/anim_config.h"
+#include "anim/anim_character.h"
 #include "anim/state_machine.h"
 #include "base/diag.h"
 

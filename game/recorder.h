@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 #include "anim/anim_foot_lock.h"
-#include "anim/config/anim_config.h"
+#include "anim/anim_character.h"
 #include "base/diag.h"
 
 /* Frames a second: 1 to RECORDER_RATE_MAX (the demo's steps a second: a frame is the pose of the step whose

@@ -3,6 +3,7 @@
 #ifndef MARIONETTE_ANIMATOR_FIXTURE_H
 #define MARIONETTE_ANIMATOR_FIXTURE_H
 
+#include "anim/config/anim_config.h"
 #include "anim/animator.h"
 #include "check.h"
 #include "test_files.h"

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "anim/config/anim_config.h"
 #include "anim/animator.h"
 #include "animator_fixture.h"
 #include "check.h"

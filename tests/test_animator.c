@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/config/anim_config.h"
 #include "anim/animator.h"
 #include "animator_fixture.h"
 #include "check.h"

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "anim/config/anim_config.h"
 #include "assetgen/clips.h"
 #include "check.h"
 #include "test_files.h"

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "anim/config/anim_config.h"
 #include "base/file.h"
 #include "check.h"
 #include "assetgen/clips.h"

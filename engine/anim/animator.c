@@ -7,6 +7,7 @@
 
 #include "../base/prefetch.h"
 #include "../pose/pose.h"
+#include "config/anim_config.h"
 
 /* The overlay the current state asked for, and where it plays. Kept apart from the controller's own
  * bookkeeping because the controller cannot say which state put a clip on a channel or whether it was

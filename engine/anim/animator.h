@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "config/anim_config.h"
+#include "anim_character.h"
 #include "../world/ground.h"
 #include "anim_controller.h"
 #include "anim_foot_lock.h"
