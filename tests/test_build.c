@@ -224,11 +224,34 @@ static void test_loader_picks_reader_by_extension(void)
     rmdir(folder);
 }
 
+/* The texture search is the loader table's column too: a model file's shaders are searched by its format's
+ * convention (MD5: beside the mesh, then in the folder given), and a file of no model format finds none. */
+static void test_loader_finds_textures_by_format(void)
+{
+    char path[4096];
+    /* The mannequin's shader leads out of the mesh's folder: not followed there; found by its file name in
+     * the folder given, as characters.ini's `textures` gives it. */
+    CHECK(!loader_find_texture(MANNEQUIN, "../textures/mannequin.tga", NULL, path, sizeof path, NULL));
+    CHECK(loader_find_texture(MANNEQUIN, "../textures/mannequin.tga", MARIONETTE_SOURCE_DIR "/assets/textures", path,
+                              sizeof path, NULL));
+    CHECK(strstr(path, "textures/mannequin.tga") != NULL);
+    /* By its name alone, in the folder given (the mesh's folder has no robot.tga beside it). */
+    CHECK(loader_find_texture(MANNEQUIN, "robot", MARIONETTE_SOURCE_DIR "/assets/textures", path, sizeof path, NULL));
+    CHECK(strstr(path, "robot.tga") != NULL);
+    CHECK(!loader_find_texture(MANNEQUIN, "nothing_called_this", MARIONETTE_SOURCE_DIR "/assets/textures", path,
+                               sizeof path, NULL));
+    CHECK(!loader_find_texture(WALK, "../textures/mannequin.tga", NULL, path, sizeof path, NULL)); /* a clip */
+    CHECK(!loader_find_texture(MARIONETTE_SOURCE_DIR "/assets/models/mannequin.obj", "../textures/mannequin.tga", NULL,
+                               path, sizeof path, NULL));
+    CHECK(!loader_find_texture(NULL, "x", NULL, path, sizeof path, NULL));
+}
+
 int main(void)
 {
     RUN(test_raw_model_built_twice_is_identical);
     RUN(test_build_error_names_the_vertex_line);
     RUN(test_clip_takes_frames_and_measures_missing_bounds);
     RUN(test_loader_picks_reader_by_extension);
+    RUN(test_loader_finds_textures_by_format);
     return check_report();
 }

@@ -16,15 +16,29 @@ typedef bool (*loader_read_clip_fn)(const char *text, size_t size, const char *n
 
 /* One row per file type: its extension and the reader for the kind it holds (the other is NULL). The
  * build step is the kind's, whatever the format. */
+typedef bool (*loader_find_texture_fn)(const char *model_path, const char *shader, const char *folder, char *out,
+                                       size_t size, diag_list *refusals);
+
+/* MD5's convention: the shader's name beside the mesh, then in the folder given (md5.h). */
+static bool md5_find_texture(const char *model_path, const char *shader, const char *folder, char *out, size_t size,
+                             diag_list *refusals)
+{
+    return md5_resolve_texture(model_path, shader, out, size, refusals) ||
+           (folder && folder[0] != '\0' && md5_find_texture_in_folder(folder, shader, out, size, refusals));
+}
+
+/* One row per file type: its extension, the reader for the kind it holds (the other is NULL), and for a
+ * model, how its texture names are searched. The build step is the kind's, whatever the format. */
 typedef struct loader_format {
     const char *extension;
     loader_read_model_fn read_model;
     loader_read_clip_fn read_clip;
+    loader_find_texture_fn find_texture;
 } loader_format;
 
 static const loader_format loader_formats[] = {
-    {".md5mesh", md5_read_model, NULL},
-    {".md5anim", NULL, md5_read_clip},
+    {".md5mesh", md5_read_model, NULL, md5_find_texture},
+    {".md5anim", NULL, md5_read_clip, NULL},
 };
 enum { LOADER_FORMAT_COUNT = sizeof loader_formats / sizeof loader_formats[0] };
 
@@ -131,4 +145,14 @@ bool loader_load_md5_model(const char *path, model **out, diag *err, diag_list *
 bool loader_load_md5_clip(const char *path, clip **out, diag *err, diag_list *warnings)
 {
     return loader_file_clip(md5_read_clip, path, out, err, warnings);
+}
+
+bool loader_find_texture(const char *model_path, const char *shader, const char *folder, char *out, size_t size,
+                         diag_list *refusals)
+{
+    if (!model_path || !shader || !out || size == 0)
+        return false;
+    diag ignored;
+    const loader_format *row = loader_find(model_path, true, &ignored);
+    return row && row->find_texture && row->find_texture(model_path, shader, folder, out, size, refusals);
 }

@@ -1,6 +1,6 @@
 /* loader: a character file -> runtime model or clip, the reader chosen by the file's extension through
- * one table (loader.c): a reader turns text into raw data (raw.h), build.h bakes it. A second format is
- * one reader and one row. Also the md5 entry points that tests and tools use on text or on a file
+ * one table (loader.c): a reader turns text into raw data (raw.h), build.h bakes it, and a model's texture
+ * names are searched by its format's convention. A second format is one reader and one row. Also the md5 entry points that tests and tools use on text or on a file
  * whatever its name.
  * Knows nothing of the cache, GL or what a format's text looks like. */
 #ifndef MARIONETTE_LOADER_H
@@ -23,6 +23,13 @@
  * `warnings` may be NULL. */
 bool loader_load_model(const char *path, model **out, diag *err, diag_list *warnings);
 bool loader_load_clip(const char *path, clip **out, diag *err, diag_list *warnings);
+
+/* The image a model file's shader (skin_mesh.shader) names, by its format's convention (the loader
+ * table's texture column; MD5: md5.h's search, beside the mesh, then in `folder`, which may be NULL or ""):
+ * true with the path in out. A candidate the search refuses (a link leading out of its folder) goes to
+ * refusals (may be NULL). A model file of no known format, or a format without a convention, finds none. */
+bool loader_find_texture(const char *model_path, const char *shader, const char *folder, char *out, size_t size,
+                         diag_list *refusals);
 
 /* .md5mesh / .md5anim text (size bytes, need not be NUL-terminated) named `name` in diags, read and
  * built. */

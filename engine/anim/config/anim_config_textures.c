@@ -10,7 +10,7 @@
 
 #include "../../base/file.h"
 #include "../../image/image.h"
-#include "../../md5/md5.h"
+#include "../../build/loader.h"
 #include "anim_config_internal.h"
 
 static const char texture_key_prefix[] = "texture.";
@@ -101,9 +101,7 @@ static bool anim_config_find_texture(anim_config_loader *loader, const char *cha
         file_is_readable(out, IMAGE_MAX_FILE_BYTES))
         return true;
     diag_list refusals = {0};
-    bool ok = md5_resolve_texture(mesh_path, shader, out, size, &refusals) ||
-              (textures_folder[0] != '\0' &&
-               md5_find_texture_in_folder(textures_folder, shader, out, size, &refusals));
+    bool ok = loader_find_texture(mesh_path, shader, textures_folder, out, size, &refusals);
     for (int r = 0; r < refusals.count; ++r)
         anim_config_warn(loader, mesh_path, mesh->shader_line, "texture for shader \"%s\": %s %s", shader,
                          refusals.items[r].file, refusals.items[r].message);
