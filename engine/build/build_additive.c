@@ -4,6 +4,7 @@
 
 #include "../pose/pose.h"
 #include "build.h"
+#include "build_internal.h"
 
 /* The same joints in the same order under the same parents: a delta taken against another skeleton's
  * pose would twist joints that have nothing to do with each other. */
@@ -62,19 +63,9 @@ static bool find_still_joints(clip *c)
 /* The hierarchy and bounds of source, copied into c (which owns them from then on, for clip_free). */
 static bool copy_hierarchy(const clip *source, clip *c)
 {
-    size_t joints = (size_t)source->joint_count, frames = (size_t)source->frame_count;
-    c->names = calloc(joints, sizeof *c->names);
-    c->parents = malloc(joints * sizeof *c->parents);
-    if (!c->names || !c->parents)
+    size_t frames = (size_t)source->frame_count;
+    if (!build_copy_hierarchy(c, source->joint_count, source->names, source->parents))
         return false;
-    memcpy(c->parents, source->parents, joints * sizeof *c->parents);
-    c->bytes += joints * (sizeof *c->names + sizeof *c->parents);
-    for (size_t j = 0; j < joints; ++j) {
-        c->names[j] = strdup(source->names && source->names[j] ? source->names[j] : "");
-        if (!c->names[j])
-            return false;
-        c->bytes += strlen(c->names[j]) + 1;
-    }
     if (source->bounds) {
         c->bounds = malloc(frames * sizeof *c->bounds);
         if (!c->bounds)

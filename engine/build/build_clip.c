@@ -123,6 +123,24 @@ static bool measure_joint_bounds(build_report *r, clip *c)
     return true;
 }
 
+bool build_copy_hierarchy(clip *c, int joint_count, char *const *names, const int *parents)
+{
+    size_t joints = (size_t)joint_count;
+    c->names = calloc(joints, sizeof *c->names);
+    c->parents = malloc(joints * sizeof *c->parents);
+    if (!c->names || !c->parents)
+        return false;
+    memcpy(c->parents, parents, joints * sizeof *c->parents);
+    c->bytes += joints * (sizeof *c->names + sizeof *c->parents);
+    for (size_t j = 0; j < joints; ++j) {
+        c->names[j] = strdup(names && names[j] ? names[j] : "");
+        if (!c->names[j])
+            return false;
+        c->bytes += strlen(c->names[j]) + 1;
+    }
+    return true;
+}
+
 bool build_retimed_clip(const clip *source, float frame_rate, clip **out, diag *err)
 {
     *out = NULL;
@@ -135,23 +153,22 @@ bool build_retimed_clip(const clip *source, float frame_rate, clip **out, diag *
     clip *c = calloc(1, sizeof *c);
     if (!c)
         return diag_set(err, "frame_rate", 0, "out of memory");
-    *c = *source;
-    c->names = calloc(joints, sizeof *c->names);
-    c->parents = malloc(joints * sizeof *c->parents);
+    *c = *source; /* the same sizes: bytes as the source's */
+    c->names = NULL;
+    c->parents = NULL;
     c->frames = malloc(frames * joints * sizeof *c->frames);
     c->bounds = source->bounds ? malloc(frames * sizeof *c->bounds) : NULL;
     c->moving = NULL;
     size_t words = ((size_t)source->joint_count + 63) / 64;
     if (source->moving)
         c->moving = malloc(words * sizeof *c->moving);
-    bool ok = c->names && c->parents && c->frames && (c->bounds || !source->bounds) && (c->moving || !source->moving);
-    for (size_t j = 0; ok && j < joints; ++j)
-        ok = (c->names[j] = strdup(source->names[j])) != NULL;
+    bool ok = c->frames && (c->bounds || !source->bounds) && (c->moving || !source->moving) &&
+              build_copy_hierarchy(c, source->joint_count, source->names, source->parents);
+    c->bytes = source->bytes;
     if (!ok) {
         clip_free(c);
         return diag_set(err, "frame_rate", 0, "out of memory");
     }
-    memcpy(c->parents, source->parents, joints * sizeof *c->parents);
     memcpy(c->frames, source->frames, frames * joints * sizeof *c->frames);
     if (c->bounds)
         memcpy(c->bounds, source->bounds, frames * sizeof *c->bounds);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "base/text_line.h"
+#include "model/clip.h"
 #include "model/model.h"
 #include "raw.h"
 
@@ -37,5 +38,10 @@ void *build_alloc_aligned(size_t size);
  * (*first and *next, free both with free() whatever it returns); false when memory runs out. Walking a
  * joint's children is then as long as it has children: the retargeting's passes stay linear. */
 bool build_children(const skeleton *s, int **first, int **next);
+
+/* Copies of joint_count names (a NULL name, or names NULL, as "") and parents into c, which owns them from
+ * then on (clip_free); c->bytes grows by what they take. False when memory runs out (clip_free still frees
+ * what was made). The clips built from other data (additive, retargeted, retimed) share it. */
+bool build_copy_hierarchy(clip *c, int joint_count, char *const *names, const int *parents);
 
 #endif

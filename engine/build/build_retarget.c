@@ -406,24 +406,6 @@ static bool turned_skeleton(const skeleton *s, const versor turn, skeleton *out)
     return true;
 }
 
-static bool copy_target_hierarchy(const skeleton *to, clip *c)
-{
-    size_t joints = (size_t)to->joint_count;
-    c->names = calloc(joints, sizeof *c->names);
-    c->parents = malloc(joints * sizeof *c->parents);
-    if (!c->names || !c->parents)
-        return false;
-    memcpy(c->parents, to->parents, joints * sizeof *c->parents);
-    c->bytes += joints * (sizeof *c->names + sizeof *c->parents);
-    for (size_t j = 0; j < joints; ++j) {
-        c->names[j] = strdup(to->names[j] ? to->names[j] : "");
-        if (!c->names[j])
-            return false;
-        c->bytes += strlen(c->names[j]) + 1;
-    }
-    return true;
-}
-
 bool build_retargeted_clip(const clip *source, const skeleton *source_skeleton, const skeleton *target_skeleton,
                            const retarget_spec *spec, clip **out, diag *err)
 {
@@ -467,7 +449,7 @@ bool build_retargeted_clip(const clip *source, const skeleton *source_skeleton, 
         c->frames = malloc(frames * to_joints * sizeof *c->frames);
         c->bounds = malloc(frames * sizeof *c->bounds);
         c->bytes = sizeof *c + frames * to_joints * sizeof *c->frames + frames * sizeof *c->bounds;
-        ok = c->frames && c->bounds && copy_target_hierarchy(target_skeleton, c);
+        ok = c->frames && c->bounds && build_copy_hierarchy(c, target_skeleton->joint_count, target_skeleton->names, target_skeleton->parents);
     }
     for (size_t j = 0; ok && j < to_joints; ++j) {
         int p = target_skeleton->parents[j];
