@@ -224,6 +224,21 @@ static void cache_entry_claim(cache_entry *e, cache_kind kind, cache_file_versio
     e->file = file;
 }
 
+/* A new entry holding a clip built from clips already held (additive, retargeted, retimed), claimed by its
+ * first user; NULL (the clip freed, err set) when the table cannot grow. */
+static cache_entry *cache_adopt_clip(cache *c, const char *label, cache_kind kind, cache_file_version file,
+                                     clip *made, diag *err)
+{
+    cache_entry *e = cache_new_entry(c, label, err);
+    if (!e) {
+        clip_free(made);
+        return NULL;
+    }
+    cache_entry_claim(e, kind, file);
+    e->data.clip = made;
+    return e;
+}
+
 /* stat() before loading: the identity decides whether the file is already held, and a missing file or
  * one that is not a regular file is reported here with the path, before the parser is involved. */
 static bool cache_identify(const char *path, struct stat *identity, diag *err)
@@ -341,17 +356,13 @@ cache_clip_handle cache_load_additive_clip(cache *c, cache_clip_handle source, c
     clip *baked = NULL;
     if (!build_additive_clip(source_entry->data.clip, reference_entry->data.clip, reference_frame, &baked, err))
         return (cache_clip_handle){0};
-    cache_entry *e = cache_new_entry(c, "additive", err);
-    if (!e) {
-        clip_free(baked);
+    cache_entry *e = cache_adopt_clip(c, "additive", CACHE_ADDITIVE, source_file, baked, err);
+    if (!e)
         return (cache_clip_handle){0};
-    }
-    cache_entry_claim(e, CACHE_ADDITIVE, source_file);
     e->reference_file = reference_file;
     e->reference_frame = reference_frame;
     e->source_tag = source_tag;
     e->reference_tag = reference_tag;
-    e->data.clip = baked;
     return (cache_clip_handle){cache_handle_id(c, e)};
 }
 
@@ -393,18 +404,15 @@ cache_clip_handle cache_load_retargeted_clip(cache *c, cache_clip_handle source,
         free(key);
         return (cache_clip_handle){0};
     }
-    cache_entry *e = cache_new_entry(c, "retarget", err);
+    cache_entry *e = cache_adopt_clip(c, "retarget", CACHE_RETARGETED, source_file, baked, err);
     if (!e) {
         free(key);
-        clip_free(baked);
         return (cache_clip_handle){0};
     }
-    cache_entry_claim(e, CACHE_RETARGETED, source_file);
     e->reference_file = from_file;
     e->target_file = to_file;
     e->key = key;
     e->key_bytes = sizeof *key;
-    e->data.clip = baked;
     return (cache_clip_handle){cache_handle_id(c, e)};
 }
 
@@ -429,15 +437,11 @@ cache_clip_handle cache_load_retimed_clip(cache *c, cache_clip_handle source, fl
     clip *made = NULL;
     if (!build_retimed_clip(source_entry->data.clip, frame_rate, &made, err))
         return (cache_clip_handle){0};
-    cache_entry *e = cache_new_entry(c, "frame_rate", err);
-    if (!e) {
-        clip_free(made);
+    cache_entry *e = cache_adopt_clip(c, "frame_rate", CACHE_RETIMED, source_file, made, err);
+    if (!e)
         return (cache_clip_handle){0};
-    }
-    cache_entry_claim(e, CACHE_RETIMED, source_file);
     e->source_tag = source_tag;
     e->frame_rate = frame_rate;
-    e->data.clip = made;
     return (cache_clip_handle){cache_handle_id(c, e)};
 }
 
