@@ -626,9 +626,8 @@ char *synth_anim_text(const synth_params *params, size_t *size)
     return synth_text(synth_write_anim, params, size);
 }
 
-static bool synth_write_file(const char *directory, const char *name,
-                             bool (*write)(FILE *, const synth_params *), const synth_params *params,
-                             char *error, size_t error_size)
+static bool synth_write_file(const char *directory, const char *name, bool (*write)(FILE *, const void *),
+                             const void *context, char *error, size_t error_size)
 {
     char path[4096];
     if (snprintf(path, sizeof path, "%s/%s", directory, name) >= (int)sizeof path) {
@@ -639,7 +638,7 @@ static bool synth_write_file(const char *directory, const char *name,
     file_writer out;
     diag failure = {0};
     bool written = file_writer_open(&out, path, &failure);
-    bool made = written && write(out.stream, params);
+    bool made = written && write(out.stream, context);
     written = written && file_writer_finish(&out, made, &failure);
     if (!written && error) {
         if (failure.message[0])
@@ -650,10 +649,20 @@ static bool synth_write_file(const char *directory, const char *name,
     return written;
 }
 
+static bool synth_write_mesh_file(FILE *out, const void *params)
+{
+    return synth_write_mesh(out, params);
+}
+
+static bool synth_write_anim_file(FILE *out, const void *params)
+{
+    return synth_write_anim(out, params);
+}
+
 bool synth_write_files(const char *directory, const synth_params *params, char *error, size_t error_size)
 {
-    return synth_write_file(directory, "synth.md5mesh", synth_write_mesh, params, error, error_size) &&
-           synth_write_file(directory, "synth.md5anim", synth_write_anim, params, error, error_size);
+    return synth_write_file(directory, "synth.md5mesh", synth_write_mesh_file, params, error, error_size) &&
+           synth_write_file(directory, "synth.md5anim", synth_write_anim_file, params, error, error_size);
 }
 
 /* ---- the twist test limb ---- */
@@ -662,7 +671,7 @@ enum { LIMB_SEGMENTS = 32, LIMB_RINGS = 41, LIMB_DEGREES = 180 };
 #define LIMB_RADIUS 0.15
 #define LIMB_HEIGHT 1.0
 
-static bool synth_write_limb_mesh(FILE *out, const synth_params *unused)
+static bool synth_write_limb_mesh(FILE *out, const void *unused)
 {
     (void)unused;
     fprintf(out, "MD5Version 10\ncommandline \"md5tool synth --limb\"\n\nnumJoints 2\nnumMeshes 1\n\njoints {\n"
@@ -708,7 +717,7 @@ static bool synth_write_limb_mesh(FILE *out, const synth_params *unused)
     return !ferror(out);
 }
 
-static bool synth_write_limb_anim(FILE *out, const synth_params *unused)
+static bool synth_write_limb_anim(FILE *out, const void *unused)
 {
     (void)unused;
     fprintf(out, "MD5Version 10\ncommandline \"md5tool synth --limb\"\n\nnumFrames %d\nnumJoints 2\nframeRate 1\n"
@@ -727,9 +736,8 @@ static bool synth_write_limb_anim(FILE *out, const synth_params *unused)
 
 bool synth_write_limb(const char *directory, char *error, size_t error_size)
 {
-    synth_params none = {0};
-    return synth_write_file(directory, "limb.md5mesh", synth_write_limb_mesh, &none, error, error_size) &&
-           synth_write_file(directory, "limb_twist.md5anim", synth_write_limb_anim, &none, error, error_size);
+    return synth_write_file(directory, "limb.md5mesh", synth_write_limb_mesh, NULL, error, error_size) &&
+           synth_write_file(directory, "limb_twist.md5anim", synth_write_limb_anim, NULL, error, error_size);
 }
 
 /* ---- a six-legged creature ---- */
@@ -741,6 +749,14 @@ typedef struct creature_joint {
     int parent;
     float at[3];
 } creature_joint;
+
+/* A made rig: its joints (one vertex each, every orientation none) and how its files say they were made. */
+enum { RIG_JOINTS_MAX = 32 };
+typedef struct synth_rig {
+    creature_joint joints[RIG_JOINTS_MAX];
+    int count;
+    const char *command, *shader;
+} synth_rig;
 
 static void creature_joints(creature_joint out[CREATURE_JOINTS])
 {
@@ -803,25 +819,11 @@ static bool write_rig_idle(FILE *out, const creature_joint *joints, int count, c
     return !ferror(out);
 }
 
-static bool synth_write_creature_mesh(FILE *out, const synth_params *unused)
-{
-    (void)unused;
-    creature_joint joints[CREATURE_JOINTS];
-    creature_joints(joints);
-    return write_rig_mesh(out, joints, CREATURE_JOINTS, "md5tool synth --creature", "creature");
-}
-
-static bool synth_write_creature_idle(FILE *out, const synth_params *unused)
-{
-    (void)unused;
-    creature_joint joints[CREATURE_JOINTS];
-    creature_joints(joints);
-    return write_rig_idle(out, joints, CREATURE_JOINTS, "md5tool synth --creature");
-}
-
 /* A biped whose feet follow IK targets: the legs (thigh, shin) end at the shins, and each foot hangs from a
  * target under a lever under the root, as boneman's exporter rigged it. Z up, facing +X, 1.8 tall. */
 enum { IK_BIPED_JOINTS = 27 };
+_Static_assert((int)IK_BIPED_JOINTS <= (int)RIG_JOINTS_MAX && (int)CREATURE_JOINTS <= (int)RIG_JOINTS_MAX,
+               "a rig holds its joints");
 
 static void ik_biped_joints(creature_joint out[IK_BIPED_JOINTS])
 {
@@ -867,32 +869,39 @@ static void ik_biped_joints(creature_joint out[IK_BIPED_JOINTS])
     assert(n == IK_BIPED_JOINTS);
 }
 
-static bool synth_write_ik_biped_mesh(FILE *out, const synth_params *unused)
+static bool write_rig_mesh_file(FILE *out, const void *rig)
 {
-    (void)unused;
-    creature_joint joints[IK_BIPED_JOINTS];
-    ik_biped_joints(joints);
-    return write_rig_mesh(out, joints, IK_BIPED_JOINTS, "md5tool synth --ik-feet", "ikbiped");
+    const synth_rig *r = rig;
+    return write_rig_mesh(out, r->joints, r->count, r->command, r->shader);
 }
 
-static bool synth_write_ik_biped_idle(FILE *out, const synth_params *unused)
+static bool write_rig_idle_file(FILE *out, const void *rig)
 {
-    (void)unused;
-    creature_joint joints[IK_BIPED_JOINTS];
-    ik_biped_joints(joints);
-    return write_rig_idle(out, joints, IK_BIPED_JOINTS, "md5tool synth --ik-feet");
+    const synth_rig *r = rig;
+    return write_rig_idle(out, r->joints, r->count, r->command);
+}
+
+/* DIRECTORY/NAME.md5mesh and DIRECTORY/NAME_idle.md5anim of a rig. */
+static bool synth_write_rig(const char *directory, const char *name, const synth_rig *rig, char *error,
+                            size_t error_size)
+{
+    char mesh[64], idle[64];
+    snprintf(mesh, sizeof mesh, "%s.md5mesh", name);
+    snprintf(idle, sizeof idle, "%s_idle.md5anim", name);
+    return synth_write_file(directory, mesh, write_rig_mesh_file, rig, error, error_size) &&
+           synth_write_file(directory, idle, write_rig_idle_file, rig, error, error_size);
 }
 
 bool synth_write_ik_biped(const char *directory, char *error, size_t error_size)
 {
-    synth_params none = {0};
-    return synth_write_file(directory, "ikbiped.md5mesh", synth_write_ik_biped_mesh, &none, error, error_size) &&
-           synth_write_file(directory, "ikbiped_idle.md5anim", synth_write_ik_biped_idle, &none, error, error_size);
+    synth_rig rig = {.count = IK_BIPED_JOINTS, .command = "md5tool synth --ik-feet", .shader = "ikbiped"};
+    ik_biped_joints(rig.joints);
+    return synth_write_rig(directory, "ikbiped", &rig, error, error_size);
 }
 
 bool synth_write_creature(const char *directory, char *error, size_t error_size)
 {
-    synth_params none = {0};
-    return synth_write_file(directory, "creature.md5mesh", synth_write_creature_mesh, &none, error, error_size) &&
-           synth_write_file(directory, "creature_idle.md5anim", synth_write_creature_idle, &none, error, error_size);
+    synth_rig rig = {.count = CREATURE_JOINTS, .command = "md5tool synth --creature", .shader = "creature"};
+    creature_joints(rig.joints);
+    return synth_write_rig(directory, "creature", &rig, error, error_size);
 }
