@@ -470,31 +470,27 @@ static int command_synth(int argc, char **argv)
         return EXIT_INVALID;
     }
     char error[512];
-    if (ik_feet) {
-        if (!synth_write_ik_biped(directory, error, sizeof error)) {
+    /* The made bodies of fixed shape: which was asked for, how it is written, what the files hold. */
+    static const struct {
+        bool (*write)(const char *directory, char *error, size_t error_size);
+        const char *what;
+    } fixed[] = {
+        {synth_write_ik_biped, "ikbiped.md5mesh (27 joints: a biped whose feet hang from IK targets under the root, "
+                               "not from its shins; Z up, facing +X) and %s/ikbiped_idle.md5anim (its bind pose)"},
+        {synth_write_creature, "creature.md5mesh (23 joints: body, neck, head, tail, six legs of thigh, shin and "
+                               "claw; Z up, long along Y) and %s/creature_idle.md5anim (its bind pose)"},
+        {synth_write_limb, "limb.md5mesh (2 joints, 41 rings of 32 vertices, ring 20 on the joint) and "
+                           "%s/limb_twist.md5anim (the joint twisted F degrees at frame F, 0 to 180)"},
+    };
+    int chosen = ik_feet ? 0 : creature ? 1 : limb ? 2 : -1;
+    if (chosen >= 0) {
+        if (!fixed[chosen].write(directory, error, sizeof error)) {
             fprintf(stderr, "%s\n", error);
             return EXIT_INVALID;
         }
-        printf("wrote %s/ikbiped.md5mesh (27 joints: a biped whose feet hang from IK targets under the root, not "
-               "from its shins; Z up, facing +X) and %s/ikbiped_idle.md5anim (its bind pose)\n", directory, directory);
-        return EXIT_SUCCESS;
-    }
-    if (creature) {
-        if (!synth_write_creature(directory, error, sizeof error)) {
-            fprintf(stderr, "%s\n", error);
-            return EXIT_INVALID;
-        }
-        printf("wrote %s/creature.md5mesh (23 joints: body, neck, head, tail, six legs of thigh, shin and claw; Z up, "
-               "long along Y) and %s/creature_idle.md5anim (its bind pose)\n", directory, directory);
-        return EXIT_SUCCESS;
-    }
-    if (limb) {
-        if (!synth_write_limb(directory, error, sizeof error)) {
-            fprintf(stderr, "%s\n", error);
-            return EXIT_INVALID;
-        }
-        printf("wrote %s/limb.md5mesh (2 joints, 41 rings of 32 vertices, ring 20 on the joint) and "
-               "%s/limb_twist.md5anim (the joint twisted F degrees at frame F, 0 to 180)\n", directory, directory);
+        printf("wrote %s/", directory);
+        printf(fixed[chosen].what, directory);
+        printf("\n");
         return EXIT_SUCCESS;
     }
     if (!synth_write_files(directory, &params, error, sizeof error)) {
