@@ -1,5 +1,5 @@
-/* The SSE2 build of engine/pose/pose.c alone (POSE_NO_CLONES), every public name prefixed sse2_, for
- * test_pose_builds to compare with the engine's own copy. */
+/* The SSE2 build of the pose stages (engine/pose/pose_*.c) alone (POSE_NO_CLONES), as one translation unit,
+ * every public name prefixed sse2_, for test_pose_builds to compare with the engine's own copy. */
 #define POSE_NO_CLONES
 #define pose_sample_range sse2_pose_sample_range
 #define pose_sample sse2_pose_sample
@@ -17,4 +17,8 @@
 #define pose_skin_cpu sse2_pose_skin_cpu
 #define pose_skinned_box sse2_pose_skinned_box
 #define pose_skinned_bounds sse2_pose_skinned_bounds
-#include "../engine/pose/pose.c"
+#include "../engine/pose/pose_sample.c"
+#include "../engine/pose/pose_blend.c"
+#include "../engine/pose/pose_object.c"
+#include "../engine/pose/pose_palette.c"
+#include "../engine/pose/pose_skin.c"

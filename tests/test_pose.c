@@ -824,7 +824,7 @@ static void test_to_object_several_roots_and_long_chain(void)
 
 static void test_to_object_large_skeleton_same_bits(void)
 {
-    /* Skeletons of up to 256 joints are walked once, larger ones in two passes (pose.c): both must give
+    /* Skeletons of up to 256 joints are walked once, larger ones in two passes (pose_object.c): both must give
      * the same bits. A joint depends only on those before it, so the first 200 joints of a 300-joint
      * branching tree are also a 200-joint skeleton of their own. */
     enum { BIG = 300, SMALL = 200 };

@@ -1,6 +1,6 @@
-/* test_pose_builds: the pose stages the processor runs (pose.c's target_clones: the x86-64-v3 build where the
+/* test_pose_builds: the pose stages the processor runs (pose_kernels.h's target_clones: the x86-64-v3 build where the
  * processor has AVX2, else the SSE2 one) give the same bits as the SSE2 build alone, on random skeletons,
- * clips and weights. pose_sse2_copy.c compiles engine/pose/pose.c a second time, with POSE_NO_CLONES and
+ * clips and weights. pose_sse2_copy.c compiles the stage files a second time, with POSE_NO_CLONES and
  * every public name prefixed sse2_, beside the engine's own copy. */
 #include <math.h>
 #include <stdint.h>
@@ -14,7 +14,7 @@
 
 #include <cglm/cglm.h>
 
-/* tests/pose_sse2_copy.c: pose.c built for SSE2 alone, its names prefixed sse2_. */
+/* tests/pose_sse2_copy.c: the pose stages built for SSE2 alone, its names prefixed sse2_. */
 bool sse2_pose_sample_range(const clip *c, float time, bool loop, int first_joint, int joint_count, joint_pose *out);
 bool sse2_pose_blend(const joint_pose *const *poses, const float *weights, int pose_count, int joint_count,
                      joint_pose *out);

@@ -39,7 +39,7 @@
  * the frame is in one texture buffer, so any number of instances with any joint count share one draw call
  * and no per-program uniform limit applies: a linear instance's joint is 4 texels there (its skin
  * matrix's columns), a dual-quaternion instance's 2 (the real part, then the dual), from the instance's
- * first palette texel. Both are summed in the order pose.c and pose_dq.c sum, so GPU and CPU agree to
+ * first palette texel. Both are summed in the order pose_skin.c and pose_dq.c sum, so GPU and CPU agree to
  * rounding. Linear: skin matrices are rigid, so their 3x3 part turns normals directly; opposing influences
  * can cancel a normal out, and the bind normal is then the least surprising one. Dual quaternions: each
  * influence's, negated when its real part points away from the first weighted one's (q and -q are one

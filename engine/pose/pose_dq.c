@@ -1,6 +1,6 @@
 /* pose_dq: dual-quaternion skinning, see pose_dq.h. The per-vertex arithmetic here is the vertex shader's
  * (gfx_shaders.c, skin_dual_quaternion) in the same order, so the two agree to rounding. The palette stage,
- * pose_dual_quaternion_palette, is in pose.c beside pose_palette, whose SSE2 helpers it shares. */
+ * pose_dual_quaternion_palette, is in pose_palette.c beside pose_palette, whose SSE2 helpers it shares. */
 #include "pose_dq.h"
 
 #include <math.h>

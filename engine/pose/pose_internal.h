@@ -1,4 +1,4 @@
-/* pose_internal: what pose.c shares with pose_dq.c and nobody else sees: the check both skinnings make
+/* pose_internal: what pose_skin.c shares with pose_dq.c and nobody else sees: the check both skinnings make
  * before writing anything, and the skinned box, whichever way a vertex is skinned. */
 #ifndef MARIONETTE_POSE_INTERNAL_H
 #define MARIONETTE_POSE_INTERNAL_H
