@@ -2,7 +2,8 @@
  *   anim_config.c         characters.ini, the config and its lifetime, watched files, hot reload
  *   anim_config_values.c  reporting problems at their line, reading values out of entries
  *   anim_config_clips.c   clips.ini: one character's clip library
- *   anim_config_states.c  states.ini: one character's state machine definition, conditions included
+ *   anim_config_states.c  states.ini: one character's state machine definition
+ *   anim_config_condition.c  states.ini's conditions ("speed > 0.2 and grounded or jump")
  *   anim_config_textures.c  one character's texture paths: its characters.ini keys `textures`, `texture.*`
  *   anim_config_import.c  characters.ini's scale, height, up and forward: a character's import
  *   anim_config_look.c    characters.ini's look_* keys: a character's look-at chain
@@ -213,6 +214,19 @@ void anim_config_release_additive_sources(anim_config_loader *loader, const anim
 int anim_config_first_loaded_clip(const anim_character *character);
 void anim_config_load_states(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
                              const char *path, const char *referrer, int referrer_line);
+
+/* anim_config_condition.c: a transition's `when`. ------------------------------------------------------ */
+
+/* At most this many alternatives joined by `or` in one condition. */
+enum { ANIM_CONFIG_MAX_OR = 8 };
+
+/* Fill clauses (each a conjunction of terms) from text such as "speed > 0.2 and grounded or jump", naming
+ * machine's parameters. Returns the clause count, or 0 with the reason in error. */
+int anim_config_parse_condition(const state_machine_definition *machine, const char *text,
+                                state_machine_transition clauses[ANIM_CONFIG_MAX_OR], char error[DIAG_MESSAGE_MAX]);
+/* Whether name is a word of the condition language (and, or, not, true, false, end, overlay_end, time, any):
+ * no parameter may take it. */
+bool anim_config_is_reserved(const char *name);
 
 /* anim_config_retarget.c: clips made for another skeleton. -------------------------------------------- */
 
