@@ -1,7 +1,8 @@
 /* demo: the program people run first. A platform event loop around a fixed-step simulation (120 Hz) of the
  * player and the crowd, rendering decoupled from it; keys through config/controls.ini; hot reload of every
  * config file; headless runs driven by an input script with a JSON trace and a screenshot, for tests.
- * The state is a plain struct tests can look at; the HUD gets a hud_view of it (demo_hud_view). */
+ * The demo is opaque: tests and tools read it through the queries below; the HUD gets a hud_view of it
+ * (demo_hud_view). Its rooms are game/demo*.c (see demo.c). */
 #ifndef MARIONETTE_DEMO_H
 #define MARIONETTE_DEMO_H
 
@@ -55,88 +56,86 @@ typedef struct demo_logged_event {
     double time;
 } demo_logged_event;
 
-typedef struct demo_timings {
-    double frame_ms, update_ms, draw_ms; /* smoothed over recent frames */
-    double fps;
-} demo_timings;
-
-typedef struct demo {
-    demo_options options;
-    char characters_path[DEMO_PATH_MAX], controls_path[DEMO_PATH_MAX], settings_path[DEMO_PATH_MAX];
-
-    cache *cache;
-    anim_config *config;        /* NULL while no good config has loaded: the demo runs empty */
-    demo_config settings;
-    controls controls;
-    game_input input;
-    input_script *script;
-    FILE *trace;                     /* trace_file's stream, or NULL */
-    struct file_writer *trace_file;  /* written beside the target, renamed over it at the end (base/file.h) */
-    long trace_steps;
-    struct trace_poses *trace_poses; /* the poses the trace carries, or NULL */
-    struct recorder *recorder;       /* the player's recording (record key or --record), made on first use */
-    char record_path[DEMO_PATH_MAX]; /* where the recording goes when it stops */
-    int recording_count;             /* recordings/marionette-NNN.md5anim numbers used */
-
-    player *player;
-    camera camera;
-    crowd *crowd;
-    ground ground;               /* what the player, the crowd and the camera stand on (and gfx draws) */
-    ground_kind ground_setting;  /* demo.ini's [world] ground as last applied: a reload that changes it
-                                  * switches the ground, one that does not leaves the ground key's choice */
-    jobs *jobs;                  /* the crowd's update and palettes run on these (one per processor) */
-    scene scene;
-    scene_views views;
-    gfx_lod_memory player_lod;   /* the player's level of detail last frame (hysteresis) */
-
-    bool quit, paused, step_once, show_help, screenshot_requested;
-    bool show_state_machine;     /* the state machine panel (F6) */
-    /* Whose state machine the panel shows: a crowd member picked with the mouse, by its animator (which
-     * stays while the member lives, whatever its index in the crowd), or NULL for the player. */
-    const animator *tracked;
-    int tracked_index;           /* where the tracked member was last found in the crowd */
-    state_panel_history tracked_history; /* its transitions since it was picked */
-    state_panel_lines state_panel;       /* the panel as last drawn */
-    bool mouse_left_down;        /* a left click is a press and release without a drag in between */
-    float mouse_left_travel;     /* pixels the pointer moved since the left button went down */
-    float time_scale;
-    double simulation_time;      /* seconds simulated (scaled by time_scale, stopped while paused) */
-    double clock;                /* seconds of simulation steps, paused or not: the input script's time */
-    long step_count;
-    long frame_count;
-    int screenshot_count;
-
-    demo_logged_event events[DEMO_EVENT_LOG]; /* newest last */
-    int event_count;
-
-    char status[256];            /* the last reload or screenshot, for the HUD */
-    int message_count;           /* config problems of the last failed (re)load */
-    char messages[DEMO_MESSAGE_LINES][DIAG_TEXT_MAX];
-    int messages_total;
-
-    demo_timings timings;
-    gfx_stats gfx;               /* last frame's */
-    int gl_error_frames;         /* frames that ended with GL errors */
-    watch_set watched;           /* controls.ini, demo.ini and characters.ini, for reload (base/watch) */
-    double last_frame_start, last_reload_poll, step_accumulator;
-} demo;
+/* The demo: opaque; tests and tools look at it through the queries below. */
+typedef struct demo demo;
 
 /* Run the demo to the end (quit, window closed, or options->frames). Returns the process exit status:
  * 0, or 1 when it could not start (no GL context) or a scripted run's file could not be read. */
 int demo_run(const demo_options *options);
 
-/* demo_run in pieces, for tests that look at the state between frames (d is large: make it static).
- * demo_start: false when the demo cannot run (demo_finish is still needed). demo_frame: one frame
- * (events, the simulation steps due, drawing); false once the demo is over. */
-bool demo_start(demo *d, const demo_options *options);
+/* demo_run in pieces, for tests that look at the state between frames.
+ * demo_start: makes the demo (*out; NULL only when out of memory) and starts it; false when it cannot run
+ * (demo_finish is still needed). demo_frame: one frame (events, the simulation steps due, drawing); false
+ * once the demo is over. demo_finish: ends the run (the trace and a recording written) and frees d. */
+bool demo_start(demo **out, const demo_options *options);
 bool demo_frame(demo *d);
 void demo_finish(demo *d);
+
+/* ---- Input besides the platform's events and the input script (tests, tools) ------------------------- */
+
+/* The action as if its key were tapped: counted for the next step, as a key event would be. */
+void demo_press(demo *d, game_action action);
+/* A key went down or up, as the platform says it (through controls.ini's bindings). */
+void demo_key(demo *d, platform_key key, bool down);
+/* A left click at framebuffer position (x, y), pixels from the top-left, for the next step. */
+void demo_click_at(demo *d, float x, float y);
+
+/* ---- Queries: what a demo holds now (pointers valid until its next frame) ---------------------------- */
+
+/* How far the run has got. */
+typedef struct demo_progress {
+    long frames;            /* frames drawn */
+    long steps;             /* fixed simulation steps taken (paused ones too) */
+    double simulation_time; /* seconds simulated (scaled by time_scale, stopped while paused) */
+    double clock;           /* seconds of simulation steps, paused or not: the input script's time */
+    float time_scale;
+    bool paused, quit;
+    int gl_error_frames;    /* frames that ended with GL errors */
+} demo_progress;
+demo_progress demo_progress_of(const demo *d);
+
+player *demo_player(const demo *d);                  /* NULL while no character plays */
+crowd *demo_crowd(const demo *d);
+const anim_config *demo_anim_config(const demo *d);  /* NULL while no good config has loaded */
+const demo_config *demo_settings(const demo *d);     /* demo.ini as last adopted */
+const camera *demo_camera(const demo *d);
+const ground *demo_ground(const demo *d);
+const scene *demo_scene(const demo *d);
+const scene_views *demo_views(const demo *d);        /* the debug views switched on */
+const game_input *demo_input(const demo *d);
+const gfx_stats *demo_gfx_stats(const demo *d);      /* the last frame's */
+const struct trace_poses *demo_trace_poses(const demo *d); /* the trace's poses, or NULL */
+
+/* The status line: the last reload, screenshot or refusal ("" for none). */
+const char *demo_status(const demo *d);
+/* Config problems of the last (re)load on the HUD: message(i) for i < count; total counts those only on
+ * stderr too. */
+int demo_message_count(const demo *d);
+const char *demo_message(const demo *d, int i);
+int demo_messages_total(const demo *d);
+/* The player's last events, oldest first: event(i) for i < count. */
+int demo_event_count(const demo *d);
+const demo_logged_event *demo_event(const demo *d, int i);
+
+/* The panels: the controls (F1) and the state machine (F6), whether they show. */
+bool demo_help_shown(const demo *d);
+bool demo_state_machine_shown(const demo *d);
+/* Whose state machine the panel shows: the crowd member picked (its animator and index now), or NULL and -1
+ * for the player; the transitions since it was picked; the panel as last drawn. */
+const animator *demo_tracked(const demo *d);
+int demo_tracked_index(const demo *d);
+const state_panel_history *demo_tracked_history(const demo *d);
+const state_panel_lines *demo_shown_state_panel(const demo *d);
 
 /* What the HUD shows of d now; the view points into d (valid until d changes). */
 void demo_hud_view(const demo *d, hud_view *view);
 
 /* The state machine panel of whichever d tracks (the player, or the crowd member last clicked), now. */
 void demo_state_panel(const demo *d, state_panel_lines *out);
+
+/* The box of the animator's skinned mesh as posed now (scene_pose_bounds), in its model's space; false
+ * when its body has no mesh here. */
+bool demo_pose_bounds(demo *d, const animator *animator, float out[2][3]);
 
 /* The crowd member under framebuffer position (x, y) (pixels from the top-left) as the camera shows it
  * now: of the entities whose box the ray through it enters (the box of the skinned mesh as posed, tried

@@ -33,13 +33,13 @@
 
 enum { WIDTH = 480, HEIGHT = 270 };
 
-static demo d; /* large */
+static demo *d;
 
 /* What the HUD shows of d now, as text. */
 static void demo_hud_text(char *text, size_t size)
 {
     hud_view view;
-    demo_hud_view(&d, &view);
+    demo_hud_view(d, &view);
     hud_text(&view, text, size);
 }
 
@@ -78,12 +78,12 @@ static picture_figures look(void)
         out.mannequin += is_mannequin(rgba + 4 * i);
         out.robot += is_robot_orange(rgba + 4 * i);
     }
-    if (d.player) {
+    if (demo_player(d)) {
         mat4 view, projection, view_projection;
         vec3 eye, chest;
-        camera_matrices(&d.camera, (float)WIDTH / (float)HEIGHT, view, projection, eye);
+        camera_matrices(demo_camera(d), (float)WIDTH / (float)HEIGHT, view, projection, eye);
         glm_mat4_mul(projection, view, view_projection);
-        player_position(d.player, chest);
+        player_position(demo_player(d), chest);
         chest[1] += 1.2f;
         vec4 clip_space;
         glm_mat4_mulv(view_projection, (vec4){chest[0], chest[1], chest[2], 1.0f}, clip_space);
@@ -112,22 +112,22 @@ static void test_scripted_run(void)
     demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", MARIONETTE_TEST_DATA "/demo/full_run.txt",
                                        trace_path, 13 * 60);
     CHECK(demo_start(&d, &options));
-    CHECK(d.player != NULL && d.message_count == 0);
+    CHECK(demo_player(d) != NULL && demo_message_count(d) == 0);
 
     /* The states the player passes through, each once per visit, in order. */
     char visited[32][ANIM_NAME_MAX];
     int visits = 0, most_crowd = 0, footsteps = 0;
     bool overlay_while_walking = false, walked = false, ran = false;
     picture_figures alone = {0}, crowded = {0}, cleared = {0};
-    while (demo_frame(&d)) {
-        const char *state = player_state_name(d.player);
+    while (demo_frame(d)) {
+        const char *state = player_state_name(demo_player(d));
         if (visits == 0 || strcmp(visited[visits - 1], state) != 0) {
             if (visits < 32)
                 snprintf(visited[visits++], ANIM_NAME_MAX, "%s", state);
         }
-        most_crowd = crowd_count(d.crowd) > most_crowd ? crowd_count(d.crowd) : most_crowd;
-        const anim_controller *controller = animator_controller(player_animator(d.player));
-        if (strcmp(state, "wave") == 0 && player_speed(d.player) > 1.0f &&
+        most_crowd = crowd_count(demo_crowd(d)) > most_crowd ? crowd_count(demo_crowd(d)) : most_crowd;
+        const anim_controller *controller = animator_controller(player_animator(demo_player(d)));
+        if (strcmp(state, "wave") == 0 && player_speed(demo_player(d)) > 1.0f &&
             anim_controller_channel_weight(controller, 1) + anim_controller_channel_weight(controller, 2) > 0.9f)
             overlay_while_walking = true;
         /* The locomotion blend's heaviest clip: the body walks and runs through it. */
@@ -137,18 +137,18 @@ static void test_scripted_run(void)
             walked = walked || strcmp(body.clip->name, "walk") == 0;
             ran = ran || strcmp(body.clip->name, "run") == 0;
         }
-        if (d.frame_count == 10 * 60) {
+        if (demo_progress_of(d).frames == 10 * 60) {
             alone = look();
             save_picture("demo_walking.png");
-        } else if (d.frame_count == 12 * 60) {
+        } else if (demo_progress_of(d).frames == 12 * 60) {
             crowded = look();
             save_picture("demo_crowd.png");
         }
     }
     cleared = look();
     save_picture("demo_cleared.png");
-    for (int i = 0; i < d.event_count; ++i)
-        footsteps += strncmp(d.events[i].name, "footstep", 8) == 0;
+    for (int i = 0; i < demo_event_count(d); ++i)
+        footsteps += strncmp(demo_event(d, i)->name, "footstep", 8) == 0;
     char hud[4096];
     demo_hud_text(hud, sizeof hud);
     printf("%s", hud);
@@ -170,17 +170,17 @@ static void test_scripted_run(void)
     CHECK(strcmp(visited[visits - 1], "locomotion") == 0);
     CHECK(walked && ran);
     CHECK(overlay_while_walking);
-    CHECK(footsteps > 0 || d.event_count == 0); /* the log holds the latest events; the trace has them all */
+    CHECK(footsteps > 0 || demo_event_count(d) == 0); /* the log holds the latest events; the trace has them all */
     /* The HUD gives each event's weight: footstep.L (1.00), one per contact however many layers carry it. */
-    for (int i = 0; i < d.event_count; ++i) {
+    for (int i = 0; i < demo_event_count(d); ++i) {
         char shown[ANIM_NAME_MAX + 16];
-        snprintf(shown, sizeof shown, " %s (%.2f) ", d.events[i].name, (double)d.events[i].weight);
+        snprintf(shown, sizeof shown, " %s (%.2f) ", demo_event(d, i)->name, (double)demo_event(d, i)->weight);
         CHECK_STR_CONTAINS(hud, shown);
-        CHECK(d.events[i].weight >= 0.0f && d.events[i].weight <= 1.0f + 1e-5f);
+        CHECK(demo_event(d, i)->weight >= 0.0f && demo_event(d, i)->weight <= 1.0f + 1e-5f);
     }
-    CHECK(most_crowd == 100 && crowd_count(d.crowd) == 0);
-    CHECK(d.step_count == 13 * 120);
-    CHECK(d.gl_error_frames == 0);
+    CHECK(most_crowd == 100 && crowd_count(demo_crowd(d)) == 0);
+    CHECK(demo_progress_of(d).steps == 13 * 120);
+    CHECK(demo_progress_of(d).gl_error_frames == 0);
     /* Pictures: the player is where the camera says; the crowd fills the screen; clearing empties it. */
     /* About 70 pixels tall, the player is drawn at a coarser level of detail: ~180 warm pixels (~250 whole). */
     CHECK(alone.player_seen && alone.mannequin > 120);
@@ -188,7 +188,7 @@ static void test_scripted_run(void)
      * camera sat inside the crowd and nearby robots filled the picture: robot orange 200 and more). */
     CHECK(crowded.mannequin > 4 * alone.mannequin && crowded.robot > 40 && crowded.player_seen);
     CHECK(cleared.player_seen && cleared.mannequin < 2 * alone.mannequin);
-    demo_finish(&d);
+    demo_finish(d);
 
     /* The trace: every transition in order, footsteps while walking and running, the keys that caused them. */
     char *trace = test_read_file(trace_path, NULL);
@@ -274,7 +274,7 @@ static bool edit_file(const char *path, const char *from, const char *to)
 static const char *body_clip(void)
 {
     anim_layer_info layer = {0};
-    const anim_controller *controller = animator_controller(player_animator(d.player));
+    const anim_controller *controller = animator_controller(player_animator(demo_player(d)));
     int top = anim_controller_layer_count(controller, 0) - 1;
     if (top < 0 || !anim_controller_layer(controller, 0, top, &layer) || !layer.clip)
         return "";
@@ -290,42 +290,42 @@ static void test_hot_reload_and_broken_config(void)
     demo_options options = options_for(config_dir, script, NULL, 0);
     CHECK(demo_start(&d, &options));
     for (int i = 0; i < 90; ++i)
-        demo_frame(&d);
-    CHECK(strcmp(player_state_name(d.player), "walk") == 0);
+        demo_frame(d);
+    CHECK(strcmp(player_state_name(demo_player(d)), "walk") == 0);
     CHECK(strcmp(body_clip(), "walk") == 0);
 
     /* Remap the walk state's clip while walking: the next frame's reload applies it, and the player stays
      * in the walk state, now playing the run clip. */
     CHECK(edit_file(states, "[state walk]\nclip = walk", "[state walk]\nclip = run   ; remapped by test_demo"));
     for (int i = 0; i < 30; ++i)
-        demo_frame(&d);
-    printf("  after the edit: state %s, clip %s, status \"%s\"\n", player_state_name(d.player), body_clip(), d.status);
-    CHECK(strcmp(player_state_name(d.player), "walk") == 0);
+        demo_frame(d);
+    printf("  after the edit: state %s, clip %s, status \"%s\"\n", player_state_name(demo_player(d)), body_clip(), demo_status(d));
+    CHECK(strcmp(player_state_name(demo_player(d)), "walk") == 0);
     CHECK(strcmp(body_clip(), "run") == 0);
-    CHECK(strstr(d.status, "reloaded") != NULL && d.message_count == 0);
+    CHECK(strstr(demo_status(d), "reloaded") != NULL && demo_message_count(d) == 0);
 
     /* A broken line: reported with its file:line on the HUD; the last good machine keeps running. */
     CHECK(edit_file(states, "[walk -> run]\nwhen = speed > 2.6", "[walk -> run]\nwhen = speed >> 2.6"));
-    long frames_before = d.frame_count;
-    double time_before = d.simulation_time;
+    long frames_before = demo_progress_of(d).frames;
+    double time_before = demo_progress_of(d).simulation_time;
     for (int i = 0; i < 30; ++i)
-        demo_frame(&d);
+        demo_frame(d);
     char hud[4096];
     demo_hud_text(hud, sizeof hud);
-    printf("  broken: %d message(s): %s\n", d.message_count, d.message_count ? d.messages[0] : "");
-    CHECK(d.message_count >= 1);
-    CHECK(d.message_count >= 1 && strstr(d.messages[0], "states.ini:") != NULL);
-    CHECK(strstr(d.status, "last good") != NULL && strstr(hud, "last good") != NULL);
-    CHECK(d.frame_count == frames_before + 30 && d.simulation_time > time_before + 0.4);
-    CHECK(strcmp(player_state_name(d.player), "walk") == 0 && strcmp(body_clip(), "run") == 0);
+    printf("  broken: %d message(s): %s\n", demo_message_count(d), demo_message_count(d) ? demo_message(d, 0) : "");
+    CHECK(demo_message_count(d) >= 1);
+    CHECK(demo_message_count(d) >= 1 && strstr(demo_message(d, 0), "states.ini:") != NULL);
+    CHECK(strstr(demo_status(d), "last good") != NULL && strstr(hud, "last good") != NULL);
+    CHECK(demo_progress_of(d).frames == frames_before + 30 && demo_progress_of(d).simulation_time > time_before + 0.4);
+    CHECK(strcmp(player_state_name(demo_player(d)), "walk") == 0 && strcmp(body_clip(), "run") == 0);
 
     /* Fixed: the report goes away. */
     CHECK(edit_file(states, "speed >> 2.6", "speed > 2.6"));
     for (int i = 0; i < 5; ++i)
-        demo_frame(&d);
-    CHECK(d.message_count == 0 && strstr(d.status, "reloaded") != NULL);
-    CHECK(d.gl_error_frames == 0);
-    demo_finish(&d);
+        demo_frame(d);
+    CHECK(demo_message_count(d) == 0 && strstr(demo_status(d), "reloaded") != NULL);
+    CHECK(demo_progress_of(d).gl_error_frames == 0);
+    demo_finish(d);
 }
 
 /* demo.ini's player speeds apply to the running player when the file is saved; they used to wait for the
@@ -339,31 +339,31 @@ static void test_speed_edit_applies_at_once(void)
     demo_options options = options_for(config_dir, script, NULL, 0);
     CHECK(demo_start(&d, &options));
     for (int i = 0; i < 120; ++i)
-        demo_frame(&d);
-    const player *before = d.player;
-    float first_speed = player_speed(d.player);
+        demo_frame(d);
+    const player *before = demo_player(d);
+    float first_speed = player_speed(demo_player(d));
     CHECK_NEAR(first_speed, 3.5, 0.01);
 
     CHECK(edit_file(settings, "run_speed = 3.5", "run_speed = 6.0"));
     test_touch_forward(settings, 5);
     for (int i = 0; i < 90; ++i)
-        demo_frame(&d);
+        demo_frame(d);
     printf("  running at %.2f m/s, after run_speed = 6.0: %.2f m/s (status \"%s\")\n", (double)first_speed,
-           (double)player_speed(d.player), d.status);
-    CHECK(strstr(d.status, "reloaded") != NULL && d.message_count == 0);
-    CHECK(d.player == before); /* the same player, not a new one */
-    CHECK_NEAR(player_get_params(d.player).run_speed, 6.0, 1e-6);
-    CHECK_NEAR(player_speed(d.player), 6.0, 0.01);
+           (double)player_speed(demo_player(d)), demo_status(d));
+    CHECK(strstr(demo_status(d), "reloaded") != NULL && demo_message_count(d) == 0);
+    CHECK(demo_player(d) == before); /* the same player, not a new one */
+    CHECK_NEAR(player_get_params(demo_player(d)).run_speed, 6.0, 1e-6);
+    CHECK_NEAR(player_speed(demo_player(d)), 6.0, 0.01);
 
     /* An out-of-range speed is refused with its line; the last good speed stays. */
     CHECK(edit_file(settings, "run_speed = 6.0", "run_speed = 60"));
     test_touch_forward(settings, 10);
     for (int i = 0; i < 5; ++i)
-        demo_frame(&d);
-    CHECK(d.message_count == 1 && strstr(d.messages[0], "demo.ini:") != NULL);
-    CHECK_NEAR(player_get_params(d.player).run_speed, 6.0, 1e-6);
-    CHECK(d.gl_error_frames == 0);
-    demo_finish(&d);
+        demo_frame(d);
+    CHECK(demo_message_count(d) == 1 && strstr(demo_message(d, 0), "demo.ini:") != NULL);
+    CHECK_NEAR(player_get_params(demo_player(d)).run_speed, 6.0, 1e-6);
+    CHECK(demo_progress_of(d).gl_error_frames == 0);
+    demo_finish(d);
 }
 
 /* Start the demo on the shipped config/ with a script of `text`, written into a fresh folder `name` under
@@ -398,28 +398,28 @@ static void test_quick_taps_each_count(void)
     strcat(text, "0.4 press [\n0.4 release [\n0.4 press [\n0.4 release [\n0.5 press F3\n0.5 release F3\n"
                  "0.5 press F3\n0.5 release F3\n");
     CHECK(start_with_script("demo_quick_taps", text));
-    bool bounds_before = d.views.bounds;
+    bool bounds_before = demo_views(d)->bounds;
     for (int i = 0; i < 60; ++i)
-        demo_frame(&d);
-    printf("  four taps of C in one step: %d members; two of [: x%.2f\n", crowd_count(d.crowd), (double)d.time_scale);
-    CHECK(crowd_count(d.crowd) == 4 * d.settings.crowd.count);
+        demo_frame(d);
+    printf("  four taps of C in one step: %d members; two of [: x%.2f\n", crowd_count(demo_crowd(d)), (double)demo_progress_of(d).time_scale);
+    CHECK(crowd_count(demo_crowd(d)) == 4 * demo_settings(d)->crowd.count);
     /* None of them stands between the player and the camera (the spawn keeps that corridor clear). */
     vec3 player_at, eye;
-    player_position(d.player, player_at);
-    camera_eye(&d.camera, eye);
+    player_position(demo_player(d), player_at);
+    camera_eye(demo_camera(d), eye);
     int in_view_line = 0;
     float dx = eye[0] - player_at[0], dz = eye[2] - player_at[2], length2 = dx * dx + dz * dz;
-    for (int i = 0; i < crowd_count(d.crowd); ++i) {
+    for (int i = 0; i < crowd_count(demo_crowd(d)); ++i) {
         float x, z;
-        crowd_home(d.crowd, i, &x, &z);
+        crowd_home(demo_crowd(d), i, &x, &z);
         float t = length2 > 0.0f ? fminf(1.0f, fmaxf(0.0f, ((x - player_at[0]) * dx + (z - player_at[2]) * dz) / length2))
                                  : 0.0f;
         in_view_line += hypotf(player_at[0] + t * dx - x, player_at[2] + t * dz - z) < 1.4f;
     }
     CHECK(in_view_line == 0);
-    CHECK(d.time_scale == 0.25f);
-    CHECK(d.views.bounds == bounds_before);
-    demo_finish(&d);
+    CHECK(demo_progress_of(d).time_scale == 0.25f);
+    CHECK(demo_views(d)->bounds == bounds_before);
+    demo_finish(d);
 }
 
 /* A key whose trigger does nothing says why on the status line: K on the shipped characters (their states
@@ -428,17 +428,17 @@ static void test_keys_that_do_nothing_say_why(void)
 {
     CHECK(start_with_script("demo_silent_keys", "0.2 tap K\n1.0 tap E\n1.3 tap H\n"));
     for (int i = 0; i < 30; ++i) /* 0.5 s */
-        demo_frame(&d);
-    printf("  after K: %s\n", d.status);
-    CHECK(strstr(d.status, "K does nothing") && strstr(d.status, "has no 'die' trigger"));
+        demo_frame(d);
+    printf("  after K: %s\n", demo_status(d));
+    CHECK(strstr(demo_status(d), "K does nothing") && strstr(demo_status(d), "has no 'die' trigger"));
     bool said = false;
     for (int i = 0; i < 90 && !said; ++i) { /* to 2 s: the wave plays, H waits and is dropped */
-        demo_frame(&d);
-        said = strstr(d.status, "'hit' did nothing: no transition from state") != NULL;
+        demo_frame(d);
+        said = strstr(demo_status(d), "'hit' did nothing: no transition from state") != NULL;
     }
-    printf("  after H during the wave: %s\n", d.status);
+    printf("  after H during the wave: %s\n", demo_status(d));
     CHECK(said);
-    demo_finish(&d);
+    demo_finish(d);
 }
 
 /* The controls panel (F1) and its hint never cover the HUD's lines: in a narrow window they go below the
@@ -452,13 +452,17 @@ static void test_help_panel_never_covers_the_hud(void)
 {
     demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", NULL, NULL, 0);
     CHECK(demo_start(&d, &options));
-    demo_frame(&d);
+    demo_frame(d);
     hud_view view;
     const int sizes[][2] = {{640, 360}, {960, 540}, {1280, 720}, {1920, 1080}, {3840, 2160}};
     int covered = 0, corner = 0;
     for (int help = 0; help < 2; ++help) {
-        d.show_help = help;
-        demo_hud_view(&d, &view);
+        if (help) {
+            demo_press(d, GAME_ACTION_HELP);
+            demo_frame(d);
+        }
+        CHECK(demo_help_shown(d) == help);
+        demo_hud_view(d, &view);
         for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
             hud_layout l = hud_layout_of(&view, sizes[k][0], sizes[k][1]);
             covered += rects_overlap(l.main, l.right);
@@ -471,7 +475,7 @@ static void test_help_panel_never_covers_the_hud(void)
     CHECK(covered == 0);
     CHECK(corner >= 4); /* the wide windows keep the corner */
     CHECK(narrow.right.top > narrow.main.bottom);
-    demo_finish(&d);
+    demo_finish(d);
 }
 
 /* F12 writes screenshots/marionette-NNN.png under the current folder (made on first use; .gitignore covers
@@ -494,11 +498,11 @@ static void test_screenshots_go_to_their_folder(void)
     demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", script, NULL, 0);
     CHECK(demo_start(&d, &options));
     for (int i = 0; i < 20; ++i)
-        demo_frame(&d);
+        demo_frame(d);
     struct stat info;
     CHECK(stat("screenshots/marionette-001.png", &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 1000);
-    CHECK(strstr(d.status, "screenshot: screenshots/marionette-001.png") != NULL);
-    printf("  status after the first F12: %s\n", d.status);
+    CHECK(strstr(demo_status(d), "screenshot: screenshots/marionette-001.png") != NULL);
+    printf("  status after the first F12: %s\n", demo_status(d));
     /* A picture already there (an earlier run's) keeps its number. */
     f = fopen("screenshots/marionette-002.png", "w");
     CHECK(f != NULL);
@@ -507,12 +511,12 @@ static void test_screenshots_go_to_their_folder(void)
         fclose(f);
     }
     for (int i = 0; i < 30; ++i)
-        demo_frame(&d);
+        demo_frame(d);
     CHECK(stat("screenshots/marionette-002.png", &info) == 0 && info.st_size == 4);
     CHECK(stat("screenshots/marionette-003.png", &info) == 0 && info.st_size > 1000);
-    CHECK(strstr(d.status, "screenshot: screenshots/marionette-003.png") != NULL);
+    CHECK(strstr(demo_status(d), "screenshot: screenshots/marionette-003.png") != NULL);
     CHECK(stat("marionette-001.png", &info) != 0); /* nothing in the current folder itself */
-    demo_finish(&d);
+    demo_finish(d);
     CHECK(chdir(cwd) == 0);
     char *ignore = test_read_file(MARIONETTE_SOURCE_DIR "/.gitignore", NULL);
     CHECK(ignore && strstr(ignore, "/screenshots/\n") != NULL);
@@ -544,14 +548,14 @@ static void check_boxes(const animator *animator, box_check *c)
     const anim_controller *controller = animator_controller(animator);
     int joints = m->skeleton.joint_count;
     float pose_box[2][3], culling[2][3];
-    CHECK(scene_pose_bounds(&d.scene, animator, pose_box));
+    CHECK(demo_pose_bounds(d, animator, pose_box));
     CHECK(anim_controller_bounds(controller, culling));
     for (int k = 0; k < 3; ++k) {
         culling[0][k] -= m->skin_reach;
         culling[1][k] += m->skin_reach;
     }
     /* Skinned the way the scene skins this body (characters.ini's `skinning`, or the skin_blend key). */
-    bool dual = scene_character_skinning(&d.scene, animator_character(animator)) == POSE_SKINNING_DUAL_QUATERNION;
+    bool dual = scene_character_skinning(demo_scene(d), animator_character(animator)) == POSE_SKINNING_DUAL_QUATERNION;
     const joint_pose *object = anim_controller_object_pose(controller);
     mat4 *palette = malloc((size_t)joints * sizeof *palette);
     pose_dual_quaternion *dual_quaternions = malloc((size_t)joints * sizeof *dual_quaternions);
@@ -606,22 +610,22 @@ static void test_bounds_view_boxes(void)
                                        NULL, 0);
     options.crowd = 12;
     CHECK(demo_start(&d, &options));
-    d.views.bounds = true;
+    demo_press(d, GAME_ACTION_BOUNDS);
     box_check c = {.lowest_standing = 1e30f};
     for (int frame = 1; frame <= 10 * 60; ++frame) {
-        demo_frame(&d);
+        demo_frame(d);
         if (frame % 20 != 0)
             continue;
-        check_boxes(player_animator(d.player), &c);
-        for (int i = 0; i < crowd_count(d.crowd); i += 3)
-            check_boxes(crowd_animator(d.crowd, i), &c);
+        check_boxes(player_animator(demo_player(d)), &c);
+        for (int i = 0; i < crowd_count(demo_crowd(d)); i += 3)
+            check_boxes(crowd_animator(demo_crowd(d), i), &c);
     }
     save_picture("demo_bounds.png");
     /* What the exact box costs per entity while the view is on (it is CPU skinning without the writes). */
     float timed[2][3];
     double start = test_seconds();
     for (int i = 0; i < 200; ++i)
-        scene_pose_bounds(&d.scene, player_animator(d.player), timed);
+        demo_pose_bounds(d, player_animator(demo_player(d)), timed);
     printf("  pose box of the player: %.1f us\n", (test_seconds() - start) / 200.0 * 1e6);
     printf("  %d entities, %d vertices: %d outside the pose box, %d outside the culling box; pose box at most "
            "%.3f m larger than the mesh on a side; standing, its bottom at z = %.3f m\n",
@@ -632,8 +636,8 @@ static void test_bounds_view_boxes(void)
     CHECK(c.outside_pose == 0 && c.outside_culling == 0);
     CHECK(c.most_slack <= 0.10f);
     CHECK(c.lowest_standing < 1e29f && c.lowest_standing >= -0.05f);
-    CHECK(d.gl_error_frames == 0);
-    demo_finish(&d);
+    CHECK(demo_progress_of(d).gl_error_frames == 0);
+    demo_finish(d);
 }
 
 /* ---- A start with nothing valid ---------------------------------------------------------------------------- */
@@ -652,7 +656,7 @@ static void test_skin_blend_key(void)
     options.crowd = 6;
     CHECK(demo_start(&d, &options));
     for (int i = 0; i < 5; ++i)
-        demo_frame(&d);
+        demo_frame(d);
     const char *expected[SCENE_SKINNING_COUNT + 1] = {"as characters.ini says", "linear", "dual quaternion",
                                                       "as characters.ini says"};
     int matrices[SCENE_SKINNING_COUNT + 1] = {0};
@@ -661,9 +665,9 @@ static void test_skin_blend_key(void)
             push_key(SDLK_b, true, false);
             push_key(SDLK_b, false, false);
         }
-        demo_frame(&d);
-        demo_frame(&d);
-        CHECK(d.scene.skinning == (scene_skinning)(mode % SCENE_SKINNING_COUNT));
+        demo_frame(d);
+        demo_frame(d);
+        CHECK(demo_scene(d)->skinning == (scene_skinning)(mode % SCENE_SKINNING_COUNT));
         char text[8192], wanted[128];
         demo_hud_text(text, sizeof text);
         snprintf(wanted, sizeof wanted, "GPU skinning, blend %s", expected[mode]);
@@ -672,35 +676,37 @@ static void test_skin_blend_key(void)
         int expected_matrices = 0;
         const animator *entities[1 + 6];
         int count = 0;
-        entities[count++] = player_animator(d.player);
-        for (int i = 0; i < crowd_count(d.crowd); ++i)
-            entities[count++] = crowd_animator(d.crowd, i);
+        entities[count++] = player_animator(demo_player(d));
+        for (int i = 0; i < crowd_count(demo_crowd(d)); ++i)
+            entities[count++] = crowd_animator(demo_crowd(d), i);
         for (int i = 0; i < count; ++i) {
             const anim_character *character = animator_character(entities[i]);
             int joints = character->model->skeleton.joint_count;
-            bool dual = scene_character_skinning(&d.scene, character) == POSE_SKINNING_DUAL_QUATERNION;
+            bool dual = scene_character_skinning(demo_scene(d), character) == POSE_SKINNING_DUAL_QUATERNION;
             CHECK(dual == (mode % SCENE_SKINNING_COUNT == SCENE_SKINNING_DUAL_QUATERNION ||
                            (mode % SCENE_SKINNING_COUNT == SCENE_SKINNING_AS_CHARACTERS &&
                             strcmp(character->name, "robot") == 0)));
             expected_matrices += dual ? (joints + 1) / 2 : joints;
         }
-        matrices[mode] = d.gfx.palette_matrices;
-        printf("  skin blend %s: %d entities drawn, %d palette matrices (%zu bytes)\n", expected[mode], d.gfx.instances,
-               d.gfx.palette_matrices, d.gfx.palette_bytes);
-        if (d.gfx.instances == count)
-            CHECK(d.gfx.palette_matrices == expected_matrices);
-        CHECK(d.gfx.instances > 0);
+        matrices[mode] = demo_gfx_stats(d)->palette_matrices;
+        printf("  skin blend %s: %d entities drawn, %d palette matrices (%zu bytes)\n", expected[mode], demo_gfx_stats(d)->instances,
+               demo_gfx_stats(d)->palette_matrices, demo_gfx_stats(d)->palette_bytes);
+        if (demo_gfx_stats(d)->instances == count)
+            CHECK(demo_gfx_stats(d)->palette_matrices == expected_matrices);
+        CHECK(demo_gfx_stats(d)->instances > 0);
     }
     CHECK(matrices[2] < matrices[0] && matrices[0] < matrices[1]);
     CHECK(matrices[3] == matrices[0]);
     /* All dual quaternions: the player's bounds box holds its dual-quaternion vertices. */
-    d.scene.skinning = SCENE_SKINNING_DUAL_QUATERNION;
-    demo_frame(&d);
+    while (demo_scene(d)->skinning != SCENE_SKINNING_DUAL_QUATERNION) {
+        demo_press(d, GAME_ACTION_SKIN_BLEND);
+        demo_frame(d);
+    }
     box_check c = {.lowest_standing = 1e30f};
-    check_boxes(player_animator(d.player), &c);
+    check_boxes(player_animator(demo_player(d)), &c);
     CHECK(c.dual_quaternion_bodies > 0 && c.outside_pose == 0 && c.most_slack <= 0.10f);
-    CHECK(d.gl_error_frames == 0);
-    demo_finish(&d);
+    CHECK(demo_progress_of(d).gl_error_frames == 0);
+    demo_finish(d);
 }
 
 static void test_missing_assets_then_fixed(void)
@@ -713,21 +719,21 @@ static void test_missing_assets_then_fixed(void)
     demo_options options = options_for(config_dir, script, NULL, 0);
     CHECK(demo_start(&d, &options));
     for (int i = 0; i < 30; ++i)
-        CHECK(demo_frame(&d));
-    printf("  without assets: player %s, %d message(s), first: %s\n  status: %s\n", d.player ? "present" : "none",
-           d.messages_total, d.message_count ? d.messages[0] : "", d.status);
-    CHECK(d.player == NULL && d.config == NULL);
-    CHECK(d.message_count >= 1 && strstr(d.messages[0], ".md5") != NULL);
-    CHECK(strstr(d.status, "no configuration") != NULL);
+        CHECK(demo_frame(d));
+    printf("  without assets: player %s, %d message(s), first: %s\n  status: %s\n", demo_player(d) ? "present" : "none",
+           demo_messages_total(d), demo_message_count(d) ? demo_message(d, 0) : "", demo_status(d));
+    CHECK(demo_player(d) == NULL && demo_anim_config(d) == NULL);
+    CHECK(demo_message_count(d) >= 1 && strstr(demo_message(d, 0), ".md5") != NULL);
+    CHECK(strstr(demo_status(d), "no configuration") != NULL);
     /* Back in place before the scripted F5 at 1 s. */
     snprintf(command, sizeof command, "ln -s '%s/assets' '%s'", MARIONETTE_SOURCE_DIR, assets);
     CHECK(system(command) == 0);
     for (int i = 0; i < 90; ++i)
-        CHECK(demo_frame(&d));
-    CHECK(d.player != NULL && d.config != NULL && d.message_count == 0);
-    CHECK(d.player && strcmp(player_state_name(d.player), "walk") == 0);
-    CHECK(d.gl_error_frames == 0);
-    demo_finish(&d);
+        CHECK(demo_frame(d));
+    CHECK(demo_player(d) != NULL && demo_anim_config(d) != NULL && demo_message_count(d) == 0);
+    CHECK(demo_player(d) && strcmp(player_state_name(demo_player(d)), "walk") == 0);
+    CHECK(demo_progress_of(d).gl_error_frames == 0);
+    demo_finish(d);
 }
 
 /* Clips that fail at the start (a missing file, a clip made for another skeleton): the rest runs with the
@@ -746,28 +752,28 @@ static void test_broken_clips_at_start_then_fixed(void)
     demo_options options = options_for(config_dir, script, NULL, 0);
     CHECK(demo_start(&d, &options));
     for (int i = 0; i < 90; ++i)
-        CHECK(demo_frame(&d));
+        CHECK(demo_frame(d));
     picture_figures seen = look();
     save_picture("demo_stand_in.png");
-    printf("  broken clips at the start: %d message(s): %s | %s\n  status: %s\n", d.message_count,
-           d.message_count > 0 ? d.messages[0] : "", d.message_count > 1 ? d.messages[1] : "", d.status);
-    CHECK(d.config != NULL && d.player != NULL && anim_config_stand_in_count(d.config) == 2);
-    CHECK(d.message_count == 2 && strstr(d.status, "stand-ins") != NULL);
-    CHECK(d.message_count == 2 && strstr(d.messages[0], "clips.ini:") && strstr(d.messages[0], "walkk.md5anim") &&
-          strstr(d.messages[0], "[idle] plays in its place"));
-    CHECK(d.message_count == 2 && strstr(d.messages[1], "clips.ini:") && strstr(d.messages[1], "skeleton has 31"));
-    if (!d.player || !d.config) {
-        demo_finish(&d);
+    printf("  broken clips at the start: %d message(s): %s | %s\n  status: %s\n", demo_message_count(d),
+           demo_message_count(d) > 0 ? demo_message(d, 0) : "", demo_message_count(d) > 1 ? demo_message(d, 1) : "", demo_status(d));
+    CHECK(demo_anim_config(d) != NULL && demo_player(d) != NULL && anim_config_stand_in_count(demo_anim_config(d)) == 2);
+    CHECK(demo_message_count(d) == 2 && strstr(demo_status(d), "stand-ins") != NULL);
+    CHECK(demo_message_count(d) == 2 && strstr(demo_message(d, 0), "clips.ini:") && strstr(demo_message(d, 0), "walkk.md5anim") &&
+          strstr(demo_message(d, 0), "[idle] plays in its place"));
+    CHECK(demo_message_count(d) == 2 && strstr(demo_message(d, 1), "clips.ini:") && strstr(demo_message(d, 1), "skeleton has 31"));
+    if (!demo_player(d) || !demo_anim_config(d)) {
+        demo_finish(d);
         return;
     }
-    const anim_character *character = animator_character(player_animator(d.player));
+    const anim_character *character = animator_character(player_animator(demo_player(d)));
     const clip *idle = character->clips[anim_config_find_clip(character, "idle")].clip;
     anim_layer_info layer = {0};
-    const anim_controller *controller = animator_controller(player_animator(d.player));
+    const anim_controller *controller = animator_controller(player_animator(demo_player(d)));
     CHECK(anim_controller_layer(controller, 0, anim_controller_layer_count(controller, 0) - 1, &layer));
     vec3 position;
-    player_position(d.player, position);
-    CHECK(strcmp(player_state_name(d.player), "walk") == 0 && layer.clip && layer.clip->clip == idle);
+    player_position(demo_player(d), position);
+    CHECK(strcmp(player_state_name(demo_player(d)), "walk") == 0 && layer.clip && layer.clip->clip == idle);
     CHECK(glm_vec3_norm(position) > 0.5f); /* the player walks (on the stand-in) */
     CHECK(seen.player_seen && seen.mannequin > 300);
 
@@ -777,36 +783,36 @@ static void test_broken_clips_at_start_then_fixed(void)
     CHECK(edit_file(controls, "; ", ";  "));
     test_touch_forward(controls, 5);
     for (int i = 0; i < 45; ++i)
-        demo_frame(&d);
-    printf("  after a controls edit: %s\n", d.status);
-    CHECK(strstr(d.status, "2 stand-ins still play") != NULL);
+        demo_frame(d);
+    printf("  after a controls edit: %s\n", demo_status(d));
+    CHECK(strstr(demo_status(d), "2 stand-ins still play") != NULL);
 
     /* The walk's file is fixed: taken at the next poll, the run's problem stays. */
     CHECK(edit_file(clips, "walkk.md5anim", "walk.md5anim"));
     for (int i = 0; i < 45; ++i)
-        demo_frame(&d);
-    CHECK(anim_config_stand_in_count(d.config) == 1 && d.message_count == 1);
+        demo_frame(d);
+    CHECK(anim_config_stand_in_count(demo_anim_config(d)) == 1 && demo_message_count(d) == 1);
     CHECK(strcmp(body_clip(), "walk") == 0);
-    controller = animator_controller(player_animator(d.player));
+    controller = animator_controller(player_animator(demo_player(d)));
     CHECK(anim_controller_layer(controller, 0, anim_controller_layer_count(controller, 0) - 1, &layer));
     CHECK(layer.clip && layer.clip->clip && layer.clip->clip->frame_count == 31);
 
     /* The run fixed too: a complete config, no messages. */
     CHECK(edit_file(clips, other_skeleton, "file = ../assets/clips/run.md5anim"));
     for (int i = 0; i < 45; ++i)
-        demo_frame(&d);
-    CHECK(anim_config_stand_in_count(d.config) == 0 && d.message_count == 0 && strstr(d.status, "reloaded"));
+        demo_frame(d);
+    CHECK(anim_config_stand_in_count(demo_anim_config(d)) == 0 && demo_message_count(d) == 0 && strstr(demo_status(d), "reloaded"));
 
     /* The same mistake made while the complete config runs: reported, the last good config keeps running. */
-    const anim_config *good = d.config;
+    const anim_config *good = demo_anim_config(d);
     CHECK(edit_file(clips, "file = ../assets/clips/run.md5anim", other_skeleton));
     for (int i = 0; i < 45; ++i)
-        demo_frame(&d);
-    printf("  broken clip while running: %s\n  status: %s\n", d.message_count ? d.messages[0] : "", d.status);
-    CHECK(d.config == good && d.message_count == 1 && strstr(d.status, "last good") != NULL);
-    CHECK(d.message_count == 1 && strstr(d.messages[0], "skeleton has 31") && !strstr(d.messages[0], "in its place"));
-    CHECK(d.gl_error_frames == 0);
-    demo_finish(&d);
+        demo_frame(d);
+    printf("  broken clip while running: %s\n  status: %s\n", demo_message_count(d) ? demo_message(d, 0) : "", demo_status(d));
+    CHECK(demo_anim_config(d) == good && demo_message_count(d) == 1 && strstr(demo_status(d), "last good") != NULL);
+    CHECK(demo_message_count(d) == 1 && strstr(demo_message(d, 0), "skeleton has 31") && !strstr(demo_message(d, 0), "in its place"));
+    CHECK(demo_progress_of(d).gl_error_frames == 0);
+    demo_finish(d);
 }
 
 /* A demo with nothing loaded (no assets/) still ends every frame: headless, the offscreen frames used to
@@ -821,19 +827,19 @@ static void test_nothing_loaded_stays_flat(void)
     demo_options options = options_for(config_dir, NULL, NULL, 0);
     CHECK(demo_start(&d, &options));
     for (int i = 0; i < 200; ++i)
-        demo_frame(&d);
+        demo_frame(d);
     struct mallinfo2 before = mallinfo2();
     for (int i = 0; i < 600; ++i)
-        demo_frame(&d);
+        demo_frame(d);
     struct mallinfo2 after = mallinfo2();
     long growth = (long)(after.uordblks + after.hblkhd) - (long)(before.uordblks + before.hblkhd);
     printf("  nothing loaded: malloc in use grew by %ld KB over 600 frames\n", growth / 1024);
-    CHECK(d.config == NULL && d.frame_count == 800);
+    CHECK(demo_anim_config(d) == NULL && demo_progress_of(d).frames == 800);
 #if !defined(__SANITIZE_ADDRESS__) /* AddressSanitizer's own allocator: mallinfo2 does not see it */
     CHECK(growth < 2 * 1024 * 1024);
 #endif
-    CHECK(d.gl_error_frames == 0);
-    demo_finish(&d);
+    CHECK(demo_progress_of(d).gl_error_frames == 0);
+    demo_finish(d);
 }
 
 /* A missing texture: said on the HUD and stderr with its path; the body draws with the magenta checker. */
@@ -848,7 +854,7 @@ static void test_missing_texture(void)
     CHECK(unlink(texture) == 0);
     demo_options options = options_for(config_dir, NULL, NULL, 20);
     CHECK(demo_start(&d, &options));
-    while (demo_frame(&d))
+    while (demo_frame(d))
         continue;
     static uint8_t rgba[WIDTH * HEIGHT * 4];
     CHECK(platform_read_pixels(rgba));
@@ -856,10 +862,10 @@ static void test_missing_texture(void)
     int magenta = 0;
     for (int i = 0; i < WIDTH * HEIGHT; ++i)
         magenta += rgba[4 * i] > 150 && rgba[4 * i + 1] < 80 && rgba[4 * i + 2] > 120;
-    printf("  missing texture: %d message(s): %s; %d magenta pixels\n", d.message_count,
-           d.message_count ? d.messages[0] : "", magenta);
-    CHECK(d.player != NULL && d.message_count == 1);
-    CHECK(d.message_count == 1 && strstr(d.messages[0], "mannequin.tga") && strstr(d.messages[0], "placeholder"));
+    printf("  missing texture: %d message(s): %s; %d magenta pixels\n", demo_message_count(d),
+           demo_message_count(d) ? demo_message(d, 0) : "", magenta);
+    CHECK(demo_player(d) != NULL && demo_message_count(d) == 1);
+    CHECK(demo_message_count(d) == 1 && strstr(demo_message(d, 0), "mannequin.tga") && strstr(demo_message(d, 0), "placeholder"));
     /* Said at the mesh's shader statement: models/mannequin.md5mesh:LINE. */
     char *mesh_text = test_read_file(MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh", NULL);
     int shader_line = 1;
@@ -868,13 +874,13 @@ static void test_missing_texture(void)
     free(mesh_text);
     char where[64];
     snprintf(where, sizeof where, "mannequin.md5mesh:%d: ", shader_line);
-    CHECK(shader_line > 1 && d.message_count == 1 && strstr(d.messages[0], where) != NULL);
+    CHECK(shader_line > 1 && demo_message_count(d) == 1 && strstr(demo_message(d, 0), where) != NULL);
     /* It loaded: the status says so, not that a last good configuration keeps running. */
-    printf("  status: %s\n", d.status);
-    CHECK(strcmp(d.status, "loaded, with 1 warning (each listed with its file:line)") == 0);
+    printf("  status: %s\n", demo_status(d));
+    CHECK(strcmp(demo_status(d), "loaded, with 1 warning (each listed with its file:line)") == 0);
     CHECK(magenta > 100);
-    CHECK(d.gl_error_frames == 0);
-    demo_finish(&d);
+    CHECK(demo_progress_of(d).gl_error_frames == 0);
+    demo_finish(d);
 }
 
 /* A mesh whose shader is a Windows path from the exporter's disk: its file name is found in the character's
@@ -904,7 +910,7 @@ static void test_windows_shader_and_per_character_textures(void)
     demo_options options = options_for(config_dir, NULL, NULL, 0);
     CHECK(demo_start(&d, &options));
     for (int i = 0; i < 20; ++i)
-        demo_frame(&d);
+        demo_frame(d);
     static uint8_t rgba[WIDTH * HEIGHT * 4];
     CHECK(platform_read_pixels(rgba));
     save_picture("demo_windows_shader.png");
@@ -913,34 +919,34 @@ static void test_windows_shader_and_per_character_textures(void)
         magenta += rgba[4 * i] > 150 && rgba[4 * i + 1] < 80 && rgba[4 * i + 2] > 120;
         mannequin += is_mannequin(&rgba[4 * i]);
     }
-    printf("  Windows shader path: %d message(s)%s%s; %d mannequin pixels, %d magenta\n", d.message_count,
-           d.message_count ? ": " : "", d.message_count ? d.messages[0] : "", mannequin, magenta);
-    CHECK(d.player != NULL && d.message_count == 0);
+    printf("  Windows shader path: %d message(s)%s%s; %d mannequin pixels, %d magenta\n", demo_message_count(d),
+           demo_message_count(d) ? ": " : "", demo_message_count(d) ? demo_message(d, 0) : "", mannequin, magenta);
+    CHECK(demo_player(d) != NULL && demo_message_count(d) == 0);
     CHECK(mannequin > 200 && magenta == 0); /* the placeholder leaves next to no wood colour */
-    const anim_character *plain = anim_config_find_character(d.config, "mannequin");
-    const anim_character *painted = anim_config_find_character(d.config, "painted");
+    const anim_character *plain = anim_config_find_character(demo_anim_config(d), "mannequin");
+    const anim_character *painted = anim_config_find_character(demo_anim_config(d), "painted");
     CHECK(plain && painted && plain->model == painted->model);
     if (plain && painted) {
         CHECK_STR_CONTAINS(plain->texture_paths[0], "textures/mannequin_body.tga");
         CHECK_STR_CONTAINS(painted->texture_paths[0], "textures/robot.tga");
-        gfx_mesh plain_mesh = scene_mesh(&d.scene, plain), painted_mesh = scene_mesh(&d.scene, painted);
+        gfx_mesh plain_mesh = scene_mesh(demo_scene(d), plain), painted_mesh = scene_mesh(demo_scene(d), painted);
         CHECK(plain_mesh.id != 0 && painted_mesh.id != 0 && plain_mesh.id != painted_mesh.id);
-        CHECK(d.scene.model_count == 3); /* mannequin twice, robot once */
+        CHECK(demo_scene(d)->model_count == 3); /* mannequin twice, robot once */
         /* The image edited on disk: the config reloads and the mesh drawn with it is made again (the
          * painted one, whose image did not change, is kept). */
         test_touch_forward(to, 5);
         for (int i = 0; i < 5; ++i)
-            demo_frame(&d);
-        plain = anim_config_find_character(d.config, "mannequin");
-        painted = anim_config_find_character(d.config, "painted");
-        CHECK(plain && painted && d.scene.model_count == 3);
+            demo_frame(d);
+        plain = anim_config_find_character(demo_anim_config(d), "mannequin");
+        painted = anim_config_find_character(demo_anim_config(d), "painted");
+        CHECK(plain && painted && demo_scene(d)->model_count == 3);
         if (plain && painted) {
-            CHECK(scene_mesh(&d.scene, plain).id != 0 && scene_mesh(&d.scene, plain).id != plain_mesh.id);
-            CHECK(scene_mesh(&d.scene, painted).id == painted_mesh.id);
+            CHECK(scene_mesh(demo_scene(d), plain).id != 0 && scene_mesh(demo_scene(d), plain).id != plain_mesh.id);
+            CHECK(scene_mesh(demo_scene(d), painted).id == painted_mesh.id);
         }
     }
-    CHECK(d.gl_error_frames == 0);
-    demo_finish(&d);
+    CHECK(demo_progress_of(d).gl_error_frames == 0);
+    demo_finish(d);
 }
 
 /* Edit `path` in place (same size, same inode) replacing `from` by `to` (as long), then put the file's
@@ -997,65 +1003,65 @@ static void test_reload_split_saves_and_status(void)
     demo_options options = options_for(config_dir, NULL, NULL, 0);
     CHECK(demo_start(&d, &options));
     for (int i = 0; i < 5; ++i)
-        demo_frame(&d);
-    CHECK(d.message_count == 0 && d.settings.player.walk_speed == 1.4f);
+        demo_frame(d);
+    CHECK(demo_message_count(d) == 0 && demo_settings(d)->player.walk_speed == 1.4f);
 
     /* demo.ini: same size, same time, other bytes. */
     edit_in_same_tick(settings, "walk_speed = 1.4", "walk_speed = 1.9");
     for (int i = 0; i < 3; ++i)
-        demo_frame(&d);
-    printf("  demo.ini saved within one tick: walk_speed %.1f, status \"%s\"\n", (double)d.settings.player.walk_speed,
-           d.status);
-    CHECK(d.settings.player.walk_speed == 1.9f);
-    CHECK(strcmp(d.status, "reloaded the configuration") == 0 && d.message_count == 0);
+        demo_frame(d);
+    printf("  demo.ini saved within one tick: walk_speed %.1f, status \"%s\"\n", (double)demo_settings(d)->player.walk_speed,
+           demo_status(d));
+    CHECK(demo_settings(d)->player.walk_speed == 1.9f);
+    CHECK(strcmp(demo_status(d), "reloaded the configuration") == 0 && demo_message_count(d) == 0);
 
     /* states.ini, watched by the character config: the same. */
-    const anim_config *before = d.config;
+    const anim_config *before = demo_anim_config(d);
     edit_in_same_tick(states, "[state walk]\nclip = walk", "[state walk]\nclip = run ");
     for (int i = 0; i < 3; ++i)
-        demo_frame(&d);
-    const anim_character *mannequin = anim_config_find_character(d.config, "mannequin");
+        demo_frame(d);
+    const anim_character *mannequin = anim_config_find_character(demo_anim_config(d), "mannequin");
     int walk = mannequin ? state_machine_find_state(&mannequin->machine, "walk") : -1;
-    printf("  states.ini saved within one tick: config %s, status \"%s\"\n", d.config != before ? "new" : "old",
-           d.status);
-    CHECK(d.config != before && walk >= 0);
+    printf("  states.ini saved within one tick: config %s, status \"%s\"\n", demo_anim_config(d) != before ? "new" : "old",
+           demo_status(d));
+    CHECK(demo_anim_config(d) != before && walk >= 0);
     CHECK(walk >= 0 && strcmp(mannequin->clips[mannequin->machine.states[walk].clip].name, "run") == 0);
-    CHECK(strcmp(d.status, "reloaded the configuration") == 0 && d.message_count == 0);
+    CHECK(strcmp(demo_status(d), "reloaded the configuration") == 0 && demo_message_count(d) == 0);
 
     /* Adopted with a warning: an image that is there but cannot be decoded (the placeholder is drawn). */
     test_write_file(bad_image, "not an image");
     CHECK(edit_file(characters, "[robot]\n", "[robot]\ntexture.../textures/robot.tga = bad.tga\n"));
-    before = d.config;
+    before = demo_anim_config(d);
     for (int i = 0; i < 3; ++i)
-        demo_frame(&d);
-    printf("  undecodable image: %s\n  status: %s\n", d.message_count ? d.messages[0] : "(none)", d.status);
-    CHECK(d.config != before && d.message_count == 1);
-    CHECK(d.message_count == 1 && strstr(d.messages[0], "bad.tga") && strstr(d.messages[0], "placeholder"));
-    CHECK(strcmp(d.status, "reloaded, with 1 warning (each listed with its file:line)") == 0);
+        demo_frame(d);
+    printf("  undecodable image: %s\n  status: %s\n", demo_message_count(d) ? demo_message(d, 0) : "(none)", demo_status(d));
+    CHECK(demo_anim_config(d) != before && demo_message_count(d) == 1);
+    CHECK(demo_message_count(d) == 1 && strstr(demo_message(d, 0), "bad.tga") && strstr(demo_message(d, 0), "placeholder"));
+    CHECK(strcmp(demo_status(d), "reloaded, with 1 warning (each listed with its file:line)") == 0);
 
     /* Adopted with a warning: [player] names no character; the first plays. */
     CHECK(edit_file(settings, "character = mannequin", "character = nobody"));
     for (int i = 0; i < 3; ++i)
-        demo_frame(&d);
+        demo_frame(d);
     char expected[1024];
     snprintf(expected, sizeof expected,
              "%s:%d: warning: [player] character 'nobody' is not in characters.ini (it has mannequin, robot): "
              "playing 'mannequin'", settings, line_starting(settings, "character = nobody"));
-    printf("  unknown player: %s\n  status: %s\n", d.message_count ? d.messages[0] : "(none)", d.status);
-    CHECK(d.message_count == 1 && strcmp(d.messages[0], expected) == 0);
-    CHECK(strcmp(d.status, "reloaded, with 1 warning (each listed with its file:line)") == 0);
-    CHECK(d.player && strcmp(animator_character(player_animator(d.player))->name, "mannequin") == 0);
+    printf("  unknown player: %s\n  status: %s\n", demo_message_count(d) ? demo_message(d, 0) : "(none)", demo_status(d));
+    CHECK(demo_message_count(d) == 1 && strcmp(demo_message(d, 0), expected) == 0);
+    CHECK(strcmp(demo_status(d), "reloaded, with 1 warning (each listed with its file:line)") == 0);
+    CHECK(demo_player(d) && strcmp(animator_character(player_animator(demo_player(d)))->name, "mannequin") == 0);
 
     /* Refused: an error in states.ini; the last good configuration keeps running. */
-    before = d.config;
+    before = demo_anim_config(d);
     CHECK(edit_file(states, "[walk -> run]\nwhen = speed > 2.6", "[walk -> run]\nwhen = speed >> 2.6"));
     for (int i = 0; i < 3; ++i)
-        demo_frame(&d);
-    printf("  broken states.ini: %s\n  status: %s\n", d.message_count ? d.messages[0] : "(none)", d.status);
-    CHECK(d.config == before && d.message_count == 1 && strstr(d.messages[0], "states.ini:"));
-    CHECK(strcmp(d.status, "refused: 1 error, the last good configuration keeps running") == 0);
-    CHECK(d.gl_error_frames == 0);
-    demo_finish(&d);
+        demo_frame(d);
+    printf("  broken states.ini: %s\n  status: %s\n", demo_message_count(d) ? demo_message(d, 0) : "(none)", demo_status(d));
+    CHECK(demo_anim_config(d) == before && demo_message_count(d) == 1 && strstr(demo_message(d, 0), "states.ini:"));
+    CHECK(strcmp(demo_status(d), "refused: 1 error, the last good configuration keeps running") == 0);
+    CHECK(demo_progress_of(d).gl_error_frames == 0);
+    demo_finish(d);
 }
 
 /* ---- No heap allocation per frame ------------------------------------------------------------------------ */
@@ -1067,7 +1073,7 @@ static state_panel_lines panel;
 /* The panel as the demo would draw it now; the first line containing text, or -1. */
 static int panel_line(const char *text)
 {
-    demo_state_panel(&d, &panel);
+    demo_state_panel(d, &panel);
     for (int i = 0; i < panel.count; ++i)
         if (strstr(panel.text[i], text))
             return i;
@@ -1076,14 +1082,14 @@ static int panel_line(const char *text)
 
 static void print_panel(void)
 {
-    demo_state_panel(&d, &panel);
+    demo_state_panel(d, &panel);
     for (int i = 0; i < panel.count; ++i)
         printf("  |%s\n", panel.text[i]);
 }
 
 static void run_until(double clock)
 {
-    while (d.clock < clock - 1e-9 && demo_frame(&d))
+    while (demo_progress_of(d).clock < clock - 1e-9 && demo_frame(d))
         continue;
 }
 
@@ -1100,11 +1106,11 @@ static bool project_box(const animator *animator, mat4 placement, screen_box *ou
     mat4 world, turn, model, view, projection, view_projection, to_screen;
     float bounds[2][3];
     vec3 eye;
-    if (!scene_culling_box(animator, placement, world, bounds) || !scene_pose_bounds(&d.scene, animator, bounds))
+    if (!scene_culling_box(animator, placement, world, bounds) || !demo_pose_bounds(d, animator, bounds))
         return false;
     gfx_z_up_to_y_up(turn);
     glm_mat4_mul(world, turn, model);
-    camera_matrices(&d.camera, (float)WIDTH / (float)HEIGHT, view, projection, eye);
+    camera_matrices(demo_camera(d), (float)WIDTH / (float)HEIGHT, view, projection, eye);
     glm_mat4_mul(projection, view, view_projection);
     glm_mat4_mul(view_projection, model, to_screen);
     *out = (screen_box){INFINITY, INFINITY, -INFINITY, -INFINITY, 0, 0, 0};
@@ -1148,14 +1154,14 @@ static int clear_member_on_screen(int *x, int *y, int skip)
     enum { MEMBERS_MAX = 64 };
     screen_box boxes[MEMBERS_MAX + 1];
     bool known[MEMBERS_MAX + 1] = {0};
-    int count = crowd_count(d.crowd) < MEMBERS_MAX ? crowd_count(d.crowd) : MEMBERS_MAX;
+    int count = crowd_count(demo_crowd(d)) < MEMBERS_MAX ? crowd_count(demo_crowd(d)) : MEMBERS_MAX;
     mat4 placement;
     for (int i = 0; i < count; ++i) {
-        crowd_world(d.crowd, i, placement);
-        known[i] = project_box(crowd_animator(d.crowd, i), placement, &boxes[i]);
+        crowd_world(demo_crowd(d), i, placement);
+        known[i] = project_box(crowd_animator(demo_crowd(d), i), placement, &boxes[i]);
     }
-    player_world_matrix(d.player, placement);
-    known[count] = project_box(player_animator(d.player), placement, &boxes[count]);
+    player_world_matrix(demo_player(d), placement);
+    known[count] = project_box(player_animator(demo_player(d)), placement, &boxes[count]);
     int chosen = -1;
     float after_depth = -INFINITY; /* the depth of the last one skipped */
     for (int pass = 0; pass <= skip; ++pass) {
@@ -1189,11 +1195,11 @@ static int member_in_front_of_the_player(int *x, int *y)
 {
     screen_box player, member;
     mat4 placement;
-    player_world_matrix(d.player, placement);
-    bool player_known = project_box(player_animator(d.player), placement, &player);
-    for (int i = 0; i < crowd_count(d.crowd); ++i) {
-        crowd_world(d.crowd, i, placement);
-        if (!project_box(crowd_animator(d.crowd, i), placement, &member) || !(member.x >= 0.0f && member.x < WIDTH) ||
+    player_world_matrix(demo_player(d), placement);
+    bool player_known = project_box(player_animator(demo_player(d)), placement, &player);
+    for (int i = 0; i < crowd_count(demo_crowd(d)); ++i) {
+        crowd_world(demo_crowd(d), i, placement);
+        if (!project_box(crowd_animator(demo_crowd(d), i), placement, &member) || !(member.x >= 0.0f && member.x < WIDTH) ||
             !(member.y >= 0.0f && member.y < HEIGHT) || (player_known && box_covers(&player, member.x, member.y)))
             continue;
         *x = (int)member.x;
@@ -1250,22 +1256,22 @@ static void test_state_machine_panel(void)
     demo_options options = options_for(config_dir, script, NULL, 0);
     options.crowd = 8;
     CHECK(demo_start(&d, &options));
-    CHECK(!d.show_state_machine && d.tracked == NULL);
+    CHECK(!demo_state_machine_shown(d) && demo_tracked(d) == NULL);
     hud_view view;
-    demo_hud_view(&d, &view);
+    demo_hud_view(d, &view);
     CHECK(view.state_machine == NULL);
 
     run_until(1.5);
-    CHECK(d.show_state_machine);
-    demo_hud_view(&d, &view);
-    CHECK(view.state_machine == &d.state_panel && d.state_panel.count > 0);
+    CHECK(demo_state_machine_shown(d));
+    demo_hud_view(d, &view);
+    CHECK(view.state_machine == demo_shown_state_panel(d) && demo_shown_state_panel(d)->count > 0);
     print_panel();
     CHECK(panel_line("state machine: the player (mannequin)") == 0);
     int current = panel_line("> walk ");
     CHECK(current >= 0 && panel.styles[current] == STATE_PANEL_CURRENT);
     CHECK(panel_line("  idle") >= 0 && panel.styles[panel_line("  idle")] == STATE_PANEL_PLAIN);
     float speed = -1.0f;
-    CHECK(animator_get(player_animator(d.player), "speed", &speed) && speed > 1.0f);
+    CHECK(animator_get(player_animator(demo_player(d)), "speed", &speed) && speed > 1.0f);
     char expected[2 * ANIM_NAME_MAX + 16];
     snprintf(expected, sizeof expected, "speed %.2f", (double)speed);
     CHECK(panel_line(expected) >= 0);
@@ -1283,19 +1289,19 @@ static void test_state_machine_panel(void)
     int x = 0, y = 0, member = clear_member_on_screen(&x, &y, 0);
     CHECK(member >= 0);
     if (member < 0) {
-        demo_finish(&d);
+        demo_finish(d);
         return;
     }
     printf("  clicking crowd member %d at (%d, %d)\n", member, x, y);
     push_left_button(x, y, 30);
-    demo_frame(&d);
-    CHECK(d.tracked == NULL);
+    demo_frame(d);
+    CHECK(demo_tracked(d) == NULL);
     member = clear_member_on_screen(&x, &y, 0); /* the drag turned the camera */
     push_left_button(x, y, 0);
-    demo_frame(&d);
-    CHECK(member >= 0 && d.tracked == crowd_animator(d.crowd, member) && d.tracked_index == member);
+    demo_frame(d);
+    CHECK(member >= 0 && demo_tracked(d) == crowd_animator(demo_crowd(d), member) && demo_tracked_index(d) == member);
     char title[96];
-    snprintf(title, sizeof title, "state machine: crowd #%d (%s)", member, crowd_character(d.crowd, member)->name);
+    snprintf(title, sizeof title, "state machine: crowd #%d (%s)", member, crowd_character(demo_crowd(d), member)->name);
     CHECK(panel_line(title) == 0);
     CHECK(panel_line("  none yet") >= 0); /* its history starts now */
     print_panel();
@@ -1303,11 +1309,11 @@ static void test_state_machine_panel(void)
 
     /* Its transitions, as they come (the crowd steps it; the panel sees it after). */
     char before[ANIM_NAME_MAX], after[ANIM_NAME_MAX] = "";
-    snprintf(before, sizeof before, "%s", animator_state_name(d.tracked));
-    while (d.clock < 11.9 && !after[0] && demo_frame(&d))
-        if (strcmp(animator_state_name(d.tracked), before) != 0)
-            snprintf(after, sizeof after, "%s", animator_state_name(d.tracked));
-    printf("  member %d went from %s to %s at %.2f s\n", member, before, after, d.clock);
+    snprintf(before, sizeof before, "%s", animator_state_name(demo_tracked(d)));
+    while (demo_progress_of(d).clock < 11.9 && !after[0] && demo_frame(d))
+        if (strcmp(animator_state_name(demo_tracked(d)), before) != 0)
+            snprintf(after, sizeof after, "%s", animator_state_name(demo_tracked(d)));
+    printf("  member %d went from %s to %s at %.2f s\n", member, before, after, demo_progress_of(d).clock);
     CHECK(after[0] != '\0');
     snprintf(expected, sizeof expected, "  %s -> %s (", before, after);
     history = panel_line("last transitions");
@@ -1319,18 +1325,18 @@ static void test_state_machine_panel(void)
 
     /* The script clicks the sky at 12 s: the player again, with a new history. */
     run_until(12.2);
-    CHECK(d.tracked == NULL);
+    CHECK(demo_tracked(d) == NULL);
     CHECK(panel_line("state machine: the player (mannequin)") == 0 && panel_line("  none yet") >= 0);
 
     /* Picked again, then the crowd is cleared (13 s): back to the player. */
     member = clear_member_on_screen(&x, &y, 0);
     push_left_button(x, y, 0);
-    demo_frame(&d);
-    CHECK(member >= 0 && d.tracked == crowd_animator(d.crowd, member));
+    demo_frame(d);
+    CHECK(member >= 0 && demo_tracked(d) == crowd_animator(demo_crowd(d), member));
     run_until(13.2);
-    CHECK(crowd_count(d.crowd) == 0 && d.tracked == NULL && panel_line("the player") == 0);
-    CHECK(d.gl_error_frames == 0);
-    demo_finish(&d);
+    CHECK(crowd_count(demo_crowd(d)) == 0 && demo_tracked(d) == NULL && panel_line("the player") == 0);
+    CHECK(demo_progress_of(d).gl_error_frames == 0);
+    demo_finish(d);
 }
 
 /* Whether the ray through pixel (x, y) enters an entity's culling box, and how far along. */
@@ -1340,7 +1346,7 @@ static bool ray_meets_culling_box(const animator *animator, mat4 placement, int 
     float bounds[2][3];
     vec3 eye;
     pick_ray ray;
-    camera_matrices(&d.camera, (float)WIDTH / (float)HEIGHT, view, projection, eye);
+    camera_matrices(demo_camera(d), (float)WIDTH / (float)HEIGHT, view, projection, eye);
     if (!pick_ray_through(view, projection, WIDTH, HEIGHT, (float)x + 0.5f, (float)y + 0.5f, &ray) ||
         !scene_culling_box(animator, placement, world, bounds))
         return false;
@@ -1375,12 +1381,12 @@ static void test_click_picks_the_body_not_its_loose_box(void)
             break;
         mat4 placement;
         float own = 0.0f, other = 0.0f;
-        crowd_world(d.crowd, member, placement);
-        if (!ray_meets_culling_box(crowd_animator(d.crowd, member), placement, x, y, &own))
+        crowd_world(demo_crowd(d), member, placement);
+        if (!ray_meets_culling_box(crowd_animator(demo_crowd(d), member), placement, x, y, &own))
             continue;
-        for (int i = 0; i < crowd_count(d.crowd) && behind < 0; ++i) {
-            crowd_world(d.crowd, i, placement);
-            if (i != member && ray_meets_culling_box(crowd_animator(d.crowd, i), placement, x, y, &other) &&
+        for (int i = 0; i < crowd_count(demo_crowd(d)) && behind < 0; ++i) {
+            crowd_world(demo_crowd(d), i, placement);
+            if (i != member && ray_meets_culling_box(crowd_animator(demo_crowd(d), i), placement, x, y, &other) &&
                 other < own) {
                 behind = member;
                 in_front = i;
@@ -1391,14 +1397,14 @@ static void test_click_picks_the_body_not_its_loose_box(void)
     CHECK(behind >= 0);
     double start = test_seconds();
     for (int i = 0; i < 20; ++i)
-        CHECK(demo_pick(&d, (float)x + 0.5f, (float)y + 0.5f) == behind);
-    printf("  a click among %d members and the player: %.0f us\n", crowd_count(d.crowd),
+        CHECK(demo_pick(d, (float)x + 0.5f, (float)y + 0.5f) == behind);
+    printf("  a click among %d members and the player: %.0f us\n", crowd_count(demo_crowd(d)),
            (test_seconds() - start) / 20.0 * 1e6);
     push_left_button(x, y, 0);
-    demo_frame(&d);
-    CHECK(behind >= 0 && d.tracked == crowd_animator(d.crowd, behind));
-    CHECK(d.gl_error_frames == 0);
-    demo_finish(&d);
+    demo_frame(d);
+    CHECK(behind >= 0 && demo_tracked(d) == crowd_animator(demo_crowd(d), behind));
+    CHECK(demo_progress_of(d).gl_error_frames == 0);
+    demo_finish(d);
 }
 
 /* Replace every occurrence of from in a file by to; false when there was none. */
@@ -1425,10 +1431,10 @@ static void test_state_machine_panel_follows_reloads(void)
     options.crowd = 8;
     CHECK(demo_start(&d, &options));
     run_until(2.7);
-    CHECK(d.paused && d.show_state_machine);
+    CHECK(demo_progress_of(d).paused && demo_state_machine_shown(d));
     int history = panel_line("last transitions");
     CHECK(history >= 0 && strncmp(panel.text[history + 1], "  walk -> idle (speed < 0.15) fade 0.30 s", 41) == 0);
-    CHECK(strcmp(player_state_name(d.player), "idle") == 0);
+    CHECK(strcmp(player_state_name(demo_player(d)), "idle") == 0);
 
     /* idle becomes `standing`; a state and a parameter are put before all the others. */
     CHECK(edit_file_everywhere(states, "start = idle", "start = standing"));
@@ -1439,11 +1445,11 @@ static void test_state_machine_panel_follows_reloads(void)
                     "\n[state aaa_first]\nclip = idle\n[standing -> aaa_first]\nwhen = time < 0\n\n[state standing]\n"));
     CHECK(edit_file(states, "\n[parameters]\n", "\n[parameters]\nalpha = number 0.5\n"));
     for (int i = 0; i < 5; ++i)
-        demo_frame(&d);
-    printf("  after the reload: %s; player in %s\n", d.status, player_state_name(d.player));
-    CHECK(d.message_count == 0 && strstr(d.status, "reloaded") != NULL);
+        demo_frame(d);
+    printf("  after the reload: %s; player in %s\n", demo_status(d), player_state_name(demo_player(d)));
+    CHECK(demo_message_count(d) == 0 && strstr(demo_status(d), "reloaded") != NULL);
     print_panel();
-    CHECK(strcmp(player_state_name(d.player), "standing") == 0);
+    CHECK(strcmp(player_state_name(demo_player(d)), "standing") == 0);
     CHECK(panel_line("states (10)") >= 0 && panel_line("alpha 0.50") >= 0);
     int current = panel_line("> standing ");
     CHECK(current >= 0 && panel.styles[current] == STATE_PANEL_CURRENT);
@@ -1456,27 +1462,27 @@ static void test_state_machine_panel_follows_reloads(void)
      * the pause ends. */
     int x = 0, y = 0, member = clear_member_on_screen(&x, &y, 0);
     push_left_button(x, y, 0);
-    demo_frame(&d);
-    CHECK(member >= 0 && d.tracked == crowd_animator(d.crowd, member));
+    demo_frame(d);
+    CHECK(member >= 0 && demo_tracked(d) == crowd_animator(demo_crowd(d), member));
     char was[ANIM_NAME_MAX];
-    snprintf(was, sizeof was, "%s", d.tracked ? animator_state_name(d.tracked) : "");
+    snprintf(was, sizeof was, "%s", demo_tracked(d) ? animator_state_name(demo_tracked(d)) : "");
     printf("  member %d is in %s\n", member, was);
     CHECK(edit_file_everywhere(states, "standing", "resting"));
     for (int i = 0; i < 5; ++i)
-        demo_frame(&d);
-    CHECK(d.message_count == 0 && d.tracked == crowd_animator(d.crowd, member));
-    CHECK(d.tracked_history.count == 0);
-    d.paused = false;
+        demo_frame(d);
+    CHECK(demo_message_count(d) == 0 && demo_tracked(d) == crowd_animator(demo_crowd(d), member));
+    CHECK(demo_tracked_history(d)->count == 0);
+    demo_press(d, GAME_ACTION_PAUSE);
     for (int i = 0; i < 3; ++i)
-        demo_frame(&d);
+        demo_frame(d);
     print_panel();
-    for (int i = 0; i < d.tracked_history.count; ++i)
-        CHECK(strcmp(state_panel_transition_at(&d.tracked_history, i)->from, "standing") != 0);
+    for (int i = 0; i < demo_tracked_history(d)->count; ++i)
+        CHECK(strcmp(state_panel_transition_at(demo_tracked_history(d), i)->from, "standing") != 0);
     char marked[ANIM_NAME_MAX + 4];
-    snprintf(marked, sizeof marked, "> %s ", animator_state_name(d.tracked));
+    snprintf(marked, sizeof marked, "> %s ", animator_state_name(demo_tracked(d)));
     CHECK(panel_line(marked) >= 0);
-    CHECK(d.gl_error_frames == 0);
-    demo_finish(&d);
+    CHECK(demo_progress_of(d).gl_error_frames == 0);
+    demo_finish(d);
 }
 
 static void test_steady_frames_allocate_nothing(void)
@@ -1491,33 +1497,36 @@ static void test_steady_frames_allocate_nothing(void)
     CHECK(demo_start(&d, &options));
     CHECK(heap_calls > 0); /* the counter sees our code: starting up allocates */
     for (int i = 0; i < 30; ++i)
-        demo_frame(&d);
+        demo_frame(d);
     /* Every view on, then the CPU path: the first frame of each may size its buffers once. The state
      * machine panel on too, following a crowd member. */
-    d.views = (scene_views){.skeleton = true, .bounds = true, .normals = true};
-    d.show_state_machine = true;
+    demo_press(d, GAME_ACTION_SKELETON);
+    demo_press(d, GAME_ACTION_BOUNDS);
+    demo_press(d, GAME_ACTION_NORMALS);
+    demo_press(d, GAME_ACTION_STATE_MACHINE);
     int x = 0, y = 0;
     CHECK(member_in_front_of_the_player(&x, &y) >= 0);
     push_left_button(x, y, 0);
-    demo_frame(&d);
-    CHECK(d.tracked != NULL); /* that member, or one in front of it */
-    d.views.cpu_skinning = true;
-    demo_frame(&d);
+    demo_frame(d);
+    CHECK(demo_tracked(d) != NULL); /* that member, or one in front of it */
+    demo_press(d, GAME_ACTION_SKINNING);
+    demo_frame(d);
+    CHECK(demo_views(d)->cpu_skinning);
     long before = heap_calls;
     for (int i = 0; i < 90; ++i) {
         if (i == 45)
-            d.views.cpu_skinning = false;
+            demo_press(d, GAME_ACTION_SKINNING); /* back to the GPU */
         if (i == 30 || i == 60)
-            d.scene.skinning = i == 30 ? SCENE_SKINNING_DUAL_QUATERNION : SCENE_SKINNING_LINEAR;
-        demo_frame(&d);
+            demo_press(d, GAME_ACTION_SKIN_BLEND); /* as characters -> linear -> dual quaternions */
+        demo_frame(d);
     }
     long calls = heap_calls - before;
     printf("  90 frames (player walking, running, waving; 40 wandering; every view and the state machine's; "
            "both skinning paths, linear and dual quaternions): "
            "%ld heap calls from our code\n", calls);
     CHECK(calls == 0);
-    CHECK(d.gl_error_frames == 0 && crowd_count(d.crowd) == 40);
-    demo_finish(&d);
+    CHECK(demo_progress_of(d).gl_error_frames == 0 && crowd_count(demo_crowd(d)) == 40);
+    demo_finish(d);
 }
 
 /* ---- Look-at ---------------------------------------------------------------------------------------------- */
@@ -1540,34 +1549,34 @@ static void test_look_at(void)
     demo_options options = options_for(MARIONETTE_SOURCE_DIR "/config", script, NULL, 0);
     options.crowd = 12;
     CHECK(demo_start(&d, &options));
-    if (!d.player) {
-        demo_finish(&d);
+    if (!demo_player(d)) {
+        demo_finish(d);
         return;
     }
-    while (d.simulation_time < 2.5)
-        demo_frame(&d);
-    float in_front = animator_look_weight(player_animator(d.player));
+    while (demo_progress_of(d).simulation_time < 2.5)
+        demo_frame(d);
+    float in_front = animator_look_weight(player_animator(demo_player(d)));
     int watching = 0;
-    for (int i = 0; i < crowd_count(d.crowd); ++i)
-        watching += animator_look_weight(crowd_animator(d.crowd, i)) > 0.5f;
+    for (int i = 0; i < crowd_count(demo_crowd(d)); ++i)
+        watching += animator_look_weight(crowd_animator(demo_crowd(d), i)) > 0.5f;
     char hud[4096];
     demo_hud_text(hud, sizeof hud);
     gfx_stats stats = gfx_frame_stats();
     save_picture("demo_look_at.png");
     printf("  camera in front: player's look-at weight %.2f, %d of %d crowd members watching, %d debug lines\n",
-           (double)in_front, watching, crowd_count(d.crowd), stats.debug_lines);
+           (double)in_front, watching, crowd_count(demo_crowd(d)), stats.debug_lines);
     CHECK(in_front == 1.0f);
     CHECK(watching >= 2);
-    CHECK(d.views.look_at && stats.debug_lines >= 5 * (1 + watching)); /* a facing line, a sight line, a cross */
+    CHECK(demo_views(d)->look_at && stats.debug_lines >= 5 * (1 + watching)); /* a facing line, a sight line, a cross */
     CHECK_STR_CONTAINS(hud, "look-at 1.00 (crowd 5 m)");
     CHECK_STR_CONTAINS(hud, "  look-at\n");
-    while (d.simulation_time < 4.0)
-        demo_frame(&d);
-    float behind = animator_look_weight(player_animator(d.player));
+    while (demo_progress_of(d).simulation_time < 4.0)
+        demo_frame(d);
+    float behind = animator_look_weight(player_animator(demo_player(d)));
     printf("  camera behind again: player's weight %.2f\n", (double)behind);
     CHECK(behind == 0.0f);
-    CHECK(d.gl_error_frames == 0);
-    demo_finish(&d);
+    CHECK(demo_progress_of(d).gl_error_frames == 0);
+    demo_finish(d);
 }
 
 /* The ground: demo.ini's [world] ground at start, the ground key cycling flat -> hills -> steps, a reload
@@ -1576,19 +1585,19 @@ static void test_look_at(void)
 static void check_everyone_on_the_ground(void)
 {
     vec3 feet;
-    player_position(d.player, feet);
-    CHECK(feet[1] == ground_at(&d.ground, feet[0], feet[2]).height);
-    for (int i = 0; i < crowd_count(d.crowd); ++i) {
-        const mover *m = crowd_mover(d.crowd, i);
-        CHECK(m->y == ground_at(&d.ground, m->x, m->z).height);
+    player_position(demo_player(d), feet);
+    CHECK(feet[1] == ground_at(demo_ground(d), feet[0], feet[2]).height);
+    for (int i = 0; i < crowd_count(demo_crowd(d)); ++i) {
+        const mover *m = crowd_mover(demo_crowd(d), i);
+        CHECK(m->y == ground_at(demo_ground(d), m->x, m->z).height);
     }
-    CHECK(d.camera.ground == &d.ground);
+    CHECK(demo_camera(d)->ground == demo_ground(d));
     vec3 eye;
-    camera_eye(&d.camera, eye);
-    CHECK(eye[1] >= ground_at(&d.ground, eye[0], eye[2]).height + d.camera.params.floor_clearance - 1e-5f);
+    camera_eye(demo_camera(d), eye);
+    CHECK(eye[1] >= ground_at(demo_ground(d), eye[0], eye[2]).height + demo_camera(d)->params.floor_clearance - 1e-5f);
     char hud[4096], named[32];
     demo_hud_text(hud, sizeof hud);
-    snprintf(named, sizeof named, "  ground %s", ground_kind_name(d.ground.kind));
+    snprintf(named, sizeof named, "  ground %s", ground_kind_name(demo_ground(d)->kind));
     CHECK_STR_CONTAINS(hud, named);
 }
 
@@ -1602,13 +1611,13 @@ static void test_ground_setting_and_key(void)
     demo_options options = options_for(config_dir, script, NULL, 0);
     options.crowd = 20;
     CHECK(demo_start(&d, &options));
-    CHECK(d.ground.kind == GROUND_HILLS);
+    CHECK(demo_ground(d)->kind == GROUND_HILLS);
     /* Walking over the hills for a second and a half (frames of 1/60 s): not on y = 0. */
     float lowest = 1e9f, highest = -1e9f;
     for (int i = 0; i < 90; ++i) {
-        demo_frame(&d);
+        demo_frame(d);
         vec3 feet;
-        player_position(d.player, feet);
+        player_position(demo_player(d), feet);
         lowest = fminf(lowest, feet[1]);
         highest = fmaxf(highest, feet[1]);
     }
@@ -1617,37 +1626,37 @@ static void test_ground_setting_and_key(void)
     CHECK(highest - lowest > 0.02f);
     long before = heap_calls;
     for (int i = 0; i < 20; ++i)
-        demo_frame(&d);
+        demo_frame(d);
     CHECK(heap_calls == before); /* the mesh was made once, at the switch */
     for (int i = 0; i < 40; ++i)
-        demo_frame(&d);
-    CHECK(d.ground.kind == GROUND_STEPS); /* the key, at 2 s */
+        demo_frame(d);
+    CHECK(demo_ground(d)->kind == GROUND_STEPS); /* the key, at 2 s */
     check_everyone_on_the_ground();
-    CHECK(strstr(d.status, "ground: steps") != NULL);
+    CHECK(strstr(demo_status(d), "ground: steps") != NULL);
     for (int i = 0; i < 60; ++i)
-        demo_frame(&d);
-    CHECK(d.ground.kind == GROUND_FLAT);
+        demo_frame(d);
+    CHECK(demo_ground(d)->kind == GROUND_FLAT);
     check_everyone_on_the_ground();
     for (int i = 0; i < 60; ++i)
-        demo_frame(&d);
-    CHECK(d.ground.kind == GROUND_HILLS); /* round again */
+        demo_frame(d);
+    CHECK(demo_ground(d)->kind == GROUND_HILLS); /* round again */
 
     /* demo.ini says steps: a reload switches; a word it does not know is refused at its line. */
     CHECK(edit_file(settings, "ground = hills", "ground = steps"));
     test_touch_forward(settings, 5);
     for (int i = 0; i < 5; ++i)
-        demo_frame(&d);
-    CHECK(d.ground.kind == GROUND_STEPS);
+        demo_frame(d);
+    CHECK(demo_ground(d)->kind == GROUND_STEPS);
     check_everyone_on_the_ground();
     CHECK(edit_file(settings, "ground = steps", "ground = lava"));
     test_touch_forward(settings, 10);
     for (int i = 0; i < 5; ++i)
-        demo_frame(&d);
-    CHECK(d.message_count == 1 && strstr(d.messages[0], "demo.ini:") != NULL &&
-          strstr(d.messages[0], "'ground' must be flat, slope, hills or steps, not 'lava'") != NULL);
-    CHECK(d.ground.kind == GROUND_STEPS);
-    CHECK(d.gl_error_frames == 0);
-    demo_finish(&d);
+        demo_frame(d);
+    CHECK(demo_message_count(d) == 1 && strstr(demo_message(d, 0), "demo.ini:") != NULL &&
+          strstr(demo_message(d, 0), "'ground' must be flat, slope, hills or steps, not 'lava'") != NULL);
+    CHECK(demo_ground(d)->kind == GROUND_STEPS);
+    CHECK(demo_progress_of(d).gl_error_frames == 0);
+    demo_finish(d);
 }
 
 /* ---- A character in other units and axes ---------------------------------------------------------------- */
@@ -1688,12 +1697,12 @@ static void test_converted_characters_look_the_same(void)
         demo_options options = options_for(dirs[run], script, NULL, 0);
         options.crowd = 8;
         CHECK(demo_start(&d, &options));
-        CHECK(d.message_count == 0);
+        CHECK(demo_message_count(d) == 0);
         for (int i = 0; i < 100; ++i)
-            demo_frame(&d);
+            demo_frame(d);
         figures[run] = look();
         CHECK(platform_read_pixels(pictures[run]));
-        CHECK(strcmp(player_state_name(d.player), "moving") == 0 && player_speed(d.player) > 1.0f);
+        CHECK(strcmp(player_state_name(demo_player(d)), "moving") == 0 && player_speed(demo_player(d)) > 1.0f);
         /* Walking straight, the lean blend is at its rest: the HUD says so, not its first clip's name. */
         char hud[4096];
         demo_hud_text(hud, sizeof hud);
@@ -1701,7 +1710,7 @@ static void test_converted_characters_look_the_same(void)
         /* On flat ground the foot IK lowers the pelvis by nothing, and says 0 (it once said -0). */
         CHECK_STR_CONTAINS(hud, "foot IK pelvis 0 cm");
         save_picture(run == 0 ? "demo_import_original.png" : "demo_import_converted.png");
-        demo_finish(&d);
+        demo_finish(d);
     }
     /* Below the HUD panel: its figures (frame times) differ from run to run. */
     int differing = 0;
@@ -1728,7 +1737,7 @@ static void test_converted_characters_look_the_same(void)
     demo_options options = options_for(config_dir, NULL, NULL, 0);
     CHECK(demo_start(&d, &options));
     for (int i = 0; i < 5; ++i)
-        demo_frame(&d);
+        demo_frame(d);
     char *text = test_read_file(characters, NULL);
     int section_line = 1;
     for (const char *c = text; c && strncmp(c, "[mannequin]", 11) != 0 && *c; ++c)
@@ -1737,11 +1746,11 @@ static void test_converted_characters_look_the_same(void)
     snprintf(expected, sizeof expected,
              "%s:%d: warning: character 'mannequin' stands 70.9 m tall (bind pose); scale = 0.0254 would make it 1.8 m",
              characters, section_line);
-    printf("  HUD: %s\n  status: %s\n", d.message_count ? d.messages[0] : "(none)", d.status);
-    CHECK(d.message_count == 1 && strcmp(d.messages[0], expected) == 0);
-    CHECK(strstr(d.status, "1 warning") != NULL);
-    CHECK(d.player != NULL && strcmp(animator_character(player_animator(d.player))->name, "mannequin") == 0);
-    demo_finish(&d);
+    printf("  HUD: %s\n  status: %s\n", demo_message_count(d) ? demo_message(d, 0) : "(none)", demo_status(d));
+    CHECK(demo_message_count(d) == 1 && strcmp(demo_message(d, 0), expected) == 0);
+    CHECK(strstr(demo_status(d), "1 warning") != NULL);
+    CHECK(demo_player(d) != NULL && strcmp(animator_character(player_animator(demo_player(d)))->name, "mannequin") == 0);
+    demo_finish(d);
 }
 
 /* ---- Window events -------------------------------------------------------------------------------------- */
@@ -1791,53 +1800,53 @@ static void test_window_events_reach_the_demo(void)
     CHECK(event.width == 800 && event.height == 600);
     CHECK(!platform_next_event(&event));
 
-    bool help_before = d.show_help;
+    bool help_before = demo_help_shown(d);
     push_key(SDLK_F1, true, false);
-    CHECK(demo_frame(&d));
-    CHECK(d.show_help == !help_before);
+    CHECK(demo_frame(d));
+    CHECK(demo_help_shown(d) == !help_before);
     push_key(SDLK_F1, true, true); /* the system repeating the held key */
-    CHECK(demo_frame(&d));
-    CHECK(d.show_help == !help_before);
+    CHECK(demo_frame(d));
+    CHECK(demo_help_shown(d) == !help_before);
     push_key(SDLK_F1, false, false);
     push_key(SDLK_F1, true, false);
-    CHECK(demo_frame(&d));
-    CHECK(d.show_help == help_before);
+    CHECK(demo_frame(d));
+    CHECK(demo_help_shown(d) == help_before);
     push_key(SDLK_F1, false, false);
 
     push_key(SDLK_w, true, false);
-    CHECK(demo_frame(&d));
-    CHECK(d.input.held[GAME_ACTION_MOVE_FORWARD] == 1);
+    CHECK(demo_frame(d));
+    CHECK(demo_input(d)->held[GAME_ACTION_MOVE_FORWARD] == 1);
     SDL_Event focus = {.type = SDL_WINDOWEVENT};
     focus.window.event = SDL_WINDOWEVENT_FOCUS_LOST;
     CHECK(SDL_PushEvent(&focus) == 1);
-    CHECK(demo_frame(&d));
-    CHECK(d.input.held[GAME_ACTION_MOVE_FORWARD] == 0 && d.input.key_down_count == 0);
+    CHECK(demo_frame(d));
+    CHECK(demo_input(d)->held[GAME_ACTION_MOVE_FORWARD] == 0 && demo_input(d)->key_down_count == 0);
 
-    float yaw = d.camera.yaw_degrees;
+    float yaw = demo_camera(d)->yaw_degrees;
     SDL_Event motion = {.type = SDL_MOUSEMOTION};
     motion.motion.xrel = 40;
     CHECK(SDL_PushEvent(&motion) == 1); /* no button held: only a moving pointer */
-    CHECK(demo_frame(&d));
-    CHECK(d.camera.yaw_degrees == yaw);
+    CHECK(demo_frame(d));
+    CHECK(demo_camera(d)->yaw_degrees == yaw);
     motion.motion.state = SDL_BUTTON_LMASK;
     CHECK(SDL_PushEvent(&motion) == 1);
-    CHECK(demo_frame(&d));
-    printf("  yaw %.2f -> %.2f after a 40 pixel drag\n", (double)yaw, (double)d.camera.yaw_degrees);
-    CHECK(fabsf(d.camera.yaw_degrees - yaw) > 5.0f);
+    CHECK(demo_frame(d));
+    printf("  yaw %.2f -> %.2f after a 40 pixel drag\n", (double)yaw, (double)demo_camera(d)->yaw_degrees);
+    CHECK(fabsf(demo_camera(d)->yaw_degrees - yaw) > 5.0f);
 
-    float distance = d.camera.distance;
+    float distance = demo_camera(d)->distance;
     SDL_Event wheel = {.type = SDL_MOUSEWHEEL};
     wheel.wheel.y = 2;
     CHECK(SDL_PushEvent(&wheel) == 1);
-    CHECK(demo_frame(&d));
-    printf("  distance %.2f -> %.2f after 2 wheel steps\n", (double)distance, (double)d.camera.distance);
-    CHECK(d.camera.distance < distance - 0.5f);
+    CHECK(demo_frame(d));
+    printf("  distance %.2f -> %.2f after 2 wheel steps\n", (double)distance, (double)demo_camera(d)->distance);
+    CHECK(demo_camera(d)->distance < distance - 0.5f);
 
     SDL_Event quit = {.type = SDL_QUIT};
     CHECK(SDL_PushEvent(&quit) == 1);
-    CHECK(!demo_frame(&d));
-    CHECK(d.quit && d.gl_error_frames == 0);
-    demo_finish(&d);
+    CHECK(!demo_frame(d));
+    CHECK(demo_progress_of(d).quit && demo_progress_of(d).gl_error_frames == 0);
+    demo_finish(d);
 }
 
 /* ---- The HUD's frame budget ------------------------------------------------------------------------------- */
@@ -1923,11 +1932,11 @@ static void test_trace_poses_match_the_palette(void)
     options.trace_stages = true;
     options.crowd = 2;
     CHECK(demo_start(&d, &options));
-    CHECK(d.trace_poses != NULL);
+    CHECK(demo_trace_poses(d) != NULL);
     int checked = 0;
     float worst = 0.0f;
-    for (int frame = 1; frame <= 300 && d.trace_poses; ++frame) {
-        demo_frame(&d);
+    for (int frame = 1; frame <= 300 && demo_trace_poses(d); ++frame) {
+        demo_frame(d);
         if (frame % 100 != 0)
             continue;
         char *text = NULL;
@@ -1935,11 +1944,11 @@ static void test_trace_poses_match_the_palette(void)
         FILE *memory = open_memstream(&text, &size);
         json_writer w = json_writer_start(memory);
         json_object_begin(&w);
-        trace_poses_write(d.trace_poses, &w, d.player, d.crowd, &d.ground);
+        trace_poses_write(demo_trace_poses(d), &w, demo_player(d), demo_crowd(d), demo_ground(d));
         json_object_end(&w);
         fclose(memory);
         for (int e = 0; e < 2; ++e) {
-            const animator *a = e == 0 ? player_animator(d.player) : crowd_animator(d.crowd, 0);
+            const animator *a = e == 0 ? player_animator(demo_player(d)) : crowd_animator(demo_crowd(d), 0);
             const skeleton *s = &animator_character(a)->model->skeleton;
             enum { MOST = 64 };
             float positions[MOST][3], rotations[MOST][4];
@@ -1947,9 +1956,9 @@ static void test_trace_poses_match_the_palette(void)
             CHECK(s->joint_count <= MOST && read_trace_joints(entity, positions, rotations, s->joint_count) == s->joint_count);
             mat4 placement, world, turn, drawn;
             if (e == 0)
-                player_world_matrix(d.player, placement);
+                player_world_matrix(demo_player(d), placement);
             else
-                crowd_world(d.crowd, 0, placement);
+                crowd_world(demo_crowd(d), 0, placement);
             scene_model_world(animator_character(a), placement, world);
             gfx_z_up_to_y_up(turn);
             glm_mat4_mul(world, turn, drawn);
@@ -1976,7 +1985,7 @@ static void test_trace_poses_match_the_palette(void)
            (double)worst);
     CHECK(checked >= 6 * 31);
     CHECK(worst < 1e-4f);
-    demo_finish(&d);
+    demo_finish(d);
     struct stat info;
     CHECK(stat(trace_path, &info) == 0 && info.st_size > 100000);
     remove(trace_path);
@@ -2007,17 +2016,17 @@ static void test_recording_plays_back(void)
     options.record = clip_path;
     options.record_rate = 60.0f;
     CHECK(demo_start(&d, &options));
-    const anim_character *character = animator_character(player_animator(d.player));
+    const anim_character *character = animator_character(player_animator(demo_player(d)));
     const skeleton *s = &character->model->skeleton;
     CHECK(s->joint_count <= JOINTS);
     char hud[8192];
     bool showed_rec = false;
     for (int frame = 0; frame <= FRAMES; ++frame) {
         if (frame > 0)
-            demo_frame(&d);
-        anim_placement placement = player_placement(d.player);
+            demo_frame(d);
+        anim_placement placement = player_placement(demo_player(d));
         anim_placement_world(&placement, &character->axes, character->scale, seen_world[frame]);
-        memcpy(seen[frame], anim_controller_object_pose(animator_controller(player_animator(d.player))),
+        memcpy(seen[frame], anim_controller_object_pose(animator_controller(player_animator(demo_player(d)))),
                (size_t)s->joint_count * sizeof seen[frame][0]);
         if (frame == 100) {
             demo_hud_text(hud, sizeof hud);
@@ -2028,12 +2037,12 @@ static void test_recording_plays_back(void)
     /* 3.5 s: F9 stops the --record run (211 frames at 60 a second: 0 to 3.5 s); 3.6 s starts one in
      * recordings/, 4.0 s stops it. */
     for (int i = 0; i < 60; ++i) {
-        demo_frame(&d);
+        demo_frame(d);
         if (i == 12)
-            CHECK_STR_CONTAINS(d.status, "recorded 211 frames (3.50 s) of mannequin to ");
+            CHECK_STR_CONTAINS(demo_status(d), "recorded 211 frames (3.50 s) of mannequin to ");
     }
-    CHECK_STR_CONTAINS(d.status, "recorded 25 frames (0.40 s) of mannequin to recordings/marionette-001.md5anim");
-    demo_finish(&d); /* the config goes: the skeleton is read again from its file */
+    CHECK_STR_CONTAINS(demo_status(d), "recorded 25 frames (0.40 s) of mannequin to recordings/marionette-001.md5anim");
+    demo_finish(d); /* the config goes: the skeleton is read again from its file */
     CHECK(chdir(cwd) == 0);
     model *mannequin = NULL;
     diag err;
@@ -2106,7 +2115,7 @@ static void test_recording_plays_back(void)
     options.record = unwritable;
     options.script = NULL;
     CHECK(!demo_start(&d, &options));
-    demo_finish(&d);
+    demo_finish(d);
     struct stat info;
     CHECK(stat(unwritable, &info) != 0);
     model_free(mannequin);
@@ -2137,14 +2146,14 @@ static void test_no_walk_is_said(void)
     demo_options options = options_for(folder, NULL, NULL, 0);
     CHECK(demo_start(&d, &options));
     bool said = false;
-    for (int i = 0; i < d.message_count; ++i)
-        said = said || strstr(d.messages[i], "'mannequin' has no walk or run") != NULL;
+    for (int i = 0; i < demo_message_count(d); ++i)
+        said = said || strstr(demo_message(d, i), "'mannequin' has no walk or run") != NULL;
     CHECK(said);
-    demo_finish(&d);
+    demo_finish(d);
     options = options_for(MARIONETTE_SOURCE_DIR "/config", NULL, NULL, 0);
     CHECK(demo_start(&d, &options));
-    CHECK(d.message_count == 0);
-    demo_finish(&d);
+    CHECK(demo_message_count(d) == 0);
+    demo_finish(d);
 }
 
 int main(void)

@@ -38,7 +38,7 @@ enum { CYCLE_FRAMES = 150, WIDTH = 480, HEIGHT = 270 };
  * AddressSanitizer, where only leaks and GL errors are judged, one is enough (its cycles are slow). */
 enum { WARM_UP_CYCLES = CHECK_RSS ? 4 : 1 };
 
-static demo d; /* large */
+static demo *d;
 
 static long resident_kilobytes(void)
 {
@@ -62,15 +62,13 @@ static double seconds_now(void)
 /* A key as the player would press it: down this frame, up the next (through the bindings). */
 static void press(platform_key key, bool down)
 {
-    game_input_key(&d.input, &d.controls, key, down);
+    demo_key(d, key, down);
 }
 
 /* A left click on a point of the picture, as the window's button events give it to the step. */
 static void click(float x, float y)
 {
-    d.input.clicked = true;
-    d.input.click_x = x;
-    d.input.click_y = y;
+    demo_click_at(d, x, y);
 }
 
 static bool replace_in_file(const char *path, const char *from, const char *to)
@@ -113,14 +111,17 @@ int main(int argc, char **argv)
     snprintf(config_dir, sizeof config_dir, "%s/config", root);
     snprintf(states, sizeof states, "%s/states.ini", config_dir);
 
+    /* 60 members a press. The crowd keeps to its spawn spots (gestures and turns still vary): each cycle draws
+     * much the same scene, so the software renderer's own memory (binning, shader variants), which grows to
+     * the largest scene it has drawn, reaches its high-water mark during the warm-up instead of whenever a
+     * wandering crowd happens to bunch up in view. */
+    char settings[600];
+    snprintf(settings, sizeof settings, "%s/demo.ini", config_dir);
+    CHECK(replace_in_file(settings, "\ncount = 100\n", "\ncount = 60\n"));
+    CHECK(replace_in_file(settings, "\nwander_radius = 6\n", "\nwander_radius = 0\n"));
     demo_options options = {.headless = true, .config_dir = config_dir, .width = WIDTH, .height = HEIGHT, .crowd = 0};
     CHECK(demo_start(&d, &options));
-    d.settings.crowd.count = 60;
-    /* The crowd keeps to its spawn spots (gestures and turns still vary): each cycle draws much the same
-     * scene, so the software renderer's own memory (binning, shader variants), which grows to the largest
-     * scene it has drawn, reaches its high-water mark during the warm-up instead of whenever a wandering
-     * crowd happens to bunch up in view. */
-    d.settings.crowd.wander_radius = 0.0f;
+    CHECK(demo_settings(d)->crowd.count == 60 && demo_settings(d)->crowd.wander_radius == 0.0f);
 
     double start = seconds_now();
     long first_checked_rss = 0, largest_rss = 0, smallest_rss = 0, rss_last = 0;
@@ -131,8 +132,8 @@ int main(int argc, char **argv)
         bool fast_fade = cycles % 2 == 0; /* good edits alternate so every one is a real change */
         /* Every cycle starts from the same place, so each shows the renderer the same kind of scene (Mesa
          * keeps its binning memory at the high-water mark of what it has drawn). */
-        if (d.player)
-            player_place(d.player, 0.0f, 0.0f, 0.0f);
+        if (demo_player(d))
+            player_place(demo_player(d), 0.0f, 0.0f, 0.0f);
         for (int frame = 0; frame < CYCLE_FRAMES; ++frame) {
             switch (frame) {
             case 0: press(PLATFORM_KEY_W, true); press(PLATFORM_KEY_C, true); break;
@@ -140,7 +141,7 @@ int main(int argc, char **argv)
             case 10: press(PLATFORM_KEY_LSHIFT, true); press(PLATFORM_KEY_F2, true); press(PLATFORM_KEY_F3, true); press(PLATFORM_KEY_F4, true); press(PLATFORM_KEY_F6, true); break;
             case 11: press(PLATFORM_KEY_F2, false); press(PLATFORM_KEY_F3, false); press(PLATFORM_KEY_F4, false); press(PLATFORM_KEY_F6, false); break;
             case 40: click(WIDTH * 0.65f, HEIGHT * 0.7f); break; /* a crowd member, most cycles */
-            case 41: members_followed += d.tracked != NULL; break;
+            case 41: members_followed += demo_tracked(d) != NULL; break;
             case 30: press(PLATFORM_KEY_SPACE, true); press(PLATFORM_KEY_G, true); break;
             case 31: press(PLATFORM_KEY_SPACE, false); press(PLATFORM_KEY_G, false); break;
             case 50:
@@ -151,14 +152,14 @@ int main(int argc, char **argv)
                                                 : "[locomotion -> wave]\nwhen = wave\nfade = 0.2"));
                 break;
             case 60:
-                good_edits_applied += d.message_count == 0 && strstr(d.status, "reloaded") != NULL;
+                good_edits_applied += demo_message_count(d) == 0 && strstr(demo_status(d), "reloaded") != NULL;
                 press(PLATFORM_KEY_E, true);
                 CHECK(replace_in_file(states, "[celebrate -> locomotion]\nwhen = end or speed > 0.2",
                                       "[celebrate -> locomotion]\nwhen = end or speed >>> 0.2"));
                 break;
             case 61: press(PLATFORM_KEY_E, false); break;
             case 75:
-                bad_edits_reported += d.message_count > 0 && strstr(d.messages[0], "states.ini:") != NULL;
+                bad_edits_reported += demo_message_count(d) > 0 && strstr(demo_message(d, 0), "states.ini:") != NULL;
                 CHECK(replace_in_file(states, "speed >>> 0.2", "speed > 0.2"));
                 break;
             case 90: press(PLATFORM_KEY_F2, true); press(PLATFORM_KEY_F3, true); press(PLATFORM_KEY_F4, true); press(PLATFORM_KEY_G, true); break;
@@ -170,12 +171,12 @@ int main(int argc, char **argv)
             case 131: press(PLATFORM_KEY_F6, false); break;
             default: break;
             }
-            demo_frame(&d);
+            demo_frame(d);
         }
         ++cycles;
-        crowd_mismatches += crowd_count(d.crowd) != 0 || d.message_count != 0;
+        crowd_mismatches += crowd_count(demo_crowd(d)) != 0 || demo_message_count(d) != 0;
         /* The crowd cleared under a followed member, a click on the sky, the panel off: back to the player. */
-        panel_mismatches += d.tracked != NULL || d.show_state_machine;
+        panel_mismatches += demo_tracked(d) != NULL || demo_state_machine_shown(d);
         malloc_trim(0);
         long rss = resident_kilobytes();
         rss_last = rss;
@@ -193,7 +194,7 @@ int main(int argc, char **argv)
          * process maps by other means when RSS moves. */
         struct mallinfo2 mi = mallinfo2();
         printf("  cycle %3d at %6.1f s: RSS %ld KB, malloc in use %zu KB, our heap blocks %ld, GL error frames %d\n",
-               cycles, seconds_now() - start, rss, mi.uordblks / 1024 + mi.hblkhd / 1024, heap, d.gl_error_frames);
+               cycles, seconds_now() - start, rss, mi.uordblks / 1024 + mi.hblkhd / 1024, heap, demo_progress_of(d).gl_error_frames);
         fflush(stdout);
     }
     /* Judged: growth, the highest RSS of any later cycle above the first checked one. Dips are not leaks:
@@ -203,8 +204,8 @@ int main(int argc, char **argv)
     printf("soak: %.0f s, %d cycles (%ld frames); RSS after warm-up %ld KB, later %ld..%ld KB: at most %+.2f%%, "
            "last %+.2f%%; heap blocks changed by at most %ld; %d of %d bad edits reported, %d good edits applied; "
            "GL error frames %d; a clicked crowd member followed in %d cycles\n",
-           seconds_now() - start, cycles, d.frame_count, first_checked_rss, smallest_rss, largest_rss, growth,
-           last_change, largest_heap_growth, bad_edits_reported, cycles, good_edits_applied, d.gl_error_frames,
+           seconds_now() - start, cycles, demo_progress_of(d).frames, first_checked_rss, smallest_rss, largest_rss, growth,
+           last_change, largest_heap_growth, bad_edits_reported, cycles, good_edits_applied, demo_progress_of(d).gl_error_frames,
            members_followed);
     if (CHECK_RSS) {
         CHECK(growth <= 1.0);
@@ -213,10 +214,10 @@ int main(int argc, char **argv)
         printf("soak: RSS not judged under AddressSanitizer (its quarantine decides RSS)\n");
     }
     CHECK(largest_heap_growth == 0);
-    CHECK(d.gl_error_frames == 0);
+    CHECK(demo_progress_of(d).gl_error_frames == 0);
     CHECK(bad_edits_reported == cycles && good_edits_applied == cycles);
     CHECK(crowd_mismatches == 0);
     CHECK(members_followed > 0 && panel_mismatches == 0);
-    demo_finish(&d);
+    demo_finish(d);
     return check_report();
 }
