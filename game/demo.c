@@ -57,10 +57,10 @@ bool demo_start(demo **out, const demo_options *options)
         /* Suggest offscreen rendering only to a run that is not offscreen already. */
         if (options->headless || platform_environment_wants_offscreen())
             fprintf(stderr, "marionette: %s; offscreen at %d x %d: try a smaller --size, or check the OpenGL driver "
-                            "(see README \"Troubleshooting\")\n", err.message, desc.width, desc.height);
+                            "(see docs/troubleshooting.md)\n", err.message, desc.width, desc.height);
         else
             fprintf(stderr, "marionette: %s; without a display: --headless (offscreen) or xvfb-run -a marionette "
-                            "(see README \"Troubleshooting\")\n", err.message);
+                            "(see docs/troubleshooting.md)\n", err.message);
         diag_list_free(&problems);
         return false;
     }

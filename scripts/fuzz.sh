@@ -9,10 +9,10 @@
 #                                             is the wall's: a long run niced under other work needs more
 # Configures and builds build-fuzz with clang the first time. Each target's corpus grows in
 # build-fuzz/corpus/TARGET across runs; the seeds (tests/data, assets/, config/, docs/, and the .md5mesh and
-# .md5anim files of MARIONETTE_REAL_MD5 when that setting names a folder: README, "Test data") are copied
-# fresh into build-fuzz/seeds/TARGET every run. Prints executions and exec/s per target; exits
-# non-zero on any crash, leak or timeout, naming the file that reproduces it (replay:
-# build-fuzz/tests/fuzz/TARGET FILE; add it to tests/ as a regression test).
+# .md5anim files of MARIONETTE_REAL_MD5 when that setting names a folder: docs/tests.md, "Test data") are
+# copied fresh into build-fuzz/seeds/TARGET every run. Prints executions and exec/s per target; exits non-zero
+# on any crash, leak or timeout, naming the file that reproduces it (replay: build-fuzz/tests/fuzz/TARGET
+# FILE; add it to tests/ as a regression test).
 set -eu
 cd "$(dirname "$0")/.."
 

@@ -1,6 +1,7 @@
 #!/bin/sh
-# The pictures in docs/ from today's build, so they cannot go stale silently (README, "Pictures"): the demo
-# headless at 1280x720 on whatever GL it finds (Mesa llvmpipe with no GPU), each from its input script.
+# The pictures in docs/ from today's build, so they cannot go stale silently (docs/playing.md, "Pictures"):
+# the demo headless at 1280x720 on whatever GL it finds (Mesa llvmpipe with no GPU), each from its input
+# script.
 #   ./scripts/pictures.sh [BUILD_DIR]
 set -eu
 cd "$(dirname "$0")/.."

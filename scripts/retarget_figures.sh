@@ -1,5 +1,6 @@
 #!/bin/sh
-# The README's retargeting figures from the demo's final-pose trace alone (docs/trace.md), with jq and awk.
+# The retargeting figures of docs/your-own-model.md ("Borrowed clips") from the demo's final-pose trace alone
+# (docs/trace.md), with jq and awk.
 #   ./scripts/retarget_figures.sh [BUILD_DIR] [REAL_MD5_DIR]   (default build, and $MARIONETTE_REAL_MD5)
 # Each body below gets a starter config from `md5tool new-character` given its mesh and one idle clip, so it
 # borrows the shipped library (walk, run, ...) retargeted through the joint map it finds; then the player walks,
@@ -66,7 +67,7 @@ if [ -n "$real" ] && [ -f "$real/boneman/boneman.md5mesh" ]; then
         --out "$work/boneman/config" > "$work/boneman.log" 2>&1 || { cat "$work/boneman.log" >&2; exit 1; }
     bodies="$bodies boneman"
 else
-    echo "boneman: skipped (no REAL_MD5_DIR/boneman; see README \"Test data\")"
+    echo "boneman: skipped (no REAL_MD5_DIR/boneman; see docs/tests.md)"
 fi
 
 for body in $bodies; do

@@ -1,9 +1,9 @@
 #!/bin/sh
-# The README's skinning figures from md5tool alone (jq and awk): the twist test limb (md5tool synth --limb:
-# a cylinder of two joints, ring 20 of 32 vertices on the second joint) skinned at its joint twisted 90 and
-# 150 degrees about its own axis, with linear blend and with dual quaternions (md5tool skin --skinning); the
-# area of ring 20 seen along the limb (the shoelace formula over each vertex's y and z - 1) against the
-# untwisted ring's.
+# The skinning figures of docs/your-own-model.md ("Skinning") from md5tool alone (jq and awk): the twist test
+# limb (md5tool synth --limb: a cylinder of two joints, ring 20 of 32 vertices on the second joint) skinned at
+# its joint twisted 90 and 150 degrees about its own axis, with linear blend and with dual quaternions
+# (md5tool skin --skinning); the area of ring 20 seen along the limb (the shoelace formula over each vertex's
+# y and z - 1) against the untwisted ring's.
 #   ./scripts/skin_figures.sh [BUILD_DIR]      (default build)
 set -eu
 cd "$(dirname "$0")/.."

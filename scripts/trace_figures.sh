@@ -1,5 +1,6 @@
 #!/bin/sh
-# The README's foot figures from the demo's trace alone (docs/trace.md), with jq and awk: anyone can run it.
+# The foot figures of docs/configuration.md ("Foot locking", "Foot IK") from the demo's trace alone
+# (docs/trace.md), with jq and awk: anyone can run it.
 #   ./scripts/trace_figures.sh [BUILD_DIR]      (default build; the demo must be built)
 # 1. Foot IK on a 30 degree slope: demo.ini's ground set to `slope` (a copy of config/ in a temporary folder),
 #    the player walking and running uphill (tests/data/demo/walk_and_run.txt); for every step where a foot is

@@ -1,13 +1,14 @@
 #!/bin/sh
-# test_retarget_figures: scripts/retarget_figures.sh, the README's borrowed-clip figures through the demo's
-# trace alone, without third-party data: our mannequin playing its own clips (reference) and the same mesh
-# with German joint names, turned to +Y up and -Z forward at 0.9 size, given only an idle so new-character
-# borrows the library (fremd); and a made biped whose feet hang from IK targets (ikfeet), whose feet the lock
-# must hold too (it was off for such rigs). The borrowed walk and run on fremd must be the reference's: the
-# same number of held contacts, each sliding at most 2 cm (the issue's bar; the README states 0.1 mm worst),
-# the head above the hips, no joint turning more than 30 degrees in a 1/120 s step (a flip would be near 180);
-# ikfeet the same bars, with the lock on; and on every body the distance from knee to ankle changing by at
-# most 1 mm over the run (a foot on an IK target parted from its shin by the clips' blend showed 37 mm).
+# test_retarget_figures: scripts/retarget_figures.sh, the borrowed-clip figures of docs/your-own-model.md
+# ("Borrowed clips") through the demo's trace alone, without third-party data: our mannequin playing its own
+# clips (reference) and the same mesh with German joint names, turned to +Y up and -Z forward at 0.9 size,
+# given only an idle so new-character borrows the library (fremd); and a made biped whose feet hang from IK
+# targets (ikfeet), whose feet the lock must hold too (it was off for such rigs). The borrowed walk and run on
+# fremd must be the reference's: the same number of held contacts, each sliding at most 2 cm (the issue's bar;
+# docs/your-own-model.md states 0.1 mm worst), the head above the hips, no joint turning more than 30 degrees
+# in a 1/120 s step (a flip would be near 180); ikfeet the same bars, with the lock on; and on every body the
+# distance from knee to ankle changing by at most 1 mm over the run (a foot on an IK target parted from its
+# shin by the clips' blend showed 37 mm).
 #   tests/test_retarget_figures.sh BUILD_DIR
 set -u
 cd "$(dirname "$0")/.."

@@ -1,8 +1,8 @@
 #!/bin/sh
-# test_skin_figures: scripts/skin_figures.sh, the README's twisted-joint figures through md5tool's public
-# interface (synth --limb, skin --skinning linear|dq), gives what the README states: at 90 degrees linear
-# blend keeps 50.0% of the joint's cross-section, at 150 degrees 6.7% (cos^2 of half the angle), dual
-# quaternions 100.0% at both.
+# test_skin_figures: scripts/skin_figures.sh, the twisted-joint figures of docs/your-own-model.md ("Skinning")
+# through md5tool's public interface (synth --limb, skin --skinning linear|dq), gives what that guide states:
+# at 90 degrees linear blend keeps 50.0% of the joint's cross-section, at 150 degrees 6.7% (cos^2 of half
+# the angle), dual quaternions 100.0% at both.
 #   tests/test_skin_figures.sh BUILD_DIR
 set -u
 cd "$(dirname "$0")/.."

@@ -9,7 +9,7 @@
  *     grow from cycle to cycle: nothing leaks per spawn, reload or view;
  *   - no GL errors, every bad edit was reported with its file:line and every good one cleared it.
  *     test_soak                 the 60-second version (ctest)
- *     test_soak --seconds 600   the long run (README: "Soak") */
+ *     test_soak --seconds 600   the long run (docs/tests.md: "Soak") */
 #include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>

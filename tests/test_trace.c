@@ -678,11 +678,11 @@ static void check_locked_sweep(const feet_fixture *f, const feet_sweep *locked)
 }
 
 /* The whole sweep of the issue: 20 speeds from 0 to the run's 3.5 m/s, 16 directions, without the lock and
- * with it. Without, the drift figures are what pose blending does to these clips (see README, "Blend
- * spaces"): the bounds are a little above and below what was measured (65.6 mm), so that the test shows
- * that the lock is what keeps the feet, and a change which makes blending worse is caught. Each clip alone,
- * at its own speed and direction, must stay near what the clip itself does. With the lock, every contact
- * stays within 2 mm. */
+ * with it. Without, the drift figures are what pose blending does to these clips (see docs/configuration.md,
+ * "Blend spaces"): the bounds are a little above and below what was measured (65.6 mm), so that the test
+ * shows that the lock is what keeps the feet, and a change which makes blending worse is caught. Each clip
+ * alone, at its own speed and direction, must stay near what the clip itself does. With the lock, every
+ * contact stays within 2 mm. */
 static void test_feet_strafe_sweep(void)
 {
     feet_fixture f;

@@ -1,9 +1,9 @@
 #!/bin/sh
 # test_trace_schema: the demo's trace read the way a user's script reads it (jq, awk), every key of
 # docs/trace.md checked for a walk with the player's and crowd members' poses at every stage; the figures of
-# scripts/trace_figures.sh within what the README states (and the measure shown able to fail: before the
-# placement the slope's feet are centimetres off); and the options' mistakes refused in one line with no
-# trace file left behind.
+# scripts/trace_figures.sh within what docs/configuration.md states ("Foot locking", "Foot IK"; and the
+# measure shown able to fail: before the placement the slope's feet are centimetres off); and the options'
+# mistakes refused in one line with no trace file left behind.
 #   tests/test_trace_schema.sh DEMO BUILD_DIR
 set -u
 demo=$1
@@ -57,7 +57,7 @@ check "two feet, each with every key, heights on flat ground 0 and normal up" \
 check "the player walks: it moves along +x, and some foot is held at some step" \
     '(.[-1].poses[0].world[12] - .[0].poses[0].world[12]) > 0.5 and any(.[].poses[0].feet[]; .held == 1)'
 
-# The figures, as the README states them, and the measure able to fail.
+# The figures, as docs/configuration.md states them ("Foot locking", "Foot IK"), and the measure able to fail.
 figures=$(./scripts/trace_figures.sh "$build") || fail "trace_figures.sh failed"
 echo "$figures"
 echo "$figures" | awk '/foot IK/ { for (i = 1; i <= NF; i++) if ($i == "within") within = $(i + 1);

@@ -1,5 +1,5 @@
 /* rig: the one humanoid skeleton every generated body and clip is built on.
- * Conventions (also in README): Doom 3 space, right-handed, Z up, 1 unit = 1 metre, about 1.8 m tall,
+ * Conventions (also in docs/assets.md): Doom 3 space, right-handed, Z up, 1 unit = 1 metre, about 1.8 m tall,
  * the character faces +X, so its left side is +Y. The root joint sits on the floor under the hips and
  * carries root motion; every other joint hangs off it. In the bind pose every joint's object-space
  * orientation is identity (joint axes parallel to the object's), so a joint's local translation is just
