@@ -1,7 +1,6 @@
 /* scene: see scene.h. */
 #include "scene.h"
 
-#include "build/build_lod.h"
 #include "look.h"
 #include "platform/platform_image.h"
 #include "pose/pose.h"
@@ -141,7 +140,7 @@ void scene_release_images(image_cache *images, const image **held, int count)
 }
 
 /* The mesh index for a character, made when no body dressed the same exists; -1 with err when it fails. */
-static int scene_mesh_for(scene *s, const anim_character *character, diag *err, diag_list *warnings)
+static int scene_mesh_for(scene *s, cache *cache, const anim_character *character, diag *err, diag_list *warnings)
 {
     unsigned long long key = scene_texture_key(character);
     for (int i = 0; i < s->model_count; ++i)
@@ -164,19 +163,21 @@ static int scene_mesh_for(scene *s, const anim_character *character, diag *err, 
         diag_set(err, character->name, 0, "out of memory");
         return -1;
     }
-    /* Levels of detail are made here, once per body, and live on the GPU only: a body that cannot have
-     * them (the simplifier refused it) draws whole at every distance, with a warning. */
-    model_lods *lods = NULL;
+    /* Levels of detail come from the cache (made there once per model) and live on the GPU only, so they are
+     * let go once uploaded: a body that cannot have them (the simplifier refused it) draws whole at every
+     * distance, with a warning. */
     diag lod_err;
-    if (!build_lods(character->model, NULL, &lods, &lod_err))
+    cache_lods_handle lods = cache_load_lods(cache, character->model_handle, NULL, &lod_err);
+    if (!lods.id)
         diag_list_add(warnings, character->mesh_path ? character->mesh_path : character->name, lod_err.line,
                       "%s: no levels of detail (%s); drawn whole at every distance", character->name,
                       lod_err.message);
     gfx_mesh mesh = scene_make_dressed_mesh(s->images,
                                             &(gfx_mesh_desc){.model = character->model, .label = character->name,
-                                                             .path = character->mesh_path, .lods = lods},
+                                                             .path = character->mesh_path,
+                                                             .lods = cache_lods(cache, lods)},
                                             character->texture_paths, held, err, warnings);
-    model_lods_free(lods);
+    cache_release_lods(cache, lods);
     if (mesh.id == 0) {
         free(held);
         return -1;
@@ -206,7 +207,7 @@ bool scene_sync(scene *s, const anim_config *config, diag *err, diag_list *warni
     s->character_count = 0;
     for (int c = 0; c < count; ++c) {
         const anim_character *character = anim_config_character(config, c);
-        int index = scene_mesh_for(s, character, err, warnings);
+        int index = scene_mesh_for(s, anim_config_cache(config), character, err, warnings);
         if (index < 0)
             return false; /* the meshes made so far stay; the characters not bound yet are not drawn */
         s->characters[s->character_count] = character;

@@ -530,6 +530,65 @@ static void test_derived_data_is_memoised(void)
     unlink(edited);
 }
 
+/* A model's levels of detail through the cache: made once per (model entry, settings), the same as
+ * build_lods makes them, holding their model; a spelled-out setting is another entry; refusals hold nothing. */
+static void test_levels_of_detail_are_shared(void)
+{
+    cache *c = cache_create();
+    diag err = {0};
+    cache_model_handle body = cache_load_model(c, body_a, &err, NULL);
+    const model *m = cache_model(c, body);
+    CHECK(m != NULL);
+    if (!m) {
+        cache_destroy(c);
+        return;
+    }
+    long derivations = cache_get_stats(c).derivations;
+    cache_lods_handle first = cache_load_lods(c, body, NULL, &err);
+    cache_lods_handle again = cache_load_lods(c, body, &(build_lod_desc){0}, &err);
+    CHECK(first.id != 0 && first.id == again.id && cache_get_stats(c).derivations == derivations + 1);
+    const model_lods *lods = cache_lods(c, first);
+    model_lods *direct = NULL;
+    CHECK(lods && build_lods(m, NULL, &direct, &err));
+    if (lods && direct) {
+        CHECK(lods->level_count == direct->level_count && lods->mesh_count == direct->mesh_count &&
+              lods->bytes == direct->bytes);
+        for (int level = 0; level < lods->level_count; ++level)
+            CHECK(lods->triangles[level] == direct->triangles[level] && lods->error[level] == direct->error[level]);
+    }
+    model_lods_free(direct);
+    cache_stats stats = cache_get_stats(c);
+    CHECK(stats.lods == 1 && stats.entries == 2 && stats.users == 4 && lods &&
+          stats.lods_bytes == lods->bytes + sizeof(build_lod_desc));
+
+    /* Other settings (two coarser levels instead of three) are another entry. */
+    cache_lods_handle two = cache_load_lods(c, body, &(build_lod_desc){.ratios = {0.4f, 0.1f}}, &err);
+    CHECK(two.id && two.id != first.id && cache_lods(c, two) && cache_get_stats(c).lods == 2);
+    CHECK(cache_get_stats(c).derivations == derivations + 2 && cache_lods(c, two) != lods);
+    cache_release_lods(c, two);
+    CHECK(cache_lods(c, two) == NULL && cache_get_stats(c).lods == 1);
+
+    /* Refused, nothing held: a stale model handle, settings build_lods refuses, no cache. */
+    int users = cache_get_stats(c).users;
+    CHECK(cache_load_lods(c, (cache_model_handle){0xffffu}, NULL, &err).id == 0);
+    CHECK_STR_CONTAINS(err.message, "model handle is stale");
+    CHECK(cache_load_lods(c, body, &(build_lod_desc){.max_error = 2.0f}, &err).id == 0);
+    CHECK(cache_load_lods(NULL, body, NULL, &err).id == 0);
+    CHECK(cache_get_stats(c).users == users);
+
+    /* The levels keep their model: released by its loader, the model stays until the last user of the
+     * levels goes, and then both are freed. */
+    cache_release_model(c, body);
+    CHECK(cache_model(c, body) == m && cache_get_stats(c).models == 1);
+    cache_release_lods(c, first);
+    CHECK(cache_lods(c, again) == lods);
+    cache_release_lods(c, again);
+    stats = cache_get_stats(c);
+    CHECK(cache_lods(c, first) == NULL && cache_model(c, body) == NULL);
+    CHECK(stats.lods == 0 && stats.models == 0 && stats.lods_bytes == 0 && stats.entries == 0 && stats.users == 0);
+    cache_destroy(c);
+}
+
 static void test_missing_and_broken_files(void)
 {
     cache *c = cache_create();
@@ -628,6 +687,7 @@ int main(int argc, char **argv)
         RUN(test_mismatching_clip_is_refused);
         RUN(test_additive_clips_are_shared);
         RUN(test_derived_data_is_memoised);
+        RUN(test_levels_of_detail_are_shared);
         RUN(test_missing_and_broken_files);
     }
     if (part == TEST_PART_BONEMAN)

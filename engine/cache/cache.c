@@ -25,7 +25,8 @@ typedef enum cache_kind {
     CACHE_ADDITIVE,
     CACHE_DERIVED,
     CACHE_RETARGETED,
-    CACHE_RETIMED
+    CACHE_RETIMED,
+    CACHE_LODS
 } cache_kind;
 
 /* Which file, and which version of it: two spellings of one path give the same device and inode, and a
@@ -53,7 +54,8 @@ typedef struct cache_entry {
     uint32_t source_tag, reference_tag;
     cache_file_version target_file;
     float frame_rate; /* a retimed clip's (its source's tag in source_tag) */
-    /* Derived data: the clip entry it was computed from (one user of it is held), how, and the key. */
+    /* Derived data: the clip entry it was computed from (one user of it is held), how, and the key. Levels of
+     * detail: the model entry (one user held) and the build_lod_desc they were made with, as the key. */
     uint32_t source;
     cache_derive_fn derive;
     void *key;
@@ -63,6 +65,7 @@ typedef struct cache_entry {
         model *model;
         clip *clip;
         void *derived;
+        model_lods *lods;
     } data;
 } cache_entry;
 
@@ -79,13 +82,14 @@ cache *cache_create(void)
 }
 
 static void cache_release(cache *c, cache_entry *e);
+static cache_entry *cache_resolve(const cache *c, uint32_t id, cache_kind kind);
 static cache_entry *cache_resolve_clip(const cache *c, uint32_t id);
 
 /* Frees the entry's data; derived data also lets go of its clip, which may free that too. During
  * cache_destroy that clip may be gone already: its handle is stale then and resolves to NULL. */
 static void cache_entry_free(cache *c, cache_entry *e)
 {
-    uint32_t source = 0;
+    uint32_t source = 0, source_model = 0;
     if (e->kind == CACHE_MODEL) {
         model_free(e->data.model);
     } else if (e->kind == CACHE_CLIP || e->kind == CACHE_ADDITIVE || e->kind == CACHE_RETARGETED ||
@@ -97,6 +101,10 @@ static void cache_entry_free(cache *c, cache_entry *e)
         free(e->data.derived);
         free(e->key);
         source = e->source;
+    } else if (e->kind == CACHE_LODS) {
+        model_lods_free(e->data.lods);
+        free(e->key);
+        source_model = e->source;
     }
     e->kind = CACHE_FREE;
     e->users = 0;
@@ -107,6 +115,8 @@ static void cache_entry_free(cache *c, cache_entry *e)
     e->generation++;
     if (source)
         cache_release(c, cache_resolve_clip(c, source));
+    if (source_model)
+        cache_release(c, cache_resolve(c, source_model, CACHE_MODEL));
 }
 
 void cache_destroy(cache *c)
@@ -498,6 +508,71 @@ cache_derived_handle cache_load_derived(cache *c, cache_clip_handle source, cach
     return (cache_derived_handle){cache_handle_id(c, e)};
 }
 
+/* desc's settings, field by field into zeroed bytes (no padding compared); NULL: all zero, the defaults. */
+static build_lod_desc cache_lod_key(const build_lod_desc *desc)
+{
+    build_lod_desc key;
+    memset(&key, 0, sizeof key);
+    if (desc) {
+        memcpy(key.ratios, desc->ratios, sizeof key.ratios);
+        key.stand_in_triangles = desc->stand_in_triangles;
+        key.max_error = desc->max_error;
+        key.no_stand_in = desc->no_stand_in;
+        key.borders = desc->borders;
+    }
+    return key;
+}
+
+cache_lods_handle cache_load_lods(cache *c, cache_model_handle model, const build_lod_desc *desc, diag *err)
+{
+    cache_entry *model_entry = cache_resolve(c, model.id, CACHE_MODEL);
+    if (!c || !model_entry) {
+        diag_set(err, "levels of detail", 0, "%s", !c ? "no cache" : "the model handle is stale or was never loaded");
+        return (cache_lods_handle){0};
+    }
+    build_lod_desc key = cache_lod_key(desc);
+    for (int i = 0; i < c->count; ++i) {
+        cache_entry *e = &c->entries[i];
+        if (e->kind == CACHE_LODS && e->source == model.id && memcmp(e->key, &key, sizeof key) == 0) {
+            e->users++;
+            return (cache_lods_handle){cache_handle_id(c, e)};
+        }
+    }
+    build_lod_desc *key_copy = malloc(sizeof *key_copy);
+    if (!key_copy) {
+        diag_set(err, "levels of detail", 0, "out of memory");
+        return (cache_lods_handle){0};
+    }
+    *key_copy = key;
+    model_lods *lods = NULL;
+    c->derivations++;
+    /* The model lives on the heap, so this stays valid when a new entry below moves the entries array. */
+    if (!build_lods(model_entry->data.model, desc, &lods, err)) {
+        free(key_copy);
+        return (cache_lods_handle){0};
+    }
+    cache_entry *e = cache_new_entry(c, "levels of detail", err);
+    if (!e) {
+        model_lods_free(lods);
+        free(key_copy);
+        return (cache_lods_handle){0};
+    }
+    cache_entry_claim(e, CACHE_LODS, (cache_file_version){0});
+    e->source = model.id;
+    e->key = key_copy;
+    e->key_bytes = sizeof *key_copy;
+    e->data.lods = lods;
+    /* Resolved again: cache_new_entry may have moved the entries array. */
+    cache_resolve(c, model.id, CACHE_MODEL)->users++;
+    return (cache_lods_handle){cache_handle_id(c, e)};
+}
+
+const model_lods *cache_lods(const cache *c, cache_lods_handle h)
+{
+    const cache_entry *e = cache_resolve(c, h.id, CACHE_LODS);
+    return e ? e->data.lods : NULL;
+}
+
 const void *cache_derived(const cache *c, cache_derived_handle h, size_t *bytes)
 {
     const cache_entry *e = cache_resolve(c, h.id, CACHE_DERIVED);
@@ -539,6 +614,11 @@ void cache_release_derived(cache *c, cache_derived_handle h)
     cache_release(c, cache_resolve(c, h.id, CACHE_DERIVED));
 }
 
+void cache_release_lods(cache *c, cache_lods_handle h)
+{
+    cache_release(c, cache_resolve(c, h.id, CACHE_LODS));
+}
+
 cache_stats cache_get_stats(const cache *c)
 {
     cache_stats stats = {0};
@@ -560,6 +640,9 @@ cache_stats cache_get_stats(const cache *c)
         } else if (e->kind == CACHE_DERIVED) {
             stats.derived++;
             stats.derived_bytes += e->derived_bytes + e->key_bytes;
+        } else if (e->kind == CACHE_LODS) {
+            stats.lods++;
+            stats.lods_bytes += e->data.lods->bytes + e->key_bytes;
         } else if (e->kind == CACHE_RETARGETED || e->kind == CACHE_RETIMED) {
             *(e->kind == CACHE_RETARGETED ? &stats.retargeted_clips : &stats.retimed_clips) += 1;
             stats.shared_bytes += e->data.clip->bytes;

@@ -6,7 +6,8 @@
  * checks the clip's hierarchy against the requesting model's skeleton. An additive clip (a clip's frames
  * as differences from a reference frame, engine/build's build_additive_clip) is baked once per (clip file,
  * reference file, reference frame), whatever asks for it, and shared the same way; so is any other data
- * derived from a held clip (cache_load_derived: a memo keyed by the clip and the caller's key bytes).
+ * derived from a held clip (cache_load_derived: a memo keyed by the clip and the caller's key bytes), and a
+ * model's levels of detail (cache_load_lods: the mesh simplifier run once per model and settings).
  * Handles are small typed values (sokol style); a released or stale handle resolves to NULL.
  * Knows nothing of GL; the renderer keeps its own buffers per model. */
 #ifndef MARIONETTE_CACHE_H
@@ -17,6 +18,7 @@
 #include <stdint.h>
 
 #include "../base/diag.h"
+#include "../build/build_lod.h"
 #include "../build/retarget.h"
 #include "../model/clip.h"
 #include "../model/model.h"
@@ -25,6 +27,7 @@ typedef struct cache cache;
 typedef struct cache_model_handle { uint32_t id; } cache_model_handle; /* 0: none */
 typedef struct cache_clip_handle { uint32_t id; } cache_clip_handle;   /* 0: none */
 typedef struct cache_derived_handle { uint32_t id; } cache_derived_handle; /* 0: none */
+typedef struct cache_lods_handle { uint32_t id; } cache_lods_handle;       /* 0: none */
 
 typedef struct cache_stats {
     int entries;           /* distinct files, additive bakes and derived data held */
@@ -35,10 +38,14 @@ typedef struct cache_stats {
     int retimed_clips;     /* clips played at another frame rate (cache_load_retimed_clip) */
     int all_clips;         /* every clip held, however it was made: the four counts above together */
     int derived;           /* data derived from clips (cache_load_derived) */
+    int lods;              /* models' levels of detail (cache_load_lods) */
     size_t shared_bytes;   /* heap bytes of all held models and clips, additive ones included */
     size_t additive_bytes; /* of those, the additive clips' */
     size_t derived_bytes;  /* heap bytes of the derived data, their keys included (not in shared_bytes) */
-    long derivations;      /* derive calls made since cache_create, failed ones included: how often a memo missed */
+    size_t lods_bytes;     /* heap bytes of the levels of detail held (not in shared_bytes: a renderer copies
+                            * them to the GPU and lets go) */
+    long derivations;      /* derive and build_lods calls made since cache_create, failed ones included: how often a
+                            * memo missed */
     int users;             /* sum of reference counts */
 } cache_stats;
 
@@ -103,17 +110,28 @@ typedef bool (*cache_derive_fn)(const clip *source, const void *key, size_t key_
 cache_derived_handle cache_load_derived(cache *c, cache_clip_handle source, cache_derive_fn derive, const void *key,
                                         size_t key_bytes, diag *err);
 
+/* A held model's levels of detail, build_lods(model, desc) (desc NULL: its defaults), made on the first request
+ * for that model entry and those settings and shared after that, read-only; a model file edited in place
+ * loads as a new model entry, whose levels are made again. The settings are compared field by field (a desc
+ * spelling out a default value is another entry than one leaving it 0). The entry holds one user of its model
+ * until it is freed, so the model handle may be released once this returns. Adds one user on success;
+ * cache_release_lods drops it, and the levels are freed with the last user. On failure returns {0} and err
+ * says why: a stale or never loaded model handle, or what build_lods reports (not memoised). */
+cache_lods_handle cache_load_lods(cache *c, cache_model_handle model, const build_lod_desc *desc, diag *err);
+const model_lods *cache_lods(const cache *c, cache_lods_handle h);
+
 /* The derived bytes (NULL for {0} or a stale handle); bytes, when not NULL, gets their count. */
 const void *cache_derived(const cache *c, cache_derived_handle h, size_t *bytes);
 
 const model *cache_model(const cache *c, cache_model_handle h);
 const clip *cache_clip(const cache *c, cache_clip_handle h);
 
-/* Drop one user (of a model, a clip, an additive clip or derived data); the data is freed when none are left. Releasing
+/* Drop one user (of a model, a clip, an additive clip, derived data or levels of detail); the data is freed when none are left. Releasing
  * {0} or a stale handle does nothing. */
 void cache_release_model(cache *c, cache_model_handle h);
 void cache_release_clip(cache *c, cache_clip_handle h);
 void cache_release_derived(cache *c, cache_derived_handle h);
+void cache_release_lods(cache *c, cache_lods_handle h);
 
 cache_stats cache_get_stats(const cache *c);
 

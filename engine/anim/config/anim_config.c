@@ -334,6 +334,11 @@ int anim_config_stand_in_count(const anim_config *config)
     return config ? config->stand_in_count : 0;
 }
 
+cache *anim_config_cache(const anim_config *config)
+{
+    return config ? config->cache : NULL;
+}
+
 int anim_config_warning_count(const anim_config *config)
 {
     return config ? config->warning_count : 0;

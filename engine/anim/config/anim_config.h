@@ -52,6 +52,8 @@ anim_config *anim_config_load_partial(const char *characters_path, cache *cache,
 /* Problems a partial load (or reload) worked around, each counted once as reported (two characters sharing
  * a clips.ini share its problems); 0 for a complete config. */
 int anim_config_stand_in_count(const anim_config *config);
+/* The cache the config was loaded with (its models' levels of detail come from it too); NULL for NULL. */
+cache *anim_config_cache(const anim_config *config);
 /* Warnings the load added to its list that are not problems (a character outside 0.2 to 5 m tall after
  * its import): the config is complete and plays as it is. */
 int anim_config_warning_count(const anim_config *config);
