@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/file.h"
-#include "md5/md5.h"
+#include "build/loader.h"
 
 struct recorder {
     float rate;
@@ -188,15 +187,8 @@ bool recorder_write(const recorder *recorder, const char *path, diag *err)
     raw_clip clip = {.joint_count = s->joint_count, .frame_count = recorder->frame_count,
                      .frame_rate = recorder->rate, .names = (char **)s->names, .parents = (int *)s->parents,
                      .frames = recorder->frames, .bounds = recorder->bounds};
-    file_writer writer;
-    if (!file_writer_open(&writer, path, err))
-        return false;
-    char commandline[128];
-    snprintf(commandline, sizeof commandline, "marionette --record%s (%s)", recorder->in_place ? " --in-place" : "",
+    char note[128];
+    snprintf(note, sizeof note, "marionette --record%s (%s)", recorder->in_place ? " --in-place" : "",
              recorder->character->name);
-    if (!md5_write_clip(writer.stream, &clip, commandline)) {
-        file_writer_abandon(&writer);
-        return diag_set(err, path, 0, "cannot write the clip (a joint name holds a quote or a line break)");
-    }
-    return file_writer_commit(&writer, err);
+    return loader_write_clip(path, &clip, note, err);
 }

@@ -6,7 +6,10 @@
 #   - a file outside engine/platform/ includes an SDL header (SDL.h, SDL_*.h, SDL2/...): one room knows SDL;
 #   - a file outside engine/gfx/ and engine/platform/ includes a GL header (GL/..., EGL/..., epoxy/...): the
 #     renderer and the window are the rooms that know GL (architecture.md's "must not know"); a benchmark
-#     asks gfx (gfx_finish, gfx_renderer_name).
+#     asks gfx (gfx_finish, gfx_renderer_name);
+#   - a file in game/, or in engine/ outside engine/md5/ and engine/build/, includes a header of a format
+#     reader (engine/md5/): files are read and written through the loader table (build/loader.h), so a new
+#     format is one reader and one row, and nothing above the build step knows what a format's text looks like.
 # tests/ is not scanned: tests drive and inspect everything, SDL included.
 # A quoted include is looked up where the build finds it (the including file's folder, engine/, the
 # repository root, game/, tools/ and each tools/*/ folder); the first file that exists names the layer.
@@ -92,6 +95,19 @@ for file in $files; do
         target=$(resolve "$folder" "$name")
         [ -n "$target" ] || continue
         target_layer=$(layer_of "$target")
+        canonical=$target
+        case $target in
+        *..*) canonical=$(cd "$(dirname "$target")" 2>/dev/null && pwd -P)/$(basename "$target")
+            canonical=${canonical#"$root"/} ;;
+        esac
+        case $canonical in
+        engine/md5/*)
+            case $file in
+            engine/md5/* | engine/build/*) ;;
+            engine/* | game/*) report "$file:$line" "includes $spec ($canonical): only engine/build/ may know a format reader" ;;
+            esac
+            ;;
+        esac
         case $layer:$target_layer in
         engine:game | engine:tools | game:tools)
             report "$file:$line" "includes $spec ($target): $layer/ must not depend on $target_layer/" ;;

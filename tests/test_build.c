@@ -2,6 +2,7 @@
  * twice gives equal models, the raw untouched); the build step's messages keep the reader's file:line;
  * a clip without bounds gets its joints' boxes; the loader table picks a reader by extension and names
  * the supported ones for any other. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,6 +225,51 @@ static void test_loader_picks_reader_by_extension(void)
     rmdir(folder);
 }
 
+/* A clip written through the loader table's writer column reads back as the same clip; a format with no writer
+ * and a joint name the format cannot hold are refused with the path, and the file already there is kept. */
+static void test_loader_writes_clips_by_format(void)
+{
+    size_t size = 0;
+    char *text = test_read_file(WALK, &size);
+    raw_clip raw = {0};
+    diag err = {0};
+    CHECK(text && md5_read_clip(text, size, WALK, &raw, &err, NULL));
+    const char *written = MARIONETTE_BUILD_DIR "/test_build_written.md5anim";
+    CHECK(loader_write_clip(written, &raw, "test_build", &err));
+    clip *original = NULL, *again = NULL;
+    CHECK(loader_load_clip(WALK, &original, &err, NULL) && loader_load_clip(written, &again, &err, NULL));
+    if (original && again) {
+        CHECK(again->frame_count == original->frame_count && again->joint_count == original->joint_count &&
+              again->frame_rate == original->frame_rate);
+        float worst = 0.0f;
+        for (size_t i = 0; i < (size_t)original->frame_count * (size_t)original->joint_count; ++i)
+            for (int k = 0; k < 3; ++k)
+                worst = fmaxf(worst, fabsf(again->frames[i].position[k] - original->frames[i].position[k]));
+        CHECK(worst < 1e-5f);
+    }
+    clip_free(again);
+
+    CHECK(!loader_write_clip(MARIONETTE_BUILD_DIR "/test_build_written.bvh", &raw, NULL, &err));
+    CHECK(strcmp(err.message, "'.bvh' files cannot be written as an animation (supported: .md5anim)") == 0);
+    CHECK(!loader_write_clip(MARIONETTE_BUILD_DIR "/test_build_written.md5mesh", &raw, NULL, &err));
+    char *name = raw.joint_count > 0 ? raw.names[0] : NULL;
+    char quoted[] = "a \"quoted\" joint";
+    if (name)
+        raw.names[0] = quoted;
+    CHECK(!loader_write_clip(written, &raw, NULL, &err));
+    CHECK_STR_CONTAINS(err.message, "cannot write the clip as .md5anim");
+    CHECK(strcmp(err.file, written) == 0);
+    if (name)
+        raw.names[0] = name;
+    CHECK(loader_load_clip(written, &again, &err, NULL) && again && original &&
+          again->frame_count == original->frame_count);
+    clip_free(again);
+    clip_free(original);
+    raw_clip_free(&raw);
+    free(text);
+    remove(written);
+}
+
 /* The texture search is the loader table's column too: a model file's shaders are searched by its format's
  * convention (MD5: beside the mesh, then in the folder given), and a file of no model format finds none. */
 static void test_loader_finds_textures_by_format(void)
@@ -253,5 +299,6 @@ int main(void)
     RUN(test_clip_takes_frames_and_measures_missing_bounds);
     RUN(test_loader_picks_reader_by_extension);
     RUN(test_loader_finds_textures_by_format);
+    RUN(test_loader_writes_clips_by_format);
     return check_report();
 }

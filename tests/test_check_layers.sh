@@ -2,7 +2,8 @@
 # test_check_layers: tests/check_layers.sh on a small tree with violations planted at known lines: it must
 # fail, name exactly those file:line pairs (an engine file including game/ and, through ../, tools/; a game
 # file including tools/; SDL outside engine/platform/, spelled <SDL.h>, "SDL_keycode.h" and SDL2/...; GL
-# outside engine/gfx/ and engine/platform/, in a benchmark),
+# outside engine/gfx/ and engine/platform/, in a benchmark; a format reader's header, engine/md5/, included
+# from engine/cache/ through ../ and from game/, while engine/build/ and tools/ may),
 # and pass the same tree once they are taken out; and check_links.cmake on a small CMake
 # project with a link from game/ to tools/ planted.
 #   tests/test_check_layers.sh [CMAKE_COMMAND]
@@ -64,21 +65,37 @@ plant tools/bench/bench.c <<'EOF'
 #include <stdio.h>
 #include <GL/glew.h>
 EOF
+mkdir -p "$tree/engine/md5" "$tree/engine/build" "$tree/engine/cache"
+plant engine/md5/md5.h </dev/null
+plant engine/build/loader.c <<'EOF'
+#include "../md5/md5.h"
+EOF
+plant engine/cache/reads_md5.c <<'EOF'
+#include "../build/loader.c"
+#include "../md5/md5.h"
+EOF
+plant game/writes_md5.c <<'EOF'
+#include "md5/md5.h"
+EOF
+plant tools/md5tool/reads_md5.c <<'EOF'
+#include "md5/md5.h"
+EOF
 output=$(sh "$checker" "$tree")
 status=$?
 echo "$output"
 [ "$status" -eq 1 ] || fail "exit status $status with violations planted, expected 1"
 for expected in engine/base/uses_game.c:2 engine/anim/uses_tools.c:3 game/uses_tools.c:3 game/keys.h:2 \
-    tools/md5tool/window.c:3 tools/bench/bench.c:2; do
+    tools/md5tool/window.c:3 tools/bench/bench.c:2 engine/cache/reads_md5.c:2 game/writes_md5.c:1; do
     printf '%s\n' "$output" | grep -q "^$expected: " || fail "no violation reported at $expected"
 done
 lines=$(printf '%s\n' "$output" | grep -c '^[^ ]*:[0-9][0-9]*: ')
-[ "$lines" -eq 6 ] || fail "$lines violations reported, expected exactly the 6 planted"
-printf '%s\n' "$output" | grep -q "^check_layers: 6 violation(s)$" || fail "no count line saying 6"
+[ "$lines" -eq 8 ] || fail "$lines violations reported, expected exactly the 8 planted"
+printf '%s\n' "$output" | grep -q "^check_layers: 8 violation(s)$" || fail "no count line saying 8"
 
 # Taken out again: the same tree passes.
 rm "$tree/engine/base/uses_game.c" "$tree/engine/anim/uses_tools.c" "$tree/game/uses_tools.c" \
-    "$tree/game/keys.h" "$tree/tools/md5tool/window.c" "$tree/tools/bench/bench.c"
+    "$tree/game/keys.h" "$tree/tools/md5tool/window.c" "$tree/tools/bench/bench.c" "$tree/engine/cache/reads_md5.c" \
+    "$tree/game/writes_md5.c"
 output=$(sh "$checker" "$tree")
 status=$?
 echo "$output"

@@ -14,8 +14,7 @@ typedef bool (*loader_read_model_fn)(const char *text, size_t size, const char *
 typedef bool (*loader_read_clip_fn)(const char *text, size_t size, const char *name, raw_clip *out,
                                     diag *err, diag_list *warnings);
 
-/* One row per file type: its extension and the reader for the kind it holds (the other is NULL). The
- * build step is the kind's, whatever the format. */
+typedef bool (*loader_write_clip_fn)(FILE *out, const raw_clip *clip, const char *note);
 typedef bool (*loader_find_texture_fn)(const char *model_path, const char *shader, const char *folder, char *out,
                                        size_t size, diag_list *refusals);
 
@@ -27,41 +26,50 @@ static bool md5_find_texture(const char *model_path, const char *shader, const c
            (folder && folder[0] != '\0' && md5_find_texture_in_folder(folder, shader, out, size, refusals));
 }
 
-/* One row per file type: its extension, the reader for the kind it holds (the other is NULL), and for a
- * model, how its texture names are searched. The build step is the kind's, whatever the format. */
+/* One row per file type: its extension, the reader for the kind it holds (the other is NULL), for a model
+ * how its texture names are searched, and for a clip its writer (NULL: the format is read only). The build
+ * step is the kind's, whatever the format. */
 typedef struct loader_format {
     const char *extension;
     loader_read_model_fn read_model;
     loader_read_clip_fn read_clip;
     loader_find_texture_fn find_texture;
+    loader_write_clip_fn write_clip;
 } loader_format;
 
 static const loader_format loader_formats[] = {
-    {".md5mesh", md5_read_model, NULL, md5_find_texture},
-    {".md5anim", NULL, md5_read_clip, NULL},
+    {".md5mesh", md5_read_model, NULL, md5_find_texture, NULL},
+    {".md5anim", NULL, md5_read_clip, NULL, md5_write_clip},
 };
+
+/* What a caller wants of a file type. */
+typedef enum loader_want { LOADER_WANT_MODEL, LOADER_WANT_CLIP, LOADER_WANT_CLIP_WRITER } loader_want;
 enum { LOADER_FORMAT_COUNT = sizeof loader_formats / sizeof loader_formats[0] };
 
-/* The row for path's extension that reads the wanted kind, or NULL with err naming the supported ones. */
-static const loader_format *loader_find(const char *path, bool want_model, diag *err)
+/* The row for path's extension that does what is wanted, or NULL with err naming the supported ones. */
+static const loader_format *loader_find(const char *path, loader_want want, diag *err)
 {
     const char *slash = strrchr(path, '/');
     const char *dot = strrchr(slash ? slash + 1 : path, '.');
     char supported[128] = "";
     for (int i = 0; i < LOADER_FORMAT_COUNT; ++i) {
         const loader_format *row = &loader_formats[i];
-        if (want_model ? !row->read_model : !row->read_clip)
+        if (want == LOADER_WANT_MODEL ? !row->read_model
+            : want == LOADER_WANT_CLIP ? !row->read_clip
+                                       : !row->write_clip)
             continue;
         if (dot && strcasecmp(dot, row->extension) == 0)
             return row;
         size_t used = strlen(supported);
         snprintf(supported + used, sizeof supported - used, "%s%s", used ? ", " : "", row->extension);
     }
-    const char *kind = want_model ? "a model" : "an animation";
+    const char *kind = want == LOADER_WANT_MODEL ? "a model" : "an animation";
+    const char *verb = want == LOADER_WANT_CLIP_WRITER ? "write" : "read";
     if (!dot)
-        diag_set(err, path, 0, "no file extension to tell how to read %s (supported: %s)", kind, supported);
+        diag_set(err, path, 0, "no file extension to tell how to %s %s (supported: %s)", verb, kind, supported);
     else
-        diag_set(err, path, 0, "'%s' files cannot be read as %s (supported: %s)", dot, kind, supported);
+        diag_set(err, path, 0, "'%s' files cannot be %s as %s (supported: %s)", dot,
+                 want == LOADER_WANT_CLIP_WRITER ? "written" : "read", kind, supported);
     return NULL;
 }
 
@@ -114,14 +122,14 @@ static bool loader_file_clip(loader_read_clip_fn read, const char *path, clip **
 bool loader_load_model(const char *path, model **out, diag *err, diag_list *warnings)
 {
     *out = NULL;
-    const loader_format *row = loader_find(path, true, err);
+    const loader_format *row = loader_find(path, LOADER_WANT_MODEL, err);
     return row && loader_file_model(row->read_model, path, out, err, warnings);
 }
 
 bool loader_load_clip(const char *path, clip **out, diag *err, diag_list *warnings)
 {
     *out = NULL;
-    const loader_format *row = loader_find(path, false, err);
+    const loader_format *row = loader_find(path, LOADER_WANT_CLIP, err);
     return row && loader_file_clip(row->read_clip, path, out, err, warnings);
 }
 
@@ -153,6 +161,24 @@ bool loader_find_texture(const char *model_path, const char *shader, const char 
     if (!model_path || !shader || !out || size == 0)
         return false;
     diag ignored;
-    const loader_format *row = loader_find(model_path, true, &ignored);
+    const loader_format *row = loader_find(model_path, LOADER_WANT_MODEL, &ignored);
     return row && row->find_texture && row->find_texture(model_path, shader, folder, out, size, refusals);
+}
+
+bool loader_write_clip(const char *path, const raw_clip *clip, const char *note, diag *err)
+{
+    if (!path || !clip)
+        return diag_set(err, path ? path : "(clip)", 0, "nothing to write");
+    const loader_format *row = loader_find(path, LOADER_WANT_CLIP_WRITER, err);
+    if (!row)
+        return false;
+    file_writer writer;
+    if (!file_writer_open(&writer, path, err))
+        return false;
+    if (!row->write_clip(writer.stream, clip, note)) {
+        file_writer_abandon(&writer);
+        return diag_set(err, path, 0, "cannot write the clip as %s (a joint name holds a quote or a line break, or "
+                        "the disk refused)", row->extension);
+    }
+    return file_writer_commit(&writer, err);
 }

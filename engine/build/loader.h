@@ -1,6 +1,7 @@
 /* loader: a character file -> runtime model or clip, the reader chosen by the file's extension through
  * one table (loader.c): a reader turns text into raw data (raw.h), build.h bakes it, and a model's texture
- * names are searched by its format's convention. A second format is one reader and one row. Also the md5 entry points that tests and tools use on text or on a file
+ * names are searched by its format's convention; a clip may be written back in a format that has a writer.
+ * A second format is one reader and one row. Also the md5 entry points that tests and tools use on text or on a file
  * whatever its name.
  * Knows nothing of the cache, GL or what a format's text looks like. */
 #ifndef MARIONETTE_LOADER_H
@@ -12,6 +13,7 @@
 #include "../base/diag.h"
 #include "../model/clip.h"
 #include "../model/model.h"
+#include "raw.h"
 
 /* The largest model or clip file a reader takes (64 MiB): the biggest real MD5 files are a few MB, and
  * a reader's memory is bounded by its file's size (docs/md5-format.md, "Limits checked at load"), so this
@@ -30,6 +32,12 @@ bool loader_load_clip(const char *path, clip **out, diag *err, diag_list *warnin
  * refusals (may be NULL). A model file of no known format, or a format without a convention, finds none. */
 bool loader_find_texture(const char *model_path, const char *shader, const char *folder, char *out, size_t size,
                          diag_list *refusals);
+
+/* Write clip to path in the format its extension names (the loader table's writer column; .md5anim: md5.h's
+ * writer, note as its commandline: no quotes or line breaks), beside path and renamed over it once whole
+ * (base/file.h), so a failed write leaves any file there as it was; false with err saying why (an extension
+ * no writer has, naming those that have one; a joint name the format cannot hold; the disk). */
+bool loader_write_clip(const char *path, const raw_clip *clip, const char *note, diag *err);
 
 /* .md5mesh / .md5anim text (size bytes, need not be NUL-terminated) named `name` in diags, read and
  * built. */
