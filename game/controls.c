@@ -14,15 +14,7 @@
 #include "base/ini_document.h"
 #include "base/file.h"
 
-_Static_assert(GAME_ACTION_COUNT <= 64, "game_input_key_down.actions holds one bit per action");
-
-typedef struct action_info {
-    const char *name;      /* as written in controls.ini */
-    const char *help;      /* label in the help text */
-    const char *keys[CONTROLS_KEYS_PER_ACTION]; /* default keys, by name (platform_keys.h) */
-} action_info;
-
-static const action_info action_infos[GAME_ACTION_COUNT] = {
+static const controls_action_row action_infos[GAME_ACTION_COUNT] = {
     [GAME_ACTION_MOVE_FORWARD] = {"move_forward", "Forward", {"W", "Up"}},
     [GAME_ACTION_MOVE_BACK] = {"move_back", "Back", {"S", "Down"}},
     [GAME_ACTION_MOVE_LEFT] = {"move_left", "Left", {"A", "Left"}},
@@ -71,6 +63,21 @@ game_action game_action_from_name(const char *name)
         if (strcmp(action_infos[a].name, name) == 0)
             return (game_action)a;
     return GAME_ACTION_COUNT;
+}
+
+const controls_action_row *controls_action(const controls *c, int action)
+{
+    if (!c || action < 0 || action >= c->action_count)
+        return NULL;
+    return action < GAME_ACTION_COUNT ? &action_infos[action] : &c->extra[action - GAME_ACTION_COUNT];
+}
+
+int controls_action_from_name(const controls *c, const char *name)
+{
+    for (int a = 0; c && name && a < c->action_count; ++a)
+        if (strcmp(controls_action(c, a)->name, name) == 0)
+            return a;
+    return -1;
 }
 
 /* ---------------------------------------------------------------------------------------------------- */
@@ -137,29 +144,86 @@ void controls_key_name(platform_key key, char *out, size_t size)
 /* ---------------------------------------------------------------------------------------------------- */
 /* Defaults and lookup                                                                                   */
 
-controls controls_defaults(void)
+bool controls_init(controls *c, const controls_action_row *extra, int extra_count)
 {
-    controls c = {
+    *c = (controls){
         .orbit_degrees_per_pixel = 0.3f,
         .zoom_per_wheel_step = 0.5f,
         .invert_y = false,
         .orbit_keys_degrees_per_second = 90.0f,
     };
-    for (int a = 0; a < GAME_ACTION_COUNT; ++a)
-        for (int k = 0; k < CONTROLS_KEYS_PER_ACTION && action_infos[a].keys[k]; ++k)
-            c.keys[a][c.key_count[a]++] = controls_key_from_name(action_infos[a].keys[k]);
+    if (extra_count < 0 || (extra_count > 0 && !extra) || extra_count > INT_MAX - GAME_ACTION_COUNT)
+        return false;
+    int count = GAME_ACTION_COUNT + extra_count;
+    c->extra = extra;
+    c->action_count = count;
+    for (int a = GAME_ACTION_COUNT; a < count; ++a) {
+        const char *name = extra[a - GAME_ACTION_COUNT].name;
+        if (!name || !name[0] || controls_action_from_name(c, name) != a) {
+            *c = (controls){0};
+            return false;
+        }
+    }
+    c->bindings = calloc((size_t)count, sizeof *c->bindings);
+    if (!c->bindings) {
+        *c = (controls){0};
+        return false;
+    }
+    for (int a = 0; a < count; ++a) {
+        const controls_action_row *row = controls_action(c, a);
+        controls_binding *binding = &c->bindings[a];
+        for (int k = 0; k < CONTROLS_KEYS_PER_ACTION && row->keys[k]; ++k) {
+            platform_key key = controls_key_from_name(row->keys[k]);
+            int taken[1];
+            /* A key drives one action: an extra row's default that another action has already is refused. */
+            if (key == PLATFORM_KEY_UNKNOWN || controls_actions_for_key(c, key, taken, 1) > 0) {
+                controls_free(c);
+                return false;
+            }
+            binding->keys[binding->key_count++] = key;
+        }
+    }
+    return true;
+}
+
+controls controls_defaults(void)
+{
+    controls c;
+    controls_init(&c, NULL, 0);
     return c;
 }
 
-int controls_actions_for_key(const controls *c, platform_key key, game_action *actions, int max)
+void controls_free(controls *c)
+{
+    if (!c)
+        return;
+    free(c->bindings);
+    *c = (controls){0};
+}
+
+bool controls_copy(controls *to, const controls *from)
+{
+    controls_free(to);
+    controls copy = *from;
+    copy.bindings = calloc(from->action_count > 0 ? (size_t)from->action_count : 1, sizeof *copy.bindings);
+    if (!copy.bindings)
+        return false;
+    if (from->action_count > 0)
+        memcpy(copy.bindings, from->bindings, (size_t)from->action_count * sizeof *copy.bindings);
+    *to = copy;
+    return true;
+}
+
+int controls_actions_for_key(const controls *c, platform_key key, int *actions, int max)
 {
     int found = 0;
-    if (key == PLATFORM_KEY_UNKNOWN)
+    if (key == PLATFORM_KEY_UNKNOWN || !c || !c->bindings)
         return 0;
-    for (int a = 0; a < GAME_ACTION_COUNT && found < max; ++a) {
-        for (int k = 0; k < c->key_count[a] && k < CONTROLS_KEYS_PER_ACTION; ++k) {
-            if (c->keys[a][k] == key) {
-                actions[found++] = (game_action)a;
+    for (int a = 0; a < c->action_count && found < max; ++a) {
+        const controls_binding *binding = &c->bindings[a];
+        for (int k = 0; k < binding->key_count && k < CONTROLS_KEYS_PER_ACTION; ++k) {
+            if (binding->keys[k] == key) {
+                actions[found++] = a;
                 break;
             }
         }
@@ -185,12 +249,11 @@ static void controls_report(controls_loader *loader, int line, const char *forma
 }
 
 /* "W, Up" into the action's keys; reports at entry's line. An action written `none` has no keys. */
-static void controls_read_keys(controls_loader *loader, const ini_entry *entry, game_action action,
-                               controls *c)
+static void controls_read_keys(controls_loader *loader, const ini_entry *entry, int action, controls *c)
 {
-    const char *name = action_infos[action].name;
+    const char *name = controls_action(c, action)->name;
     if (strcasecmp(entry->value, "none") == 0) {
-        c->key_count[action] = 0;
+        c->bindings[action].key_count = 0;
         return;
     }
     if (entry->value[0] == '\0') {
@@ -237,17 +300,17 @@ static void controls_read_keys(controls_loader *loader, const ini_entry *entry, 
     if (listed > CONTROLS_KEYS_PER_ACTION)
         controls_report(loader, entry->line, "%s has %d keys; at most %d are allowed", name, listed,
                         CONTROLS_KEYS_PER_ACTION);
-    c->key_count[action] = count;
-    memcpy(c->keys[action], keys, (size_t)count * sizeof keys[0]);
+    c->bindings[action].key_count = count;
+    memcpy(c->bindings[action].keys, keys, (size_t)count * sizeof keys[0]);
 }
 
 static void controls_read_keys_section(controls_loader *loader, const ini_section *section, controls *c,
-                                       int action_lines[GAME_ACTION_COUNT])
+                                       int *action_lines)
 {
     for (int e = 0; e < section->entry_count; ++e) {
         const ini_entry *entry = &section->entries[e];
-        game_action action = game_action_from_name(entry->key);
-        if (action == GAME_ACTION_COUNT) {
+        int action = controls_action_from_name(c, entry->key);
+        if (action < 0) {
             char printable[DIAG_MESSAGE_MAX / 2];
             controls_report(loader, entry->line, "unknown action '%s' in [keys] (the actions are listed at the "
                             "top of controls.ini)", controls_name_printable(entry->key, printable, sizeof printable));
@@ -302,27 +365,27 @@ static void controls_read_mouse_section(controls_loader *loader, const ini_secti
 
 /* One key may drive one action: report every key bound twice, at the line that bound it second (an action
  * the file leaves out has its default, line 0). */
-static void controls_check_conflicts(controls_loader *loader, const controls *c,
-                                     const int action_lines[GAME_ACTION_COUNT])
+static void controls_check_conflicts(controls_loader *loader, const controls *c, const int *action_lines)
 {
-    for (int a = 0; a < GAME_ACTION_COUNT; ++a) {
-        for (int b = a + 1; b < GAME_ACTION_COUNT; ++b) {
-            for (int ka = 0; ka < c->key_count[a]; ++ka) {
-                for (int kb = 0; kb < c->key_count[b]; ++kb) {
-                    if (c->keys[a][ka] != c->keys[b][kb])
+    for (int a = 0; a < c->action_count; ++a) {
+        for (int b = a + 1; b < c->action_count; ++b) {
+            const controls_binding *binding_a = &c->bindings[a], *binding_b = &c->bindings[b];
+            for (int ka = 0; ka < binding_a->key_count; ++ka) {
+                for (int kb = 0; kb < binding_b->key_count; ++kb) {
+                    if (binding_a->keys[ka] != binding_b->keys[kb])
                         continue;
                     int first = action_lines[a] <= action_lines[b] ? a : b;
                     int second = first == a ? b : a;
                     char key_name[CONTROLS_KEY_NAME_MAX];
-                    controls_key_name(c->keys[a][ka], key_name, sizeof key_name);
+                    controls_key_name(binding_a->keys[ka], key_name, sizeof key_name);
+                    const char *first_name = controls_action(c, first)->name;
+                    const char *second_name = controls_action(c, second)->name;
                     if (action_lines[first] > 0)
                         controls_report(loader, action_lines[second], "'%s' is bound to both %s (line %d) and %s",
-                                        key_name, action_infos[first].name, action_lines[first],
-                                        action_infos[second].name);
+                                        key_name, first_name, action_lines[first], second_name);
                     else
                         controls_report(loader, action_lines[second], "'%s' is bound to both %s (its default: "
-                                        "the file does not set it) and %s", key_name, action_infos[first].name,
-                                        action_infos[second].name);
+                                        "the file does not set it) and %s", key_name, first_name, second_name);
                 }
             }
         }
@@ -350,8 +413,16 @@ bool controls_load(const char *path, controls *out, diag_list *errors)
     free(text);
 
     /* Built apart from out, which changes only when the whole file is good. */
-    controls loaded = controls_defaults();
-    int action_lines[GAME_ACTION_COUNT] = {0};
+    controls loaded;
+    int *action_lines = NULL;
+    if (!controls_init(&loaded, out->extra, out->action_count > GAME_ACTION_COUNT ? out->action_count - GAME_ACTION_COUNT
+                                                                                 : 0) ||
+        !(action_lines = calloc((size_t)loaded.action_count, sizeof *action_lines))) {
+        controls_free(&loaded);
+        diag_list_add(errors, loader.path, 0, "out of memory reading the controls");
+        free(text);
+        return false;
+    }
     for (int s = 0; s < document.section_count; ++s) {
         const ini_section *section = &document.sections[s];
         if (strcmp(section->name, "keys") == 0)
@@ -363,8 +434,12 @@ bool controls_load(const char *path, controls *out, diag_list *errors)
     }
     controls_check_conflicts(&loader, &loaded, action_lines);
     ini_document_free(&document);
-    if (loader.count > 0)
+    free(action_lines);
+    if (loader.count > 0) {
+        controls_free(&loaded);
         return false;
+    }
+    controls_free(out);
     *out = loaded;
     return true;
 }
@@ -409,13 +484,14 @@ static void help_add_item(help_writer *writer, const char *item)
 }
 
 /* The action's keys joined by '/', or "-" when it has none. */
-static void help_keys(const controls *c, game_action action, char *out, size_t size)
+static void help_keys(const controls *c, int action, char *out, size_t size)
 {
     size_t used = 0;
     out[0] = '\0';
-    for (int k = 0; k < c->key_count[action] && k < CONTROLS_KEYS_PER_ACTION; ++k) {
+    const controls_binding *binding = &c->bindings[action];
+    for (int k = 0; k < binding->key_count && k < CONTROLS_KEYS_PER_ACTION; ++k) {
         char name[CONTROLS_KEY_NAME_MAX];
-        controls_key_name(c->keys[action][k], name, sizeof name);
+        controls_key_name(binding->keys[k], name, sizeof name);
         int written = snprintf(out + used, size - used, "%s%s", k ? "/" : "", name);
         if (written < 0 || used + (size_t)written >= size)
             break;
@@ -432,7 +508,7 @@ static void help_add_group(help_writer *writer, const controls *c, const char *l
 {
     bool any = false;
     for (int i = 0; i < count; ++i)
-        any = any || c->key_count[actions[i]] > 0;
+        any = any || c->bindings[actions[i]].key_count > 0;
     if (!any && !extra)
         return;
     char item[4 * CONTROLS_HELP_LINE_MAX];
@@ -455,22 +531,25 @@ void controls_help_text(const controls *c, char *buffer, size_t size)
     if (!buffer || size == 0)
         return;
     buffer[0] = '\0';
+    if (!c || !c->bindings || c->action_count < GAME_ACTION_COUNT)
+        return;
     help_writer writer = {.buffer = buffer, .size = size};
     static const game_action moves[] = {GAME_ACTION_MOVE_FORWARD, GAME_ACTION_MOVE_LEFT, GAME_ACTION_MOVE_BACK,
                                         GAME_ACTION_MOVE_RIGHT};
     static const game_action orbits[] = {GAME_ACTION_ORBIT_LEFT, GAME_ACTION_ORBIT_RIGHT};
     help_add_group(&writer, c, "Move", moves, 4, NULL);
-    for (int a = GAME_ACTION_RUN; a < GAME_ACTION_COUNT; ++a) {
+    for (int a = GAME_ACTION_RUN; a < c->action_count; ++a) {
         if (a == GAME_ACTION_ORBIT_LEFT) {
             help_add_group(&writer, c, "Orbit", orbits, 2, "drag");
             help_add_item(&writer, "Zoom: wheel");
             continue;
         }
-        if (a == GAME_ACTION_ORBIT_RIGHT || c->key_count[a] == 0)
+        if (a == GAME_ACTION_ORBIT_RIGHT || c->bindings[a].key_count == 0)
             continue;
         char keys[CONTROLS_HELP_LINE_MAX * 2], item[CONTROLS_HELP_LINE_MAX * 3];
-        help_keys(c, (game_action)a, keys, sizeof keys);
-        snprintf(item, sizeof item, "%s: %s", action_infos[a].help, keys);
+        help_keys(c, a, keys, sizeof keys);
+        const controls_action_row *row = controls_action(c, a);
+        snprintf(item, sizeof item, "%s: %s", row->help ? row->help : row->name, keys);
         help_add_item(&writer, item);
     }
 }
@@ -478,14 +557,36 @@ void controls_help_text(const controls *c, char *buffer, size_t size)
 /* ---------------------------------------------------------------------------------------------------- */
 /* Input state                                                                                           */
 
-static void game_input_release_actions(game_input *input, uint64_t actions)
+bool game_input_init(game_input *input, int action_count)
 {
-    for (int a = 0; a < GAME_ACTION_COUNT; ++a) {
-        if (!(actions & (UINT64_C(1) << a)) || input->held[a] <= 0)
-            continue;
-        if (--input->held[a] == 0 && input->released[a] < INT_MAX)
-            ++input->released[a];
+    *input = (game_input){0};
+    size_t count = action_count > 0 ? (size_t)action_count : 1;
+    int *counts = calloc(3 * count, sizeof *counts);
+    if (!counts || action_count < 0) {
+        free(counts);
+        return false;
     }
+    input->action_count = action_count;
+    input->held = counts;
+    input->pressed = counts + count;
+    input->released = counts + 2 * count;
+    return true;
+}
+
+void game_input_free(game_input *input)
+{
+    if (!input)
+        return;
+    free(input->held); /* the three counts are one block */
+    *input = (game_input){0};
+}
+
+static void game_input_release_action(game_input *input, int action)
+{
+    if (action < 0 || action >= input->action_count || input->held[action] <= 0)
+        return;
+    if (--input->held[action] == 0 && input->released[action] < INT_MAX)
+        ++input->released[action];
 }
 
 void game_input_key(game_input *input, const controls *c, platform_key key, bool down)
@@ -497,36 +598,33 @@ void game_input_key(game_input *input, const controls *c, platform_key key, bool
     if (!down) {
         if (slot < 0)
             return;
-        game_input_release_actions(input, input->keys_down[slot].actions);
+        game_input_release_action(input, input->keys_down[slot].action);
         input->keys_down[slot] = input->keys_down[--input->key_down_count];
         return;
     }
     if (slot >= 0 || input->key_down_count == GAME_INPUT_KEYS_DOWN_MAX)
         return; /* a repeat, or more keys than any keyboard reports at once */
-    game_action actions[GAME_ACTION_COUNT];
-    int count = controls_actions_for_key(c, key, actions, GAME_ACTION_COUNT);
-    if (count == 0)
+    int action;
+    if (controls_actions_for_key(c, key, &action, 1) == 0 || action >= input->action_count)
         return;
-    uint64_t mask = 0;
-    for (int i = 0; i < count; ++i) {
-        mask |= UINT64_C(1) << actions[i];
-        if (input->held[actions[i]]++ == 0 && input->pressed[actions[i]] < INT_MAX)
-            ++input->pressed[actions[i]];
-    }
-    input->keys_down[input->key_down_count++] = (game_input_key_down){.key = key, .actions = mask};
+    if (input->held[action]++ == 0 && input->pressed[action] < INT_MAX)
+        ++input->pressed[action];
+    input->keys_down[input->key_down_count++] = (game_input_key_down){.key = key, .action = action};
 }
 
 void game_input_release_all(game_input *input)
 {
     for (int i = 0; i < input->key_down_count; ++i)
-        game_input_release_actions(input, input->keys_down[i].actions);
+        game_input_release_action(input, input->keys_down[i].action);
     input->key_down_count = 0;
 }
 
 void game_input_end_step(game_input *input)
 {
-    memset(input->pressed, 0, sizeof input->pressed);
-    memset(input->released, 0, sizeof input->released);
+    if (input->action_count > 0) {
+        memset(input->pressed, 0, (size_t)input->action_count * sizeof *input->pressed);
+        memset(input->released, 0, (size_t)input->action_count * sizeof *input->released);
+    }
     input->wheel_steps = 0.0f;
     input->drag_x = input->drag_y = 0.0f;
     input->clicked = false;

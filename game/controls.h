@@ -8,7 +8,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
 #include "base/diag.h"
 #include "platform/platform_keys.h"
@@ -57,33 +56,61 @@ enum {
     CONTROLS_KEY_NAME_MAX = 64,     /* a buffer this size holds any key's name */
 };
 
-/* A plain value: copying it copies the bindings, so a failed reload can leave the last good one alone. */
+/* An action's row: its name in controls.ini, its label in the help text, its default keys by name
+ * (controls_key_from_name's names; the unused ones NULL). game_action's rows are built in; a program adds its
+ * own after them (controls_init), each then the action GAME_ACTION_COUNT + its index: there is no cap. */
+typedef struct controls_action_row {
+    const char *name;
+    const char *help;
+    const char *keys[CONTROLS_KEYS_PER_ACTION];
+} controls_action_row;
+
+/* The keys bound to one action. */
+typedef struct controls_binding {
+    platform_key keys[CONTROLS_KEYS_PER_ACTION];
+    int key_count; /* 0: the action is unbound */
+} controls_binding;
+
+/* The actions and their bindings. Made by controls_init or controls_defaults and freed by controls_free;
+ * controls_load replaces them only when a whole file is good, so a failed reload leaves the last good ones. */
 typedef struct controls {
-    platform_key keys[GAME_ACTION_COUNT][CONTROLS_KEYS_PER_ACTION];
-    int key_count[GAME_ACTION_COUNT]; /* 0: the action is unbound */
+    int action_count;                 /* GAME_ACTION_COUNT built in, then the program's own */
+    const controls_action_row *extra; /* the program's rows (action GAME_ACTION_COUNT + i): they outlive c */
+    controls_binding *bindings;       /* action_count of them */
     float orbit_degrees_per_pixel;       /* camera turn per pixel of mouse drag */
     float zoom_per_wheel_step;           /* metres the camera moves in or out per wheel step */
     bool invert_y;                       /* dragging up tilts the camera down instead of up */
     float orbit_keys_degrees_per_second; /* camera turn while an orbit key is held */
 } controls;
 
-/* WASD and the arrows move, both Shifts run, both Ctrls strafe, Space jumps, E waves, H hits, K dies, Q/R orbit,
- * F1-F7, G, T, P, '.', '[', ']', C, X, F12 and Escape for the rest (config/controls.ini lists the same). */
+/* The default bindings of the built-in actions and of extra_count more (extra: NULL, 0 for none) into *c:
+ * WASD and the arrows move, both Shifts run, both Ctrls strafe, Space jumps, E waves, H hits, K dies, Q/R orbit,
+ * F1-F7, G, T, P, '.', '[', ']', C, X, F12 and Escape for the rest (config/controls.ini lists the same).
+ * False (c empty: action_count 0) when out of memory, or when an extra row has no name, a name another action
+ * has, or a default key another action has (a key drives one action). */
+bool controls_init(controls *c, const controls_action_row *extra, int extra_count);
+/* controls_init with the built-in actions alone (empty when out of memory); free with controls_free. */
 controls controls_defaults(void);
+void controls_free(controls *c);
+/* to (freed first) becomes a copy of from with bindings of its own; false, to empty, when out of memory. */
+bool controls_copy(controls *to, const controls *from);
 
-/* Read path's [keys] and [mouse] into out. An action or setting the file leaves out keeps its default.
- * Every problem goes to errors (may be NULL) as file:line; on any problem out is left exactly as it was
- * and false is returned, so the demo keeps its last good bindings. */
+/* Read path's [keys] and [mouse] into out (made by controls_init: its actions, the program's own included,
+ * are the ones the file may bind). An action or setting the file leaves out keeps its default. Every problem
+ * goes to errors (may be NULL) as file:line; on any problem out is left exactly as it was and false is
+ * returned, so the demo keeps its last good bindings. */
 bool controls_load(const char *path, controls *out, diag_list *errors);
 
 /* The actions bound to key (at most max written to actions, in action order); returns how many. */
-int controls_actions_for_key(const controls *c, platform_key key, game_action *actions, int max);
-
-/* The action's name as written in controls.ini ("move_forward"); "unknown" outside the enum. */
+int controls_actions_for_key(const controls *c, platform_key key, int *actions, int max);
+/* A built-in action's name as written in controls.ini ("move_forward"); "unknown" outside the enum. */
 const char *game_action_name(game_action action);
-
-/* The action named name, or GAME_ACTION_COUNT when there is none. */
+/* The built-in action named name, or GAME_ACTION_COUNT when there is none. */
 game_action game_action_from_name(const char *name);
+/* Any action of c (the program's own too): its row, NULL outside 0..action_count-1; the action named name, -1
+ * for none. */
+const controls_action_row *controls_action(const controls *c, int action);
+int controls_action_from_name(const controls *c, const char *name);
 
 /* A key from its name as controls.ini and input scripts write it: platform_key_from_name's names,
  * case-insensitive ("W", "Left Shift", "F1", "["), plus Comma, Semicolon and Hash for the keys that are
@@ -114,17 +141,21 @@ enum { GAME_INPUT_KEYS_DOWN_MAX = 16 }; /* more keys than any keyboard reports a
 
 typedef struct game_input_key_down {
     platform_key key;
-    uint64_t actions; /* bit per game_action: what the key held when it went down, so a reload of the
-                       * bindings while it is held still releases exactly what it pressed */
+    int action; /* what the key drove when it went down (a key drives one action: controls_load and
+                 * controls_init refuse a key bound twice), so a reload of the bindings while it is held still
+                 * releases exactly what it pressed */
 } game_input_key_down;
 
-/* Zero-initialised is "nothing held". The loop feeds it keys (and adds wheel and drag); each simulation
- * step reads it and ends with game_input_end_step. */
+/* Made by game_input_init, for a controls' action_count, with nothing held; freed by game_input_free. The
+ * loop feeds it keys (and adds wheel and drag); each simulation step reads it and ends with
+ * game_input_end_step. */
 typedef struct game_input {
-    int held[GAME_ACTION_COUNT];      /* keys holding the action down now; > 0 means held */
-    int pressed[GAME_ACTION_COUNT];   /* times it went from not held to held since the last step ended: a slow
-                                       * frame's quick taps each count (four taps of C spawn four times) */
-    int released[GAME_ACTION_COUNT];  /* times it went from held to not held since the last step ended */
+    int action_count;
+    int *held;                        /* per action: keys holding it down now; > 0 means held */
+    int *pressed;                     /* per action: times it went from not held to held since the last step
+                                       * ended: a slow frame's quick taps each count (four taps of C spawn four
+                                       * times) */
+    int *released;                    /* per action: times it went from held to not held since the last step */
     float wheel_steps;                /* mouse wheel steps since the last step (positive: away from you) */
     float drag_x, drag_y;             /* mouse drag in pixels since the last step */
     bool clicked;                     /* a left click (no drag between press and release) since the last step */
@@ -133,8 +164,13 @@ typedef struct game_input {
     game_input_key_down keys_down[GAME_INPUT_KEYS_DOWN_MAX];
 } game_input;
 
+/* Nothing held, for action_count actions; false (input empty) when out of memory. */
+bool game_input_init(game_input *input, int action_count);
+void game_input_free(game_input *input);
+
 /* A key went down or up. A down for a key already down (key repeat) and an up for a key not down (pressed
- * before the window had focus) change nothing; keys bound to no action are not tracked. */
+ * before the window had focus) change nothing; keys bound to no action, or to one input does not count
+ * (c has more actions than input), are not tracked. */
 void game_input_key(game_input *input, const controls *c, platform_key key, bool down);
 
 /* Let go of every key (the window lost focus, so the ups will never come): held actions get released. */

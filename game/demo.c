@@ -32,7 +32,10 @@ bool demo_start(demo **out, const demo_options *options)
     snprintf(d->characters_path, sizeof d->characters_path, "%s/characters.ini", dir);
     snprintf(d->controls_path, sizeof d->controls_path, "%s/controls.ini", dir);
     snprintf(d->settings_path, sizeof d->settings_path, "%s/demo.ini", dir);
-    d->controls = controls_defaults();
+    if (!controls_init(&d->controls, NULL, 0) || !game_input_init(&d->input, d->controls.action_count)) {
+        fprintf(stderr, "marionette: out of memory\n");
+        return false;
+    }
     d->settings = demo_config_defaults();
     d->cache = cache_create();
     /* Never looked at: every file loads at the first poll. */
@@ -172,6 +175,8 @@ void demo_finish(demo *d)
     anim_config_free(d->config);
     cache_destroy(d->cache);
     watch_set_free(&d->watched);
+    game_input_free(&d->input);
+    controls_free(&d->controls);
     gfx_text_shutdown();
     gfx_shutdown();
     platform_shutdown();

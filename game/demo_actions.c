@@ -285,8 +285,8 @@ void demo_explain_triggers(demo *d, const animator_update_result *update)
             state_machine_param_valid(animator_param_find(a, keys[k].trigger, STATE_MACHINE_TRIGGER)))
             continue;
         char key[CONTROLS_KEY_NAME_MAX] = "its key";
-        if (d->controls.key_count[keys[k].action] > 0)
-            controls_key_name(d->controls.keys[keys[k].action][0], key, sizeof key);
+        if (d->controls.bindings[keys[k].action].key_count > 0)
+            controls_key_name(d->controls.bindings[keys[k].action].keys[0], key, sizeof key);
         demo_set_status(d, "%s does nothing: %s's states.ini has no '%s' trigger (md5tool new-character writes hit and die "
                    "for the clips it finds)", key, character->name, keys[k].trigger);
     }

@@ -211,7 +211,7 @@ static void handle_events(demo *d)
 
 void demo_press(demo *d, game_action action)
 {
-    if ((int)action >= 0 && action < GAME_ACTION_COUNT)
+    if ((int)action >= 0 && (int)action < d->input.action_count)
         ++d->input.pressed[action];
 }
 

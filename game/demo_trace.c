@@ -158,9 +158,9 @@ void demo_write_trace_step(demo *d, const input_script_event *applied, int appli
     json_array_end(&w);
     json_key(&w, "actions");
     json_array_begin(&w);
-    for (int a = 0; a < GAME_ACTION_COUNT; ++a)
+    for (int a = 0; a < d->input.action_count; ++a)
         for (int n = 0; n < d->input.pressed[a] && n < 64; ++n) /* each press (64 a step is more than hands) */
-            json_string(&w, game_action_name((game_action)a));
+            json_string(&w, controls_action(&d->controls, a)->name);
     json_array_end(&w);
     json_key(&w, "paused");
     json_bool(&w, d->paused);

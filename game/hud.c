@@ -266,8 +266,8 @@ static int right_panel_text(const hud_view *v, char *out, size_t size)
         return lines;
     }
     char key[CONTROLS_KEY_NAME_MAX] = "F1";
-    if (v->controls && v->controls->key_count[GAME_ACTION_HELP] > 0)
-        controls_key_name(v->controls->keys[GAME_ACTION_HELP][0], key, sizeof key);
+    if (v->controls && v->controls->bindings && v->controls->bindings[GAME_ACTION_HELP].key_count > 0)
+        controls_key_name(v->controls->bindings[GAME_ACTION_HELP].keys[0], key, sizeof key);
     snprintf(out, size, "%s: controls", key);
     return lines;
 }

@@ -14,11 +14,13 @@ static char temp_path[600];
 
 static bool controls_equal(const controls *a, const controls *b)
 {
-    for (int action = 0; action < GAME_ACTION_COUNT; ++action) {
-        if (a->key_count[action] != b->key_count[action])
+    if (a->action_count != b->action_count)
+        return false;
+    for (int action = 0; action < a->action_count; ++action) {
+        if (a->bindings[action].key_count != b->bindings[action].key_count)
             return false;
-        for (int k = 0; k < a->key_count[action]; ++k)
-            if (a->keys[action][k] != b->keys[action][k])
+        for (int k = 0; k < a->bindings[action].key_count; ++k)
+            if (a->bindings[action].keys[k] != b->bindings[action].keys[k])
                 return false;
     }
     return a->orbit_degrees_per_pixel == b->orbit_degrees_per_pixel &&
@@ -29,10 +31,10 @@ static bool controls_equal(const controls *a, const controls *b)
 /* The single action key drives, or GAME_ACTION_COUNT for none (and a check that it is never two). */
 static game_action action_of(const controls *c, platform_key key)
 {
-    game_action actions[GAME_ACTION_COUNT];
-    int count = controls_actions_for_key(c, key, actions, GAME_ACTION_COUNT);
+    int actions[2];
+    int count = controls_actions_for_key(c, key, actions, 2);
     CHECK(count <= 1);
-    return count == 1 ? actions[0] : GAME_ACTION_COUNT;
+    return count == 1 ? (game_action)actions[0] : GAME_ACTION_COUNT;
 }
 
 static bool load_text(const char *text, controls *c, diag_list *errors)
@@ -82,11 +84,12 @@ static void test_key_names_work_without_sdl_init(void)
     /* Every name the help prints reads back as the same key, so a player can copy it into controls.ini. */
     controls defaults = controls_defaults();
     for (int action = 0; action < GAME_ACTION_COUNT; ++action) {
-        for (int k = 0; k < defaults.key_count[action]; ++k) {
-            controls_key_name(defaults.keys[action][k], name, sizeof name);
-            CHECK(controls_key_from_name(name) == defaults.keys[action][k]);
+        for (int k = 0; k < defaults.bindings[action].key_count; ++k) {
+            controls_key_name(defaults.bindings[action].keys[k], name, sizeof name);
+            CHECK(controls_key_from_name(name) == defaults.bindings[action].keys[k]);
         }
     }
+    controls_free(&defaults);
     CHECK(SDL_WasInit(0) == 0);
 }
 
@@ -167,8 +170,8 @@ static void test_defaults_bind_what_the_issue_says(void)
     /* Nothing else is bound: the key counts add up to the list above. */
     int total = 0;
     for (int action = 0; action < GAME_ACTION_COUNT; ++action) {
-        CHECK(c.key_count[action] >= 1);
-        total += c.key_count[action];
+        CHECK(c.bindings[action].key_count >= 1);
+        total += c.bindings[action].key_count;
     }
     CHECK(total == expected_count);
     CHECK(action_of(&c, PLATFORM_KEY_J) == GAME_ACTION_COUNT);
@@ -178,15 +181,16 @@ static void test_defaults_bind_what_the_issue_says(void)
     CHECK(!c.invert_y);
     CHECK_NEAR(c.orbit_keys_degrees_per_second, 90.0, 1e-7);
     /* max limits what is written. */
-    game_action actions[1] = {GAME_ACTION_COUNT};
+    int actions[1] = {GAME_ACTION_COUNT};
     CHECK(controls_actions_for_key(&c, PLATFORM_KEY_SPACE, actions, 0) == 0);
     CHECK(actions[0] == GAME_ACTION_COUNT);
+    controls_free(&c);
 }
 
 static void test_shipped_file_gives_the_defaults(void)
 {
     controls loaded = controls_defaults();
-    loaded.key_count[GAME_ACTION_JUMP] = 0; /* something the file must put back */
+    loaded.bindings[GAME_ACTION_JUMP].key_count = 0; /* something the file must put back */
     loaded.invert_y = true;
     diag_list errors = {0};
     CHECK(controls_load(MARIONETTE_SOURCE_DIR "/config/controls.ini", &loaded, &errors));
@@ -195,6 +199,8 @@ static void test_shipped_file_gives_the_defaults(void)
         fprintf(stderr, "  %s:%d: %s\n", errors.items[i].file, errors.items[i].line, errors.items[i].message);
     controls defaults = controls_defaults();
     CHECK(controls_equal(&loaded, &defaults));
+    controls_free(&defaults);
+    controls_free(&loaded);
     diag_list_free(&errors);
 }
 
@@ -217,13 +223,13 @@ static void test_remap_through_a_file(void)
     CHECK(errors.total == 0);
     CHECK(action_of(&c, PLATFORM_KEY_J) == GAME_ACTION_JUMP);
     CHECK(action_of(&c, PLATFORM_KEY_SPACE) == GAME_ACTION_COUNT);
-    CHECK(c.key_count[GAME_ACTION_WAVE] == 4);
-    CHECK(c.keys[GAME_ACTION_WAVE][0] == PLATFORM_KEY_COMMA);
-    CHECK(c.keys[GAME_ACTION_WAVE][1] == PLATFORM_KEY_SEMICOLON);
-    CHECK(c.keys[GAME_ACTION_WAVE][2] == PLATFORM_KEY_KP_8);
-    CHECK(c.keys[GAME_ACTION_WAVE][3] == PLATFORM_KEY_LCTRL);
+    CHECK(c.bindings[GAME_ACTION_WAVE].key_count == 4);
+    CHECK(c.bindings[GAME_ACTION_WAVE].keys[0] == PLATFORM_KEY_COMMA);
+    CHECK(c.bindings[GAME_ACTION_WAVE].keys[1] == PLATFORM_KEY_SEMICOLON);
+    CHECK(c.bindings[GAME_ACTION_WAVE].keys[2] == PLATFORM_KEY_KP_8);
+    CHECK(c.bindings[GAME_ACTION_WAVE].keys[3] == PLATFORM_KEY_LCTRL);
     CHECK(action_of(&c, PLATFORM_KEY_E) == GAME_ACTION_COUNT);
-    CHECK(c.key_count[GAME_ACTION_RUN] == 0);
+    CHECK(c.bindings[GAME_ACTION_RUN].key_count == 0);
     CHECK(action_of(&c, PLATFORM_KEY_LSHIFT) == GAME_ACTION_COUNT);
     CHECK(action_of(&c, PLATFORM_KEY_TAB) == GAME_ACTION_STRAFE);
     CHECK(action_of(&c, PLATFORM_KEY_RCTRL) == GAME_ACTION_COUNT);
@@ -251,6 +257,7 @@ static void test_remap_through_a_file(void)
     CHECK(action_of(&c, PLATFORM_KEY_SPACE) == GAME_ACTION_WAVE);
     CHECK(action_of(&c, PLATFORM_KEY_E) == GAME_ACTION_JUMP);
     CHECK(errors.total == 0);
+    controls_free(&c);
     diag_list_free(&errors);
 }
 
@@ -297,7 +304,8 @@ static void test_every_mistake_is_reported_and_changes_nothing(void)
     diag_list errors = {0};
     CHECK(load_text("[keys]\njump = J\n[mouse]\ninvert_y = true\n", &before, &errors)); /* not the defaults */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        controls c = before;
+        controls c = {0}; /* a copy of its own: a load that wrote into it would show */
+        CHECK(controls_copy(&c, &before) && c.bindings != before.bindings);
         diag_list_clear(&errors);
         CHECK(!load_text(cases[i].text, &c, &errors));
         CHECK(errors.total == 1);
@@ -307,10 +315,12 @@ static void test_every_mistake_is_reported_and_changes_nothing(void)
         CHECK(errors.items[0].line == cases[i].line);
         CHECK_STR_CONTAINS(errors.items[0].message, cases[i].message);
         CHECK(controls_equal(&c, &before));
+        controls_free(&c);
     }
 
     /* One pass names every mistake, each at its own line, and still applies nothing. */
-    controls c = before;
+    controls c = {0};
+    CHECK(controls_copy(&c, &before));
     diag_list_clear(&errors);
     CHECK(!load_text("[keys]\n"
                      "jump = L\n"
@@ -338,6 +348,8 @@ static void test_every_mistake_is_reported_and_changes_nothing(void)
     /* NULL errors list: still refused. */
     CHECK(!load_text("[keys]\njump = Spcae\n", &c, NULL));
     CHECK(controls_equal(&c, &before));
+    controls_free(&c);
+    controls_free(&before);
     diag_list_free(&errors);
 }
 
@@ -403,13 +415,15 @@ static void test_help_text_shows_the_actual_bindings(void)
     controls_help_text(&c, small, sizeof small);
     CHECK(strlen(small) == sizeof small - 1);
     CHECK(strncmp(small, help, sizeof small - 1) == 0);
+    controls_free(&c);
     diag_list_free(&errors);
 }
 
 static void test_input_two_keys_for_one_action(void)
 {
     controls c = controls_defaults();
-    game_input input = {0};
+    game_input input;
+    CHECK(game_input_init(&input, c.action_count) && input.action_count == GAME_ACTION_COUNT);
     game_input_key(&input, &c, PLATFORM_KEY_W, true);
     CHECK(input.held[GAME_ACTION_MOVE_FORWARD] == 1);
     CHECK(input.pressed[GAME_ACTION_MOVE_FORWARD]);
@@ -467,7 +481,8 @@ static void test_input_two_keys_for_one_action(void)
 
     /* Bindings reloaded while a key is held: its release undoes what its press did. */
     game_input_end_step(&input);
-    controls remapped = c;
+    controls remapped = {0};
+    CHECK(controls_copy(&remapped, &c));
     diag_list errors = {0};
     CHECK(load_text("[keys]\njump = J\n", &remapped, &errors));
     game_input_key(&input, &remapped, PLATFORM_KEY_J, true);
@@ -476,15 +491,91 @@ static void test_input_two_keys_for_one_action(void)
     CHECK(input.held[GAME_ACTION_JUMP] == 0 && input.released[GAME_ACTION_JUMP]);
 
     /* More keys at once than tracked: the extra ones are ignored, never written past the array. */
-    game_input crowded = {0};
+    game_input crowded;
+    CHECK(game_input_init(&crowded, c.action_count));
     controls many = c;
     for (int a = 0; a < GAME_ACTION_COUNT; ++a)
-        for (int k = 0; k < many.key_count[a]; ++k)
-            game_input_key(&crowded, &many, many.keys[a][k], true);
+        for (int k = 0; k < many.bindings[a].key_count; ++k)
+            game_input_key(&crowded, &many, many.bindings[a].keys[k], true);
     CHECK(crowded.key_down_count == GAME_INPUT_KEYS_DOWN_MAX);
     game_input_release_all(&crowded);
     for (int a = 0; a < GAME_ACTION_COUNT; ++a)
         CHECK(crowded.held[a] == 0);
+    game_input_free(&crowded);
+    game_input_free(&input);
+    controls_free(&remapped);
+    controls_free(&c);
+    diag_list_free(&errors);
+}
+
+/* A program's own actions after the built-in ones (no cap: forty here, more than the 33 built in): their
+ * default keys, their names in controls.ini, the help, the input counts; rows that would clash are refused. */
+static void test_a_programs_own_actions(void)
+{
+    enum { EXTRA = 40 };
+    static char names[EXTRA][16], keys[EXTRA][16];
+    controls_action_row rows[EXTRA];
+    static const char *const free_keys[] = {"F8", "F10", "F11", "J", "L", "M", "N", "O", "Y", "Z", "V", "1", "2",
+                                            "3", "4", "5", "6", "7", "8", "9", "0", "Keypad 1", "Keypad 2",
+                                            "Keypad 3", "Keypad 4", "Keypad 5", "Keypad 6", "Keypad 7", "Keypad 8",
+                                            "Keypad 9", "Keypad 0", "Home", "End", "PageUp", "PageDown", "Insert",
+                                            "Delete", "Tab", "Backspace", "Return"};
+    _Static_assert(sizeof free_keys / sizeof free_keys[0] == EXTRA, "a free key per extra action");
+    for (int i = 0; i < EXTRA; ++i) {
+        snprintf(names[i], sizeof names[i], "extra_%02d", i);
+        snprintf(keys[i], sizeof keys[i], "%s", free_keys[i]);
+        rows[i] = (controls_action_row){.name = names[i], .help = names[i], .keys = {keys[i]}};
+        CHECK(controls_key_from_name(keys[i]) != PLATFORM_KEY_UNKNOWN);
+    }
+    controls c;
+    CHECK(controls_init(&c, rows, EXTRA) && c.action_count == GAME_ACTION_COUNT + EXTRA);
+    if (!c.bindings)
+        return;
+    CHECK(controls_action_from_name(&c, "extra_39") == GAME_ACTION_COUNT + 39);
+    CHECK(controls_action_from_name(&c, "jump") == GAME_ACTION_JUMP);
+    CHECK(controls_action_from_name(&c, "extra_40") == -1 && controls_action(&c, c.action_count) == NULL);
+    CHECK(strcmp(controls_action(&c, GAME_ACTION_COUNT + 3)->name, "extra_03") == 0);
+    int action = -1;
+    CHECK(controls_actions_for_key(&c, PLATFORM_KEY_F8, &action, 1) == 1 && action == GAME_ACTION_COUNT);
+    char help[CONTROLS_HELP_TEXT_MAX * 2];
+    controls_help_text(&c, help, sizeof help);
+    CHECK_STR_CONTAINS(help, "extra_00: F8");
+
+    /* controls.ini binds them by name; what the file leaves out keeps its default. */
+    diag_list errors = {0};
+    CHECK(load_text("[keys]\nextra_00 = F10\nextra_01 = F8\n", &c, &errors) && errors.total == 0);
+    CHECK(controls_actions_for_key(&c, PLATFORM_KEY_F10, &action, 1) == 1 && action == GAME_ACTION_COUNT);
+    CHECK(controls_actions_for_key(&c, PLATFORM_KEY_F8, &action, 1) == 1 && action == GAME_ACTION_COUNT + 1);
+    CHECK(controls_actions_for_key(&c, PLATFORM_KEY_RETURN, &action, 1) == 1 && action == GAME_ACTION_COUNT + 39);
+    CHECK(c.action_count == GAME_ACTION_COUNT + EXTRA && c.extra == rows);
+    CHECK(!load_text("[keys]\nextra_02 = Space\n", &c, &errors));
+    CHECK_STR_CONTAINS(errors.items[0].message, "'Space' is bound to both jump (its default");
+
+    /* The input counts them like any other. */
+    game_input input;
+    CHECK(game_input_init(&input, c.action_count));
+    game_input_key(&input, &c, PLATFORM_KEY_RETURN, true);
+    game_input_key(&input, &c, PLATFORM_KEY_RETURN, false);
+    game_input_key(&input, &c, PLATFORM_KEY_RETURN, true);
+    CHECK(input.pressed[GAME_ACTION_COUNT + 39] == 2 && input.held[GAME_ACTION_COUNT + 39] == 1);
+    /* An input made for fewer actions does not count those it has no room for. */
+    game_input fewer;
+    CHECK(game_input_init(&fewer, GAME_ACTION_COUNT));
+    game_input_key(&fewer, &c, PLATFORM_KEY_RETURN, true);
+    CHECK(fewer.key_down_count == 0);
+    game_input_free(&fewer);
+    game_input_free(&input);
+    controls_free(&c);
+
+    /* Refused, nothing made: a row without a name, a name taken, a default key taken. */
+    controls_action_row clash[] = {{.name = "jump", .keys = {"F8"}}};
+    CHECK(!controls_init(&c, clash, 1) && c.action_count == 0 && c.bindings == NULL);
+    controls_action_row twice[] = {{.name = "a", .keys = {"F8"}}, {.name = "a", .keys = {"F10"}}};
+    CHECK(!controls_init(&c, twice, 2));
+    controls_action_row unnamed[] = {{.name = NULL, .keys = {"F8"}}};
+    CHECK(!controls_init(&c, unnamed, 1));
+    controls_action_row taken_key[] = {{.name = "b", .keys = {"Space"}}};
+    CHECK(!controls_init(&c, taken_key, 1));
     diag_list_free(&errors);
 }
 
@@ -504,6 +595,7 @@ int main(void)
     RUN(test_every_mistake_is_reported_and_changes_nothing);
     RUN(test_help_text_shows_the_actual_bindings);
     RUN(test_input_two_keys_for_one_action);
+    RUN(test_a_programs_own_actions);
     remove(temp_path);
     rmdir(temp_folder);
     return check_report();

@@ -405,8 +405,9 @@ static void test_replay_through_the_bindings(void)
     if (!script)
         return;
     controls c = controls_defaults();
-    c.keys[GAME_ACTION_WAVE][0] = PLATFORM_KEY_J;
-    game_input input = {0};
+    c.bindings[GAME_ACTION_WAVE].keys[0] = PLATFORM_KEY_J;
+    game_input input;
+    CHECK(game_input_init(&input, c.action_count));
     int jump_presses = 0, jump_held_steps = 0, forward_steps = 0, wave_presses = 0;
     double dt = 1.0 / 60.0;
     for (int step = 0; step < 60; ++step) {
@@ -427,6 +428,8 @@ static void test_replay_through_the_bindings(void)
     CHECK(wave_presses == 1);
     CHECK(input_script_finished(script));
     input_script_free(script);
+    game_input_free(&input);
+    controls_free(&c);
 }
 
 int main(void)
