@@ -32,7 +32,25 @@ bool demo_start(demo **out, const demo_options *options)
     snprintf(d->characters_path, sizeof d->characters_path, "%s/characters.ini", dir);
     snprintf(d->controls_path, sizeof d->controls_path, "%s/controls.ini", dir);
     snprintf(d->settings_path, sizeof d->settings_path, "%s/demo.ini", dir);
-    if (!controls_init(&d->controls, NULL, 0) || !game_input_init(&d->input, d->controls.action_count)) {
+    int extra = options->actions && options->action_count > 0 ? options->action_count : 0;
+    d->options.action_count = extra;
+    size_t views = (size_t)demo_view_capacity(extra);
+    d->extra_rows = calloc(extra > 0 ? (size_t)extra : 1, sizeof *d->extra_rows);
+    d->extra_on = calloc(extra > 0 ? (size_t)extra : 1, sizeof *d->extra_on);
+    d->hud_views = calloc(views, sizeof *d->hud_views);
+    d->hud_legends = calloc(views, sizeof *d->hud_legends);
+    if (!d->extra_rows || !d->extra_on || !d->hud_views || !d->hud_legends) {
+        fprintf(stderr, "marionette: out of memory\n");
+        return false;
+    }
+    for (int i = 0; i < extra; ++i)
+        d->extra_rows[i] = options->actions[i].controls;
+    if (!controls_init(&d->controls, d->extra_rows, extra)) {
+        fprintf(stderr, "marionette: the program's own actions cannot join the demo's: a row has no name, or a "
+                        "name or default key another action has (or out of memory)\n");
+        return false;
+    }
+    if (!game_input_init(&d->input, d->controls.action_count)) {
         fprintf(stderr, "marionette: out of memory\n");
         return false;
     }
@@ -177,6 +195,10 @@ void demo_finish(demo *d)
     watch_set_free(&d->watched);
     game_input_free(&d->input);
     controls_free(&d->controls);
+    free(d->extra_rows);
+    free(d->extra_on);
+    free(d->hud_views);
+    free(d->hud_legends);
     gfx_text_shutdown();
     gfx_shutdown();
     platform_shutdown();

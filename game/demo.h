@@ -30,6 +30,24 @@ enum {
     DEMO_PATH_MAX = 1024,
 };
 
+/* The demo, opaque: tests and tools look at it through the queries below. */
+typedef struct demo demo;
+
+/* A program's own action, added to the demo's (demo_options.actions): its row in the controls (its name in
+ * controls.ini, its label in the help, its default keys), and what it does. Either a debug view: `view` is
+ * its word on the HUD while it is on, its key switches it, `draw` draws it every frame while it is on (with
+ * gfx's debug lines and boxes) and `legend`, when not NULL, is a HUD line saying what it shows; or an action:
+ * `run` is called every step its key was pressed in, with the number of presses. The demo's own views and
+ * actions are rows of the same tables (demo_actions.c). */
+typedef struct demo_action_row {
+    controls_action_row controls;
+    const char *view;
+    const char *legend;
+    void (*draw)(const demo *d, void *user);
+    void (*run)(demo *d, int presses, void *user);
+    void *user;
+} demo_action_row;
+
 typedef struct demo_options {
     bool headless;             /* offscreen rendering, no window (also when SDL_VIDEODRIVER=offscreen) */
     int frames;                /* stop after this many frames; 0: run until quit */
@@ -48,6 +66,8 @@ typedef struct demo_options {
     int width, height;         /* 0: demo.ini's window size */
     bool cpu_skinning;         /* start on the CPU skinning path */
     bool show_help;            /* start with the help shown */
+    const demo_action_row *actions; /* the program's own actions and views (the rows outlive the demo); */
+    int action_count;               /* their rows' names and default keys must not clash with the demo's */
 } demo_options;
 
 typedef struct demo_logged_event {
@@ -55,9 +75,6 @@ typedef struct demo_logged_event {
     float weight; /* anim_event's: one footstep per contact, as loud as the layers that share it */
     double time;
 } demo_logged_event;
-
-/* The demo: opaque; tests and tools look at it through the queries below. */
-typedef struct demo demo;
 
 /* Run the demo to the end (quit, window closed, or options->frames). Returns the process exit status:
  * 0, or 1 when it could not start (no GL context) or a scripted run's file could not be read. */
@@ -116,6 +133,9 @@ int demo_messages_total(const demo *d);
 /* The player's last events, oldest first: event(i) for i < count. */
 int demo_event_count(const demo *d);
 const demo_logged_event *demo_event(const demo *d, int i);
+
+/* Whether the program's own view `view` (demo_options.actions' row index) is on. */
+bool demo_view_on(const demo *d, int view);
 
 /* The panels: the controls (F1) and the state machine (F6), whether they show. */
 bool demo_help_shown(const demo *d);

@@ -3,6 +3,7 @@
 #include "demo_internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -185,30 +186,163 @@ void demo_spawn_crowd(demo *d, int count)
 
 /* How many times the action was pressed since the last step: every tap of a slow frame counts, applied in
  * turn (a toggle pressed twice is back where it was, two taps of [ halve twice). */
-static int pressed(const demo *d, game_action action)
+static int pressed(const demo *d, int action)
 {
     return d->input.pressed[action];
 }
 
-/* A toggle pressed n times: flipped when n is odd. */
-static void toggle(bool *flag, int n)
+static void act_quit(demo *d, int presses)
 {
-    if (n % 2)
-        *flag = !*flag;
+    (void)presses;
+    d->quit = true;
 }
 
-/* What one step's key presses ask for, besides moving the player. */
+static void act_skin_blend(demo *d, int presses)
+{
+    for (int n = presses; n > 0; --n)
+        d->scene.skinning = (scene_skinning)((d->scene.skinning + 1) % SCENE_SKINNING_COUNT);
+}
+
+static void act_step(demo *d, int presses)
+{
+    (void)presses;
+    if (d->paused)
+        d->step_once = true;
+}
+
+static void act_slower(demo *d, int presses)
+{
+    for (int n = presses; n > 0; --n)
+        d->time_scale = fmaxf(d->time_scale * 0.5f, DEMO_TIME_SCALE_MIN);
+}
+
+static void act_faster(demo *d, int presses)
+{
+    for (int n = presses; n > 0; --n)
+        d->time_scale = fminf(d->time_scale * 2.0f, DEMO_TIME_SCALE_MAX);
+}
+
+static void act_reload(demo *d, int presses)
+{
+    (void)presses;
+    demo_load_configuration(d, true);
+}
+
+static void act_crowd_spawn(demo *d, int presses)
+{
+    for (int n = presses; n > 0; --n)
+        demo_spawn_crowd(d, d->settings.crowd.count);
+}
+
+static void act_crowd_clear(demo *d, int presses)
+{
+    (void)presses;
+    crowd_clear(d->crowd);
+    demo_find_tracked(d);
+    demo_set_status(d, "crowd cleared");
+}
+
+static void act_record(demo *d, int presses)
+{
+    for (int n = presses; n > 0; --n) {
+        if (recorder_recording(d->recorder))
+            demo_stop_recording(d);
+        else /* --record's file holds the run from the start: later recordings go to recordings/ */
+            demo_start_recording(d, NULL);
+    }
+}
+
+static void act_screenshot(demo *d, int presses)
+{
+    (void)presses;
+    d->screenshot_requested = true;
+}
+
+static void act_ground(demo *d, int presses)
+{
+    for (int n = presses; n > 0; --n) {
+        /* flat -> hills -> steps -> flat: the tilted plane is the tests'. */
+        ground_kind next = d->ground.kind == GROUND_FLAT ? GROUND_HILLS
+                           : d->ground.kind == GROUND_HILLS ? GROUND_STEPS : GROUND_FLAT;
+        if (demo_set_ground(d, next))
+            demo_set_status(d, "ground: %s", ground_kind_name(next));
+    }
+}
+
+/* What each of the demo's own actions does, once, in the order they are applied within a step: a switch (a
+ * flag of the demo flipped by an odd number of presses; a debug view when it has a word for the HUD), or a
+ * function called with the presses. The keys, names and help labels are the controls' rows (controls.c);
+ * moving, running, jumping and the other player and camera actions are read where the step uses them. A
+ * program's own actions (demo_options.actions) follow these. */
+typedef struct demo_action_entry {
+    game_action action;
+    void (*run)(demo *d, int presses); /* NULL: a switch */
+    size_t flag;                       /* a switch's bool: its offset in demo */
+    const char *view;                  /* a switch that is a debug view: its word on the HUD while on */
+    const char *legend;                /* and a line saying what it draws, or NULL */
+} demo_action_entry;
+
+#define DEMO_SWITCH(action, member) action, NULL, offsetof(demo, member)
+
+static const demo_action_entry demo_actions_table[] = {
+    {GAME_ACTION_QUIT, act_quit, 0, NULL, NULL},
+    {DEMO_SWITCH(GAME_ACTION_HELP, show_help), NULL, NULL},
+    {DEMO_SWITCH(GAME_ACTION_SKELETON, views.skeleton), "skeleton", NULL},
+    {DEMO_SWITCH(GAME_ACTION_BOUNDS, views.bounds), "bounds",
+     "bounds  bright box: this pose's skinned mesh  dim box: culling margin (clip bounds + skin reach)"},
+    {DEMO_SWITCH(GAME_ACTION_NORMALS, views.normals), "normals", NULL},
+    {DEMO_SWITCH(GAME_ACTION_LOOK_AT, views.look_at), "look-at", NULL},
+    {DEMO_SWITCH(GAME_ACTION_FOOT_IK, views.foot_ik), "foot-IK", NULL},
+    {DEMO_SWITCH(GAME_ACTION_LEVELS, views.lod_colors), "level colours", NULL},
+    {DEMO_SWITCH(GAME_ACTION_STATE_MACHINE, show_state_machine), NULL, NULL},
+    {DEMO_SWITCH(GAME_ACTION_SKINNING, views.cpu_skinning), NULL, NULL}, /* the HUD's "CPU skinning" */
+    {GAME_ACTION_SKIN_BLEND, act_skin_blend, 0, NULL, NULL},
+    {DEMO_SWITCH(GAME_ACTION_PAUSE, paused), NULL, NULL},
+    {GAME_ACTION_STEP, act_step, 0, NULL, NULL},
+    {GAME_ACTION_SLOWER, act_slower, 0, NULL, NULL},
+    {GAME_ACTION_FASTER, act_faster, 0, NULL, NULL},
+    {GAME_ACTION_RELOAD, act_reload, 0, NULL, NULL},
+    {GAME_ACTION_CROWD_SPAWN, act_crowd_spawn, 0, NULL, NULL},
+    {GAME_ACTION_CROWD_CLEAR, act_crowd_clear, 0, NULL, NULL},
+    {GAME_ACTION_RECORD, act_record, 0, NULL, NULL},
+    {GAME_ACTION_SCREENSHOT, act_screenshot, 0, NULL, NULL},
+    {GAME_ACTION_GROUND, act_ground, 0, NULL, NULL},
+};
+enum { DEMO_ACTION_ENTRIES = sizeof demo_actions_table / sizeof demo_actions_table[0] };
+
+static bool *switch_of(demo *d, const demo_action_entry *entry)
+{
+    return (bool *)(void *)((char *)d + entry->flag);
+}
+
+int demo_view_capacity(int extra_count)
+{
+    return DEMO_ACTION_ENTRIES + extra_count;
+}
+
+/* What one step's key presses ask for, besides moving the player: the table's rows, then the program's own. */
 void demo_apply_actions(demo *d)
 {
-    if (pressed(d, GAME_ACTION_QUIT))
-        d->quit = true;
-    toggle(&d->show_help, pressed(d, GAME_ACTION_HELP));
-    toggle(&d->views.skeleton, pressed(d, GAME_ACTION_SKELETON));
-    toggle(&d->views.look_at, pressed(d, GAME_ACTION_LOOK_AT));
-    toggle(&d->views.foot_ik, pressed(d, GAME_ACTION_FOOT_IK));
-    toggle(&d->views.bounds, pressed(d, GAME_ACTION_BOUNDS));
-    toggle(&d->views.lod_colors, pressed(d, GAME_ACTION_LEVELS));
-    toggle(&d->show_state_machine, pressed(d, GAME_ACTION_STATE_MACHINE));
+    for (int i = 0; i < DEMO_ACTION_ENTRIES; ++i) {
+        const demo_action_entry *entry = &demo_actions_table[i];
+        int presses = pressed(d, entry->action);
+        if (presses == 0)
+            continue;
+        if (entry->run)
+            entry->run(d, presses);
+        else if (presses % 2)
+            *switch_of(d, entry) = !*switch_of(d, entry);
+    }
+    for (int i = 0; i < d->options.action_count; ++i) {
+        const demo_action_row *row = &d->options.actions[i];
+        int presses = pressed(d, GAME_ACTION_COUNT + i);
+        if (presses == 0)
+            continue;
+        if (row->view)
+            d->extra_on[i] = d->extra_on[i] != (presses % 2 == 1);
+        else if (row->run)
+            row->run(d, presses, row->user);
+    }
     /* While the panel shows, a click says whose machine: a crowd member, or the player (clicked, or nothing
      * clicked). Clicking the one shown keeps its history. */
     if (d->input.clicked && d->show_state_machine) {
@@ -217,41 +351,41 @@ void demo_apply_actions(demo *d)
         if (picked != d->tracked)
             track(d, member);
     }
-    toggle(&d->views.normals, pressed(d, GAME_ACTION_NORMALS));
-    toggle(&d->views.cpu_skinning, pressed(d, GAME_ACTION_SKINNING));
-    for (int n = pressed(d, GAME_ACTION_SKIN_BLEND); n > 0; --n)
-        d->scene.skinning = (scene_skinning)((d->scene.skinning + 1) % SCENE_SKINNING_COUNT);
-    toggle(&d->paused, pressed(d, GAME_ACTION_PAUSE));
-    if (pressed(d, GAME_ACTION_STEP) && d->paused)
-        d->step_once = true;
-    for (int n = pressed(d, GAME_ACTION_SLOWER); n > 0; --n)
-        d->time_scale = fmaxf(d->time_scale * 0.5f, DEMO_TIME_SCALE_MIN);
-    for (int n = pressed(d, GAME_ACTION_FASTER); n > 0; --n)
-        d->time_scale = fminf(d->time_scale * 2.0f, DEMO_TIME_SCALE_MAX);
-    if (pressed(d, GAME_ACTION_RELOAD))
-        demo_load_configuration(d, true);
-    for (int n = pressed(d, GAME_ACTION_CROWD_SPAWN); n > 0; --n)
-        demo_spawn_crowd(d, d->settings.crowd.count);
-    if (pressed(d, GAME_ACTION_CROWD_CLEAR)) {
-        crowd_clear(d->crowd);
-        demo_find_tracked(d);
-        demo_set_status(d, "crowd cleared");
+}
+
+int demo_views_on(const demo *d, const char **views, const char **legends, int *legend_count)
+{
+    int count = 0;
+    *legend_count = 0;
+    for (int i = 0; i < DEMO_ACTION_ENTRIES; ++i) {
+        const demo_action_entry *entry = &demo_actions_table[i];
+        if (!entry->view || !*switch_of((demo *)d, entry))
+            continue;
+        views[count++] = entry->view;
+        if (entry->legend)
+            legends[(*legend_count)++] = entry->legend;
     }
-    for (int n = pressed(d, GAME_ACTION_RECORD); n > 0; --n) {
-        if (recorder_recording(d->recorder))
-            demo_stop_recording(d);
-        else /* --record's file holds the run from the start: later recordings go to recordings/ */
-            demo_start_recording(d, NULL);
+    for (int i = 0; i < d->options.action_count; ++i) {
+        const demo_action_row *row = &d->options.actions[i];
+        if (!row->view || !d->extra_on[i])
+            continue;
+        views[count++] = row->view;
+        if (row->legend)
+            legends[(*legend_count)++] = row->legend;
     }
-    if (pressed(d, GAME_ACTION_SCREENSHOT))
-        d->screenshot_requested = true;
-    for (int n = pressed(d, GAME_ACTION_GROUND); n > 0; --n) {
-        /* flat -> hills -> steps -> flat: the tilted plane is the tests'. */
-        ground_kind next = d->ground.kind == GROUND_FLAT ? GROUND_HILLS
-                           : d->ground.kind == GROUND_HILLS ? GROUND_STEPS : GROUND_FLAT;
-        if (demo_set_ground(d, next))
-            demo_set_status(d, "ground: %s", ground_kind_name(next));
-    }
+    return count;
+}
+
+void demo_draw_views(const demo *d)
+{
+    for (int i = 0; i < d->options.action_count; ++i)
+        if (d->options.actions[i].view && d->extra_on[i] && d->options.actions[i].draw)
+            d->options.actions[i].draw(d, d->options.actions[i].user);
+}
+
+bool demo_view_on(const demo *d, int view)
+{
+    return view >= 0 && view < d->options.action_count && d->extra_on[view];
 }
 
 /* The camera follows what the mouse and the orbit keys ask, every step (so a script's drag is exact). */

@@ -260,11 +260,8 @@ void demo_hud_view(const demo *d, hud_view *view)
         .budget = hud_budget_from_stats(&d->gfx),
         .cpu_skinning = d->views.cpu_skinning,
         .skin_blend = scene_skinning_name(d->scene.skinning),
-        .skeleton = d->views.skeleton,
-        .bounds = d->views.bounds,
-        .normals = d->views.normals,
-        .look_at = d->views.look_at,
-        .foot_ik = d->views.foot_ik,
+        .views = d->hud_views,
+        .legends = d->hud_legends,
         .foot_ik_on = d->player && animator_character(player_animator(d->player))->foot_lock.ik,
         .pelvis_drop = d->player ? animator_foot_lock(player_animator(d->player))->pelvis_drop : 0.0f,
         .look_player = d->player && d->settings.look.player,
@@ -278,6 +275,7 @@ void demo_hud_view(const demo *d, hud_view *view)
         .controls = &d->controls,
         .state_machine = d->show_state_machine ? &d->state_panel : NULL,
     };
+    view->view_count = demo_views_on(d, d->hud_views, d->hud_legends, &view->legend_count);
     for (int i = 0; i < d->event_count; ++i)
         view->events[i] = (hud_event){d->events[i].name, d->events[i].weight,
                                       d->simulation_time - d->events[i].time};
@@ -317,6 +315,7 @@ static void draw_frame(demo *d)
     /* The crowd's palette slots are handed out in order, then filled on all cores. */
     int members = scene_queue_crowd(&d->scene, d->crowd, &d->views);
     scene_write_crowd_palettes(d->crowd, d->scene.crowd_palettes, members, d->jobs);
+    demo_draw_views(d); /* the program's own views that are on */
     if (d->show_state_machine && d->tracked) {
         /* Which member the panel shows: the box of its pose (what a click meets), in the panel's amber. */
         mat4 placement, box_world;

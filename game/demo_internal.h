@@ -74,6 +74,11 @@ typedef struct demo {
     gfx_stats gfx;               /* last frame's */
     int gl_error_frames;         /* frames that ended with GL errors */
     watch_set watched;           /* controls.ini, demo.ini and characters.ini, for reload (base/watch) */
+    /* The program's own actions (options.actions), after the demo's in the controls: their controls rows, each
+     * view's switch; and the HUD's lists of the views on (demo_view_capacity each), filled every frame. */
+    controls_action_row *extra_rows;
+    bool *extra_on;
+    const char **hud_views, **hud_legends;
     double last_frame_start, last_reload_poll, step_accumulator;
 } demo;
 
@@ -97,6 +102,13 @@ void demo_load_configuration(demo *d, bool force);
 
 /* What one step's key presses and clicks ask for, besides moving the player. */
 void demo_apply_actions(demo *d);
+/* How many views can be on at once: the demo's and extra_count of the program's own (the HUD's lists). */
+int demo_view_capacity(int extra_count);
+/* The words of the views on now into views, and their legends into legends (*legend_count of them), each
+ * array of demo_view_capacity; returns how many views. */
+int demo_views_on(const demo *d, const char **views, const char **legends, int *legend_count);
+/* The program's own views that are on, drawn (after the scene is queued). */
+void demo_draw_views(const demo *d);
 /* The camera follows what the mouse and the orbit keys ask, every step. */
 void demo_steer_camera(demo *d, float dt);
 /* Why a key for one of the player's triggers did nothing, on the status line. */

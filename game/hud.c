@@ -210,11 +210,13 @@ void hud_text(const hud_view *v, char *buffer, size_t size)
     add(&b, "\n");
     add(&b, "draw  %d calls  %d drawn  %d culled  ", v->draw_calls, v->drawn, v->culled);
     add_triangles(&b, &v->budget);
-    add(&b, "  %s skinning%s%s%s%s%s%s%s\n", v->cpu_skinning ? "CPU" : "GPU", v->skin_blend ? ", blend " : "",
-        v->skin_blend ? v->skin_blend : "", v->skeleton ? "  skeleton" : "", v->bounds ? "  bounds" : "",
-        v->normals ? "  normals" : "", v->look_at ? "  look-at" : "", v->foot_ik ? "  foot-IK" : "");
-    if (v->bounds)
-        add(&b, "bounds  bright box: this pose's skinned mesh  dim box: culling margin (clip bounds + skin reach)\n");
+    add(&b, "  %s skinning%s%s", v->cpu_skinning ? "CPU" : "GPU", v->skin_blend ? ", blend " : "",
+        v->skin_blend ? v->skin_blend : "");
+    for (int i = 0; i < v->view_count; ++i)
+        add(&b, "  %s", v->views[i]);
+    add(&b, "\n");
+    for (int i = 0; i < v->legend_count; ++i)
+        add(&b, "%s\n", v->legends[i]);
     if (v->status && v->status[0])
         add(&b, "%s\n", v->status);
 }

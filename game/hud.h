@@ -63,10 +63,12 @@ typedef struct hud_view {
 
     int draw_calls, drawn, culled;        /* the last frame's */
     hud_budget budget;                    /* the last frame's (its GPU figures a few frames older) */
-    bool cpu_skinning, skeleton, bounds, normals;
+    bool cpu_skinning;
     const char *skin_blend;               /* how characters are skinned (scene_skinning_name); NULL: not shown */
-    bool look_at;                         /* the look-at view */
-    bool foot_ik;                         /* the foot IK view */
+    const char *const *views;             /* the debug views switched on, each its word ("skeleton"), in order */
+    int view_count;
+    const char *const *legends;           /* a line each for the views on that explain what they draw */
+    int legend_count;
     bool foot_ik_on;                      /* the player's character places its feet (characters.ini foot_ik) */
     float pelvis_drop;                    /* metres its pelvis is lowered now; on the player's line */
     bool look_player;                     /* the player looks at the camera (demo.ini [look]); on its line */

@@ -386,6 +386,99 @@ static bool start_with_script(const char *name, const char *text)
     return demo_start(&d, &options);
 }
 
+/* ---- The tests' own view and action: one table row each, plus its drawing or doing ------------------------ */
+
+/* The view: a cross on the ground under the player (gfx_debug_cross: three lines), counted. */
+static void draw_cross_under_player(const demo *shown, void *user)
+{
+    vec3 position;
+    player_position(demo_player(shown), position);
+    gfx_debug_cross(position, 0.3f, (vec4){0.2f, 0.9f, 1.0f, 1.0f});
+    ++*(int *)user;
+}
+
+/* The action: presses counted. */
+static void count_presses(demo *pressed_on, int presses, void *user)
+{
+    (void)pressed_on;
+    *(int *)user += presses;
+}
+
+static int fixture_crosses, fixture_presses;
+static const demo_action_row fixture_rows[] = {
+    {.controls = {"crosses", "Crosses", {"F8"}}, .view = "crosses", .legend = "crosses  a cross under the player",
+     .draw = draw_cross_under_player, .user = &fixture_crosses},
+    {.controls = {"count", "Count", {"J"}}, .run = count_presses, .user = &fixture_presses},
+};
+
+static void test_a_new_view_and_action_are_one_row_each(void)
+{
+    char config_dir[512], script[600];
+    make_scratch_config(config_dir, sizeof config_dir);
+    /* The view on and off again, on once more; the action tapped three times, then rebound in controls.ini
+     * by its name (J freed, L instead) and tapped once more on its new key and once on the old. */
+    write_script(script, sizeof script, config_dir, "fixture",
+                 "0.2 tap F8\n0.3 tap J\n0.4 tap F8\n0.5 tap J\n0.6 tap F8\n0.7 tap J\n1.5 tap L\n1.6 tap J\n");
+    demo_options options = options_for(config_dir, script, NULL, 0);
+    options.actions = fixture_rows;
+    options.action_count = 2;
+    fixture_crosses = fixture_presses = 0;
+    bool started = demo_start(&d, &options);
+    CHECK(started);
+    if (!started) {
+        demo_finish(d);
+        return;
+    }
+    int lines_before = 0, lines_on = 0, crosses_on = 0;
+    bool seen_off_again = false;
+    char text[4096];
+    while (demo_progress_of(d).clock < 1.0) {
+        demo_frame(d);
+        if (demo_progress_of(d).clock < 0.2)
+            lines_before = demo_gfx_stats(d)->debug_lines;
+        if (demo_view_on(d, 0)) {
+            lines_on = demo_gfx_stats(d)->debug_lines;
+            crosses_on = fixture_crosses;
+            demo_hud_text(text, sizeof text);
+            CHECK(strstr(text, "  crosses\n") != NULL && strstr(text, "crosses  a cross under the player\n"));
+        } else if (fixture_crosses > 0) {
+            seen_off_again = true;
+            demo_hud_text(text, sizeof text);
+            CHECK(strstr(text, "crosses") == NULL);
+        }
+    }
+    printf("  the fixture's view: %d debug lines before, %d while on (%d crosses drawn); its action: %d presses\n",
+           lines_before, lines_on, crosses_on, fixture_presses);
+    CHECK(demo_view_on(d, 0) && seen_off_again && crosses_on > 0);
+    CHECK(lines_on == lines_before + 3);
+    CHECK(fixture_presses == 3 && !demo_view_on(d, 1) && !demo_view_on(d, 2));
+    /* The help names both, with their keys. */
+    char help[CONTROLS_HELP_TEXT_MAX * 2];
+    hud_view view;
+    demo_hud_view(d, &view);
+    controls_help_text(view.controls, help, sizeof help);
+    CHECK_STR_CONTAINS(help, "Crosses: F8");
+    CHECK_STR_CONTAINS(help, "Count: J");
+    /* controls.ini binds the action by its name, like the demo's own. */
+    char controls_path[600];
+    snprintf(controls_path, sizeof controls_path, "%s/controls.ini", config_dir);
+    CHECK(edit_file(controls_path, "[keys]\n", "[keys]\ncount = L\n"));
+    while (demo_progress_of(d).clock < 2.0)
+        demo_frame(d);
+    CHECK(demo_message_count(d) == 0);
+    CHECK(fixture_presses == 4); /* L counted, J no longer */
+    CHECK(demo_progress_of(d).gl_error_frames == 0);
+    demo_finish(d);
+
+    /* A row that would clash with the demo's own (a name it has) is refused at the start, said on stderr. */
+    static const demo_action_row clash[] = {{.controls = {"jump", "Jump again", {"F8"}}, .run = count_presses,
+                                              .user = &fixture_presses}};
+    options.actions = clash;
+    options.action_count = 1;
+    CHECK(!demo_start(&d, &options));
+    demo_finish(d);
+}
+
 /* Taps closer than a step (a slow frame: at 2 fps, a half second of keys arrives at once) each count:
  * four taps of C spawn four times (400, not 100), two of [ halve twice, a toggle tapped twice is back. */
 static void test_quick_taps_each_count(void)
@@ -2185,5 +2278,6 @@ int main(void)
     RUN(test_click_picks_the_body_not_its_loose_box);
     RUN(test_state_machine_panel_follows_reloads);
     RUN(test_look_at);
+    RUN(test_a_new_view_and_action_are_one_row_each);
     return check_report();
 }
