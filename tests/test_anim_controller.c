@@ -665,6 +665,52 @@ static void test_unrelated_clips_fire_their_own_events(void)
 
 /* ---- masks ---- */
 
+/* Shared masks: the controller keeps the caller's array (no copy, none in its bytes), refuses to write masks of
+ * its own, shows nothing on a channel without one; and the pose is bit for bit what an own mask of the same
+ * weights gives. A controller with its own masks copies what share_mask gives it. */
+static void test_shared_masks(void)
+{
+    int joints = joint_count();
+    float *branch = malloc(sizeof(float) * (size_t)joints);
+    anim_controller_branch_weights(&mannequin->skeleton, joint_named("clavicle.R"), branch);
+    anim_controller *own = new_controller();
+    anim_controller *shared =
+        anim_controller_create(&(anim_controller_desc){.skeleton = &mannequin->skeleton, .shared_masks = true});
+    CHECK(shared && anim_controller_masks_shared(shared) && !anim_controller_masks_shared(own));
+    CHECK(anim_controller_bytes(own) - anim_controller_bytes(shared) >= 2u * (size_t)joints * sizeof(float));
+    CHECK(!anim_controller_set_mask(shared, 1, branch));
+    CHECK(!anim_controller_mask_branch(shared, 1, "clavicle.R", 1.0f));
+    CHECK(anim_controller_mask(shared, 1) == NULL);
+    /* A channel without a mask plays nothing over the body. */
+    anim_controller_play(shared, 0, &library[WALK], 0.0f, NULL);
+    anim_controller_play(shared, 1, &library[WAVE], 0.0f, NULL);
+    anim_controller_play(own, 0, &library[WALK], 0.0f, NULL);
+    anim_controller_play(own, 1, &library[WAVE], 0.0f, NULL); /* its own mask: all 0 at creation */
+    anim_controller_update(shared, 0.3, NULL);
+    anim_controller_update(own, 0.3, NULL);
+    CHECK(memcmp(anim_controller_object_pose(shared), anim_controller_object_pose(own),
+                 sizeof(joint_pose) * (size_t)joints) == 0);
+    /* With the branch shared, the same as the branch masked the controller's own way. */
+    CHECK(anim_controller_share_mask(shared, 1, branch) && anim_controller_mask(shared, 1) == branch);
+    CHECK(anim_controller_mask_branch(own, 1, "clavicle.R", 1.0f));
+    CHECK(memcmp(anim_controller_mask(own, 1), branch, sizeof(float) * (size_t)joints) == 0);
+    for (int step = 0; step < 30; ++step) {
+        anim_controller_update(shared, 1.0 / 30.0, NULL);
+        anim_controller_update(own, 1.0 / 30.0, NULL);
+        CHECK(memcmp(anim_controller_object_pose(shared), anim_controller_object_pose(own),
+                     sizeof(joint_pose) * (size_t)joints) == 0);
+    }
+    /* Weights out of range are refused either way; own masks take a copy through share_mask. */
+    branch[0] = 2.0f;
+    CHECK(!anim_controller_share_mask(shared, 1, branch) && anim_controller_mask(shared, 1) == branch);
+    branch[0] = 0.0f;
+    CHECK(anim_controller_share_mask(own, 2, branch) && anim_controller_mask(own, 2) != branch);
+    CHECK(!anim_controller_share_mask(shared, 0, branch)); /* the body has no mask */
+    anim_controller_destroy(shared);
+    anim_controller_destroy(own);
+    free(branch);
+}
+
 static void test_wave_over_walk_through_a_mask(void)
 {
     anim_controller *controller = new_controller();
@@ -1668,6 +1714,7 @@ int main(void)
     RUN(test_contact_marks_a_little_apart);
     RUN(test_unrelated_clips_fire_their_own_events);
     RUN(test_wave_over_walk_through_a_mask);
+    RUN(test_shared_masks);
     RUN(test_additive_weight_zero_and_identity_change_nothing);
     RUN(test_additive_still_joints_are_skipped);
     RUN(test_additive_off_and_on_again);

@@ -409,6 +409,58 @@ static void test_wave_over_walk(void)
     fixture_close(&f);
 }
 
+/* The overlay masks the character shares (anim_character.branch_masks) give the entity exactly what masks of
+ * its own give: a character copied without them plays the same walk, waves and crossfades bit for bit; the
+ * shared one's controller holds no mask, and its overlay channels point at the character's. */
+static void test_shared_masks_change_nothing(void)
+{
+    fixture f;
+    if (!fixture_open(&f, CROSSFADE "/characters.ini")) {
+        fixture_close(&f);
+        return;
+    }
+    anim_character own_masks = *f.character;
+    own_masks.branch_masks = NULL;
+    animator *shared = f.animator, *own = animator_create(&own_masks);
+    CHECK(own != NULL && f.character->branch_masks != NULL);
+    if (!own) {
+        fixture_close(&f);
+        return;
+    }
+    CHECK(anim_controller_masks_shared(animator_controller(shared)));
+    CHECK(!anim_controller_masks_shared(animator_controller(own)));
+    int joints = f.character->model->skeleton.joint_count;
+    size_t saved = anim_controller_bytes(animator_controller(own)) - anim_controller_bytes(animator_controller(shared));
+    CHECK(saved + 32u > 2u * (size_t)joints * sizeof(float) && saved <= 2u * (size_t)joints * sizeof(float) + 32u);
+    animator *both[2] = {shared, own};
+    int differing_steps = 0, waving_steps = 0;
+    for (int step = 0; step < 10 * 60; ++step) {
+        for (int k = 0; k < 2; ++k) {
+            animator_set_number(both[k], "speed", step % 240 < 150 ? 1.4f : 0.0f);
+            if (step % 90 == 30)
+                animator_set_trigger(both[k], "wave");
+            CHECK(animator_update(both[k], STEP, NULL));
+        }
+        const joint_pose *a = anim_controller_object_pose(animator_controller(shared));
+        const joint_pose *b = anim_controller_object_pose(animator_controller(own));
+        differing_steps += memcmp(a, b, sizeof(joint_pose) * (size_t)joints) != 0;
+        int channel = animator_overlay_channel(shared);
+        if (channel > 0 && layer_count(shared, channel) > 0) {
+            ++waving_steps;
+            const float *mask = anim_controller_mask(animator_controller(shared), channel);
+            bool the_characters = false;
+            for (int j = 0; j < joints && !the_characters; ++j)
+                the_characters = mask && mask == f.character->branch_masks[j];
+            CHECK(the_characters);
+        }
+    }
+    printf("  shared masks: %d of 600 steps differ from own masks, %d steps with an overlay\n", differing_steps,
+           waving_steps);
+    CHECK(differing_steps == 0 && waving_steps > 100);
+    animator_destroy(own);
+    fixture_close(&f);
+}
+
 /* ---- hot reload ---- */
 
 /* `text` with `from` replaced by `to` once, in a new buffer. */
@@ -1015,6 +1067,7 @@ int main(void)
     RUN(test_root_motion_turns);
     RUN(test_root_motion_travels);
     RUN(test_wave_over_walk);
+    RUN(test_shared_masks_change_nothing);
     RUN(test_hot_reload);
     RUN(test_hot_reload_keeps_a_fade_in_flight);
     RUN(test_finished_overlay_fades_out);

@@ -32,6 +32,10 @@ typedef struct anim_character {
     state_machine_definition machine;  /* state_count 0 when loaded without a states file */
     int blend_count;
     const anim_blend *blends;          /* states.ini's [blend NAME] sections, in their order */
+    /* Per joint of its skeleton: the overlay mask of the branch from that joint (1 on it and its descendants,
+     * 0 elsewhere) where a state's overlay_root is that joint, else NULL; its entities share them. NULL
+     * altogether (a character made by hand, or out of memory): each entity keeps its own copies. */
+    const float *const *branch_masks;
     /* The import (characters.ini scale or height, up, forward): the mesh and clips stay as their files
      * have them, shared in the cache; an entity's model matrix is its placement times `import`, which
      * takes file space to the engine's canonical MD5 space (Z up, facing +X, metres). */

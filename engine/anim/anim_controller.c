@@ -23,7 +23,7 @@ anim_controller *anim_controller_create(const anim_controller_desc *desc)
     size_t header = (sizeof(anim_controller) + 31) / 32 * 32;
     size_t pose_bytes = sizeof(joint_pose) * (size_t)joint_count;
     size_t snapshot_bytes = sizeof(anim_snapshot_joint) * (size_t)joint_count;
-    size_t mask_bytes = sizeof(float) * (size_t)joint_count;
+    size_t mask_bytes = desc->shared_masks ? 0 : sizeof(float) * (size_t)joint_count;
     size_t total = header + pose_bytes + snapshot_bytes * ANIM_CHANNEL_COUNT + mask_bytes * (ANIM_CHANNEL_COUNT - 1);
     total = (total + 31) / 32 * 32;
     char *block = aligned_alloc(32, total);
@@ -36,6 +36,7 @@ anim_controller *anim_controller_create(const anim_controller_desc *desc)
     controller->joint_count = joint_count;
     controller->time_scale = 1.0f;
     controller->bytes = (uint32_t)total;
+    controller->shared_masks = desc->shared_masks;
     char *cursor = block + header;
     controller->object = (joint_pose *)cursor;
     cursor += pose_bytes;
@@ -45,7 +46,7 @@ anim_controller *anim_controller_create(const anim_controller_desc *desc)
         controller->channels[k].weight_target = k == 0;
         controller->channels[k].amount = 1.0f;
     }
-    for (int k = 1; k < ANIM_CHANNEL_COUNT; ++k, cursor += mask_bytes)
+    for (int k = 1; k < ANIM_CHANNEL_COUNT && !desc->shared_masks; ++k, cursor += mask_bytes)
         controller->channels[k].mask = (float *)cursor;
 
     /* Nothing plays yet: this writes the bind pose. */
@@ -114,7 +115,7 @@ void anim_controller_prefetch_pose(const anim_controller *controller)
         return;
     prefetch_range(controller->object, sizeof(joint_pose) * (size_t)controller->joint_count, true);
     for (int c = 1; c < ANIM_CHANNEL_COUNT; ++c)
-        if (controller->channels[c].layer_count > 0)
+        if (controller->channels[c].layer_count > 0 && controller->channels[c].mask)
             prefetch_range(controller->channels[c].mask, sizeof(float) * (size_t)controller->joint_count, false);
 }
 
@@ -304,20 +305,67 @@ bool anim_controller_stop(anim_controller *controller, int channel, float fade_s
     return true;
 }
 
+/* An overlay channel's own mask, to write (NULL with shared masks). */
+static float *own_mask(anim_controller *controller, int channel)
+{
+    return controller->shared_masks ? NULL : (float *)(uintptr_t)controller->channels[channel].mask;
+}
+
+static bool weights_valid(const float *joint_weights, int joint_count)
+{
+    for (int i = 0; i < joint_count; ++i)
+        if (!(joint_weights[i] >= 0.0f && joint_weights[i] <= 1.0f))
+            return false; /* also refuses NaN */
+    return true;
+}
+
 bool anim_controller_set_mask(anim_controller *controller, int channel, const float *joint_weights)
 {
-    if (!valid_channel(controller, channel) || channel == 0 || !joint_weights)
+    if (!valid_channel(controller, channel) || channel == 0 || !joint_weights || controller->shared_masks ||
+        !weights_valid(joint_weights, controller->joint_count))
         return false;
-    for (int i = 0; i < controller->joint_count; ++i)
-        if (!(joint_weights[i] >= 0.0f && joint_weights[i] <= 1.0f))
-            return false;
-    memcpy(controller->channels[channel].mask, joint_weights, sizeof(float) * (size_t)controller->joint_count);
+    memcpy(own_mask(controller, channel), joint_weights, sizeof(float) * (size_t)controller->joint_count);
     return true;
+}
+
+bool anim_controller_share_mask(anim_controller *controller, int channel, const float *joint_weights)
+{
+    if (!valid_channel(controller, channel) || channel == 0)
+        return false;
+    if (!controller->shared_masks)
+        return anim_controller_set_mask(controller, channel, joint_weights);
+    if (joint_weights && !weights_valid(joint_weights, controller->joint_count))
+        return false;
+    controller->channels[channel].mask = joint_weights;
+    return true;
+}
+
+const float *anim_controller_mask(const anim_controller *controller, int channel)
+{
+    return valid_channel(controller, channel) && channel > 0 ? controller->channels[channel].mask : NULL;
+}
+
+bool anim_controller_masks_shared(const anim_controller *controller)
+{
+    return controller && controller->shared_masks;
+}
+
+void anim_controller_branch_weights(const skeleton *s, int joint, float *out)
+{
+    /* Parents come before children, so a descendant has a larger index and its parent chain meets the
+     * branch's joint before going below it. */
+    for (int i = 0; i < s->joint_count; ++i) {
+        int ancestor = i;
+        while (ancestor > joint)
+            ancestor = s->parents[ancestor];
+        out[i] = i >= joint && ancestor == joint ? 1.0f : 0.0f;
+    }
 }
 
 bool anim_controller_mask_branch(anim_controller *controller, int channel, const char *joint_name, float weight)
 {
-    if (!valid_channel(controller, channel) || channel == 0 || !joint_name || !(weight >= 0.0f && weight <= 1.0f))
+    if (!valid_channel(controller, channel) || channel == 0 || !joint_name || !(weight >= 0.0f && weight <= 1.0f) ||
+        controller->shared_masks)
         return false;
     const skeleton *s = controller->skeleton;
     int branch = -1;
@@ -333,7 +381,7 @@ bool anim_controller_mask_branch(anim_controller *controller, int channel, const
         while (ancestor > branch)
             ancestor = s->parents[ancestor];
         if (ancestor == branch)
-            controller->channels[channel].mask[i] = weight;
+            own_mask(controller, channel)[i] = weight;
     }
     return true;
 }

@@ -52,13 +52,18 @@ typedef struct anim_controller anim_controller;
 /* Zero means default everywhere. */
 typedef struct anim_controller_desc {
     const skeleton *skeleton; /* required; shared and must outlive the controller */
+    /* The overlay channels' masks are the caller's (anim_controller_share_mask) instead of copies in the
+     * controller: the entities of one character point at its masks (anim_character.branch_masks), one copy
+     * for a crowd instead of one each. anim_controller_set_mask and _mask_branch then refuse. */
+    bool shared_masks;
 } anim_controller_desc;
 
 /* Memory per entity, all allocated here in one block: 88 bytes per joint (the object pose, 32; a frozen
- * snapshot per channel, 3 x 16; a mask weight per overlay channel, 2 x 4) plus 896 bytes of layer state
- * (12 layers of 64 bytes: a layer playing a blend space keeps only its point and a clock for its clips out
- * of phase, the weights are computed from the point; and whether its root motion moves the entity).
- * 31 joints: 3,648 bytes; 33: 3,808. NULL when desc or its skeleton is invalid or memory runs out. */
+ * snapshot per channel, 3 x 16; a mask weight per overlay channel, 2 x 4, none with shared masks) plus 896
+ * bytes of layer state (12 layers of 64 bytes: a layer playing a blend space keeps only its point and a
+ * clock for its clips out of phase, the weights are computed from the point; and whether its root motion
+ * moves the entity). 31 joints: 3,648 bytes, 3,392 with shared masks; 33: 3,808 and 3,552. NULL when desc
+ * or its skeleton is invalid or memory runs out. */
 anim_controller *anim_controller_create(const anim_controller_desc *desc);
 /* Hot reload: point every layer at the clip `lookup` returns for it (the same name in a newly loaded
  * library) and every blend layer at the blend `blend_lookup` returns, keeping layer times (as loops and
@@ -130,12 +135,23 @@ bool anim_controller_set_blend_point(anim_controller *controller, int channel, c
 bool anim_controller_stop(anim_controller *controller, int channel, float fade_seconds);
 
 /* Per-joint weights in [0, 1] of an overlay channel; all 0 at creation (an overlay shows nothing until
- * it is given a mask). */
+ * it is given a mask). False for a controller with shared masks. */
 bool anim_controller_set_mask(anim_controller *controller, int channel, const float *joint_weights);
+
+/* The overlay channel's mask is joint_weights (joint_count of them in [0, 1]) from now on: for a controller
+ * with shared masks the caller's array itself, which must stay unchanged while the channel uses it (NULL:
+ * none, the channel shows nothing); for one with its own masks, copied as anim_controller_set_mask does. */
+bool anim_controller_share_mask(anim_controller *controller, int channel, const float *joint_weights);
 
 /* Set mask weight `weight` on the joint named joint_name and all its descendants ("spine.02": the upper
  * body; "clavicle.R": the right arm), leaving other joints as they are. False if there is no such joint. */
 bool anim_controller_mask_branch(anim_controller *controller, int channel, const char *joint_name, float weight);
+/* The overlay channel's mask now (NULL: none), and whether the controller's masks are shared. */
+const float *anim_controller_mask(const anim_controller *controller, int channel);
+bool anim_controller_masks_shared(const anim_controller *controller);
+/* The weights anim_controller_mask_branch(joint, 1) gives on an all-0 mask, into out (joint_count floats): 1 on
+ * the joint and its descendants, 0 elsewhere. */
+void anim_controller_branch_weights(const skeleton *s, int joint, float *out);
 
 /* How much of an overlay channel shows, 0..1, on top of its fade (1 at creation): an additive layer's
  * weight from a game parameter (a lean by the turn rate), or an ordinary overlay at part strength. It

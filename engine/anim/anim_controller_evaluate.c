@@ -368,7 +368,7 @@ void controller_evaluate_local(const anim_controller *controller, const channel_
             bind_local(controller->skeleton, first, count, pass);
         for (int c = 1; c < ANIM_CHANNEL_COUNT; ++c) {
             const anim_channel *overlay = &controller->channels[c];
-            if (overlay->layer_count == 0 || overlay->weight == 0.0f || overlay->amount == 0.0f)
+            if (overlay->layer_count == 0 || overlay->weight == 0.0f || overlay->amount == 0.0f || !overlay->mask)
                 continue;
             bool mixed = false;
             if (channel_additive(overlay, &mixed)) { /* only the joints its clips move */

@@ -96,7 +96,8 @@ typedef struct anim_channel {
     float weight_rate;   /* weight per second */
     float amount;        /* overlays: anim_controller_set_overlay_weight, 0..1 (1 at creation) */
     anim_snapshot_joint *snapshot;
-    float *mask;         /* overlays only */
+    const float *mask;   /* overlays only: the controller's own (the block's end) or, with shared masks, the
+                          * caller's; NULL: none yet, the channel shows nothing */
 } anim_channel;
 
 struct anim_controller {
@@ -107,6 +108,7 @@ struct anim_controller {
     joint_pose *object; /* skeletons over ANIM_PASS_JOINTS: first the local pose on its way there */
     uint32_t bytes;     /* anim_controller_bytes: a controller is far below 4 GB (its joints are counted) */
     bool additive_off;  /* anim_controller_set_additive(false): the additive overlays are not added */
+    bool shared_masks;  /* anim_controller_desc.shared_masks */
 };
 
 /* ---- small helpers ---- */

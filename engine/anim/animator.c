@@ -98,13 +98,17 @@ static bool state_clip_finished(const animator *animator)
 
 /* ---- overlays ---- */
 
-/* Point the overlay channel's mask at one branch only: everything else off first, since
+/* Point the overlay channel's mask at one branch only: the character's mask of that branch, shared by its
+ * entities, or (a character without them) everything else off first in the controller's own, since
  * anim_controller_mask_branch leaves the joints outside the branch as they were. */
 static bool mask_overlay(animator *animator, int channel, int root_joint)
 {
     const skeleton *skeleton = &animator->character->model->skeleton;
     if (root_joint < 0 || root_joint >= skeleton->joint_count)
         return false;
+    if (anim_controller_masks_shared(animator->controller)) /* the character's own copy, shared */
+        return animator->character->branch_masks[root_joint] &&
+               anim_controller_share_mask(animator->controller, channel, animator->character->branch_masks[root_joint]);
     return anim_controller_mask_branch(animator->controller, channel, skeleton->names[0], 0.0f) &&
            anim_controller_mask_branch(animator->controller, channel, skeleton->names[root_joint], 1.0f);
 }
@@ -255,7 +259,7 @@ static bool character_usable(const anim_character *character)
 
 static anim_controller *create_controller(const anim_character *character)
 {
-    anim_controller_desc desc = {.skeleton = &character->model->skeleton};
+    anim_controller_desc desc = {.skeleton = &character->model->skeleton, .shared_masks = character->branch_masks != NULL};
     return anim_controller_create(&desc);
 }
 
@@ -727,10 +731,21 @@ static bool rebind_in_place(animator *animator, const anim_character *character,
                         (old_state->overlay_clip < 0 || old_state->overlay_root_joint == new_state->overlay_root_joint);
     /* Who moves the entity belongs to the layers: a state that changed it needs its layer played anew. */
     same_clip = same_clip && old_state->moved_by_clip == new_state->moved_by_clip;
-    if (!same_clip || !same_overlay ||
+    bool shared = anim_controller_masks_shared(animator->controller);
+    if (!same_clip || !same_overlay || shared != (character->branch_masks != NULL) ||
         !anim_controller_retarget(animator->controller, &character->model->skeleton, lookup_clip_by_name,
                                   lookup_blend_by_name, (void *)character))
         return false;
+    /* Shared masks are the old character's: each overlay channel takes the new one's mask of the same branch
+     * (none when no state of it plays an overlay there any more: that channel was fading out). */
+    for (int channel = 1; shared && channel < ANIM_CHANNEL_COUNT; ++channel) {
+        const float *mask = anim_controller_mask(animator->controller, channel);
+        int root = 0, joints = character->model->skeleton.joint_count;
+        while (mask && root < joints && old_character->branch_masks[root] != mask)
+            ++root;
+        anim_controller_share_mask(animator->controller, channel,
+                                   mask && root < joints ? character->branch_masks[root] : NULL);
+    }
     animator->character = character;
     animator->instance = *instance;
     if (animator->overlay.blend >= 0) {

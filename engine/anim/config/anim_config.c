@@ -170,6 +170,8 @@ static void anim_config_release_character(cache *cache, anim_character *characte
     free(storage->clip_handles);
     free(storage->sync_group_names);
     free(storage->states);
+    free(storage->branch_masks);
+    free(storage->branch_mask_block);
     free(storage->blends);
     free(storage->transitions);
     free(storage->transition_index);

@@ -34,6 +34,8 @@ typedef struct anim_character_storage {
                                             * or {0} */
     char (*sync_group_names)[ANIM_NAME_MAX];
     state_machine_state *states;
+    float **branch_masks;     /* per joint: the mask of the branch a state's overlay plays on there, or NULL */
+    float *branch_mask_block; /* their weights */
     anim_blend *blends;
     state_machine_transition *transitions;
     int transition_capacity;

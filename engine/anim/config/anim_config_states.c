@@ -730,6 +730,43 @@ static void anim_config_add_blend(anim_config_loader *loader, const char *path, 
     character->blend_count++;
 }
 
+/* Each joint a state's overlay plays from gets its branch mask, once for the character: its entities point
+ * their overlay channels there (anim_controller_share_mask) instead of keeping a copy each. Out of memory:
+ * none, and the entities keep copies as before. */
+static void anim_config_make_branch_masks(anim_character *character, anim_character_storage *storage)
+{
+    const skeleton *s = character->model ? &character->model->skeleton : NULL;
+    const state_machine_definition *machine = &character->machine;
+    if (!s || s->joint_count <= 0 || machine->state_count <= 0)
+        return;
+    int joints = s->joint_count, roots = 0;
+    for (int i = 0; i < machine->state_count; ++i) {
+        int root = machine->states[i].overlay_root_joint, earlier = 0;
+        while (earlier < i && machine->states[earlier].overlay_root_joint != root)
+            ++earlier;
+        roots += root >= 0 && root < joints && earlier == i; /* each root once */
+    }
+    storage->branch_masks = calloc((size_t)joints, sizeof *storage->branch_masks);
+    storage->branch_mask_block = calloc(roots > 0 ? (size_t)roots * (size_t)joints : 1, sizeof(float));
+    if (!storage->branch_masks || !storage->branch_mask_block) {
+        free(storage->branch_masks);
+        free(storage->branch_mask_block);
+        storage->branch_masks = NULL;
+        storage->branch_mask_block = NULL;
+        return;
+    }
+    float *next = storage->branch_mask_block;
+    for (int i = 0; i < machine->state_count; ++i) {
+        int root = machine->states[i].overlay_root_joint;
+        if (root < 0 || root >= joints || storage->branch_masks[root])
+            continue;
+        anim_controller_branch_weights(s, root, next);
+        storage->branch_masks[root] = next;
+        next += joints;
+    }
+    character->branch_masks = (const float *const *)storage->branch_masks;
+}
+
 void anim_config_load_states(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
                              const char *path, const char *referrer, int referrer_line)
 {
@@ -849,6 +886,7 @@ void anim_config_load_states(anim_config_loader *loader, anim_character *charact
     /* Only a machine without other mistakes: a misspelt transition would make every later state unreachable. */
     if (loader->error_count == errors_before)
         anim_config_check_reachable(loader, path, machine, state_lines);
+    anim_config_make_branch_masks(character, storage);
 done:
     free(kinds);
     free(state_lines);
