@@ -708,17 +708,12 @@ static void crowd_update_members(void *context, int begin, int end, int worker)
     crowd_member *members = step->crowd->members;
     for (int i = begin; i < end; i += CROWD_GROUP) {
         int count = end - i < CROWD_GROUP ? end - i : CROWD_GROUP;
-        /* Each member's animator is its own allocation, a few kilobytes: ask for the next group's memory
-         * while this one works, in three steps (two groups ahead, then the group after this one's state,
-         * then its pose) that each read only what the one before brought in. */
-        for (int k = i + CROWD_GROUP; k < i + 2 * CROWD_GROUP; ++k) {
-            if (k + CROWD_GROUP < end)
-                animator_prefetch_handle(members[k + CROWD_GROUP].animator);
-            if (k < end) {
-                animator_prefetch(members[k].animator);
-                animator_prefetch_pose(members[k].animator);
-            }
-        }
+        /* The two groups after this one: each member's animator is its own allocation, so the group update
+         * asks for their memory while this group works (animator_update_group's `ahead`). */
+        const animator *ahead[2 * CROWD_GROUP];
+        int ahead_count = 0;
+        for (int k = i + CROWD_GROUP; k < end && ahead_count < 2 * CROWD_GROUP; ++k)
+            ahead[ahead_count++] = members[k].animator;
         member_step work[CROWD_GROUP];
         for (int k = 0; k < count; ++k)
             begin_member(step, &members[i + k], &work[k]);
@@ -736,10 +731,11 @@ static void crowd_update_members(void *context, int begin, int end, int worker)
         }
         unsigned updated = 0;
         if (step->crowd->one_by_one) {
+            animator_update_group(NULL, NULL, NULL, 0, ahead, ahead_count);
             for (int m = 0; m < n; ++m)
                 updated |= (unsigned)animator_update(animated[m], dt[m], &results[m]) << m;
-        } else if (n > 0) {
-            updated = animator_update_group(animated, dt, results, n);
+        } else {
+            updated = animator_update_group(animated, dt, results, n, ahead, ahead_count);
         }
         for (int k = 0; k < count; ++k) {
             int m = result_of[k];

@@ -479,20 +479,21 @@ static void scene_write_palettes(void *context, int begin, int end, int worker)
 {
     (void)worker;
     const scene_palette_work *work = context;
-    for (int i = begin; i < end; ++i) {
-        /* Each member's pose sits behind two pointers in its own allocation: ask for the next members' lines
-         * while this one is written, in three steps that each read only what the one before brought in. */
-        if (i + 3 < end)
-            animator_prefetch_handle(crowd_animator(work->crowd, i + 3));
-        if (i + 2 < end)
-            animator_prefetch_object_handle(crowd_animator(work->crowd, i + 2));
-        if (i + 1 < end)
-            animator_prefetch_object(crowd_animator(work->crowd, i + 1));
-        if (!work->destinations[i].matrices && !work->destinations[i].dual_quaternions)
-            continue;
-        const animator *animator = crowd_animator(work->crowd, i);
-        scene_write_palette(animator, anim_controller_object_pose(animator_controller(animator)),
-                            &work->destinations[i]);
+    /* Each member's pose sits behind two pointers in its own allocation: a block's poses are found together
+     * (animator_object_poses asks for the next ones' lines as it goes), then written. */
+    enum { BLOCK = 16 };
+    for (int first = begin; first < end; first += BLOCK) {
+        int count = end - first < BLOCK ? end - first : BLOCK;
+        const animator *animators[BLOCK];
+        const joint_pose *poses[BLOCK];
+        for (int k = 0; k < count; ++k)
+            animators[k] = crowd_animator(work->crowd, first + k);
+        animator_object_poses(animators, count, poses);
+        for (int k = 0; k < count; ++k) {
+            const scene_palette_slot *destination = &work->destinations[first + k];
+            if (destination->matrices || destination->dual_quaternions)
+                scene_write_palette(animators[k], poses[k], destination);
+        }
     }
 }
 

@@ -848,40 +848,36 @@ static void test_entity_of_33_joints_with_a_2d_blend_fits_in_4_kb(void)
     remove_folder(folder);
 }
 
-/* The prefetch hints change nothing: an animator asked for ahead of every update (and its pose after it, as
- * the crowd's palettes do) poses bit for bit as one that is not, through a walk, a run and a stop; NULL is
- * ignored. */
-static void test_prefetch_changes_nothing(void)
+/* The memory hints change nothing: an animator updated with others asked for ahead (animator_update_group's
+ * `ahead`, the group alone with no one to update) poses bit for bit as one that is not, through a walk, a run
+ * and a stop; animator_object_poses gives each animator's object pose, NULL for NULL. */
+static void test_hints_change_nothing(void)
 {
-    animator_prefetch_handle(NULL);
-    animator_prefetch(NULL);
-    animator_prefetch_pose(NULL);
-    anim_controller_prefetch(NULL);
-    anim_controller_prefetch_pose(NULL);
-    animator_prefetch_object_handle(NULL);
-    animator_prefetch_object(NULL);
-    anim_controller_prefetch_object_handle(NULL);
-    anim_controller_prefetch_object(NULL);
+    CHECK(animator_update_group(NULL, NULL, NULL, 0, NULL, 0) == 0);
     fixture hinted, plain;
     bool opened = fixture_open(&hinted, MARIONETTE_SOURCE_DIR "/config/characters.ini");
     opened = fixture_open(&plain, MARIONETTE_SOURCE_DIR "/config/characters.ini") && opened;
     if (opened) {
         int joints = hinted.character->model->skeleton.joint_count;
         bool same = true;
+        const animator *ahead[3] = {plain.animator, NULL, hinted.animator};
         for (int step = 0; step < 240; ++step) {
             float speed = step < 80 ? 1.4f : step < 160 ? 3.5f : 0.0f;
             CHECK(animator_set_number(hinted.animator, "speed", speed) && animator_set_number(plain.animator, "speed", speed));
-            animator_prefetch_handle(hinted.animator);
-            animator_prefetch(hinted.animator);
-            animator_prefetch_pose(hinted.animator);
-            CHECK(animator_update(hinted.animator, STEP, NULL) && animator_update(plain.animator, STEP, NULL));
-            animator_prefetch_object_handle(hinted.animator); /* the palettes' hints, after the update */
-            animator_prefetch_object(hinted.animator);
+            double dt = STEP;
+            animator *group[1] = {hinted.animator};
+            CHECK(animator_update_group(group, &dt, NULL, 1, ahead, 3) == 1u);
+            CHECK(animator_update_group(NULL, NULL, NULL, 0, ahead, 3) == 0); /* hints alone */
+            CHECK(animator_update(plain.animator, STEP, NULL));
             same = same && memcmp(anim_controller_object_pose(animator_controller(hinted.animator)),
                                   anim_controller_object_pose(animator_controller(plain.animator)),
                                   sizeof(joint_pose) * (size_t)joints) == 0;
         }
         CHECK(same);
+        const joint_pose *poses[3] = {NULL, NULL, NULL};
+        animator_object_poses(ahead, 3, poses);
+        CHECK(poses[0] == anim_controller_object_pose(animator_controller(plain.animator)) && poses[1] == NULL &&
+              poses[2] == anim_controller_object_pose(animator_controller(hinted.animator)));
     }
     fixture_close(&hinted);
     fixture_close(&plain);
@@ -994,7 +990,7 @@ static void test_update_group_is_each_update(void)
             dt[k] = k == 3 && step % 50 == 7 ? -1.0 : STEP * (double)(1 + k % 3); /* one refused now and then */
         }
         animator_update_result group_results[N], alone_results[N];
-        unsigned updated = animator_update_group(grouped, dt, group_results, N), expected = 0;
+        unsigned updated = animator_update_group(grouped, dt, group_results, N, NULL, 0), expected = 0;
         for (int k = 0; k < N; ++k)
             expected |= (unsigned)animator_update(alone[k], dt[k], &alone_results[k]) << k;
         same_updated = same_updated && updated == expected;
@@ -1018,11 +1014,11 @@ static void test_update_group_is_each_update(void)
     CHECK(same_poses && same_results && same_updated && fired > 4 && events > 10);
     if (mannequin && robot) {
         double one = STEP;
-        CHECK(animator_update_group(grouped, &one, NULL, 1) == 1u);
-        CHECK(animator_update_group(NULL, &one, NULL, 1) == 0u);
-        CHECK(animator_update_group(grouped, NULL, NULL, 1) == 0u);
-        CHECK(animator_update_group(grouped, &one, NULL, 0) == 0u);
-        CHECK(animator_update_group(grouped, &one, NULL, ANIMATOR_GROUP_MAX + 1) == 0u);
+        CHECK(animator_update_group(grouped, &one, NULL, 1, NULL, 0) == 1u);
+        CHECK(animator_update_group(NULL, &one, NULL, 1, NULL, 0) == 0u);
+        CHECK(animator_update_group(grouped, NULL, NULL, 1, NULL, 0) == 0u);
+        CHECK(animator_update_group(grouped, &one, NULL, 0, NULL, 0) == 0u);
+        CHECK(animator_update_group(grouped, &one, NULL, ANIMATOR_GROUP_MAX + 1, NULL, 0) == 0u);
         for (int k = 0; k < N; ++k) {
             animator_destroy(grouped[k]);
             animator_destroy(alone[k]);
@@ -1073,7 +1069,7 @@ int main(void)
     RUN(test_finished_overlay_fades_out);
     RUN(test_entity_of_33_joints_fits_in_4_kb);
     RUN(test_entity_of_33_joints_with_a_2d_blend_fits_in_4_kb);
-    RUN(test_prefetch_changes_nothing);
+    RUN(test_hints_change_nothing);
     RUN(test_update_pair_is_two_updates);
     RUN(test_update_group_is_each_update);
     RUN(test_bad_arguments);

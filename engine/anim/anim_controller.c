@@ -1,6 +1,7 @@
 /* anim_controller: creation, playing and inspection; the step in anim_controller_update.c, the pose in
  * anim_controller_evaluate.c (anim_controller_internal.h). */
 #include "anim_controller_internal.h"
+#include "anim_prefetch_internal.h"
 
 /* ---- creation ---- */
 

@@ -78,16 +78,6 @@ bool anim_controller_retarget(anim_controller *controller, const skeleton *s, an
                               anim_blend_lookup blend_lookup, void *user);
 
 void anim_controller_destroy(anim_controller *controller);
-/* Ask the processor to start loading what the next update reads and writes, so that a crowd's loop does not
- * wait on memory for every entity: anim_controller_prefetch for the layer state (it reads nothing of the
- * controller), then, an entity or so later, anim_controller_prefetch_pose for the object pose and the overlay
- * masks (it reads the layer state the first call brought in). Hints: they change nothing; NULL is ignored. */
-void anim_controller_prefetch(const anim_controller *controller);
-void anim_controller_prefetch_pose(const anim_controller *controller);
-/* The same for a loop that only reads the object pose (a crowd's palettes): the line that says where the pose
- * is, then, an entity or so later, the pose itself, for reading. */
-void anim_controller_prefetch_object_handle(const anim_controller *controller);
-void anim_controller_prefetch_object(const anim_controller *controller);
 size_t anim_controller_bytes(const anim_controller *controller);
 /* The same by part (all zero for NULL): they add up to anim_controller_bytes. */
 typedef struct anim_controller_memory {

@@ -1,4 +1,5 @@
 #include "animator.h"
+#include "anim_prefetch_internal.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -298,12 +299,16 @@ void animator_destroy(animator *animator)
     free(animator);
 }
 
-void animator_prefetch_handle(const animator *animator)
+/* Memory hints for loops over many animators, three steps an entity (or a group) apart, each reading only
+ * what the one before brought in: the line that leads to the rest (read nothing); the animator and its
+ * controller's layer state; the pose the update writes. For reading poses only: the line, then where the
+ * pose is, then the pose. They change nothing; NULL is ignored. */
+static void prefetch_handle(const animator *animator)
 {
     prefetch_range(animator, sizeof animator->controller + offsetof(struct animator, controller), false);
 }
 
-void animator_prefetch(const animator *animator)
+static void prefetch_state(const animator *animator)
 {
     if (!animator)
         return;
@@ -311,22 +316,23 @@ void animator_prefetch(const animator *animator)
     anim_controller_prefetch(animator->controller);
 }
 
-void animator_prefetch_pose(const animator *animator)
+static void prefetch_pose(const animator *animator)
 {
     if (animator)
         anim_controller_prefetch_pose(animator->controller);
 }
 
-void animator_prefetch_object_handle(const animator *animator)
+void animator_object_poses(const animator *const *animators, int count, const joint_pose **poses)
 {
-    if (animator)
-        anim_controller_prefetch_object_handle(animator->controller);
-}
-
-void animator_prefetch_object(const animator *animator)
-{
-    if (animator)
-        anim_controller_prefetch_object(animator->controller);
+    for (int i = 0; animators && poses && i < count; ++i) {
+        if (i + 3 < count)
+            prefetch_handle(animators[i + 3]);
+        if (i + 2 < count && animators[i + 2])
+            anim_controller_prefetch_object_handle(animators[i + 2]->controller);
+        if (i + 1 < count && animators[i + 1])
+            anim_controller_prefetch_object(animators[i + 1]->controller);
+        poses[i] = animators[i] ? anim_controller_object_pose(animators[i]->controller) : NULL;
+    }
 }
 
 size_t animator_bytes(const animator *animator)
@@ -554,8 +560,18 @@ unsigned animator_update_pair(animator *a, double dt_a, animator_update_result *
     return 3u;
 }
 
-unsigned animator_update_group(animator *const *animators, const double *dt, animator_update_result *results, int count)
+unsigned animator_update_group(animator *const *animators, const double *dt, animator_update_result *results, int count,
+                               const animator *const *ahead, int ahead_count)
 {
+    /* The group after this one in full, the one after that its first line: they arrive while this one works. */
+    for (int k = 0; ahead && k < ahead_count && k < 2 * ANIMATOR_GROUP_MAX; ++k) {
+        if (k >= ANIMATOR_GROUP_MAX) {
+            prefetch_handle(ahead[k]);
+        } else {
+            prefetch_state(ahead[k]);
+            prefetch_pose(ahead[k]);
+        }
+    }
     if (!animators || !dt || count <= 0 || count > ANIMATOR_GROUP_MAX)
         return 0;
     animator_update_result local[ANIMATOR_GROUP_MAX];

@@ -46,18 +46,11 @@ typedef struct animator animator;
  * clips do not fit its skeleton, or memory runs out. Allocates here, never in animator_update. */
 animator *animator_create(const anim_character *character);
 void animator_destroy(animator *animator);
-/* Hints for a loop over many animators (a crowd), so that it does not wait on memory for each: three calls
- * an entity apart, each reading only what the one before brought in. animator_prefetch_handle(a) loads the
- * line that leads to the rest (it reads nothing); animator_prefetch(a) the animator and its controller's
- * layer state; animator_prefetch_pose(a) the pose the update writes. Nothing changes; NULL is ignored. */
-void animator_prefetch_handle(const animator *animator);
-void animator_prefetch(const animator *animator);
-void animator_prefetch_pose(const animator *animator);
-/* The same three steps for a loop that only reads each object pose (a crowd's palettes):
- * animator_prefetch_handle(a), then animator_prefetch_object_handle(a) for the line that says where the
- * pose is, then animator_prefetch_object(a) for the pose, read only. */
-void animator_prefetch_object_handle(const animator *animator);
-void animator_prefetch_object(const animator *animator);
+/* The object poses of count animators into poses (NULL for a NULL animator), in order: for a loop that then
+ * reads them all (a crowd's palettes). Each animator keeps its pose behind two pointers in an allocation of
+ * its own; walking them here asks the processor for the next ones' lines as it goes, so the pointers and
+ * the poses arrive together instead of one wait each. Changes nothing. */
+void animator_object_poses(const animator *const *animators, int count, const joint_pose **poses);
 /* Per-entity memory: the animator and its controller. */
 size_t animator_bytes(const animator *animator);
 /* The same by part: the animator's own record (state machine values, overlay, look-at, foot lock) and its
@@ -111,14 +104,19 @@ enum { ANIMATOR_PAIR_JOINTS = 64 };
 unsigned animator_update_pair(animator *a, double dt_a, animator_update_result *result_a, animator *b, double dt_b,
                               animator_update_result *result_b);
 
-/* animator_update for each of count animators (up to ANIMATOR_GROUP_MAX, all different), bit for bit, stage
+/* animator_update for each of count animators (0 to ANIMATOR_GROUP_MAX, all different), bit for bit, stage
  * by stage across them: every state machine steps, then every controller updates, then the poses turn to
  * object space two by two (as animator_update_pair, where two neighbours in the list share a hierarchy of
  * up to ANIMATOR_PAIR_JOINTS joints), then every look-at. A stage's code and tables stay in the caches across
  * the group. results may be NULL, or count entries. Returns which were updated: bit k for animators[k]. For
- * a crowd, which updates its members a group at a time. */
+ * a crowd, which updates its members a group at a time: `ahead` (ahead_count of them, NULL for none) are the
+ * animators it goes on with, in order; each sits in an allocation of its own, so the next
+ * ANIMATOR_GROUP_MAX of them are asked for while this group works (their state and the pose their update
+ * writes) and the ANIMATOR_GROUP_MAX after those their first line, so that they are in the caches when their
+ * turn comes. Nothing of them is read beyond that or changed. */
 enum { ANIMATOR_GROUP_MAX = 16 };
-unsigned animator_update_group(animator *const *animators, const double *dt, animator_update_result *results, int count);
+unsigned animator_update_group(animator *const *animators, const double *dt, animator_update_result *results, int count,
+                               const animator *const *ahead, int ahead_count);
 
 /* Look-at (anim_look.h): from the next update on, the entity turns its head (and the chain its character
  * gives, characters.ini look_*) towards target, a point in its object space (the pose's: file units and
