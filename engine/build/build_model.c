@@ -1,4 +1,5 @@
-/* raw model -> model: inverse binds, the 4-weight cut, bind positions, normals, skin_reach, bind bounds. */
+/* raw model -> model: inverse binds, the 4-weight cut, bind positions, normals, tangents, skin_reach, bind
+ * bounds. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -215,6 +216,92 @@ static bool build_normals(build_report *r, skin_mesh *mesh, size_t *bytes)
     return true;
 }
 
+/* A unit vector at right angles to the unit vector n: n crossed with the axis it leans on least. */
+static void some_perpendicular(const float n[3], float out[3])
+{
+    float axis[3] = {0.0f, 0.0f, 0.0f};
+    int least = fabsf(n[0]) <= fabsf(n[1]) && fabsf(n[0]) <= fabsf(n[2]) ? 0 : fabsf(n[1]) <= fabsf(n[2]) ? 1 : 2;
+    axis[least] = 1.0f;
+    float c[3] = {n[1] * axis[2] - n[2] * axis[1], n[2] * axis[0] - n[0] * axis[2], n[0] * axis[1] - n[1] * axis[0]};
+    float length = sqrtf(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+    for (int k = 0; k < 3; ++k)
+        out[k] = length > 0.0f ? c[k] / length : (k == 0 ? 1.0f : 0.0f);
+}
+
+/* Bind tangents (skin_mesh.tangents). Each triangle's edges against its UV edges give the directions u and v
+ * grow along it, dP/du and dP/dv, scaled by its UV area (the unnormalized solution), so a triangle counts by
+ * its size in the texture and a sliver for little. A vertex sums them apart by the triangle's handedness
+ * (the sign of its UV area: a mirrored half of a texture has the other), takes the side with more area,
+ * makes the tangent a unit vector at right angles to its normal (Gram-Schmidt) and records the handedness
+ * the bitangent needs. Sums in double, as the normals. Needs the normals. */
+static bool build_tangents(build_report *r, skin_mesh *mesh, size_t *bytes)
+{
+    size_t vertices = (size_t)mesh->vertex_count;
+    mesh->tangents = allocate(vertices, sizeof *mesh->tangents, bytes);
+    /* Per vertex and handedness: the sum of dP/du, of dP/dv, and the UV area behind them. */
+    double (*sums)[2][7] = vertices ? calloc(vertices, sizeof *sums) : NULL;
+    if (!mesh->tangents || (vertices && !sums)) {
+        free(sums);
+        return build_fail(r, BUILD_NO_POSITION, "out of memory for %d tangents", mesh->vertex_count);
+    }
+    for (int i = 0; i < mesh->triangle_count; ++i) {
+        const uint32_t *tri = mesh->triangles[i];
+        const float *a = mesh->positions[tri[0]], *b = mesh->positions[tri[1]], *c = mesh->positions[tri[2]];
+        const float *ta = mesh->uvs[tri[0]], *tb = mesh->uvs[tri[1]], *tc = mesh->uvs[tri[2]];
+        double e1[3], e2[3];
+        for (int k = 0; k < 3; ++k) {
+            e1[k] = (double)b[k] - a[k];
+            e2[k] = (double)c[k] - a[k];
+        }
+        double du1 = (double)tb[0] - ta[0], dv1 = (double)tb[1] - ta[1];
+        double du2 = (double)tc[0] - ta[0], dv2 = (double)tc[1] - ta[1];
+        double area = du1 * dv2 - du2 * dv1; /* twice the signed UV area */
+        if (!(fabs(area) > 1e-20) || !isfinite(area))
+            continue; /* no UV area: says nothing about the directions */
+        /* dP/du * area and dP/dv * area: the edges solved for the UV directions, left unnormalized. */
+        double u_dir[3], v_dir[3];
+        for (int k = 0; k < 3; ++k) {
+            u_dir[k] = dv2 * e1[k] - dv1 * e2[k];
+            v_dir[k] = du1 * e2[k] - du2 * e1[k];
+        }
+        int side = area > 0.0 ? 0 : 1;
+        double sign = area > 0.0 ? 1.0 : -1.0; /* the sums are of the scaled directions, kept pointing along u, v */
+        for (int corner = 0; corner < 3; ++corner) {
+            double *sum = sums[tri[corner]][side];
+            for (int k = 0; k < 3; ++k) {
+                sum[k] += sign * u_dir[k];
+                sum[3 + k] += sign * v_dir[k];
+            }
+            sum[6] += fabs(area);
+        }
+    }
+    for (size_t v = 0; v < vertices; ++v) {
+        const float *n = mesh->normals[v];
+        int side = sums[v][1][6] > sums[v][0][6] ? 1 : 0;
+        const double *sum = sums[v][side];
+        double dot = sum[0] * n[0] + sum[1] * n[1] + sum[2] * n[2];
+        double t[3] = {sum[0] - dot * n[0], sum[1] - dot * n[1], sum[2] - dot * n[2]};
+        double length = sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+        float *out = mesh->tangents[v];
+        if (sum[6] > 0.0 && length > 1e-12 * sum[6] && isfinite(length)) {
+            for (int k = 0; k < 3; ++k)
+                out[k] = (float)(t[k] / length);
+            /* Renormalized in float: the tangent the GPU gets is unit to float precision. */
+            float l = sqrtf(out[0] * out[0] + out[1] * out[1] + out[2] * out[2]);
+            for (int k = 0; k < 3; ++k)
+                out[k] /= l;
+            /* The handedness: does cross(n, t) point along the summed v direction, or against it? */
+            double b[3] = {n[1] * t[2] - n[2] * t[1], n[2] * t[0] - n[0] * t[2], n[0] * t[1] - n[1] * t[0]};
+            out[3] = b[0] * sum[3] + b[1] * sum[4] + b[2] * sum[5] < 0.0 ? -1.0f : 1.0f;
+        } else {
+            some_perpendicular(n, out);
+            out[3] = 1.0f;
+        }
+    }
+    free(sums);
+    return true;
+}
+
 static bool build_mesh(build_report *r, const raw_mesh *raw, int mesh_index, model *m)
 {
     skin_mesh *mesh = &m->meshes[mesh_index];
@@ -239,7 +326,7 @@ static bool build_mesh(build_report *r, const raw_mesh *raw, int mesh_index, mod
     memcpy(mesh->uvs, raw->uvs, vertices * sizeof *mesh->uvs);
     memcpy(mesh->triangles, raw->triangles, triangles * sizeof *mesh->triangles);
     return build_vertices(r, raw, &m->skeleton, mesh_index, mesh, &m->bytes, &m->skin_reach) &&
-           build_normals(r, mesh, &m->bytes);
+           build_normals(r, mesh, &m->bytes) && build_tangents(r, mesh, &m->bytes);
 }
 
 /* The box of every vertex in bind pose; all zero without vertices. */

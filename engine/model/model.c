@@ -22,6 +22,7 @@ void model_free(model *m)
         free(mesh->texture_path);
         free(mesh->positions);
         free(mesh->normals);
+        free(mesh->tangents);
         free(mesh->uvs);
         free(mesh->triangles);
         free(mesh->joints);

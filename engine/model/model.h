@@ -31,6 +31,12 @@ typedef struct skin_mesh {
     int triangle_count;
     float (*positions)[3];    /* bind pose, object space */
     float (*normals)[3];      /* bind pose, from triangle faces, unit length (0,0,1 for lone vertices) */
+    /* Bind-pose tangent frames for normal maps: xyz the unit tangent, at right angles to the normal, along
+     * which the texture's u grows; w the handedness, +1 or -1, so that the bitangent, the direction v grows,
+     * is w * cross(normal, tangent). From the UVs of the triangles around each vertex, area-weighted (a vertex
+     * on a mirror seam takes the side with more UV area); a vertex whose triangles have no UV area gets some
+     * tangent at right angles to its normal, w +1. */
+    float (*tangents)[4];
     float (*uvs)[2];
     uint32_t (*triangles)[3]; /* indices < vertex_count, winding as in the file */
     uint16_t (*joints)[SKIN_MAX_INFLUENCES];  /* unused slots: joint 0 with weight 0 */

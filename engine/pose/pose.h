@@ -88,6 +88,14 @@ bool pose_palette(const joint_pose *object, const mat4 *inverse_bind, int joint_
 bool pose_skin_cpu(const skin_mesh *mesh, const mat4 *palette, int joint_count, float (*positions)[3],
                    float (*normals)[3]);
 
+/* The mesh's tangent frames (skin_mesh.tangents) skinned as pose_skin_cpu skins its normals: each tangent
+ * turned by the vertex's blended matrix, then made a unit vector at right angles to the vertex's skinned
+ * normal (`normals`, as pose_skin_cpu wrote them: a blend of rotations is not one, so the turned tangent can
+ * lean a little off it), the handedness w copied. What the vertex shader does, the reference it is tested
+ * against. False as pose_skin_cpu, or for a mesh without tangents. */
+bool pose_skin_cpu_tangents(const skin_mesh *mesh, const mat4 *palette, int joint_count, const float (*normals)[3],
+                            float (*tangents)[4]);
+
 /* The box (min xyz, max xyz, object space) of a model's meshes skinned by a palette, exactly: the
  * positions pose_skin_cpu would write, without writing them (no normals, no buffers), for a bounds view
  * that must show where the mesh is. Costs about what skinning on the CPU costs. False (out untouched) on

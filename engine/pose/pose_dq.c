@@ -128,6 +128,26 @@ bool pose_skin_cpu_dual_quaternion(const skin_mesh *mesh, const pose_dual_quater
     return true;
 }
 
+bool pose_skin_cpu_dual_quaternion_tangents(const skin_mesh *mesh, const pose_dual_quaternion *palette,
+                                            int joint_count, float (*tangents)[4])
+{
+    if (!mesh || !palette || !tangents || joint_count <= 0 || mesh->vertex_count < 0)
+        return false;
+    if (mesh->vertex_count > 0 && (!mesh->tangents || !mesh->joints || !mesh->weights))
+        return false;
+    if (!pose_skin_joints_fit(mesh, joint_count))
+        return false;
+    for (int v = 0; v < mesh->vertex_count; ++v) {
+        float real[4], dual[4];
+        if (blend_vertex(mesh, v, palette, real, dual))
+            rotate(real, mesh->tangents[v], tangents[v]);
+        else
+            memcpy(tangents[v], mesh->tangents[v], sizeof(float[3]));
+        tangents[v][3] = mesh->tangents[v][3];
+    }
+    return true;
+}
+
 bool pose_skinned_bounds_dual_quaternion(const skin_mesh *meshes, int mesh_count, const pose_dual_quaternion *palette,
                                          int joint_count, float out[2][3])
 {

@@ -54,6 +54,11 @@ void pose_dual_quaternion_from_matrix(const mat4 rigid, pose_dual_quaternion *ou
  * 0 are ignored whatever joint they name; any other joint index >= joint_count is refused. */
 bool pose_skin_cpu_dual_quaternion(const skin_mesh *mesh, const pose_dual_quaternion *palette, int joint_count,
                                    float (*positions)[3], float (*normals)[3]);
+/* The tangent frames the same way: each tangent turned by the vertex's blended real part (a rotation, so it
+ * stays at right angles to the normal turned by it), w copied; the bind tangent where the influences
+ * cancel. False as pose_skin_cpu_dual_quaternion, or for a mesh without tangents. */
+bool pose_skin_cpu_dual_quaternion_tangents(const skin_mesh *mesh, const pose_dual_quaternion *palette,
+                                            int joint_count, float (*tangents)[4]);
 
 /* pose_skinned_bounds for dual-quaternion skinning: the box of the positions
  * pose_skin_cpu_dual_quaternion would write, exactly. */

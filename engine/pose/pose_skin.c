@@ -73,6 +73,42 @@ bool pose_skin_cpu(const skin_mesh *mesh, const mat4 *palette, int joint_count, 
     return true;
 }
 
+bool pose_skin_cpu_tangents(const skin_mesh *mesh, const mat4 *palette, int joint_count, const float (*normals)[3],
+                            float (*tangents)[4])
+{
+    if (!mesh || !palette || !normals || !tangents || joint_count <= 0 || mesh->vertex_count < 0)
+        return false;
+    if (mesh->vertex_count > 0 && (!mesh->tangents || !mesh->joints || !mesh->weights))
+        return false;
+    if (!pose_skin_joints_fit(mesh, joint_count))
+        return false;
+    for (int v = 0; v < mesh->vertex_count; ++v) {
+        float blended[4][3];
+        skin_blend(mesh, v, palette, blended);
+        const float *t = mesh->tangents[v], *n = normals[v];
+        float turned[3];
+        for (int row = 0; row < 3; ++row)
+            turned[row] = blended[0][row] * t[0] + blended[1][row] * t[1] + blended[2][row] * t[2];
+        /* At right angles to the skinned normal (Gram-Schmidt), then unit; a tangent that vanishes there (it
+         * turned onto the normal, or the influences cancelled) falls back to the bind tangent's. */
+        float along = turned[0] * n[0] + turned[1] * n[1] + turned[2] * n[2];
+        for (int row = 0; row < 3; ++row)
+            turned[row] -= along * n[row];
+        float length2 = turned[0] * turned[0] + turned[1] * turned[1] + turned[2] * turned[2];
+        if (!(length2 > 1e-20f)) {
+            along = t[0] * n[0] + t[1] * n[1] + t[2] * n[2];
+            for (int row = 0; row < 3; ++row)
+                turned[row] = t[row] - along * n[row];
+            length2 = turned[0] * turned[0] + turned[1] * turned[1] + turned[2] * turned[2];
+        }
+        float inverse = length2 > 1e-20f ? 1.0f / sqrtf(length2) : 0.0f;
+        for (int row = 0; row < 3; ++row)
+            tangents[v][row] = inverse > 0.0f ? turned[row] * inverse : t[row];
+        tangents[v][3] = t[3];
+    }
+    return true;
+}
+
 /* ---- Skinned bounds ---- */
 
 bool pose_skinned_box(const skin_mesh *meshes, int mesh_count, int joint_count, pose_skin_vertex_position *skin,
