@@ -632,6 +632,88 @@ static const char *texture_in(const anim_character *character, int mesh, const c
     return !path ? "" : strncmp(path, root, strlen(root)) == 0 ? path + strlen(root) : path;
 }
 
+/* path minus root, "" for NULL. */
+static const char *map_in(const char *const *paths, int mesh, const char *root)
+{
+    const char *path = paths ? paths[mesh] : NULL;
+    return !path ? "" : strncmp(path, root, strlen(root)) == 0 ? path + strlen(root) : path;
+}
+
+/* A character's normal and specular maps: found beside each mesh's texture by their suffixes (beside an
+ * override's image too), or named per shader by `normal_map.SHADER` and `specular_map.SHADER` with the
+ * texture overrides' rules (an unreadable one is a warning at its line, and the search goes on); a mesh
+ * without maps has none, silently. */
+static void test_character_maps(void)
+{
+    char root[512], path[1200], command[2048];
+    CHECK(test_make_temp_folder(root, sizeof root, "anim_maps"));
+    snprintf(command, sizeof command, "cd '%s' && mkdir -p models chars/tex chars/art", root);
+    CHECK(system(command) == 0);
+    const char *images[] = {"models/body.png", "models/body_local.png", "models/body_spec.png", "chars/tex/arm.tga",
+                            "chars/tex/arm_n.tga", "chars/art/head.png", "chars/art/head_normal.png",
+                            "chars/art/shiny.png", "chars/tex/plain.tga"};
+    for (size_t i = 0; i < sizeof images / sizeof *images; ++i) {
+        snprintf(path, sizeof path, "%s/%s", root, images[i]);
+        test_write_file(path, "not really an image");
+    }
+    const char *shaders[] = {"models/body", "arm", "head", "plain"};
+    snprintf(path, sizeof path, "%s/models/guard.md5mesh", root);
+    CHECK(write_dressed_mesh(path, shaders, 4));
+    char characters[700], ini[4096];
+    snprintf(characters, sizeof characters, "%s/chars/characters.ini", root);
+    snprintf(ini, sizeof ini,
+             "[mapped]\n"
+             "mesh = ../models/guard.md5mesh\n"
+             "clips = %s/clips.ini\n"
+             "states = %s/states.ini\n"
+             "textures = tex\n"
+             "texture.head = art/head.png\n"            /* line 6 */
+             "specular_map.arm = art/shiny.png\n"       /* line 7 */
+             "normal_map.plain = art/missing_n.png\n",  /* line 8 */
+             CONFIG, CONFIG);
+    test_write_file(characters, ini);
+    cache *cache = cache_create();
+    diag_list errors = {0};
+    anim_config *config = anim_config_load(characters, cache, &errors);
+    test_print_diags(&errors);
+    CHECK(config != NULL && errors.total == 1);
+    char text[DIAG_TEXT_MAX] = "";
+    if (errors.count >= 1)
+        diag_format(&errors.items[0], text, sizeof text);
+    CHECK_STR_CONTAINS(text, "chars/characters.ini:8: warning: normal map override for shader \"plain\": cannot read ");
+    const anim_character *c = config ? anim_config_find_character(config, "mapped") : NULL;
+    CHECK(c && c->normal_map_paths && c->specular_map_paths);
+    if (c && c->normal_map_paths && c->specular_map_paths) {
+        /* body: both beside its texture in the mesh's folder. */
+        CHECK(strcmp(map_in(c->normal_map_paths, 0, root), "/chars/../models/body_local.png") == 0);
+        CHECK(strcmp(map_in(c->specular_map_paths, 0, root), "/chars/../models/body_spec.png") == 0);
+        /* arm: the normal map beside its texture in the textures folder, the specular map its override. */
+        CHECK(strcmp(map_in(c->normal_map_paths, 1, root), "/chars/tex/arm_n.tga") == 0);
+        CHECK(strcmp(map_in(c->specular_map_paths, 1, root), "/chars/art/shiny.png") == 0);
+        /* head: beside its override's image. */
+        CHECK(strcmp(map_in(c->normal_map_paths, 2, root), "/chars/art/head_normal.png") == 0);
+        CHECK(strcmp(map_in(c->specular_map_paths, 2, root), "") == 0);
+        /* plain: its override unreadable, the search finds nothing either: no maps, one warning (above). */
+        CHECK(strcmp(map_in(c->normal_map_paths, 3, root), "") == 0);
+        CHECK(strcmp(map_in(c->specular_map_paths, 3, root), "") == 0);
+    }
+    /* The override appears: a reload takes it. */
+    snprintf(path, sizeof path, "%s/chars/art/missing_n.png", root);
+    test_write_file(path, "not really an image");
+    CHECK(config && anim_config_reload_due(config));
+    diag_list_clear(&errors);
+    anim_config *reloaded = config ? anim_config_reload(config, &errors) : NULL;
+    CHECK(reloaded != NULL && errors.total == 0);
+    const anim_character *again = reloaded ? anim_config_find_character(reloaded, "mapped") : NULL;
+    CHECK(again && strcmp(map_in(again->normal_map_paths, 3, root), "/chars/art/missing_n.png") == 0);
+    anim_config_free(reloaded);
+    anim_config_free(config);
+    diag_list_free(&errors);
+    cache_destroy(cache);
+    snprintf(command, sizeof command, "rm -rf '%s'", root);
+    CHECK(system(command) == 0);
+}
+
 /* What a downloaded character folder can name and must not get: a FIFO as an override (refused without
  * blocking: opening it would wait for a writer forever) and a link in its textures folder leading out of it
  * (not followed, a warning at the mesh's shader line). */
@@ -1904,6 +1986,7 @@ int main(void)
     RUN(test_hot_reload_of_an_edited_clip);
     RUN(test_partial_load);
     RUN(test_character_textures);
+    RUN(test_character_maps);
     RUN(test_character_textures_refused);
     RUN(test_named_files_are_checked_before_anything_opens_them);
     RUN(test_ini_line_ends);

@@ -292,6 +292,50 @@ static void test_loader_finds_textures_by_format(void)
     CHECK(!loader_find_texture(NULL, "x", NULL, path, sizeof path, NULL));
 }
 
+/* Maps by convention: for each suffix in turn, beside the image the mesh is drawn with, then where the texture
+ * search looks; _local before _n before _normal before _nm, _s before _spec before _specular; never through
+ * a link that leads out of the folder searched. */
+static void test_loader_finds_maps_by_convention(void)
+{
+    char folder[512], command[4096], mesh[600], path[4096];
+    CHECK(test_make_temp_folder(folder, sizeof folder, "test_build_maps"));
+    snprintf(command, sizeof command,
+             "mkdir -p '%s/models' '%s/art' '%s/outside' && cd '%s' && touch models/body.tga models/body_nm.tga "
+             "models/body_specular.png art/skin.png art/skin_n.tga art/skin_local.png outside/secret_s.tga && "
+             "ln -s ../outside/secret_s.tga models/secret_s.tga && touch models/secret.tga",
+             folder, folder, folder, folder);
+    CHECK(system(command) == 0);
+    snprintf(mesh, sizeof mesh, "%s/models/body.md5mesh", folder);
+    CHECK(test_write_bytes(mesh, "x", 1)); /* the search looks at its folder, not its text */
+    /* Where the texture search looks: the shader's name with each suffix. */
+    CHECK(loader_find_map(mesh, "models/characters/body", NULL, NULL, LOADER_MAP_NORMAL, path, sizeof path, NULL));
+    CHECK_STR_CONTAINS(path, "models/body_nm.tga");
+    CHECK(loader_find_map(mesh, "body.tga", NULL, NULL, LOADER_MAP_SPECULAR, path, sizeof path, NULL));
+    CHECK_STR_CONTAINS(path, "models/body_specular.png");
+    /* Beside the image found elsewhere (an override, the textures folder): _local wins over _n. */
+    char image[700];
+    snprintf(image, sizeof image, "%s/art/skin.png", folder);
+    CHECK(loader_find_map(mesh, "body", NULL, image, LOADER_MAP_NORMAL, path, sizeof path, NULL));
+    CHECK_STR_CONTAINS(path, "art/skin_local.png");
+    /* Nothing there: not found, and nothing to say (a body without maps is lit without them). */
+    diag_list refusals = {0};
+    CHECK(!loader_find_map(mesh, "body", NULL, image, LOADER_MAP_SPECULAR, path, sizeof path, &refusals) ||
+          strstr(path, "body_specular") != NULL);
+    CHECK(!loader_find_map(mesh, "nothing", NULL, NULL, LOADER_MAP_NORMAL, path, sizeof path, &refusals));
+    CHECK(refusals.total == 0);
+    /* A link leading out of the folder searched is not used, and is said. */
+    CHECK(!loader_find_map(mesh, "secret", NULL, NULL, LOADER_MAP_SPECULAR, path, sizeof path, &refusals));
+    CHECK(refusals.total == 1);
+    if (refusals.count == 1)
+        CHECK_STR_CONTAINS(refusals.items[0].message, "leads out of the folder");
+    diag_list_free(&refusals);
+    const char *const *suffixes = loader_map_suffixes(LOADER_MAP_NORMAL);
+    CHECK(strcmp(suffixes[0], "_local") == 0 && strcmp(suffixes[3], "_nm") == 0 && suffixes[4] == NULL);
+    CHECK(loader_map_suffixes(LOADER_MAP_COUNT)[0] == NULL);
+    snprintf(command, sizeof command, "rm -rf '%s'", folder);
+    CHECK(system(command) == 0);
+}
+
 int main(void)
 {
     RUN(test_raw_model_built_twice_is_identical);
@@ -300,5 +344,6 @@ int main(void)
     RUN(test_loader_picks_reader_by_extension);
     RUN(test_loader_finds_textures_by_format);
     RUN(test_loader_writes_clips_by_format);
+    RUN(test_loader_finds_maps_by_convention);
     return check_report();
 }

@@ -25,6 +25,11 @@ typedef struct anim_character {
     /* One per model->meshes: the image a renderer should draw that skin mesh with, found by the texture
      * search (md5.h) with this character's overrides and textures folder; NULL for none (a placeholder). */
     const char *const *texture_paths;
+    /* The same for its maps (characters.ini normal_map.SHADER and specular_map.SHADER overrides, or found beside
+     * the texture by their suffixes, loader_find_map): a normal map in tangent space (skin_mesh.tangents), a
+     * specular map; NULL for none (flat, and the default highlight). */
+    const char *const *normal_map_paths;
+    const char *const *specular_map_paths;
     int clip_count;
     const anim_clip *clips;            /* the clip library, in the order of clips.ini */
     int sync_group_count;

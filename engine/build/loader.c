@@ -182,3 +182,51 @@ bool loader_write_clip(const char *path, const raw_clip *clip, const char *note,
     }
     return file_writer_commit(&writer, err);
 }
+
+const char *const *loader_map_suffixes(loader_map kind)
+{
+    static const char *const normal[] = {"_local", "_n", "_normal", "_nm", NULL};
+    static const char *const specular[] = {"_s", "_spec", "_specular", NULL};
+    static const char *const none[] = {NULL};
+    return kind == LOADER_MAP_NORMAL ? normal : kind == LOADER_MAP_SPECULAR ? specular : none;
+}
+
+/* name's file-name part without its extension, then suffix: "a/b/guard.png" + "_s" -> "a/b/guard_s". False
+ * when it does not fit. */
+static bool suffixed(const char *name, const char *suffix, char *out, size_t size)
+{
+    const char *slash = strrchr(name, '/'), *backslash = strrchr(name, '\\');
+    const char *file = slash && (!backslash || slash > backslash) ? slash + 1 : backslash ? backslash + 1 : name;
+    const char *dot = strrchr(file, '.');
+    size_t length = dot && dot != file ? (size_t)(dot - name) : strlen(name);
+    int wrote = snprintf(out, size, "%.*s%s", (int)length, name, suffix);
+    return wrote > 0 && (size_t)wrote < size;
+}
+
+bool loader_find_map(const char *model_path, const char *shader, const char *folder, const char *image,
+                     loader_map kind, char *out, size_t size, diag_list *refusals)
+{
+    if (!model_path || !shader || !out || size == 0)
+        return false;
+    const char *const *suffixes = loader_map_suffixes(kind);
+    char name[1024], image_folder[1024];
+    diag ignored;
+    const loader_format *row = loader_find(model_path, LOADER_WANT_MODEL, &ignored);
+    if (!row || !row->find_texture)
+        return false;
+    /* Beside the image: its name in its folder (the format's search, with the folder to look in; never the
+     * working directory, so an image named without a folder has no beside). */
+    const char *slash = image ? strrchr(image, '/') : NULL;
+    int wrote = slash ? snprintf(image_folder, sizeof image_folder, "%.*s", (int)(slash - image), image) : 0;
+    for (int i = 0; slash && wrote > 0 && (size_t)wrote < sizeof image_folder && suffixes[i]; ++i)
+        if (suffixed(slash + 1, suffixes[i], name, sizeof name) &&
+            row->find_texture(model_path, name, image_folder, out, size, refusals))
+            return true;
+    /* Where the model's convention finds its images. */
+    for (int i = 0; suffixes[i]; ++i)
+        if (suffixed(shader, suffixes[i], name, sizeof name) &&
+            loader_find_texture(model_path, name, folder, out, size, refusals))
+            return true;
+    return false;
+}
+

@@ -33,6 +33,20 @@ bool loader_load_clip(const char *path, clip **out, diag *err, diag_list *warnin
 bool loader_find_texture(const char *model_path, const char *shader, const char *folder, char *out, size_t size,
                          diag_list *refusals);
 
+/* The maps a material has beside its image (its colour): a normal map in tangent space, a specular map. */
+typedef enum loader_map { LOADER_MAP_NORMAL, LOADER_MAP_SPECULAR, LOADER_MAP_COUNT } loader_map;
+
+/* The suffixes a map of `kind` is found by, in the order tried, NULL-terminated: the names Doom 3 and the
+ * exporters people bring use. Normal maps: _local, _n, _normal, _nm; specular maps: _s, _spec, _specular. */
+const char *const *loader_map_suffixes(loader_map kind);
+
+/* A map of `kind` for a model file's shader, by convention: for each suffix in turn, the image's own name
+ * with it beside `image` (the colour image the mesh is drawn with, found by any means; NULL or "" for none),
+ * then the shader's name with it where loader_find_texture searches (its folders, its limits, its
+ * extensions). True with the path in out; refusals as loader_find_texture's. */
+bool loader_find_map(const char *model_path, const char *shader, const char *folder, const char *image,
+                     loader_map kind, char *out, size_t size, diag_list *refusals);
+
 /* Write clip to path in the format its extension names (the loader table's writer column; .md5anim: md5.h's
  * writer, note as its commandline: no quotes or line breaks), beside path and renamed over it once whole
  * (base/file.h), so a failed write leaves any file there as it was; false with err saying why (an extension

@@ -271,8 +271,8 @@ static anim_config *anim_config_load_files(const char *characters_path, cache *c
         }
         if (document.section_count == 0)
             anim_config_report(&loader, characters_path, 0, "no characters: expected a [NAME] section per character");
-        static const char *const keys[] = {"mesh", "clips", "states", "textures", "texture.*", "skinning", "map.*",
-                                           NULL};
+        static const char *const keys[] = {"mesh",     "clips",         "states",         "textures", "texture.*",
+                                           "normal_map.*", "specular_map.*", "skinning", "map.*",    NULL};
         const char *known[32];
         int known_count = 0;
         for (int k = 0; keys[k]; ++k)

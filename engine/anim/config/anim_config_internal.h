@@ -25,6 +25,7 @@ enum { ANIM_CONFIG_PATH_MAX = 1024 };
 typedef struct anim_character_storage {
     char *mesh_path;
     char **texture_paths; /* texture_count of them, each its own copy or NULL */
+    char **normal_map_paths, **specular_map_paths; /* the same */
     int texture_count;
     anim_clip *clips;
     anim_event_mark **events; /* per clip */
@@ -255,8 +256,10 @@ void anim_config_release_retarget_sources(anim_config_loader *loader, const anim
 /* anim_config_textures.c: character->texture_paths, one per mesh of its model, by the texture search of md5.h
  * with the character's `texture.SHADER` overrides and `textures` folder from section (its characters.ini
  * section, at characters_path), or in the mesh's folder alone when section is NULL (a character given
- * directly). Every image found and every file the keys name is watched. Problems are warnings: a character
- * without its image still plays, with a placeholder. Needs character->model. */
+ * directly); its normal_map_paths and specular_map_paths the same way, by their `normal_map.SHADER` and
+ * `specular_map.SHADER` overrides or by convention beside the texture (loader_find_map). Every image found and
+ * every file the keys name is watched. Problems are warnings: a character without its image still plays,
+ * with a placeholder; one without maps is lit without them. Needs character->model. */
 void anim_config_load_textures(anim_config_loader *loader, anim_character *character, anim_character_storage *storage,
                                const char *mesh_path, const char *characters_path, const ini_section *section);
 void anim_config_free_textures(anim_character_storage *storage);
