@@ -101,8 +101,15 @@ static void test_real_config_loads_cleanly(void)
     for (int i = 1; i < machine->transition_count; ++i)
         CHECK(machine->transitions[i - 1].priority >= machine->transitions[i].priority);
 
-    /* 3 ini files, 2 meshes, 1 textures folder, 2 images, 19 clips. */
-    CHECK(anim_config_watched_file_count(config) == 27);
+    /* 3 ini files, 2 meshes, 1 textures folder, 2 images and their 4 maps, 19 clips. */
+    CHECK(anim_config_watched_file_count(config) == 31);
+    for (int i = 0; i < anim_config_character_count(config); ++i) {
+        const anim_character *body = anim_config_character(config, i);
+        CHECK(body->normal_map_paths && body->normal_map_paths[0] &&
+              strstr(body->normal_map_paths[0], "_local.tga") != NULL);
+        CHECK(body->specular_map_paths && body->specular_map_paths[0] &&
+              strstr(body->specular_map_paths[0], "_s.tga") != NULL);
+    }
     CHECK(!anim_config_reload_due(config));
     anim_config_free(config);
     CHECK(cache_get_stats(cache).users == 0);

@@ -1,5 +1,6 @@
 /* assetgen: writes every generated asset of the demo.
- *   assetgen OUTDIR      -> OUTDIR/models/<body>.md5mesh, OUTDIR/textures/<body>.tga,
+ *   assetgen OUTDIR      -> OUTDIR/models/<body>.md5mesh, OUTDIR/textures/<body>.tga (and its maps,
+ *                           <body>_local.tga and <body>_s.tga),
  *                           OUTDIR/clips/<clip>.md5anim
  * Output is byte-for-byte deterministic; tests/test_assets.c regenerates into a temporary folder and
  * compares with the committed assets/. */
@@ -54,6 +55,16 @@ static bool write_texture(FILE *out, int kind)
     return texture_write_tga(out, (body_kind)kind);
 }
 
+static bool write_normal_map(FILE *out, int kind)
+{
+    return texture_write_normal_tga(out, (body_kind)kind);
+}
+
+static bool write_specular_map(FILE *out, int kind)
+{
+    return texture_write_specular_tga(out, (body_kind)kind);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2 || argv[1][0] == '-') {
@@ -75,6 +86,11 @@ int main(int argc, char **argv)
         failures += write_file(path, write_mesh, kind);
         snprintf(path, sizeof path, "%s/textures/%s.tga", root, body_name((body_kind)kind));
         failures += write_file(path, write_texture, kind);
+        /* Its maps, named so that the texture search's convention finds them beside it. */
+        snprintf(path, sizeof path, "%s/textures/%s_local.tga", root, body_name((body_kind)kind));
+        failures += write_file(path, write_normal_map, kind);
+        snprintf(path, sizeof path, "%s/textures/%s_s.tga", root, body_name((body_kind)kind));
+        failures += write_file(path, write_specular_map, kind);
     }
     for (int i = 0; i < clips_count(); ++i) {
         snprintf(path, sizeof path, "%s/clips/%s.md5anim", root, clips_recipe(i)->name);

@@ -214,30 +214,123 @@ static unsigned char to_byte(double value)
     return (unsigned char)(value <= 0.0 ? 0 : value >= 255.0 ? 255 : (int)(value + 0.5));
 }
 
-bool texture_write_tga(FILE *out, body_kind kind)
+/* The part coordinates of pixel (x, y): see texel. */
+static texel texel_at(int x, int y)
 {
-    if (!out || (kind != BODY_MANNEQUIN && kind != BODY_ROBOT))
-        return false;
-    size_t row_bytes = (size_t)TEXTURE_SIZE * 3;
-    unsigned char *pixels = malloc(row_bytes * TEXTURE_SIZE);
-    if (!pixels)
-        return false;
-    for (int y = 0; y < TEXTURE_SIZE; ++y) {
-        for (int x = 0; x < TEXTURE_SIZE; ++x) {
-            texel t = {.region = region_at(x, y), .x = x + 0.5, .y = y + 0.5};
-            const int *r = atlas[t.region];
-            /* The inverse of texture_atlas_uv. */
-            t.around = shape_clamp01((t.x - r[0] - ATLAS_MARGIN) / (r[2] - 2 * ATLAS_MARGIN));
-            t.along = 1.0 - shape_clamp01((t.y - r[1] - ATLAS_MARGIN) / (r[3] - 2 * ATLAS_MARGIN));
-            t.pixel = 1.0 / (r[2] - 2 * ATLAS_MARGIN);
-            color c = kind == BODY_MANNEQUIN ? paint_mannequin(&t) : paint_robot(&t);
-            /* TGA stores blue, green, red, and the bottom row first. */
-            unsigned char *p = pixels + (size_t)(TEXTURE_SIZE - 1 - y) * row_bytes + (size_t)x * 3;
-            p[0] = to_byte(c.b);
-            p[1] = to_byte(c.g);
-            p[2] = to_byte(c.r);
-        }
+    texel t = {.region = region_at(x, y), .x = x + 0.5, .y = y + 0.5};
+    const int *r = atlas[t.region];
+    /* The inverse of texture_atlas_uv. */
+    t.around = shape_clamp01((t.x - r[0] - ATLAS_MARGIN) / (r[2] - 2 * ATLAS_MARGIN));
+    t.along = 1.0 - shape_clamp01((t.y - r[1] - ATLAS_MARGIN) / (r[3] - 2 * ATLAS_MARGIN));
+    t.pixel = 1.0 / (r[2] - 2 * ATLAS_MARGIN);
+    return t;
+}
+
+/* ---- Height and shine, for the maps ---------------------------------------------------------------- */
+
+/* A groove `width` pixels wide centred on distance 0: 1 at its bottom, 0 beyond. */
+static double groove(double distance, double width)
+{
+    double d = fabs(distance) / (0.5 * width);
+    return d >= 1.0 ? 0.0 : 1.0 - smooth(d);
+}
+
+/* The mannequin's surface, in pixels of height: the grain's fibres raised a little between its dark
+ * lines, seams cut round each limb and the torso near the ends where they meet their joints, the face and
+ * the chest mark engraved. */
+static double height_mannequin(const texel *t)
+{
+    double wobble = value_noise(t->x, t->y, 24.0, 11u) * 3.0;
+    double stripes = t->around * 14.0 + wobble;
+    double grain = fabs(stripes - floor(stripes) - 0.5) * 2.0;
+    double h = 0.35 * (1.0 - grain * grain * grain) + 0.15 * value_noise(t->x, t->y, 4.0, 12u);
+    double along_pixels = 1.0 / t->pixel; /* the region's length in pixels, about */
+    switch (t->region) {
+    case TEXTURE_REGION_ARM:
+    case TEXTURE_REGION_LEG:
+    case TEXTURE_REGION_TORSO:
+    case TEXTURE_REGION_NECK:
+        /* The seams: a ring cut round the part, 6% of its length from either end. */
+        h -= 1.6 * (groove((t->along - 0.06) * along_pixels, 3.0) + groove((t->along - 0.94) * along_pixels, 3.0));
+        break;
+    case TEXTURE_REGION_JOINT:
+        /* The ball joints: a seam round their middle. */
+        h -= 1.4 * groove((t->along - 0.5) * along_pixels, 3.0);
+        break;
+    case TEXTURE_REGION_HEAD: {
+        double eye = in_ellipse(t->around, t->along, 0.13, 0.56, 0.045, 0.055, t->pixel);
+        double mouth = in_ellipse(t->around, t->along, 0.0, 0.30, 0.07, 0.012, t->pixel);
+        double brow = in_ellipse(t->around, t->along, 0.13, 0.66, 0.06, 0.012, t->pixel);
+        h -= 1.2 * fmax(eye, fmax(mouth, brow));
+        break;
     }
+    default:
+        break;
+    }
+    if (t->region == TEXTURE_REGION_TORSO) {
+        double diamond = (t->around / 0.09 + fabs(t->along - 0.64) / 0.12);
+        h -= 0.8 * shape_clamp01((1.0 - diamond) / 0.08);
+    }
+    return h;
+}
+
+/* The robot's plates: seams cut between the panels, rivets raised near their corners, cooling slots cut
+ * across the back, the chest chevron a raised band. */
+static double height_robot(const texel *t)
+{
+    double px = fmod(t->x, 16.0), py = fmod(t->y, 16.0);
+    double h = 0.2 * value_noise(t->x, t->y, 16.0, 21u);
+    /* Seams at every 16th pixel each way, two pixels wide. */
+    h -= 2.0 * fmax(groove(px - 0.0, 2.0) + groove(px - 16.0, 2.0), groove(py - 0.0, 2.0) + groove(py - 16.0, 2.0));
+    /* A rivet near each panel corner: a dome of radius 1.6 pixels. */
+    for (int cx = 0; cx < 2; ++cx)
+        for (int cy = 0; cy < 2; ++cy) {
+            double dx = px - (cx ? 13.5 : 3.5), dy = py - (cy ? 13.5 : 3.5);
+            double r2 = (dx * dx + dy * dy) / (1.6 * 1.6);
+            if (r2 < 1.0)
+                h += 1.5 * sqrt(1.0 - r2);
+        }
+    if (t->region == TEXTURE_REGION_TORSO) {
+        double chevron = t->along - 0.55 - t->around * 0.9;
+        if (t->around < 0.28 && chevron > 0.0 && chevron < 0.07)
+            h += 0.8;
+        if (t->around > 0.68 && t->along > 0.35 && t->along < 0.85 && fmod(t->along * 16.0, 1.0) < 0.4)
+            h -= 1.5; /* cooling slots */
+    }
+    if (t->region == TEXTURE_REGION_HEAD && t->around > 0.65 && fmod(t->along * 10.0, 1.0) < 0.45)
+        h -= 1.2;
+    return h;
+}
+
+/* How strongly a texel reflects the highlight, 0..255. */
+static double shine_mannequin(const texel *t)
+{
+    double wobble = value_noise(t->x, t->y, 24.0, 11u) * 3.0;
+    double stripes = t->around * 14.0 + wobble;
+    double grain = fabs(stripes - floor(stripes) - 0.5) * 2.0;
+    double s = 70.0 - 30.0 * grain * grain * grain; /* varnish sits on the fibres, less in the dark lines */
+    return t->region == TEXTURE_REGION_JOINT ? s * 0.7 : s;
+}
+
+static double shine_robot(const texel *t)
+{
+    color c = paint_robot(t);
+    double luminance = 0.3 * c.r + 0.59 * c.g + 0.11 * c.b;
+    if (t->region == TEXTURE_REGION_VISOR)
+        return 255.0;
+    if (t->region == TEXTURE_REGION_FOOT && t->around > 0.75)
+        return 20.0; /* rubber */
+    /* Metal bright, seams and dark paint dull, the orange paint in between. */
+    return shape_clamp01((luminance - 50.0) / 110.0) * 200.0 + 30.0;
+}
+
+/* ---- Writing --------------------------------------------------------------------------------------- */
+
+typedef enum texture_layer { LAYER_COLOR, LAYER_NORMAL, LAYER_SPECULAR } texture_layer;
+
+static bool write_tga(FILE *out, const unsigned char *pixels)
+{
+    size_t row_bytes = (size_t)TEXTURE_SIZE * 3;
     unsigned char header[TEXTURE_TGA_HEADER_BYTES] = {0};
     header[2] = 2; /* uncompressed true colour */
     header[12] = TEXTURE_SIZE & 0xff;
@@ -246,8 +339,84 @@ bool texture_write_tga(FILE *out, body_kind kind)
     header[15] = TEXTURE_SIZE >> 8;
     header[16] = 24; /* bits per pixel */
     header[17] = 0;  /* no alpha, origin at the bottom left */
-    bool ok = fwrite(header, 1, sizeof header, out) == sizeof header &&
-              fwrite(pixels, 1, row_bytes * TEXTURE_SIZE, out) == row_bytes * TEXTURE_SIZE;
+    return fwrite(header, 1, sizeof header, out) == sizeof header &&
+           fwrite(pixels, 1, row_bytes * TEXTURE_SIZE, out) == row_bytes * TEXTURE_SIZE;
+}
+
+/* The height of pixel (x, y) for the normal map's slopes, read within the pixel's own region (at a region's
+ * edge the slope is one-sided: a neighbour region is another part of the body). */
+static double height_in_region(const double *heights, int x, int y, texture_region region)
+{
+    x = x < 0 ? 0 : x >= TEXTURE_SIZE ? TEXTURE_SIZE - 1 : x;
+    y = y < 0 ? 0 : y >= TEXTURE_SIZE ? TEXTURE_SIZE - 1 : y;
+    return region_at(x, y) == region ? heights[y * TEXTURE_SIZE + x] : NAN;
+}
+
+static bool write_layer(FILE *out, body_kind kind, texture_layer layer)
+{
+    if (!out || (kind != BODY_MANNEQUIN && kind != BODY_ROBOT))
+        return false;
+    size_t row_bytes = (size_t)TEXTURE_SIZE * 3;
+    unsigned char *pixels = malloc(row_bytes * TEXTURE_SIZE);
+    double *heights = layer == LAYER_NORMAL ? malloc(sizeof(double) * TEXTURE_SIZE * TEXTURE_SIZE) : NULL;
+    if (!pixels || (layer == LAYER_NORMAL && !heights)) {
+        free(pixels);
+        free(heights);
+        return false;
+    }
+    for (int y = 0; heights && y < TEXTURE_SIZE; ++y)
+        for (int x = 0; x < TEXTURE_SIZE; ++x) {
+            texel t = texel_at(x, y);
+            heights[y * TEXTURE_SIZE + x] = kind == BODY_MANNEQUIN ? height_mannequin(&t) : height_robot(&t);
+        }
+    for (int y = 0; y < TEXTURE_SIZE; ++y) {
+        for (int x = 0; x < TEXTURE_SIZE; ++x) {
+            texel t = texel_at(x, y);
+            color c;
+            if (layer == LAYER_COLOR) {
+                c = kind == BODY_MANNEQUIN ? paint_mannequin(&t) : paint_robot(&t);
+            } else if (layer == LAYER_SPECULAR) {
+                double s = kind == BODY_MANNEQUIN ? shine_mannequin(&t) : shine_robot(&t);
+                c = (color){s, s, s};
+            } else {
+                /* Slopes by central differences (one-sided at a region's edge), a pixel of height a pixel of
+                 * run; x along s (right), y along t (down the image). */
+                double here = heights[y * TEXTURE_SIZE + x];
+                double left = height_in_region(heights, x - 1, y, t.region);
+                double right = height_in_region(heights, x + 1, y, t.region);
+                double up = height_in_region(heights, x, y - 1, t.region);
+                double down = height_in_region(heights, x, y + 1, t.region);
+                double ds = isnan(left) ? (isnan(right) ? 0.0 : right - here)
+                            : isnan(right) ? here - left : 0.5 * (right - left);
+                double dt = isnan(up) ? (isnan(down) ? 0.0 : down - here) : isnan(down) ? here - up : 0.5 * (down - up);
+                double n[3] = {-ds, -dt, 1.0};
+                double length = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+                c = (color){128.0 + 127.0 * n[0] / length, 128.0 + 127.0 * n[1] / length, 128.0 + 127.0 * n[2] / length};
+            }
+            /* TGA stores blue, green, red, and the bottom row first. */
+            unsigned char *p = pixels + (size_t)(TEXTURE_SIZE - 1 - y) * row_bytes + (size_t)x * 3;
+            p[0] = to_byte(c.b);
+            p[1] = to_byte(c.g);
+            p[2] = to_byte(c.r);
+        }
+    }
+    bool ok = write_tga(out, pixels);
     free(pixels);
+    free(heights);
     return ok;
+}
+
+bool texture_write_tga(FILE *out, body_kind kind)
+{
+    return write_layer(out, kind, LAYER_COLOR);
+}
+
+bool texture_write_normal_tga(FILE *out, body_kind kind)
+{
+    return write_layer(out, kind, LAYER_NORMAL);
+}
+
+bool texture_write_specular_tga(FILE *out, body_kind kind)
+{
+    return write_layer(out, kind, LAYER_SPECULAR);
 }

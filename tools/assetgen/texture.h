@@ -40,4 +40,14 @@ void texture_atlas_uv(texture_region region, double around, double along, double
  * (TGA's default origin), so image row y from the top is file row TEXTURE_SIZE - 1 - y. */
 bool texture_write_tga(FILE *out, body_kind kind);
 
+/* Its maps, the same size and layout, found beside it by their names (NAME_local.tga, NAME_s.tga). The normal
+ * map in tangent space, from a generated height field (the mannequin: wood grain, the seams where its parts
+ * meet their joints, the engraved face and chest mark; the robot: panel lines, rivets, cooling slots, the
+ * chevron's raised edge): red along the direction the texture's s (u) grows, green along the direction t (v)
+ * grows, which is down the image, blue out of the surface, each as 128 + 127 x the component. The specular
+ * map: how strongly each texel reflects the highlight, grey (the mannequin's varnished wood dull, its joints
+ * duller; the robot's metal bright, its seams and rubber dark, the visor's glass brightest). */
+bool texture_write_normal_tga(FILE *out, body_kind kind);
+bool texture_write_specular_tga(FILE *out, body_kind kind);
+
 #endif
