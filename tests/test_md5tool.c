@@ -487,6 +487,30 @@ static void test_info_weights_per_vertex(void)
     }
 }
 
+/* info names the images each mesh is drawn with: its texture and maps as a character with `textures = DIR`
+ * finds them (--textures), none without the folder the bodies' shaders need. */
+static void test_info_images(void)
+{
+    tool_result r = run_tool("info --textures '" MARIONETTE_SOURCE_DIR "/assets/textures' '" MARIONETTE_SOURCE_DIR
+                             "/assets/models/robot.md5mesh'", false);
+    CHECK(r.status == 0);
+    CHECK_STR_CONTAINS(r.output, "texture " MARIONETTE_SOURCE_DIR "/assets/textures/robot.tga\n");
+    CHECK_STR_CONTAINS(r.output, "    normal map " MARIONETTE_SOURCE_DIR "/assets/textures/robot_local.tga, specular map "
+                                 MARIONETTE_SOURCE_DIR "/assets/textures/robot_s.tga\n");
+    tool_result_free(&r);
+    r = run_tool("info --json --textures '" MARIONETTE_SOURCE_DIR "/assets/textures' '" MARIONETTE_SOURCE_DIR
+                 "/assets/models/mannequin.md5mesh'", false);
+    CHECK(r.status == 0);
+    CHECK_STR_CONTAINS(r.output, "\"images\":[{\"texture\":\"" MARIONETTE_SOURCE_DIR
+                                 "/assets/textures/mannequin.tga\",\"normal_map\":\"" MARIONETTE_SOURCE_DIR
+                                 "/assets/textures/mannequin_local.tga\",\"specular_map\":\"" MARIONETTE_SOURCE_DIR
+                                 "/assets/textures/mannequin_s.tga\"}]");
+    tool_result_free(&r);
+    r = run_tool("info '" MARIONETTE_SOURCE_DIR "/assets/models/mannequin.md5mesh'", false);
+    CHECK_STR_CONTAINS(r.output, "    normal map none (flat), specular map none (the default highlight)\n");
+    tool_result_free(&r);
+}
+
 static void test_info_mesh(void)
 {
     check_info_mesh(synth_mesh, 20, 400);
@@ -1686,6 +1710,7 @@ int main(int argc, char **argv)
     if (part == TEST_PART_OWN) {
         RUN(test_info_mesh);
         RUN(test_info_weights_per_vertex);
+        RUN(test_info_images);
         RUN(test_info_clips);
         RUN(test_info_refuses_other_files);
         RUN(test_usage_errors);

@@ -252,6 +252,77 @@ static void test_texture_t_zero_is_top_row(void)
     raster_target_free(&target);
 }
 
+/* Normal mapping in the rasterizer: a texel of 128 128 255 is the interpolated normal itself (the picture
+ * without a map, bit for bit); one leaning along the tangent (red) turns the surface toward a light on the
+ * tangent's side and away from one on the other; green leans along the bitangent, w * cross(normal,
+ * tangent), so a handedness of -1 turns it the other way. A specular map sets the highlight's strength. */
+static uint8_t lit_albedo = 200;
+
+static uint8_t lit_centre(const float light[3], const uint8_t texel_rgb[3], float handedness, bool highlight,
+                          const uint8_t *shine)
+{
+    uint8_t normal_pixels[2 * 2 * 3], shine_pixels[2 * 2 * 3];
+    for (int i = 0; i < 4; ++i) {
+        memcpy(normal_pixels + 3 * i, texel_rgb ? texel_rgb : (const uint8_t[3]){128, 128, 255}, 3);
+        memset(shine_pixels + 3 * i, shine ? *shine : 0, 3);
+    }
+    raster_texture normal_map = {.width = 2, .height = 2, .pixels = normal_pixels};
+    raster_texture specular_map = {.width = 2, .height = 2, .pixels = shine_pixels};
+    uint8_t white_pixels[2 * 2 * 3];
+    memset(white_pixels, lit_albedo, sizeof white_pixels);
+    raster_texture albedo = {.width = 2, .height = 2, .pixels = white_pixels};
+    raster_target target;
+    CHECK(raster_target_create(&target, 32, 32));
+    raster_clear(&target, black);
+    raster_camera camera = identity_camera();
+    triangle_mesh t;
+    make_triangle(&t, clockwise_corners, 0.0f, facing_viewer);
+    float tangents[3][4];
+    for (int k = 0; k < 3; ++k) {
+        tangents[k][0] = 1.0f, tangents[k][1] = 0.0f, tangents[k][2] = 0.0f;
+        tangents[k][3] = handedness;
+    }
+    t.mesh.texture = &albedo;
+    t.mesh.tangents = (const float(*)[4])tangents;
+    t.mesh.normal_map = texel_rgb ? &normal_map : NULL;
+    t.mesh.specular_map = shine ? &specular_map : NULL;
+    raster_shading shading = flat_shading(true, RASTER_FRONT_CLOCKWISE);
+    memcpy(shading.light_direction, light, sizeof shading.light_direction);
+    shading.highlight = highlight;
+    shading.eye[2] = 10.0f;
+    CHECK(raster_draw_mesh(&target, &camera, &t.mesh, &shading));
+    uint8_t value = pixel_at(&target, 16, 16)[0];
+    raster_target_free(&target);
+    return value;
+}
+
+static void test_normal_and_specular_maps(void)
+{
+    const float toward_x[3] = {0.6f, 0.0f, 0.8f}, toward_y[3] = {0.0f, 0.6f, 0.8f};
+    const uint8_t flat[3] = {128, 128, 255};
+    const uint8_t lean_x[3] = {128 + 64, 128, 128 + 110}, lean_minus_x[3] = {128 - 64, 128, 128 + 110};
+    const uint8_t lean_y[3] = {128, 128 + 64, 128 + 110};
+    uint8_t plain = lit_centre(toward_x, NULL, 1.0f, false, NULL);
+    CHECK(lit_centre(toward_x, flat, 1.0f, false, NULL) == plain);
+    CHECK(lit_centre(toward_x, flat, 1.0f, true, NULL) == lit_centre(toward_x, NULL, 1.0f, true, NULL));
+    uint8_t leaning_to = lit_centre(toward_x, lean_x, 1.0f, false, NULL);
+    uint8_t leaning_away = lit_centre(toward_x, lean_minus_x, 1.0f, false, NULL);
+    printf("  normal map: flat %d, leaning to the light %d, away %d\n", plain, leaning_to, leaning_away);
+    CHECK(leaning_to > plain + 20 && leaning_away + 60 < plain);
+    /* Green leans along the bitangent: +y for handedness +1 (a light there lights it more), -y for -1. */
+    uint8_t up = lit_centre(toward_y, lean_y, 1.0f, false, NULL), down = lit_centre(toward_y, lean_y, -1.0f, false, NULL);
+    CHECK(up > lit_centre(toward_y, NULL, 1.0f, false, NULL) + 20 && down + 60 < up);
+    /* The highlight: seen from the front with the light there too, a specular map of 255 shines more than the
+     * default (0.25), one of 0 not at all (a darker surface, so that nothing saturates). */
+    const float front[3] = {0.0f, 0.0f, 1.0f};
+    lit_albedo = 100;
+    uint8_t dull = 0, bright = 255;
+    uint8_t without = lit_centre(front, NULL, 1.0f, false, NULL), shiny = lit_centre(front, NULL, 1.0f, true, &bright);
+    CHECK(lit_centre(front, NULL, 1.0f, true, &dull) == without);
+    CHECK(lit_centre(front, NULL, 1.0f, true, NULL) > without && shiny > lit_centre(front, NULL, 1.0f, true, NULL));
+    lit_albedo = 200;
+}
+
 static void test_lines_text_and_copy(void)
 {
     raster_target target, small;
@@ -748,6 +819,7 @@ int main(int argc, char **argv)
         RUN(test_lambert_brighter_facing_light);
         RUN(test_perspective_camera);
         RUN(test_texture_t_zero_is_top_row);
+    RUN(test_normal_and_specular_maps);
         RUN(test_lines_text_and_copy);
         RUN(test_png_round_trip);
         RUN(test_tga_row_orders_and_depths);

@@ -281,14 +281,14 @@ static double height_robot(const texel *t)
     double px = fmod(t->x, 16.0), py = fmod(t->y, 16.0);
     double h = 0.2 * value_noise(t->x, t->y, 16.0, 21u);
     /* Seams at every 16th pixel each way, two pixels wide. */
-    h -= 2.0 * fmax(groove(px - 0.0, 2.0) + groove(px - 16.0, 2.0), groove(py - 0.0, 2.0) + groove(py - 16.0, 2.0));
+    h -= 0.9 * fmax(groove(px - 0.0, 2.0) + groove(px - 16.0, 2.0), groove(py - 0.0, 2.0) + groove(py - 16.0, 2.0));
     /* A rivet near each panel corner: a dome of radius 1.6 pixels. */
     for (int cx = 0; cx < 2; ++cx)
         for (int cy = 0; cy < 2; ++cy) {
             double dx = px - (cx ? 13.5 : 3.5), dy = py - (cy ? 13.5 : 3.5);
             double r2 = (dx * dx + dy * dy) / (1.6 * 1.6);
             if (r2 < 1.0)
-                h += 1.5 * sqrt(1.0 - r2);
+                h += 0.8 * sqrt(1.0 - r2);
         }
     if (t->region == TEXTURE_REGION_TORSO) {
         double chevron = t->along - 0.55 - t->around * 0.9;
@@ -317,11 +317,11 @@ static double shine_robot(const texel *t)
     color c = paint_robot(t);
     double luminance = 0.3 * c.r + 0.59 * c.g + 0.11 * c.b;
     if (t->region == TEXTURE_REGION_VISOR)
-        return 255.0;
+        return 200.0;
     if (t->region == TEXTURE_REGION_FOOT && t->around > 0.75)
         return 20.0; /* rubber */
     /* Metal bright, seams and dark paint dull, the orange paint in between. */
-    return shape_clamp01((luminance - 50.0) / 110.0) * 200.0 + 30.0;
+    return shape_clamp01((luminance - 50.0) / 110.0) * 120.0 + 25.0;
 }
 
 /* ---- Writing --------------------------------------------------------------------------------------- */

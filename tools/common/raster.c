@@ -128,14 +128,44 @@ typedef struct triangle_corners {
     uint32_t index[3];
 } triangle_corners;
 
+/* The normal map's normal at a pixel: its texel decoded ((value - 128) / 127 each), carried from the tangent
+ * frame (tangent made at right angles to the normal, bitangent w * cross(normal, tangent)) into world space.
+ * A texel of 128 128 255 gives the normal back exactly. */
+static void mapped_normal(const raster_mesh *mesh, const raster_shading *shading, float u, float v,
+                          const vec4 tangent, vec3 normal)
+{
+    float texel_value[3];
+    sample_texture(mesh->normal_map, u, v, shading->bilinear, texel_value);
+    float x = (texel_value[0] * 255.0f - 128.0f) / 127.0f, y = (texel_value[1] * 255.0f - 128.0f) / 127.0f;
+    float z = (texel_value[2] * 255.0f - 128.0f) / 127.0f;
+    if (x == 0.0f && y == 0.0f)
+        return; /* flat: the normal as it is, bit for bit */
+    vec3 t, b;
+    glm_vec3_copy((float *)tangent, t);
+    glm_vec3_muladds(normal, -glm_vec3_dot(normal, t), t);
+    glm_vec3_normalize(t);
+    glm_vec3_cross(normal, t, b);
+    glm_vec3_scale(b, tangent[3] < 0.0f ? -1.0f : 1.0f, b);
+    vec3 mapped = {0.0f, 0.0f, 0.0f};
+    glm_vec3_muladds(t, x, mapped);
+    glm_vec3_muladds(b, y, mapped);
+    glm_vec3_muladds(normal, z, mapped);
+    glm_vec3_normalize(mapped);
+    glm_vec3_copy(mapped, normal);
+}
+
 static void shade_pixel(const raster_mesh *mesh, const raster_shading *shading, const vec3 light,
                         const triangle_corners *corners, const float weights[3], uint8_t out[3])
 {
-    vec3 normal = {0.0f, 0.0f, 0.0f};
+    vec3 normal = {0.0f, 0.0f, 0.0f}, position = {0.0f, 0.0f, 0.0f};
+    vec4 tangent = {0.0f, 0.0f, 0.0f, 0.0f};
     float u = 0.0f, v = 0.0f;
     for (int k = 0; k < 3; ++k) {
         uint32_t i = corners->index[k];
         glm_vec3_muladds((float *)mesh->normals[i], weights[k], normal);
+        glm_vec3_muladds((float *)mesh->positions[i], weights[k], position);
+        if (mesh->tangents)
+            glm_vec4_muladds((float *)mesh->tangents[i], weights[k], tangent);
         if (mesh->uvs) {
             u += weights[k] * mesh->uvs[i][0];
             v += weights[k] * mesh->uvs[i][1];
@@ -143,6 +173,8 @@ static void shade_pixel(const raster_mesh *mesh, const raster_shading *shading, 
     }
     /* Interpolated unit normals are shorter than 1 between corners; Lambert needs unit length. */
     glm_vec3_normalize(normal);
+    if (mesh->normal_map && mesh->tangents && mesh->uvs)
+        mapped_normal(mesh, shading, u, v, tangent, normal);
 
     float albedo[3];
     if (mesh->texture)
@@ -151,8 +183,24 @@ static void shade_pixel(const raster_mesh *mesh, const raster_shading *shading, 
         placeholder_checker(u, v, albedo);
     float diffuse = glm_vec3_dot(normal, (float *)light);
     float brightness = shading->ambient + (1.0f - shading->ambient) * (diffuse > 0.0f ? diffuse : 0.0f);
+    float highlight = 0.0f;
+    if (shading->highlight && diffuse > 0.0f) {
+        vec3 to_eye, halfway;
+        glm_vec3_sub((float *)shading->eye, position, to_eye);
+        glm_vec3_normalize(to_eye);
+        glm_vec3_add((float *)light, to_eye, halfway);
+        glm_vec3_normalize(halfway);
+        float strength = 0.25f;
+        if (mesh->specular_map && mesh->uvs) {
+            float shine[3];
+            sample_texture(mesh->specular_map, u, v, shading->bilinear, shine);
+            strength = shine[0];
+        }
+        float facing = glm_vec3_dot(normal, halfway);
+        highlight = facing > 0.0f ? strength * powf(facing, 32.0f) : 0.0f;
+    }
     for (int c = 0; c < 3; ++c) {
-        float value = albedo[c] * brightness * 255.0f + 0.5f;
+        float value = (albedo[c] * brightness + highlight) * 255.0f + 0.5f;
         out[c] = (uint8_t)(value > 255.0f ? 255.0f : value < 0.0f ? 0.0f : value);
     }
 }
@@ -215,8 +263,10 @@ bool raster_draw_mesh(raster_target *target, const raster_camera *camera, const 
     if (!mesh->positions || !mesh->normals || !mesh->triangles || mesh->vertex_count < 0 ||
         mesh->triangle_count < 0)
         return false;
-    if (mesh->texture && (!mesh->texture->pixels || mesh->texture->width <= 0 || mesh->texture->height <= 0))
-        return false;
+    const raster_texture *images[3] = {mesh->texture, mesh->normal_map, mesh->specular_map};
+    for (int i = 0; i < 3; ++i)
+        if (images[i] && (!images[i]->pixels || images[i]->width <= 0 || images[i]->height <= 0))
+            return false;
     vec3 light;
     glm_vec3_copy((float *)shading->light_direction, light);
     glm_vec3_normalize(light);

@@ -59,6 +59,14 @@ typedef struct raster_mesh {
     const float (*uvs)[2];           /* NULL: the checker colour is used as if every uv were 0 */
     const uint32_t (*triangles)[3];  /* indices < vertex_count (checked: a bad index skips the triangle) */
     const raster_texture *texture;   /* NULL: a placeholder checker (8 x 8 squares over the uv square) */
+    /* Normal mapping: the tangent frames (world space, xyz unit along u, w the handedness: the bitangent is
+     * w * cross(normal, tangent), skin_mesh.tangents) and a tangent-space normal map (red along the tangent,
+     * green along the bitangent, blue out, each (value - 128) / 127, so 128 128 255 is the interpolated normal
+     * itself); either NULL: the interpolated normal. */
+    const float (*tangents)[4];
+    const raster_texture *normal_map;
+    /* How strongly each texel reflects the highlight (its red, 0..1); NULL: the default, 0.25. */
+    const raster_texture *specular_map;
 } raster_mesh;
 
 /* How a mesh is lit and which faces are drawn. Zero means: no light (a zero light_direction leaves only
@@ -69,10 +77,16 @@ typedef struct raster_shading {
     bool cull_back_faces;
     raster_front_face front_face;
     bool bilinear;               /* bilinear texture filtering instead of nearest texel */
+    /* The renderer's highlight (Blinn-Phong, exponent 32, the specular map's strength or 0.25) seen from eye,
+     * on the lit side; false: Lambert and ambient alone. */
+    bool highlight;
+    vec3 eye;                    /* world space, for the highlight */
 } raster_shading;
 
 /* Draw every triangle of mesh with a depth test (nearer or equal wins) and Lambert + ambient shading:
- * colour = albedo * (ambient + (1 - ambient) * max(0, dot(normal, light))). Triangles with a vertex at or
+ * colour = albedo * (ambient + (1 - ambient) * max(0, dot(normal, light))), plus, with shading->highlight,
+ * strength * max(0, dot(normal, halfway))^32 where the light reaches (the normal the normal map's, where the
+ * mesh has one). Triangles with a vertex at or
  * behind the camera plane of a perspective matrix (w <= 0) are skipped, not clipped. Attributes are
  * interpolated perspective-correctly. Returns false (and draws nothing) when the mesh's arrays are
  * missing. */

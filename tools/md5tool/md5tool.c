@@ -79,7 +79,27 @@ static mesh_totals totals_of(const model *m)
     return t;
 }
 
-static void info_json(const loaded_file *f)
+/* The images mesh i is drawn with, as a character with `textures = folder` finds them (folder NULL: its
+ * mesh's folder alone): texture, normal map, specular map; "" for none. */
+typedef struct mesh_images {
+    char texture[4096], normal_map[4096], specular_map[4096];
+} mesh_images;
+
+static void images_of(const loaded_file *f, int i, const char *folder, mesh_images *out)
+{
+    const skin_mesh *mesh = &f->model->meshes[i];
+    memset(out, 0, sizeof *out);
+    if (!loader_find_texture(f->path, mesh->shader, folder, out->texture, sizeof out->texture, NULL))
+        out->texture[0] = '\0';
+    if (!loader_find_map(f->path, mesh->shader, folder, out->texture, LOADER_MAP_NORMAL, out->normal_map,
+                         sizeof out->normal_map, NULL))
+        out->normal_map[0] = '\0';
+    if (!loader_find_map(f->path, mesh->shader, folder, out->texture, LOADER_MAP_SPECULAR, out->specular_map,
+                         sizeof out->specular_map, NULL))
+        out->specular_map[0] = '\0';
+}
+
+static void info_json(const loaded_file *f, const char *textures)
 {
     json_writer w = json_writer_start(stdout);
     json_object_begin(&w);
@@ -126,6 +146,21 @@ static void info_json(const loaded_file *f)
         for (int k = 1; k <= SKIN_MAX_INFLUENCES; ++k)
             json_integer(&w, t.by_weights[k]);
         json_array_end(&w);
+        json_key(&w, "images"); /* per mesh: its texture and maps, "" for none */
+        json_array_begin(&w);
+        for (int i = 0; i < f->model->mesh_count; ++i) {
+            mesh_images images;
+            images_of(f, i, textures, &images);
+            json_object_begin(&w);
+            json_key(&w, "texture");
+            json_string(&w, images.texture);
+            json_key(&w, "normal_map");
+            json_string(&w, images.normal_map);
+            json_key(&w, "specular_map");
+            json_string(&w, images.specular_map);
+            json_object_end(&w);
+        }
+        json_array_end(&w);
     }
     if (f->clip) {
         json_key(&w, "joints");
@@ -139,7 +174,7 @@ static void info_json(const loaded_file *f)
     putchar('\n');
 }
 
-static void info_text(const loaded_file *f)
+static void info_text(const loaded_file *f, const char *textures)
 {
     if (!f->ok) {
         printf("%s\n", f->error);
@@ -155,9 +190,13 @@ static void info_text(const loaded_file *f)
             const skin_mesh *mesh = &m->meshes[i];
             char shader[DIAG_MESSAGE_MAX]; /* file text: no raw control characters to the terminal */
             diag_escape(mesh->shader, shader, sizeof shader);
+            mesh_images images;
+            images_of(f, i, textures, &images);
             printf("  mesh %d: shader \"%s\", %d vertices, %d triangles, %d weights, texture %s\n", i,
                    shader, mesh->vertex_count, mesh->triangle_count, mesh->weight_count,
-                   mesh->texture_path ? mesh->texture_path : "not found (placeholder)");
+                   images.texture[0] ? images.texture : "not found (placeholder)");
+            printf("    normal map %s, specular map %s\n", images.normal_map[0] ? images.normal_map : "none (flat)",
+                   images.specular_map[0] ? images.specular_map : "none (the default highlight)");
             if (mesh->vertices_cut > 0)
                 printf("    %d vertices have more than %d weights; the GPU path keeps the %d largest "
                        "(at most %.1f%% of a vertex's weight dropped)\n",
@@ -183,28 +222,35 @@ static void info_text(const loaded_file *f)
 static int command_info(int argc, char **argv)
 {
     bool json = false;
+    const char *textures = NULL;
     int files = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--json") == 0)
             json = true;
+        else if (strcmp(argv[i], "--textures") == 0 && i + 1 < argc)
+            textures = argv[++i];
         else if (argv[i][0] == '-' && argv[i][1] == '-')
             return usage_error("info: unknown option '%s'", argv[i]);
         else
             files++;
     }
     if (files == 0)
-        return usage_error("%s", "info needs at least one FILE: md5tool info [--json] FILE...");
+        return usage_error("%s", "info needs at least one FILE: md5tool info [--json] [--textures DIR] FILE...");
 
     bool all_valid = true;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--json") == 0)
             continue;
+        if (strcmp(argv[i], "--textures") == 0) {
+            ++i;
+            continue;
+        }
         loaded_file f;
         all_valid = load_file(argv[i], FILE_TYPE_OTHER, &f) && all_valid;
         if (json)
-            info_json(&f);
+            info_json(&f, textures);
         else
-            info_text(&f);
+            info_text(&f, textures);
         loaded_file_free(&f);
     }
     return all_valid ? EXIT_SUCCESS : EXIT_INVALID;
@@ -532,7 +578,7 @@ typedef struct md5tool_command {
 } md5tool_command;
 
 static const md5tool_command commands[] = {
-    {"info", command_info, "info [--json] FILE...",
+    {"info", command_info, "info [--json] [--textures DIR] FILE...",
      "summary of each file, or its error (file:line: message)"},
     {"check", command_check, "check MESH ANIM...", "does each clip's hierarchy fit the mesh's skeleton?"},
     {"pose", command_pose, "pose [--json] MESH ANIM (--frame F | --time T)",
@@ -542,10 +588,11 @@ static const md5tool_command commands[] = {
      "CPU-skinned vertex positions per mesh; bind pose without ANIM"},
     {"render", command_render,
      "render MESH [ANIM (--frame F | --time T)] --out FILE.png [--view V] [--size W H] [--skeleton]\n"
-     " [--textures DIR]",
-     "a picture of the CPU-skinned model (bind pose without ANIM), drawn without GL; 512 x 512 by default"},
+     " [--textures DIR] [--no-maps]",
+     "a picture of the CPU-skinned model (bind pose without ANIM), drawn without GL, with the normal and specular\n"
+     " maps found beside each texture (--no-maps: without them); 512 x 512 by default"},
     {"sheet", command_sheet,
-     "sheet --out FILE.png [--columns N] [--cell W H] [--view V] [--textures DIR] MESH... -- ANIM...",
+     "sheet --out FILE.png [--columns N] [--cell W H] [--view V] [--textures DIR] [--no-maps] MESH... -- ANIM...",
      "contact sheet: a row per (clip, mesh), N key poses (default 6) in cells of W x H (default 160 x 200)"},
     {"bench", command_bench,
      "bench parse [--runs N] [FILE...]\n"

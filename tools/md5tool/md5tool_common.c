@@ -358,6 +358,12 @@ void print_diags(const diag_list *errors)
 bool md5tool_skin(const model *m, const joint_pose *object, pose_skinning skinning, float (*const *positions)[3],
                   float (*const *normals)[3])
 {
+    return md5tool_skin_frames(m, object, skinning, positions, normals, NULL);
+}
+
+bool md5tool_skin_frames(const model *m, const joint_pose *object, pose_skinning skinning,
+                         float (*const *positions)[3], float (*const *normals)[3], float (*const *tangents)[4])
+{
     const skeleton *s = &m->skeleton;
     size_t joints = (size_t)(s->joint_count ? s->joint_count : 1);
     bool dual = skinning == POSE_SKINNING_DUAL_QUATERNION;
@@ -366,9 +372,14 @@ bool md5tool_skin(const model *m, const joint_pose *object, pose_skinning skinni
     /* The casts add const to arrays of arrays, which C before C23 does not do implicitly. */
     bool ok = dual ? quaternions && pose_dual_quaternion_palette(object, s->bind_object, s->joint_count, quaternions)
                    : matrices && pose_palette(object, (const mat4 *)s->inverse_bind, s->joint_count, matrices);
-    for (int i = 0; ok && i < m->mesh_count; ++i)
+    for (int i = 0; ok && i < m->mesh_count; ++i) {
         ok = dual ? pose_skin_cpu_dual_quaternion(&m->meshes[i], quaternions, s->joint_count, positions[i], normals[i])
                   : pose_skin_cpu(&m->meshes[i], (const mat4 *)matrices, s->joint_count, positions[i], normals[i]);
+        if (ok && tangents)
+            ok = dual ? pose_skin_cpu_dual_quaternion_tangents(&m->meshes[i], quaternions, s->joint_count, tangents[i])
+                      : pose_skin_cpu_tangents(&m->meshes[i], (const mat4 *)matrices, s->joint_count,
+                                               (const float(*)[3])normals[i], tangents[i]);
+    }
     free(matrices);
     free(quaternions);
     return ok;

@@ -98,6 +98,10 @@ void posed_free(posed *p);
  * pose_dual_quaternion_palette and pose_skin_cpu_dual_quaternion. False when the pose stages refuse. */
 bool md5tool_skin(const model *m, const joint_pose *object, pose_skinning skinning, float (*const *positions)[3],
                   float (*const *normals)[3]);
+/* The same with each mesh's tangent frames into tangents[i] too (pose_skin_cpu_tangents or
+ * pose_skin_cpu_dual_quaternion_tangents); tangents NULL: none. */
+bool md5tool_skin_frames(const model *m, const joint_pose *object, pose_skinning skinning,
+                         float (*const *positions)[3], float (*const *normals)[3], float (*const *tangents)[4]);
 bool pose_from_arguments(const pose_arguments *a, posed *p);
 
 /* md5tool_picture.c: the render and sheet commands. */

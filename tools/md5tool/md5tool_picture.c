@@ -73,6 +73,7 @@ static void box_add(box *b, const float point[3])
  * the light and the ground grid that go with it. */
 typedef struct picture_framing {
     raster_camera camera;
+    vec3 eye;             /* where the camera is, for the highlight */
     vec3 light_direction; /* toward the light: from the camera's side, above and a little to the left */
     vec3 ground_center;   /* the grid lies under the framed box, at its lowest point */
     float ground_half_size, ground_spacing;
@@ -93,6 +94,7 @@ static picture_framing frame_box(box frame, view_kind view, int width, int heigh
     glm_vec3_add(center, eye, eye);
     mat4 view_matrix;
     glm_lookat(eye, center, up, view_matrix);
+    glm_vec3_copy(eye, framing.eye);
 
     /* The grid reaches a little beyond the box; whole "spacing" squares around the centre. */
     framing.ground_half_size = fmaxf(size[0], size[1]) * 0.5f + radius * 0.3f;
@@ -151,11 +153,16 @@ typedef struct picture_model {
     const model *model;
     float (**positions)[3];
     float (**normals)[3];
+    float (**tangents)[4];
     joint_pose *object; /* the current pose in object space */
     pose_skinning skinning;
-    tga_image *images;
-    raster_texture *textures; /* textures[i].pixels NULL: mesh i uses the placeholder */
+    /* Per mesh and image kind (texture, normal map, specular map): the image read, and what the rasterizer
+     * samples; textures[k][i].pixels NULL: mesh i has none (the texture's place a checker). */
+    tga_image *images[3];
+    raster_texture *textures[3];
 } picture_model;
+
+enum { PICTURE_TEXTURE, PICTURE_NORMAL_MAP, PICTURE_SPECULAR_MAP };
 
 static void picture_model_free(picture_model *picture)
 {
@@ -165,73 +172,109 @@ static void picture_model_free(picture_model *picture)
             free(picture->positions[i]);
         if (picture->normals)
             free(picture->normals[i]);
-        if (picture->images)
-            tga_image_free(&picture->images[i]);
+        if (picture->tangents)
+            free(picture->tangents[i]);
+        for (int k = 0; k < 3; ++k)
+            if (picture->images[k])
+                tga_image_free(&picture->images[k][i]);
     }
     free(picture->positions);
     free(picture->normals);
+    free(picture->tangents);
     free(picture->object);
-    free(picture->images);
-    free(picture->textures);
+    for (int k = 0; k < 3; ++k) {
+        free(picture->images[k]);
+        free(picture->textures[k]);
+    }
     *picture = (picture_model){0};
 }
 
-/* Loads each mesh's texture: the one found in the mesh's folder, else the shader's file name in
- * textures_dir (--textures, as a character's `textures` folder; may be NULL). A missing or unreadable one is
- * a warning on stderr, not an error: the mesh is drawn with the placeholder checker. */
-static void load_textures(picture_model *picture, const char *model_path, const char *textures_dir)
+/* One image of a mesh into picture->textures[kind][i]; a path that is not a TGA, or a TGA that cannot be
+ * read, is a warning on stderr and leaves it without. A map of another size than the texture is a warning
+ * too, and is not used. */
+static void load_image(picture_model *picture, const char *model_path, int i, int kind, const char *path)
+{
+    static const char *const names[3] = {"texture", "normal map", "specular map"};
+    static const char *const instead[3] = {"drawing a placeholder", "drawing without it", "drawing without it"};
+    diag err = {0};
+    if (!has_extension(path, ".tga")) {
+        fprintf(stderr, "%s: warning: mesh %d: %s %s is not a TGA image (md5tool reads TGA only); %s\n", model_path,
+                i, names[kind], path, instead[kind]);
+    } else if (!tga_load(path, &picture->images[kind][i], &err)) {
+        char text[DIAG_TEXT_MAX];
+        diag_format(&err, text, sizeof text);
+        fprintf(stderr, "%s: warning: mesh %d: %s; %s\n", model_path, i, text, instead[kind]);
+    } else if (kind != PICTURE_TEXTURE && picture->textures[PICTURE_TEXTURE][i].pixels &&
+               (picture->images[kind][i].width != picture->textures[PICTURE_TEXTURE][i].width ||
+                picture->images[kind][i].height != picture->textures[PICTURE_TEXTURE][i].height)) {
+        fprintf(stderr, "%s: warning: mesh %d: %s %s is %d x %d, its texture %d x %d; %s\n", model_path, i,
+                names[kind], path, picture->images[kind][i].width, picture->images[kind][i].height,
+                picture->textures[PICTURE_TEXTURE][i].width, picture->textures[PICTURE_TEXTURE][i].height,
+                instead[kind]);
+        tga_image_free(&picture->images[kind][i]);
+    } else {
+        picture->textures[kind][i] = (raster_texture){.width = picture->images[kind][i].width,
+                                                      .height = picture->images[kind][i].height,
+                                                      .pixels = picture->images[kind][i].pixels};
+    }
+}
+
+/* Loads each mesh's images: its texture found as a character's would be (the mesh's folder, then the shader's
+ * file name in textures_dir, --textures, as a character's `textures` folder; may be NULL), and, unless
+ * no_maps, its normal and specular maps beside it by their names (loader_find_map). A missing texture is a
+ * warning on stderr, not an error: the mesh is drawn with the placeholder checker; a missing map is no
+ * warning: the mesh is drawn without it. */
+static void load_textures(picture_model *picture, const char *model_path, const char *textures_dir, bool no_maps)
 {
     const model *m = picture->model;
     for (int i = 0; i < m->mesh_count; ++i) {
         const skin_mesh *mesh = &m->meshes[i];
-        diag err = {0};
-        char found[1024];
-        const char *texture_path = mesh->texture_path;
-        if (!texture_path && textures_dir &&
-            md5_find_texture_in_folder(textures_dir, mesh->shader, found, sizeof found, NULL))
-            texture_path = found;
-        if (!texture_path) {
+        char texture[1024], map[1024];
+        if (!loader_find_texture(model_path, mesh->shader, textures_dir, texture, sizeof texture, NULL)) {
             fprintf(stderr, "%s: warning: mesh %d: texture \"%s\" not found; drawing a placeholder\n", model_path, i,
                     mesh->shader ? mesh->shader : "");
-        } else if (!has_extension(texture_path, ".tga")) {
-            fprintf(stderr, "%s: warning: mesh %d: texture %s is not a TGA image (md5tool reads TGA only); "
-                            "drawing a placeholder\n", model_path, i, texture_path);
-        } else if (!tga_load(texture_path, &picture->images[i], &err)) {
-            char text[DIAG_TEXT_MAX];
-            diag_format(&err, text, sizeof text);
-            fprintf(stderr, "%s: warning: mesh %d: %s; drawing a placeholder\n", model_path, i, text);
+            texture[0] = '\0';
         } else {
-            picture->textures[i] = (raster_texture){.width = picture->images[i].width,
-                                                    .height = picture->images[i].height,
-                                                    .pixels = picture->images[i].pixels};
+            load_image(picture, model_path, i, PICTURE_TEXTURE, texture);
         }
+        for (int kind = PICTURE_NORMAL_MAP; !no_maps && kind <= PICTURE_SPECULAR_MAP; ++kind)
+            if (loader_find_map(model_path, mesh->shader, textures_dir, texture,
+                                kind == PICTURE_NORMAL_MAP ? LOADER_MAP_NORMAL : LOADER_MAP_SPECULAR, map, sizeof map,
+                                NULL))
+                load_image(picture, model_path, i, kind, map);
     }
 }
 
 static bool picture_model_init(picture_model *picture, const model *m, const char *model_path,
-                               const char *textures_dir)
+                               const char *textures_dir, bool no_maps)
 {
     *picture = (picture_model){.model = m};
     size_t meshes = (size_t)(m->mesh_count ? m->mesh_count : 1);
     size_t joints = (size_t)(m->skeleton.joint_count ? m->skeleton.joint_count : 1);
     picture->positions = calloc(meshes, sizeof *picture->positions);
     picture->normals = calloc(meshes, sizeof *picture->normals);
-    picture->images = calloc(meshes, sizeof *picture->images);
-    picture->textures = calloc(meshes, sizeof *picture->textures);
+    picture->tangents = calloc(meshes, sizeof *picture->tangents);
+    bool ok = picture->positions && picture->normals && picture->tangents;
+    for (int k = 0; k < 3; ++k) {
+        picture->images[k] = calloc(meshes, sizeof *picture->images[k]);
+        picture->textures[k] = calloc(meshes, sizeof *picture->textures[k]);
+        ok = ok && picture->images[k] && picture->textures[k];
+    }
     picture->object = malloc(joints * sizeof *picture->object);
-    bool ok = picture->positions && picture->normals && picture->images && picture->textures && picture->object;
+    ok = ok && picture->object;
     for (int i = 0; ok && i < m->mesh_count; ++i) {
         size_t vertices = (size_t)(m->meshes[i].vertex_count ? m->meshes[i].vertex_count : 1);
         picture->positions[i] = malloc(vertices * sizeof *picture->positions[i]);
         picture->normals[i] = malloc(vertices * sizeof *picture->normals[i]);
-        ok = picture->positions[i] && picture->normals[i];
+        picture->tangents[i] = malloc(vertices * sizeof *picture->tangents[i]);
+        ok = picture->positions[i] && picture->normals[i] && picture->tangents[i];
     }
     if (!ok) {
         fprintf(stderr, "md5tool: out of memory\n");
         picture_model_free(picture);
         return false;
     }
-    load_textures(picture, model_path, textures_dir);
+    load_textures(picture, model_path, textures_dir, no_maps);
     return true;
 }
 
@@ -247,11 +290,14 @@ static bool picture_model_pose(picture_model *picture, const joint_pose *object)
                    *picture->positions[i]);
             memcpy(picture->normals[i], m->meshes[i].normals, (size_t)m->meshes[i].vertex_count * sizeof
                    *picture->normals[i]);
+            memcpy(picture->tangents[i], m->meshes[i].tangents, (size_t)m->meshes[i].vertex_count * sizeof
+                   *picture->tangents[i]);
         }
         return true;
     }
     memcpy(picture->object, object, (size_t)s->joint_count * sizeof *picture->object);
-    return md5tool_skin(m, picture->object, picture->skinning, picture->positions, picture->normals);
+    return md5tool_skin_frames(m, picture->object, picture->skinning, picture->positions, picture->normals,
+                               picture->tangents);
 }
 
 /* Grow b by the skinned vertices, and by the joints when the skeleton is drawn too. */
@@ -278,8 +324,9 @@ static void picture_model_draw(const picture_model *picture, const picture_frami
     raster_draw_ground_grid(target, &framing->camera, framing->ground_center, framing->ground_half_size,
                             framing->ground_spacing, ground_color);
     raster_shading shading = {.ambient = 0.3f, .cull_back_faces = true, .front_face = RASTER_FRONT_CLOCKWISE,
-                              .bilinear = true};
+                              .bilinear = true, .highlight = true};
     glm_vec3_copy((float *)framing->light_direction, shading.light_direction);
+    glm_vec3_copy((float *)framing->eye, shading.eye);
     for (int i = 0; i < m->mesh_count; ++i) {
         const skin_mesh *mesh = &m->meshes[i];
         raster_mesh drawn = {
@@ -289,7 +336,13 @@ static void picture_model_draw(const picture_model *picture, const picture_frami
             .normals = (const float(*)[3])picture->normals[i],
             .uvs = (const float(*)[2])mesh->uvs,
             .triangles = (const uint32_t(*)[3])mesh->triangles,
-            .texture = picture->textures[i].pixels ? &picture->textures[i] : NULL,
+            .texture = picture->textures[PICTURE_TEXTURE][i].pixels ? &picture->textures[PICTURE_TEXTURE][i] : NULL,
+            .tangents = (const float(*)[4])picture->tangents[i],
+            .normal_map = picture->textures[PICTURE_NORMAL_MAP][i].pixels ? &picture->textures[PICTURE_NORMAL_MAP][i]
+                                                                           : NULL,
+            .specular_map = picture->textures[PICTURE_SPECULAR_MAP][i].pixels
+                                ? &picture->textures[PICTURE_SPECULAR_MAP][i]
+                                : NULL,
         };
         raster_draw_mesh(target, &framing->camera, &drawn, &shading);
     }
@@ -328,14 +381,18 @@ static bool parse_size(int argc, char **argv, int *i, int *width, int *height)
     return true;
 }
 
-/* The options render and sheet share: --out FILE.png, --view V and --textures DIR. Returns true when argv[*i]
- * was one of them (moving *i past its value); *status is then 0, or the exit status of the usage error
- * printed. */
+/* The options render and sheet share: --out FILE.png, --view V, --textures DIR and --no-maps. Returns true
+ * when argv[*i] was one of them (moving *i past its value); *status is then 0, or the exit status of the usage
+ * error printed. */
 static bool picture_option(int argc, char **argv, int *i, const char **out_path, view_kind *view,
-                           const char **textures_dir, int *status)
+                           const char **textures_dir, bool *no_maps, int *status)
 {
     const char *arg = argv[*i];
     *status = 0;
+    if (strcmp(arg, "--no-maps") == 0) {
+        *no_maps = true;
+        return true;
+    }
     if (strcmp(arg, "--textures") == 0) {
         if (*i + 1 >= argc)
             *status = usage_error("%s", "--textures needs a DIR");
@@ -370,10 +427,11 @@ int command_render(int argc, char **argv)
     int width = 512, height = 512;
     bool with_skeleton = false;
     const char *textures_dir = NULL;
+    bool no_maps = false;
     for (int i = 1; i < argc; ++i) {
         const char *arg = argv[i];
         int status = 0;
-        if (picture_option(argc, argv, &i, &out_path, &view, &textures_dir, &status) ||
+        if (picture_option(argc, argv, &i, &out_path, &view, &textures_dir, &no_maps, &status) ||
             pose_option("render", argc, argv, &i, &a, &status)) {
             if (status)
                 return status;
@@ -396,7 +454,7 @@ int command_render(int argc, char **argv)
     picture_model picture = {0};
     raster_target image = {0};
     status = EXIT_INVALID;
-    if (!pose_from_arguments(&a, &p) || !picture_model_init(&picture, p.mesh.model, a.mesh_path, textures_dir))
+    if (!pose_from_arguments(&a, &p) || !picture_model_init(&picture, p.mesh.model, a.mesh_path, textures_dir, no_maps))
         goto done;
     picture.skinning = a.skinning;
     if (!picture_model_pose(&picture, p.object)) {
@@ -453,6 +511,7 @@ int command_sheet(int argc, char **argv)
     int first_mesh = 0, mesh_count = 0, first_anim = 0, anim_count = 0;
     bool after_separator = false;
     const char *textures_dir = NULL;
+    bool no_maps = false;
     for (int i = 1; i < argc; ++i) {
         int status = 0;
         const char *arg = argv[i];
@@ -461,7 +520,7 @@ int command_sheet(int argc, char **argv)
             first_anim = i + 1;
         } else if (after_separator) {
             ++anim_count;
-        } else if (picture_option(argc, argv, &i, &out_path, &view, &textures_dir, &status)) {
+        } else if (picture_option(argc, argv, &i, &out_path, &view, &textures_dir, &no_maps, &status)) {
             if (status)
                 return status;
         } else if (strcmp(arg, "--cell") == 0) {
@@ -526,7 +585,7 @@ int command_sheet(int argc, char **argv)
     }
     for (; ready_pictures < mesh_count; ++ready_pictures)
         if (!picture_model_init(&pictures[ready_pictures], meshes[ready_pictures].model, meshes[ready_pictures].path,
-                                textures_dir))
+                                textures_dir, no_maps))
             goto done;
     local = malloc((size_t)most_joints * sizeof *local);
     object = malloc((size_t)most_joints * sizeof *object);
