@@ -154,71 +154,106 @@ static void add_channel(hud_buffer *b, const anim_controller *controller, int ch
     add(b, "\n");
 }
 
+/* ---- The HUD's rows, top to bottom: each writes its line (or lines) from the view. A new line is a row. */
+
+static void row_frame(hud_buffer *b, const hud_view *v)
+{
+    add(b, "marionette  %.0f fps  frame %.1f ms  update %.2f ms  draw %.1f ms\n", v->fps, v->frame_ms,
+        v->update_ms, v->draw_ms);
+    add_gpu(b, &v->budget); /* under the CPU's figures */
+    add(b, "\n");
+}
+
+static void row_player(hud_buffer *b, const hud_view *v)
+{
+    if (!v->player_layers) {
+        add(b, "player  none (no valid character; fix the config and press F5)\n");
+        return;
+    }
+    /* The look-at weight, the foot IK and the ground on the player's line: a line of their own would push the
+     * HUD further over the picture. */
+    add(b, "player  %s  %.2f m/s  time x%.3g  look-at ", v->player_state, (double)v->player_speed,
+        (double)v->time_scale);
+    if (v->look_player)
+        add(b, "%.2f", (double)v->look_weight);
+    else
+        add(b, "off");
+    if (v->look_crowd_distance > 0.0f)
+        add(b, " (crowd %.3g m)", (double)v->look_crowd_distance);
+    /* The pelvis's drop in whole centimetres: under half a centimetre reads 0, not -0. */
+    long drop_cm = lround((double)v->pelvis_drop * 100.0);
+    if (v->foot_ik_on)
+        add(b, "  foot IK pelvis %s%ld cm", drop_cm > 0 ? "-" : "", drop_cm);
+    else
+        add(b, "  foot IK off");
+    add(b, "%s%s%s", v->ground ? "  ground " : "", v->ground ? v->ground : "",
+        v->paused ? "  PAUSED (P resume, . step)" : "");
+    if (v->recording)
+        add(b, "  REC %.1f s", (double)v->recording_seconds);
+    add(b, "\n");
+    for (int channel = 0; channel < ANIM_CHANNEL_COUNT; ++channel)
+        add_channel(b, v->player_layers, channel);
+}
+
+static void row_events(hud_buffer *b, const hud_view *v)
+{
+    add(b, "events ");
+    if (v->event_count == 0)
+        add(b, " none yet");
+    for (int i = v->event_count - 1; i >= 0; --i)
+        /* A faint event (a layer fading out alone in carrying its mark) shows its weight, not 0.00. */
+        add(b, v->events[i].weight < 0.01f ? " %s (%.3f) %.1fs ago" : " %s (%.2f) %.1fs ago", v->events[i].name,
+            (double)v->events[i].weight, v->events[i].seconds_ago);
+    add(b, "\n");
+}
+
+static void row_crowd(hud_buffer *b, const hud_view *v)
+{
+    add(b, "crowd  %d entities (%d poses a step; near %d middle %d far %d hidden %d)  shared ", v->crowd_entities,
+        v->crowd_poses_per_step, v->crowd_tiers[0], v->crowd_tiers[1], v->crowd_tiers[2], v->crowd_tiers[3]);
+    add_bytes(b, v->shared_bytes);
+    add(b, " (%d models, %d clips)  per entity ", v->shared_models, v->shared_clips);
+    add_bytes(b, v->crowd_entities > 0 ? v->crowd_bytes_per_entity : 0);
+    add(b, "  all entities ");
+    add_bytes(b, v->crowd_entity_bytes);
+    add(b, "\n");
+}
+
+/* The draw figures, how characters are skinned and the debug views on (their words from the demo's table). */
+static void row_draw(hud_buffer *b, const hud_view *v)
+{
+    add(b, "draw  %d calls  %d drawn  %d culled  ", v->draw_calls, v->drawn, v->culled);
+    add_triangles(b, &v->budget);
+    add(b, "  %s skinning%s%s", v->cpu_skinning ? "CPU" : "GPU", v->skin_blend ? ", blend " : "",
+        v->skin_blend ? v->skin_blend : "");
+    for (int i = 0; i < v->view_count; ++i)
+        add(b, "  %s", v->views[i]);
+    add(b, "\n");
+}
+
+static void row_legends(hud_buffer *b, const hud_view *v)
+{
+    for (int i = 0; i < v->legend_count; ++i)
+        add(b, "%s\n", v->legends[i]);
+}
+
+static void row_status(hud_buffer *b, const hud_view *v)
+{
+    if (v->status && v->status[0])
+        add(b, "%s\n", v->status);
+}
+
+typedef void hud_row(hud_buffer *b, const hud_view *v);
+static hud_row *const hud_rows[] = {row_frame, row_player, row_events, row_crowd, row_draw, row_legends, row_status};
+
 void hud_text(const hud_view *v, char *buffer, size_t size)
 {
     hud_buffer b = {.text = buffer, .size = size};
     if (size == 0)
         return;
     buffer[0] = '\0';
-    add(&b, "marionette  %.0f fps  frame %.1f ms  update %.2f ms  draw %.1f ms\n", v->fps, v->frame_ms,
-        v->update_ms, v->draw_ms);
-    add_gpu(&b, &v->budget); /* under the CPU's figures */
-    add(&b, "\n");
-    if (v->player_layers) {
-        /* The look-at weight, the foot IK and the ground on the player's line: a line of their own would
-         * push the HUD further over the picture. */
-        add(&b, "player  %s  %.2f m/s  time x%.3g  look-at ", v->player_state, (double)v->player_speed,
-            (double)v->time_scale);
-        if (v->look_player)
-            add(&b, "%.2f", (double)v->look_weight);
-        else
-            add(&b, "off");
-        if (v->look_crowd_distance > 0.0f)
-            add(&b, " (crowd %.3g m)", (double)v->look_crowd_distance);
-        /* The pelvis's drop in whole centimetres: under half a centimetre reads 0, not -0. */
-        long drop_cm = lround((double)v->pelvis_drop * 100.0);
-        if (v->foot_ik_on)
-            add(&b, "  foot IK pelvis %s%ld cm", drop_cm > 0 ? "-" : "", drop_cm);
-        else
-            add(&b, "  foot IK off");
-        add(&b, "%s%s%s", v->ground ? "  ground " : "", v->ground ? v->ground : "",
-            v->paused ? "  PAUSED (P resume, . step)" : "");
-        if (v->recording)
-            add(&b, "  REC %.1f s", (double)v->recording_seconds);
-        add(&b, "\n");
-        for (int channel = 0; channel < ANIM_CHANNEL_COUNT; ++channel)
-            add_channel(&b, v->player_layers, channel);
-    } else {
-        add(&b, "player  none (no valid character; fix the config and press F5)\n");
-    }
-    add(&b, "events ");
-    if (v->event_count == 0)
-        add(&b, " none yet");
-    for (int i = v->event_count - 1; i >= 0; --i)
-        /* A faint event (a layer fading out alone in carrying its mark) shows its weight, not 0.00. */
-        add(&b, v->events[i].weight < 0.01f ? " %s (%.3f) %.1fs ago" : " %s (%.2f) %.1fs ago", v->events[i].name,
-            (double)v->events[i].weight, v->events[i].seconds_ago);
-    add(&b, "\n");
-
-    add(&b, "crowd  %d entities (%d poses a step; near %d middle %d far %d hidden %d)  shared ", v->crowd_entities,
-        v->crowd_poses_per_step, v->crowd_tiers[0], v->crowd_tiers[1], v->crowd_tiers[2], v->crowd_tiers[3]);
-    add_bytes(&b, v->shared_bytes);
-    add(&b, " (%d models, %d clips)  per entity ", v->shared_models, v->shared_clips);
-    add_bytes(&b, v->crowd_entities > 0 ? v->crowd_bytes_per_entity : 0);
-    add(&b, "  all entities ");
-    add_bytes(&b, v->crowd_entity_bytes);
-    add(&b, "\n");
-    add(&b, "draw  %d calls  %d drawn  %d culled  ", v->draw_calls, v->drawn, v->culled);
-    add_triangles(&b, &v->budget);
-    add(&b, "  %s skinning%s%s", v->cpu_skinning ? "CPU" : "GPU", v->skin_blend ? ", blend " : "",
-        v->skin_blend ? v->skin_blend : "");
-    for (int i = 0; i < v->view_count; ++i)
-        add(&b, "  %s", v->views[i]);
-    add(&b, "\n");
-    for (int i = 0; i < v->legend_count; ++i)
-        add(&b, "%s\n", v->legends[i]);
-    if (v->status && v->status[0])
-        add(&b, "%s\n", v->status);
+    for (size_t i = 0; i < sizeof hud_rows / sizeof hud_rows[0]; ++i)
+        hud_rows[i](&b, v);
 }
 
 /* The state machine panel on the right, from `top` down, or below the main panel (main_right, main_bottom)
