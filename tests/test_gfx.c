@@ -130,14 +130,21 @@ static gfx_frame_desc camera_frame(vec3 eye, vec3 target, float field_of_view_de
     return frame;
 }
 
-static void end_frame_checked(void)
+/* A frame ended by `end_frame` (gfx_end_frame, or gfx_bench_end_naive_frame for a naive frame), then no GL
+ * errors. */
+static void end_frame_checked_by(void (*end_frame)(void))
 {
     platform_begin_frame();
-    gfx_end_frame();
+    end_frame();
     const char *errors = gfx_check_errors();
     CHECK(errors == NULL);
     if (errors)
         fprintf(stderr, "GL errors after a frame: %s\n", errors);
+}
+
+static void end_frame_checked(void)
+{
+    end_frame_checked_by(gfx_end_frame);
 }
 
 /* Meshes dressed as the demo dresses them: images read through an image cache (gfx reads no file) and
@@ -949,7 +956,7 @@ static void draw_small_scene(draw_path path, int count, const mat4 (*palettes)[M
         gfx_instance instance = small_scene_instance(i, palettes);
         CHECK(gfx_submit(&instance));
     }
-    end_frame_checked();
+    end_frame_checked_by(path == PATH_NAIVE ? gfx_bench_end_naive_frame : gfx_end_frame);
 }
 
 static void test_naive_path_matches_instanced(void)
@@ -2027,7 +2034,7 @@ static gfx_stats draw_budget_scene(bool shadows, bool naive, const mat4 *palette
         glm_translate_make(instance.world, (vec3){-1.5f * (float)(i / 2), 0.0f, is_robot ? 0.7f : -0.7f});
         CHECK(gfx_submit(&instance));
     }
-    end_frame_checked();
+    end_frame_checked_by(naive ? gfx_bench_end_naive_frame : gfx_end_frame);
     return gfx_frame_stats();
 }
 
@@ -2416,10 +2423,19 @@ static void test_dual_quaternion_misuse_is_reported(void)
         memcpy(slot, dual_quaternions, (size_t)instance.joint_count * sizeof *slot);
     end_frame_checked();
     CHECK(gfx_frame_stats().instances == 1);
-    /* The benchmark's naive frames skin linearly only. */
+    /* The benchmark's naive frames skin linearly only, and each kind of frame is ended by its own end: the
+     * other refuses it and leaves it open. */
     gfx_bench_begin_naive_frame(&frame);
     CHECK(!gfx_submit(&instance));
     CHECK_STR_CONTAINS(gfx_last_error(), "linearly only");
+    gfx_end_frame();
+    CHECK_STR_CONTAINS(gfx_last_error(), "end it with gfx_bench_end_naive_frame");
+    end_frame_checked_by(gfx_bench_end_naive_frame);
+    gfx_bench_end_naive_frame();
+    CHECK_STR_CONTAINS(gfx_last_error(), "gfx_bench_end_naive_frame without gfx_bench_begin_naive_frame");
+    gfx_begin_frame(&frame);
+    gfx_bench_end_naive_frame();
+    CHECK_STR_CONTAINS(gfx_last_error(), "begun by gfx_begin_frame: end it with gfx_end_frame");
     end_frame_checked();
 }
 

@@ -1,8 +1,9 @@
-/* gfx: the renderer's setup and its frame: begin, queue (checks, culling, room in the upload buffers), end
- * (upload, shadow pass, ground, instances, debug lines). Meshes, textures, upload buffers, the shadow
- * pass, the CPU skinning path, the capture check, the benchmark's naive path and the frame budget each have
- * their own file (gfx_mesh.c, gfx_texture.c, gfx_palette.c, gfx_shadow.c, gfx_cpu_skin.c, gfx_capture.c,
- * gfx_bench.c, gfx_timer.c).
+/* gfx: the renderer's one instance and its frame: setup, the entry points of gfx.h (and of gfx_capture.h),
+ * begin, queue (checks, culling, room in the upload buffers), end (upload, shadow pass, instances, ground,
+ * debug lines). The renderer is a file-static made of one state per concern, each owned by its own file
+ * (gfx_internal.h lists them): this file holds them, passes each part pointers to what it needs, and owns
+ * the frame's description, its stats and the error texts. The benchmark's naive frames end through
+ * gfx_frame.h (gfx_bench.c).
  * See gfx.h. */
 #include "gfx.h"
 
@@ -13,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gfx_bench.h"
+#include "gfx_capture_internal.h"
 #include "gfx_cpu_skin.h"
+#include "gfx_debug.h"
 #include "gfx_draw.h"
+#include "gfx_frame.h"
 #include "gfx_internal.h"
 #include "gfx_lod.h"
 #include "gfx_mesh.h"
@@ -33,7 +36,33 @@ static const float GFX_DEFAULT_STAND_IN_PIXELS = 48.0f;
 /* Frames between two timed ones (gfx_desc.gpu_timer_every): the figures refresh twice a second at 60 fps. */
 enum { GFX_DEFAULT_GPU_TIMER_EVERY = 30 };
 
-gfx_state gfx;
+/* gfx_begin_frame's frames: anything may be submitted; gfx_end_frame ends them. */
+static const gfx_frame_rules default_rules = {.begin = "gfx_begin_frame", .end = "gfx_end_frame"};
+
+/* The renderer: the parts, each owned by its file, and what is this file's own. */
+typedef struct gfx_renderer {
+    bool ready;
+    bool in_frame;
+    const gfx_frame_rules *rules;    /* the frame's, set by its begin */
+
+    gfx_meshes meshes;               /* gfx_mesh.c */
+    gfx_programs programs;           /* gfx_program.c */
+    gfx_queue queue;                 /* gfx_draw.c */
+    gfx_palettes palettes;           /* gfx_palette.c */
+    gfx_skinned_vertices skinned;    /* gfx_cpu_skin.c */
+    gfx_skin_once skin_once;         /* gfx_skin_once.c */
+    gfx_shadow shadow;               /* gfx_shadow.c */
+    gfx_ground ground;               /* gfx_shadow.c */
+
+    gfx_frame_desc frame;            /* defaults filled in */
+    mat4 view_projection;
+    vec3 light_unit;                 /* the frame's light direction, normalized */
+    gfx_stats stats;                 /* the last frame's; culled counts the frame being queued */
+    char last_error[GFX_ERROR_TEXT_MAX];
+    char gl_errors[GFX_ERROR_TEXT_MAX];
+} gfx_renderer;
+
+static gfx_renderer gfx;
 
 /* ---- Messages ------------------------------------------------------------------------------------------ */
 
@@ -98,6 +127,26 @@ const char *gfx_check_errors(void)
 
 /* ---- Setup --------------------------------------------------------------------------------------------- */
 
+/* The per-frame buffers grew this many times since setup, all parts together. */
+static int buffer_grows(void)
+{
+    return gfx.queue.grows + gfx.palettes.grows + gfx.skinned.grows;
+}
+
+/* What the programs read this frame through texture units: the shadow map once the frame has one. */
+static gfx_frame_textures frame_textures(void)
+{
+    return (gfx_frame_textures){.palettes = gfx.palettes.texture,
+                                .instances = gfx.queue.instance_texture,
+                                .skinned_vertices = gfx.skinned.texture,
+                                .shadow_map = gfx_shadow_map_texture(&gfx.shadow)};
+}
+
+static gfx_lighting frame_lighting(void)
+{
+    return (gfx_lighting){.frame = &gfx.frame, .shadow = &gfx.shadow.frame};
+}
+
 bool gfx_setup(const gfx_desc *desc, diag *err)
 {
     if (gfx.ready)
@@ -110,33 +159,22 @@ bool gfx_setup(const gfx_desc *desc, diag *err)
     if (d.shadow_map_size != 0 && (d.shadow_map_size < 64 || d.shadow_map_size > 8192))
         return diag_set(err, "gfx", 0, "shadow_map_size %d is outside 64..8192", d.shadow_map_size);
     memset(&gfx, 0, sizeof gfx);
-    gfx.mesh_capacity = d.mesh_capacity ? d.mesh_capacity : GFX_DEFAULT_MESH_CAPACITY;
-    gfx.instance_capacity = d.instance_capacity ? d.instance_capacity : GFX_DEFAULT_INSTANCE_CAPACITY;
-    gfx.palette_capacity =
-        d.palette_capacity ? d.palette_capacity : gfx.instance_capacity * GFX_DEFAULT_JOINTS_PER_INSTANCE;
-    gfx.shadow_map_size = d.shadow_map_size ? d.shadow_map_size : GFX_DEFAULT_SHADOW_MAP_SIZE;
+    gfx.rules = &default_rules;
+    int mesh_capacity = d.mesh_capacity ? d.mesh_capacity : GFX_DEFAULT_MESH_CAPACITY;
+    int instance_capacity = d.instance_capacity ? d.instance_capacity : GFX_DEFAULT_INSTANCE_CAPACITY;
+    int palette_capacity =
+        d.palette_capacity ? d.palette_capacity : instance_capacity * GFX_DEFAULT_JOINTS_PER_INSTANCE;
 
-    gfx.meshes = calloc((size_t)gfx.mesh_capacity, sizeof *gfx.meshes);
-    size_t groups = (size_t)gfx.mesh_capacity * GFX_LOD_LEVELS;
-    gfx.mesh_instance_count = calloc(groups, sizeof *gfx.mesh_instance_count);
-    gfx.mesh_first_instance = calloc(groups, sizeof *gfx.mesh_first_instance);
-    gfx.group_scale = calloc(groups, sizeof *gfx.group_scale);
-    gfx.mesh_caster_count = calloc(groups, sizeof *gfx.mesh_caster_count);
-    gfx.group_cursors = calloc(2 * groups, sizeof *gfx.group_cursors);
-    gfx.queued = malloc((size_t)gfx.instance_capacity * sizeof *gfx.queued);
-    gfx.sort_order = malloc((size_t)gfx.instance_capacity * sizeof *gfx.sort_order);
-    gfx.sort_scratch = malloc((size_t)gfx.instance_capacity * sizeof *gfx.sort_scratch);
-    gfx.instance_staging = malloc((size_t)gfx.instance_capacity * GFX_FLOATS_PER_INSTANCE * sizeof(float));
-    gfx.palette_staging = malloc((size_t)gfx.palette_capacity * GFX_FLOATS_PER_MATRIX * sizeof(float));
-    if (!gfx.meshes || !gfx.mesh_instance_count || !gfx.mesh_first_instance || !gfx.group_scale || !gfx.mesh_caster_count || !gfx.group_cursors || !gfx.queued || !gfx.sort_order ||
-        !gfx.sort_scratch ||
-        !gfx.instance_staging || !gfx.palette_staging) {
+    bool made = gfx_meshes_setup(&gfx.meshes, mesh_capacity);
+    made = gfx_queue_setup(&gfx.queue, instance_capacity, mesh_capacity) && made;
+    made = gfx_palettes_setup(&gfx.palettes, palette_capacity) && made;
+    if (!made) {
         gfx.ready = true;
         gfx_shutdown();
         return diag_set(err, "gfx", 0, "out of memory for the per-frame buffers");
     }
 
-    if (!gfx_link_programs(err) ||
+    if (!gfx_programs_link(&gfx.programs, err) ||
         !gfx_debug_setup(d.debug_line_capacity ? d.debug_line_capacity : GFX_DEFAULT_DEBUG_LINES, err)) {
         gfx.ready = true;
         gfx_shutdown();
@@ -145,31 +183,20 @@ bool gfx_setup(const gfx_desc *desc, diag *err)
 
     gfx_texture_setup();
     gfx_timer_setup(d.no_gpu_timer, d.gpu_timer_every ? d.gpu_timer_every : GFX_DEFAULT_GPU_TIMER_EVERY);
-    if (!gfx_skin_once_setup()) {
+    if (!gfx_skin_once_setup(&gfx.skin_once, gfx.queue.group_count)) {
         gfx.ready = true;
         gfx_shutdown();
         return diag_set(err, "gfx", 0, "out of memory for the per-frame buffers");
     }
-    if (!gfx_shadow_setup(err)) {
+    gfx_ground_setup(&gfx.ground);
+    if (!gfx_shadow_setup(&gfx.shadow, d.shadow_map_size ? d.shadow_map_size : GFX_DEFAULT_SHADOW_MAP_SIZE, err)) {
         gfx.ready = true;
         gfx_shutdown();
         return false;
     }
-    GLuint buffers[3];
-    glGenBuffers(3, buffers);
-    /* The CPU path's buffer starts empty and grows on its first use. */
-    gfx.skinned_buffer = gfx_make_texture_buffer(buffers[2], 0, GL_R32F, &gfx.skinned_texture);
-    GLint texels = 0;
-    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &texels);
-    gfx.max_skinned_vertices = texels / GFX_FLOATS_PER_SKINNED_VERTEX;
-    gfx.palette_buffer = gfx_make_texture_buffer(
-        buffers[0], (GLsizeiptr)gfx.palette_capacity * GFX_FLOATS_PER_MATRIX * (GLsizeiptr)sizeof(float),
-        GL_RGBA32F, &gfx.palette_texture);
-    gfx.instance_buffer = gfx_make_texture_buffer(
-        buffers[1], (GLsizeiptr)gfx.instance_capacity * GFX_FLOATS_PER_INSTANCE * (GLsizeiptr)sizeof(float),
-        GL_RGBA32F, &gfx.instance_texture);
-    gfx.palette_buffer_matrices = gfx.palette_capacity;
-    gfx.instance_buffer_instances = gfx.instance_capacity;
+    gfx_cpu_skin_setup(&gfx.skinned);
+    gfx_palettes_make_buffer(&gfx.palettes);
+    gfx_queue_make_buffer(&gfx.queue);
 
     gfx.ready = true;
     const char *errors = gfx_check_errors();
@@ -185,34 +212,85 @@ void gfx_shutdown(void)
 {
     if (!gfx.ready)
         return;
-    gfx_meshes_release_all();
-    /* Deleting name 0 is a no-op in GL, so a half-finished setup is released the same way. */
-    for (int k = 0; k < GFX_PROGRAM_COUNT; ++k)
-        glDeleteProgram(gfx.programs[k].program);
+    gfx_meshes_shutdown(&gfx.meshes);
+    gfx_programs_delete(&gfx.programs);
     gfx_debug_shutdown();
-    gfx_shadow_shutdown();
-    gfx_skin_once_shutdown();
+    gfx_shadow_shutdown(&gfx.shadow);
+    gfx_ground_shutdown(&gfx.ground);
+    gfx_skin_once_shutdown(&gfx.skin_once);
     gfx_timer_shutdown();
-    glDeleteTextures(1, &gfx.skinned_texture);
-    glDeleteBuffers(1, &gfx.skinned_buffer);
-    free(gfx.skinned_staging);
+    gfx_cpu_skin_shutdown(&gfx.skinned);
     gfx_texture_shutdown();
-    glDeleteTextures(1, &gfx.palette_texture);
-    glDeleteTextures(1, &gfx.instance_texture);
-    glDeleteBuffers(1, &gfx.palette_buffer);
-    glDeleteBuffers(1, &gfx.instance_buffer);
-    free(gfx.meshes);
-    free(gfx.mesh_instance_count);
-    free(gfx.mesh_first_instance);
-    free(gfx.group_scale);
-    free(gfx.mesh_caster_count);
-    free(gfx.group_cursors);
-    free(gfx.queued);
-    free(gfx.sort_order);
-    free(gfx.sort_scratch);
-    free(gfx.instance_staging);
-    free(gfx.palette_staging);
+    gfx_palettes_shutdown(&gfx.palettes);
+    gfx_queue_shutdown(&gfx.queue);
     memset(&gfx, 0, sizeof gfx);
+}
+
+/* ---- Meshes, the ground, the capture check: the parts' work on the renderer's parts -------------------- */
+
+gfx_mesh gfx_make_mesh(const gfx_mesh_desc *desc, diag *err, diag_list *warnings)
+{
+    if (!gfx.ready) {
+        diag_set(err, desc && desc->label ? desc->label : "mesh", 0, "gfx_make_mesh before gfx_setup");
+        return (gfx_mesh){0};
+    }
+    return gfx_meshes_make(&gfx.meshes, desc, err, warnings);
+}
+
+void gfx_destroy_mesh(gfx_mesh mesh)
+{
+    if (!gfx_meshes_destroy(&gfx.meshes, mesh))
+        gfx_misuse("gfx_destroy_mesh: mesh %u is not alive", (unsigned)mesh.id);
+}
+
+int gfx_mesh_joint_count(gfx_mesh mesh)
+{
+    gfx_mesh_slot *slot = gfx_meshes_find(&gfx.meshes, mesh);
+    return slot ? slot->joint_count : 0;
+}
+
+bool gfx_set_ground(const gfx_ground_desc *desc)
+{
+    if (!gfx.ready)
+        return gfx_misuse("gfx_set_ground before gfx_setup");
+    diag err;
+    if (!gfx_ground_set(&gfx.ground, desc, &err))
+        return gfx_misuse("%s: %s", err.file, err.message);
+    return true;
+}
+
+/* The capture borrows the frame's palette and instance buffers and the skinning program, outside frames,
+ * lit without a shadow (it captures object space, so the lighting is only what the program expects). */
+static bool capture(gfx_mesh mesh, int mesh_index, const void *palette, int joint_count, int matrices,
+                    pose_skinning skinning, float (*positions)[3], float (*normals)[3], diag *err)
+{
+    gfx_frame_shadow no_shadow = {.on = false, .fit = gfx.shadow.frame.fit};
+    gfx_lighting lighting = {.frame = &gfx.frame, .shadow = &no_shadow};
+    gfx_frame_textures textures = frame_textures();
+    gfx_capture_parts parts = {.meshes = &gfx.meshes,
+                               .in_frame = gfx.in_frame,
+                               .palettes = &gfx.palettes,
+                               .queue = &gfx.queue,
+                               .skinning = &gfx.programs.of[GFX_PROGRAM_SKINNED],
+                               .lighting = &lighting,
+                               .textures = &textures,
+                               .view_projection = gfx.view_projection};
+    return gfx_capture_run(&parts, mesh, mesh_index, palette, joint_count, matrices, skinning, positions, normals,
+                           err);
+}
+
+bool gfx_capture_skinning(gfx_mesh mesh, int mesh_index, const mat4 *palette, int joint_count,
+                          float (*positions)[3], float (*normals)[3], diag *err)
+{
+    return capture(mesh, mesh_index, palette, joint_count, joint_count, POSE_SKINNING_LINEAR, positions, normals,
+                   err);
+}
+
+bool gfx_capture_dual_quaternion_skinning(gfx_mesh mesh, int mesh_index, const pose_dual_quaternion *palette,
+                                          int joint_count, float (*positions)[3], float (*normals)[3], diag *err)
+{
+    return capture(mesh, mesh_index, palette, joint_count, (joint_count + 1) / 2, POSE_SKINNING_DUAL_QUATERNION,
+                   positions, normals, err);
 }
 
 /* ---- Frames -------------------------------------------------------------------------------------------- */
@@ -228,22 +306,22 @@ static bool is_zero3(const vec3 v)
     return v[0] == 0.0f && v[1] == 0.0f && v[2] == 0.0f;
 }
 
-void gfx_begin_frame(const gfx_frame_desc *desc)
+void gfx_frame_begin(const gfx_frame_desc *desc, const gfx_frame_rules *rules)
 {
     if (!gfx.ready) {
-        gfx_misuse("gfx_begin_frame before gfx_setup");
+        gfx_misuse("%s before gfx_setup", rules->begin);
         return;
     }
-    gfx_palettes_drop();
+    gfx_palettes_drop(&gfx.palettes);
     if (gfx.in_frame)
-        gfx_misuse("gfx_begin_frame: the previous frame was not ended; its instances are dropped");
+        gfx_misuse("%s: the previous frame was not ended; its instances are dropped", rules->begin);
     if (!desc || desc->width <= 0 || desc->height <= 0) {
         gfx.in_frame = false;
-        gfx_misuse("gfx_begin_frame needs a frame desc with a positive width and height");
+        gfx_misuse("%s needs a frame desc with a positive width and height", rules->begin);
         return;
     }
     gfx.frame = *desc;
-    gfx.naive = false; /* gfx_bench_begin_naive_frame sets it after this */
+    gfx.rules = rules;
     /* Zero means default, as in every descriptor. */
     if (is_zero3(gfx.frame.light_direction))
         glm_vec3_copy((vec3){-0.45f, -1.0f, -0.35f}, gfx.frame.light_direction);
@@ -263,14 +341,18 @@ void gfx_begin_frame(const gfx_frame_desc *desc)
         gfx.frame.shadow_distance = 0.0f;
     glm_vec3_normalize_to(gfx.frame.light_direction, gfx.light_unit);
     glm_mat4_mul(gfx.frame.projection, gfx.frame.view, gfx.view_projection);
-    gfx.instance_count = 0;
-    gfx.palette_count = 0;
-    gfx.skinned_count = 0;
+    gfx.queue.count = 0;
+    gfx_palettes_begin(&gfx.palettes, gfx.frame.cpu_skinning || rules->palettes_on_cpu);
+    gfx.skinned.count = 0;
     gfx.stats.culled = 0;
-    gfx.shadows_on = !gfx.frame.no_shadows; /* instance_visible needs to know */
-    gfx_shadow_begin();
+    gfx_shadow_begin(&gfx.shadow, !gfx.frame.no_shadows); /* instance_visible needs to know */
     gfx_debug_begin();
     gfx.in_frame = true;
+}
+
+void gfx_begin_frame(const gfx_frame_desc *desc)
+{
+    gfx_frame_begin(desc, &default_rules);
 }
 
 /* Whether anything of an instance can be seen: its box, or (with shadows) the box's shadow on the ground,
@@ -288,7 +370,7 @@ static bool instance_visible(mat4 world, float bounds[2][3])
         glm_mat4_mulv((vec4 *)world, corner, world_corner);
         glm_mat4_mulv(gfx.view_projection, world_corner, points[point_count++]);
         const float *light = gfx.light_unit;
-        if (gfx.shadows_on && light[1] < -1e-3f && world_corner[1] > 0.0f) {
+        if (gfx.shadow.frame.on && light[1] < -1e-3f && world_corner[1] > 0.0f) {
             float along = world_corner[1] / -light[1];
             vec4 on_ground = {world_corner[0] + light[0] * along, 0.0f, world_corner[2] + light[2] * along, 1.0f};
             glm_mat4_mulv(gfx.view_projection, on_ground, points[point_count++]);
@@ -323,7 +405,7 @@ static const float GFX_LOD_COLORS[GFX_LOD_LEVELS][4] = {
 /* The level an instance is drawn at this frame (gfx_lod.h), remembered in its lod memory for next time. */
 static int choose_level(const gfx_mesh_slot *slot, mat4 world, vec4 world_center, gfx_lod_memory *memory)
 {
-    int usable = gfx_usable_levels(slot);
+    int usable = gfx_usable_levels(slot, gfx.frame.no_stand_ins);
     int level;
     if (gfx.frame.lod_force_level > 0) {
         level = gfx.frame.lod_force_level - 1 < usable ? gfx.frame.lod_force_level - 1 : usable - 1;
@@ -363,7 +445,7 @@ static bool queue_instance(const gfx_instance *instance, const char *caller, boo
         return gfx_misuse("%s outside gfx_begin_frame/gfx_end_frame", caller);
     if (!instance)
         return gfx_misuse("%s: no instance", caller);
-    gfx_mesh_slot *slot = gfx_find_mesh(instance->mesh);
+    gfx_mesh_slot *slot = gfx_meshes_find(&gfx.meshes, instance->mesh);
     if (!slot)
         return gfx_misuse("%s: mesh %u is not alive (destroyed, never made, or from before gfx_setup)", caller,
                       (unsigned)instance->mesh.id);
@@ -376,16 +458,17 @@ static bool queue_instance(const gfx_instance *instance, const char *caller, boo
     bool dual_quaternions = instance->skinning == POSE_SKINNING_DUAL_QUATERNION;
     if (palette_given && !(dual_quaternions ? (const void *)instance->dual_quaternions : (const void *)instance->palette))
         return gfx_misuse("%s: %s: no palette", caller, slot->label);
-    if (gfx.naive && dual_quaternions)
-        return gfx_misuse("%s: %s: the naive path skins linearly only", caller, slot->label);
+    const gfx_frame_rules *rules = gfx.rules;
+    if (rules->linear_only && dual_quaternions)
+        return gfx_misuse("%s: %s: %s skins linearly only", caller, slot->label, rules->path);
     /* Two dual quaternions fill one matrix's room. */
     int matrices = dual_quaternions ? (slot->joint_count + 1) / 2 : slot->joint_count;
     if (instance->joint_count != slot->joint_count)
         return gfx_misuse("%s: %s: palette has %d joints, the mesh's skeleton %d", caller, slot->label,
                       instance->joint_count, slot->joint_count);
-    if (gfx.naive && slot->joint_count > GFX_NAIVE_MAX_JOINTS)
-        return gfx_misuse("%s: %s: %d joints, more than the naive path's %d", caller, slot->label,
-                      slot->joint_count, GFX_NAIVE_MAX_JOINTS);
+    if (rules->max_joints > 0 && slot->joint_count > rules->max_joints)
+        return gfx_misuse("%s: %s: %d joints, more than %s's %d", caller, slot->label, slot->joint_count,
+                          rules->path, rules->max_joints);
 
     mat4 turn, world;
     gfx_z_up_to_y_up(turn);
@@ -397,27 +480,31 @@ static bool queue_instance(const gfx_instance *instance, const char *caller, boo
         return true;
     }
 
-    if (gfx.instance_count == gfx.instance_capacity && !gfx_grow_instances(gfx.instance_count + 1))
-        return gfx_misuse("%s: out of memory growing the instance buffer past %d", caller, gfx.instance_capacity);
-    if (!gfx_palette_room(gfx.palette_count + matrices))
+    gfx_queue *queue = &gfx.queue;
+    gfx_palettes *palettes = &gfx.palettes;
+    gfx_skinned_vertices *skinned = &gfx.skinned;
+    if (queue->count == queue->capacity && !gfx_queue_grow(queue, queue->count + 1))
+        return gfx_misuse("%s: out of memory growing the instance buffer past %d", caller, queue->capacity);
+    if (!gfx_palettes_room(palettes, palettes->count + matrices))
         return gfx_misuse("%s: out of memory growing the palette buffer past %d matrices", caller,
-                      gfx.palette_capacity);
-    if (gfx.frame.cpu_skinning && gfx.skinned_count + slot->vertex_count > gfx.max_skinned_vertices)
+                          palettes->capacity);
+    if (gfx.frame.cpu_skinning && skinned->count + slot->vertex_count > skinned->max_vertices)
         return gfx_misuse("%s: %s: the CPU skinning path holds %d vertices a frame (this GL's texture "
-                      "buffer limit); %d are queued", caller, slot->label, gfx.max_skinned_vertices,
-                      gfx.skinned_count);
-    if (gfx.frame.cpu_skinning && gfx.skinned_count + slot->vertex_count > gfx.skinned_capacity &&
-        !gfx_cpu_skin_grow(gfx.skinned_count + slot->vertex_count))
+                          "buffer limit); %d are queued", caller, slot->label, skinned->max_vertices,
+                          skinned->count);
+    if (gfx.frame.cpu_skinning && skinned->count + slot->vertex_count > skinned->capacity &&
+        !gfx_cpu_skin_grow(skinned, skinned->count + slot->vertex_count))
         return gfx_misuse("%s: out of memory growing the CPU skinning buffer past %d vertices", caller,
-                      gfx.skinned_capacity);
+                          skinned->capacity);
 
-    gfx_queued_instance *queued = &gfx.queued[gfx.instance_count++];
-    queued->mesh_slot = (int)(slot - gfx.meshes);
-    queued->first_matrix = gfx.palette_count;
+    gfx_queued_instance *queued = &queue->queued[queue->count++];
+    queued->mesh_slot = (int)(slot - gfx.meshes.slots);
+    queued->first_matrix = palettes->count;
     queued->skinning = instance->skinning;
-    queued->first_skinned_vertex = gfx.skinned_count;
+    queued->first_skinned_vertex = skinned->count;
     glm_mat4_copy(world, queued->world);
-    gfx_shadow_add_caster(world, has_bounds(bounds) ? (const float (*)[3])bounds : NULL, queued->caster_low,
+    gfx_shadow_add_caster(&gfx.shadow, gfx.light_unit, gfx.ground.heights[0], world,
+                          has_bounds(bounds) ? (const float (*)[3])bounds : NULL, queued->caster_low,
                           queued->caster_high);
     bool no_tint = instance->tint[0] == 0.0f && instance->tint[1] == 0.0f && instance->tint[2] == 0.0f &&
                    instance->tint[3] == 0.0f;
@@ -427,7 +514,7 @@ static bool queue_instance(const gfx_instance *instance, const char *caller, boo
         for (int k = 0; k < 3; ++k)
             center[k] = 0.5f * (bounds[0][k] + bounds[1][k]);
     glm_mat4_mulv(world, center, world_center);
-    queued->level = gfx.naive ? 0 : choose_level(slot, world, world_center, instance->lod);
+    queued->level = rules->whole_meshes ? 0 : choose_level(slot, world, world_center, instance->lod);
     /* Front to back: a positive float's bits grow with it, so their top 16 order distances (coarsely, which
      * is all early depth rejection needs); behind the camera first. */
     glm_mat4_mulv(gfx.view_projection, world_center, clip_center);
@@ -437,10 +524,10 @@ static bool queue_instance(const gfx_instance *instance, const char *caller, boo
     queued->depth_key = (uint16_t)(bits >> 16);
     if (gfx.frame.lod_colors)
         glm_vec4_mul(queued->tint, (float *)GFX_LOD_COLORS[queued->level], queued->tint);
-    *destination = gfx_palette_destination(gfx.palette_count);
-    gfx.palette_count += matrices;
+    *destination = gfx_palettes_destination(palettes, palettes->count);
+    palettes->count += matrices;
     if (gfx.frame.cpu_skinning)
-        gfx.skinned_count += slot->vertex_count;
+        skinned->count += slot->vertex_count;
     return true;
 }
 
@@ -479,110 +566,164 @@ bool gfx_reserve(int instances, int matrices)
 {
     if (!gfx.in_frame)
         return gfx_misuse("gfx_reserve outside gfx_begin_frame/gfx_end_frame");
+    gfx_queue *queue = &gfx.queue;
+    gfx_palettes *palettes = &gfx.palettes;
     if (instances < 0 || matrices < 0)
         return gfx_misuse("gfx_reserve: %d instances and %d matrices: negative", instances, matrices);
-    long long wanted_instances = (long long)gfx.instance_count + instances,
-              wanted_matrices = (long long)gfx.palette_count + matrices;
+    long long wanted_instances = (long long)queue->count + instances,
+              wanted_matrices = (long long)palettes->count + matrices;
     if (wanted_instances > INT_MAX / 2 || wanted_matrices > INT_MAX / (2 * GFX_FLOATS_PER_MATRIX))
         return gfx_misuse("gfx_reserve: %lld instances and %lld matrices in one frame: too many", wanted_instances,
                       wanted_matrices);
-    if (wanted_instances > gfx.instance_capacity && !gfx_grow_instances((int)wanted_instances))
-        return gfx_misuse("gfx_reserve: out of memory growing the instance buffer past %d", gfx.instance_capacity);
-    if (wanted_matrices > 0 && !gfx_palette_room((int)wanted_matrices))
+    if (wanted_instances > queue->capacity && !gfx_queue_grow(queue, (int)wanted_instances))
+        return gfx_misuse("gfx_reserve: out of memory growing the instance buffer past %d", queue->capacity);
+    if (wanted_matrices > 0 && !gfx_palettes_room(palettes, (int)wanted_matrices))
         return gfx_misuse("gfx_reserve: out of memory growing the palette buffer past %d matrices",
-                      gfx.palette_capacity);
+                          palettes->capacity);
     return true;
 }
 
-void gfx_end_frame(void)
+/* ---- The frame's end ---------------------------------------------------------------------------------- */
+
+bool gfx_frame_close(const gfx_frame_rules *rules, gfx_frame_end *end)
 {
-    if (!gfx.in_frame) {
-        gfx_misuse("gfx_end_frame without gfx_begin_frame");
-        return;
-    }
+    if (!gfx.in_frame)
+        return gfx_misuse("%s without %s", rules->end, rules->begin);
+    if (gfx.rules != rules)
+        return gfx_misuse("%s: the frame was begun by %s: end it with %s", rules->end, gfx.rules->begin,
+                          gfx.rules->end);
     gfx.in_frame = false;
-    gfx_stats stats = {.buffer_grows = gfx.stats.buffer_grows,
-                       .instances = gfx.instance_count,
-                       .palette_matrices = gfx.palette_count,
-                       .palette_bytes = gfx_palette_bytes(gfx.palette_count),
-                       .culled = gfx.stats.culled};
+    *end = (gfx_frame_end){.stats = {.buffer_grows = buffer_grows(),
+                                     .instances = gfx.queue.count,
+                                     .palette_matrices = gfx.palettes.count,
+                                     .palette_bytes = gfx_palette_bytes(gfx.palettes.count),
+                                     .culled = gfx.stats.culled},
+                           .frame = &gfx.frame,
+                           .lighting = frame_lighting(),
+                           .queued = gfx.queue.queued,
+                           .count = gfx.queue.count,
+                           .meshes = gfx.meshes.slots,
+                           .palettes = rules->palettes_on_cpu ? gfx_palettes_staged(&gfx.palettes) : NULL,
+                           .programs = &gfx.programs,
+                           .shadow = &gfx.shadow};
     gfx_timer_frame_begin();
 
     /* The shadow's fit first: the sort puts the instances whose shadow reaches it first in each group. */
-    gfx.shadows_on = !gfx.frame.no_shadows && gfx.instance_count > 0;
-    if (gfx.shadows_on)
-        gfx_shadow_fit_frame(); /* turns shadows off when nothing casts into the view */
-    if (!gfx.naive) {
-        gfx_sort_instances_by_mesh();
-        gfx_palettes_close(&stats);
-        gfx_upload_stream(gfx.instance_buffer, &gfx.instance_buffer_instances, gfx.instance_capacity,
-                      GFX_FLOATS_PER_INSTANCE * sizeof(float), gfx.instance_staging, gfx.instance_count);
-        stats.palette_uploads = gfx.instance_count > 0 ? 1 : 0;
-    }
-    /* Matrices the driver lost would throw vertices anywhere: better a frame without the characters. */
-    stats.palettes_lost = gfx.palettes_lost;
-    if (gfx.palettes_lost)
-        stats.instances = 0;
-    gfx.shadows_on = gfx.shadows_on && stats.instances > 0;
-    gfx.captured_vertices = 0;
-    if (gfx.frame.cpu_skinning && gfx.instance_count > 0) {
-        gfx_cpu_skin_frame();
-        gfx_upload_stream(gfx.skinned_buffer, &gfx.skinned_buffer_vertices, gfx.skinned_capacity,
-                      GFX_FLOATS_PER_SKINNED_VERTEX * sizeof(float), gfx.skinned_staging, gfx.skinned_count);
-        stats.cpu_skinned_vertices = gfx.skinned_count;
-    }
+    gfx.shadow.frame.on = !gfx.frame.no_shadows && gfx.queue.count > 0;
+    if (gfx.shadow.frame.on) /* turned off when nothing casts into the view */
+        gfx_shadow_fit_frame(&gfx.shadow, &gfx.frame, gfx.light_unit, gfx.ground.heights);
+    glm_mat4_copy(gfx.view_projection, end->view_projection);
+    glm_mat4_copy(gfx.shadow.frame.fit.light_view_projection, end->light_view_projection);
+    end->textures = frame_textures();
 
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);
-    if (gfx.shadows_on) {
-        gfx_timer_pass(GFX_PASS_SHADOW);
-        stats.skinned_once_vertices = gfx_skin_once_capture();
-        gfx_bind_frame_textures(false);
-        stats.shadow_draw_calls = gfx_shadow_draw(&stats);
-        stats.draw_calls += stats.shadow_draw_calls;
-    }
+    return true;
+}
 
-    /* The characters before the ground: where they stand, the ground's pixels fail the depth test before
-     * they are shaded (a software rasterizer shades nothing it has rejected). */
+/* The characters before the ground: where they stand, the ground's pixels fail the depth test before
+ * they are shaded (a software rasterizer shades nothing it has rejected). */
+void gfx_frame_picture(const gfx_frame_end *end)
+{
     gfx_timer_pass(GFX_PASS_CHARACTERS);
     glViewport(0, 0, gfx.frame.width, gfx.frame.height);
     const float *clear = gfx.frame.clear_color;
     glClearColor(clear[0], clear[1], clear[2], clear[3]);
     glClearDepth(1.0);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-    gfx_bind_frame_textures(true);
+    gfx_bind_frame_textures(&end->textures, true);
+}
 
-    if (stats.instances > 0) {
-        gfx_set_culling(gfx.frame.culling);
-        if (gfx.naive)
-            stats.draw_calls += gfx_draw_naive(&gfx.programs[GFX_PROGRAM_NAIVE], gfx.view_projection, &stats);
-        else
-            stats.draw_calls += gfx_draw_batched(
-                &gfx.programs[gfx.frame.cpu_skinning ? GFX_PROGRAM_CPU_SKINNED : GFX_PROGRAM_SKINNED],
-                gfx.captured_vertices > 0 ? &gfx.programs[GFX_PROGRAM_CPU_SKINNED] : NULL, gfx.view_projection,
-                false, false);
-        if (gfx.frame.debug_normals && !gfx.naive)
-            stats.draw_calls += gfx_draw_batched(
-                &gfx.programs[gfx.frame.cpu_skinning ? GFX_PROGRAM_CPU_NORMALS : GFX_PROGRAM_NORMALS], NULL,
-                gfx.view_projection, true, false);
-    }
+void gfx_frame_finish(gfx_frame_end *end)
+{
+    gfx_stats *stats = &end->stats;
     gfx_timer_pass(GFX_PASS_GROUND);
     if (!gfx.frame.hide_ground)
-        stats.draw_calls += gfx_shadow_draw_ground();
+        stats->draw_calls += gfx_ground_draw(&gfx.ground, &gfx.programs, &end->lighting, gfx.view_projection);
     glBindVertexArray(0);
     glUseProgram(0);
     gfx_timer_pass(GFX_PASS_OVERLAY);
-    int debug_draw_calls = gfx_debug_draw(gfx.view_projection, &stats.debug_lines, &stats.debug_lines_dropped);
-    stats.draw_calls += debug_draw_calls;
-    gfx_timer_frame_end(&stats);
-    gfx.stats = stats;
+    stats->draw_calls += gfx_debug_draw(gfx.view_projection, &stats->debug_lines, &stats->debug_lines_dropped);
+    gfx_timer_frame_end(stats);
+    gfx.stats = *stats;
+}
+
+/* The default way: every palette in the buffer, the instances sorted by (mesh, level) into the instance
+ * buffer, one instanced draw per group and pass, skinned in the vertex shader, on the CPU
+ * (gfx_frame_desc.cpu_skinning) or once for both passes (gfx_frame_desc.skin_once). */
+void gfx_end_frame(void)
+{
+    gfx_frame_end end;
+    if (!gfx_frame_close(&default_rules, &end))
+        return;
+    gfx_stats *stats = &end.stats;
+    gfx_frame_shadow *shadow = &gfx.shadow.frame;
+    gfx_queue_sort(&gfx.queue, shadow->on ? &shadow->fit : NULL);
+    gfx_palettes_close(&gfx.palettes, stats);
+    gfx_queue_upload(&gfx.queue);
+    stats->palette_uploads = gfx.queue.count > 0 ? 1 : 0;
+    /* Matrices the driver lost would throw vertices anywhere: better a frame without the characters. */
+    stats->palettes_lost = gfx.palettes.lost;
+    if (gfx.palettes.lost)
+        stats->instances = 0;
+    shadow->on = shadow->on && stats->instances > 0;
+    end.textures.shadow_map = gfx_shadow_map_texture(&gfx.shadow);
+    gfx_skin_once_none(&gfx.skin_once);
+    if (gfx.frame.cpu_skinning && gfx.queue.count > 0) {
+        gfx_cpu_skin_frame(&gfx.skinned, gfx.queue.queued, gfx.queue.count, gfx.meshes.slots, gfx.palettes.staging);
+        stats->cpu_skinned_vertices = gfx.skinned.count;
+    }
+
+    gfx_batch batch = {.queue = &gfx.queue,
+                       .meshes = gfx.meshes.slots,
+                       .group_captured_first = gfx.skin_once.group_captured_first,
+                       .lighting = &end.lighting};
+    const gfx_program *programs = gfx.programs.of;
+    const bool cpu = gfx.frame.cpu_skinning;
+    if (shadow->on) {
+        gfx_timer_pass(GFX_PASS_SHADOW);
+        if (gfx.frame.skin_once && !cpu) {
+            gfx_skin_once_frame once = {.queue = &gfx.queue,
+                                        .meshes = gfx.meshes.slots,
+                                        .skinned = &gfx.skinned,
+                                        .skinning = &programs[GFX_PROGRAM_SKINNED],
+                                        .lighting = &end.lighting,
+                                        .textures = &end.textures,
+                                        .view_projection = gfx.view_projection};
+            stats->skinned_once_vertices = gfx_skin_once_capture(&gfx.skin_once, &once);
+        }
+        gfx_bind_frame_textures(&end.textures, false);
+        GLuint target = gfx_shadow_pass_begin(&gfx.shadow);
+        gfx_set_culling(gfx.frame.culling);
+        stats->shadow_draw_calls = gfx_draw_batched(
+            &batch, &programs[cpu ? GFX_PROGRAM_CPU_DEPTH : GFX_PROGRAM_DEPTH],
+            gfx.skin_once.captured_vertices > 0 ? &programs[GFX_PROGRAM_CPU_DEPTH] : NULL,
+            shadow->fit.light_view_projection, false, true);
+        gfx_shadow_pass_end(target);
+        stats->draw_calls += stats->shadow_draw_calls;
+    }
+
+    gfx_frame_picture(&end);
+    if (stats->instances > 0) {
+        gfx_set_culling(gfx.frame.culling);
+        stats->draw_calls += gfx_draw_batched(
+            &batch, &programs[cpu ? GFX_PROGRAM_CPU_SKINNED : GFX_PROGRAM_SKINNED],
+            gfx.skin_once.captured_vertices > 0 ? &programs[GFX_PROGRAM_CPU_SKINNED] : NULL, gfx.view_projection,
+            false, false);
+        if (gfx.frame.debug_normals)
+            stats->draw_calls += gfx_draw_batched(
+                &batch, &programs[cpu ? GFX_PROGRAM_CPU_NORMALS : GFX_PROGRAM_NORMALS], NULL, gfx.view_projection,
+                true, false);
+    }
+    gfx_frame_finish(&end);
 }
 
 gfx_stats gfx_frame_stats(void)
 {
     gfx_stats stats = gfx.stats;
+    stats.buffer_grows = buffer_grows();
     gfx_texture_stats(&stats.textures, &stats.textures_loaded, &stats.texture_bytes);
     return stats;
 }

@@ -217,7 +217,8 @@ bool gfx_reserve(int instances, int matrices);
  * here), the shadow pass, clear, one instanced draw call per (mesh, level) group, then the ground (where
  * no character stands, so its pixels behind them are not shaded). Should the driver have lost
  * the mapped palettes (glUnmapBuffer's GL_FALSE), the frame is drawn without its instances and says so
- * in gfx_stats.palettes_lost and gfx_last_error. */
+ * in gfx_stats.palettes_lost and gfx_last_error. Ends gfx_begin_frame's frames only: a naive frame
+ * (gfx_bench.h) is refused, with a message, and ends with gfx_bench_end_naive_frame. */
 void gfx_end_frame(void);
 
 typedef struct gfx_stats {

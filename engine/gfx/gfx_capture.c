@@ -1,21 +1,17 @@
-/* gfx_capture: see gfx_capture.h. */
-#include "gfx_capture.h"
+/* gfx_capture: see gfx_capture.h; run by gfx.c on the parts gfx_capture_internal.h names. */
+#include "gfx_capture_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "gfx_draw.h"
-#include "gfx_internal.h"
-#include "gfx_palette.h"
-
-/* Either kind of palette: `matrices` matrices' room of floats at `palette`, skinned as `skinning` says. */
-static bool capture(gfx_mesh mesh, int mesh_index, const void *palette, int joint_count, int matrices,
-                    pose_skinning skinning, float (*positions)[3], float (*normals)[3], diag *err)
+bool gfx_capture_run(const gfx_capture_parts *parts, gfx_mesh mesh, int mesh_index, const void *palette,
+                     int joint_count, int matrices, pose_skinning skinning, float (*positions)[3],
+                     float (*normals)[3], diag *err)
 {
-    gfx_mesh_slot *slot = gfx_find_mesh(mesh);
+    const gfx_mesh_slot *slot = gfx_meshes_find(parts->meshes, mesh);
     if (!slot)
         return diag_set(err, "gfx", 0, "gfx_capture_skinning: mesh %u is not alive", (unsigned)mesh.id);
-    if (gfx.in_frame)
+    if (parts->in_frame)
         return diag_set(err, slot->label, 0, "gfx_capture_skinning inside a frame would overwrite its palettes");
     if (mesh_index < 0 || mesh_index >= slot->part_count)
         return diag_set(err, slot->label, 0, "gfx_capture_skinning: mesh index %d of %d", mesh_index,
@@ -28,19 +24,21 @@ static bool capture(gfx_mesh mesh, int mesh_index, const void *palette, int join
         return true;
 
     /* The frame's own path: palette and one identity instance through the same texture buffers. */
-    if (matrices > gfx.palette_capacity && !gfx_grow_palettes(matrices))
+    gfx_palettes *palettes = parts->palettes;
+    if (matrices > palettes->capacity && !gfx_palettes_grow_staging(palettes, matrices))
         return diag_set(err, slot->label, 0, "out of memory");
-    memset(gfx.palette_staging, 0, gfx_palette_bytes(matrices));
-    memcpy(gfx.palette_staging, palette,
+    memset(palettes->staging, 0, gfx_palette_bytes(matrices));
+    memcpy(palettes->staging, palette,
            skinning == POSE_SKINNING_DUAL_QUATERNION ? (size_t)joint_count * sizeof(pose_dual_quaternion)
                                                      : (size_t)joint_count * sizeof(mat4));
     float identity_instance[GFX_FLOATS_PER_INSTANCE] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
                                                         1, 1, 1, 1, 0, 0, 0, 0};
     identity_instance[22] = skinning == POSE_SKINNING_DUAL_QUATERNION ? 1.0f : 0.0f; /* as gfx_draw.c writes it */
-    gfx_upload_stream(gfx.palette_buffer, &gfx.palette_buffer_matrices, gfx.palette_capacity,
-                  GFX_FLOATS_PER_MATRIX * sizeof(float), gfx.palette_staging, matrices);
-    gfx_upload_stream(gfx.instance_buffer, &gfx.instance_buffer_instances, gfx.instance_capacity,
-                  GFX_FLOATS_PER_INSTANCE * sizeof(float), identity_instance, 1);
+    gfx_upload_stream(palettes->buffer, &palettes->buffer_matrices, palettes->capacity,
+                      GFX_FLOATS_PER_MATRIX * sizeof(float), palettes->staging, matrices);
+    gfx_queue *queue = parts->queue;
+    gfx_upload_stream(queue->instance_buffer, &queue->instance_buffer_instances, queue->capacity,
+                      GFX_FLOATS_PER_INSTANCE * sizeof(float), identity_instance, 1);
 
     size_t floats_per_vertex = 6; /* position then normal, interleaved */
     size_t bytes = (size_t)part->vertex_count * floats_per_vertex * sizeof(float);
@@ -53,12 +51,11 @@ static bool capture(gfx_mesh mesh, int mesh_index, const void *palette, int join
     glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, (GLsizeiptr)bytes, NULL, GL_STATIC_READ);
     glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, feedback_buffer);
 
-    const gfx_program *skinned = &gfx.programs[GFX_PROGRAM_SKINNED];
+    const gfx_program *skinned = parts->skinning;
     glUseProgram(skinned->program);
-    gfx.shadows_on = false;
-    gfx_set_lighting_uniforms(skinned, gfx.view_projection);
+    gfx_set_lighting_uniforms(skinned, parts->view_projection, parts->lighting);
     glUniform1i(skinned->first_instance, 0);
-    gfx_bind_frame_textures(false);
+    gfx_bind_frame_textures(parts->textures, false);
     glBindVertexArray(part->vertex_array);
     glEnable(GL_RASTERIZER_DISCARD);
     glBeginTransformFeedback(GL_POINTS);
@@ -83,18 +80,4 @@ static bool capture(gfx_mesh mesh, int mesh_index, const void *palette, int join
     if (errors)
         return diag_set(err, slot->label, 0, "GL errors while capturing skinning: %s", errors);
     return true;
-}
-
-bool gfx_capture_skinning(gfx_mesh mesh, int mesh_index, const mat4 *palette, int joint_count,
-                          float (*positions)[3], float (*normals)[3], diag *err)
-{
-    return capture(mesh, mesh_index, palette, joint_count, joint_count, POSE_SKINNING_LINEAR, positions, normals,
-                   err);
-}
-
-bool gfx_capture_dual_quaternion_skinning(gfx_mesh mesh, int mesh_index, const pose_dual_quaternion *palette,
-                                          int joint_count, float (*positions)[3], float (*normals)[3], diag *err)
-{
-    return capture(mesh, mesh_index, palette, joint_count, (joint_count + 1) / 2, POSE_SKINNING_DUAL_QUATERNION,
-                   positions, normals, err);
 }

@@ -6,28 +6,49 @@
 #include "../pose/pose.h"
 #include "gfx_palette.h"
 
-bool gfx_cpu_skin_grow(int needed)
+void gfx_cpu_skin_setup(gfx_skinned_vertices *skinned)
 {
-    int capacity = gfx_doubled_until(gfx.skinned_capacity > 0 ? gfx.skinned_capacity : 4096, needed);
-    float *staging = realloc(gfx.skinned_staging, (size_t)capacity * GFX_FLOATS_PER_SKINNED_VERTEX * sizeof(float));
+    *skinned = (gfx_skinned_vertices){0};
+    GLuint buffer = 0;
+    glGenBuffers(1, &buffer);
+    skinned->buffer = gfx_make_texture_buffer(buffer, 0, GL_R32F, &skinned->texture);
+    GLint texels = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &texels);
+    skinned->max_vertices = texels / GFX_FLOATS_PER_SKINNED_VERTEX;
+}
+
+void gfx_cpu_skin_shutdown(gfx_skinned_vertices *skinned)
+{
+    glDeleteTextures(1, &skinned->texture);
+    glDeleteBuffers(1, &skinned->buffer);
+    free(skinned->staging);
+    *skinned = (gfx_skinned_vertices){0};
+}
+
+bool gfx_cpu_skin_grow(gfx_skinned_vertices *skinned, int needed)
+{
+    int capacity = gfx_doubled_until(skinned->capacity > 0 ? skinned->capacity : 4096, needed);
+    float *staging = realloc(skinned->staging, (size_t)capacity * GFX_FLOATS_PER_SKINNED_VERTEX * sizeof(float));
     if (!staging)
         return false;
-    gfx.skinned_staging = staging;
-    gfx.skinned_capacity = capacity;
-    ++gfx.stats.buffer_grows;
+    skinned->staging = staging;
+    skinned->capacity = capacity;
+    ++skinned->grows;
     return true;
 }
+
 /* The CPU path: every instance's vertices skinned by the reference straight into the upload staging, a
  * block per instance and skin_mesh: its positions, then its normals (the layout the shader reads). */
-void gfx_cpu_skin_frame(void)
+void gfx_cpu_skin_frame(gfx_skinned_vertices *skinned, const gfx_queued_instance *queued, int count,
+                        const gfx_mesh_slot *meshes, const float *palettes)
 {
-    for (int i = 0; i < gfx.instance_count; ++i) {
-        const gfx_queued_instance *q = &gfx.queued[i];
-        const gfx_mesh_slot *slot = &gfx.meshes[q->mesh_slot];
-        const float *palette = gfx.palette_staging + (size_t)q->first_matrix * GFX_FLOATS_PER_MATRIX;
+    for (int i = 0; i < count; ++i) {
+        const gfx_queued_instance *q = &queued[i];
+        const gfx_mesh_slot *slot = &meshes[q->mesh_slot];
+        const float *palette = palettes + (size_t)q->first_matrix * GFX_FLOATS_PER_MATRIX;
         for (int p = 0; p < slot->part_count; ++p) {
             const gfx_part *part = &slot->parts[p];
-            float (*positions)[3] = (float (*)[3])(gfx.skinned_staging + (size_t)(q->first_skinned_vertex +
+            float (*positions)[3] = (float (*)[3])(skinned->staging + (size_t)(q->first_skinned_vertex +
                                                    part->first_vertex) * GFX_FLOATS_PER_SKINNED_VERTEX);
             if (q->skinning == POSE_SKINNING_DUAL_QUATERNION)
                 pose_skin_cpu_dual_quaternion(&part->bind, (const pose_dual_quaternion *)palette, slot->joint_count,
@@ -37,4 +58,6 @@ void gfx_cpu_skin_frame(void)
                               positions + part->vertex_count);
         }
     }
+    gfx_upload_stream(skinned->buffer, &skinned->buffer_vertices, skinned->capacity,
+                      GFX_FLOATS_PER_SKINNED_VERTEX * sizeof(float), skinned->staging, skinned->count);
 }

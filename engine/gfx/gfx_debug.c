@@ -4,7 +4,8 @@
 #include <string.h>
 
 #include "gfx.h"
-#include "gfx_internal.h"
+#include "gfx_debug.h"
+#include "gfx_program.h"
 #include "gfx_shaders.h"
 
 typedef struct gfx_line_vertex {

@@ -23,23 +23,32 @@ static void release_part(gfx_part *part)
     part->texture_entry = -1;
 }
 
-void gfx_meshes_release_all(void)
+bool gfx_meshes_setup(gfx_meshes *meshes, int capacity)
 {
-    for (int i = 0; gfx.meshes && i < gfx.mesh_capacity; ++i) {
-        if (gfx.meshes[i].alive) {
-            for (int p = 0; p < gfx.meshes[i].part_count; ++p)
-                release_part(&gfx.meshes[i].parts[p]);
-            free(gfx.meshes[i].parts);
-        }
-    }
+    meshes->slots = calloc((size_t)capacity, sizeof *meshes->slots);
+    meshes->capacity = meshes->slots ? capacity : 0;
+    return meshes->slots != NULL;
 }
 
-gfx_mesh_slot *gfx_find_mesh(gfx_mesh mesh)
+void gfx_meshes_shutdown(gfx_meshes *meshes)
+{
+    for (int i = 0; meshes->slots && i < meshes->capacity; ++i) {
+        if (meshes->slots[i].alive) {
+            for (int p = 0; p < meshes->slots[i].part_count; ++p)
+                release_part(&meshes->slots[i].parts[p]);
+            free(meshes->slots[i].parts);
+        }
+    }
+    free(meshes->slots);
+    *meshes = (gfx_meshes){0};
+}
+
+gfx_mesh_slot *gfx_meshes_find(const gfx_meshes *meshes, gfx_mesh mesh)
 {
     uint32_t slot = (mesh.id & 0xffffu);
-    if (!gfx.ready || slot == 0 || (int)slot > gfx.mesh_capacity)
+    if (slot == 0 || (int)slot > meshes->capacity)
         return NULL;
-    gfx_mesh_slot *s = &gfx.meshes[slot - 1];
+    gfx_mesh_slot *s = &meshes->slots[slot - 1];
     return s->alive && s->generation == (uint16_t)(mesh.id >> 16) ? s : NULL;
 }
 
@@ -187,13 +196,9 @@ static bool upload_part(const skin_mesh *source, const mesh_lod *lod, int level_
     return true;
 }
 
-gfx_mesh gfx_make_mesh(const gfx_mesh_desc *desc, diag *err, diag_list *warnings)
+gfx_mesh gfx_meshes_make(gfx_meshes *meshes, const gfx_mesh_desc *desc, diag *err, diag_list *warnings)
 {
     const char *label = desc && desc->label ? desc->label : "mesh";
-    if (!gfx.ready) {
-        diag_set(err, label, 0, "gfx_make_mesh before gfx_setup");
-        return (gfx_mesh){0};
-    }
     if (!desc || !desc->model) {
         diag_set(err, label, 0, "gfx_make_mesh needs a model");
         return (gfx_mesh){0};
@@ -212,14 +217,14 @@ gfx_mesh gfx_make_mesh(const gfx_mesh_desc *desc, diag *err, diag_list *warnings
     }
     int level_count = lods ? lods->level_count : 1;
     int slot_index = -1;
-    for (int i = 0; i < gfx.mesh_capacity && slot_index < 0; ++i)
-        if (!gfx.meshes[i].alive)
+    for (int i = 0; i < meshes->capacity && slot_index < 0; ++i)
+        if (!meshes->slots[i].alive)
             slot_index = i;
     if (slot_index < 0) {
-        diag_set(err, label, 0, "all %d mesh slots are in use (gfx_desc.mesh_capacity)", gfx.mesh_capacity);
+        diag_set(err, label, 0, "all %d mesh slots are in use (gfx_desc.mesh_capacity)", meshes->capacity);
         return (gfx_mesh){0};
     }
-    gfx_mesh_slot *slot = &gfx.meshes[slot_index];
+    gfx_mesh_slot *slot = &meshes->slots[slot_index];
     gfx_part *parts = calloc(m->mesh_count > 0 ? (size_t)m->mesh_count : 1, sizeof *parts);
     if (!parts) {
         diag_set(err, label, 0, "out of memory");
@@ -265,22 +270,15 @@ gfx_mesh gfx_make_mesh(const gfx_mesh_desc *desc, diag *err, diag_list *warnings
     return (gfx_mesh){.id = ((uint32_t)slot->generation << 16) | (uint32_t)(slot_index + 1)};
 }
 
-void gfx_destroy_mesh(gfx_mesh mesh)
+bool gfx_meshes_destroy(gfx_meshes *meshes, gfx_mesh mesh)
 {
-    gfx_mesh_slot *slot = gfx_find_mesh(mesh);
-    if (!slot) {
-        gfx_misuse("gfx_destroy_mesh: mesh %u is not alive", (unsigned)mesh.id);
-        return;
-    }
+    gfx_mesh_slot *slot = gfx_meshes_find(meshes, mesh);
+    if (!slot)
+        return false;
     for (int p = 0; p < slot->part_count; ++p)
         release_part(&slot->parts[p]);
     free(slot->parts);
     uint16_t generation = (uint16_t)(slot->generation + 1);
     *slot = (gfx_mesh_slot){.generation = generation};
-}
-
-int gfx_mesh_joint_count(gfx_mesh mesh)
-{
-    gfx_mesh_slot *slot = gfx_find_mesh(mesh);
-    return slot ? slot->joint_count : 0;
+    return true;
 }

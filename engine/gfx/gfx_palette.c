@@ -1,4 +1,4 @@
-/* gfx_palette: the frame's upload buffers, see gfx_palette.h. */
+/* gfx_palette: the frame's palettes and the upload buffers' helpers, see gfx_palette.h. */
 #include "gfx_palette.h"
 
 #include <stdlib.h>
@@ -39,48 +39,55 @@ int gfx_doubled_until(int capacity, int needed)
     return capacity;
 }
 
-bool gfx_grow_instances(int needed)
+bool gfx_palettes_setup(gfx_palettes *palettes, int capacity)
 {
-    int capacity = gfx_doubled_until(gfx.instance_capacity, needed);
-    gfx_queued_instance *queued = realloc(gfx.queued, (size_t)capacity * sizeof *queued);
-    if (!queued)
-        return false;
-    gfx.queued = queued;
-    int *order = realloc(gfx.sort_order, (size_t)capacity * sizeof *order);
-    if (!order)
-        return false;
-    gfx.sort_order = order;
-    int *scratch = realloc(gfx.sort_scratch, (size_t)capacity * sizeof *scratch);
-    if (!scratch)
-        return false;
-    gfx.sort_scratch = scratch;
-    float *staging = realloc(gfx.instance_staging, (size_t)capacity * GFX_FLOATS_PER_INSTANCE * sizeof(float));
-    if (!staging)
-        return false;
-    gfx.instance_staging = staging;
-    gfx.instance_capacity = capacity;
-    ++gfx.stats.buffer_grows;
-    return true;
+    *palettes = (gfx_palettes){.capacity = capacity};
+    palettes->staging = malloc((size_t)capacity * GFX_FLOATS_PER_MATRIX * sizeof(float));
+    return palettes->staging != NULL;
 }
 
-bool gfx_grow_palettes(int needed)
+void gfx_palettes_make_buffer(gfx_palettes *palettes)
 {
-    int capacity = gfx_doubled_until(gfx.palette_capacity, needed);
-    float *staging = realloc(gfx.palette_staging, (size_t)capacity * GFX_FLOATS_PER_MATRIX * sizeof(float));
+    GLuint buffer = 0;
+    glGenBuffers(1, &buffer);
+    palettes->buffer = gfx_make_texture_buffer(buffer, (GLsizeiptr)gfx_palette_bytes(palettes->capacity), GL_RGBA32F,
+                                               &palettes->texture);
+    palettes->buffer_matrices = palettes->capacity;
+}
+
+void gfx_palettes_shutdown(gfx_palettes *palettes)
+{
+    /* A mapping left by a frame that was never ended goes with its buffer. */
+    glDeleteTextures(1, &palettes->texture);
+    glDeleteBuffers(1, &palettes->buffer);
+    free(palettes->staging);
+    *palettes = (gfx_palettes){0};
+}
+
+void gfx_palettes_begin(gfx_palettes *palettes, bool on_cpu)
+{
+    palettes->count = 0;
+    palettes->on_cpu = on_cpu;
+}
+
+bool gfx_palettes_grow_staging(gfx_palettes *palettes, int needed)
+{
+    int capacity = gfx_doubled_until(palettes->capacity, needed);
+    float *staging = realloc(palettes->staging, (size_t)capacity * GFX_FLOATS_PER_MATRIX * sizeof(float));
     if (!staging)
         return false;
-    gfx.palette_staging = staging;
-    gfx.palette_capacity = capacity;
-    ++gfx.stats.buffer_grows;
+    palettes->staging = staging;
+    palettes->capacity = capacity;
+    ++palettes->grows;
     return true;
 }
 
 /* ---- The frame's palettes ------------------------------------------------------------------------------ */
-/* On the default path a frame's palettes are written straight into palette_buffer, mapped for writing
- * from the frame's first need of room until gfx_end_frame: the crowd's workers write there, and no copy
- * of a frame's worth of matrices follows. The naive and CPU skinning paths read the palettes on the CPU,
- * and a write-only mapping must never be read, so they keep the staging; so does a frame whose mapping
- * fails or is not 16-byte aligned (cglm's mat4 must be). */
+/* On the default path a frame's palettes are written straight into the buffer, mapped for writing from
+ * the frame's first need of room until gfx_end_frame: the crowd's workers write there, and no copy of a
+ * frame's worth of matrices follows. Frames begun on_cpu (the CPU skinning path, the benchmark's naive
+ * frames) read the palettes on the CPU, and a write-only mapping must never be read, so they keep the
+ * staging; so does a frame whose mapping fails or is not 16-byte aligned (cglm's mat4 must be). */
 
 size_t gfx_palette_bytes(int matrices)
 {
@@ -91,135 +98,141 @@ size_t gfx_palette_bytes(int matrices)
  * it (the previous frame's draws may still read the old one; a glBufferData orphan as well cost llvmpipe
  * ~10 ms a frame for a 20 MB buffer, for nothing); past 0 the matrices before `first` are kept and only
  * the rest is invalidated. false, with nothing left mapped, when the driver gives no usable pointer. */
-static bool map_palettes(int first)
+static bool map_palettes(gfx_palettes *palettes, int first)
 {
-    glBindBuffer(GL_TEXTURE_BUFFER, gfx.palette_buffer);
+    glBindBuffer(GL_TEXTURE_BUFFER, palettes->buffer);
     GLbitfield access = GL_MAP_WRITE_BIT | (first == 0 ? GL_MAP_INVALIDATE_BUFFER_BIT : GL_MAP_INVALIDATE_RANGE_BIT);
     float *mapped = glMapBufferRange(GL_TEXTURE_BUFFER, (GLintptr)gfx_palette_bytes(first),
-                                     (GLsizeiptr)gfx_palette_bytes(gfx.palette_buffer_matrices - first), access);
+                                     (GLsizeiptr)gfx_palette_bytes(palettes->buffer_matrices - first), access);
     if (mapped && (uintptr_t)mapped % 16 != 0) {
         glUnmapBuffer(GL_TEXTURE_BUFFER); /* nothing was written: whether the driver kept it does not matter */
         mapped = NULL;
     }
     glBindBuffer(GL_TEXTURE_BUFFER, 0);
-    gfx.palette_mapping = mapped;
-    gfx.palette_mapping_first = first;
+    palettes->mapping = mapped;
+    palettes->mapping_first = first;
     return mapped != NULL;
 }
 
 /* Hand the mapping back to GL. The driver may have lost what was written (glUnmapBuffer gives GL_FALSE,
  * after a display mode change for instance): the frame then draws no instances rather than garbage, and
  * says so. */
-static void unmap_palettes(void)
+static void unmap_palettes(gfx_palettes *palettes)
 {
-    glBindBuffer(GL_TEXTURE_BUFFER, gfx.palette_buffer);
-    if (glUnmapBuffer(GL_TEXTURE_BUFFER) == GL_FALSE && !gfx.palettes_lost) {
-        gfx.palettes_lost = true;
+    glBindBuffer(GL_TEXTURE_BUFFER, palettes->buffer);
+    if (glUnmapBuffer(GL_TEXTURE_BUFFER) == GL_FALSE && !palettes->lost) {
+        palettes->lost = true;
         gfx_misuse("the driver lost the contents of the mapped palette buffer (glUnmapBuffer gave GL_FALSE): this "
                "frame's instances are not drawn");
     }
     glBindBuffer(GL_TEXTURE_BUFFER, 0);
-    gfx.palette_mapping = NULL;
+    palettes->mapping = NULL;
 }
 
 /* The frame's first need of room, for `needed` matrices, picks its store. The GPU buffer grows before it
  * is mapped, while it holds nothing to keep. */
-static void open_palettes(int needed)
+static void open_palettes(gfx_palettes *palettes, int needed)
 {
-    gfx.palette_store = GFX_PALETTES_STAGED;
-    if (gfx.naive || gfx.frame.cpu_skinning)
+    palettes->store = GFX_PALETTES_STAGED;
+    if (palettes->on_cpu)
         return;
-    if (needed > gfx.palette_buffer_matrices) {
-        gfx.palette_buffer_matrices = gfx_doubled_until(gfx.palette_buffer_matrices, needed);
-        ++gfx.stats.buffer_grows;
-        glBindBuffer(GL_TEXTURE_BUFFER, gfx.palette_buffer);
-        glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)gfx_palette_bytes(gfx.palette_buffer_matrices), NULL,
+    if (needed > palettes->buffer_matrices) {
+        palettes->buffer_matrices = gfx_doubled_until(palettes->buffer_matrices, needed);
+        ++palettes->grows;
+        glBindBuffer(GL_TEXTURE_BUFFER, palettes->buffer);
+        glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)gfx_palette_bytes(palettes->buffer_matrices), NULL,
                      GL_STREAM_DRAW);
         glBindBuffer(GL_TEXTURE_BUFFER, 0);
     }
-    if (map_palettes(0))
-        gfx.palette_store = GFX_PALETTES_MAPPED;
+    if (map_palettes(palettes, 0))
+        palettes->store = GFX_PALETTES_MAPPED;
 }
 
 /* A bigger palette_buffer holding the first `kept` matrices of the old one, copied on the GPU (the old
  * one's mapping is write-only: never read). The texture buffer follows the new buffer object. */
-static void move_palettes_to_bigger_buffer(int kept)
+static void move_palettes_to_bigger_buffer(gfx_palettes *palettes, int kept)
 {
     GLuint bigger = 0;
     glGenBuffers(1, &bigger);
     glBindBuffer(GL_COPY_WRITE_BUFFER, bigger);
-    glBufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)gfx_palette_bytes(gfx.palette_buffer_matrices), NULL, GL_STREAM_DRAW);
-    glBindBuffer(GL_COPY_READ_BUFFER, gfx.palette_buffer);
+    glBufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)gfx_palette_bytes(palettes->buffer_matrices), NULL,
+                 GL_STREAM_DRAW);
+    glBindBuffer(GL_COPY_READ_BUFFER, palettes->buffer);
     glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)gfx_palette_bytes(kept));
     glBindBuffer(GL_COPY_READ_BUFFER, 0);
     glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
-    glBindTexture(GL_TEXTURE_BUFFER, gfx.palette_texture);
+    glBindTexture(GL_TEXTURE_BUFFER, palettes->texture);
     glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, bigger);
     glBindTexture(GL_TEXTURE_BUFFER, 0);
-    glDeleteBuffers(1, &gfx.palette_buffer);
-    gfx.palette_buffer = bigger;
+    glDeleteBuffers(1, &palettes->buffer);
+    palettes->buffer = bigger;
 }
 
 /* Growth while mapped (a submit past what was reserved): every palette written so far is kept, and the
  * rest of the bigger buffer mapped. Should that mapping fail, the written palettes are read back from
  * the buffer (no longer mapped) into the staging and the frame goes on there. false when the staging
  * cannot grow. */
-static bool grow_mapped_palettes(int needed)
+static bool grow_mapped_palettes(gfx_palettes *palettes, int needed)
 {
-    int kept = gfx.palette_count;
-    unmap_palettes();
-    gfx.palette_buffer_matrices = gfx_doubled_until(gfx.palette_buffer_matrices, needed);
-    ++gfx.stats.buffer_grows;
+    int kept = palettes->count;
+    unmap_palettes(palettes);
+    palettes->buffer_matrices = gfx_doubled_until(palettes->buffer_matrices, needed);
+    ++palettes->grows;
     if (kept > 0)
-        move_palettes_to_bigger_buffer(kept);
-    if (map_palettes(kept))
+        move_palettes_to_bigger_buffer(palettes, kept);
+    if (map_palettes(palettes, kept))
         return true;
-    gfx.palette_store = GFX_PALETTES_STAGED;
-    if (needed > gfx.palette_capacity && !gfx_grow_palettes(needed))
+    palettes->store = GFX_PALETTES_STAGED;
+    if (needed > palettes->capacity && !gfx_palettes_grow_staging(palettes, needed))
         return false;
-    glBindBuffer(GL_TEXTURE_BUFFER, gfx.palette_buffer);
-    glGetBufferSubData(GL_TEXTURE_BUFFER, 0, (GLsizeiptr)gfx_palette_bytes(kept), gfx.palette_staging);
+    glBindBuffer(GL_TEXTURE_BUFFER, palettes->buffer);
+    glGetBufferSubData(GL_TEXTURE_BUFFER, 0, (GLsizeiptr)gfx_palette_bytes(kept), palettes->staging);
     glBindBuffer(GL_TEXTURE_BUFFER, 0);
     return true;
 }
 
 /* Room in the frame's palette store for `needed` matrices in all. Growing moves the slots handed out. */
-bool gfx_palette_room(int needed)
+bool gfx_palettes_room(gfx_palettes *palettes, int needed)
 {
-    if (gfx.palette_store == GFX_PALETTES_UNOPENED)
-        open_palettes(needed);
-    if (gfx.palette_store == GFX_PALETTES_MAPPED)
-        return needed <= gfx.palette_buffer_matrices || grow_mapped_palettes(needed);
-    return needed <= gfx.palette_capacity || gfx_grow_palettes(needed);
+    if (palettes->store == GFX_PALETTES_UNOPENED)
+        open_palettes(palettes, needed);
+    if (palettes->store == GFX_PALETTES_MAPPED)
+        return needed <= palettes->buffer_matrices || grow_mapped_palettes(palettes, needed);
+    return needed <= palettes->capacity || gfx_palettes_grow_staging(palettes, needed);
 }
 
 /* Where the frame's matrix `first` is written. */
-mat4 *gfx_palette_destination(int first)
+mat4 *gfx_palettes_destination(const gfx_palettes *palettes, int first)
 {
-    if (gfx.palette_store == GFX_PALETTES_MAPPED)
-        return (mat4 *)(gfx.palette_mapping + (size_t)(first - gfx.palette_mapping_first) * GFX_FLOATS_PER_MATRIX);
-    return (mat4 *)(gfx.palette_staging + (size_t)first * GFX_FLOATS_PER_MATRIX);
+    if (palettes->store == GFX_PALETTES_MAPPED)
+        return (mat4 *)(palettes->mapping + (size_t)(first - palettes->mapping_first) * GFX_FLOATS_PER_MATRIX);
+    return (mat4 *)(palettes->staging + (size_t)first * GFX_FLOATS_PER_MATRIX);
+}
+
+const float *gfx_palettes_staged(const gfx_palettes *palettes)
+{
+    return palettes->store == GFX_PALETTES_MAPPED ? NULL : palettes->staging;
 }
 
 /* gfx_end_frame, before any draw: the mapping goes back to GL, or the staging is copied in. */
-void gfx_palettes_close(gfx_stats *stats)
+void gfx_palettes_close(gfx_palettes *palettes, gfx_stats *stats)
 {
-    if (gfx.palette_store == GFX_PALETTES_MAPPED) {
-        unmap_palettes();
+    if (palettes->store == GFX_PALETTES_MAPPED) {
+        unmap_palettes(palettes);
         stats->palettes_mapped = true;
     } else {
-        gfx_upload_stream(gfx.palette_buffer, &gfx.palette_buffer_matrices, gfx.palette_capacity,
-                      GFX_FLOATS_PER_MATRIX * sizeof(float), gfx.palette_staging, gfx.palette_count);
-        stats->palette_bytes_copied += gfx_palette_bytes(gfx.palette_count);
+        gfx_upload_stream(palettes->buffer, &palettes->buffer_matrices, palettes->capacity,
+                          GFX_FLOATS_PER_MATRIX * sizeof(float), palettes->staging, palettes->count);
+        stats->palette_bytes_copied += gfx_palette_bytes(palettes->count);
     }
-    gfx.palette_store = GFX_PALETTES_UNOPENED;
+    palettes->store = GFX_PALETTES_UNOPENED;
 }
 
 /* gfx_begin_frame: a previous frame that was not ended leaves its mapping behind, dropped here. */
-void gfx_palettes_drop(void)
+void gfx_palettes_drop(gfx_palettes *palettes)
 {
-    if (gfx.palette_store == GFX_PALETTES_MAPPED)
-        unmap_palettes();
-    gfx.palette_store = GFX_PALETTES_UNOPENED;
-    gfx.palettes_lost = false;
+    if (palettes->store == GFX_PALETTES_MAPPED)
+        unmap_palettes(palettes);
+    palettes->store = GFX_PALETTES_UNOPENED;
+    palettes->lost = false;
 }

@@ -18,7 +18,7 @@ static GLuint compile_shader(GLenum stage, const char *source, const char *name,
     return shader;
 }
 
-/* See gfx_internal.h. */
+/* See gfx_program.h. */
 bool gfx_link_program(GLuint *out, const char *vertex_source, const char *geometry_source,
                       const char *fragment_source, const char *const *captured, int captured_count,
                       const char *name, diag *err)
@@ -103,7 +103,7 @@ typedef struct gfx_program_spec {
     const char *vertex, *geometry, *fragment, *name;
 } gfx_program_spec;
 
-bool gfx_link_programs(diag *err)
+bool gfx_programs_link(gfx_programs *programs, diag *err)
 {
     const gfx_program_spec specs[GFX_PROGRAM_COUNT] = {
         [GFX_PROGRAM_SKINNED] = {gfx_skinned_vertex_source, NULL, gfx_skinned_fragment_source,
@@ -132,9 +132,17 @@ bool gfx_link_programs(diag *err)
     static const char *const captured[] = {GFX_CAPTURED_POSITION, GFX_CAPTURED_NORMAL};
     for (int k = 0; k < GFX_PROGRAM_COUNT; ++k) {
         bool capture = k == GFX_PROGRAM_SKINNED;
-        if (!link_program(&gfx.programs[k], specs[k].vertex, specs[k].geometry, specs[k].fragment,
+        if (!link_program(&programs->of[k], specs[k].vertex, specs[k].geometry, specs[k].fragment,
                           capture ? captured : NULL, capture ? 2 : 0, specs[k].name, err))
             return false;
     }
     return true;
+}
+
+void gfx_programs_delete(gfx_programs *programs)
+{
+    /* Deleting name 0 is a no-op in GL, so a half-finished setup is released the same way. */
+    for (int k = 0; k < GFX_PROGRAM_COUNT; ++k)
+        glDeleteProgram(programs->of[k].program);
+    *programs = (gfx_programs){0};
 }

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gfx_bench.h"
 #include "gfx_draw.h"
 
 /* Half the side of the ground square, metres: larger than any scene the demo shows; the grid fades out
@@ -23,7 +22,7 @@ enum {
 /* The ground as 3 x 3 cells over a 4 x 4 grid of corners (row by row along z): the middle cell is where
  * shadows may fall, drawn with the shadow lookup; the eight around it without. Cells share their
  * corners, so the seams have no cracks. */
-static void make_ground(void)
+void gfx_ground_setup(gfx_ground *ground)
 {
     GLubyte indices[GFX_GROUND_SHADOWED_INDICES + GFX_GROUND_LIT_INDICES];
     int used = 0;
@@ -39,38 +38,38 @@ static void make_ground(void)
                 for (int k = 0; k < 6; ++k)
                     indices[used++] = cell[k];
             }
-    glGenVertexArrays(1, &gfx.ground_vertex_array);
-    glBindVertexArray(gfx.ground_vertex_array);
-    glGenBuffers(1, &gfx.ground_vertex_buffer);
-    glBindBuffer(GL_ARRAY_BUFFER, gfx.ground_vertex_buffer);
+    *ground = (gfx_ground){0};
+    glGenVertexArrays(1, &ground->vertex_array);
+    glBindVertexArray(ground->vertex_array);
+    glGenBuffers(1, &ground->vertex_buffer);
+    glBindBuffer(GL_ARRAY_BUFFER, ground->vertex_buffer);
     glBufferData(GL_ARRAY_BUFFER, GFX_GROUND_GRID_POINTS * 2 * sizeof(float), NULL, GL_DYNAMIC_DRAW);
     glEnableVertexAttribArray(0);
     glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, NULL);
-    glGenBuffers(1, &gfx.ground_index_buffer);
-    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, gfx.ground_index_buffer);
+    glGenBuffers(1, &ground->index_buffer);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ground->index_buffer);
     glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof indices, indices, GL_STATIC_DRAW);
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
 
 /* Depth textures compared in the shader (sampler2DShadow, bilinear: four hardware-compared texels per
- * tap), the largest and the smaller ones (gfx_shadow_fit.h), each with the framebuffer that renders into it; the ground they
- * fall on. */
-bool gfx_shadow_setup(diag *err)
+ * tap), the largest and the smaller ones (gfx_shadow_fit.h), each with the framebuffer that renders into
+ * it. */
+bool gfx_shadow_setup(gfx_shadow *shadow, int map_size, diag *err)
 {
-    make_ground();
-    gfx.shadow_map_levels = 1;
-    while (gfx.shadow_map_levels < GFX_SHADOW_MAP_LEVELS &&
-           gfx_shadow_map_side(gfx.shadow_map_size, gfx.shadow_map_levels) >= 64)
-        ++gfx.shadow_map_levels;
+    *shadow = (gfx_shadow){.map_size = map_size, .map_levels = 1};
+    while (shadow->map_levels < GFX_SHADOW_MAP_LEVELS &&
+           gfx_shadow_map_side(shadow->map_size, shadow->map_levels) >= 64)
+        ++shadow->map_levels;
     GLint previous = 0;
     glGetIntegerv(GL_FRAMEBUFFER_BINDING, &previous);
-    glGenTextures(gfx.shadow_map_levels, gfx.shadow_textures);
-    glGenFramebuffers(gfx.shadow_map_levels, gfx.shadow_framebuffers);
+    glGenTextures(shadow->map_levels, shadow->textures);
+    glGenFramebuffers(shadow->map_levels, shadow->framebuffers);
     GLenum status = GL_FRAMEBUFFER_COMPLETE;
-    for (int level = 0; level < gfx.shadow_map_levels && status == GL_FRAMEBUFFER_COMPLETE; ++level) {
-        int size = gfx_shadow_map_side(gfx.shadow_map_size, level);
-        glBindTexture(GL_TEXTURE_2D, gfx.shadow_textures[level]);
+    for (int level = 0; level < shadow->map_levels && status == GL_FRAMEBUFFER_COMPLETE; ++level) {
+        int size = gfx_shadow_map_side(shadow->map_size, level);
+        glBindTexture(GL_TEXTURE_2D, shadow->textures[level]);
         glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, size, size, 0, GL_DEPTH_COMPONENT, GL_UNSIGNED_INT, NULL);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
@@ -78,8 +77,8 @@ bool gfx_shadow_setup(diag *err)
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
-        glBindFramebuffer(GL_FRAMEBUFFER, gfx.shadow_framebuffers[level]);
-        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, gfx.shadow_textures[level], 0);
+        glBindFramebuffer(GL_FRAMEBUFFER, shadow->framebuffers[level]);
+        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, shadow->textures[level], 0);
         glDrawBuffer(GL_NONE);
         glReadBuffer(GL_NONE);
         status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
@@ -92,61 +91,60 @@ bool gfx_shadow_setup(diag *err)
 }
 
 /* Back to the flat ground: the uneven one's buffers and tables go. */
-static void free_ground_mesh(void)
+static void free_ground_mesh(gfx_ground *ground)
 {
-    if (gfx.ground_tile_count > 0) {
-        glDeleteVertexArrays(1, &gfx.ground_mesh_vertex_array);
-        glDeleteBuffers(1, &gfx.ground_mesh_vertex_buffer);
-        glDeleteBuffers(1, &gfx.ground_mesh_index_buffer);
+    if (ground->tile_count > 0) {
+        glDeleteVertexArrays(1, &ground->mesh_vertex_array);
+        glDeleteBuffers(1, &ground->mesh_vertex_buffer);
+        glDeleteBuffers(1, &ground->mesh_index_buffer);
     }
-    free(gfx.ground_tile_first);
-    free(gfx.ground_tile_indices);
-    free(gfx.ground_tile_box);
-    free(gfx.ground_draw_counts);
-    free((void *)gfx.ground_draw_offsets);
-    gfx.ground_tile_first = gfx.ground_tile_indices = NULL;
-    gfx.ground_tile_box = NULL;
-    gfx.ground_draw_counts = NULL;
-    gfx.ground_draw_offsets = NULL;
-    gfx.ground_tile_count = 0;
-    gfx.ground_mesh_vertex_array = gfx.ground_mesh_vertex_buffer = gfx.ground_mesh_index_buffer = 0;
-    gfx.ground_heights[0] = gfx.ground_heights[1] = 0.0f;
+    free(ground->tile_first);
+    free(ground->tile_indices);
+    free(ground->tile_box);
+    free(ground->draw_counts);
+    free((void *)ground->draw_offsets);
+    ground->tile_first = ground->tile_indices = NULL;
+    ground->tile_box = NULL;
+    ground->draw_counts = NULL;
+    ground->draw_offsets = NULL;
+    ground->tile_count = 0;
+    ground->mesh_vertex_array = ground->mesh_vertex_buffer = ground->mesh_index_buffer = 0;
+    ground->heights[0] = ground->heights[1] = 0.0f;
 }
 
-static bool ground_desc_usable(const gfx_ground_desc *desc)
+static bool ground_desc_usable(const gfx_ground_desc *desc, diag *err)
 {
     if (!desc->indices || desc->index_count <= 0 || desc->index_count % 3 != 0)
-        return gfx_misuse("gfx_set_ground: %d indices: whole triangles are needed", desc->index_count);
+        return diag_set(err, "gfx_set_ground", 0, "%d indices: whole triangles are needed", desc->index_count);
     if (!desc->tiles || desc->tile_count <= 0)
-        return gfx_misuse("gfx_set_ground: no tiles: the index buffer must be cut into at least one");
+        return diag_set(err, "gfx_set_ground", 0, "no tiles: the index buffer must be cut into at least one");
     for (int v = 0; v < desc->vertex_count; ++v)
         for (int k = 0; k < 3; ++k)
             if (!isfinite(desc->vertices[v].position[k]) || !isfinite(desc->vertices[v].normal[k]))
-                return gfx_misuse("gfx_set_ground: vertex %d is not finite", v);
+                return diag_set(err, "gfx_set_ground", 0, "vertex %d is not finite", v);
     for (int i = 0; i < desc->index_count; ++i)
         if (desc->indices[i] >= (uint32_t)desc->vertex_count)
-            return gfx_misuse("gfx_set_ground: index %d is %u, past the %d vertices", i, (unsigned)desc->indices[i],
-                              desc->vertex_count);
+            return diag_set(err, "gfx_set_ground", 0, "index %d is %u, past the %d vertices", i,
+                            (unsigned)desc->indices[i], desc->vertex_count);
     for (int t = 0; t < desc->tile_count; ++t) {
         const gfx_ground_tile *tile = &desc->tiles[t];
         bool whole = tile->first_index >= 0 && tile->index_count >= 0 && tile->first_index % 3 == 0 &&
                      tile->index_count % 3 == 0;
         if (!whole || tile->first_index > desc->index_count - tile->index_count)
-            return gfx_misuse("gfx_set_ground: tile %d (indices %d, %d of them) is not whole triangles within the %d "
-                              "indices", t, tile->first_index, tile->index_count, desc->index_count);
+            return diag_set(err, "gfx_set_ground", 0,
+                            "tile %d (indices %d, %d of them) is not whole triangles within the %d indices", t,
+                            tile->first_index, tile->index_count, desc->index_count);
     }
     return true;
 }
 
-bool gfx_set_ground(const gfx_ground_desc *desc)
+bool gfx_ground_set(gfx_ground *ground, const gfx_ground_desc *desc, diag *err)
 {
-    if (!gfx.ready)
-        return gfx_misuse("gfx_set_ground before gfx_setup");
     if (!desc || desc->vertex_count <= 0 || !desc->vertices) {
-        free_ground_mesh();
+        free_ground_mesh(ground);
         return true;
     }
-    if (!ground_desc_usable(desc))
+    if (!ground_desc_usable(desc, err))
         return false;
     int tiles = desc->tile_count;
     int *first = malloc((size_t)tiles * sizeof *first), *count = malloc((size_t)tiles * sizeof *count);
@@ -159,9 +157,9 @@ bool gfx_set_ground(const gfx_ground_desc *desc)
         free(box);
         free(draw_counts);
         free((void *)draw_offsets);
-        return gfx_misuse("gfx_set_ground: out of memory for %d tiles", tiles);
+        return diag_set(err, "gfx_set_ground", 0, "out of memory for %d tiles", tiles);
     }
-    free_ground_mesh();
+    free_ground_mesh(ground);
     float low = FLT_MAX, high = -FLT_MAX;
     for (int v = 0; v < desc->vertex_count; ++v) {
         low = fminf(low, desc->vertices[v].position[1]);
@@ -180,19 +178,19 @@ bool gfx_set_ground(const gfx_ground_desc *desc)
         }
         memcpy(box[t], tile_box, sizeof tile_box);
     }
-    gfx.ground_tile_first = first;
-    gfx.ground_tile_indices = count;
-    gfx.ground_tile_box = box;
-    gfx.ground_draw_counts = draw_counts;
-    gfx.ground_draw_offsets = draw_offsets;
-    gfx.ground_tile_count = tiles;
-    gfx.ground_heights[0] = low;
-    gfx.ground_heights[1] = high;
+    ground->tile_first = first;
+    ground->tile_indices = count;
+    ground->tile_box = box;
+    ground->draw_counts = draw_counts;
+    ground->draw_offsets = draw_offsets;
+    ground->tile_count = tiles;
+    ground->heights[0] = low;
+    ground->heights[1] = high;
 
-    glGenVertexArrays(1, &gfx.ground_mesh_vertex_array);
-    glBindVertexArray(gfx.ground_mesh_vertex_array);
-    glGenBuffers(1, &gfx.ground_mesh_vertex_buffer);
-    glBindBuffer(GL_ARRAY_BUFFER, gfx.ground_mesh_vertex_buffer);
+    glGenVertexArrays(1, &ground->mesh_vertex_array);
+    glBindVertexArray(ground->mesh_vertex_array);
+    glGenBuffers(1, &ground->mesh_vertex_buffer);
+    glBindBuffer(GL_ARRAY_BUFFER, ground->mesh_vertex_buffer);
     glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)desc->vertex_count * sizeof *desc->vertices), desc->vertices,
                  GL_STATIC_DRAW);
     glEnableVertexAttribArray(0);
@@ -201,8 +199,8 @@ bool gfx_set_ground(const gfx_ground_desc *desc)
     glEnableVertexAttribArray(1);
     glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, sizeof(gfx_ground_vertex),
                           (const void *)offsetof(gfx_ground_vertex, normal));
-    glGenBuffers(1, &gfx.ground_mesh_index_buffer);
-    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, gfx.ground_mesh_index_buffer);
+    glGenBuffers(1, &ground->mesh_index_buffer);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ground->mesh_index_buffer);
     glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)((size_t)desc->index_count * sizeof *desc->indices),
                  desc->indices, GL_STATIC_DRAW);
     glBindVertexArray(0);
@@ -210,135 +208,144 @@ bool gfx_set_ground(const gfx_ground_desc *desc)
     return true;
 }
 
-void gfx_shadow_shutdown(void)
+void gfx_ground_shutdown(gfx_ground *ground)
 {
-    free_ground_mesh();
-    glDeleteFramebuffers(gfx.shadow_map_levels, gfx.shadow_framebuffers);
-    glDeleteTextures(gfx.shadow_map_levels, gfx.shadow_textures);
-    glDeleteVertexArrays(1, &gfx.ground_vertex_array);
-    glDeleteBuffers(1, &gfx.ground_vertex_buffer);
-    glDeleteBuffers(1, &gfx.ground_index_buffer);
+    free_ground_mesh(ground);
+    glDeleteVertexArrays(1, &ground->vertex_array);
+    glDeleteBuffers(1, &ground->vertex_buffer);
+    glDeleteBuffers(1, &ground->index_buffer);
+    *ground = (gfx_ground){0};
 }
 
-void gfx_shadow_begin(void)
+void gfx_shadow_shutdown(gfx_shadow *shadow)
 {
-    glm_vec3_copy((vec3){FLT_MAX, FLT_MAX, FLT_MAX}, gfx.casters_low);
-    glm_vec3_copy((vec3){-FLT_MAX, -FLT_MAX, -FLT_MAX}, gfx.casters_high);
-    gfx.shadow_fit = (gfx_shadow_fit){.empty = true};
+    glDeleteFramebuffers(shadow->map_levels, shadow->framebuffers);
+    glDeleteTextures(shadow->map_levels, shadow->textures);
+    *shadow = (gfx_shadow){0};
 }
 
-void gfx_shadow_add_caster(mat4 world, const float bounds[2][3], vec3 own_low, vec3 own_high)
+void gfx_shadow_begin(gfx_shadow *shadow, bool on)
+{
+    glm_vec3_copy((vec3){FLT_MAX, FLT_MAX, FLT_MAX}, shadow->casters_low);
+    glm_vec3_copy((vec3){-FLT_MAX, -FLT_MAX, -FLT_MAX}, shadow->casters_high);
+    shadow->frame = (gfx_frame_shadow){.on = on, .fit = {.empty = true}};
+}
+
+void gfx_shadow_add_caster(gfx_shadow *shadow, const vec3 light_unit, float floor, mat4 world,
+                           const float bounds[2][3], vec3 own_low, vec3 own_high)
 {
     glm_vec3_fill(own_low, FLT_MAX);
     glm_vec3_fill(own_high, -FLT_MAX);
-    if (!gfx.shadows_on)
+    if (!shadow->frame.on)
         return;
-    gfx_shadow_caster_box(world, bounds, gfx.light_unit, gfx.ground_heights[0], own_low, own_high);
-    glm_vec3_minv(gfx.casters_low, own_low, gfx.casters_low);
-    glm_vec3_maxv(gfx.casters_high, own_high, gfx.casters_high);
+    gfx_shadow_caster_box(world, bounds, light_unit, floor, own_low, own_high);
+    glm_vec3_minv(shadow->casters_low, own_low, shadow->casters_low);
+    glm_vec3_maxv(shadow->casters_high, own_high, shadow->casters_high);
 }
 
 /* The light's view of what the camera sees up to the shadow distance, cut to the casters (or to the
  * frame's shadow sphere when it gives one). An empty fit turns this frame's shadows off: nothing casts
  * into the view. */
-void gfx_shadow_fit_frame(void)
+void gfx_shadow_fit_frame(gfx_shadow *shadow, const gfx_frame_desc *frame, const vec3 light_unit,
+                          const float ground_heights[2])
 {
-    gfx_shadow_view view = {.viewport_height = gfx.frame.height,
-                            .distance = gfx.frame.shadow_distance > 0.0f ? gfx.frame.shadow_distance
-                                                                         : GFX_SHADOW_DEFAULT_DISTANCE,
-                            .map_size = gfx.shadow_map_size,
-                            .map_levels = gfx.shadow_map_levels,
-                            .ground_heights = {gfx.ground_heights[0], gfx.ground_heights[1]}};
-    glm_mat4_copy(gfx.frame.view, view.view);
-    glm_mat4_copy(gfx.frame.projection, view.projection);
-    glm_vec3_copy(gfx.light_unit, view.light_unit);
-    if (gfx.frame.shadow_radius > 0.0f) {
-        glm_vec3_subs(gfx.frame.shadow_center, gfx.frame.shadow_radius, view.casters_low);
-        glm_vec3_adds(gfx.frame.shadow_center, gfx.frame.shadow_radius, view.casters_high);
+    gfx_shadow_view view = {.viewport_height = frame->height,
+                            .distance = frame->shadow_distance > 0.0f ? frame->shadow_distance
+                                                                      : GFX_SHADOW_DEFAULT_DISTANCE,
+                            .map_size = shadow->map_size,
+                            .map_levels = shadow->map_levels,
+                            .ground_heights = {ground_heights[0], ground_heights[1]}};
+    glm_mat4_copy((vec4 *)frame->view, view.view);
+    glm_mat4_copy((vec4 *)frame->projection, view.projection);
+    glm_vec3_copy((float *)light_unit, view.light_unit);
+    if (frame->shadow_radius > 0.0f) {
+        glm_vec3_subs((float *)frame->shadow_center, frame->shadow_radius, view.casters_low);
+        glm_vec3_adds((float *)frame->shadow_center, frame->shadow_radius, view.casters_high);
     } else {
-        glm_vec3_copy(gfx.casters_low, view.casters_low);
-        glm_vec3_copy(gfx.casters_high, view.casters_high);
+        glm_vec3_copy(shadow->casters_low, view.casters_low);
+        glm_vec3_copy(shadow->casters_high, view.casters_high);
     }
-    gfx_shadow_fit_view(&view, &gfx.shadow_fit);
-    if (gfx.shadow_fit.empty)
-        gfx.shadows_on = false;
+    gfx_shadow_fit_view(&view, &shadow->frame.fit);
+    if (shadow->frame.fit.empty)
+        shadow->frame.on = false;
+}
+
+GLuint gfx_shadow_map_texture(const gfx_shadow *shadow)
+{
+    return shadow->frame.on ? shadow->textures[shadow->frame.fit.map_level] : 0;
 }
 
 /* The depth pass: the instances drawn from the light, skinned by the same path as the picture, into the
- * fitted part of the fit's shadow map (cleared alone: the rest of the map is neither cleared nor read).
- * Returns its draw calls. */
-int gfx_shadow_draw(gfx_stats *stats)
+ * fitted part of the fit's shadow map (cleared alone: the rest of the map is neither cleared nor read). */
+GLuint gfx_shadow_pass_begin(const gfx_shadow *shadow)
 {
+    const gfx_shadow_fit *fit = &shadow->frame.fit;
     GLint target = 0;
     glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &target);
-    glBindFramebuffer(GL_FRAMEBUFFER, gfx.shadow_framebuffers[gfx.shadow_fit.map_level]);
-    glViewport(0, 0, gfx.shadow_fit.map_size, gfx.shadow_fit.map_size);
+    glBindFramebuffer(GL_FRAMEBUFFER, shadow->framebuffers[fit->map_level]);
+    glViewport(0, 0, fit->map_size, fit->map_size);
     glEnable(GL_SCISSOR_TEST);
-    glScissor(0, 0, gfx.shadow_fit.texels[0], gfx.shadow_fit.texels[1]);
+    glScissor(0, 0, fit->texels[0], fit->texels[1]);
     glClearDepth(1.0);
     glClear(GL_DEPTH_BUFFER_BIT);
     /* Slope-scaled offset on top of the shader's normal offset: grazing surfaces need the most. */
     glEnable(GL_POLYGON_OFFSET_FILL);
     glPolygonOffset(1.5f, 2.0f);
-    gfx_set_culling(gfx.frame.culling);
-    int draw_calls;
-    if (gfx.naive)
-        draw_calls = gfx_draw_naive(&gfx.programs[GFX_PROGRAM_NAIVE_DEPTH], gfx.shadow_fit.light_view_projection,
-                                    stats);
-    else
-        draw_calls = gfx_draw_batched(&gfx.programs[gfx.frame.cpu_skinning ? GFX_PROGRAM_CPU_DEPTH : GFX_PROGRAM_DEPTH],
-                                  gfx.captured_vertices > 0 ? &gfx.programs[GFX_PROGRAM_CPU_DEPTH] : NULL,
-                                  gfx.shadow_fit.light_view_projection, false, true);
+    return (GLuint)target;
+}
+
+void gfx_shadow_pass_end(GLuint target)
+{
     glDisable(GL_POLYGON_OFFSET_FILL);
     glDisable(GL_SCISSOR_TEST);
-    glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)target);
-    return draw_calls;
+    glBindFramebuffer(GL_FRAMEBUFFER, target);
 }
 
 /* One run of tiles drawn with or without the lookup: tile t joins the last run of its kind when its
  * indices follow that run's, so a row of neighbouring tiles is one range. */
-static void add_ground_run(GLsizei *counts, const void **offsets, int *runs, int tile)
+static void add_ground_run(const gfx_ground *ground, GLsizei *counts, const void **offsets, int *runs, int tile)
 {
-    size_t start = (size_t)gfx.ground_tile_first[tile] * sizeof(uint32_t);
+    size_t start = (size_t)ground->tile_first[tile] * sizeof(uint32_t);
     if (*runs > 0 && (uintptr_t)offsets[*runs - 1] + (size_t)counts[*runs - 1] * sizeof(uint32_t) == start) {
-        counts[*runs - 1] += gfx.ground_tile_indices[tile];
+        counts[*runs - 1] += ground->tile_indices[tile];
         return;
     }
-    counts[*runs] = gfx.ground_tile_indices[tile];
+    counts[*runs] = ground->tile_indices[tile];
     offsets[*runs] = (const void *)(uintptr_t)start;
     ++*runs;
 }
 
 /* Uneven ground: the tiles that meet the part where shadows may fall with the lookup, the others without,
  * one multi-draw each. */
-static int draw_ground_mesh(void)
+static int draw_ground_mesh(const gfx_ground *ground, const gfx_programs *programs, const gfx_lighting *lighting,
+                            mat4 view_projection)
 {
-    const int tiles = gfx.ground_tile_count;
-    GLsizei *shadowed_counts = gfx.ground_draw_counts, *lit_counts = gfx.ground_draw_counts + tiles;
-    const void **shadowed_offsets = gfx.ground_draw_offsets, **lit_offsets = gfx.ground_draw_offsets + tiles;
+    const int tiles = ground->tile_count;
+    GLsizei *shadowed_counts = ground->draw_counts, *lit_counts = ground->draw_counts + tiles;
+    const void **shadowed_offsets = ground->draw_offsets, **lit_offsets = ground->draw_offsets + tiles;
     int shadowed = 0, lit = 0;
-    const float *shade = gfx.shadow_fit.ground;
+    const float *shade = lighting->shadow->fit.ground;
     for (int t = 0; t < tiles; ++t) {
-        const float *box = gfx.ground_tile_box[t];
-        bool in_shade = gfx.shadows_on && box[0] <= shade[2] && box[2] >= shade[0] && box[1] <= shade[3] &&
+        const float *box = ground->tile_box[t];
+        bool in_shade = lighting->shadow->on && box[0] <= shade[2] && box[2] >= shade[0] && box[1] <= shade[3] &&
                         box[3] >= shade[1];
         if (in_shade)
-            add_ground_run(shadowed_counts, shadowed_offsets, &shadowed, t);
+            add_ground_run(ground, shadowed_counts, shadowed_offsets, &shadowed, t);
         else
-            add_ground_run(lit_counts, lit_offsets, &lit, t);
+            add_ground_run(ground, lit_counts, lit_offsets, &lit, t);
     }
     glDisable(GL_CULL_FACE);
-    glBindVertexArray(gfx.ground_mesh_vertex_array);
+    glBindVertexArray(ground->mesh_vertex_array);
     int draw_calls = 0;
     if (shadowed > 0) {
-        glUseProgram(gfx.programs[GFX_PROGRAM_GROUND_MESH].program);
-        gfx_set_lighting_uniforms(&gfx.programs[GFX_PROGRAM_GROUND_MESH], gfx.view_projection);
+        glUseProgram(programs->of[GFX_PROGRAM_GROUND_MESH].program);
+        gfx_set_lighting_uniforms(&programs->of[GFX_PROGRAM_GROUND_MESH], view_projection, lighting);
         glMultiDrawElements(GL_TRIANGLES, shadowed_counts, GL_UNSIGNED_INT, shadowed_offsets, shadowed);
         ++draw_calls;
     }
     if (lit > 0) {
-        glUseProgram(gfx.programs[GFX_PROGRAM_GROUND_MESH_LIT].program);
-        gfx_set_lighting_uniforms(&gfx.programs[GFX_PROGRAM_GROUND_MESH_LIT], gfx.view_projection);
+        glUseProgram(programs->of[GFX_PROGRAM_GROUND_MESH_LIT].program);
+        gfx_set_lighting_uniforms(&programs->of[GFX_PROGRAM_GROUND_MESH_LIT], view_projection, lighting);
         glMultiDrawElements(GL_TRIANGLES, lit_counts, GL_UNSIGNED_INT, lit_offsets, lit);
         ++draw_calls;
     }
@@ -347,18 +354,19 @@ static int draw_ground_mesh(void)
 
 /* Draw the ground: the cell where shadows may fall with the lookup, the rest without (a shader branch
  * would not spare the lookup on a CPU rasterizer, which runs both sides of it). Returns its draw calls. */
-int gfx_shadow_draw_ground(void)
+int gfx_ground_draw(const gfx_ground *ground, const gfx_programs *programs, const gfx_lighting *lighting,
+                    mat4 view_projection)
 {
-    if (gfx.ground_tile_count > 0)
-        return draw_ground_mesh();
+    if (ground->tile_count > 0)
+        return draw_ground_mesh(ground, programs, lighting, view_projection);
     const float h = GFX_GROUND_HALF_SIZE;
     float x[4] = {-h, -h, -h, h}, z[4] = {-h, -h, -h, h};
-    if (gfx.shadows_on) {
-        const float *ground = gfx.shadow_fit.ground;
-        x[1] = glm_clamp(ground[0], -h, h);
-        x[2] = glm_clamp(ground[2], x[1], h);
-        z[1] = glm_clamp(ground[1], -h, h);
-        z[2] = glm_clamp(ground[3], z[1], h);
+    if (lighting->shadow->on) {
+        const float *shade = lighting->shadow->fit.ground;
+        x[1] = glm_clamp(shade[0], -h, h);
+        x[2] = glm_clamp(shade[2], x[1], h);
+        z[1] = glm_clamp(shade[1], -h, h);
+        z[2] = glm_clamp(shade[3], z[1], h);
     }
     float corners[GFX_GROUND_GRID_POINTS][2];
     for (int row = 0; row < 4; ++row)
@@ -366,21 +374,21 @@ int gfx_shadow_draw_ground(void)
             corners[4 * row + column][0] = x[column];
             corners[4 * row + column][1] = z[row];
         }
-    glBindBuffer(GL_ARRAY_BUFFER, gfx.ground_vertex_buffer);
+    glBindBuffer(GL_ARRAY_BUFFER, ground->vertex_buffer);
     glBufferSubData(GL_ARRAY_BUFFER, 0, sizeof corners, corners);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     /* Seen from above only, but a camera below the floor should still see where it is: no culling. */
     glDisable(GL_CULL_FACE);
-    glBindVertexArray(gfx.ground_vertex_array);
+    glBindVertexArray(ground->vertex_array);
     int draw_calls = 0;
     if (x[2] > x[1] && z[2] > z[1]) {
-        glUseProgram(gfx.programs[GFX_PROGRAM_GROUND].program);
-        gfx_set_lighting_uniforms(&gfx.programs[GFX_PROGRAM_GROUND], gfx.view_projection);
+        glUseProgram(programs->of[GFX_PROGRAM_GROUND].program);
+        gfx_set_lighting_uniforms(&programs->of[GFX_PROGRAM_GROUND], view_projection, lighting);
         glDrawElements(GL_TRIANGLES, GFX_GROUND_SHADOWED_INDICES, GL_UNSIGNED_BYTE, NULL);
         ++draw_calls;
     }
-    glUseProgram(gfx.programs[GFX_PROGRAM_GROUND_LIT].program);
-    gfx_set_lighting_uniforms(&gfx.programs[GFX_PROGRAM_GROUND_LIT], gfx.view_projection);
+    glUseProgram(programs->of[GFX_PROGRAM_GROUND_LIT].program);
+    gfx_set_lighting_uniforms(&programs->of[GFX_PROGRAM_GROUND_LIT], view_projection, lighting);
     glDrawElements(GL_TRIANGLES, GFX_GROUND_LIT_INDICES, GL_UNSIGNED_BYTE,
                    (const void *)(uintptr_t)GFX_GROUND_SHADOWED_INDICES);
     return draw_calls + 1;

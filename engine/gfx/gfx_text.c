@@ -3,7 +3,7 @@
  * quad that samples the solid cell and both kinds can share one draw in submit order. */
 #include "gfx_text.h"
 
-#include "gfx_internal.h"
+#include "gfx_program.h"
 
 #include <limits.h>
 #include <math.h>
