@@ -14,6 +14,7 @@
 #define pose_palette sse2_pose_palette
 #define pose_dual_quaternion_palette sse2_pose_dual_quaternion_palette
 #define pose_skin_joints_fit sse2_pose_skin_joints_fit
+#define pose_skin_tangents_fit sse2_pose_skin_tangents_fit
 #define pose_skin_cpu sse2_pose_skin_cpu
 #define pose_skin_cpu_tangents sse2_pose_skin_cpu_tangents
 #define pose_skinned_box sse2_pose_skinned_box

@@ -131,11 +131,7 @@ bool pose_skin_cpu_dual_quaternion(const skin_mesh *mesh, const pose_dual_quater
 bool pose_skin_cpu_dual_quaternion_tangents(const skin_mesh *mesh, const pose_dual_quaternion *palette,
                                             int joint_count, float (*tangents)[4])
 {
-    if (!mesh || !palette || !tangents || joint_count <= 0 || mesh->vertex_count < 0)
-        return false;
-    if (mesh->vertex_count > 0 && (!mesh->tangents || !mesh->joints || !mesh->weights))
-        return false;
-    if (!pose_skin_joints_fit(mesh, joint_count))
+    if (!pose_skin_tangents_fit(mesh, palette != NULL, joint_count, tangents))
         return false;
     for (int v = 0; v < mesh->vertex_count; ++v) {
         float real[4], dual[4];

@@ -11,6 +11,10 @@
  * every skinning stage refuses such a mesh before writing anything. */
 bool pose_skin_joints_fit(const skin_mesh *mesh, int joint_count);
 
+/* The check both tangent skinnings make before writing anything: a mesh with tangents, joints and weights
+ * for its vertices, a palette (given: not NULL) of joint_count joints its weighted influences fit, room. */
+bool pose_skin_tangents_fit(const skin_mesh *mesh, bool palette_given, int joint_count, const void *tangents);
+
 /* Vertex v of mesh skinned by palette (whatever its kind), its position only. */
 typedef void pose_skin_vertex_position(const skin_mesh *mesh, int v, const void *palette, float out[3]);
 

@@ -73,14 +73,18 @@ bool pose_skin_cpu(const skin_mesh *mesh, const mat4 *palette, int joint_count, 
     return true;
 }
 
+/* See pose_internal.h. */
+bool pose_skin_tangents_fit(const skin_mesh *mesh, bool palette_given, int joint_count, const void *tangents)
+{
+    return mesh && palette_given && tangents && joint_count > 0 && mesh->vertex_count >= 0 &&
+           (mesh->vertex_count == 0 || (mesh->tangents && mesh->joints && mesh->weights)) &&
+           pose_skin_joints_fit(mesh, joint_count);
+}
+
 bool pose_skin_cpu_tangents(const skin_mesh *mesh, const mat4 *palette, int joint_count, const float (*normals)[3],
                             float (*tangents)[4])
 {
-    if (!mesh || !palette || !normals || !tangents || joint_count <= 0 || mesh->vertex_count < 0)
-        return false;
-    if (mesh->vertex_count > 0 && (!mesh->tangents || !mesh->joints || !mesh->weights))
-        return false;
-    if (!pose_skin_joints_fit(mesh, joint_count))
+    if (!normals || !pose_skin_tangents_fit(mesh, palette != NULL, joint_count, tangents))
         return false;
     for (int v = 0; v < mesh->vertex_count; ++v) {
         float blended[4][3];
