@@ -296,6 +296,8 @@ static void draw_frame(demo *d)
         .height = height,
         .cpu_skinning = d->views.cpu_skinning,
         .debug_normals = d->views.normals,
+        .debug_tangents = d->views.tangents,
+        .no_maps = d->views.no_maps,
         .lod_colors = d->views.lod_colors,
         .lod_error_pixels = d->settings.render.levels_of_detail ? d->settings.render.lod_error_pixels : -1.0f,
         .no_stand_ins = !d->settings.render.stand_ins,

@@ -78,8 +78,12 @@ bool scene_pose_bounds(scene *s, const animator *animator, float out[2][3])
 static unsigned long long scene_texture_key(const anim_character *character)
 {
     unsigned long long hash = 14695981039346656037ull;
-    for (int m = 0; m < character->model->mesh_count; ++m) {
-        const char *path = character->texture_paths ? character->texture_paths[m] : NULL;
+    for (int k = 0; k < 3 * character->model->mesh_count; ++k) {
+        int m = k % character->model->mesh_count;
+        const char *const *paths = k < character->model->mesh_count       ? character->texture_paths
+                                   : k < 2 * character->model->mesh_count ? character->normal_map_paths
+                                                                           : character->specular_map_paths;
+        const char *path = paths ? paths[m] : NULL;
         struct stat status;
         long long stamp[4] = {-1, -1, -1, -1};
         if (path && stat(path, &status) == 0) {
@@ -100,9 +104,17 @@ static unsigned long long scene_texture_key(const anim_character *character)
 gfx_mesh scene_make_dressed_mesh(image_cache *images, const gfx_mesh_desc *desc, const char *const *texture_paths,
                                  const image **held, diag *err, diag_list *warnings)
 {
+    return scene_make_mapped_mesh(images, desc, texture_paths, NULL, NULL, held, err, warnings);
+}
+
+gfx_mesh scene_make_mapped_mesh(image_cache *images, const gfx_mesh_desc *desc, const char *const *texture_paths,
+                                const char *const *normal_map_paths, const char *const *specular_map_paths,
+                                const image **held, diag *err, diag_list *warnings)
+{
     const model *m = desc->model;
     int count = m && m->mesh_count > 0 && m->meshes ? m->mesh_count : 0;
-    gfx_image *pixels = calloc(count > 0 ? (size_t)count : 1, sizeof *pixels);
+    bool mapped = normal_map_paths || specular_map_paths;
+    gfx_image *pixels = calloc(count > 0 ? 3 * (size_t)count : 1, sizeof *pixels);
     if (!pixels) {
         diag_set(err, desc->label ? desc->label : "mesh", 0, "out of memory");
         return (gfx_mesh){0};
@@ -121,13 +133,26 @@ gfx_mesh scene_make_dressed_mesh(image_cache *images, const gfx_mesh_desc *desc,
         if (held[i])
             pixels[i] = (gfx_image){.rgba = held[i]->rgba, .width = held[i]->width, .height = held[i]->height,
                                     .key = held[i]->id};
+        /* The maps, when there are paths for them: a missing one is no message (drawn without), a refused
+         * file is said by the image cache at the shader line. */
+        const char *map_paths[2] = {normal_map_paths ? normal_map_paths[i] : NULL,
+                                    specular_map_paths ? specular_map_paths[i] : NULL};
+        for (int k = 0; mapped && k < 2; ++k) {
+            const image **map = &held[(k + 1) * count + i];
+            *map = map_paths[k] ? image_cache_acquire(images, map_paths[k], where, line, label, warnings) : NULL;
+            if (*map)
+                pixels[(k + 1) * count + i] = (gfx_image){.rgba = (*map)->rgba, .width = (*map)->width,
+                                                          .height = (*map)->height, .key = (*map)->id};
+        }
     }
     gfx_mesh_desc dressed = *desc;
     dressed.images = pixels;
+    dressed.normal_maps = mapped ? pixels + count : NULL;
+    dressed.specular_maps = mapped ? pixels + 2 * count : NULL;
     gfx_mesh mesh = gfx_make_mesh(&dressed, err, warnings);
     free(pixels);
     if (mesh.id == 0)
-        scene_release_images(images, held, count);
+        scene_release_images(images, held, mapped ? 3 * count : count);
     return mesh;
 }
 
@@ -158,7 +183,7 @@ static int scene_mesh_for(scene *s, cache *cache, const anim_character *characte
         }
     }
     int parts = character->model->mesh_count;
-    const image **held = calloc(parts > 0 ? (size_t)parts : 1, sizeof *held);
+    const image **held = calloc(parts > 0 ? 3 * (size_t)parts : 1, sizeof *held); /* images, then maps */
     if (!held) {
         diag_set(err, character->name, 0, "out of memory");
         return -1;
@@ -172,18 +197,19 @@ static int scene_mesh_for(scene *s, cache *cache, const anim_character *characte
         diag_list_add(warnings, character->mesh_path ? character->mesh_path : character->name, lod_err.line,
                       "%s: no levels of detail (%s); drawn whole at every distance", character->name,
                       lod_err.message);
-    gfx_mesh mesh = scene_make_dressed_mesh(s->images,
-                                            &(gfx_mesh_desc){.model = character->model, .label = character->name,
-                                                             .path = character->mesh_path,
-                                                             .lods = cache_lods(cache, lods)},
-                                            character->texture_paths, held, err, warnings);
+    gfx_mesh mesh = scene_make_mapped_mesh(s->images,
+                                           &(gfx_mesh_desc){.model = character->model, .label = character->name,
+                                                            .path = character->mesh_path,
+                                                            .lods = cache_lods(cache, lods)},
+                                           character->texture_paths, character->normal_map_paths,
+                                           character->specular_map_paths, held, err, warnings);
     cache_release_lods(cache, lods);
     if (mesh.id == 0) {
         free(held);
         return -1;
     }
     s->mesh_images[s->model_count] = held;
-    s->mesh_image_counts[s->model_count] = parts > 0 ? parts : 0;
+    s->mesh_image_counts[s->model_count] = parts > 0 ? 3 * parts : 0;
     s->models[s->model_count] = character->model;
     s->texture_keys[s->model_count] = key;
     s->meshes[s->model_count] = mesh;

@@ -33,6 +33,8 @@ typedef struct scene_views {
     bool lod_colors;    /* F7: each character tinted by its level of detail */
     bool look_at;       /* T: each looking head's facing line and what it looks at */
     bool foot_ik;       /* I: held feet's contacts, the feet's targets on the ground, the pelvis's drop */
+    bool no_maps;       /* M: every mesh drawn without its normal and specular maps */
+    bool tangents;      /* N: each vertex's tangent frame (tangent, bitangent, normal) */
     const ground *ground; /* what the feet stand on, for the foot IK view (NULL: flat) */
 } scene_views;
 
@@ -60,7 +62,7 @@ typedef struct scene {
     unsigned long long texture_keys[SCENE_MAX_MODELS];
     gfx_mesh meshes[SCENE_MAX_MODELS];
     const image **mesh_images[SCENE_MAX_MODELS]; /* what meshes[i] draws with (NULL: the placeholder), */
-    int mesh_image_counts[SCENE_MAX_MODELS];     /* its model's mesh_count of them */
+    int mesh_image_counts[SCENE_MAX_MODELS];     /* 3 x its model's mesh_count of them (images, maps) */
     image_cache *images;    /* made by the first scene_sync */
     /* Which of those each character of the synced config draws with (an index into meshes). */
     int character_count, character_capacity;
@@ -100,6 +102,13 @@ void scene_free(scene *s);
  * destroyed. {0} with err when gfx refuses the mesh (nothing is held then). */
 gfx_mesh scene_make_dressed_mesh(image_cache *images, const gfx_mesh_desc *desc, const char *const *texture_paths,
                                  const image **held, diag *err, diag_list *warnings);
+/* The same with the meshes' maps too (normal_map_paths, specular_map_paths: one per model mesh or NULL for
+ * none, as anim_character has them; a map that is missing or refused is drawn without, the refusal warned at
+ * the shader line). held gets 3 x model->mesh_count entries: the images, then the normal maps, then the
+ * specular maps (NULL where there is none). */
+gfx_mesh scene_make_mapped_mesh(image_cache *images, const gfx_mesh_desc *desc, const char *const *texture_paths,
+                                const char *const *normal_map_paths, const char *const *specular_map_paths,
+                                const image **held, diag *err, diag_list *warnings);
 void scene_release_images(image_cache *images, const image **held, int count);
 
 /* The mesh a character of the last synced config draws with, or {0}. */

@@ -162,7 +162,8 @@ static void test_defaults_bind_what_the_issue_says(void)
         {PLATFORM_KEY_F12, GAME_ACTION_SCREENSHOT},   {PLATFORM_KEY_ESCAPE, GAME_ACTION_QUIT},
         {PLATFORM_KEY_B, GAME_ACTION_SKIN_BLEND},
         {PLATFORM_KEY_U, GAME_ACTION_GROUND},         {PLATFORM_KEY_I, GAME_ACTION_FOOT_IK},
-        {PLATFORM_KEY_F9, GAME_ACTION_RECORD},
+        {PLATFORM_KEY_F9, GAME_ACTION_RECORD},        {PLATFORM_KEY_N, GAME_ACTION_TANGENTS},
+        {PLATFORM_KEY_M, GAME_ACTION_MAPS},
     };
     int expected_count = (int)(sizeof expected / sizeof expected[0]);
     for (int i = 0; i < expected_count; ++i)
@@ -271,7 +272,7 @@ static void test_every_mistake_is_reported_and_changes_nothing(void)
         {"[keyz]\njump = J\n", 1, "unknown section [keyz]"},
         {"[keys]\njmp = Space\n", 2, "unknown action 'jmp'"},
         {"[keys]\n\njump = Spcae\n", 3, "jump: unknown key name 'Spcae'"},
-        {"[keys]\njump = J, L, M, N, O\n", 2, "jump has 5 keys; at most 4"},
+        {"[keys]\njump = J, L, O, V, Y\n", 2, "jump has 5 keys; at most 4"},
         {"[keys]\njump = J, , L\n", 2, "a key name is missing between commas"},
         {"[keys]\njump = J, j\n", 2, "jump lists 'j' twice"},
         {"[keys]\njump =\n", 2, "jump has no keys; write 'none'"},
@@ -515,7 +516,7 @@ static void test_a_programs_own_actions(void)
     enum { EXTRA = 40 };
     static char names[EXTRA][16], keys[EXTRA][16];
     controls_action_row rows[EXTRA];
-    static const char *const free_keys[] = {"F8", "F10", "F11", "J", "L", "M", "N", "O", "Y", "Z", "V", "1", "2",
+    static const char *const free_keys[] = {"F8", "F10", "F11", "J", "L", "F13", "F14", "O", "Y", "Z", "V", "1", "2",
                                             "3", "4", "5", "6", "7", "8", "9", "0", "Keypad 1", "Keypad 2",
                                             "Keypad 3", "Keypad 4", "Keypad 5", "Keypad 6", "Keypad 7", "Keypad 8",
                                             "Keypad 9", "Keypad 0", "Home", "End", "PageUp", "PageDown", "Insert",

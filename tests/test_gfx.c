@@ -323,6 +323,85 @@ static void test_gpu_skinning_matches_cpu(void)
 
 /* ---- (2) A posed character stands where the camera expects it ------------------------------------------ */
 
+/* Normal and specular maps: a flat normal map (128 128 255 everywhere) draws the picture without maps pixel
+ * for pixel; one leaning along the tangent changes it, as does a specular map; frame.no_maps draws a mapped
+ * mesh as one without; a map of another size than its mesh's image is not used, said at the shader line. */
+static void test_normal_and_specular_maps(void)
+{
+    joint_pose object[MAX_JOINTS];
+    mat4 palette[MAX_JOINTS];
+    CHECK(pose_at(mannequin, walk, 0.3f, object, palette));
+    gfx_frame_desc frame = camera_frame((vec3){2.4f, 1.2f, 1.2f}, (vec3){0.0f, 1.0f, 0.0f}, 40.0f);
+    frame.hide_ground = true;
+    enum { MAP = 4 };
+    static uint8_t flat[MAP * MAP * 4], leaning[MAP * MAP * 4], shiny[MAP * MAP * 4], albedo[MAP * MAP * 4];
+    for (int i = 0; i < MAP * MAP; ++i) {
+        memcpy(flat + 4 * i, (const uint8_t[4]){128, 128, 255, 255}, 4);
+        memcpy(leaning + 4 * i, (const uint8_t[4]){200, 128, 232, 255}, 4);
+        memcpy(shiny + 4 * i, (const uint8_t[4]){255, 255, 255, 255}, 4);
+        memcpy(albedo + 4 * i, (const uint8_t[4]){180, 150, 120, 255}, 4);
+    }
+    gfx_image colour = {.rgba = albedo, .width = MAP, .height = MAP, .key = 0};
+    gfx_image flat_map = {.rgba = flat, .width = MAP, .height = MAP};
+    gfx_image leaning_map = {.rgba = leaning, .width = MAP, .height = MAP};
+    gfx_image shiny_map = {.rgba = shiny, .width = MAP, .height = MAP};
+    gfx_image small_map = {.rgba = flat, .width = 2, .height = 2};
+    CHECK(mannequin->mesh_count == 1);
+    diag err;
+    diag_list warnings = {0};
+    gfx_mesh plain = gfx_make_mesh(&(gfx_mesh_desc){.model = mannequin, .images = &colour}, &err, &warnings);
+    gfx_mesh flat_mesh = gfx_make_mesh(&(gfx_mesh_desc){.model = mannequin, .images = &colour, .normal_maps = &flat_map},
+                                       &err, &warnings);
+    gfx_mesh leaning_mesh = gfx_make_mesh(
+        &(gfx_mesh_desc){.model = mannequin, .images = &colour, .normal_maps = &leaning_map}, &err, &warnings);
+    gfx_mesh shiny_mesh = gfx_make_mesh(
+        &(gfx_mesh_desc){.model = mannequin, .images = &colour, .specular_maps = &shiny_map}, &err, &warnings);
+    CHECK(warnings.total == 0);
+    gfx_mesh small_mesh = gfx_make_mesh(
+        &(gfx_mesh_desc){.model = mannequin, .images = &colour, .normal_maps = &small_map, .path = "m.md5mesh"}, &err,
+        &warnings);
+    CHECK(warnings.total == 1);
+    if (warnings.count == 1)
+        CHECK_STR_CONTAINS(warnings.items[0].message, "its normal map is 2 x 2 pixels, its image 4 x 4: drawn without it");
+    CHECK(plain.id && flat_mesh.id && leaning_mesh.id && shiny_mesh.id && small_mesh.id);
+    size_t bytes = (size_t)IMAGE_WIDTH * IMAGE_HEIGHT * 4;
+    uint8_t *reference = malloc(bytes), *picture = malloc(bytes);
+    int joints = mannequin->skeleton.joint_count;
+    draw_one(&frame, plain, (const mat4 *)palette, joints);
+    CHECK(platform_read_pixels(reference));
+    draw_one(&frame, flat_mesh, (const mat4 *)palette, joints);
+    CHECK(platform_read_pixels(picture));
+    CHECK(memcmp(reference, picture, bytes) == 0);
+    draw_one(&frame, small_mesh, (const mat4 *)palette, joints);
+    CHECK(platform_read_pixels(picture));
+    CHECK(memcmp(reference, picture, bytes) == 0);
+    int largest = 0;
+    size_t foreground = 0;
+    draw_one(&frame, leaning_mesh, (const mat4 *)palette, joints);
+    CHECK(platform_read_pixels(picture));
+    save_picture("gfx_normal_map.png");
+    size_t leaning_differ = count_differing_pixels(reference, picture, &largest, &foreground);
+    draw_one(&frame, shiny_mesh, (const mat4 *)palette, joints);
+    CHECK(platform_read_pixels(picture));
+    size_t shiny_differ = count_differing_pixels(reference, picture, &largest, &foreground);
+    gfx_frame_desc off = frame;
+    off.no_maps = true;
+    draw_one(&off, leaning_mesh, (const mat4 *)palette, joints);
+    CHECK(platform_read_pixels(picture));
+    CHECK(memcmp(reference, picture, bytes) == 0);
+    printf("  maps: flat and no_maps as without; a leaning normal map changes %zu pixels, a specular map %zu, of "
+           "%zu\n", leaning_differ, shiny_differ, foreground);
+    CHECK(foreground > 5000 && leaning_differ > foreground / 4 && shiny_differ > 100);
+    gfx_destroy_mesh(plain);
+    gfx_destroy_mesh(flat_mesh);
+    gfx_destroy_mesh(leaning_mesh);
+    gfx_destroy_mesh(shiny_mesh);
+    gfx_destroy_mesh(small_mesh);
+    diag_list_free(&warnings);
+    free(reference);
+    free(picture);
+}
+
 static void test_character_placement(void)
 {
     joint_pose object[MAX_JOINTS];
@@ -2544,6 +2623,7 @@ int main(void)
         RUN(test_shadows_fall_on_uneven_ground);
         RUN(test_culling_with_pose_bounds);
         RUN(test_debug_views);
+        RUN(test_normal_and_specular_maps);
         RUN(test_buffers_grow_past_capacity);
         RUN(test_palette_slots_draw_the_same_picture);
         RUN(test_palettes_grow_while_mapped);

@@ -712,7 +712,7 @@ void gfx_end_frame(void)
             &batch, &programs[cpu ? GFX_PROGRAM_CPU_SKINNED : GFX_PROGRAM_SKINNED],
             gfx.skin_once.captured_vertices > 0 ? &programs[GFX_PROGRAM_CPU_SKINNED] : NULL, gfx.view_projection,
             false, false);
-        if (gfx.frame.debug_normals)
+        if (gfx.frame.debug_normals || gfx.frame.debug_tangents)
             stats->draw_calls += gfx_draw_batched(
                 &batch, &programs[cpu ? GFX_PROGRAM_CPU_NORMALS : GFX_PROGRAM_NORMALS], NULL, gfx.view_projection,
                 true, false);

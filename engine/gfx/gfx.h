@@ -65,6 +65,12 @@ typedef struct gfx_mesh_desc {
     const char *path;    /* the model's file, for messages at its shader lines; NULL: they name the label */
     /* One image per model->meshes (rgba NULL: the placeholder); NULL: every skin_mesh the placeholder. */
     const gfx_image *images;
+    /* Its maps, one per model->meshes (rgba NULL: none) or NULL for none at all: a tangent-space normal map
+     * (red along skin_mesh.tangents, green along the bitangent, blue out; 128 128 255 is the normal itself)
+     * and a specular map (its red: how strongly the texel reflects the highlight). A map of another size
+     * than its mesh's image is not used, and said in warnings at the mesh's shader line. */
+    const gfx_image *normal_maps;
+    const gfx_image *specular_maps;
     /* Coarser levels of the model's meshes (build_lod.h), read during gfx_make_mesh only; NULL: level 0
      * alone, the file's triangles. */
     const model_lods *lods;
@@ -137,6 +143,10 @@ typedef struct gfx_frame_desc {
     bool cpu_skinning;            /* skin on the CPU (pose_skin_cpu, the reference) and draw the result,
                                    * instead of skinning in the vertex shader: same batching, same picture */
     bool debug_normals;           /* draw each skinned vertex's normal as a short line */
+    bool debug_tangents;          /* and its tangent frame: the tangent red, the bitangent green (the mesh's
+                                   * skin_mesh.tangents, skinned; the GPU path) */
+    bool no_maps;                 /* the meshes' normal and specular maps are used unless this is set: then
+                                   * every mesh is drawn as one without them (flat, the default highlight) */
     /* Level of detail (meshes made with lods): each instance is drawn at the coarsest mesh level whose
      * simplification error, projected at its distance, stays within lod_error_pixels, or as the stand-in
      * when it stands at most stand_in_pixels tall; the shadow pass one level coarser where the shadow map

@@ -232,6 +232,7 @@ int gfx_draw_batched(const gfx_batch *batch, const gfx_program *program, const g
 {
     const gfx_queue *queue = batch->queue;
     const bool no_stand_ins = batch->lighting->frame->no_stand_ins;
+    const bool maps = !batch->lighting->frame->no_maps && !points;
     const float shadow_tolerance = GFX_SHADOW_NORMAL_OFFSET_TEXELS * batch->lighting->shadow->fit.texel_metres;
     int draw_calls = 0;
     if (captured) {
@@ -247,6 +248,8 @@ int gfx_draw_batched(const gfx_batch *batch, const gfx_program *program, const g
         glUniform1f(program->normal_length, GFX_NORMAL_LENGTH);
     if (program->line_color >= 0)
         glUniform4f(program->line_color, 0.2f, 0.9f, 1.0f, 1.0f);
+    if (program->tangent_frames >= 0)
+        glUniform1i(program->tangent_frames, batch->lighting->frame->debug_tangents);
     const gfx_program *current = program;
     for (int g = 0; g < queue->group_count; ++g) {
         /* The shadow pass draws a group's casters, which the sort put first. */
@@ -276,6 +279,17 @@ int gfx_draw_batched(const gfx_batch *batch, const gfx_program *program, const g
                         captured_first >= 0 ? captured_first + instances * part->first_vertex : part->first_vertex);
             glUniform1i(current->part_vertex_count, part->vertex_count);
             glBindVertexArray(part->vertex_array);
+            if (current->use_normal_map >= 0) {
+                /* The part's maps on their units, the albedo's unit left active for the texture below. */
+                bool normal_map = maps && part->normal_map != 0, specular_map = maps && part->specular_map != 0;
+                glUniform1i(current->use_normal_map, normal_map);
+                glUniform1i(current->use_specular_map, specular_map);
+                glActiveTexture(GL_TEXTURE0 + GFX_TEXTURE_UNIT_NORMAL_MAP);
+                glBindTexture(GL_TEXTURE_2D, normal_map ? part->normal_map : 0);
+                glActiveTexture(GL_TEXTURE0 + GFX_TEXTURE_UNIT_SPECULAR_MAP);
+                glBindTexture(GL_TEXTURE_2D, specular_map ? part->specular_map : 0);
+                glActiveTexture(GL_TEXTURE0 + GFX_TEXTURE_UNIT_ALBEDO);
+            }
             glBindTexture(GL_TEXTURE_2D, part->texture);
             if (points)
                 glDrawArraysInstanced(GL_POINTS, 0, part->vertex_count, instances);

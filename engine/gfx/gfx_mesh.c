@@ -14,6 +14,7 @@ static void release_part(gfx_part *part)
 {
     free(part->bind.positions);
     free(part->bind.normals);
+    free(part->bind.tangents);
     free(part->bind.joints);
     free(part->bind.weights);
     glDeleteVertexArrays(1, &part->vertex_array);
@@ -21,6 +22,11 @@ static void release_part(gfx_part *part)
     glDeleteBuffers(1, &part->index_buffer);
     gfx_texture_release(part->texture_entry);
     part->texture_entry = -1;
+    if (part->normal_map_entry >= 0)
+        gfx_texture_release(part->normal_map_entry);
+    if (part->specular_map_entry >= 0)
+        gfx_texture_release(part->specular_map_entry);
+    part->normal_map_entry = part->specular_map_entry = -1;
 }
 
 bool gfx_meshes_setup(gfx_meshes *meshes, int capacity)
@@ -119,8 +125,27 @@ static bool upload_levels(const skin_mesh *source, const mesh_lod *lod, int leve
     return true;
 }
 
+/* A map for a part: acquired when it has pixels and the size of the part's image (else said once at the
+ * mesh's shader line, and none); -1 for none. */
+static int acquire_map(const gfx_image *map, const gfx_image *image, const char *what, const skin_mesh *source,
+                       const char *label, const char *path, diag_list *warnings)
+{
+    if (!map || !map->rgba)
+        return -1;
+    bool sized = map->width > 0 && map->height > 0 &&
+                 (!image || !image->rgba || (map->width == image->width && map->height == image->height));
+    if (!sized) {
+        diag_list_add(warnings, path ? path : label, path ? source->shader_line : 0,
+                      "%s: its %s is %d x %d pixels, its image %d x %d: drawn without it", label, what, map->width,
+                      map->height, image && image->rgba ? image->width : 0, image && image->rgba ? image->height : 0);
+        return -1;
+    }
+    return gfx_texture_acquire(map);
+}
+
 static bool upload_part(const skin_mesh *source, const mesh_lod *lod, int level_count, const gfx_image *image,
-                        gfx_part *part, const char *label, const char *path, diag *err, diag_list *warnings)
+                        const gfx_image *normal_map, const gfx_image *specular_map, gfx_part *part, const char *label,
+                        const char *path, diag *err, diag_list *warnings)
 {
     size_t vertices = (size_t)source->vertex_count;
     size_t position_bytes = vertices * sizeof source->positions[0];
@@ -128,9 +153,11 @@ static bool upload_part(const skin_mesh *source, const mesh_lod *lod, int level_
     size_t uv_bytes = vertices * sizeof source->uvs[0];
     size_t joint_bytes = vertices * sizeof source->joints[0];
     size_t weight_bytes = vertices * sizeof source->weights[0];
+    size_t tangent_bytes = source->tangents ? vertices * sizeof source->tangents[0] : 0;
     size_t normal_offset = position_bytes, uv_offset = normal_offset + normal_bytes;
     size_t joint_offset = uv_offset + uv_bytes, weight_offset = joint_offset + joint_bytes;
-    size_t total = weight_offset + weight_bytes;
+    size_t tangent_offset = weight_offset + weight_bytes;
+    size_t total = tangent_offset + tangent_bytes;
     if (source->vertex_count > 0 &&
         (!source->positions || !source->normals || !source->uvs || !source->joints || !source->weights))
         return diag_set(err, label, 0, "a skin_mesh with vertices lacks positions, normals, uvs or weights");
@@ -152,6 +179,12 @@ static bool upload_part(const skin_mesh *source, const mesh_lod *lod, int level_
         memcpy(part->bind.normals, source->normals, normal_bytes);
         memcpy(part->bind.joints, source->joints, joint_bytes);
         memcpy(part->bind.weights, source->weights, weight_bytes);
+        if (source->tangents) {
+            part->bind.tangents = malloc(tangent_bytes);
+            if (!part->bind.tangents)
+                return diag_set(err, label, 0, "out of memory for %d vertices", source->vertex_count);
+            memcpy(part->bind.tangents, source->tangents, tangent_bytes);
+        }
     }
     glGenVertexArrays(1, &part->vertex_array);
     glBindVertexArray(part->vertex_array);
@@ -164,6 +197,8 @@ static bool upload_part(const skin_mesh *source, const mesh_lod *lod, int level_
         glBufferSubData(GL_ARRAY_BUFFER, (GLintptr)uv_offset, (GLsizeiptr)uv_bytes, source->uvs);
         glBufferSubData(GL_ARRAY_BUFFER, (GLintptr)joint_offset, (GLsizeiptr)joint_bytes, source->joints);
         glBufferSubData(GL_ARRAY_BUFFER, (GLintptr)weight_offset, (GLsizeiptr)weight_bytes, source->weights);
+        if (tangent_bytes)
+            glBufferSubData(GL_ARRAY_BUFFER, (GLintptr)tangent_offset, (GLsizeiptr)tangent_bytes, source->tangents);
     }
     glEnableVertexAttribArray(GFX_ATTRIBUTE_POSITION);
     glVertexAttribPointer(GFX_ATTRIBUTE_POSITION, 3, GL_FLOAT, GL_FALSE, 0, (const void *)0);
@@ -177,6 +212,11 @@ static bool upload_part(const skin_mesh *source, const mesh_lod *lod, int level_
     glEnableVertexAttribArray(GFX_ATTRIBUTE_WEIGHTS);
     glVertexAttribPointer(GFX_ATTRIBUTE_WEIGHTS, SKIN_MAX_INFLUENCES, GL_FLOAT, GL_FALSE, 0,
                           (const void *)weight_offset);
+    /* A model without tangents reads the attribute's default, (0, 0, 0, 1): no frame, no normal map. */
+    if (tangent_bytes) {
+        glEnableVertexAttribArray(GFX_ATTRIBUTE_TANGENT);
+        glVertexAttribPointer(GFX_ATTRIBUTE_TANGENT, 4, GL_FLOAT, GL_FALSE, 0, (const void *)tangent_offset);
+    }
 
     bool levels_uploaded = upload_levels(source, lod, level_count, part, label, err);
     glBindVertexArray(0);
@@ -193,6 +233,12 @@ static bool upload_part(const skin_mesh *source, const mesh_lod *lod, int level_
     }
     part->texture_entry = gfx_texture_acquire(image);
     part->texture = gfx_texture_name(part->texture_entry);
+    part->normal_map_entry = source->tangents ? acquire_map(normal_map, image, "normal map", source, label, path,
+                                                            warnings)
+                                              : -1;
+    part->specular_map_entry = acquire_map(specular_map, image, "specular map", source, label, path, warnings);
+    part->normal_map = part->normal_map_entry >= 0 ? gfx_texture_name(part->normal_map_entry) : 0;
+    part->specular_map = part->specular_map_entry >= 0 ? gfx_texture_name(part->specular_map_entry) : 0;
     return true;
 }
 
@@ -230,15 +276,17 @@ gfx_mesh gfx_meshes_make(gfx_meshes *meshes, const gfx_mesh_desc *desc, diag *er
         diag_set(err, label, 0, "out of memory");
         return (gfx_mesh){0};
     }
-    for (int i = 0; i < m->mesh_count; ++i)
-        parts[i].texture_entry = -1; /* none acquired yet: what a failure part-way releases */
+    for (int i = 0; i < m->mesh_count; ++i) /* none acquired yet: what a failure part-way releases */
+        parts[i].texture_entry = parts[i].normal_map_entry = parts[i].specular_map_entry = -1;
     int vertex_count = 0;
     for (int i = 0; i < m->mesh_count; ++i) {
         parts[i].first_vertex = vertex_count;
         vertex_count += m->meshes[i].vertex_count;
         const gfx_image *image = desc->images ? &desc->images[i] : NULL;
-        if (!upload_part(&m->meshes[i], lods ? &lods->meshes[i] : NULL, level_count, image, &parts[i], label,
-                         desc->path, err, warnings)) {
+        const gfx_image *normal_map = desc->normal_maps ? &desc->normal_maps[i] : NULL;
+        const gfx_image *specular_map = desc->specular_maps ? &desc->specular_maps[i] : NULL;
+        if (!upload_part(&m->meshes[i], lods ? &lods->meshes[i] : NULL, level_count, image, normal_map, specular_map,
+                         &parts[i], label, desc->path, err, warnings)) {
             for (int k = 0; k <= i; ++k)
                 release_part(&parts[k]);
             free(parts);

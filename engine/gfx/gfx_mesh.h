@@ -14,6 +14,10 @@ typedef struct gfx_part {
     GLuint index_buffer;
     GLuint texture;
     int texture_entry;  /* in the shared texture table (gfx_texture.c); -1 for the placeholder */
+    /* Its maps (gfx_mesh_desc.normal_maps, specular_maps): textures of the shared table, or entry -1 and
+     * texture 0 for none (drawn without: flat, and the default highlight). */
+    GLuint normal_map, specular_map;
+    int normal_map_entry, specular_map_entry;
     int vertex_count;
     int index_count;    /* level 0's (the whole mesh), at the start of the index buffer */
     /* Each level's triangles lie one after the other in the index buffer. */

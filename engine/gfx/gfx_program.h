@@ -15,6 +15,8 @@ typedef struct gfx_program {
     GLint light_view_projection, shadow_texel, shadow_extent, shadow_normal_offset, shadows_on;
     GLint part_first_vertex, part_vertex_count, normal_length, line_color;
     GLint captured_layout; /* the CPU-skinned programs: vertices from the skin-once capture (gfx_skin_once.c) */
+    GLint use_normal_map, use_specular_map; /* the lit programs: this part's maps are bound (units 5, 6) */
+    GLint tangent_frames;                   /* the normals programs: draw each vertex's tangent frame too */
 } gfx_program;
 
 /* Every program: a vertex, optional geometry and a fragment shader. */
@@ -43,6 +45,10 @@ typedef struct gfx_programs {
 bool gfx_link_program(GLuint *out, const char *vertex_source, const char *geometry_source,
                       const char *fragment_source, const char *const *captured, int captured_count,
                       const char *name, diag *err);
+/* The same with the vertex stage in two parts, vertex_head then vertex_source (vertex_head NULL: one). */
+bool gfx_link_program_parts(GLuint *out, const char *vertex_head, const char *vertex_source,
+                            const char *geometry_source, const char *fragment_source, const char *const *captured,
+                            int captured_count, const char *name, diag *err);
 /* Every program of gfx_program_kind; false with err naming the shader that failed (those linked before
  * it stay, for gfx_programs_delete). */
 bool gfx_programs_link(gfx_programs *programs, diag *err);

@@ -3,11 +3,13 @@
 
 /* What every skinned vertex shader ends with, whichever way it skinned: the outputs the lit fragment shader
  * reads, and `place`, which puts an object-space vertex into the world and on screen. Rigid world matrices
- * with uniform scale: normalizing the turned normal undoes the scale. */
+ * with uniform scale: normalizing the turned normal undoes the scale. `place_tangent` (after place) gives
+ * the normal map its frame; without it the tangent is zero and the fragment shader draws no normal map. */
 #define GFX_PLACEMENT                                                       \
     "uniform mat4 view_projection;\n"                                       \
     "out vec3 world_position;\n"                                            \
     "out vec3 world_normal;\n"                                              \
+    "out vec4 world_tangent;\n"                                             \
     "out vec2 texture_uv;\n"                                                \
     "out vec4 tint;\n"                                                      \
     "void place(mat4 world, vec3 object_position, vec3 object_normal)\n"    \
@@ -15,8 +17,14 @@
     "    vec4 world_point = world * vec4(object_position, 1.0);\n"          \
     "    world_position = world_point.xyz;\n"                               \
     "    world_normal = normalize(mat3(world) * object_normal);\n"          \
+    "    world_tangent = vec4(0.0);\n"                                      \
     "    texture_uv = uv;\n"                                                \
     "    gl_Position = view_projection * world_point;\n"                    \
+    "}\n"                                                                   \
+    "void place_tangent(mat4 world, vec3 t, float w)\n"                   \
+    "{\n"                                                                   \
+    "    t = mat3(world) * t;\n"                                            \
+    "    world_tangent = dot(t, t) > 1e-12 ? vec4(normalize(t), w) : vec4(0.0);\n" \
     "}\n"
 
 /* The batched paths' per-instance data (GFX_INSTANCE_TEXELS texels each in `instances`): the world matrix
@@ -46,23 +54,23 @@
  * rotation, but their sum would cancel), summed by weight and normalised: a rigid motion again, so a
  * twisted joint turns its flesh instead of pinching it. (The text stays under the 4095 characters C
  * promises a string literal, so these words are here and not in it.) */
-const char gfx_skinned_vertex_source[] =
+const char gfx_skinned_vertex_head[] =
     GFX_SKINNED_VERTEX_INPUTS
     "\n"
     GFX_PLACEMENT
-    GFX_INSTANCE_FETCH
+    GFX_INSTANCE_FETCH;
+
+const char gfx_skinned_vertex_source[] =
     "uniform samplerBuffer palettes;\n"
-    "\n"
     "out vec3 " GFX_CAPTURED_POSITION ";\n"
     "out vec3 " GFX_CAPTURED_NORMAL ";\n"
-    "\n"
+    "vec3 skinned_tangent;\n"
     "mat4 skin_matrix(int first_texel, int joint)\n"
     "{\n"
     "    int texel = first_texel + 4 * joint;\n"
     "    return mat4(texelFetch(palettes, texel), texelFetch(palettes, texel + 1),\n"
     "                texelFetch(palettes, texel + 2), texelFetch(palettes, texel + 3));\n"
     "}\n"
-    "\n"
     "void skin_linear(int first_texel)\n"
     "{\n"
     "    mat4 skin = weights.x * skin_matrix(first_texel, joints.x)\n"
@@ -72,13 +80,12 @@ const char gfx_skinned_vertex_source[] =
     "    " GFX_CAPTURED_POSITION " = (skin * vec4(bind_position, 1.0)).xyz;\n"
     "    vec3 normal = mat3(skin) * bind_normal;\n"
     "    " GFX_CAPTURED_NORMAL " = dot(normal, normal) > 1e-12 ? normalize(normal) : bind_normal;\n"
+    "    skinned_tangent = mat3(skin) * bind_tangent.xyz;\n"
     "}\n"
-    "\n"
     "vec3 rotate(vec4 q, vec3 v)\n"
     "{\n"
     "    return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v);\n"
     "}\n"
-    "\n"
     "void skin_dual_quaternion(int first_texel)\n"
     "{\n"
     "    ivec4 texels = first_texel + 2 * joints;\n"
@@ -97,6 +104,7 @@ const char gfx_skinned_vertex_source[] =
     "    if (!(length2 > 1e-12)) {\n"
     "        " GFX_CAPTURED_POSITION " = bind_position;\n"
     "        " GFX_CAPTURED_NORMAL " = bind_normal;\n"
+    "        skinned_tangent = bind_tangent.xyz;\n"
     "        return;\n"
     "    }\n"
     "    float inverse = 1.0 / sqrt(length2);\n"
@@ -105,8 +113,8 @@ const char gfx_skinned_vertex_source[] =
     "    vec3 translation = 2.0 * (real.w * dual.xyz - dual.w * real.xyz + cross(real.xyz, dual.xyz));\n"
     "    " GFX_CAPTURED_POSITION " = rotate(real, bind_position) + translation;\n"
     "    " GFX_CAPTURED_NORMAL " = rotate(real, bind_normal);\n"
+    "    skinned_tangent = rotate(real, bind_tangent.xyz);\n"
     "}\n"
-    "\n"
     "void main()\n"
     "{\n"
     "    tint = texelFetch(instances, instance_texel() + 4);\n"
@@ -116,7 +124,9 @@ const char gfx_skinned_vertex_source[] =
     "        skin_dual_quaternion(palette_texel);\n"
     "    else\n"
     "        skin_linear(palette_texel);\n"
-    "    place(instance_world(), " GFX_CAPTURED_POSITION ", " GFX_CAPTURED_NORMAL ");\n"
+    "    mat4 world = instance_world();\n"
+    "    place(world, " GFX_CAPTURED_POSITION ", " GFX_CAPTURED_NORMAL ");\n"
+    "    place_tangent(world, skinned_tangent, bind_tangent.w);\n"
     "}\n";
 
 /* How much of the directional light reaches a point: 1 lit, 0 in shadow. The point is pushed out along
@@ -160,10 +170,15 @@ const char gfx_skinned_fragment_source[] =
     GFX_SHADOW_LOOKUP
     "in vec3 world_position;\n"
     "in vec3 world_normal;\n"
+    "in vec4 world_tangent;\n"
     "in vec2 texture_uv;\n"
     "in vec4 tint;\n"
     "\n"
     "uniform sampler2D albedo;\n"
+    "uniform sampler2D normal_map;\n"
+    "uniform sampler2D specular_map;\n"
+    "uniform bool use_normal_map;\n"
+    "uniform bool use_specular_map;\n"
     "uniform vec3 camera_position;\n"
     "uniform vec3 light_direction;\n"
     "uniform vec3 light_color;\n"
@@ -174,6 +189,14 @@ const char gfx_skinned_fragment_source[] =
     "void main()\n"
     "{\n"
     "    vec3 normal = normalize(world_normal);\n"
+    "    if (use_normal_map && world_tangent.w != 0.0) {\n"
+    "        vec3 leaning = (texture(normal_map, texture_uv).rgb * 255.0 - 128.0) / 127.0;\n"
+    "        if (any(greaterThan(abs(leaning.xy), vec2(0.5 / 127.0)))) { /* 128 128 255: the normal itself */\n"
+    "            vec3 tangent = normalize(world_tangent.xyz - normal * dot(normal, world_tangent.xyz));\n"
+    "            vec3 bitangent = (world_tangent.w < 0.0 ? -1.0 : 1.0) * cross(normal, tangent);\n"
+    "            normal = normalize(tangent * leaning.x + bitangent * leaning.y + normal * leaning.z);\n"
+    "        }\n"
+    "    }\n"
     "    vec3 to_light = -normalize(light_direction);\n"
     "    vec3 to_camera = normalize(camera_position - world_position);\n"
     "    vec3 halfway = normalize(to_light + to_camera);\n"
@@ -181,7 +204,8 @@ const char gfx_skinned_fragment_source[] =
     "    float diffuse = max(dot(normal, to_light), 0.0);\n"
     "    float lit = diffuse > 0.0 ? light_visibility(world_position, normal) : 0.0;\n"
     "    diffuse *= lit;\n"
-    "    float specular = diffuse > 0.0 ? 0.25 * lit * pow(max(dot(normal, halfway), 0.0), 32.0) : 0.0;\n"
+    "    float strength = use_specular_map ? texture(specular_map, texture_uv).r : 0.25;\n"
+    "    float specular = diffuse > 0.0 ? strength * lit * pow(max(dot(normal, halfway), 0.0), 32.0) : 0.0;\n"
     "    fragment_color = vec4(base.rgb * (ambient_color + light_color * diffuse) + light_color * specular,\n"
     "                          base.a);\n"
     "}\n";
@@ -330,27 +354,42 @@ const char gfx_depth_fragment_source[] =
 const char gfx_normals_geometry_source[] =
     "#version 330 core\n"
     "layout(points) in;\n"
-    "layout(line_strip, max_vertices = 2) out;\n"
+    "layout(line_strip, max_vertices = 6) out;\n"
     "in vec3 world_position[];\n"
     "in vec3 world_normal[];\n"
+    "in vec4 world_tangent[];\n"
     "uniform mat4 view_projection;\n"
     "uniform float normal_length;\n"
-    "void main()\n"
+    "uniform vec4 line_color;\n"
+    "uniform bool tangent_frames;\n"
+    "out vec4 line_rgba;\n"
+    "void line(vec3 direction, vec4 color)\n"
     "{\n"
+    "    line_rgba = color;\n"
     "    gl_Position = view_projection * vec4(world_position[0], 1.0);\n"
     "    EmitVertex();\n"
-    "    gl_Position = view_projection * vec4(world_position[0] + world_normal[0] * normal_length, 1.0);\n"
+    "    gl_Position = view_projection * vec4(world_position[0] + direction * normal_length, 1.0);\n"
     "    EmitVertex();\n"
     "    EndPrimitive();\n"
+    "}\n"
+    "void main()\n"
+    "{\n"
+    "    line(world_normal[0], line_color);\n"
+    "    /* The tangent frame: the tangent red, the bitangent (w * normal x tangent) green. */\n"
+    "    if (tangent_frames && world_tangent[0].w != 0.0) {\n"
+    "        vec3 tangent = world_tangent[0].xyz;\n"
+    "        line(tangent, vec4(1.0, 0.25, 0.2, 1.0));\n"
+    "        line(world_tangent[0].w * cross(world_normal[0], tangent), vec4(0.3, 1.0, 0.3, 1.0));\n"
+    "    }\n"
     "}\n";
 
 const char gfx_normals_fragment_source[] =
     "#version 330 core\n"
-    "uniform vec4 line_color;\n"
+    "in vec4 line_rgba;\n"
     "out vec4 fragment_color;\n"
     "void main()\n"
     "{\n"
-    "    fragment_color = line_color;\n"
+    "    fragment_color = line_rgba;\n"
     "}\n";
 
 /* Debug lines (skeletons, bounds boxes): world-space segments with a colour per vertex. */

@@ -11,6 +11,7 @@ enum {
     GFX_ATTRIBUTE_UV = 2,
     GFX_ATTRIBUTE_JOINTS = 3,
     GFX_ATTRIBUTE_WEIGHTS = 4,
+    GFX_ATTRIBUTE_TANGENT = 5, /* skin_mesh.tangents: xyz along u, w the handedness */
 };
 
 /* Texels (RGBA32F) per instance in the instance texture buffer: the world matrix's four columns, the tint,
@@ -30,8 +31,12 @@ enum { GFX_INSTANCE_TEXELS = 6 };
     "layout(location = 1) in vec3 bind_normal;\n"          \
     "layout(location = 2) in vec2 uv;\n"                   \
     "layout(location = 3) in ivec4 joints;\n"              \
-    "layout(location = 4) in vec4 weights;\n"
+    "layout(location = 4) in vec4 weights;\n"                \
+    "layout(location = 5) in vec4 bind_tangent;\n"
 
+/* The skinning vertex shader in two parts, given to GL one after the other (gfx_link_program_parts): its
+ * head (version, inputs, placement, the instance fetch) and the skinning itself. */
+extern const char gfx_skinned_vertex_head[];
 extern const char gfx_skinned_vertex_source[];
 /* GFX_NAIVE_MAX_JOINTS (gfx_bench.h) as a literal the shader text can hold; gfx_bench.c asserts they agree. */
 #define GFX_NAIVE_MAX_JOINTS_TEXT 128
