@@ -321,6 +321,53 @@ static void test_gpu_skinning_matches_cpu(void)
     CHECK(gfx_check_errors() == NULL);
 }
 
+/* The tangent frames the vertex shader skins (captured by transform feedback) are the CPU reference's,
+ * linear blend and dual quaternions: within 1e-4, the handedness exactly. */
+static void test_gpu_tangents_match_cpu(void)
+{
+    joint_pose object[MAX_JOINTS];
+    mat4 palette[MAX_JOINTS];
+    pose_dual_quaternion quaternions[MAX_JOINTS];
+    const model *bodies[2] = {mannequin, robot};
+    const gfx_mesh meshes[2] = {mannequin_mesh, robot_mesh};
+    for (int b = 0; b < 2; ++b) {
+        const model *m = bodies[b];
+        int joints = m->skeleton.joint_count;
+        CHECK(pose_at(m, b ? run : walk, 0.37f, object, palette));
+        CHECK(pose_dual_quaternion_palette(object, m->skeleton.bind_object, joints, quaternions));
+        for (int dual = 0; dual < 2; ++dual) {
+            const skin_mesh *mesh = &m->meshes[0];
+            int n = mesh->vertex_count;
+            float(*positions)[3] = malloc((size_t)n * sizeof *positions), (*normals)[3] = malloc((size_t)n * sizeof *normals);
+            float(*cpu)[4] = malloc((size_t)n * sizeof *cpu), (*gpu)[4] = malloc((size_t)n * sizeof *gpu);
+            bool skinned = dual ? pose_skin_cpu_dual_quaternion(mesh, quaternions, joints, positions, normals) &&
+                                      pose_skin_cpu_dual_quaternion_tangents(mesh, quaternions, joints, cpu)
+                                : pose_skin_cpu(mesh, (const mat4 *)palette, joints, positions, normals) &&
+                                      pose_skin_cpu_tangents(mesh, (const mat4 *)palette, joints,
+                                                             (const float(*)[3])normals, cpu);
+            diag err;
+            bool captured = gfx_capture_tangents(meshes[b], 0, dual ? (const void *)quaternions : (const void *)palette,
+                                                 dual ? POSE_SKINNING_DUAL_QUATERNION : POSE_SKINNING_LINEAR, joints,
+                                                 gpu, &err);
+            CHECK(skinned && captured);
+            double worst = 0.0;
+            int handedness_differs = 0;
+            for (int v = 0; skinned && captured && v < n; ++v) {
+                for (int k = 0; k < 3; ++k)
+                    worst = fmax(worst, fabs((double)cpu[v][k] - gpu[v][k]));
+                handedness_differs += cpu[v][3] != gpu[v][3];
+            }
+            printf("  %s tangents, %s: GPU against CPU at most %.2g apart, handedness %d differ\n", m == robot ? "robot" : "mannequin",
+                   dual ? "dual quaternions" : "linear blend", worst, handedness_differs);
+            CHECK(worst < 1e-4 && handedness_differs == 0);
+            free(positions);
+            free(normals);
+            free(cpu);
+            free(gpu);
+        }
+    }
+}
+
 /* ---- (2) A posed character stands where the camera expects it ------------------------------------------ */
 
 /* Normal and specular maps: a flat normal map (128 128 255 everywhere) draws the picture without maps pixel
@@ -2606,6 +2653,7 @@ int main(void)
         CHECK(gfx_mesh_joint_count(mannequin_mesh) == mannequin->skeleton.joint_count);
 
         RUN(test_gpu_skinning_matches_cpu);
+        RUN(test_gpu_tangents_match_cpu);
         RUN(test_character_placement);
         RUN(test_winding_and_culling);
         RUN(test_draw_calls_do_not_grow_with_instances);

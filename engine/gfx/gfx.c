@@ -262,7 +262,8 @@ bool gfx_set_ground(const gfx_ground_desc *desc)
 /* The capture borrows the frame's palette and instance buffers and the skinning program, outside frames,
  * lit without a shadow (it captures object space, so the lighting is only what the program expects). */
 static bool capture(gfx_mesh mesh, int mesh_index, const void *palette, int joint_count, int matrices,
-                    pose_skinning skinning, float (*positions)[3], float (*normals)[3], diag *err)
+                    pose_skinning skinning, float (*positions)[3], float (*normals)[3], float (*tangents)[4],
+                    diag *err)
 {
     gfx_frame_shadow no_shadow = {.on = false, .fit = gfx.shadow.frame.fit};
     gfx_lighting lighting = {.frame = &gfx.frame, .shadow = &no_shadow};
@@ -276,21 +277,29 @@ static bool capture(gfx_mesh mesh, int mesh_index, const void *palette, int join
                                .textures = &textures,
                                .view_projection = gfx.view_projection};
     return gfx_capture_run(&parts, mesh, mesh_index, palette, joint_count, matrices, skinning, positions, normals,
-                           err);
+                           tangents, err);
 }
 
 bool gfx_capture_skinning(gfx_mesh mesh, int mesh_index, const mat4 *palette, int joint_count,
                           float (*positions)[3], float (*normals)[3], diag *err)
 {
     return capture(mesh, mesh_index, palette, joint_count, joint_count, POSE_SKINNING_LINEAR, positions, normals,
-                   err);
+                   NULL, err);
+}
+
+bool gfx_capture_tangents(gfx_mesh mesh, int mesh_index, const void *palette, pose_skinning skinning,
+                          int joint_count, float (*tangents)[4], diag *err)
+{
+    bool dual = skinning == POSE_SKINNING_DUAL_QUATERNION;
+    return tangents && capture(mesh, mesh_index, palette, joint_count, dual ? (joint_count + 1) / 2 : joint_count,
+                               skinning, NULL, NULL, tangents, err);
 }
 
 bool gfx_capture_dual_quaternion_skinning(gfx_mesh mesh, int mesh_index, const pose_dual_quaternion *palette,
                                           int joint_count, float (*positions)[3], float (*normals)[3], diag *err)
 {
     return capture(mesh, mesh_index, palette, joint_count, (joint_count + 1) / 2, POSE_SKINNING_DUAL_QUATERNION,
-                   positions, normals, err);
+                   positions, normals, NULL, err);
 }
 
 /* ---- Frames -------------------------------------------------------------------------------------------- */

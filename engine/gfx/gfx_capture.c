@@ -6,7 +6,7 @@
 
 bool gfx_capture_run(const gfx_capture_parts *parts, gfx_mesh mesh, int mesh_index, const void *palette,
                      int joint_count, int matrices, pose_skinning skinning, float (*positions)[3],
-                     float (*normals)[3], diag *err)
+                     float (*normals)[3], float (*tangents)[4], diag *err)
 {
     const gfx_mesh_slot *slot = gfx_meshes_find(parts->meshes, mesh);
     if (!slot)
@@ -16,7 +16,7 @@ bool gfx_capture_run(const gfx_capture_parts *parts, gfx_mesh mesh, int mesh_ind
     if (mesh_index < 0 || mesh_index >= slot->part_count)
         return diag_set(err, slot->label, 0, "gfx_capture_skinning: mesh index %d of %d", mesh_index,
                         slot->part_count);
-    if (!palette || joint_count != slot->joint_count || !positions)
+    if (!palette || joint_count != slot->joint_count || (!positions && !tangents))
         return diag_set(err, slot->label, 0, "gfx_capture_skinning: needs a palette of %d joints and an output",
                         slot->joint_count);
     const gfx_part *part = &slot->parts[mesh_index];
@@ -40,7 +40,7 @@ bool gfx_capture_run(const gfx_capture_parts *parts, gfx_mesh mesh, int mesh_ind
     gfx_upload_stream(queue->instance_buffer, &queue->instance_buffer_instances, queue->capacity,
                       GFX_FLOATS_PER_INSTANCE * sizeof(float), identity_instance, 1);
 
-    size_t floats_per_vertex = 6; /* position then normal, interleaved */
+    size_t floats_per_vertex = 10; /* position, normal, tangent frame, interleaved */
     size_t bytes = (size_t)part->vertex_count * floats_per_vertex * sizeof(float);
     float *captured = malloc(bytes);
     if (!captured)
@@ -71,9 +71,12 @@ bool gfx_capture_run(const gfx_capture_parts *parts, gfx_mesh mesh, int mesh_ind
 
     for (int v = 0; v < part->vertex_count; ++v) {
         const float *vertex = captured + (size_t)v * floats_per_vertex;
-        memcpy(positions[v], vertex, 3 * sizeof(float));
+        if (positions)
+            memcpy(positions[v], vertex, 3 * sizeof(float));
         if (normals)
             memcpy(normals[v], vertex + 3, 3 * sizeof(float));
+        if (tangents)
+            memcpy(tangents[v], vertex + 6, 4 * sizeof(float));
     }
     free(captured);
     const char *errors = gfx_check_errors();

@@ -27,6 +27,6 @@ typedef struct gfx_capture_parts {
  * see gfx_capture.h. */
 bool gfx_capture_run(const gfx_capture_parts *parts, gfx_mesh mesh, int mesh_index, const void *palette,
                      int joint_count, int matrices, pose_skinning skinning, float (*positions)[3],
-                     float (*normals)[3], diag *err);
+                     float (*normals)[3], float (*tangents)[4], diag *err);
 
 #endif

@@ -2,6 +2,7 @@
 #include "gfx_cpu_skin.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "../pose/pose.h"
 #include "gfx_palette.h"
@@ -38,7 +39,8 @@ bool gfx_cpu_skin_grow(gfx_skinned_vertices *skinned, int needed)
 }
 
 /* The CPU path: every instance's vertices skinned by the reference straight into the upload staging, a
- * block per instance and skin_mesh: its positions, then its normals (the layout the shader reads). */
+ * block per instance and skin_mesh: its positions, then its normals, then its tangent frames (the layout the
+ * shader reads; zero frames for a mesh without tangents: drawn without its normal map). */
 void gfx_cpu_skin_frame(gfx_skinned_vertices *skinned, const gfx_queued_instance *queued, int count,
                         const gfx_mesh_slot *meshes, const float *palettes)
 {
@@ -50,12 +52,22 @@ void gfx_cpu_skin_frame(gfx_skinned_vertices *skinned, const gfx_queued_instance
             const gfx_part *part = &slot->parts[p];
             float (*positions)[3] = (float (*)[3])(skinned->staging + (size_t)(q->first_skinned_vertex +
                                                    part->first_vertex) * GFX_FLOATS_PER_SKINNED_VERTEX);
-            if (q->skinning == POSE_SKINNING_DUAL_QUATERNION)
+            float (*normals)[3] = positions + part->vertex_count;
+            float (*tangents)[4] = (float (*)[4])(normals + part->vertex_count);
+            bool dual = q->skinning == POSE_SKINNING_DUAL_QUATERNION;
+            if (dual)
                 pose_skin_cpu_dual_quaternion(&part->bind, (const pose_dual_quaternion *)palette, slot->joint_count,
-                                              positions, positions + part->vertex_count);
+                                              positions, normals);
             else
-                pose_skin_cpu(&part->bind, (const mat4 *)palette, slot->joint_count, positions,
-                              positions + part->vertex_count);
+                pose_skin_cpu(&part->bind, (const mat4 *)palette, slot->joint_count, positions, normals);
+            if (!part->bind.tangents)
+                memset(tangents, 0, (size_t)part->vertex_count * sizeof tangents[0]);
+            else if (dual)
+                pose_skin_cpu_dual_quaternion_tangents(&part->bind, (const pose_dual_quaternion *)palette,
+                                                       slot->joint_count, tangents);
+            else
+                pose_skin_cpu_tangents(&part->bind, (const mat4 *)palette, slot->joint_count,
+                                       (const float (*)[3])normals, tangents);
         }
     }
     gfx_upload_stream(skinned->buffer, &skinned->buffer_vertices, skinned->capacity,

@@ -56,7 +56,7 @@ enum {
     GFX_TEXTURE_UNIT_SPECULAR_MAP = 6,
     GFX_DEFAULT_SHADOW_MAP_SIZE = 2048,
     GFX_DEFAULT_DEBUG_LINES = 65536,
-    GFX_FLOATS_PER_SKINNED_VERTEX = 6, /* position and normal, R32F texels (see gfx_shaders.h) */
+    GFX_FLOATS_PER_SKINNED_VERTEX = 10, /* position, normal and tangent frame, R32F texels (see gfx_shaders.h) */
     GFX_ERROR_TEXT_MAX = 512,
     GFX_LABEL_MAX = 64,
 };

@@ -147,11 +147,11 @@ bool gfx_programs_link(gfx_programs *programs, diag *err)
                                      gfx_normals_fragment_source, "gfx cpu-skinned normals shader"},
     };
     /* Only the skinning shader's object-space outputs are captured (gfx_capture_skinning). */
-    static const char *const captured[] = {GFX_CAPTURED_POSITION, GFX_CAPTURED_NORMAL};
+    static const char *const captured[] = {GFX_CAPTURED_POSITION, GFX_CAPTURED_NORMAL, GFX_CAPTURED_TANGENT};
     for (int k = 0; k < GFX_PROGRAM_COUNT; ++k) {
         bool capture = k == GFX_PROGRAM_SKINNED;
         if (!link_program(&programs->of[k], specs[k].vertex_head, specs[k].vertex, specs[k].geometry,
-                          specs[k].fragment, capture ? captured : NULL, capture ? 2 : 0, specs[k].name, err))
+                          specs[k].fragment, capture ? captured : NULL, capture ? 3 : 0, specs[k].name, err))
             return false;
     }
     return true;

@@ -23,6 +23,7 @@ enum { GFX_INSTANCE_TEXELS = 6 };
  * shader ignores; gfx_capture_skinning records them by transform feedback. */
 #define GFX_CAPTURED_POSITION "skinned_object_position"
 #define GFX_CAPTURED_NORMAL "skinned_object_normal"
+#define GFX_CAPTURED_TANGENT "skinned_object_tangent" /* xyz the skinned tangent, w its handedness */
 
 /* The header and vertex inputs every skinned vertex shader starts with (locations as above). */
 #define GFX_SKINNED_VERTEX_INPUTS                          \
