@@ -8,7 +8,7 @@
  * Medians over the frames after a warm-up. The frame loop allocates nothing.
  *
  *   render_bench [--entities N ...] [--frames F] [--warmup W] [--size W H] [--no-shadows] [--no-gpu-timer]
- *                [--assets DIR] [--skin-once] [--lod-pixels P|off] [--skinning linear|dual_quaternion]
+ *                [--assets DIR] [--skin-once] [--lod-pixels P|off] [--skinning linear|dual_quaternion] [--no-maps]
  *                [--no-naive]
  *                [--ground flat|hills|steps]
  *
@@ -19,7 +19,9 @@
  * pixel) unless --lod-pixels says otherwise (off: every entity whole); the naive way always draws them whole.
  * --skinning dual_quaternion skins the instanced way's entities with dual quaternions (pose_dual_quaternion_palette
  * on the CPU, half the palette bytes; the vertex shader's other branch); the naive way skins linearly only.
- * --no-naive measures the instanced way alone.
+ * --no-naive measures the instanced way alone. The bodies are dressed as the demo's characters are: their
+ * textures, normal maps and specular maps (assets/textures); --no-maps draws them without the maps
+ * (gfx_frame_desc.no_maps: the same textures bound, the shader's flat normal and default highlight).
  * --ground draws the demo's uneven ground (game/ground_mesh) instead of the flat one, the entities standing
  * on its heights: what the ground mesh costs a frame.
  *
@@ -82,7 +84,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: render_bench [--entities N ...] [--frames F] [--warmup W] [--size W H] [--no-shadows] "
                     "[--no-gpu-timer] [--assets DIR]\n"
-                    "       [--skin-once] [--lod-pixels P|off] [--skinning linear|dual_quaternion]\n"
+                    "       [--skin-once] [--lod-pixels P|off] [--skinning linear|dual_quaternion] [--no-maps]\n"
                     "       [--no-naive] [--ground flat|hills|steps]\n");
     return 2;
 }
@@ -138,6 +140,7 @@ static gfx_frame_desc grid_camera(int side, int width, int height)
 /* What the command line sets on every frame: shadows, skin once, the level-of-detail budget. */
 typedef struct frame_options {
     bool shadows, skin_once;
+    bool no_maps; /* gfx_frame_desc.no_maps: the bodies' normal and specular maps off (loaded all the same) */
     pose_skinning skinning; /* of the instanced way */
     float lod_pixels; /* gfx_frame_desc.lod_error_pixels: 0 the default, -1 off */
 } frame_options;
@@ -151,6 +154,7 @@ static frame_times run_mode(entity *entities, int count, bool naive, frame_optio
     gfx_frame_desc frame = grid_camera((int)ceil(sqrt((double)count)), width, height);
     frame.no_shadows = !options.shadows;
     frame.skin_once = options.skin_once;
+    frame.no_maps = options.no_maps;
     frame.lod_error_pixels = options.lod_pixels;
     frame_times out = {0};
     bool dual = !naive && options.skinning == POSE_SKINNING_DUAL_QUATERNION;
@@ -252,6 +256,8 @@ int main(int argc, char **argv)
             options.shadows = false;
         } else if (strcmp(argv[a], "--skin-once") == 0) {
             options.skin_once = true;
+        } else if (strcmp(argv[a], "--no-maps") == 0) {
+            options.no_maps = true;
         } else if (strcmp(argv[a], "--lod-pixels") == 0 && a + 1 < argc) {
             if (!bench_parse_lod_pixels(argv[++a], &options.lod_pixels))
                 return usage();
@@ -306,16 +312,35 @@ int main(int argc, char **argv)
     /* The bodies dressed as the demo dresses them: their images read and decoded through the scene's way. */
     image_cache *images = image_cache_create(&(image_cache_desc){.decode = platform_image_decode});
     enum { MOST_PARTS = 16 }; /* skin_meshes of a body: the demo's have one or two */
-    const image *held[2][MOST_PARTS] = {{0}};
+    const image *held[2][3 * MOST_PARTS] = {{0}};
     gfx_mesh meshes[2] = {{0}, {0}};
+    char textures[1024];
+    snprintf(textures, sizeof textures, "%s/textures", assets);
     for (int b = 0; images && b < 2 && bodies[b]->mesh_count <= MOST_PARTS; ++b) {
         /* Levels of detail as the demo makes them. */
         model_lods *lods = NULL;
         if (!build_lods(bodies[b], NULL, &lods, &err))
             fprintf(stderr, "render_bench: no levels of detail: %s\n", err.message);
-        meshes[b] = scene_make_dressed_mesh(
-            images, &(gfx_mesh_desc){.model = bodies[b], .label = b ? "robot" : "mannequin", .lods = lods}, NULL,
-            held[b], &err, NULL);
+        /* Its images as the demo's characters find them (`textures = ../assets/textures`): the texture, the
+         * normal map and the specular map of each mesh (none where there is none). */
+        char model_path[1024], found[3][MOST_PARTS][1024];
+        const char *paths[3][MOST_PARTS];
+        snprintf(model_path, sizeof model_path, "%s/models/%s.md5mesh", assets, b ? "robot" : "mannequin");
+        for (int i = 0; i < bodies[b]->mesh_count; ++i) {
+            const char *shader = bodies[b]->meshes[i].shader;
+            paths[0][i] = loader_find_texture(model_path, shader, textures, found[0][i], sizeof found[0][i], NULL)
+                              ? found[0][i]
+                              : NULL;
+            for (int k = 1; k < 3; ++k)
+                paths[k][i] = loader_find_map(model_path, shader, textures, paths[0][i],
+                                              k == 1 ? LOADER_MAP_NORMAL : LOADER_MAP_SPECULAR, found[k][i],
+                                              sizeof found[k][i], NULL)
+                                  ? found[k][i]
+                                  : NULL;
+        }
+        meshes[b] = scene_make_mapped_mesh(
+            images, &(gfx_mesh_desc){.model = bodies[b], .label = b ? "robot" : "mannequin", .lods = lods},
+            paths[0], paths[1], paths[2], held[b], &err, NULL);
         model_lods_free(lods);
     }
     entity *entities = aligned_alloc(16, (size_t)most * sizeof *entities);
