@@ -97,6 +97,7 @@ static const demo_config_key demo_config_keys[] = {
     {"render", "stand_ins", DEMO_CONFIG_BOOL, DEMO_CONFIG_AT(render.stand_ins), 0, 0},
     {"render", "stand_in_pixels", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(render.stand_in_pixels), 1, 10000},
     {"render", "skin_once", DEMO_CONFIG_BOOL, DEMO_CONFIG_AT(render.skin_once), 0, 0},
+    {"render", "light_spin", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(render.light_spin), 0, 360},
     {"look", "player", DEMO_CONFIG_BOOL, DEMO_CONFIG_AT(look.player), 0, 0},
     {"look", "crowd_distance", DEMO_CONFIG_NUMBER, DEMO_CONFIG_AT(look.crowd_distance), 0, 100},
 };

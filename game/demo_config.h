@@ -65,6 +65,7 @@ typedef struct demo_config {
         bool stand_ins;         /* the hundred-triangle stand-in for the smallest on screen, default true */
         float stand_in_pixels;  /* characters at most this tall on screen may be the stand-in, default 48 */
         bool skin_once;         /* skin near characters once for shadow and picture, default false */
+        float light_spin;       /* degrees a second the light turns about the vertical, 0 to 360, default 0 */
     } render;
     struct {
         bool player;            /* the player looks at the camera, default true */

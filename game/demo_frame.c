@@ -306,6 +306,11 @@ static void draw_frame(demo *d)
         /* Light from the front left of the default camera, so shadows fall where the player sees them. */
         .light_direction = {0.55f, -1.0f, -0.45f},
     };
+    /* demo.ini's light_spin turns it about the vertical with the simulated time (paused: it holds still). */
+    float turn = glm_rad((float)fmod((double)d->settings.render.light_spin * d->simulation_time, 360.0));
+    float x = frame.light_direction[0], z = frame.light_direction[2];
+    frame.light_direction[0] = x * cosf(turn) - z * sinf(turn);
+    frame.light_direction[2] = x * sinf(turn) + z * cosf(turn);
     camera_matrices(&d->camera, (float)width / (float)height, frame.view, frame.projection, frame.camera_position);
     gfx_begin_frame(&frame);
     d->scene.submitted = 0;

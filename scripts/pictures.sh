@@ -20,3 +20,12 @@ shoot() { # NAME ARGS...: docs/NAME.png
 shoot demo --frames 160 --crowd 120 --script docs/demo_script.txt --help-overlay
 shoot shadow_single --frames 140 --script docs/shadow_single_script.txt
 shoot crowd --frames 90 --crowd 1000 --script docs/crowd_script.txt
+# The characters' normal and specular maps, close up under a light that has turned (demo.ini light_spin on a
+# scratch copy of config/), then the same with the maps off (the maps key, M): docs/maps.png, maps_off.png.
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/pictures.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+cp -r config "$scratch/config" && ln -s "$(pwd)/assets" "$scratch/assets"
+sed 's/^light_spin = 0$/light_spin = 40/' config/demo.ini >"$scratch/config/demo.ini"
+shoot maps --frames 150 --config "$scratch/config" --script docs/maps_script.txt
+sed 's/^0.2 drag 120 0$/0.2 drag 120 0\n0.3 tap M/' docs/maps_script.txt >"$scratch/maps_off.txt"
+shoot maps_off --frames 150 --config "$scratch/config" --script "$scratch/maps_off.txt"

@@ -69,6 +69,7 @@ static void value_text(const demo_config *c, const char *key, char *out, size_t 
     if (strcmp(key, "stand_ins") == 0) snprintf(out, size, "%s", c->render.stand_ins ? "true" : "false");
     if (strcmp(key, "stand_in_pixels") == 0) snprintf(out, size, "%g", (double)c->render.stand_in_pixels);
     if (strcmp(key, "skin_once") == 0) snprintf(out, size, "%s", c->render.skin_once ? "true" : "false");
+    if (strcmp(key, "light_spin") == 0) snprintf(out, size, "%g", (double)c->render.light_spin);
     if (strcmp(key, "player") == 0) snprintf(out, size, "%s", c->look.player ? "true" : "false");
     if (strcmp(key, "crowd_distance") == 0) snprintf(out, size, "%g", (double)c->look.crowd_distance);
     if (strcmp(key, "ground") == 0) snprintf(out, size, "%s", ground_kind_name(c->world.ground));
@@ -142,7 +143,7 @@ static void test_shipped_file_loads_and_says_its_defaults(void)
                                        "wander_radius", "wave_chance", "celebrate_chance", "run_chance", "max",
                                        "seed", "distance", "pitch", "yaw", "width", "height", "vsync",
                                        "levels_of_detail", "lod_error_pixels", "stand_ins", "stand_in_pixels",
-                                       "skin_once", "player", "crowd_distance",
+                                       "skin_once", "light_spin", "player", "crowd_distance",
                                        "ground"};
     for (size_t k = 0; text && k < sizeof keys / sizeof keys[0]; ++k) {
         char documented[128] = "", loaded[128], default_value[128];
@@ -255,6 +256,7 @@ static void test_every_kind_of_mistake_names_its_line(void)
     check_one_error("[world]\nterrain = hills\n", 2, "unknown key 'terrain' in [world]");
     check_one_error("[render]\nstand_in_pixels = 20000\n", 2, "'stand_in_pixels' must be between 1 and 10000");
     check_one_error("[render]\nskin_once = yes\n", 2, "'skin_once' must be true or false");
+    check_one_error("[render]\nlight_spin = 400\n", 2, "'light_spin' must be between 0 and 360");
     check_one_error("[camera]\npitch = 90\n", 2, "'pitch' must be between -89 and 89");
     check_one_error("[player]\nwalk_speed = 2\nrun_speed = 1.5\n", 3,
                     "'run_speed' (1.5) must be at least 'walk_speed'");
