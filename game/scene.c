@@ -139,7 +139,10 @@ gfx_mesh scene_make_mapped_mesh(image_cache *images, const gfx_mesh_desc *desc, 
                                     specular_map_paths ? specular_map_paths[i] : NULL};
         for (int k = 0; mapped && k < 2; ++k) {
             const image **map = &held[(k + 1) * count + i];
-            *map = map_paths[k] ? image_cache_acquire(images, map_paths[k], where, line, label, warnings) : NULL;
+            *map = map_paths[k] ? image_cache_acquire_as(images, map_paths[k], where, line, label,
+                                                         k ? "specular map" : "normal map", "drawn without it",
+                                                         warnings)
+                                : NULL;
             if (*map)
                 pixels[(k + 1) * count + i] = (gfx_image){.rgba = (*map)->rgba, .width = (*map)->width,
                                                           .height = (*map)->height, .key = (*map)->id};

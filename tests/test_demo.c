@@ -976,6 +976,50 @@ static void test_missing_texture(void)
     demo_finish(d);
 }
 
+/* The characters' maps when they go wrong: a missing one says nothing (drawn without it); a broken file is
+ * one warning at the mesh's shader line, naming the file; one of another size than its texture is one
+ * warning there too; the rest plays. */
+static void test_broken_and_missing_maps(void)
+{
+    char config_dir[512], assets[600], path[700], command[1600];
+    make_scratch_config(config_dir, sizeof config_dir);
+    snprintf(assets, sizeof assets, "%s/../assets", config_dir);
+    snprintf(command, sizeof command, "rm '%s' && cp -r '%s/assets' '%s'", assets, MARIONETTE_SOURCE_DIR, assets);
+    CHECK(system(command) == 0);
+    snprintf(path, sizeof path, "%s/textures/mannequin_s.tga", assets);
+    CHECK(unlink(path) == 0);
+    snprintf(path, sizeof path, "%s/textures/robot_local.tga", assets);
+    CHECK(test_write_bytes(path, "not a targa file at all", 23));
+    /* A valid 8 x 8 TGA where the 256 x 256 normal map was. */
+    uint8_t small[18 + 8 * 8 * 3] = {0, 0, 2};
+    small[12] = small[14] = 8;
+    small[16] = 24;
+    memset(small + 18, 128, sizeof small - 18);
+    snprintf(path, sizeof path, "%s/textures/mannequin_local.tga", assets);
+    CHECK(test_write_bytes(path, small, sizeof small));
+    demo_options options = options_for(config_dir, NULL, NULL, 20);
+    options.crowd = 4;
+    CHECK(demo_start(&d, &options));
+    while (demo_frame(d))
+        continue;
+    int count = demo_message_count(d);
+    for (int i = 0; i < count; ++i)
+        printf("  %s\n", demo_message(d, i));
+    CHECK(count == 2);
+    bool broken = false, sized = false;
+    for (int i = 0; i < count; ++i) {
+        broken = broken || (strstr(demo_message(d, i), "robot.md5mesh:") &&
+                            strstr(demo_message(d, i), "robot: normal map ") &&
+                            strstr(demo_message(d, i), "robot_local.tga") && strstr(demo_message(d, i), "drawn without it"));
+        sized = sized || (strstr(demo_message(d, i), "mannequin.md5mesh:") &&
+                          strstr(demo_message(d, i), "its normal map is 8 x 8 pixels, its image 256 x 256"));
+    }
+    CHECK(broken && sized);
+    CHECK(demo_player(d) != NULL && crowd_count(demo_crowd(d)) == 4);
+    CHECK(demo_progress_of(d).gl_error_frames == 0);
+    demo_finish(d);
+}
+
 /* A mesh whose shader is a Windows path from the exporter's disk: its file name is found in the character's
  * textures folder, nothing is reported, nothing is magenta. A second character on the same mesh, dressed by
  * an override in another image, gets a GPU mesh of its own (the first keeps its own). */
@@ -2270,6 +2314,7 @@ int main(void)
     RUN(test_missing_assets_then_fixed);
     RUN(test_nothing_loaded_stays_flat);
     RUN(test_missing_texture);
+    RUN(test_broken_and_missing_maps);
     RUN(test_windows_shader_and_per_character_textures);
     RUN(test_broken_clips_at_start_then_fixed);
     RUN(test_converted_characters_look_the_same);

@@ -282,10 +282,24 @@ static uint8_t *load_image(image_cache *cache, const char *path, file_identity *
     return job.rgba;
 }
 
+/* The words a warning is told in: what the image is to its user and what is done without it. */
+typedef struct image_words {
+    const char *noun;     /* "texture" */
+    const char *fallback; /* "using the placeholder" */
+} image_words;
+
+static const char TEXTURE_NOUN[] = "texture", PLACEHOLDER[] = "using the placeholder";
+
+/* "label head path tail", head's "texture" and tail's closing "using the placeholder" told in words. */
 static void warn(diag_list *warnings, const char *where, int line, const char *label, const char *path,
-                 const char *head, const char *tail)
+                 const char *head, const char *tail, image_words words)
 {
-    diag_list_add(warnings, where, line, "%s%s%s%s", label, head, path, tail);
+    const char *noun = strstr(head, TEXTURE_NOUN);
+    size_t tail_length = strlen(tail), fallback_length = sizeof PLACEHOLDER - 1;
+    bool closes = tail_length >= fallback_length && strcmp(tail + tail_length - fallback_length, PLACEHOLDER) == 0;
+    diag_list_add(warnings, where, line, "%s%.*s%s%s%s%.*s%s", label, noun ? (int)(noun - head) : (int)strlen(head),
+                  head, noun ? words.noun : "", noun ? noun + sizeof TEXTURE_NOUN - 1 : "", path,
+                  closes ? (int)(tail_length - fallback_length) : (int)tail_length, tail, closes ? words.fallback : "");
 }
 
 /* Remember a refusal by the identity of what was read, so the file is not read again while unchanged. */
@@ -303,17 +317,24 @@ static void remember_refusal(image_cache *cache, const file_identity *identity, 
 const image *image_cache_acquire(image_cache *cache, const char *path, const char *where, int line,
                                  const char *label, diag_list *warnings)
 {
+    return image_cache_acquire_as(cache, path, where, line, label, TEXTURE_NOUN, PLACEHOLDER, warnings);
+}
+
+const image *image_cache_acquire_as(image_cache *cache, const char *path, const char *where, int line,
+                                    const char *label, const char *noun, const char *fallback, diag_list *warnings)
+{
+    image_words words = {noun ? noun : TEXTURE_NOUN, fallback ? fallback : PLACEHOLDER};
     file_identity identity;
     diag err;
     if (!file_check(path, IMAGE_MAX_FILE_BYTES, &identity, &err)) {
         char tail[IMAGE_TAIL_MAX];
         snprintf(tail, sizeof tail, ": %s; using the placeholder", err.message);
-        warn(warnings, where, line, label, path, ": texture ", tail);
+        warn(warnings, where, line, label, path, ": texture ", tail, words);
         return NULL;
     }
     image_entry *entry = find_entry(cache, &identity);
     if (entry && entry->refused) {
-        warn(warnings, where, line, label, path, entry->refusal_head, entry->refusal_tail);
+        warn(warnings, where, line, label, path, entry->refusal_head, entry->refusal_tail, words);
         return NULL;
     }
     if (entry) {
@@ -325,7 +346,7 @@ const image *image_cache_acquire(image_cache *cache, const char *path, const cha
     /* The identity of what was read (the file may have been replaced since the stat above). */
     uint8_t *rgba = load_image(cache, path, &identity, &width, &height, &failure);
     if (!rgba) {
-        warn(warnings, where, line, label, path, failure.head, failure.tail);
+        warn(warnings, where, line, label, path, failure.head, failure.tail, words);
         if (failure.remember)
             remember_refusal(cache, &identity, &failure);
         return NULL;
@@ -339,7 +360,7 @@ const image *image_cache_acquire(image_cache *cache, const char *path, const cha
     entry = entry ? entry : add_entry(cache, &identity);
     if (!entry) {
         free(rgba);
-        diag_list_add(warnings, where, line, "%s: out of memory for the texture table; using the placeholder", label);
+        diag_list_add(warnings, where, line, "%s: out of memory for the image table; %s", label, words.fallback);
         return NULL;
     }
     size_t bytes = image_mipmapped_bytes(width, height);

@@ -85,6 +85,10 @@ void image_cache_destroy(image_cache *cache);
  * remembered: room may be made. */
 const image *image_cache_acquire(image_cache *cache, const char *path, const char *where, int line,
                                  const char *label, diag_list *warnings);
+/* The same told in other words: "label: NOUN path ...; FALLBACK" ("normal map", "drawn without it"); NULL for
+ * either: "texture", "using the placeholder". */
+const image *image_cache_acquire_as(image_cache *cache, const char *path, const char *where, int line,
+                                    const char *label, const char *noun, const char *fallback, diag_list *warnings);
 /* One user less (NULL is ignored); the last frees it. */
 void image_cache_release(image_cache *cache, const image *image);
 
