@@ -935,14 +935,22 @@ static void test_nothing_loaded_stays_flat(void)
     demo_finish(d);
 }
 
+/* make_scratch_config with a copy of assets/ of its own beside it (in place of the link), for tests that break
+ * an asset file; assets gets its path. */
+static void make_scratch_config_and_assets(char *config_dir, size_t config_size, char *assets, size_t assets_size)
+{
+    char command[1600];
+    make_scratch_config(config_dir, config_size);
+    snprintf(assets, assets_size, "%s/../assets", config_dir);
+    snprintf(command, sizeof command, "rm '%s' && cp -r '%s/assets' '%s'", assets, MARIONETTE_SOURCE_DIR, assets);
+    CHECK(system(command) == 0);
+}
+
 /* A missing texture: said on the HUD and stderr with its path; the body draws with the magenta checker. */
 static void test_missing_texture(void)
 {
-    char config_dir[512], assets[600], texture[700], command[1600];
-    make_scratch_config(config_dir, sizeof config_dir);
-    snprintf(assets, sizeof assets, "%s/../assets", config_dir);
-    snprintf(command, sizeof command, "rm '%s' && cp -r '%s/assets' '%s'", assets, MARIONETTE_SOURCE_DIR, assets);
-    CHECK(system(command) == 0);
+    char config_dir[512], assets[600], texture[700];
+    make_scratch_config_and_assets(config_dir, sizeof config_dir, assets, sizeof assets);
     snprintf(texture, sizeof texture, "%s/textures/mannequin.tga", assets);
     CHECK(unlink(texture) == 0);
     demo_options options = options_for(config_dir, NULL, NULL, 20);
@@ -981,11 +989,8 @@ static void test_missing_texture(void)
  * warning there too; the rest plays. */
 static void test_broken_and_missing_maps(void)
 {
-    char config_dir[512], assets[600], path[700], command[1600];
-    make_scratch_config(config_dir, sizeof config_dir);
-    snprintf(assets, sizeof assets, "%s/../assets", config_dir);
-    snprintf(command, sizeof command, "rm '%s' && cp -r '%s/assets' '%s'", assets, MARIONETTE_SOURCE_DIR, assets);
-    CHECK(system(command) == 0);
+    char config_dir[512], assets[600], path[700];
+    make_scratch_config_and_assets(config_dir, sizeof config_dir, assets, sizeof assets);
     snprintf(path, sizeof path, "%s/textures/mannequin_s.tga", assets);
     CHECK(unlink(path) == 0);
     snprintf(path, sizeof path, "%s/textures/robot_local.tga", assets);
@@ -1025,11 +1030,8 @@ static void test_broken_and_missing_maps(void)
  * an override in another image, gets a GPU mesh of its own (the first keeps its own). */
 static void test_windows_shader_and_per_character_textures(void)
 {
-    char config_dir[512], assets[600], from[700], to[700], command[1600];
-    make_scratch_config(config_dir, sizeof config_dir);
-    snprintf(assets, sizeof assets, "%s/../assets", config_dir);
-    snprintf(command, sizeof command, "rm '%s' && cp -r '%s/assets' '%s'", assets, MARIONETTE_SOURCE_DIR, assets);
-    CHECK(system(command) == 0);
+    char config_dir[512], assets[600], from[700], to[700];
+    make_scratch_config_and_assets(config_dir, sizeof config_dir, assets, sizeof assets);
     snprintf(from, sizeof from, "%s/models/mannequin.md5mesh", assets);
     CHECK(edit_file(from, "shader \"../textures/mannequin.tga\"",
                     "shader \"f:\\md5viewer\\models\\mannequin_body.tga\""));
