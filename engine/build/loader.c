@@ -230,3 +230,16 @@ bool loader_find_map(const char *model_path, const char *shader, const char *fol
     return false;
 }
 
+void loader_find_images(const char *model_path, const char *shader, const char *folder, loader_images *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!loader_find_texture(model_path, shader, folder, out->texture, sizeof out->texture, NULL))
+        out->texture[0] = '\0';
+    if (!loader_find_map(model_path, shader, folder, out->texture, LOADER_MAP_NORMAL, out->normal_map,
+                         sizeof out->normal_map, NULL))
+        out->normal_map[0] = '\0';
+    if (!loader_find_map(model_path, shader, folder, out->texture, LOADER_MAP_SPECULAR, out->specular_map,
+                         sizeof out->specular_map, NULL))
+        out->specular_map[0] = '\0';
+}
+

@@ -47,6 +47,14 @@ const char *const *loader_map_suffixes(loader_map kind);
 bool loader_find_map(const char *model_path, const char *shader, const char *folder, const char *image,
                      loader_map kind, char *out, size_t size, diag_list *refusals);
 
+/* A mesh's images by the format's conventions alone, as a tool without a character finds them: its texture
+ * (loader_find_texture in its model's folder, then in `folder`, which may be NULL), then its maps beside that
+ * texture and where the texture search looks (loader_find_map); "" for each one not found. */
+typedef struct loader_images {
+    char texture[4096], normal_map[4096], specular_map[4096];
+} loader_images;
+void loader_find_images(const char *model_path, const char *shader, const char *folder, loader_images *out);
+
 /* Write clip to path in the format its extension names (the loader table's writer column; .md5anim: md5.h's
  * writer, note as its commandline: no quotes or line breaks), beside path and renamed over it once whole
  * (base/file.h), so a failed write leaves any file there as it was; false with err saying why (an extension

@@ -323,20 +323,15 @@ int main(int argc, char **argv)
             fprintf(stderr, "render_bench: no levels of detail: %s\n", err.message);
         /* Its images as the demo's characters find them (`textures = ../assets/textures`): the texture, the
          * normal map and the specular map of each mesh (none where there is none). */
-        char model_path[1024], found[3][MOST_PARTS][1024];
+        char model_path[1024];
+        static loader_images found[MOST_PARTS];
         const char *paths[3][MOST_PARTS];
         snprintf(model_path, sizeof model_path, "%s/models/%s.md5mesh", assets, b ? "robot" : "mannequin");
         for (int i = 0; i < bodies[b]->mesh_count; ++i) {
-            const char *shader = bodies[b]->meshes[i].shader;
-            paths[0][i] = loader_find_texture(model_path, shader, textures, found[0][i], sizeof found[0][i], NULL)
-                              ? found[0][i]
-                              : NULL;
-            for (int k = 1; k < 3; ++k)
-                paths[k][i] = loader_find_map(model_path, shader, textures, paths[0][i],
-                                              k == 1 ? LOADER_MAP_NORMAL : LOADER_MAP_SPECULAR, found[k][i],
-                                              sizeof found[k][i], NULL)
-                                  ? found[k][i]
-                                  : NULL;
+            loader_find_images(model_path, bodies[b]->meshes[i].shader, textures, &found[i]);
+            paths[0][i] = found[i].texture[0] ? found[i].texture : NULL;
+            paths[1][i] = found[i].normal_map[0] ? found[i].normal_map : NULL;
+            paths[2][i] = found[i].specular_map[0] ? found[i].specular_map : NULL;
         }
         meshes[b] = scene_make_mapped_mesh(
             images, &(gfx_mesh_desc){.model = bodies[b], .label = b ? "robot" : "mannequin", .lods = lods},

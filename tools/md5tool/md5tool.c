@@ -79,26 +79,6 @@ static mesh_totals totals_of(const model *m)
     return t;
 }
 
-/* The images mesh i is drawn with, as a character with `textures = folder` finds them (folder NULL: its
- * mesh's folder alone): texture, normal map, specular map; "" for none. */
-typedef struct mesh_images {
-    char texture[4096], normal_map[4096], specular_map[4096];
-} mesh_images;
-
-static void images_of(const loaded_file *f, int i, const char *folder, mesh_images *out)
-{
-    const skin_mesh *mesh = &f->model->meshes[i];
-    memset(out, 0, sizeof *out);
-    if (!loader_find_texture(f->path, mesh->shader, folder, out->texture, sizeof out->texture, NULL))
-        out->texture[0] = '\0';
-    if (!loader_find_map(f->path, mesh->shader, folder, out->texture, LOADER_MAP_NORMAL, out->normal_map,
-                         sizeof out->normal_map, NULL))
-        out->normal_map[0] = '\0';
-    if (!loader_find_map(f->path, mesh->shader, folder, out->texture, LOADER_MAP_SPECULAR, out->specular_map,
-                         sizeof out->specular_map, NULL))
-        out->specular_map[0] = '\0';
-}
-
 static void info_json(const loaded_file *f, const char *textures)
 {
     json_writer w = json_writer_start(stdout);
@@ -149,8 +129,8 @@ static void info_json(const loaded_file *f, const char *textures)
         json_key(&w, "images"); /* per mesh: its texture and maps, "" for none */
         json_array_begin(&w);
         for (int i = 0; i < f->model->mesh_count; ++i) {
-            mesh_images images;
-            images_of(f, i, textures, &images);
+            loader_images images;
+            loader_find_images(f->path, f->model->meshes[i].shader, textures, &images);
             json_object_begin(&w);
             json_key(&w, "texture");
             json_string(&w, images.texture);
@@ -190,8 +170,8 @@ static void info_text(const loaded_file *f, const char *textures)
             const skin_mesh *mesh = &m->meshes[i];
             char shader[DIAG_MESSAGE_MAX]; /* file text: no raw control characters to the terminal */
             diag_escape(mesh->shader, shader, sizeof shader);
-            mesh_images images;
-            images_of(f, i, textures, &images);
+            loader_images images;
+            loader_find_images(f->path, f->model->meshes[i].shader, textures, &images);
             printf("  mesh %d: shader \"%s\", %d vertices, %d triangles, %d weights, texture %s\n", i,
                    shader, mesh->vertex_count, mesh->triangle_count, mesh->weight_count,
                    images.texture[0] ? images.texture : "not found (placeholder)");

@@ -229,19 +229,17 @@ static void load_textures(picture_model *picture, const char *model_path, const 
     const model *m = picture->model;
     for (int i = 0; i < m->mesh_count; ++i) {
         const skin_mesh *mesh = &m->meshes[i];
-        char texture[1024], map[1024];
-        if (!loader_find_texture(model_path, mesh->shader, textures_dir, texture, sizeof texture, NULL)) {
+        loader_images found;
+        loader_find_images(model_path, mesh->shader, textures_dir, &found);
+        if (!found.texture[0])
             fprintf(stderr, "%s: warning: mesh %d: texture \"%s\" not found; drawing a placeholder\n", model_path, i,
                     mesh->shader ? mesh->shader : "");
-            texture[0] = '\0';
-        } else {
-            load_image(picture, model_path, i, PICTURE_TEXTURE, texture);
-        }
+        else
+            load_image(picture, model_path, i, PICTURE_TEXTURE, found.texture);
+        const char *maps[3] = {NULL, found.normal_map, found.specular_map};
         for (int kind = PICTURE_NORMAL_MAP; !no_maps && kind <= PICTURE_SPECULAR_MAP; ++kind)
-            if (loader_find_map(model_path, mesh->shader, textures_dir, texture,
-                                kind == PICTURE_NORMAL_MAP ? LOADER_MAP_NORMAL : LOADER_MAP_SPECULAR, map, sizeof map,
-                                NULL))
-                load_image(picture, model_path, i, kind, map);
+            if (maps[kind][0])
+                load_image(picture, model_path, i, kind, maps[kind]);
     }
 }
 
