@@ -5,6 +5,12 @@
 
 /* ---- creation ---- */
 
+/* Where the object pose starts in a controller's block: right after the controller, 32-byte aligned. */
+static size_t object_offset(void)
+{
+    return (sizeof(anim_controller) + 31) / 32 * 32;
+}
+
 anim_controller *anim_controller_create(const anim_controller_desc *desc)
 {
     if (!desc || !desc->skeleton)
@@ -21,7 +27,7 @@ anim_controller *anim_controller_create(const anim_controller_desc *desc)
 
     /* One block: the controller, the object pose (32-byte aligned for the pose stages), the snapshots,
      * then the masks. */
-    size_t header = (sizeof(anim_controller) + 31) / 32 * 32;
+    size_t header = object_offset();
     size_t pose_bytes = sizeof(joint_pose) * (size_t)joint_count;
     size_t snapshot_bytes = sizeof(anim_snapshot_joint) * (size_t)joint_count;
     size_t mask_bytes = desc->shared_masks ? 0 : sizeof(float) * (size_t)joint_count;
@@ -105,31 +111,18 @@ bool anim_controller_retarget(anim_controller *controller, const skeleton *s, an
     return true;
 }
 
-void anim_controller_prefetch(const anim_controller *controller)
+void anim_controller_prefetch(const anim_controller *controller, int joint_count)
 {
-    prefetch_range(controller, sizeof *controller, true);
+    if (controller && joint_count > 0)
+        prefetch_range(controller, object_offset() + sizeof(joint_pose) * (size_t)joint_count, true);
 }
 
-void anim_controller_prefetch_pose(const anim_controller *controller)
+void anim_controller_prefetch_object(const anim_controller *controller, int joint_count)
 {
-    if (!controller)
+    if (!controller || joint_count <= 0)
         return;
-    prefetch_range(controller->object, sizeof(joint_pose) * (size_t)controller->joint_count, true);
-    for (int c = 1; c < ANIM_CHANNEL_COUNT; ++c)
-        if (controller->channels[c].layer_count > 0 && controller->channels[c].mask)
-            prefetch_range(controller->channels[c].mask, sizeof(float) * (size_t)controller->joint_count, false);
-}
-
-void anim_controller_prefetch_object_handle(const anim_controller *controller)
-{
-    if (controller)
-        prefetch_range(&controller->object, sizeof controller->object, false);
-}
-
-void anim_controller_prefetch_object(const anim_controller *controller)
-{
-    if (controller)
-        prefetch_range(controller->object, sizeof(joint_pose) * (size_t)controller->joint_count, false);
+    prefetch_range(&controller->object, sizeof controller->object, false); /* read, not followed */
+    prefetch_range((const char *)controller + object_offset(), sizeof(joint_pose) * (size_t)joint_count, false);
 }
 
 void anim_controller_destroy(anim_controller *controller)

@@ -6,14 +6,12 @@
 #include "anim_controller.h"
 
 /* Ask the processor to start loading what the next update reads and writes, so that a crowd's loop does not
- * wait on memory for every entity: anim_controller_prefetch for the layer state (it reads nothing of the
- * controller), then, an entity or so later, anim_controller_prefetch_pose for the object pose and the overlay
- * masks (it reads the layer state the first call brought in). Hints: they change nothing; NULL is ignored. */
-void anim_controller_prefetch(const anim_controller *controller);
-void anim_controller_prefetch_pose(const anim_controller *controller);
-/* The same for a loop that only reads the object pose (a crowd's palettes): the line that says where the pose
- * is, then, an entity or so later, the pose itself, for reading. */
-void anim_controller_prefetch_object_handle(const anim_controller *controller);
-void anim_controller_prefetch_object(const anim_controller *controller);
+ * wait on memory for every entity: the layer state and the object pose, one range of the controller's block
+ * (the overlay masks are shared by a character's entities, and stay in the cache). Neither call reads the
+ * controller: the caller knows the joint count from the character, so the hint never waits for memory itself.
+ * anim_controller_prefetch_object: the object pose alone, for reading (a crowd's palettes). Hints: they change
+ * nothing; NULL is ignored. */
+void anim_controller_prefetch(const anim_controller *controller, int joint_count);
+void anim_controller_prefetch_object(const anim_controller *controller, int joint_count);
 
 #endif

@@ -299,13 +299,19 @@ void animator_destroy(animator *animator)
     free(animator);
 }
 
-/* Memory hints for loops over many animators, three steps an entity (or a group) apart, each reading only
- * what the one before brought in: the line that leads to the rest (read nothing); the animator and its
- * controller's layer state; the pose the update writes. For reading poses only: the line, then where the
- * pose is, then the pose. They change nothing; NULL is ignored. */
+/* Memory hints for loops over many animators, two steps an entity (or a group) apart, each reading only
+ * what the one before brought in: the line that leads to the rest (read nothing); then the animator, its
+ * controller's layer state and the pose the update writes (it reads the first line, and the character, which
+ * every entity of a type shares). For reading poses only: the line, then the pose. They change nothing;
+ * NULL is ignored. */
 static void prefetch_handle(const animator *animator)
 {
     prefetch_range(animator, sizeof animator->controller + offsetof(struct animator, controller), false);
+}
+
+static int joints_of(const animator *animator)
+{
+    return animator->character->model->skeleton.joint_count;
 }
 
 static void prefetch_state(const animator *animator)
@@ -313,13 +319,7 @@ static void prefetch_state(const animator *animator)
     if (!animator)
         return;
     prefetch_range(animator, sizeof *animator, true);
-    anim_controller_prefetch(animator->controller);
-}
-
-static void prefetch_pose(const animator *animator)
-{
-    if (animator)
-        anim_controller_prefetch_pose(animator->controller);
+    anim_controller_prefetch(animator->controller, joints_of(animator));
 }
 
 void animator_object_poses(const animator *const *animators, int count, const joint_pose **poses)
@@ -327,10 +327,8 @@ void animator_object_poses(const animator *const *animators, int count, const jo
     for (int i = 0; animators && poses && i < count; ++i) {
         if (i + 3 < count)
             prefetch_handle(animators[i + 3]);
-        if (i + 2 < count && animators[i + 2])
-            anim_controller_prefetch_object_handle(animators[i + 2]->controller);
         if (i + 1 < count && animators[i + 1])
-            anim_controller_prefetch_object(animators[i + 1]->controller);
+            anim_controller_prefetch_object(animators[i + 1]->controller, joints_of(animators[i + 1]));
         poses[i] = animators[i] ? anim_controller_object_pose(animators[i]->controller) : NULL;
     }
 }
@@ -563,17 +561,14 @@ unsigned animator_update_pair(animator *a, double dt_a, animator_update_result *
 unsigned animator_update_group(animator *const *animators, const double *dt, animator_update_result *results, int count,
                                const animator *const *ahead, int ahead_count)
 {
-    /* The group after this one in full, the one after that its first line: they arrive while this one works. */
-    for (int k = 0; ahead && k < ahead_count && k < 2 * ANIMATOR_GROUP_MAX; ++k) {
-        if (k >= ANIMATOR_GROUP_MAX) {
+    if (!animators || !dt || count <= 0 || count > ANIMATOR_GROUP_MAX) {
+        for (int k = 0; ahead && k < ahead_count && k < 2 * ANIMATOR_GROUP_MAX; ++k)
             prefetch_handle(ahead[k]);
-        } else {
-            prefetch_state(ahead[k]);
-            prefetch_pose(ahead[k]);
-        }
-    }
-    if (!animators || !dt || count <= 0 || count > ANIMATOR_GROUP_MAX)
         return 0;
+    }
+    /* The group after this one in full, the one after that its first line: they arrive while this one works,
+     * asked for an entity at a time as this group's state machines step, so that the requests do not queue. */
+    ahead_count = ahead ? (ahead_count < 2 * ANIMATOR_GROUP_MAX ? ahead_count : 2 * ANIMATOR_GROUP_MAX) : 0;
     animator_update_result local[ANIMATOR_GROUP_MAX];
     animator_update_result *result = results ? results : local;
     /* 32 KB for sixteen 64-joint local poses: the stages between sampling and object space run on them. */
@@ -588,9 +583,14 @@ unsigned animator_update_group(animator *const *animators, const double *dt, ani
         else
             grouped |= 1u << k;
     }
-    for (int k = 0; k < count; ++k)
-        if ((grouped >> k) & 1u)
+    for (int k = 0; k < ANIMATOR_GROUP_MAX; ++k) {
+        if (k + ANIMATOR_GROUP_MAX < ahead_count)
+            prefetch_handle(ahead[k + ANIMATOR_GROUP_MAX]);
+        if (k < ahead_count)
+            prefetch_state(ahead[k]);
+        if (k < count && ((grouped >> k) & 1u))
             decide(animators[k], dt[k], &result[k]);
+    }
     for (int k = 0; k < count; ++k)
         if ((grouped >> k) & 1u)
             anim_controller_update_local(animators[k]->controller, dt[k], &result[k].animation, poses[k]);
