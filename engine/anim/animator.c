@@ -322,6 +322,16 @@ static void prefetch_state(const animator *animator)
     anim_controller_prefetch(animator->controller, joints_of(animator));
 }
 
+/* animator_update_group's hints for the k-th entity of the group ahead (its state) and of the one after (its
+ * first line). */
+static void prefetch_ahead(const animator *const *ahead, int ahead_count, int k)
+{
+    if (k + ANIMATOR_GROUP_MAX < ahead_count)
+        prefetch_handle(ahead[k + ANIMATOR_GROUP_MAX]);
+    if (k < ahead_count)
+        prefetch_state(ahead[k]);
+}
+
 void animator_object_poses(const animator *const *animators, int count, const joint_pose **poses)
 {
     for (int i = 0; animators && poses && i < count; ++i) {
@@ -561,14 +571,14 @@ unsigned animator_update_pair(animator *a, double dt_a, animator_update_result *
 unsigned animator_update_group(animator *const *animators, const double *dt, animator_update_result *results, int count,
                                const animator *const *ahead, int ahead_count)
 {
-    if (!animators || !dt || count <= 0 || count > ANIMATOR_GROUP_MAX) {
-        for (int k = 0; ahead && k < ahead_count && k < 2 * ANIMATOR_GROUP_MAX; ++k)
-            prefetch_handle(ahead[k]);
-        return 0;
-    }
     /* The group after this one in full, the one after that its first line: they arrive while this one works,
      * asked for an entity at a time as this group's state machines step, so that the requests do not queue. */
     ahead_count = ahead ? (ahead_count < 2 * ANIMATOR_GROUP_MAX ? ahead_count : 2 * ANIMATOR_GROUP_MAX) : 0;
+    if (!animators || !dt || count <= 0 || count > ANIMATOR_GROUP_MAX) {
+        for (int k = 0; k < ANIMATOR_GROUP_MAX; ++k)
+            prefetch_ahead(ahead, ahead_count, k);
+        return 0;
+    }
     animator_update_result local[ANIMATOR_GROUP_MAX];
     animator_update_result *result = results ? results : local;
     /* 32 KB for sixteen 64-joint local poses: the stages between sampling and object space run on them. */
@@ -584,10 +594,7 @@ unsigned animator_update_group(animator *const *animators, const double *dt, ani
             grouped |= 1u << k;
     }
     for (int k = 0; k < ANIMATOR_GROUP_MAX; ++k) {
-        if (k + ANIMATOR_GROUP_MAX < ahead_count)
-            prefetch_handle(ahead[k + ANIMATOR_GROUP_MAX]);
-        if (k < ahead_count)
-            prefetch_state(ahead[k]);
+        prefetch_ahead(ahead, ahead_count, k);
         if (k < count && ((grouped >> k) & 1u))
             decide(animators[k], dt[k], &result[k]);
     }
