@@ -11,6 +11,7 @@
 #define pose_blend_masked sse2_pose_blend_masked
 #define pose_to_object sse2_pose_to_object
 #define pose_to_object_pair sse2_pose_to_object_pair
+#define pose_to_object_quad sse2_pose_to_object_quad
 #define pose_palette sse2_pose_palette
 #define pose_dual_quaternion_palette sse2_pose_dual_quaternion_palette
 #define pose_skin_joints_fit sse2_pose_skin_joints_fit

@@ -1,6 +1,7 @@
 /* test_pose_builds: the pose stages the processor runs (pose_kernels.h's target_clones: the x86-64-v3 build where the
  * processor has AVX2, else the SSE2 one) give the same bits as the SSE2 build alone, on random skeletons,
- * clips and weights. pose_sse2_copy.c compiles the stage files a second time, with POSE_NO_CLONES and
+ * clips and weights, with the AVX-512 quads where the processor has them and (entry test_pose_builds_pairs) without.
+ * pose_sse2_copy.c compiles the stage files a second time, with POSE_NO_CLONES and
  * every public name prefixed sse2_, beside the engine's own copy. */
 #include <math.h>
 #include <stdint.h>
@@ -24,6 +25,8 @@ bool sse2_pose_blend_masked(const joint_pose *base, const joint_pose *layer, con
                             int joint_count, joint_pose *out);
 bool sse2_pose_to_object(const int *parents, int joint_count, const joint_pose *local, joint_pose *object);
 bool sse2_pose_palette(const joint_pose *object, const mat4 *inverse_bind, int joint_count, mat4 *palette);
+bool sse2_pose_to_object_quad(const int *parents, int joint_count, const joint_pose *const local[4],
+                              joint_pose *const object[4]);
 bool sse2_pose_dual_quaternion_palette(const joint_pose *object, const joint_pose *bind_object, int joint_count,
                                        pose_dual_quaternion *out);
 
@@ -127,6 +130,30 @@ static void test_same_bits(void)
         CHECK(sse2_pose_to_object(parents, JOINTS, b, alone_b));
         differences += memcmp(pair_a, theirs, sizeof pair_a) != 0 || memcmp(pair_b, alone_b, sizeof pair_b) != 0;
 
+        /* Four at once (512-bit quarters where AVX-512 runs), each against itself alone in the SSE2 build;
+         * the last in place. */
+        static joint_pose quad_object[3][JOINTS], quad_last[JOINTS], quad_alone[4][JOINTS];
+        const joint_pose *quad_local[4] = {a, b, other, quad_last};
+        joint_pose *quad_out[4] = {quad_object[0], quad_object[1], quad_object[2], quad_last};
+        memcpy(quad_last, theirs, sizeof quad_last);
+        for (int k = 0; k < 4; ++k)
+            CHECK(sse2_pose_to_object(parents, JOINTS, quad_local[k], quad_alone[k]));
+        CHECK(pose_to_object_quad(parents, JOINTS, quad_local, quad_out));
+        for (int k = 0; k < 4; ++k)
+            differences += memcmp(quad_out[k], quad_alone[k], sizeof quad_alone[k]) != 0;
+        joint_pose *quad_alone_out[4] = {quad_alone[0], quad_alone[1], quad_alone[2], quad_alone[3]};
+        CHECK(sse2_pose_to_object_quad(parents, JOINTS, quad_local, quad_alone_out));
+        differences += memcmp(quad_object[0], quad_alone[0], sizeof quad_alone[0]) != 0;
+
+        /* Parts of the skeleton: four joints a turn where AVX-512 runs, and what is left two and one at a
+         * time, at every start and length up to a dozen. */
+        for (int first = 0; first < 4; ++first)
+            for (int count = 1; count <= 12; ++count) {
+                CHECK(pose_sample_range(&c, time, loop, first, count, mine));
+                CHECK(sse2_pose_sample_range(&c, time, loop, first, count, theirs));
+                differences += memcmp(mine, theirs, sizeof mine[0] * (size_t)count) != 0;
+            }
+
         for (int j = 0; j < JOINTS; ++j) {
             glm_mat4_identity(inverse_bind[j]);
             glm_quat_mat4(b[j].rotation, inverse_bind[j]);
@@ -172,19 +199,40 @@ static void test_same_bits(void)
     CHECK(!pose_to_object_pair(bad_parents, JOINTS, a, b, mine, theirs));
     CHECK(!pose_to_object_pair(parents, JOINTS, a, NULL, mine, theirs));
     CHECK(!pose_to_object_pair(parents, 0, a, b, mine, theirs));
+    static joint_pose spare[2][JOINTS];
+    const joint_pose *locals[4] = {a, b, a, b};
+    joint_pose *objects[4] = {mine, theirs, spare[0], spare[1]};
+    memset(spare, 0, sizeof spare);
+    bad_parents[5] = 40;
+    CHECK(!pose_to_object_quad(bad_parents, JOINTS, locals, objects));
+    memcpy(bad_parents, parents, sizeof bad_parents);
+    bad_parents[JOINTS - 1] = JOINTS; /* past the joints, in the last, odd ones */
+    CHECK(!pose_to_object_quad(bad_parents, JOINTS, locals, objects));
+    CHECK(!pose_to_object_quad(parents, 0, locals, objects));
+    locals[2] = NULL;
+    CHECK(!pose_to_object_quad(parents, JOINTS, locals, objects));
+    locals[2] = a;
+    objects[3] = NULL;
+    CHECK(!pose_to_object_quad(parents, JOINTS, locals, objects));
+    CHECK(!pose_to_object_quad(parents, JOINTS, NULL, objects));
+    static const joint_pose zero[2][JOINTS];
+    CHECK(memcmp(spare, zero, sizeof spare) == 0);
     CHECK(memcmp(mine, untouched_a, sizeof mine) == 0 && memcmp(theirs, untouched_b, sizeof theirs) == 0);
     CHECK(differences == 0);
     if (differences)
-        fprintf(stderr, "%d of %d stage results differ between the builds\n", differences, 9 * ROUNDS);
+        fprintf(stderr, "%d of %d stage results differ between the builds\n", differences, 62 * ROUNDS);
 }
 
 int main(void)
 {
 #if defined(__GNUC__) && defined(__x86_64__)
     __builtin_cpu_init();
-    printf("this processor runs the %s build of the pose stages\n",
+    printf("this processor runs the %s build of the pose stages%s\n",
            __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? "x86-64-v3 (or SSE2 where not cloned)"
-                                                                         : "SSE2");
+                                                                         : "SSE2",
+           !__builtin_cpu_supports("x86-64-v4")      ? ""
+           : getenv("MARIONETTE_POSE_NO_QUADS") ? ", its AVX-512 quads turned off (MARIONETTE_POSE_NO_QUADS)"
+                                                : ", with its AVX-512 quads (x86-64-v4)");
 #endif
     RUN(test_same_bits);
     return check_report();

@@ -568,6 +568,32 @@ unsigned animator_update_pair(animator *a, double dt_a, animator_update_result *
     return 3u;
 }
 
+/* The local poses of up to four animators whose skeletons share a hierarchy (`which` of the group) to their
+ * object poses: four at once, else two and one. */
+static void turn_to_object(animator *const *animators, joint_pose (*poses)[ANIMATOR_PAIR_JOINTS], const int *which,
+                           int count)
+{
+    const skeleton *s = &animators[which[0]]->character->model->skeleton;
+    if (count == 4) {
+        const joint_pose *local[4];
+        joint_pose *object[4];
+        for (int k = 0; k < 4; ++k) {
+            local[k] = poses[which[k]];
+            object[k] = anim_controller_object_pose_to_edit(animators[which[k]]->controller);
+        }
+        pose_to_object_quad(s->parents, s->joint_count, local, object);
+        return;
+    }
+    int k = 0;
+    for (; k + 1 < count; k += 2)
+        pose_to_object_pair(s->parents, s->joint_count, poses[which[k]], poses[which[k + 1]],
+                            anim_controller_object_pose_to_edit(animators[which[k]]->controller),
+                            anim_controller_object_pose_to_edit(animators[which[k + 1]]->controller));
+    if (k < count)
+        pose_to_object(s->parents, s->joint_count, poses[which[k]],
+                       anim_controller_object_pose_to_edit(animators[which[k]]->controller));
+}
+
 unsigned animator_update_group(animator *const *animators, const double *dt, animator_update_result *results, int count,
                                const animator *const *ahead, int ahead_count)
 {
@@ -601,25 +627,24 @@ unsigned animator_update_group(animator *const *animators, const double *dt, ani
     for (int k = 0; k < count; ++k)
         if ((grouped >> k) & 1u)
             anim_controller_update_local(animators[k]->controller, dt[k], &result[k].animation, poses[k]);
-    /* To object space two by two where neighbours share a hierarchy, as animator_update_pair. */
-    int waiting = -1;
+    /* To object space four by four where neighbours share a hierarchy (pose_to_object_quad), what is left
+     * two by two, as animator_update_pair, and one alone. */
+    int waiting[4], waiting_count = 0;
     for (int k = 0; k <= count; ++k) {
         if (k < count && !((grouped >> k) & 1u))
             continue;
         const skeleton *s = k < count ? &animators[k]->character->model->skeleton : NULL;
-        if (waiting >= 0) {
-            const skeleton *w = &animators[waiting]->character->model->skeleton;
-            if (s && same_hierarchy(w, s)) {
-                pose_to_object_pair(w->parents, w->joint_count, poses[waiting], poses[k],
-                                    anim_controller_object_pose_to_edit(animators[waiting]->controller),
-                                    anim_controller_object_pose_to_edit(animators[k]->controller));
-                waiting = -1;
-                continue;
-            }
-            pose_to_object(w->parents, w->joint_count, poses[waiting],
-                           anim_controller_object_pose_to_edit(animators[waiting]->controller));
+        if (waiting_count > 0 && (!s || !same_hierarchy(&animators[waiting[0]]->character->model->skeleton, s))) {
+            turn_to_object(animators, poses, waiting, waiting_count);
+            waiting_count = 0;
         }
-        waiting = k < count ? k : -1;
+        if (!s)
+            break;
+        waiting[waiting_count++] = k;
+        if (waiting_count == 4) {
+            turn_to_object(animators, poses, waiting, waiting_count);
+            waiting_count = 0;
+        }
     }
     for (int k = 0; k < count; ++k)
         if ((grouped >> k) & 1u) {

@@ -226,6 +226,22 @@ static inline bool pose_has_pairs(void)
 {
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx");
 }
+
+/* Where the processor has AVX-512 (x86-64-v4, which also asks that the system keeps its state), the stages
+ * that dominate a crowd's step take four joints, or four poses, in 512-bit registers: each 128-bit lane
+ * computed step for step as the 128-bit kernels compute one joint (in-lane permutes only), so the same bits
+ * again. Setting MARIONETTE_POSE_NO_QUADS in the environment (read once) keeps them to the pairs, for a
+ * benchmark to compare the two. */
+#define QUAD_TARGET __attribute__((target("arch=x86-64-v4")))
+
+bool pose_has_quads(void);
+
+QUAD_TARGET static inline __m512 dot_all_lanes_quads(__m512 a, __m512 b)
+{
+    __m512 products = _mm512_mul_ps(a, b);
+    __m512 pairs = _mm512_add_ps(products, _mm512_permute_ps(products, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm512_add_ps(pairs, _mm512_permute_ps(pairs, _MM_SHUFFLE(1, 0, 3, 2)));
+}
 #endif
 
 /* parent * local, as glm_quat_mul_sse2: pw * l + px * (lw, -lz, ly, -lx) + py * (lz, lw, -lx, -ly)
@@ -263,6 +279,43 @@ PAIR_TARGET static inline __m256 cross_pairs(__m256 a, __m256 b)
 PAIR_TARGET static inline __m256 multiply_rotations_pairs(__m256 parent, __m256 local)
 {
     return MULTIPLY_ROTATIONS(_mm256_mul_ps, _mm256_add_ps, LANES_PAIRS, flip_signs_pairs, parent, local);
+}
+
+/* The same in 512-bit registers: four poses, one in each 128-bit lane. */
+#define LANES_QUADS(v, x, y, z, w) _mm512_permute_ps((v), _MM_SHUFFLE(w, z, y, x))
+
+QUAD_TARGET static inline __m512 load_quad(const float *first, const float *second, const float *third,
+                                           const float *fourth)
+{
+    __m512 v = _mm512_castps128_ps512(_mm_load_ps(first));
+    v = _mm512_insertf32x4(v, _mm_load_ps(second), 1);
+    v = _mm512_insertf32x4(v, _mm_load_ps(third), 2);
+    return _mm512_insertf32x4(v, _mm_load_ps(fourth), 3);
+}
+
+QUAD_TARGET static inline void store_quad(__m512 v, float *first, float *second, float *third, float *fourth)
+{
+    _mm_store_ps(first, _mm512_castps512_ps128(v));
+    _mm_store_ps(second, _mm512_extractf32x4_ps(v, 1));
+    _mm_store_ps(third, _mm512_extractf32x4_ps(v, 2));
+    _mm_store_ps(fourth, _mm512_extractf32x4_ps(v, 3));
+}
+
+QUAD_TARGET static inline __m512 flip_signs_quads(__m512 v, float x, float y, float z, float w)
+{
+    return _mm512_xor_ps(v, _mm512_set_ps(w, z, y, x, w, z, y, x, w, z, y, x, w, z, y, x));
+}
+
+QUAD_TARGET static inline __m512 cross_quads(__m512 a, __m512 b)
+{
+    __m512 a_yzx = LANES_QUADS(a, 1, 2, 0, 3), b_yzx = LANES_QUADS(b, 1, 2, 0, 3);
+    __m512 c_zxy = _mm512_sub_ps(_mm512_mul_ps(a, b_yzx), _mm512_mul_ps(a_yzx, b));
+    return LANES_QUADS(c_zxy, 1, 2, 0, 3);
+}
+
+QUAD_TARGET static inline __m512 multiply_rotations_quads(__m512 parent, __m512 local)
+{
+    return MULTIPLY_ROTATIONS(_mm512_mul_ps, _mm512_add_ps, LANES_QUADS, flip_signs_quads, parent, local);
 }
 #endif
 

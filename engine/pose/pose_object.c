@@ -206,6 +206,58 @@ PAIR_TARGET static void to_object_one_pass_pairs(const int *parents, int joint_c
         previous_position = position;
     }
 }
+
+QUAD_TARGET static inline __m512 renormalized_quads(__m512 rotation)
+{
+    __m512 length2 = dot_all_lanes_quads(rotation, rotation);
+    return _mm512_mul_ps(rotation, _mm512_sub_ps(_mm512_set1_ps(1.5f), _mm512_mul_ps(_mm512_set1_ps(0.5f), length2)));
+}
+
+QUAD_TARGET static inline __m512 placed_position_quads(__m512 parent_rotation, __m512 parent_position,
+                                                       __m512 local_position)
+{
+    __m512 t = cross_quads(parent_rotation, local_position);
+    t = _mm512_add_ps(t, t);
+    __m512 rotated = _mm512_add_ps(local_position, _mm512_mul_ps(LANES_QUADS(parent_rotation, 3, 3, 3, 3), t));
+    rotated = _mm512_add_ps(rotated, cross_quads(parent_rotation, t));
+    return _mm512_add_ps(parent_position, rotated);
+}
+
+/* to_object_one_pass for four poses at once, pose k in 128-bit lane k. */
+QUAD_TARGET static void to_object_one_pass_quads(const int *parents, int joint_count, const joint_pose *const local[4],
+                                                 joint_pose *const object[4])
+{
+    __m512 raw[POSE_ONE_PASS_JOINTS];
+    __m512 previous_raw = _mm512_setzero_ps(), previous_rotation = previous_raw, previous_position = previous_raw;
+    for (int i = 0; i < joint_count; ++i) {
+        int parent = parents[i];
+        __m512 rotation = load_quad(local[0][i].rotation, local[1][i].rotation, local[2][i].rotation,
+                                    local[3][i].rotation);
+        __m512 position = load_quad(local[0][i].position, local[1][i].position, local[2][i].position,
+                                    local[3][i].position);
+        __m512 product = rotation;
+        if (parent >= 0) {
+            __m512 parent_raw = previous_raw, parent_rotation = previous_rotation, parent_position = previous_position;
+            if (parent != i - 1) {
+                parent_raw = raw[parent];
+                parent_rotation = load_quad(object[0][parent].rotation, object[1][parent].rotation,
+                                            object[2][parent].rotation, object[3][parent].rotation);
+                parent_position = load_quad(object[0][parent].position, object[1][parent].position,
+                                            object[2][parent].position, object[3][parent].position);
+            }
+            product = multiply_rotations_quads(parent_raw, rotation);
+            rotation = renormalized_quads(product);
+            position = placed_position_quads(parent_rotation, parent_position, position);
+        }
+        raw[i] = product;
+        store_quad(rotation, object[0][i].rotation, object[1][i].rotation, object[2][i].rotation, object[3][i].rotation);
+        store_quad(position, object[0][i].position, object[1][i].position, object[2][i].position,
+                   object[3][i].position);
+        previous_raw = product;
+        previous_rotation = rotation;
+        previous_position = position;
+    }
+}
 #endif
 
 #endif /* POSE_USE_SSE2 */
@@ -261,4 +313,27 @@ bool pose_to_object_pair(const int *parents, int joint_count, const joint_pose *
             return false;
     return pose_to_object(parents, joint_count, local_a, object_a) &&
            pose_to_object(parents, joint_count, local_b, object_b);
+}
+
+bool pose_to_object_quad(const int *parents, int joint_count, const joint_pose *const local[4],
+                         joint_pose *const object[4])
+{
+    if (!parents || !local || !object || joint_count <= 0)
+        return false;
+    for (int k = 0; k < 4; ++k)
+        if (!local[k] || !object[k])
+            return false;
+#ifdef POSE_PAIRS
+    if (joint_count <= POSE_ONE_PASS_JOINTS && pose_has_quads()) {
+        if (!parents_ordered_pairs(parents, joint_count))
+            return false;
+        to_object_one_pass_quads(parents, joint_count, local, object);
+        return true;
+    }
+#endif
+    for (int i = 0; i < joint_count; ++i)
+        if (parents[i] < -1 || parents[i] >= i)
+            return false;
+    return pose_to_object_pair(parents, joint_count, local[0], local[1], object[0], object[1]) &&
+           pose_to_object_pair(parents, joint_count, local[2], local[3], object[2], object[3]);
 }

@@ -1,6 +1,8 @@
 /* Sampling: a clip's pose at any time, two stored frames interpolated (pose.h). */
 #include "pose_kernels.h"
 
+#include <stdlib.h>
+
 #ifdef POSE_PAIRS
 /* sample_joints two joints at a time, each half of every register doing what sample_joints does to one
  * joint, step for step; an odd last joint goes through sample_joints. */
@@ -21,6 +23,53 @@ PAIR_TARGET static void sample_joints_pairs(const joint_pose *a, const joint_pos
     }
     if (i < count)
         sample_joints(a + i, b + i, t, 1, out + i);
+}
+#endif
+
+#ifdef POSE_PAIRS
+/* pose_kernels.h: found once, before main (libgcc's processor features are found first). */
+static bool quads_available;
+
+__attribute__((constructor)) static void find_quads(void)
+{
+    __builtin_cpu_init();
+    quads_available = __builtin_cpu_supports("x86-64-v4") && !getenv("MARIONETTE_POSE_NO_QUADS");
+}
+
+bool pose_has_quads(void)
+{
+    return quads_available;
+}
+
+/* Four joints a turn in 512-bit registers where the processor has AVX-512 (x86-64-v4): joints i..i+3 are 128
+ * contiguous bytes, two loads; their rotations and positions are split into one register each (a lane per
+ * joint's 16 bytes), worked on as sample_joints_pairs works on each half, and put back. The same arithmetic
+ * per lane, so the same bits. */
+QUAD_TARGET static void sample_joints_quads(const joint_pose *a, const joint_pose *b, float t, int count,
+                                            joint_pose *out)
+{
+    const __m512i rotations = _mm512_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27);
+    const __m512i positions = _mm512_setr_epi32(4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+    const __m512i low = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+    const __m512i high = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+    __m512 t16 = _mm512_set1_ps(t), one_minus_t16 = _mm512_set1_ps(1.0f - t);
+    __m512i sign_bit = _mm512_set1_epi32((int)0x80000000u);
+    int i = 0;
+    for (; i + 3 < count; i += 4) {
+        __m512 a0 = _mm512_loadu_ps(&a[i]), a1 = _mm512_loadu_ps(&a[i + 2]);
+        __m512 b0 = _mm512_loadu_ps(&b[i]), b1 = _mm512_loadu_ps(&b[i + 2]);
+        __m512 ra = _mm512_permutex2var_ps(a0, rotations, a1), rb = _mm512_permutex2var_ps(b0, rotations, b1);
+        __m512 pa = _mm512_permutex2var_ps(a0, positions, a1), pb = _mm512_permutex2var_ps(b0, positions, b1);
+        __m512i sign = _mm512_and_si512(_mm512_castps_si512(dot_all_lanes_quads(ra, rb)), sign_bit);
+        __m512 toward = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(_mm512_mul_ps(t16, rb)), sign));
+        __m512 rotation = _mm512_add_ps(_mm512_mul_ps(one_minus_t16, ra), toward);
+        rotation = _mm512_div_ps(rotation, _mm512_sqrt_ps(dot_all_lanes_quads(rotation, rotation)));
+        __m512 position = _mm512_add_ps(pa, _mm512_mul_ps(t16, _mm512_sub_ps(pb, pa)));
+        _mm512_storeu_ps(&out[i], _mm512_permutex2var_ps(rotation, low, position));
+        _mm512_storeu_ps(&out[i + 2], _mm512_permutex2var_ps(rotation, high, position));
+    }
+    if (i < count)
+        sample_joints_pairs(a + i, b + i, t, count - i, out + i);
 }
 #endif
 
@@ -84,6 +133,10 @@ POSE_STAGE bool pose_sample_range(const clip *c, float time, bool loop, int firs
     const joint_pose *a = c->frames + (ptrdiff_t)pair.first * c->joint_count + first_joint;
     const joint_pose *b = c->frames + (ptrdiff_t)pair.second * c->joint_count + first_joint;
 #ifdef POSE_PAIRS
+    if (joint_count > 3 && pose_has_quads()) {
+        sample_joints_quads(a, b, pair.alpha, joint_count, out);
+        return true;
+    }
     if (joint_count > 1 && pose_has_pairs()) {
         sample_joints_pairs(a, b, pair.alpha, joint_count, out);
         return true;
