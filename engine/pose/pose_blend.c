@@ -1,6 +1,8 @@
 /* Blending: weighted poses into one, additive deltas made and added, masked overlays (pose.h). */
 #include "pose_kernels.h"
 
+#include <string.h>
+
 #ifndef POSE_USE_SSE2
 
 /* Joint i of out = normalized sum over poses of weights[k] * poses[k][i], rotations sign-aligned to
@@ -106,15 +108,17 @@ static POSE_KERNEL void blend_joints(const joint_pose *const *poses, const float
 }
 
 #ifdef POSE_PAIRS
-/* blend_joints two joints at a time: each half as blend_joints does one joint, normalized_or_identity's
- * choice made per half (both results computed, the tiny half's replaced by identity). */
+/* blend_joints two joints at a time, from joint `first`: each half as blend_joints does one joint,
+ * normalized_or_identity's choice made per half (both results computed, the tiny half's replaced by
+ * identity). */
 PAIR_TARGET static void blend_joints_pairs(const joint_pose *const *poses, const float *weights, int pose_count,
-                                           int reference, float inverse_total, int joint_count, joint_pose *out)
+                                           int reference, float inverse_total, int first, int joint_count,
+                                           joint_pose *out)
 {
     __m256 reference_weight = _mm256_set1_ps(weights[reference] * inverse_total), sign_bit = _mm256_set1_ps(-0.0f);
     __m256 tiny = _mm256_set1_ps(POSE_TINY_LENGTH2);
     __m256 identity = _mm256_set_ps(1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f);
-    int i = 0;
+    int i = first;
     for (; i + 1 < joint_count; i += 2) {
         const joint_pose *first = &poses[reference][i];
         __m256 reference_rotation = load_pair(first[0].rotation, first[1].rotation);
@@ -138,6 +142,92 @@ PAIR_TARGET static void blend_joints_pairs(const joint_pose *const *poses, const
     }
     if (i < joint_count)
         blend_joints_from(poses, weights, pose_count, reference, inverse_total, i, joint_count, out);
+}
+
+/* blend_joints four joints at a time, one in each 128-bit lane, as blend_joints_pairs does two. */
+QUAD_TARGET static void blend_joints_quads(const joint_pose *const *poses, const float *weights, int pose_count,
+                                           int reference, float inverse_total, int joint_count, joint_pose *out)
+{
+    __m512 reference_weight = _mm512_set1_ps(weights[reference] * inverse_total), sign_bit = _mm512_set1_ps(-0.0f);
+    __m512 tiny = _mm512_set1_ps(POSE_TINY_LENGTH2);
+    __m512 identity = _mm512_set_ps(1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f,
+                                    0.0f, 0.0f, 0.0f);
+    int i = 0;
+    for (; i + 3 < joint_count; i += 4) {
+        __m512 reference_rotation, reference_position;
+        load_joints_quad(&poses[reference][i], &reference_rotation, &reference_position);
+        __m512 rotation = _mm512_mul_ps(reference_weight, reference_rotation);
+        __m512 position = _mm512_mul_ps(reference_weight, reference_position);
+        for (int k = reference + 1; k < pose_count; ++k) {
+            if (weights[k] == 0.0f)
+                continue;
+            __m512 weight = _mm512_set1_ps(weights[k] * inverse_total), q, p;
+            load_joints_quad(&poses[k][i], &q, &p);
+            __m512 sign = _mm512_and_ps(dot_all_lanes_quads(reference_rotation, q), sign_bit);
+            rotation = _mm512_add_ps(rotation, _mm512_xor_ps(_mm512_mul_ps(weight, q), sign));
+            position = _mm512_add_ps(position, _mm512_mul_ps(weight, p));
+        }
+        __m512 length2 = dot_all_lanes_quads(rotation, rotation);
+        __m512 normalized = _mm512_div_ps(rotation, _mm512_sqrt_ps(length2));
+        rotation = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(length2, tiny, _CMP_GT_OQ), identity, normalized);
+        store_joints_quad(out + i, rotation, position);
+    }
+    if (i < joint_count)
+        blend_joints_pairs(poses, weights, pose_count, reference, inverse_total, i, joint_count, out);
+}
+
+/* add_joint for joints i..i+3, one in each 128-bit lane, each lane's t its own: every lane computes what
+ * add_joint computes for its joint, step for step, and the lanes whose t is 1 (the whole delta: no nlerp)
+ * or 0 (the base, bit for bit) take those results instead. Returns the first joint it left undone (fewer
+ * than four remain). */
+QUAD_TARGET static int add_joints_quads(const joint_pose *base, const joint_pose *delta, float weight,
+                                        const float *joint_weights, int joint_count, joint_pose *out)
+{
+    const __m512 identity = _mm512_set_ps(1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f,
+                                          1.0f, 0.0f, 0.0f, 0.0f);
+    const __m512 tiny = _mm512_set1_ps(POSE_TINY_LENGTH2), zero = _mm512_setzero_ps();
+    const __m512 sign_bit = _mm512_set1_ps(-0.0f);
+    const __mmask16 w_lanes = 0x8888, xyz_lanes = 0x7777;
+    int i = 0;
+    for (; i + 3 < joint_count; i += 4) {
+        float t[4];
+        for (int k = 0; k < 4; ++k)
+            t[k] = joint_weights ? weight * joint_weights[i + k] : weight;
+        if (t[0] == 0.0f && t[1] == 0.0f && t[2] == 0.0f && t[3] == 0.0f) {
+            if (out != base)
+                memcpy(&out[i], &base[i], 4 * sizeof *out); /* outside the mask: the base */
+            continue;
+        }
+        __m512 t16 = _mm512_set_ps(t[3], t[3], t[3], t[3], t[2], t[2], t[2], t[2], t[1], t[1], t[1], t[1], t[0], t[0],
+                                   t[0], t[0]);
+        __m512 one_minus_t = _mm512_set_ps(1.0f - t[3], 1.0f - t[3], 1.0f - t[3], 1.0f - t[3], 1.0f - t[2], 1.0f - t[2],
+                                           1.0f - t[2], 1.0f - t[2], 1.0f - t[1], 1.0f - t[1], 1.0f - t[1], 1.0f - t[1],
+                                           1.0f - t[0], 1.0f - t[0], 1.0f - t[0], 1.0f - t[0]);
+        __mmask16 whole = _mm512_cmp_ps_mask(t16, _mm512_set1_ps(1.0f), _CMP_EQ_OQ);
+        __mmask16 none = _mm512_cmp_ps_mask(t16, zero, _CMP_EQ_OQ);
+        __m512 base_rotation, base_position, d, delta_position;
+        load_joints_quad(&base[i], &base_rotation, &base_position);
+        load_joints_quad(&delta[i], &d, &delta_position);
+        /* toward the nearer of d, -d: the sign of d's w; then identity's share in w alone (+0 elsewhere) */
+        __mmask16 w_negative = _mm512_cmp_ps_mask(LANES_QUADS(d, 3, 3, 3, 3), zero, _CMP_LT_OQ);
+        __m512 toward = _mm512_mask_xor_ps(t16, w_negative, t16, sign_bit);
+        __m512 scaled = _mm512_add_ps(_mm512_mul_ps(toward, d), _mm512_maskz_mov_ps(w_lanes, one_minus_t));
+        __m512 length2 = dot_all_lanes_quads(scaled, scaled);
+        scaled = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(length2, tiny, _CMP_GT_OQ), identity,
+                                      _mm512_div_ps(scaled, _mm512_sqrt_ps(length2)));
+        scaled = _mm512_mask_blend_ps(whole, scaled, d);
+        __m512 rotation = multiply_rotations_quads(base_rotation, scaled);
+        length2 = dot_all_lanes_quads(rotation, rotation);
+        rotation = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(length2, tiny, _CMP_GT_OQ), identity,
+                                        _mm512_div_ps(rotation, _mm512_sqrt_ps(length2)));
+        /* the unused lane: 0 */
+        __m512 position = _mm512_maskz_mov_ps(xyz_lanes,
+                                              _mm512_add_ps(base_position, _mm512_mul_ps(t16, delta_position)));
+        rotation = _mm512_mask_blend_ps(none, rotation, base_rotation);
+        position = _mm512_mask_blend_ps(none, position, base_position);
+        store_joints_quad(out + i, rotation, position);
+    }
+    return i;
 }
 #endif
 
@@ -182,8 +272,12 @@ POSE_STAGE bool pose_blend(const joint_pose *const *poses, const float *weights,
     if (reference < 0 || !(total > 0.0f) || !isfinite(total))
         return false;
 #ifdef POSE_PAIRS
+    if (joint_count > 3 && pose_has_quads()) {
+        blend_joints_quads(poses, weights, pose_count, reference, 1.0f / total, joint_count, out);
+        return true;
+    }
     if (joint_count > 1 && pose_has_pairs()) {
-        blend_joints_pairs(poses, weights, pose_count, reference, 1.0f / total, joint_count, out);
+        blend_joints_pairs(poses, weights, pose_count, reference, 1.0f / total, 0, joint_count, out);
         return true;
     }
 #endif
@@ -229,7 +323,12 @@ POSE_STAGE bool pose_add(const joint_pose *base, const joint_pose *delta, float 
         if (!(joint_weights[i] >= 0.0f && joint_weights[i] <= 1.0f))
             return false; /* also refuses NaN */
 
-    for (int i = 0; i < joint_count; ++i) {
+    int i = 0;
+#ifdef POSE_PAIRS
+    if (pose_has_quads())
+        i = add_joints_quads(base, delta, weight, joint_weights, joint_count, out);
+#endif
+    for (; i < joint_count; ++i) {
         float t = joint_weights ? weight * joint_weights[i] : weight;
         if (t == 0.0f) { /* outside the mask or at weight 0: the base, bit for bit */
             out[i] = base[i];

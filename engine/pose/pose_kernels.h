@@ -236,6 +236,25 @@ static inline bool pose_has_pairs(void)
 
 bool pose_has_quads(void);
 
+/* Joints i..i+3, 128 contiguous bytes: their rotations in one register and their position lanes in another
+ * (two loads and two permutes), and back. */
+QUAD_TARGET static inline void load_joints_quad(const joint_pose *joints, __m512 *rotations, __m512 *positions)
+{
+    const __m512i rotation_lanes = _mm512_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27);
+    const __m512i position_lanes = _mm512_setr_epi32(4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+    __m512 first = _mm512_loadu_ps(&joints[0]), second = _mm512_loadu_ps(&joints[2]);
+    *rotations = _mm512_permutex2var_ps(first, rotation_lanes, second);
+    *positions = _mm512_permutex2var_ps(first, position_lanes, second);
+}
+
+QUAD_TARGET static inline void store_joints_quad(joint_pose *joints, __m512 rotations, __m512 positions)
+{
+    const __m512i low = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+    const __m512i high = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+    _mm512_storeu_ps(&joints[0], _mm512_permutex2var_ps(rotations, low, positions));
+    _mm512_storeu_ps(&joints[2], _mm512_permutex2var_ps(rotations, high, positions));
+}
+
 QUAD_TARGET static inline __m512 dot_all_lanes_quads(__m512 a, __m512 b)
 {
     __m512 products = _mm512_mul_ps(a, b);

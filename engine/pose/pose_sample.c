@@ -41,32 +41,22 @@ bool pose_has_quads(void)
     return quads_available;
 }
 
-/* Four joints a turn in 512-bit registers where the processor has AVX-512 (x86-64-v4): joints i..i+3 are 128
- * contiguous bytes, two loads; their rotations and positions are split into one register each (a lane per
- * joint's 16 bytes), worked on as sample_joints_pairs works on each half, and put back. The same arithmetic
- * per lane, so the same bits. */
+/* Four joints a turn in 512-bit registers where the processor has AVX-512 (x86-64-v4), each 128-bit lane
+ * worked on as sample_joints_pairs works on each half: the same arithmetic, so the same bits. */
 QUAD_TARGET static void sample_joints_quads(const joint_pose *a, const joint_pose *b, float t, int count,
                                             joint_pose *out)
 {
-    const __m512i rotations = _mm512_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27);
-    const __m512i positions = _mm512_setr_epi32(4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
-    const __m512i low = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-    const __m512i high = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
-    __m512 t16 = _mm512_set1_ps(t), one_minus_t16 = _mm512_set1_ps(1.0f - t);
-    __m512i sign_bit = _mm512_set1_epi32((int)0x80000000u);
+    __m512 t16 = _mm512_set1_ps(t), one_minus_t16 = _mm512_set1_ps(1.0f - t), sign_bit = _mm512_set1_ps(-0.0f);
     int i = 0;
     for (; i + 3 < count; i += 4) {
-        __m512 a0 = _mm512_loadu_ps(&a[i]), a1 = _mm512_loadu_ps(&a[i + 2]);
-        __m512 b0 = _mm512_loadu_ps(&b[i]), b1 = _mm512_loadu_ps(&b[i + 2]);
-        __m512 ra = _mm512_permutex2var_ps(a0, rotations, a1), rb = _mm512_permutex2var_ps(b0, rotations, b1);
-        __m512 pa = _mm512_permutex2var_ps(a0, positions, a1), pb = _mm512_permutex2var_ps(b0, positions, b1);
-        __m512i sign = _mm512_and_si512(_mm512_castps_si512(dot_all_lanes_quads(ra, rb)), sign_bit);
-        __m512 toward = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(_mm512_mul_ps(t16, rb)), sign));
-        __m512 rotation = _mm512_add_ps(_mm512_mul_ps(one_minus_t16, ra), toward);
+        __m512 ra, pa, rb, pb;
+        load_joints_quad(a + i, &ra, &pa);
+        load_joints_quad(b + i, &rb, &pb);
+        __m512 sign = _mm512_and_ps(dot_all_lanes_quads(ra, rb), sign_bit);
+        __m512 rotation = _mm512_add_ps(_mm512_mul_ps(one_minus_t16, ra), _mm512_xor_ps(_mm512_mul_ps(t16, rb), sign));
         rotation = _mm512_div_ps(rotation, _mm512_sqrt_ps(dot_all_lanes_quads(rotation, rotation)));
         __m512 position = _mm512_add_ps(pa, _mm512_mul_ps(t16, _mm512_sub_ps(pb, pa)));
-        _mm512_storeu_ps(&out[i], _mm512_permutex2var_ps(rotation, low, position));
-        _mm512_storeu_ps(&out[i + 2], _mm512_permutex2var_ps(rotation, high, position));
+        store_joints_quad(out + i, rotation, position);
     }
     if (i < count)
         sample_joints_pairs(a + i, b + i, t, count - i, out + i);
