@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/prefetch.h"
 #include "body.h"
 #include "look.h"
 #include "parameter_binding.h"
@@ -714,6 +715,13 @@ static void crowd_update_members(void *context, int begin, int end, int worker)
         int ahead_count = 0;
         for (int k = i + CROWD_GROUP; k < end && ahead_count < 2 * CROWD_GROUP; ++k)
             ahead[ahead_count++] = members[k].animator;
+        /* The records of the group after those, read next time round for their animators (a load here
+         * that missed was a tenth of this function's time). */
+        if (i + 3 * CROWD_GROUP < end)
+            prefetch_range(&members[i + 3 * CROWD_GROUP],
+                           sizeof *members * (size_t)(end - i - 3 * CROWD_GROUP < CROWD_GROUP ? end - i - 3 * CROWD_GROUP
+                                                                                               : CROWD_GROUP),
+                           true);
         member_step work[CROWD_GROUP];
         for (int k = 0; k < count; ++k)
             begin_member(step, &members[i + k], &work[k]);

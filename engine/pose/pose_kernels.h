@@ -247,12 +247,13 @@ QUAD_TARGET static inline void load_joints_quad(const joint_pose *joints, __m512
     *positions = _mm512_permutex2var_ps(first, position_lanes, second);
 }
 
-QUAD_TARGET static inline void store_joints_quad(joint_pose *joints, __m512 rotations, __m512 positions)
+/* Back to four joints (or anything laid out as four joints: two 16-byte lanes each), 128 bytes at `to`. */
+QUAD_TARGET static inline void store_joints_quad(void *to, __m512 rotations, __m512 positions)
 {
     const __m512i low = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
     const __m512i high = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
-    _mm512_storeu_ps(&joints[0], _mm512_permutex2var_ps(rotations, low, positions));
-    _mm512_storeu_ps(&joints[2], _mm512_permutex2var_ps(rotations, high, positions));
+    _mm512_storeu_ps((float *)to, _mm512_permutex2var_ps(rotations, low, positions));
+    _mm512_storeu_ps((float *)to + 16, _mm512_permutex2var_ps(rotations, high, positions));
 }
 
 QUAD_TARGET static inline __m512 dot_all_lanes_quads(__m512 a, __m512 b)

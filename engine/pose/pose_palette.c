@@ -179,6 +179,87 @@ PAIR_TARGET static void dual_quaternion_joints_pairs(const joint_pose *joints, c
     if (i < count)
         dual_quaternion_joint(&joints[i], &bind[i], &out[i]);
 }
+
+/* Four rows of four 16-byte lanes transposed: lane k of row r to lane r of row k (four matrices to their
+ * columns side by side, and back). */
+QUAD_TARGET static inline void transpose_lanes_quads(__m512 rows[4])
+{
+    __m512 t0 = _mm512_shuffle_f32x4(rows[0], rows[1], _MM_SHUFFLE(1, 0, 1, 0));
+    __m512 t1 = _mm512_shuffle_f32x4(rows[2], rows[3], _MM_SHUFFLE(1, 0, 1, 0));
+    __m512 t2 = _mm512_shuffle_f32x4(rows[0], rows[1], _MM_SHUFFLE(3, 2, 3, 2));
+    __m512 t3 = _mm512_shuffle_f32x4(rows[2], rows[3], _MM_SHUFFLE(3, 2, 3, 2));
+    rows[0] = _mm512_shuffle_f32x4(t0, t1, _MM_SHUFFLE(2, 0, 2, 0));
+    rows[1] = _mm512_shuffle_f32x4(t0, t1, _MM_SHUFFLE(3, 1, 3, 1));
+    rows[2] = _mm512_shuffle_f32x4(t2, t3, _MM_SHUFFLE(2, 0, 2, 0));
+    rows[3] = _mm512_shuffle_f32x4(t2, t3, _MM_SHUFFLE(3, 1, 3, 1));
+}
+
+/* palette_joint for joints i..i+3 at once, one in each 128-bit lane, step for step: the four inverse binds
+ * are read whole and turned into their columns side by side, and the four products back into matrices. */
+QUAD_TARGET static void palette_joints_quads(const joint_pose *joints, const mat4 *inverse_bind, int count,
+                                             mat4 *palette)
+{
+    const __m512 one_w = _mm512_set_ps(1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f,
+                                       0.0f, 0.0f, 0.0f);
+    const __m512 one_x = _mm512_set_ps(0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f,
+                                       0.0f, 0.0f, 1.0f);
+    const __m512 one_y = _mm512_set_ps(0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f,
+                                       0.0f, 1.0f, 0.0f);
+    const __m512 one_z = _mm512_set_ps(0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f,
+                                       1.0f, 0.0f, 0.0f);
+    int i = 0;
+    for (; i + 3 < count; i += 4) {
+        __m512 q, translation;
+        load_joints_quad(&joints[i], &q, &translation);
+        translation = _mm512_add_ps(translation, one_w);
+        __m512 column_x, column_y, column_z;
+        ROTATION_COLUMNS(__m512, _mm512_mul_ps, _mm512_add_ps, _mm512_sub_ps, LANES_QUADS, flip_signs_quads, q,
+                         one_x, one_y, one_z, column_x, column_y, column_z);
+        __m512 columns[4];
+        for (int k = 0; k < 4; ++k)
+            columns[k] = _mm512_loadu_ps(inverse_bind[i + k]);
+        transpose_lanes_quads(columns);
+        for (int c = 0; c < 4; ++c) {
+            __m512 bc = columns[c];
+            __m512 column = _mm512_mul_ps(column_x, LANES_QUADS(bc, 0, 0, 0, 0));
+            column = _mm512_add_ps(column, _mm512_mul_ps(column_y, LANES_QUADS(bc, 1, 1, 1, 1)));
+            column = _mm512_add_ps(column, _mm512_mul_ps(column_z, LANES_QUADS(bc, 2, 2, 2, 2)));
+            if (c == 3)
+                column = _mm512_add_ps(column, translation);
+            columns[c] = column;
+        }
+        transpose_lanes_quads(columns);
+        for (int k = 0; k < 4; ++k)
+            _mm512_storeu_ps(palette[i + k], columns[k]);
+    }
+    if (i < count)
+        palette_joints_pairs(joints + i, inverse_bind + i, count - i, palette + i);
+}
+
+/* dual_quaternion_joint for joints i..i+3 at once, one in each 128-bit lane, step for step; a dual quaternion
+ * is laid out as a joint (two 16-byte lanes), so it goes back as the joints came. */
+_Static_assert(sizeof(pose_dual_quaternion) == sizeof(joint_pose), "a dual quaternion has a joint's two lanes");
+QUAD_TARGET static void dual_quaternion_joints_quads(const joint_pose *joints, const joint_pose *bind, int count,
+                                                     pose_dual_quaternion *out)
+{
+    int i = 0;
+    for (; i + 3 < count; i += 4) {
+        __m512 bind_rotation, bind_position, rotation, position;
+        load_joints_quad(&bind[i], &bind_rotation, &bind_position);
+        load_joints_quad(&joints[i], &rotation, &position);
+        bind_rotation = flip_signs_quads(bind_rotation, -0.0f, -0.0f, -0.0f, 0.0f);
+        __m512 real = multiply_rotations_quads(rotation, bind_rotation);
+        __m512 t = cross_quads(real, bind_position);
+        t = _mm512_add_ps(t, t);
+        __m512 turned = _mm512_add_ps(bind_position, _mm512_mul_ps(LANES_QUADS(real, 3, 3, 3, 3), t));
+        turned = _mm512_add_ps(turned, cross_quads(real, t));
+        __m512 translation = _mm512_sub_ps(position, turned);
+        __m512 dual = _mm512_mul_ps(_mm512_set1_ps(0.5f), multiply_rotations_quads(translation, real));
+        store_joints_quad(&out[i], real, dual);
+    }
+    if (i < count)
+        dual_quaternion_joints_pairs(joints + i, bind + i, count - i, out + i);
+}
 #endif
 
 #endif /* POSE_USE_SSE2 */
@@ -190,6 +271,10 @@ POSE_STAGE bool pose_palette(const joint_pose *object, const mat4 *inverse_bind,
     if (!object || !inverse_bind || !palette || joint_count <= 0)
         return false;
 #ifdef POSE_PAIRS
+    if (joint_count > 3 && pose_has_quads()) {
+        palette_joints_quads(object, inverse_bind, joint_count, palette);
+        return true;
+    }
     if (pose_has_pairs()) {
         palette_joints_pairs(object, inverse_bind, joint_count, palette);
         return true;
@@ -209,6 +294,10 @@ POSE_STAGE bool pose_dual_quaternion_palette(const joint_pose *object, const joi
     if (!object || !bind_object || !out || joint_count <= 0)
         return false;
 #ifdef POSE_PAIRS
+    if (joint_count > 3 && pose_has_quads()) {
+        dual_quaternion_joints_quads(object, bind_object, joint_count, out);
+        return true;
+    }
     if (pose_has_pairs()) {
         dual_quaternion_joints_pairs(object, bind_object, joint_count, out);
         return true;
