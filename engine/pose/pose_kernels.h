@@ -1,9 +1,10 @@
 /* pose_kernels: what the pose stages (pose_sample.c, pose_blend.c, pose_object.c, pose_palette.c,
- * pose_skin.c) share and nobody else sees: the build choices (SSE2, the x86-64-v3 clones, the AVX2 pairs),
- * the quaternion helpers, the SSE2 lane helpers, and the one joint kernel two stages use (sample_joints:
- * sampling and the masked blend). Each stage's own kernels live beside it, in its file. Every function here
- * is static inline: each stage file gets its own copy, and the tests can build all the stage files as one
- * translation unit (tests/pose_sse2_copy.c). */
+ * pose_skin.c) share and nobody else sees: the build choices (SSE2, the x86-64-v3 clones, the AVX2 pairs,
+ * the AVX-512 quads), the quaternion helpers, the SSE2 lane helpers, and the one joint kernel two stages use
+ * (sample_joints: sampling and the masked blend). Each stage's own kernels live beside it, in its file.
+ * Every function here is static inline (but pose_has_quads, which pose_sample.c defines): each stage file
+ * gets its own copy, and the tests can build all the stage files as one translation unit
+ * (tests/pose_sse2_copy.c). */
 #ifndef MARIONETTE_POSE_KERNELS_H
 #define MARIONETTE_POSE_KERNELS_H
 
