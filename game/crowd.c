@@ -717,11 +717,10 @@ static void crowd_update_members(void *context, int begin, int end, int worker)
             ahead[ahead_count++] = members[k].animator;
         /* The records of the group after those, read next time round for their animators (a load here
          * that missed was a tenth of this function's time). */
-        if (i + 3 * CROWD_GROUP < end)
-            prefetch_range(&members[i + 3 * CROWD_GROUP],
-                           sizeof *members * (size_t)(end - i - 3 * CROWD_GROUP < CROWD_GROUP ? end - i - 3 * CROWD_GROUP
-                                                                                               : CROWD_GROUP),
-                           true);
+        int after = i + 3 * CROWD_GROUP;
+        if (after < end)
+            prefetch_range(&members[after],
+                           sizeof *members * (size_t)(end - after < CROWD_GROUP ? end - after : CROWD_GROUP), true);
         member_step work[CROWD_GROUP];
         for (int k = 0; k < count; ++k)
             begin_member(step, &members[i + k], &work[k]);

@@ -138,11 +138,14 @@ static inline __m128 flip_signs(__m128 v, float x, float y, float z, float w)
 }
 
 /* a x b in lanes x y z; lane w becomes aw * bw - aw * bw = 0. */
+/* a x b in lanes x, y, z (a * b.yzx - a.yzx * b, turned back), written once for each register width with
+ * that width's multiply, subtract and in-lane permute. */
+#define CROSS(MUL, SUB, LANES_OF, a, b) \
+    LANES_OF(SUB(MUL((a), LANES_OF((b), 1, 2, 0, 3)), MUL(LANES_OF((a), 1, 2, 0, 3), (b))), 1, 2, 0, 3)
+
 static inline __m128 cross(__m128 a, __m128 b)
 {
-    __m128 a_yzx = LANES(a, 1, 2, 0, 3), b_yzx = LANES(b, 1, 2, 0, 3);
-    __m128 c_zxy = _mm_sub_ps(_mm_mul_ps(a, b_yzx), _mm_mul_ps(a_yzx, b));
-    return LANES(c_zxy, 1, 2, 0, 3);
+    return CROSS(_mm_mul_ps, _mm_sub_ps, LANES, a, b);
 }
 
 /* Dot product of a and b in every lane. */
@@ -292,9 +295,7 @@ PAIR_TARGET static inline __m256 flip_signs_pairs(__m256 v, float x, float y, fl
 
 PAIR_TARGET static inline __m256 cross_pairs(__m256 a, __m256 b)
 {
-    __m256 a_yzx = LANES_PAIRS(a, 1, 2, 0, 3), b_yzx = LANES_PAIRS(b, 1, 2, 0, 3);
-    __m256 c_zxy = _mm256_sub_ps(_mm256_mul_ps(a, b_yzx), _mm256_mul_ps(a_yzx, b));
-    return LANES_PAIRS(c_zxy, 1, 2, 0, 3);
+    return CROSS(_mm256_mul_ps, _mm256_sub_ps, LANES_PAIRS, a, b);
 }
 
 PAIR_TARGET static inline __m256 multiply_rotations_pairs(__m256 parent, __m256 local)
@@ -329,9 +330,7 @@ QUAD_TARGET static inline __m512 flip_signs_quads(__m512 v, float x, float y, fl
 
 QUAD_TARGET static inline __m512 cross_quads(__m512 a, __m512 b)
 {
-    __m512 a_yzx = LANES_QUADS(a, 1, 2, 0, 3), b_yzx = LANES_QUADS(b, 1, 2, 0, 3);
-    __m512 c_zxy = _mm512_sub_ps(_mm512_mul_ps(a, b_yzx), _mm512_mul_ps(a_yzx, b));
-    return LANES_QUADS(c_zxy, 1, 2, 0, 3);
+    return CROSS(_mm512_mul_ps, _mm512_sub_ps, LANES_QUADS, a, b);
 }
 
 QUAD_TARGET static inline __m512 multiply_rotations_quads(__m512 parent, __m512 local)

@@ -78,21 +78,28 @@ static void chain_rotations(const int *parents, int joint_count, const joint_pos
 }
 
 /* A product of unit rotations back to unit length: one Newton step (see the scalar place_joint). */
+/* renormalized and placed_position are written once for each register width (with that width's
+ * arithmetic, in-lane permute, dot product and cross product), so the widths do the same steps. */
+#define RENORMALIZED(MUL, SUB, SET1, DOT_ALL, rotation) \
+    MUL((rotation), SUB(SET1(1.5f), MUL(SET1(0.5f), DOT_ALL((rotation), (rotation)))))
+
+#define PLACED_POSITION_BODY(V, ADD, MUL, LANES_OF, CROSS_OF)                                    \
+    V t = CROSS_OF(parent_rotation, local_position);                                           \
+    t = ADD(t, t);                                                                             \
+    V rotated = ADD(local_position, MUL(LANES_OF(parent_rotation, 3, 3, 3, 3), t));            \
+    rotated = ADD(rotated, CROSS_OF(parent_rotation, t));                                      \
+    return ADD(parent_position, rotated)
+
 static inline __m128 renormalized(__m128 rotation)
 {
-    __m128 length2 = dot_all_lanes(rotation, rotation);
-    return _mm_mul_ps(rotation, _mm_sub_ps(_mm_set1_ps(1.5f), _mm_mul_ps(_mm_set1_ps(0.5f), length2)));
+    return RENORMALIZED(_mm_mul_ps, _mm_sub_ps, _mm_set1_ps, dot_all_lanes, rotation);
 }
 
 /* A child's object position: parent position + rotate(parent rotation, local position). The local position
  * lane has w = 0 (unused), so every term keeps lane w at 0 and the parent's unused 0 passes through. */
 static inline __m128 placed_position(__m128 parent_rotation, __m128 parent_position, __m128 local_position)
 {
-    __m128 t = cross(parent_rotation, local_position);
-    t = _mm_add_ps(t, t);
-    __m128 rotated = _mm_add_ps(local_position, _mm_mul_ps(LANES(parent_rotation, 3, 3, 3, 3), t));
-    rotated = _mm_add_ps(rotated, cross(parent_rotation, t));
-    return _mm_add_ps(parent_position, rotated);
+    PLACED_POSITION_BODY(__m128, _mm_add_ps, _mm_mul_ps, LANES, cross);
 }
 
 /* See the scalar version. */
@@ -141,18 +148,13 @@ static POSE_KERNEL void to_object_one_pass(const int *parents, int joint_count, 
 #ifdef POSE_PAIRS
 PAIR_TARGET static inline __m256 renormalized_pairs(__m256 rotation)
 {
-    __m256 length2 = dot_all_lanes_pairs(rotation, rotation);
-    return _mm256_mul_ps(rotation, _mm256_sub_ps(_mm256_set1_ps(1.5f), _mm256_mul_ps(_mm256_set1_ps(0.5f), length2)));
+    return RENORMALIZED(_mm256_mul_ps, _mm256_sub_ps, _mm256_set1_ps, dot_all_lanes_pairs, rotation);
 }
 
 PAIR_TARGET static inline __m256 placed_position_pairs(__m256 parent_rotation, __m256 parent_position,
                                                        __m256 local_position)
 {
-    __m256 t = cross_pairs(parent_rotation, local_position);
-    t = _mm256_add_ps(t, t);
-    __m256 rotated = _mm256_add_ps(local_position, _mm256_mul_ps(LANES_PAIRS(parent_rotation, 3, 3, 3, 3), t));
-    rotated = _mm256_add_ps(rotated, cross_pairs(parent_rotation, t));
-    return _mm256_add_ps(parent_position, rotated);
+    PLACED_POSITION_BODY(__m256, _mm256_add_ps, _mm256_mul_ps, LANES_PAIRS, cross_pairs);
 }
 
 /* Whether parents[i] is in [-1, i) for every joint, eight joints a compare: the same answer as the loop
@@ -209,18 +211,13 @@ PAIR_TARGET static void to_object_one_pass_pairs(const int *parents, int joint_c
 
 QUAD_TARGET static inline __m512 renormalized_quads(__m512 rotation)
 {
-    __m512 length2 = dot_all_lanes_quads(rotation, rotation);
-    return _mm512_mul_ps(rotation, _mm512_sub_ps(_mm512_set1_ps(1.5f), _mm512_mul_ps(_mm512_set1_ps(0.5f), length2)));
+    return RENORMALIZED(_mm512_mul_ps, _mm512_sub_ps, _mm512_set1_ps, dot_all_lanes_quads, rotation);
 }
 
 QUAD_TARGET static inline __m512 placed_position_quads(__m512 parent_rotation, __m512 parent_position,
                                                        __m512 local_position)
 {
-    __m512 t = cross_quads(parent_rotation, local_position);
-    t = _mm512_add_ps(t, t);
-    __m512 rotated = _mm512_add_ps(local_position, _mm512_mul_ps(LANES_QUADS(parent_rotation, 3, 3, 3, 3), t));
-    rotated = _mm512_add_ps(rotated, cross_quads(parent_rotation, t));
-    return _mm512_add_ps(parent_position, rotated);
+    PLACED_POSITION_BODY(__m512, _mm512_add_ps, _mm512_mul_ps, LANES_QUADS, cross_quads);
 }
 
 /* to_object_one_pass for four poses at once, pose k in 128-bit lane k. */
@@ -250,7 +247,8 @@ QUAD_TARGET static void to_object_one_pass_quads(const int *parents, int joint_c
             position = placed_position_quads(parent_rotation, parent_position, position);
         }
         raw[i] = product;
-        store_quad(rotation, object[0][i].rotation, object[1][i].rotation, object[2][i].rotation, object[3][i].rotation);
+        store_quad(rotation, object[0][i].rotation, object[1][i].rotation, object[2][i].rotation,
+                   object[3][i].rotation);
         store_quad(position, object[0][i].position, object[1][i].position, object[2][i].position,
                    object[3][i].position);
         previous_raw = product;
