@@ -696,9 +696,10 @@ static void end_member(crowd_step *step, crowd_member *member, const member_step
 /* Members [begin, end): each touches only its own record and animator, so chunks run on any thread. They go
  * in groups of CROWD_GROUP, stage by stage: every member of the group begins (wandering, the body's move, the
  * parameters), then the animated ones update stage by stage too (animator_update_group: every state machine,
- * every controller, the poses to object space two by two in 256-bit registers, every look-at), then every
- * member ends (the body's landing, the feet). Each member's own steps keep their order, so the result is the one-by-one result bit for bit;
- * a stage's code stays in the caches across the group instead of taking turns with the others'. */
+ * every controller, the poses to object space four or two at a time in 512- or 256-bit registers where the
+ * processor has them, every look-at), then every member ends (the body's landing, the feet). Each member's
+ * own steps keep their order, so the result is the one-by-one result bit for bit; a stage's code stays in
+ * the caches across the group instead of taking turns with the others'. */
 enum { CROWD_GROUP = 16 };
 _Static_assert((int)CROWD_GROUP <= (int)ANIMATOR_GROUP_MAX, "a group's animations update together");
 

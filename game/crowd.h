@@ -76,8 +76,9 @@ void crowd_update(crowd *crowd, float dt);
 /* The jobs crowd_update splits its members across (NULL: the calling thread alone). The crowd does not own
  * them: they must outlive it or be unset. */
 void crowd_set_jobs(crowd *crowd, jobs *jobs);
-/* Whether crowd_update animates its members two by two (animator_update_pair: true, the default) or one by
- * one, for measuring what the pairs bring (crowd_bench --one-by-one); the result is the same, bit for bit. */
+/* Whether crowd_update animates its members in groups, stage by stage (animator_update_group: true, the
+ * default) or one by one, for measuring what the groups bring (crowd_bench --one-by-one); the result is the
+ * same, bit for bit. */
 void crowd_set_pairs(crowd *crowd, bool pairs);
 /* For measuring what the foot lock and foot IK cost (crowd_bench --alternate feet): while paused,
  * crowd_update skips that stage (animator_lock_feet) and leaves its state as it is, so the next step that

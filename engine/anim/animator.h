@@ -106,8 +106,9 @@ unsigned animator_update_pair(animator *a, double dt_a, animator_update_result *
 
 /* animator_update for each of count animators (0 to ANIMATOR_GROUP_MAX, all different), bit for bit, stage
  * by stage across them: every state machine steps, then every controller updates, then the poses turn to
- * object space two by two (as animator_update_pair, where two neighbours in the list share a hierarchy of
- * up to ANIMATOR_PAIR_JOINTS joints), then every look-at. A stage's code and tables stay in the caches across
+ * object space four by four where neighbours in the list share a hierarchy of up to ANIMATOR_PAIR_JOINTS
+ * joints (pose_to_object_quad), what is left two by two (as animator_update_pair) and alone, then every
+ * look-at. A stage's code and tables stay in the caches across
  * the group. results may be NULL, or count entries. Returns which were updated: bit k for animators[k]. For
  * a crowd, which updates its members a group at a time: `ahead` (ahead_count of them, NULL for none) are the
  * animators it goes on with, in order; each sits in an allocation of its own, so the next

@@ -25,8 +25,8 @@
  * key; default as characters.ini says): a dual-quaternion member's palette is half the bytes.
  * --look-at METRES: members within METRES of the crowd's centre turn their heads to a point 1.6 m above
  * it, as the demo's crowd watches the player (crowd_set_look); a large METRES makes every member look.
- * --one-by-one animates the members one at a time instead of two by two (crowd_set_pairs; the same result),
- * to measure what the pairs bring.
+ * --one-by-one animates the members one at a time instead of in groups (crowd_set_pairs; the same result),
+ * to measure what the groups bring.
  * --alternate STAGE measures what one stage costs in one run: every other timed frame runs without it
  * (feet: the foot lock and foot IK, crowd_set_feet_paused, their state kept; pairs: members one by one), and
  * a line gives the medians of the frames with and without it and their ratio. The two kinds of frame take
