@@ -19,7 +19,7 @@ typedef struct image_entry {
     file_identity identity;
     int users;
     bool refused;
-    const char *refusal_head;  /* the warning is label, head, path, tail */
+    const char *refusal_verb;  /* the warning is label, verb, noun, path, tail, fallback (image_failure) */
     char refusal_tail[IMAGE_TAIL_MAX];
 } image_entry;
 
@@ -188,18 +188,20 @@ static image_entry *add_entry(image_cache *cache, const file_identity *identity)
     return entry;
 }
 
-/* A failure, as the warning tells it: "label" head "path" tail. */
+/* A failure, as the warning tells it: "label: " verb noun " path" tail fallback, where the caller names the
+ * noun ("texture") and the fallback ("using the placeholder"): the verb is "" or "cannot decode the ", the
+ * tail says why and ends where the fallback follows ("; ", "; not decoded, "). */
 typedef struct image_failure {
-    const char *head;
+    const char *verb;
     char tail[IMAGE_TAIL_MAX];
     bool remember;  /* a property of the file, not of the moment (the budget) */
 } image_failure;
 
-static void fail(image_failure *failure, const char *head, bool remember, const char *format, ...)
+static void fail(image_failure *failure, const char *verb, bool remember, const char *format, ...)
     __attribute__((format(printf, 4, 5)));
-static void fail(image_failure *failure, const char *head, bool remember, const char *format, ...)
+static void fail(image_failure *failure, const char *verb, bool remember, const char *format, ...)
 {
-    failure->head = head;
+    failure->verb = verb;
     failure->remember = remember;
     va_list arguments;
     va_start(arguments, format);
@@ -216,7 +218,7 @@ static uint8_t *load_image(image_cache *cache, const char *path, file_identity *
     diag err;
     cache->files_read++;
     if (!file_read_bounded(path, IMAGE_MAX_FILE_BYTES, &data, &size, identity, &err)) {
-        fail(failure, ": texture ", true, ": %s; using the placeholder", err.message);
+        fail(failure, "", true, ": %s; ", err.message);
         return NULL;
     }
     uint32_t width = 0, height = 0;
@@ -251,15 +253,14 @@ static uint8_t *load_image(image_cache *cache, const char *path, file_identity *
     }
     if (refusal) {
         free(data);
-        fail(failure, ": texture ", !budget, " %s; not decoded, using the placeholder", refusal);
+        fail(failure, "", !budget, " %s; not decoded, ", refusal);
         return NULL;
     }
     image_decode_job job = {.format = format, .data = (const uint8_t *)data, .size = size, .width = (int)width,
                             .height = (int)height, .rgba = malloc((size_t)decoded)};
     if (!job.rgba) {
         free(data);
-        fail(failure, ": texture ", false, ": out of memory for %u x %u pixels; using the placeholder",
-             (unsigned)width, (unsigned)height);
+        fail(failure, "", false, ": out of memory for %u x %u pixels; ", (unsigned)width, (unsigned)height);
         return NULL;
     }
     image_decode_status status = cache->decode(&job);
@@ -268,12 +269,12 @@ static uint8_t *load_image(image_cache *cache, const char *path, file_identity *
         free(job.rgba);
         if (status == IMAGE_DECODED_OTHER_SIZE)
             /* A decoder that disagrees with the header it was chosen by would break the budget's arithmetic. */
-            fail(failure, ": texture ", true, " decoded to %d x %d, not the %u x %u of its header; using the "
-                 "placeholder", job.decoded_width, job.decoded_height, (unsigned)width, (unsigned)height);
+            fail(failure, "", true, " decoded to %d x %d, not the %u x %u of its header; ", job.decoded_width,
+                 job.decoded_height, (unsigned)width, (unsigned)height);
         else if (status == IMAGE_NOT_CONVERTED)
-            fail(failure, ": cannot convert the texture ", true, " to RGBA (%s); using the placeholder", job.detail);
+            fail(failure, "cannot convert the ", true, " to RGBA (%s); ", job.detail);
         else
-            fail(failure, ": cannot decode the texture ", true, " (%s); using the placeholder", job.detail);
+            fail(failure, "cannot decode the ", true, " (%s); ", job.detail);
         return NULL;
     }
     cache->decoded++;
@@ -290,16 +291,10 @@ typedef struct image_words {
 
 static const char TEXTURE_NOUN[] = "texture", PLACEHOLDER[] = "using the placeholder";
 
-/* "label head path tail", head's "texture" and tail's closing "using the placeholder" told in words. */
 static void warn(diag_list *warnings, const char *where, int line, const char *label, const char *path,
-                 const char *head, const char *tail, image_words words)
+                 const char *verb, const char *tail, image_words words)
 {
-    const char *noun = strstr(head, TEXTURE_NOUN);
-    size_t tail_length = strlen(tail), fallback_length = sizeof PLACEHOLDER - 1;
-    bool closes = tail_length >= fallback_length && strcmp(tail + tail_length - fallback_length, PLACEHOLDER) == 0;
-    diag_list_add(warnings, where, line, "%s%.*s%s%s%s%.*s%s", label, noun ? (int)(noun - head) : (int)strlen(head),
-                  head, noun ? words.noun : "", noun ? noun + sizeof TEXTURE_NOUN - 1 : "", path,
-                  closes ? (int)(tail_length - fallback_length) : (int)tail_length, tail, closes ? words.fallback : "");
+    diag_list_add(warnings, where, line, "%s: %s%s %s%s%s", label, verb, words.noun, path, tail, words.fallback);
 }
 
 /* Remember a refusal by the identity of what was read, so the file is not read again while unchanged. */
@@ -309,7 +304,7 @@ static void remember_refusal(image_cache *cache, const file_identity *identity, 
     if (!entry)
         return; /* already known, or no memory: it is read again next time, nothing worse */
     entry->refused = true;
-    entry->refusal_head = failure->head;
+    entry->refusal_verb = failure->verb;
     snprintf(entry->refusal_tail, sizeof entry->refusal_tail, "%s", failure->tail);
     cache->refusals++;
 }
@@ -328,13 +323,13 @@ const image *image_cache_acquire_as(image_cache *cache, const char *path, const 
     diag err;
     if (!file_check(path, IMAGE_MAX_FILE_BYTES, &identity, &err)) {
         char tail[IMAGE_TAIL_MAX];
-        snprintf(tail, sizeof tail, ": %s; using the placeholder", err.message);
-        warn(warnings, where, line, label, path, ": texture ", tail, words);
+        snprintf(tail, sizeof tail, ": %s; ", err.message);
+        warn(warnings, where, line, label, path, "", tail, words);
         return NULL;
     }
     image_entry *entry = find_entry(cache, &identity);
     if (entry && entry->refused) {
-        warn(warnings, where, line, label, path, entry->refusal_head, entry->refusal_tail, words);
+        warn(warnings, where, line, label, path, entry->refusal_verb, entry->refusal_tail, words);
         return NULL;
     }
     if (entry) {
@@ -346,7 +341,7 @@ const image *image_cache_acquire_as(image_cache *cache, const char *path, const 
     /* The identity of what was read (the file may have been replaced since the stat above). */
     uint8_t *rgba = load_image(cache, path, &identity, &width, &height, &failure);
     if (!rgba) {
-        warn(warnings, where, line, label, path, failure.head, failure.tail, words);
+        warn(warnings, where, line, label, path, failure.verb, failure.tail, words);
         if (failure.remember)
             remember_refusal(cache, &identity, &failure);
         return NULL;
