@@ -78,12 +78,11 @@ bool scene_pose_bounds(scene *s, const animator *animator, float out[2][3])
 static unsigned long long scene_texture_key(const anim_character *character)
 {
     unsigned long long hash = 14695981039346656037ull;
+    const char *const *const lists[3] = {character->texture_paths, character->normal_map_paths,
+                                         character->specular_map_paths};
     for (int k = 0; k < 3 * character->model->mesh_count; ++k) {
-        int m = k % character->model->mesh_count;
-        const char *const *paths = k < character->model->mesh_count       ? character->texture_paths
-                                   : k < 2 * character->model->mesh_count ? character->normal_map_paths
-                                                                           : character->specular_map_paths;
-        const char *path = paths ? paths[m] : NULL;
+        const char *const *paths = lists[k / character->model->mesh_count];
+        const char *path = paths ? paths[k % character->model->mesh_count] : NULL;
         struct stat status;
         long long stamp[4] = {-1, -1, -1, -1};
         if (path && stat(path, &status) == 0) {
