@@ -127,6 +127,7 @@ struct crowd {
     bool look_on;
     bool one_by_one; /* crowd_set_pairs(false) */
     bool feet_paused; /* crowd_set_feet_paused */
+    bool additive_paused; /* crowd_set_additive_paused */
     unsigned step_count;
     int poses_updated;         /* animator updates in the last crowd_update */
     int tier_counts[CROWD_TIER_COUNT]; /* members per tier after the last crowd_update */
@@ -670,7 +671,7 @@ static void begin_member(crowd_step *step, crowd_member *member, member_step *wo
             crowd_aim_member(step->crowd, member);
         else
             animator_look_at(member->animator, NULL);
-        animator_set_additive(member->animator, tier <= CROWD_TIER_MIDDLE);
+        animator_set_additive(member->animator, tier <= CROWD_TIER_MIDDLE && !step->crowd->additive_paused);
     }
 }
 
@@ -839,6 +840,12 @@ void crowd_set_feet_paused(crowd *crowd, bool paused)
 {
     if (crowd)
         crowd->feet_paused = paused;
+}
+
+void crowd_set_additive_paused(crowd *crowd, bool paused)
+{
+    if (crowd)
+        crowd->additive_paused = paused;
 }
 
 void crowd_set_ground(crowd *crowd, const ground *ground)

@@ -84,6 +84,10 @@ void crowd_set_pairs(crowd *crowd, bool pairs);
  * crowd_update skips that stage (animator_lock_feet) and leaves its state as it is, so the next step that
  * runs it goes on from there; the poses are then as animated. Not paused by default. */
 void crowd_set_feet_paused(crowd *crowd, bool paused);
+/* The same for the additive layers (crowd_bench --alternate additive): while paused, the members' animations
+ * leave their additive overlays out of the pose (animator_set_additive), which still advance, so the next
+ * step with them goes on from there. Not paused by default. */
+void crowd_set_additive_paused(crowd *crowd, bool paused);
 
 /* What the members stand on from now on (NULL: flat): each one's feet at the ground's height under it,
  * at once, at spawn and after every update; bodies stay upright. The crowd does not own it: it must

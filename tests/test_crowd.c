@@ -743,6 +743,69 @@ static void test_paused_feet_skip_the_stage(void)
     crowd_destroy(running);
 }
 
+/* Paused additive layers (crowd_bench --alternate additive): a paused step poses the upper bodies without their
+ * overlays (the crowd alongside, not paused, breathes and leans) and the legs as ever; the layers still advance,
+ * so the step after it poses every member as the crowd that never paused, bit for bit. */
+static void test_paused_additive_leaves_the_overlays_out(void)
+{
+    diag_list errors = {0};
+    anim_config *shipped = anim_config_load(CONFIG "/characters.ini", shared_cache, &errors);
+    test_print_diags(&errors);
+    CHECK(shipped != NULL && errors.total == 0);
+    diag_list_free(&errors);
+    const anim_character *man = shipped ? anim_config_find_character(shipped, "mannequin") : NULL;
+    const anim_character *bot = shipped ? anim_config_find_character(shipped, "robot") : NULL;
+    if (!man || !bot) {
+        anim_config_free(shipped);
+        return;
+    }
+    enum { MEMBERS = 40, STEPS = 240 };
+    crowd *paused = crowd_create(MEMBERS, 9), *running = crowd_create(MEMBERS, 9);
+    CHECK(paused && running);
+    crowd_spawn_desc desc = {.body_count = 2, .bodies = {{man, 1.0f}, {bot, 1.0f}}, .spacing = 2.0f,
+                             .wander_radius = 5.0f, .wave_chance = 0.4f, .celebrate_chance = 0.2f, .run_chance = 0.4f};
+    CHECK(crowd_spawn(paused, MEMBERS, &desc) == MEMBERS && crowd_spawn(running, MEMBERS, &desc) == MEMBERS);
+    for (int step = 0; step < STEPS; ++step) {
+        crowd_update(paused, STEP);
+        crowd_update(running, STEP);
+    }
+    crowd_set_additive_paused(paused, true);
+    crowd_update(paused, STEP);
+    crowd_update(running, STEP);
+    int apart = 0, legs_same = 0;
+    for (int i = 0; i < MEMBERS; ++i) {
+        const anim_character *character = crowd_character(paused, i);
+        const joint_pose *a = anim_controller_object_pose(animator_controller(crowd_animator(paused, i)));
+        const joint_pose *b = anim_controller_object_pose(animator_controller(crowd_animator(running, i)));
+        apart += memcmp(a, b, (size_t)character->model->skeleton.joint_count * sizeof *a) != 0;
+        bool same = character->leg_count > 0;
+        for (int f = 0; f < character->leg_count; ++f) {
+            const pose_ik_chain *leg = &character->legs[f];
+            same = same && memcmp(&a[leg->hip], &b[leg->hip], sizeof *a) == 0 &&
+                   memcmp(&a[leg->knee], &b[leg->knee], sizeof *a) == 0 &&
+                   memcmp(&a[leg->ankle], &b[leg->ankle], sizeof *a) == 0;
+        }
+        legs_same += same;
+    }
+    crowd_set_additive_paused(paused, false);
+    crowd_update(paused, STEP);
+    crowd_update(running, STEP);
+    int together = 0;
+    for (int i = 0; i < MEMBERS; ++i)
+        together += memcmp(anim_controller_object_pose(animator_controller(crowd_animator(paused, i))),
+                           anim_controller_object_pose(animator_controller(crowd_animator(running, i))),
+                           (size_t)crowd_character(paused, i)->model->skeleton.joint_count * sizeof(joint_pose)) == 0;
+    printf("  one paused step: %d of %d members posed apart from the crowd with its overlays, legs the same in %d; "
+           "the step after, %d posed as that crowd\n", apart, MEMBERS, legs_same, together);
+    CHECK(apart > MEMBERS / 4); /* the others walk straight (the lean at its rest) or between overlays */
+    CHECK(legs_same == MEMBERS);
+    CHECK(together == MEMBERS);
+    crowd_set_additive_paused(NULL, true); /* NULL is ignored */
+    crowd_destroy(paused);
+    crowd_destroy(running);
+    anim_config_free(shipped);
+}
+
 /* Level of detail: near members animate every step, middle ones every 2nd, far or unseen ones every 4th,
  * taking turns; the animation catches up with the skipped time; threads change nothing. */
 static int updates_seen(const crowd *c, int index, int steps)
@@ -1428,6 +1491,7 @@ int main(void)
     RUN(test_pairs_give_the_one_by_one_crowd);
     RUN(test_batched_crowd_is_the_one_by_one_crowd_for_a_minute);
     RUN(test_paused_feet_skip_the_stage);
+    RUN(test_paused_additive_leaves_the_overlays_out);
     RUN(test_level_of_detail);
     RUN(test_features_by_significance);
     RUN(test_widest_settings_stay_finite);

@@ -15,7 +15,7 @@
  *               [--size W H] [--no-render] [--config DIR]
  *               [--lod-pixels P|off] [--lod-level L] [--no-stand-ins] [--no-shadows] [--skin-once]
  *               [--skinning as_characters|linear|dual_quaternion]
- *               [--look-at METRES] [--one-by-one] [--alternate feet|pairs]
+ *               [--look-at METRES] [--one-by-one] [--alternate feet|additive|pairs]
  *
  * The mesh levels of detail are the demo's (each body's levels made when its mesh is), chosen with a
  * budget of half a pixel (the stand-in under 48 pixels tall) unless --lod-pixels says otherwise (off:
@@ -28,7 +28,8 @@
  * --one-by-one animates the members one at a time instead of in groups (crowd_set_pairs; the same result),
  * to measure what the groups bring.
  * --alternate STAGE measures what one stage costs in one run: every other timed frame runs without it
- * (feet: the foot lock and foot IK, crowd_set_feet_paused, their state kept; pairs: members one by one), and
+ * (feet: the foot lock and foot IK, crowd_set_feet_paused, their state kept; additive: the additive layers'
+ * sampling and adding, crowd_set_additive_paused, the layers still advancing; pairs: members one by one), and
  * a line gives the medians of the frames with and without it and their ratio. The two kinds of frame take
  * turns a few milliseconds apart, so whatever else the machine does falls on both: on a shared machine whose
  * runs spread by a fifth, the ratio repeats within a percent or two. The other figures are then those of
@@ -73,7 +74,7 @@
 #endif
 
 enum { MAX_COUNTS = 16 };
-enum { ALTERNATE_NONE, ALTERNATE_FEET, ALTERNATE_PAIRS };
+enum { ALTERNATE_NONE, ALTERNATE_FEET, ALTERNATE_ADDITIVE, ALTERNATE_PAIRS };
 static const float STEP_SECONDS = 1.0f / 60.0f;
 
 typedef struct bench_options {
@@ -88,7 +89,7 @@ typedef struct bench_options {
     bool no_stand_ins, no_shadows, skin_once;
     scene_skinning skinning;        /* --skinning: scene.skinning, as the demo's skin_blend key sets it */
     float look_metres;              /* crowd_set_look's distance around the centre; 0: no look-at */
-    int alternate;                  /* --alternate: ALTERNATE_NONE, _FEET or _PAIRS */
+    int alternate;                  /* --alternate: ALTERNATE_NONE, _FEET, _ADDITIVE or _PAIRS */
     const char *config_dir;
 } bench_options;
 
@@ -116,7 +117,7 @@ static int usage(void)
                     "[--wander-seconds S] [--size W H] [--no-render] [--lod] [--config DIR]\n"
                     "       [--lod-pixels P|off] [--lod-level L] [--no-stand-ins] [--no-shadows] [--skin-once]\n"
                     "       [--skinning as_characters|linear|dual_quaternion] [--look-at METRES] [--one-by-one]\n"
-                    "       [--alternate feet|pairs]\n");
+                    "       [--alternate feet|additive|pairs]\n");
     return 2;
 }
 
@@ -198,6 +199,8 @@ static bool parse_options(int argc, char **argv, bench_options *o)
             ++a;
             if (strcmp(argv[a], "feet") == 0)
                 o->alternate = ALTERNATE_FEET;
+            else if (strcmp(argv[a], "additive") == 0)
+                o->alternate = ALTERNATE_ADDITIVE;
             else if (strcmp(argv[a], "pairs") == 0)
                 o->alternate = ALTERNATE_PAIRS;
             else
@@ -410,6 +413,8 @@ static bool measure(int count, const bench_options *o, const crowd_spawn_desc *d
         bool without = o->alternate != ALTERNATE_NONE && f % 2 == 1;
         if (o->alternate == ALTERNATE_FEET)
             crowd_set_feet_paused(crowd, without);
+        else if (o->alternate == ALTERNATE_ADDITIVE)
+            crowd_set_additive_paused(crowd, without);
         else if (o->alternate == ALTERNATE_PAIRS)
             crowd_set_pairs(crowd, !without && !o->one_by_one);
         run_frame(crowd, scene, jobs, frame, &own, o->lod, times);
@@ -566,7 +571,10 @@ int main(int argc, char **argv)
             double with = r->with_stage, without = r->without_stage;
             printf("  %6d characters: %s: update %.3f ms with it, %.3f without (medians of alternate frames): "
                    "%.3fx the update without it; ",
-                   o.counts[n], o.alternate == ALTERNATE_FEET ? "foot lock and foot IK" : "members two by two",
+                   o.counts[n],
+                   o.alternate == ALTERNATE_FEET       ? "foot lock and foot IK"
+                   : o.alternate == ALTERNATE_ADDITIVE ? "additive layers sampled and added"
+                                                       : "members two by two",
                    with, without, with / without);
             if (with >= without)
                 printf("it takes %.1f%% of the update\n", 100.0 * (with - without) / with);
