@@ -217,32 +217,31 @@ QUAD_TARGET static inline bool quad_weights(float weight, const float *joint_wei
     return t[0] != 0.0f || t[1] != 0.0f || t[2] != 0.0f || t[3] != 0.0f;
 }
 
-/* pose_add four joints at a time, whole quads only: returns the first joint it left (fewer than four remain). */
-QUAD_TARGET static int add_joints_quads(const joint_pose *base, const joint_pose *delta, float weight,
-                                        const float *joint_weights, int joint_count, joint_pose *out)
+/* pose_add four joints at a time; the last quad may be a part of one. */
+QUAD_TARGET static void add_joints_quads(const joint_pose *base, const joint_pose *delta, float weight,
+                                         const float *joint_weights, int joint_count, joint_pose *out)
 {
-    int i = 0;
-    for (; i + 3 < joint_count; i += 4) {
+    for (int i = 0; i < joint_count; i += 4) {
+        int n = joint_count - i < 4 ? joint_count - i : 4;
         __m512 t16;
-        if (!quad_weights(weight, joint_weights, i, 4, &t16)) {
+        if (!quad_weights(weight, joint_weights, i, n, &t16)) {
             if (out != base)
-                memcpy(&out[i], &base[i], 4 * sizeof *out); /* outside the mask: the base */
+                memcpy(&out[i], &base[i], (size_t)n * sizeof *out); /* outside the mask: the base */
             continue;
         }
         __m512 base_rotation, base_position, d, delta_position, rotation, position;
-        load_joints_quad(&base[i], &base_rotation, &base_position);
-        load_joints_quad(&delta[i], &d, &delta_position);
+        load_joints_up_to_quad(&base[i], n, &base_rotation, &base_position);
+        load_joints_up_to_quad(&delta[i], n, &d, &delta_position);
         add_quad(t16, base_rotation, base_position, d, delta_position, &rotation, &position);
-        store_joints_quad(out + i, rotation, position);
+        store_joints_up_to_quad(out + i, n, rotation, position);
     }
-    return i;
 }
 
 /* pose_sample_add four joints at a time: each lane samples its joint (sample_quad), blends it with identity
  * where rest > 0 (as blend_joints_quads blends two poses, the second identity), and adds it (add_quad). */
-QUAD_TARGET static int sample_add_quads(const joint_pose *a, const joint_pose *b, float alpha, float share,
-                                        float rest, const joint_pose *base, float weight, const float *joint_weights,
-                                        int joint_count, joint_pose *out)
+QUAD_TARGET static void sample_add_quads(const joint_pose *a, const joint_pose *b, float alpha, float share,
+                                         float rest, const joint_pose *base, float weight, const float *joint_weights,
+                                         int joint_count, joint_pose *out)
 {
     const __m512 identity = _mm512_set_ps(1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f,
                                           1.0f, 0.0f, 0.0f, 0.0f);
@@ -253,9 +252,8 @@ QUAD_TARGET static int sample_add_quads(const joint_pose *a, const joint_pose *b
     total += rest;
     float inverse_total = 1.0f / total;
     __m512 share16 = _mm512_set1_ps(share * inverse_total), rest16 = _mm512_set1_ps(rest * inverse_total);
-    int i = 0;
-    for (; i + 3 < joint_count; i += 4) {
-        int n = 4;
+    for (int i = 0; i < joint_count; i += 4) {
+        int n = joint_count - i < 4 ? joint_count - i : 4;
         __m512 t16;
         if (!quad_weights(weight, joint_weights, i, n, &t16)) {
             if (out != base)
@@ -278,9 +276,8 @@ QUAD_TARGET static int sample_add_quads(const joint_pose *a, const joint_pose *b
         __m512 base_rotation, base_position, rotation, position;
         load_joints_up_to_quad(&base[i], n, &base_rotation, &base_position);
         add_quad(t16, base_rotation, base_position, d, delta_position, &rotation, &position);
-        store_joints_quad(out + i, rotation, position);
+        store_joints_up_to_quad(out + i, n, rotation, position);
     }
-    return i;
 }
 #endif
 
@@ -384,12 +381,13 @@ POSE_STAGE bool pose_add(const joint_pose *base, const joint_pose *delta, float 
     if (!base || !delta || !out || joint_count <= 0 || !add_weights_valid(weight, joint_weights, joint_count))
         return false;
 
-    int i = 0;
 #ifdef POSE_PAIRS
-    if (pose_has_quads())
-        i = add_joints_quads(base, delta, weight, joint_weights, joint_count, out);
+    if (pose_has_quads()) {
+        add_joints_quads(base, delta, weight, joint_weights, joint_count, out);
+        return true;
+    }
 #endif
-    for (; i < joint_count; ++i) {
+    for (int i = 0; i < joint_count; ++i) {
         float t = joint_weights ? weight * joint_weights[i] : weight;
         if (t == 0.0f) { /* outside the mask or at weight 0: the base, bit for bit */
             out[i] = base[i];
@@ -410,21 +408,21 @@ POSE_STAGE bool pose_sample_add(const clip *c, float time, bool loop, int first_
         (rest > 0.0f && !(share > 0.0f && isfinite(share) && isfinite(share + rest))) ||
         !add_weights_valid(weight, joint_weights, joint_count))
         return false;
-    int done = 0;
 #ifdef POSE_PAIRS
     if (pose_has_quads()) {
         frame_pair pair = find_frames(c, time, loop);
         const joint_pose *a = c->frames + (ptrdiff_t)pair.first * c->joint_count + first_joint;
         const joint_pose *b = c->frames + (ptrdiff_t)pair.second * c->joint_count + first_joint;
-        done = sample_add_quads(a, b, pair.alpha, share, rest, base, weight, joint_weights, joint_count, out);
+        sample_add_quads(a, b, pair.alpha, share, rest, base, weight, joint_weights, joint_count, out);
+        return true;
     }
 #endif
-    /* The three stages one after the other (the joints the quads left: fewer than four), a slice at a time. */
+    /* The three stages one after the other, a slice of joints at a time. */
     enum { SLICE = 16 };
     joint_pose identity_joints[SLICE];
-    for (int i = 0; i < SLICE && done < joint_count; ++i)
+    for (int i = 0; i < SLICE; ++i)
         identity_joints[i] = (joint_pose){.rotation = {0.0f, 0.0f, 0.0f, 1.0f}};
-    for (; done < joint_count; done += SLICE) {
+    for (int done = 0; done < joint_count; done += SLICE) {
         int count = joint_count - done < SLICE ? joint_count - done : SLICE;
         joint_pose delta[SLICE];
         pose_sample_range(c, time, loop, first_joint + done, count, delta);
