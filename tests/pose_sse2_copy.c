@@ -8,7 +8,6 @@
 #define pose_blend sse2_pose_blend
 #define pose_additive_delta sse2_pose_additive_delta
 #define pose_add sse2_pose_add
-#define pose_sample_add sse2_pose_sample_add
 #define pose_blend_masked sse2_pose_blend_masked
 #define pose_to_object sse2_pose_to_object
 #define pose_to_object_pair sse2_pose_to_object_pair

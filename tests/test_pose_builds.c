@@ -21,9 +21,6 @@ bool sse2_pose_blend(const joint_pose *const *poses, const float *weights, int p
                      joint_pose *out);
 bool sse2_pose_add(const joint_pose *base, const joint_pose *delta, float weight, const float *joint_weights,
                    int joint_count, joint_pose *out);
-bool sse2_pose_sample_add(const clip *c, float time, bool loop, int first_joint, int joint_count, float share,
-                          float rest, const joint_pose *base, float weight, const float *joint_weights,
-                          joint_pose *out);
 bool sse2_pose_blend_masked(const joint_pose *base, const joint_pose *layer, const float *joint_weights, float weight,
                             int joint_count, joint_pose *out);
 bool sse2_pose_to_object(const int *parents, int joint_count, const joint_pose *local, joint_pose *object);
@@ -226,83 +223,6 @@ static void test_same_bits(void)
         fprintf(stderr, "%d of %d stage results differ between the builds\n", differences, 62 * ROUNDS);
 }
 
-/* pose_sample_add, four joints a turn where AVX-512 runs, against the stages one after the other (the engine's
- * own and the SSE2 build's) at every start and length up to a dozen and the whole skeleton: the clip alone and
- * against a rest, weights 0, 1 and between, masks with 0 and 1 in them, out apart and in place. */
-static void test_sample_add(void)
-{
-    clip c;
-    make_clip(&c);
-    static joint_pose base[JOINTS], delta[JOINTS], expected[JOINTS], mine[JOINTS], theirs[JOINTS];
-    static joint_pose identity[JOINTS];
-    for (int j = 0; j < JOINTS; ++j)
-        identity[j] = (joint_pose){.rotation = {0.0f, 0.0f, 0.0f, 1.0f}};
-    float mask[JOINTS];
-    int differences = 0, compared = 0;
-    for (int round = 0; round < ROUNDS / 4; ++round) {
-        float time = 3.0f * (random_unit() + 1.0f);
-        bool loop = round % 2 == 0;
-        for (int j = 0; j < JOINTS; ++j) {
-            random_joint(&base[j]);
-            mask[j] = j % 5 == 0 ? 0.0f : j % 5 == 1 ? 1.0f : 0.5f * (random_unit() + 1.0f);
-        }
-        float share = 0.5f * (random_unit() + 1.0f) + 0.01f;
-        float shares[3][2] = {{1.0f, 0.0f}, {share, 1.0f - share}, {share, 0.37f}};
-        float weights[3] = {1.0f, 0.0f, 0.5f * (random_unit() + 1.0f)};
-        for (int first = 0; first < 4; ++first)
-            for (int count = 1; count <= 13; ++count) {
-                if (count == 13)
-                    count = JOINTS - first; /* and the rest of the skeleton */
-                int s = (first + count + round) % 3;
-                const float *joint_weights = (count + round) % 4 == 0 ? NULL : mask + first;
-                float weight = (count + round) % 7 == 0 ? weights[1] : round % 2 ? weights[0] : weights[2];
-                CHECK(pose_sample_range(&c, time, loop, first, count, delta));
-                if (shares[s][1] > 0.0f) {
-                    const joint_pose *poses[2] = {delta, identity};
-                    CHECK(pose_blend(poses, shares[s], 2, count, delta));
-                }
-                CHECK(pose_add(base + first, delta, weight, joint_weights, count, expected));
-                CHECK(pose_sample_add(&c, time, loop, first, count, shares[s][0], shares[s][1], base + first, weight,
-                                      joint_weights, mine));
-                CHECK(sse2_pose_sample_add(&c, time, loop, first, count, shares[s][0], shares[s][1], base + first,
-                                           weight, joint_weights, theirs));
-                size_t bytes = sizeof *mine * (size_t)count;
-                differences += memcmp(mine, expected, bytes) != 0;
-                differences += memcmp(theirs, expected, bytes) != 0;
-                memcpy(mine, base + first, bytes); /* in place */
-                CHECK(pose_sample_add(&c, time, loop, first, count, shares[s][0], shares[s][1], mine, weight,
-                                      joint_weights, mine));
-                differences += memcmp(mine, expected, bytes) != 0;
-                compared += 3;
-                if (count == JOINTS - first)
-                    break;
-            }
-    }
-    CHECK(compared > 0 && differences == 0);
-    if (differences)
-        fprintf(stderr, "pose_sample_add: %d of %d results differ from the stages one after the other\n",
-                differences, compared);
-
-    /* Misuse: false, nothing written. */
-    memcpy(mine, base, sizeof mine);
-    float bad_mask[JOINTS];
-    memcpy(bad_mask, mask, sizeof bad_mask);
-    bad_mask[6] = 1.5f;
-    CHECK(!pose_sample_add(&c, 0.1f, true, 4, 5, 1.0f, 0.0f, base, 0.5f, bad_mask + 4, mine)); /* joint 6: 1.5 */
-    CHECK(!pose_sample_add(&c, 0.1f, true, 0, 4, 1.0f, 0.0f, base, 1.5f, NULL, mine));
-    CHECK(!pose_sample_add(&c, 0.1f, true, 0, 4, 1.0f, 0.0f, base, NAN, NULL, mine));
-    CHECK(!pose_sample_add(&c, 0.1f, true, 0, 4, 0.0f, 0.5f, base, 0.5f, NULL, mine)); /* no share against a rest */
-    CHECK(!pose_sample_add(&c, 0.1f, true, 0, 4, 0.5f, -0.5f, base, 0.5f, NULL, mine));
-    CHECK(!pose_sample_add(&c, 0.1f, true, 0, 4, 0.5f, INFINITY, base, 0.5f, NULL, mine));
-    CHECK(!pose_sample_add(&c, NAN, true, 0, 4, 1.0f, 0.0f, base, 0.5f, NULL, mine));
-    CHECK(!pose_sample_add(&c, 0.1f, true, JOINTS - 2, 3, 1.0f, 0.0f, base, 0.5f, NULL, mine)); /* past the end */
-    CHECK(!pose_sample_add(&c, 0.1f, true, -1, 3, 1.0f, 0.0f, base, 0.5f, NULL, mine));
-    CHECK(!pose_sample_add(&c, 0.1f, true, 0, 0, 1.0f, 0.0f, base, 0.5f, NULL, mine));
-    CHECK(!pose_sample_add(&c, 0.1f, true, 0, 4, 1.0f, 0.0f, NULL, 0.5f, NULL, mine));
-    CHECK(!pose_sample_add(NULL, 0.1f, true, 0, 4, 1.0f, 0.0f, base, 0.5f, NULL, mine));
-    CHECK(memcmp(mine, base, sizeof mine) == 0);
-}
-
 int main(void)
 {
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -315,6 +235,5 @@ int main(void)
                                                 : ", with its AVX-512 quads (x86-64-v4)");
 #endif
     RUN(test_same_bits);
-    RUN(test_sample_add);
     return check_report();
 }

@@ -313,57 +313,6 @@ static uint64_t channel_moved_bits(const anim_channel *channel, const channel_bl
     return bits;
 }
 
-/* add_overlay's common case in one pass a run (pose_sample_add: the same bits, without the sampled deltas in
- * between): the channel shows one layer, of one clip, or a blend with one clip weighed against its rest, and
- * no run holds the root (which sampling strips). False: nothing done, the general way is for the rest. */
-static bool add_one_clip(const anim_channel *overlay, const channel_blend_weights *known, const joint_runs *runs,
-                         float weight, const float *mask, joint_pose *pass)
-{
-    float weights[ANIM_CHANNEL_LAYERS];
-    current_weights(overlay, weights);
-    int shown = 0;
-    while (shown < overlay->layer_count && weights[shown] != 1.0f)
-        ++shown;
-    if (shown == overlay->layer_count || runs->first[0] == 0)
-        return false;
-    const anim_layer *layer = &overlay->layers[shown];
-    const anim_clip *clip = layer->clip;
-    double phase = layer_phase(layer);
-    float share = 1.0f, rest = 0.0f;
-    if (layer->blend) {
-        /* as sample_blend picks: the heaviest clip alone when it has it all, or one clip and the rest */
-        const anim_blend *blend = layer->blend;
-        float own[ANIM_BLEND_MAX_CLIPS];
-        const float *blend_weights = known ? (*known)[shown] : own;
-        if (!known)
-            anim_blend_weights(blend, layer->point, own);
-        int heaviest = anim_blend_heaviest(blend, blend_weights), used = 0;
-        rest = 1.0f;
-        for (int i = 0; i < blend->count; ++i) {
-            rest -= blend_weights[i];
-            used += blend_weights[i] > 0.0f;
-        }
-        if (!(blend_weights[heaviest] > 0.0f))
-            return false;
-        if (blend_weights[heaviest] >= 1.0f)
-            rest = 0.0f;
-        else if (used != 1 || !blend->has_rest || !(rest > 0.0f))
-            return false;
-        share = blend_weights[heaviest];
-        clip = blend->clips[heaviest];
-        phase = cycles_phase(blend->loop, blend_clip_cycles(layer, heaviest, phase, layer->seconds));
-    }
-    if (!clip)
-        return false; /* the snapshot */
-    float time = (float)(phase * clip_duration(clip));
-    for (int r = 0; r < runs->count; ++r) {
-        int at = runs->first[r] - runs->origin;
-        pose_sample_add(clip->clip, time, clip->loop, runs->first[r], runs->length[r], share, rest, pass + at, weight,
-                        mask + at, pass + at);
-    }
-    return true;
-}
-
 /* Add an additive overlay's deltas to the pass (joints first .. first + count - 1, at `pass`): the runs of
  * joints it moves under its mask, sampled together and added run by run. */
 static void add_overlay(const anim_channel *overlay, const channel_blend_weights *known, int first, int count,
@@ -391,10 +340,8 @@ static void add_overlay(const anim_channel *overlay, const channel_blend_weights
     }
     if (runs.count == 0)
         return;
-    float weight = overlay->weight * overlay->amount;
-    if (add_one_clip(overlay, known, &runs, weight, mask, pass))
-        return;
     evaluate_channel(overlay, &runs, known, NULL, scratch, scratch[0]);
+    float weight = overlay->weight * overlay->amount;
     for (int r = 0; r < runs.count; ++r) {
         int at = runs.first[r] - first;
         pose_add(pass + at, scratch[0] + at, weight, mask + at, runs.length[r], pass + at);

@@ -63,15 +63,6 @@ bool pose_additive_delta(const joint_pose *reference, const joint_pose *frame, i
 bool pose_add(const joint_pose *base, const joint_pose *delta, float weight, const float *joint_weights,
               int joint_count, joint_pose *out);
 
-/* An additive clip's deltas sampled and added in one pass, without the sampled pose in between: joints
- * first_joint .. first_joint + joint_count - 1 of pose_sample_range's result, blended with identity when rest
- * > 0 (pose_blend of {the sample, identity} with weights {share, rest}: a blend's rest), then added to base as
- * pose_add adds a delta with weight and joint_weights. base, joint_weights and out are indexed from 0 (joint
- * first_joint at index 0); out may be base. The same bits as the stages one after the other. rest >= 0; share
- * > 0 where rest > 0 (unused otherwise); weights as pose_add. */
-bool pose_sample_add(const clip *c, float time, bool loop, int first_joint, int joint_count, float share, float rest,
-                     const joint_pose *base, float weight, const float *joint_weights, joint_pose *out);
-
 /* Local to object space: roots as they are; otherwise pos = parent.pos + rotate(parent.rot, local.pos),
  * rot = normalize(parent.rot * local.rot). parents[i] < i is required (checked). Local rotations must be
  * unit, as pose_sample and pose_blend write them: the normalization only removes rounding. object may be

@@ -176,108 +176,58 @@ QUAD_TARGET static void blend_joints_quads(const joint_pose *const *poses, const
         blend_joints_pairs(poses, weights, pose_count, reference, inverse_total, i, joint_count, out);
 }
 
-/* add_joint for four joints, one in each 128-bit lane, each lane's t its own (t16: each lane's t in all four
- * of its floats): every lane computes what add_joint computes for its joint, step for step, and the lanes
- * whose t is 1 (the whole delta: no nlerp) or 0 (the base, bit for bit) take those results instead. */
-QUAD_TARGET static inline void add_quad(__m512 t16, __m512 base_rotation, __m512 base_position, __m512 d,
-                                        __m512 delta_position, __m512 *rotation_out, __m512 *position_out)
+/* add_joint for joints i..i+3, one in each 128-bit lane, each lane's t its own: every lane computes what
+ * add_joint computes for its joint, step for step, and the lanes whose t is 1 (the whole delta: no nlerp)
+ * or 0 (the base, bit for bit) take those results instead. Returns the first joint it left undone (fewer
+ * than four remain). */
+QUAD_TARGET static int add_joints_quads(const joint_pose *base, const joint_pose *delta, float weight,
+                                        const float *joint_weights, int joint_count, joint_pose *out)
 {
     const __m512 identity = _mm512_set_ps(1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f,
                                           1.0f, 0.0f, 0.0f, 0.0f);
     const __m512 tiny = _mm512_set1_ps(POSE_TINY_LENGTH2), zero = _mm512_setzero_ps();
+    const __m512 sign_bit = _mm512_set1_ps(-0.0f);
     const __mmask16 w_lanes = 0x8888, xyz_lanes = 0x7777;
-    __m512 one_minus_t = _mm512_sub_ps(_mm512_set1_ps(1.0f), t16);
-    __mmask16 whole = _mm512_cmp_ps_mask(t16, _mm512_set1_ps(1.0f), _CMP_EQ_OQ);
-    __mmask16 none = _mm512_cmp_ps_mask(t16, zero, _CMP_EQ_OQ);
-    /* toward the nearer of d, -d: the sign of d's w; then identity's share in w alone (+0 elsewhere) */
-    __mmask16 w_negative = _mm512_cmp_ps_mask(LANES_QUADS(d, 3, 3, 3, 3), zero, _CMP_LT_OQ);
-    __m512 toward = _mm512_mask_xor_ps(t16, w_negative, t16, _mm512_set1_ps(-0.0f));
-    __m512 scaled = _mm512_add_ps(_mm512_mul_ps(toward, d), _mm512_maskz_mov_ps(w_lanes, one_minus_t));
-    __m512 length2 = dot_all_lanes_quads(scaled, scaled);
-    scaled = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(length2, tiny, _CMP_GT_OQ), identity,
-                                  _mm512_div_ps(scaled, _mm512_sqrt_ps(length2)));
-    scaled = _mm512_mask_blend_ps(whole, scaled, d);
-    __m512 rotation = multiply_rotations_quads(base_rotation, scaled);
-    length2 = dot_all_lanes_quads(rotation, rotation);
-    rotation = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(length2, tiny, _CMP_GT_OQ), identity,
-                                    _mm512_div_ps(rotation, _mm512_sqrt_ps(length2)));
-    /* the unused lane: 0 */
-    __m512 position = _mm512_maskz_mov_ps(xyz_lanes, _mm512_add_ps(base_position, _mm512_mul_ps(t16, delta_position)));
-    *rotation_out = _mm512_mask_blend_ps(none, rotation, base_rotation);
-    *position_out = _mm512_mask_blend_ps(none, position, base_position);
-}
-
-/* Each lane's t, joints i..i+3 of a run of n (n < 4: the missing joints' t 0): false when all are 0. */
-QUAD_TARGET static inline bool quad_weights(float weight, const float *joint_weights, int i, int n, __m512 *t16)
-{
-    float t[4];
-    for (int k = 0; k < 4; ++k)
-        t[k] = k >= n ? 0.0f : joint_weights ? weight * joint_weights[i + k] : weight;
-    *t16 = _mm512_set_ps(t[3], t[3], t[3], t[3], t[2], t[2], t[2], t[2], t[1], t[1], t[1], t[1], t[0], t[0], t[0], t[0]);
-    return t[0] != 0.0f || t[1] != 0.0f || t[2] != 0.0f || t[3] != 0.0f;
-}
-
-/* pose_add four joints at a time; the last quad may be a part of one. */
-QUAD_TARGET static void add_joints_quads(const joint_pose *base, const joint_pose *delta, float weight,
-                                         const float *joint_weights, int joint_count, joint_pose *out)
-{
-    for (int i = 0; i < joint_count; i += 4) {
-        int n = joint_count - i < 4 ? joint_count - i : 4;
-        __m512 t16;
-        if (!quad_weights(weight, joint_weights, i, n, &t16)) {
+    int i = 0;
+    for (; i + 3 < joint_count; i += 4) {
+        float t[4];
+        for (int k = 0; k < 4; ++k)
+            t[k] = joint_weights ? weight * joint_weights[i + k] : weight;
+        if (t[0] == 0.0f && t[1] == 0.0f && t[2] == 0.0f && t[3] == 0.0f) {
             if (out != base)
-                memcpy(&out[i], &base[i], (size_t)n * sizeof *out); /* outside the mask: the base */
+                memcpy(&out[i], &base[i], 4 * sizeof *out); /* outside the mask: the base */
             continue;
         }
-        __m512 base_rotation, base_position, d, delta_position, rotation, position;
-        load_joints_up_to_quad(&base[i], n, &base_rotation, &base_position);
-        load_joints_up_to_quad(&delta[i], n, &d, &delta_position);
-        add_quad(t16, base_rotation, base_position, d, delta_position, &rotation, &position);
-        store_joints_up_to_quad(out + i, n, rotation, position);
+        __m512 t16 = _mm512_set_ps(t[3], t[3], t[3], t[3], t[2], t[2], t[2], t[2], t[1], t[1], t[1], t[1], t[0], t[0],
+                                   t[0], t[0]);
+        __m512 one_minus_t = _mm512_set_ps(1.0f - t[3], 1.0f - t[3], 1.0f - t[3], 1.0f - t[3], 1.0f - t[2], 1.0f - t[2],
+                                           1.0f - t[2], 1.0f - t[2], 1.0f - t[1], 1.0f - t[1], 1.0f - t[1], 1.0f - t[1],
+                                           1.0f - t[0], 1.0f - t[0], 1.0f - t[0], 1.0f - t[0]);
+        __mmask16 whole = _mm512_cmp_ps_mask(t16, _mm512_set1_ps(1.0f), _CMP_EQ_OQ);
+        __mmask16 none = _mm512_cmp_ps_mask(t16, zero, _CMP_EQ_OQ);
+        __m512 base_rotation, base_position, d, delta_position;
+        load_joints_quad(&base[i], &base_rotation, &base_position);
+        load_joints_quad(&delta[i], &d, &delta_position);
+        /* toward the nearer of d, -d: the sign of d's w; then identity's share in w alone (+0 elsewhere) */
+        __mmask16 w_negative = _mm512_cmp_ps_mask(LANES_QUADS(d, 3, 3, 3, 3), zero, _CMP_LT_OQ);
+        __m512 toward = _mm512_mask_xor_ps(t16, w_negative, t16, sign_bit);
+        __m512 scaled = _mm512_add_ps(_mm512_mul_ps(toward, d), _mm512_maskz_mov_ps(w_lanes, one_minus_t));
+        __m512 length2 = dot_all_lanes_quads(scaled, scaled);
+        scaled = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(length2, tiny, _CMP_GT_OQ), identity,
+                                      _mm512_div_ps(scaled, _mm512_sqrt_ps(length2)));
+        scaled = _mm512_mask_blend_ps(whole, scaled, d);
+        __m512 rotation = multiply_rotations_quads(base_rotation, scaled);
+        length2 = dot_all_lanes_quads(rotation, rotation);
+        rotation = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(length2, tiny, _CMP_GT_OQ), identity,
+                                        _mm512_div_ps(rotation, _mm512_sqrt_ps(length2)));
+        /* the unused lane: 0 */
+        __m512 position = _mm512_maskz_mov_ps(xyz_lanes,
+                                              _mm512_add_ps(base_position, _mm512_mul_ps(t16, delta_position)));
+        rotation = _mm512_mask_blend_ps(none, rotation, base_rotation);
+        position = _mm512_mask_blend_ps(none, position, base_position);
+        store_joints_quad(out + i, rotation, position);
     }
-}
-
-/* pose_sample_add four joints at a time: each lane samples its joint (sample_quad), blends it with identity
- * where rest > 0 (as blend_joints_quads blends two poses, the second identity), and adds it (add_quad). */
-QUAD_TARGET static void sample_add_quads(const joint_pose *a, const joint_pose *b, float alpha, float share,
-                                         float rest, const joint_pose *base, float weight, const float *joint_weights,
-                                         int joint_count, joint_pose *out)
-{
-    const __m512 identity = _mm512_set_ps(1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f,
-                                          1.0f, 0.0f, 0.0f, 0.0f);
-    const __m512 zero = _mm512_setzero_ps(), tiny = _mm512_set1_ps(POSE_TINY_LENGTH2);
-    __m512 alpha16 = _mm512_set1_ps(alpha), one_minus_alpha16 = _mm512_set1_ps(1.0f - alpha);
-    float total = 0.0f;
-    total += share;
-    total += rest;
-    float inverse_total = 1.0f / total;
-    __m512 share16 = _mm512_set1_ps(share * inverse_total), rest16 = _mm512_set1_ps(rest * inverse_total);
-    for (int i = 0; i < joint_count; i += 4) {
-        int n = joint_count - i < 4 ? joint_count - i : 4;
-        __m512 t16;
-        if (!quad_weights(weight, joint_weights, i, n, &t16)) {
-            if (out != base)
-                memcpy(&out[i], &base[i], (size_t)n * sizeof *out);
-            continue;
-        }
-        __m512 ra, pa, rb, pb, d, delta_position;
-        load_joints_up_to_quad(a + i, n, &ra, &pa);
-        load_joints_up_to_quad(b + i, n, &rb, &pb);
-        sample_quad(ra, pa, rb, pb, alpha16, one_minus_alpha16, &d, &delta_position);
-        if (rest > 0.0f) {
-            __m512 rotation = _mm512_mul_ps(share16, d), position = _mm512_mul_ps(share16, delta_position);
-            __m512 sign = _mm512_and_ps(dot_all_lanes_quads(d, identity), _mm512_set1_ps(-0.0f));
-            rotation = _mm512_add_ps(rotation, _mm512_xor_ps(_mm512_mul_ps(rest16, identity), sign));
-            delta_position = _mm512_add_ps(position, _mm512_mul_ps(rest16, zero));
-            __m512 length2 = dot_all_lanes_quads(rotation, rotation);
-            d = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(length2, tiny, _CMP_GT_OQ), identity,
-                                     _mm512_div_ps(rotation, _mm512_sqrt_ps(length2)));
-        }
-        __m512 base_rotation, base_position, rotation, position;
-        load_joints_up_to_quad(&base[i], n, &base_rotation, &base_position);
-        add_quad(t16, base_rotation, base_position, d, delta_position, &rotation, &position);
-        store_joints_up_to_quad(out + i, n, rotation, position);
-    }
+    return i;
 }
 #endif
 
@@ -364,74 +314,27 @@ bool pose_additive_delta(const joint_pose *reference, const joint_pose *frame, i
     return true;
 }
 
-/* Valid weights for pose_add: weight and every joint weight finite and in [0, 1]. */
-static bool add_weights_valid(float weight, const float *joint_weights, int joint_count)
+POSE_STAGE bool pose_add(const joint_pose *base, const joint_pose *delta, float weight, const float *joint_weights,
+                         int joint_count, joint_pose *out)
 {
-    if (!(weight >= 0.0f && weight <= 1.0f))
+    if (!base || !delta || !out || joint_count <= 0 || !(weight >= 0.0f && weight <= 1.0f))
         return false;
     for (int i = 0; joint_weights && i < joint_count; ++i)
         if (!(joint_weights[i] >= 0.0f && joint_weights[i] <= 1.0f))
             return false; /* also refuses NaN */
-    return true;
-}
 
-POSE_STAGE bool pose_add(const joint_pose *base, const joint_pose *delta, float weight, const float *joint_weights,
-                         int joint_count, joint_pose *out)
-{
-    if (!base || !delta || !out || joint_count <= 0 || !add_weights_valid(weight, joint_weights, joint_count))
-        return false;
-
+    int i = 0;
 #ifdef POSE_PAIRS
-    if (pose_has_quads()) {
-        add_joints_quads(base, delta, weight, joint_weights, joint_count, out);
-        return true;
-    }
+    if (pose_has_quads())
+        i = add_joints_quads(base, delta, weight, joint_weights, joint_count, out);
 #endif
-    for (int i = 0; i < joint_count; ++i) {
+    for (; i < joint_count; ++i) {
         float t = joint_weights ? weight * joint_weights[i] : weight;
         if (t == 0.0f) { /* outside the mask or at weight 0: the base, bit for bit */
             out[i] = base[i];
             continue;
         }
         add_joint(&base[i], &delta[i], t, &out[i]);
-    }
-    return true;
-}
-
-POSE_STAGE bool pose_sample_add(const clip *c, float time, bool loop, int first_joint, int joint_count, float share,
-                                float rest, const joint_pose *base, float weight, const float *joint_weights,
-                                joint_pose *out)
-{
-    if (!c || !base || !out || !c->frames || first_joint < 0 || joint_count <= 0 || first_joint >= c->joint_count ||
-        joint_count > c->joint_count - first_joint || c->frame_count <= 0 || !(c->frame_rate > 0.0f) ||
-        !isfinite(c->frame_rate) || !isfinite(time) || !(rest >= 0.0f) || !isfinite(rest) ||
-        (rest > 0.0f && !(share > 0.0f && isfinite(share) && isfinite(share + rest))) ||
-        !add_weights_valid(weight, joint_weights, joint_count))
-        return false;
-#ifdef POSE_PAIRS
-    if (pose_has_quads()) {
-        frame_pair pair = find_frames(c, time, loop);
-        const joint_pose *a = c->frames + (ptrdiff_t)pair.first * c->joint_count + first_joint;
-        const joint_pose *b = c->frames + (ptrdiff_t)pair.second * c->joint_count + first_joint;
-        sample_add_quads(a, b, pair.alpha, share, rest, base, weight, joint_weights, joint_count, out);
-        return true;
-    }
-#endif
-    /* The three stages one after the other, a slice of joints at a time. */
-    enum { SLICE = 16 };
-    joint_pose identity_joints[SLICE];
-    for (int i = 0; i < SLICE; ++i)
-        identity_joints[i] = (joint_pose){.rotation = {0.0f, 0.0f, 0.0f, 1.0f}};
-    for (int done = 0; done < joint_count; done += SLICE) {
-        int count = joint_count - done < SLICE ? joint_count - done : SLICE;
-        joint_pose delta[SLICE];
-        pose_sample_range(c, time, loop, first_joint + done, count, delta);
-        if (rest > 0.0f) {
-            const joint_pose *poses[2] = {delta, identity_joints};
-            const float weights[2] = {share, rest};
-            pose_blend(poses, weights, 2, count, delta);
-        }
-        pose_add(base + done, delta, weight, joint_weights ? joint_weights + done : NULL, count, out + done);
     }
     return true;
 }

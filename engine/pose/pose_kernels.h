@@ -266,53 +266,6 @@ QUAD_TARGET static inline __m512 dot_all_lanes_quads(__m512 a, __m512 b)
     __m512 pairs = _mm512_add_ps(products, _mm512_permute_ps(products, _MM_SHUFFLE(2, 3, 0, 1)));
     return _mm512_add_ps(pairs, _mm512_permute_ps(pairs, _MM_SHUFFLE(1, 0, 3, 2)));
 }
-
-/* Four joints sampled t of the way from frame a's to frame b's, each lane as sample_joints does one joint:
- * rotations nlerped along the shorter arc, positions lerped. */
-QUAD_TARGET static inline void sample_quad(__m512 ra, __m512 pa, __m512 rb, __m512 pb, __m512 t16, __m512 one_minus_t16,
-                                           __m512 *rotation, __m512 *position)
-{
-    __m512 sign = _mm512_and_ps(dot_all_lanes_quads(ra, rb), _mm512_set1_ps(-0.0f));
-    __m512 r = _mm512_add_ps(_mm512_mul_ps(one_minus_t16, ra), _mm512_xor_ps(_mm512_mul_ps(t16, rb), sign));
-    *rotation = _mm512_div_ps(r, _mm512_sqrt_ps(dot_all_lanes_quads(r, r)));
-    *position = _mm512_add_ps(pa, _mm512_mul_ps(t16, _mm512_sub_ps(pb, pa)));
-}
-
-/* The last joints of a run, 1 to 3 of them (n): lanes past the n-th joint read as zero and are never written
- * back (masked loads and stores touch nothing past the run). */
-QUAD_TARGET static inline __mmask16 quad_half_lanes(int n, int half)
-{
-    int joints = n - 2 * half; /* of this half's two */
-    return joints >= 2 ? (__mmask16)0xFFFF : joints == 1 ? (__mmask16)0x00FF : (__mmask16)0;
-}
-
-/* Joints i..i+n-1 of a run, n at most 4, as load_joints_quad and store_joints_quad take four. */
-QUAD_TARGET static inline void load_joints_up_to_quad(const joint_pose *joints, int n, __m512 *rotations,
-                                                      __m512 *positions)
-{
-    if (n >= 4) {
-        load_joints_quad(joints, rotations, positions);
-        return;
-    }
-    const __m512i rotation_lanes = _mm512_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27);
-    const __m512i position_lanes = _mm512_setr_epi32(4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
-    __m512 first = _mm512_maskz_loadu_ps(quad_half_lanes(n, 0), joints);
-    __m512 second = _mm512_maskz_loadu_ps(quad_half_lanes(n, 1), (const float *)joints + 16);
-    *rotations = _mm512_permutex2var_ps(first, rotation_lanes, second);
-    *positions = _mm512_permutex2var_ps(first, position_lanes, second);
-}
-
-QUAD_TARGET static inline void store_joints_up_to_quad(joint_pose *to, int n, __m512 rotations, __m512 positions)
-{
-    if (n >= 4) {
-        store_joints_quad(to, rotations, positions);
-        return;
-    }
-    const __m512i low = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-    const __m512i high = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
-    _mm512_mask_storeu_ps((float *)to, quad_half_lanes(n, 0), _mm512_permutex2var_ps(rotations, low, positions));
-    _mm512_mask_storeu_ps((float *)to + 16, quad_half_lanes(n, 1), _mm512_permutex2var_ps(rotations, high, positions));
-}
 #endif
 
 /* parent * local, as glm_quat_mul_sse2: pw * l + px * (lw, -lz, ly, -lx) + py * (lz, lw, -lx, -ly)
@@ -387,54 +340,5 @@ QUAD_TARGET static inline __m512 multiply_rotations_quads(__m512 parent, __m512 
 #endif
 
 #endif /* POSE_USE_SSE2 */
-
-/* ---- sampling's frames (pose_sample.c, and pose_blend.c's pose_sample_add) ---- */
-
-/* Which two stored frames surround `time`, and how far between them it lies. Both loop conventions and
- * the one-shot clamp reduce to this; the joint loop then never looks at time again. */
-typedef struct frame_pair {
-    int first;
-    int second;
-    float alpha; /* 0 at first, 1 at second */
-} frame_pair;
-
-static inline frame_pair find_frames(const clip *c, float time, bool loop)
-{
-    frame_pair pair = {0, 0, 0.0f};
-    int last = c->frame_count - 1;
-    if (last == 0)
-        return pair; /* one frame: a still pose whatever the time */
-
-    float frame = time * c->frame_rate;
-    if (loop) {
-        /* Doom 3 rule: frame `last` repeats frame 0, so the cycle has `last` steps and wraps onto frame 0
-         * when it reaches it. Tutorials' rule: `last + 1` steps, the final one from frame `last` back to 0. */
-        int steps = c->last_frame_is_first ? last : last + 1;
-        /* fmodf is exact and keeps the sign of time. A time already inside the cycle, as the controller
-         * gives it, is its own remainder: skipping the call there saves a tenth of a sample's cost. */
-        if (!(frame >= 0.0f && frame < (float)steps))
-            frame = fmodf(frame, (float)steps);
-        if (frame < 0.0f)
-            frame += (float)steps;
-        /* -tiny + steps rounds to steps itself; that is the start of the next cycle. */
-        if (!(frame < (float)steps))
-            frame = 0.0f;
-        pair.first = (int)frame;
-        pair.alpha = frame - (float)pair.first;
-        pair.second = pair.first + 1 > last ? 0 : pair.first + 1;
-        return pair;
-    }
-
-    if (!(frame > 0.0f))
-        return pair; /* before the start: hold frame 0 */
-    if (!(frame < (float)last)) {
-        pair.first = pair.second = last; /* played once: hold the last frame */
-        return pair;
-    }
-    pair.first = (int)frame;
-    pair.second = pair.first + 1;
-    pair.alpha = frame - (float)pair.first;
-    return pair;
-}
 
 #endif

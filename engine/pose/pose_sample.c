@@ -46,14 +46,16 @@ bool pose_has_quads(void)
 QUAD_TARGET static void sample_joints_quads(const joint_pose *a, const joint_pose *b, float t, int count,
                                             joint_pose *out)
 {
-    __m512 t16 = _mm512_set1_ps(t), one_minus_t16 = _mm512_set1_ps(1.0f - t);
+    __m512 t16 = _mm512_set1_ps(t), one_minus_t16 = _mm512_set1_ps(1.0f - t), sign_bit = _mm512_set1_ps(-0.0f);
     int i = 0;
     for (; i + 3 < count; i += 4) {
         __m512 ra, pa, rb, pb;
         load_joints_quad(a + i, &ra, &pa);
         load_joints_quad(b + i, &rb, &pb);
-        __m512 rotation, position;
-        sample_quad(ra, pa, rb, pb, t16, one_minus_t16, &rotation, &position);
+        __m512 sign = _mm512_and_ps(dot_all_lanes_quads(ra, rb), sign_bit);
+        __m512 rotation = _mm512_add_ps(_mm512_mul_ps(one_minus_t16, ra), _mm512_xor_ps(_mm512_mul_ps(t16, rb), sign));
+        rotation = _mm512_div_ps(rotation, _mm512_sqrt_ps(dot_all_lanes_quads(rotation, rotation)));
+        __m512 position = _mm512_add_ps(pa, _mm512_mul_ps(t16, _mm512_sub_ps(pb, pa)));
         store_joints_quad(out + i, rotation, position);
     }
     if (i < count)
@@ -62,6 +64,53 @@ QUAD_TARGET static void sample_joints_quads(const joint_pose *a, const joint_pos
 #endif
 
 /* ---- sample ---- */
+
+/* Which two stored frames surround `time`, and how far between them it lies. Both loop conventions and
+ * the one-shot clamp reduce to this; the joint loop then never looks at time again. */
+typedef struct frame_pair {
+    int first;
+    int second;
+    float alpha; /* 0 at first, 1 at second */
+} frame_pair;
+
+static inline frame_pair find_frames(const clip *c, float time, bool loop)
+{
+    frame_pair pair = {0, 0, 0.0f};
+    int last = c->frame_count - 1;
+    if (last == 0)
+        return pair; /* one frame: a still pose whatever the time */
+
+    float frame = time * c->frame_rate;
+    if (loop) {
+        /* Doom 3 rule: frame `last` repeats frame 0, so the cycle has `last` steps and wraps onto frame 0
+         * when it reaches it. Tutorials' rule: `last + 1` steps, the final one from frame `last` back to 0. */
+        int steps = c->last_frame_is_first ? last : last + 1;
+        /* fmodf is exact and keeps the sign of time. A time already inside the cycle, as the controller
+         * gives it, is its own remainder: skipping the call there saves a tenth of a sample's cost. */
+        if (!(frame >= 0.0f && frame < (float)steps))
+            frame = fmodf(frame, (float)steps);
+        if (frame < 0.0f)
+            frame += (float)steps;
+        /* -tiny + steps rounds to steps itself; that is the start of the next cycle. */
+        if (!(frame < (float)steps))
+            frame = 0.0f;
+        pair.first = (int)frame;
+        pair.alpha = frame - (float)pair.first;
+        pair.second = pair.first + 1 > last ? 0 : pair.first + 1;
+        return pair;
+    }
+
+    if (!(frame > 0.0f))
+        return pair; /* before the start: hold frame 0 */
+    if (!(frame < (float)last)) {
+        pair.first = pair.second = last; /* played once: hold the last frame */
+        return pair;
+    }
+    pair.first = (int)frame;
+    pair.second = pair.first + 1;
+    pair.alpha = frame - (float)pair.first;
+    return pair;
+}
 
 POSE_STAGE bool pose_sample_range(const clip *c, float time, bool loop, int first_joint, int joint_count,
                                   joint_pose *out)
