@@ -7,7 +7,9 @@
 #   HEAD~3, a tag), checked out beside the others under $MARIONETTE_BENCH_BUILDS (default
 #   /tmp/marionette-bench-builds) and built there once, RelWithDebInfo as ours, PROGRAM's target only.
 #   Revisions need a clone with history and git; each is a `git worktree` of this clone (delete the folder,
-#   then `git worktree prune`, to be rid of them).
+#   then `git worktree prune`, to be rid of them). Compare revisions with revisions: the same code built in
+#   a folder of its own (build/) and in a worktree differs by a few percent in where its code lands alone
+#   (docs/benchmarks.md, 2026-11-29, fifth session); commit a change to measure it.
 # --rounds N: rounds (1 to 100, default 5). --pin CPUS: run under `taskset -c CPUS` (one core for one thread:
 #   the two cores of our machines are not equally fast). --figure TEXT: the figure is the first number after
 #   TEXT on the first line holding it (default "update ": crowd_bench's update, ms a frame).
