@@ -618,6 +618,32 @@ static void test_pairs_give_the_one_by_one_crowd(void)
     crowd_destroy(alone);
 }
 
+/* The shipped config and its two bodies, mannequin and robot; NULL (a failed check, nothing to free) when it
+ * does not load. */
+static anim_config *load_shipped(const anim_character **man, const anim_character **bot)
+{
+    diag_list errors = {0};
+    anim_config *shipped = anim_config_load(CONFIG "/characters.ini", shared_cache, &errors);
+    test_print_diags(&errors);
+    CHECK(shipped != NULL && errors.total == 0);
+    diag_list_free(&errors);
+    *man = shipped ? anim_config_find_character(shipped, "mannequin") : NULL;
+    *bot = shipped ? anim_config_find_character(shipped, "robot") : NULL;
+    if (!*man || !*bot) {
+        anim_config_free(shipped);
+        return NULL;
+    }
+    return shipped;
+}
+
+/* A mixed crowd of the shipped bodies, close together and busy: every state the wandering reaches. */
+static crowd_spawn_desc shipped_desc(const anim_character *man, const anim_character *bot)
+{
+    return (crowd_spawn_desc){.body_count = 2, .bodies = {{man, 1.0f}, {bot, 1.0f}}, .spacing = 2.0f,
+                              .wander_radius = 5.0f, .wave_chance = 0.4f, .celebrate_chance = 0.2f,
+                              .run_chance = 0.4f};
+}
+
 /* The reference: the batched update (groups, animator_update_group) against the members one by one, over a
  * scripted minute of a mixed crowd on the shipped config: mannequins and robots, every state the wandering
  * reaches (walk, run, turns in place, wave, celebrate), the strafe and lean blends, additive overlays, look-at,
@@ -625,21 +651,13 @@ static void test_pairs_give_the_one_by_one_crowd(void)
  * every 10 s: movers, states and object poses. */
 static void test_batched_crowd_is_the_one_by_one_crowd_for_a_minute(void)
 {
-    diag_list errors = {0};
-    anim_config *shipped = anim_config_load(CONFIG "/characters.ini", shared_cache, &errors);
-    test_print_diags(&errors);
-    CHECK(shipped != NULL && errors.total == 0);
-    diag_list_free(&errors);
-    const anim_character *man = shipped ? anim_config_find_character(shipped, "mannequin") : NULL;
-    const anim_character *bot = shipped ? anim_config_find_character(shipped, "robot") : NULL;
-    if (!man || !bot) {
-        anim_config_free(shipped);
+    const anim_character *man, *bot;
+    anim_config *shipped = load_shipped(&man, &bot);
+    if (!shipped)
         return;
-    }
     enum { MEMBERS = 61, STEPS = 60 * 120 };
     crowd *batched = crowd_create(MEMBERS, 3), *alone = crowd_create(MEMBERS, 3);
-    crowd_spawn_desc desc = {.body_count = 2, .bodies = {{man, 1.0f}, {bot, 1.0f}}, .spacing = 2.0f,
-                             .wander_radius = 5.0f, .wave_chance = 0.4f, .celebrate_chance = 0.2f, .run_chance = 0.4f};
+    crowd_spawn_desc desc = shipped_desc(man, bot);
     CHECK(crowd_spawn(batched, MEMBERS, &desc) == MEMBERS && crowd_spawn(alone, MEMBERS, &desc) == MEMBERS);
     crowd_set_pairs(alone, false);
     ground hills = {.kind = GROUND_HILLS};
@@ -748,22 +766,14 @@ static void test_paused_feet_skip_the_stage(void)
  * so the step after it poses every member as the crowd that never paused, bit for bit. */
 static void test_paused_additive_leaves_the_overlays_out(void)
 {
-    diag_list errors = {0};
-    anim_config *shipped = anim_config_load(CONFIG "/characters.ini", shared_cache, &errors);
-    test_print_diags(&errors);
-    CHECK(shipped != NULL && errors.total == 0);
-    diag_list_free(&errors);
-    const anim_character *man = shipped ? anim_config_find_character(shipped, "mannequin") : NULL;
-    const anim_character *bot = shipped ? anim_config_find_character(shipped, "robot") : NULL;
-    if (!man || !bot) {
-        anim_config_free(shipped);
+    const anim_character *man, *bot;
+    anim_config *shipped = load_shipped(&man, &bot);
+    if (!shipped)
         return;
-    }
     enum { MEMBERS = 40, STEPS = 240 };
     crowd *paused = crowd_create(MEMBERS, 9), *running = crowd_create(MEMBERS, 9);
     CHECK(paused && running);
-    crowd_spawn_desc desc = {.body_count = 2, .bodies = {{man, 1.0f}, {bot, 1.0f}}, .spacing = 2.0f,
-                             .wander_radius = 5.0f, .wave_chance = 0.4f, .celebrate_chance = 0.2f, .run_chance = 0.4f};
+    crowd_spawn_desc desc = shipped_desc(man, bot);
     CHECK(crowd_spawn(paused, MEMBERS, &desc) == MEMBERS && crowd_spawn(running, MEMBERS, &desc) == MEMBERS);
     for (int step = 0; step < STEPS; ++step) {
         crowd_update(paused, STEP);
