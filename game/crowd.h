@@ -85,8 +85,8 @@ void crowd_set_pairs(crowd *crowd, bool pairs);
  * runs it goes on from there; the poses are then as animated. Not paused by default. */
 void crowd_set_feet_paused(crowd *crowd, bool paused);
 /* The same for the additive layers (crowd_bench --alternate additive): while paused, the members' animations
- * leave their additive overlays out of the pose (animator_set_additive), which still advance, so the next
- * step with them goes on from there. Not paused by default. */
+ * leave their additive overlays out of the pose (animator_set_additive), the overlays still advancing, so the
+ * next step with them goes on from there. Not paused by default. */
 void crowd_set_additive_paused(crowd *crowd, bool paused);
 
 /* What the members stand on from now on (NULL: flat): each one's feet at the ground's height under it,
