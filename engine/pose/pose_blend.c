@@ -200,9 +200,7 @@ QUAD_TARGET static int add_joints_quads(const joint_pose *base, const joint_pose
         }
         __m512 t16 = _mm512_set_ps(t[3], t[3], t[3], t[3], t[2], t[2], t[2], t[2], t[1], t[1], t[1], t[1], t[0], t[0],
                                    t[0], t[0]);
-        __m512 one_minus_t = _mm512_set_ps(1.0f - t[3], 1.0f - t[3], 1.0f - t[3], 1.0f - t[3], 1.0f - t[2], 1.0f - t[2],
-                                           1.0f - t[2], 1.0f - t[2], 1.0f - t[1], 1.0f - t[1], 1.0f - t[1], 1.0f - t[1],
-                                           1.0f - t[0], 1.0f - t[0], 1.0f - t[0], 1.0f - t[0]);
+        __m512 one_minus_t = _mm512_sub_ps(_mm512_set1_ps(1.0f), t16);
         __mmask16 whole = _mm512_cmp_ps_mask(t16, _mm512_set1_ps(1.0f), _CMP_EQ_OQ);
         __mmask16 none = _mm512_cmp_ps_mask(t16, zero, _CMP_EQ_OQ);
         __m512 base_rotation, base_position, d, delta_position;

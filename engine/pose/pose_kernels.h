@@ -137,12 +137,12 @@ static inline __m128 flip_signs(__m128 v, float x, float y, float z, float w)
     return _mm_xor_ps(v, _mm_set_ps(w, z, y, x));
 }
 
-/* a x b in lanes x y z; lane w becomes aw * bw - aw * bw = 0. */
 /* a x b in lanes x, y, z (a * b.yzx - a.yzx * b, turned back), written once for each register width with
  * that width's multiply, subtract and in-lane permute. */
 #define CROSS(MUL, SUB, LANES_OF, a, b) \
     LANES_OF(SUB(MUL((a), LANES_OF((b), 1, 2, 0, 3)), MUL(LANES_OF((a), 1, 2, 0, 3), (b))), 1, 2, 0, 3)
 
+/* a x b in lanes x y z; lane w becomes aw * bw - aw * bw = 0. */
 static inline __m128 cross(__m128 a, __m128 b)
 {
     return CROSS(_mm_mul_ps, _mm_sub_ps, LANES, a, b);

@@ -77,7 +77,6 @@ static void chain_rotations(const int *parents, int joint_count, const joint_pos
     }
 }
 
-/* A product of unit rotations back to unit length: one Newton step (see the scalar place_joint). */
 /* renormalized and placed_position are written once for each register width (with that width's
  * arithmetic, in-lane permute, dot product and cross product), so the widths do the same steps. */
 #define RENORMALIZED(MUL, SUB, SET1, DOT_ALL, rotation) \
@@ -90,6 +89,7 @@ static void chain_rotations(const int *parents, int joint_count, const joint_pos
     rotated = ADD(rotated, CROSS_OF(parent_rotation, t));                                      \
     return ADD(parent_position, rotated)
 
+/* A product of unit rotations back to unit length: one Newton step (see the scalar place_joint). */
 static inline __m128 renormalized(__m128 rotation)
 {
     return RENORMALIZED(_mm_mul_ps, _mm_sub_ps, _mm_set1_ps, dot_all_lanes, rotation);
