@@ -4,8 +4,8 @@
 # file including tools/; SDL outside engine/platform/, spelled <SDL.h>, "SDL_keycode.h" and SDL2/...; GL
 # outside engine/gfx/ and engine/platform/, in a benchmark; a format reader's header, engine/md5/, included
 # from engine/cache/ through ../ and from game/, while engine/build/ and tools/ may),
-# and pass the same tree once they are taken out; and check_links.cmake on a small CMake
-# project with a link from game/ to tools/ planted.
+# and pass the same tree once they are taken out; check_file_lengths.sh on planted long files; and
+# check_links.cmake on a small CMake project with a link from game/ to tools/ planted.
 #   tests/test_check_layers.sh [CMAKE_COMMAND]
 set -u
 checker=$(cd "$(dirname "$0")" && pwd)/check_layers.sh
@@ -131,6 +131,32 @@ output=$("$cmake_command" "-DVIOLATIONS=game/CMakeLists.txt: a links b|x: c link
 echo "$output" | grep -qxF 'x: c links d' || fail "check_links script mode did not print each violation"
 "$cmake_command" -DVIOLATIONS= -P "$check_links" >/dev/null 2>&1 ||
     fail "check_links script mode failed with no violations"
+
+# check_file_lengths.sh on the same tree: a planted engine file of 1,001 lines and a game header of 1,200 are
+# named with their counts, a tool of 1,500 (tools/ is not held to it) and a file of exactly 1,000 are not;
+# with the two shortened, the tree passes.
+lengths=$(dirname "$checker")/check_file_lengths.sh
+long() { # PATH LINES
+    mkdir -p "$(dirname "$tree/$1")"
+    seq 1 "$2" | sed 's#^#/* line #; s#$# */#' >"$tree/$1"
+}
+long engine/anim/long.c 1001
+long game/long.h 1200
+long engine/base/exact.c 1000
+long tools/bench/long_tool.c 1500
+output=$(sh "$lengths" "$tree")
+status=$?
+echo "$output"
+[ "$status" -eq 1 ] || fail "check_file_lengths: exit status $status with long files planted, expected 1"
+printf '%s\n' "$output" | grep -qxF 'engine/anim/long.c: 1001 lines (at most 1000)' ||
+    fail "check_file_lengths did not name engine/anim/long.c at 1001 lines"
+printf '%s\n' "$output" | grep -qxF 'game/long.h: 1200 lines (at most 1000)' ||
+    fail "check_file_lengths did not name game/long.h at 1200 lines"
+[ "$(printf '%s\n' "$output" | grep -c ' lines (at most 1000)$')" -eq 2 ] ||
+    fail "check_file_lengths named other files than the two planted"
+long engine/anim/long.c 10
+long game/long.h 999
+sh "$lengths" "$tree" >/dev/null || fail "check_file_lengths failed once the long files were shortened"
 
 if [ "$failures" -gt 0 ]; then
     echo "test_check_layers: $failures failure(s)"

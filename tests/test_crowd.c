@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "crowd.h"
+#include "crowd_spots.h"
 #include "look.h"
 #include "test_files.h"
 #include "test_states.h"
@@ -182,6 +183,42 @@ static void test_spawn_keeps_the_corridor_clear(void)
     bad.clear_x = NAN;
     CHECK(crowd_spawn(c, 1, &bad) == 0);
     crowd_destroy(c);
+}
+
+/* crowd_spots alone: the spiral visits each cell of ring r exactly once, after every cell of the rings
+ * inside it, and the index sees a spot closer than spacing, in a neighbouring cell too, but not one a
+ * whole spacing away. */
+static void test_spiral_and_spot_index(void)
+{
+    enum { RINGS = 6, CELLS = (2 * RINGS + 1) * (2 * RINGS + 1) };
+    static bool seen[2 * RINGS + 1][2 * RINGS + 1];
+    memset(seen, 0, sizeof seen);
+    int ring_before = 0, repeats = 0;
+    for (long long n = 0; n < CELLS; ++n) {
+        long long x, z;
+        crowd_spiral_cell(n, &x, &z);
+        int ring = (int)(llabs(x) > llabs(z) ? llabs(x) : llabs(z));
+        CHECK(ring >= ring_before && ring <= RINGS);
+        ring_before = ring;
+        if (ring > RINGS)
+            continue;
+        repeats += seen[x + RINGS][z + RINGS];
+        seen[x + RINGS][z + RINGS] = true;
+    }
+    CHECK(repeats == 0 && ring_before == RINGS);
+
+    crowd_spot_index index;
+    CHECK(crowd_spot_index_create(&index, 2.0f, 3));
+    crowd_spot_index_add(&index, 0.0f, 0.0f);
+    CHECK(crowd_spot_taken(&index, 1.9f, 0.0f));   /* closer than spacing, the next cell */
+    CHECK(crowd_spot_taken(&index, -1.2f, 1.2f));  /* 1.7 m, across a cell corner */
+    CHECK(!crowd_spot_taken(&index, 2.0f, 0.0f));  /* a whole spacing: free */
+    CHECK(!crowd_spot_taken(&index, 1.5f, 1.5f));  /* 2.12 m */
+    crowd_spot_index_add(&index, 10.0f, 10.0f);
+    crowd_spot_index_add(&index, 20.0f, 20.0f);
+    crowd_spot_index_add(&index, 30.0f, 30.0f);    /* a fourth: beyond `allocated`, not kept */
+    CHECK(index.count == 3 && crowd_spot_taken(&index, 20.5f, 20.0f) && !crowd_spot_taken(&index, 30.0f, 30.0f));
+    crowd_spot_index_free(&index);
 }
 
 static void test_spawn_spots_keep_spacing_and_ring_the_crowd(void)
@@ -1487,6 +1524,7 @@ int main(void)
     if (!mannequin || !robot)
         return check_report();
     RUN(test_members_wander_near_home_through_every_state);
+    RUN(test_spiral_and_spot_index);
     RUN(test_spawn_spots_keep_spacing_and_ring_the_crowd);
     RUN(test_spawn_keeps_the_corridor_clear);
     RUN(test_bodies_follow_the_mix);
