@@ -67,8 +67,6 @@ typedef struct anim_snapshot_joint {
     int16_t position_exponent;
 } anim_snapshot_joint;
 
-_Static_assert(sizeof(anim_snapshot_joint) == 16, "a snapshot joint is half a joint_pose");
-
 #define ANIM_SNAPSHOT_ROTATION_STEPS 32767.0f /* per unit of a rotation component */
 
 /* A layer plays a clip, a blend space, or (neither) the channel's frozen snapshot. A blend's clips in phase
