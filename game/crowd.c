@@ -610,7 +610,9 @@ _Static_assert((int)CROWD_GROUP <= (int)ANIMATOR_GROUP_MAX, "a group's animation
 static void crowd_update_members(void *context, int begin, int end, int worker)
 {
     crowd_step *step = context;
-    int poses = 0;
+    /* Counted here and added once at the end: neighbouring workers' slots in `step` share a cache line, so
+     * a count written per member would hand that line from core to core all through the loop. */
+    int poses = 0, tiers[CROWD_TIER_COUNT] = {0};
     crowd_member *members = step->crowd->members;
     for (int i = begin; i < end; i += CROWD_GROUP) {
         int count = end - i < CROWD_GROUP ? end - i : CROWD_GROUP;
@@ -653,10 +655,12 @@ static void crowd_update_members(void *context, int begin, int end, int worker)
             int m = result_of[k];
             end_member(step, &members[i + k], &work[k], m >= 0 && ((updated >> m) & 1u), m >= 0 ? &results[m] : NULL);
             poses += work[k].animated;
-            ++step->tiers[worker][work[k].tier];
+            ++tiers[work[k].tier];
         }
     }
     step->poses[worker] += poses;
+    for (int t = 0; t < CROWD_TIER_COUNT; ++t)
+        step->tiers[worker][t] += tiers[t];
 }
 
 void crowd_update(crowd *crowd, float dt)

@@ -911,6 +911,16 @@ static void test_level_of_detail(void)
            middle, far, poses, 4 * MEMBERS);
     CHECK(near > 10 && middle > 10 && far > 10);
     CHECK(poses == 4 * near + 2 * middle + far);
+    /* Each chunk counts its tiers on its own and adds them once: two threads count what one does. */
+    int serial_tiers[CROWD_TIER_COUNT], threaded_tiers[CROWD_TIER_COUNT], counted = 0;
+    crowd_tier_counts(serial, serial_tiers);
+    crowd_tier_counts(threaded, threaded_tiers);
+    for (int t = 0; t < CROWD_TIER_COUNT; ++t) {
+        CHECK(threaded_tiers[t] == serial_tiers[t]);
+        counted += threaded_tiers[t];
+    }
+    CHECK(counted == MEMBERS && serial_tiers[CROWD_TIER_NEAR] == near);
+    CHECK(crowd_poses_updated(threaded) == crowd_poses_updated(serial));
 
     /* A near member animates every step; a far one every 4th, catching up 4 steps at once. */
     int near_one = member_near(serial, 4.0f, 0.0f, 0.5f), far_one = member_near(serial, 28.0f, 28.0f, 2.1f);
