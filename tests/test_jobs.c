@@ -1,12 +1,14 @@
 /* The job system: every index runs exactly once whatever the thread count and chunk size, in ranges no
  * longer than the chunk, with the results of the serial loop; the workers take part; thousands of calls in
- * a row; workers that wake late take nothing of the next loop; one thread (or no jobs) runs inline on the caller; bad arguments; no heap call per loop (the
+ * a row; workers that wake late take nothing of the next loop; a loop lost to a stalled worker sends the
+ * next ones to the caller alone; one thread (or no jobs) runs inline on the caller; bad arguments; no heap call per loop (the
  * heap functions are wrapped and counted). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/jobs.h"
 #include "check.h"
@@ -212,6 +214,89 @@ static void test_late_workers_take_nothing_of_the_next_loop(void)
     CHECK(late == 0);
 }
 
+/* ---- a worker whose core another process took ---- */
+
+typedef struct stalled_context {
+    atomic_int visits[64];
+    atomic_int worker_ranges, longest_range;
+} stalled_context;
+
+/* Each range takes the caller a millisecond and a worker fifty: a worker that lost its core to another
+ * process for that long, while the caller finishes every other chunk and then waits for it. */
+static void stalled_visit(void *context, int begin, int end, int worker)
+{
+    stalled_context *c = context;
+    struct timespec pause = {0, worker == 0 ? 1000000L : 50000000L};
+    nanosleep(&pause, NULL);
+    if (worker != 0)
+        atomic_fetch_add(&c->worker_ranges, 1);
+    int longest = atomic_load(&c->longest_range);
+    while (end - begin > longest && !atomic_compare_exchange_weak(&c->longest_range, &longest, end - begin))
+        continue;
+    for (int i = begin; i < end; ++i)
+        atomic_fetch_add(&c->visits[i], 1);
+}
+
+/* Runs one loop of 64 items in chunks of 8; true when each ran once in ranges of at most 8. Adds whether a
+ * worker ran any of it to *on_workers. */
+static bool stalled_loop(jobs *j, int *on_workers)
+{
+    static stalled_context c;
+    memset(&c, 0, sizeof c);
+    jobs_parallel_for(j, 64, 8, stalled_visit, &c);
+    bool once = true;
+    for (int i = 0; i < 64; ++i)
+        once &= atomic_load(&c.visits[i]) == 1;
+    *on_workers += atomic_load(&c.worker_ranges) > 0;
+    return once && atomic_load(&c.longest_range) <= 8;
+}
+
+/* A loop in which the caller waits for a worker longer than doing its chunk itself would have taken is
+ * lost, and the next 4 loops run on the caller alone, in the same chunks; the next loop tries the workers
+ * again, and when that is lost too, 8 loops go to the caller (the doubling). jobs_get_figures counts it. */
+static void test_lost_loops_go_to_the_caller(void)
+{
+    jobs *j = jobs_create(2);
+    CHECK(j != NULL);
+    jobs_figures figures;
+    int on_workers = 0, loops = 0;
+    bool every_item_once = true;
+    /* The worker wakes within the caller's 8 ms of chunks, takes one and stalls: lost (a loaded machine
+     * may keep the worker from waking in time for a loop or two; those are not judged). */
+    do {
+        every_item_once &= stalled_loop(j, &on_workers);
+        jobs_get_figures(j, &figures);
+    } while (figures.loops_lost == 0 && ++loops < 20);
+    CHECK(figures.loops_lost == 1 && figures.loops_alone == 0);
+    int before = on_workers;
+    for (int k = 0; k < 4; ++k)
+        every_item_once &= stalled_loop(j, &on_workers);
+    jobs_get_figures(j, &figures);
+    CHECK(on_workers == before && figures.loops_alone == 4 && figures.loops_lost == 1);
+    /* The workers tried again until one takes a chunk: lost again, 8 loops alone. */
+    loops = 0;
+    do {
+        every_item_once &= stalled_loop(j, &on_workers);
+        jobs_get_figures(j, &figures);
+    } while (figures.loops_lost == 1 && ++loops < 20);
+    CHECK(figures.loops_lost == 2 && figures.loops_alone == 4);
+    before = on_workers;
+    for (int k = 0; k < 8; ++k)
+        every_item_once &= stalled_loop(j, &on_workers);
+    jobs_get_figures(j, &figures);
+    CHECK(on_workers == before && figures.loops_alone == 12);
+    every_item_once &= stalled_loop(j, &on_workers); /* handed to the threads again */
+    jobs_get_figures(j, &figures);
+    CHECK(figures.loops_alone == 12);
+    CHECK(every_item_once);
+    printf("  %lld loops: %lld lost to the stalled worker, %lld on the caller alone\n", figures.loops,
+           figures.loops_lost, figures.loops_alone);
+    jobs_destroy(j);
+
+    jobs_get_figures(NULL, &figures);
+    CHECK(figures.loops == 0 && figures.loops_lost == 0 && figures.loops_alone == 0);
+}
+
 /* ---- one thread, no jobs, bad arguments ---- */
 
 typedef struct inline_context {
@@ -274,6 +359,7 @@ int main(void)
     RUN(test_workers_take_part);
     RUN(test_many_calls_allocate_nothing);
     RUN(test_late_workers_take_nothing_of_the_next_loop);
+    RUN(test_lost_loops_go_to_the_caller);
     RUN(test_one_thread_runs_inline);
     RUN(test_bad_arguments);
     return check_report();

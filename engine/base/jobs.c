@@ -8,7 +8,14 @@
  * caller runs the chunks itself and returns. The caller spins a little for a chunk still running on a
  * worker (most often finishing as the caller finishes its own), then sleeps until the worker that ends the
  * last chunk wakes it: a worker holding a chunk while another process has its core must not cost the caller
- * a core of spinning. */
+ * a core of spinning.
+ * Such a worker still costs the loop its wait: it took a chunk, lost its core to the other process, and the
+ * caller, done with every other chunk, waits for it until the scheduler gives the core back (milliseconds).
+ * So the caller times each loop: when it waited longer than doing the workers' items itself would have
+ * taken (its own time per item, times theirs), the workers cost more than they gave, and the next loops run
+ * on the caller alone, chunk by chunk: 4, then 8, 16... up to 256 while the loops that try the workers
+ * again keep losing, back to 4 after one that wins. With the other core busy, two threads then cost about
+ * what one does; with it free, a loop's wait is at most a chunk and the workers are never left out. */
 #include "jobs.h"
 
 #include <pthread.h>
@@ -31,6 +38,9 @@ enum { JOBS_CHUNKS_PER_THREAD = 4 };
 /* How long the caller spins for a chunk still running on a worker before it sleeps: about one chunk of a
  * crowd update (64 members at ~1 us). */
 static const long JOBS_SPIN_NANOSECONDS = 50000;
+/* Loops run on the caller alone after one where the workers cost more than they gave: the first time, and
+ * the most (doubling in between while the loops that try them again keep losing). */
+enum { JOBS_ALONE_FIRST = 4, JOBS_ALONE_MOST = 256 };
 
 typedef struct jobs_worker {
     struct jobs *jobs;
@@ -56,6 +66,11 @@ struct jobs {
 
     /* (generation mod 2^32) << 32 | the next item not yet claimed (below 2^31: counts are ints). */
     atomic_ullong claim;
+
+    /* The caller's alone: loops still to run without the workers, how many the next losing loop sends
+     * there, and the counts jobs_figures reports. Only the caller reads and writes these. */
+    int alone_left, alone_next;
+    jobs_figures figures;
 };
 
 static inline unsigned long long jobs_claim_value(unsigned long generation, long long item)
@@ -64,9 +79,10 @@ static inline unsigned long long jobs_claim_value(unsigned long generation, long
 }
 
 /* Claim and run chunks of the loop of `generation` until none is left; each chunk's items are added to
- * `done` when it has run. True when this thread ran the loop's last items (done reached count). */
+ * `done` when it has run, and to *ran (may be NULL). True when this thread ran the loop's last items (done
+ * reached count). */
 static bool jobs_run_chunks(jobs *jobs, unsigned long generation, jobs_function *function, void *context, int count,
-                            int chunk, int worker)
+                            int chunk, int worker, int *ran)
 {
     unsigned long long tag = jobs_claim_value(generation, 0);
     unsigned long long seen = atomic_load_explicit(&jobs->claim, memory_order_relaxed);
@@ -83,6 +99,8 @@ static bool jobs_run_chunks(jobs *jobs, unsigned long generation, jobs_function 
             continue; /* seen was reloaded */
         function(context, (int)begin, (int)end, worker);
         int items = (int)(end - begin);
+        if (ran)
+            *ran += items;
         last = atomic_fetch_add_explicit(&jobs->done, items, memory_order_acq_rel) + items == count;
         seen = atomic_load_explicit(&jobs->claim, memory_order_relaxed);
     }
@@ -104,7 +122,7 @@ static void *jobs_worker_main(void *argument)
         void *context = jobs->context;
         int count = jobs->count, chunk = jobs->chunk;
         pthread_mutex_unlock(&jobs->mutex);
-        bool last = jobs_run_chunks(jobs, seen, function, context, count, chunk, self->index);
+        bool last = jobs_run_chunks(jobs, seen, function, context, count, chunk, self->index, NULL);
         pthread_mutex_lock(&jobs->mutex);
         if (last && jobs->caller_sleeping)
             pthread_cond_signal(&jobs->work_done);
@@ -121,6 +139,7 @@ jobs *jobs_create(int threads)
     if (!created)
         return NULL;
     created->threads = threads;
+    created->alone_next = JOBS_ALONE_FIRST;
     atomic_init(&created->claim, 0);
     atomic_init(&created->done, 0);
     if (threads == 1)
@@ -205,6 +224,23 @@ static bool jobs_spin_for_done(jobs *jobs, int count)
     }
 }
 
+/* After a loop with the workers: the caller ran `own` of `count` items in `working` ns and then waited
+ * `waited` ns for the rest. Lost when that wait was longer than running the workers' items itself would
+ * have taken; then the next loops go to the caller alone (see the top of this file). */
+static void jobs_judge_loop(jobs *jobs, int count, int own, long long working, long long waited)
+{
+    if (own <= 0 || own >= count) /* the workers took all of it, or none: nothing lost to them */
+        return;
+    double alone = (double)working / own * (count - own);
+    if ((double)waited <= alone) {
+        jobs->alone_next = JOBS_ALONE_FIRST;
+        return;
+    }
+    jobs->figures.loops_lost++;
+    jobs->alone_left = jobs->alone_next;
+    jobs->alone_next = jobs->alone_next * 2 < JOBS_ALONE_MOST ? jobs->alone_next * 2 : JOBS_ALONE_MOST;
+}
+
 void jobs_parallel_for(jobs *jobs, int count, int chunk, jobs_function *function, void *context)
 {
     if (count <= 0 || !function)
@@ -218,6 +254,15 @@ void jobs_parallel_for(jobs *jobs, int count, int chunk, jobs_function *function
         function(context, 0, count, 0);
         return;
     }
+    jobs->figures.loops++;
+    if (jobs->alone_left > 0) {
+        jobs->alone_left--;
+        jobs->figures.loops_alone++;
+        for (int begin = 0; begin < count; begin += chunk)
+            function(context, begin, count - begin < chunk ? count : begin + chunk, 0);
+        return;
+    }
+    long long started = jobs_nanoseconds_now();
     pthread_mutex_lock(&jobs->mutex);
     unsigned long generation = ++jobs->generation;
     jobs->function = function;
@@ -231,16 +276,25 @@ void jobs_parallel_for(jobs *jobs, int count, int chunk, jobs_function *function
     pthread_cond_broadcast(&jobs->work_ready);
     pthread_mutex_unlock(&jobs->mutex);
 
-    jobs_run_chunks(jobs, generation, function, context, count, chunk, 0);
+    int own = 0;
+    jobs_run_chunks(jobs, generation, function, context, count, chunk, 0, &own);
+    long long own_done = jobs_nanoseconds_now();
 
     /* Only claimed chunks are waited for: when every item is done no worker holds a chunk of this loop,
      * and a worker that has not claimed one never will (the generation moves on with the next loop). */
-    if (jobs_spin_for_done(jobs, count))
-        return;
-    pthread_mutex_lock(&jobs->mutex);
-    jobs->caller_sleeping = true;
-    while (atomic_load_explicit(&jobs->done, memory_order_acquire) < count)
-        pthread_cond_wait(&jobs->work_done, &jobs->mutex);
-    jobs->caller_sleeping = false;
-    pthread_mutex_unlock(&jobs->mutex);
+    if (!jobs_spin_for_done(jobs, count)) {
+        pthread_mutex_lock(&jobs->mutex);
+        jobs->caller_sleeping = true;
+        while (atomic_load_explicit(&jobs->done, memory_order_acquire) < count)
+            pthread_cond_wait(&jobs->work_done, &jobs->mutex);
+        jobs->caller_sleeping = false;
+        pthread_mutex_unlock(&jobs->mutex);
+    }
+    jobs_judge_loop(jobs, count, own, own_done - started, jobs_nanoseconds_now() - own_done);
+}
+
+void jobs_get_figures(const jobs *jobs, jobs_figures *figures)
+{
+    if (figures)
+        *figures = jobs ? jobs->figures : (jobs_figures){0};
 }

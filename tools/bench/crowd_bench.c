@@ -539,8 +539,11 @@ int main(int argc, char **argv)
     frame_medians results[MAX_COUNTS];
     static char budget_lines[MAX_COUNTS][640];
     for (int n = 0; n < o.count_total; ++n) {
+        jobs_figures pool_before, pool_after;
+        jobs_get_figures(jobs, &pool_before);
         if (!measure(o.counts[n], &o, &desc, settings.crowd.seed, &scene, jobs, scratch, &budget, &results[n]))
             return 1;
+        jobs_get_figures(jobs, &pool_after);
         char label[64];
         snprintf(label, sizeof label, "%d characters", o.counts[n]);
         bench_budget_line(&budget, label, budget_lines[n], sizeof budget_lines[n]);
@@ -581,6 +584,14 @@ int main(int argc, char **argv)
             else
                 printf("it saves %.1f%% of the update without it\n", 100.0 * (without - with) / without);
         }
+        /* The job pool's loops over the whole run (wandering and warm-up included): how many the workers
+         * lost (the caller waited longer than their items would have taken it) and how many then ran on
+         * the calling thread alone (jobs.h). */
+        if (o.threads > 1)
+            printf("  %6d characters: pool: %lld loops on %d threads, %lld lost to late workers, %lld run on the "
+                   "calling thread alone after them\n",
+                   o.counts[n], pool_after.loops - pool_before.loops, o.threads,
+                   pool_after.loops_lost - pool_before.loops_lost, pool_after.loops_alone - pool_before.loops_alone);
         fflush(stdout);
     }
     for (int n = 0; n < o.count_total; ++n) {
