@@ -1,7 +1,7 @@
 /* The job system: every index runs exactly once whatever the thread count and chunk size, in ranges no
  * longer than the chunk, with the results of the serial loop; the workers take part; thousands of calls in
- * a row; workers that wake late take nothing of the next loop; a loop lost to a stalled worker sends the
- * next ones to the caller alone; one thread (or no jobs) runs inline on the caller; bad arguments; no heap call per loop (the
+ * a row; workers that wake late take nothing of the next loop; loops go the faster way, with the workers
+ * or on the caller alone; one thread (or no jobs) runs inline on the caller; bad arguments; no heap call per loop (the
  * heap functions are wrapped and counted). */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -90,13 +90,20 @@ static void test_every_index_once_with_the_serial_results(void)
         CHECK(jobs_thread_count(j) == thread_counts[t]);
         for (size_t k = 0; k < sizeof chunks / sizeof chunks[0]; ++k) {
             reset(thread_counts[t], chunks[k], 3);
+            jobs_figures before, after;
+            jobs_get_figures(j, &before);
             jobs_parallel_for(j, ITEMS, chunks[k], visit, &context);
+            jobs_get_figures(j, &after);
             CHECK(items_visited_once() == ITEMS);
             CHECK(results_equal_to_serial() == ITEMS);
             CHECK(atomic_load(&context.bad_ranges) == 0);
             CHECK(atomic_load(&context.bad_workers) == 0);
-            if (thread_counts[t] == 1) /* inline: one call for everything */
-                CHECK(atomic_load(&context.longest_range) == ITEMS);
+            /* Inline (one thread), or a loop the pool ran on the caller alone (the second of a function: it
+             * tries that way): one call for everything. */
+            bool alone = after.loops_alone > before.loops_alone;
+            CHECK(!alone || thread_counts[t] > 1);
+            if (thread_counts[t] == 1 || alone)
+                CHECK(atomic_load(&context.longest_range) == ITEMS && atomic_load(&context.ranges_on_worker[0]) == 1);
             else if (chunks[k] > 0)
                 CHECK(atomic_load(&context.longest_range) <= chunks[k]);
             else /* the default splits the work: a few chunks per thread */
@@ -214,19 +221,18 @@ static void test_late_workers_take_nothing_of_the_next_loop(void)
     CHECK(late == 0);
 }
 
-/* ---- a worker whose core another process took ---- */
+/* ---- the faster way: with the workers or on the caller alone ---- */
 
-typedef struct stalled_context {
+typedef struct timed_context {
     atomic_int visits[64];
     atomic_int worker_ranges, longest_range;
-} stalled_context;
+    long caller_nanoseconds, worker_nanoseconds; /* each item sleeps this long on the caller or a worker */
+} timed_context;
 
-/* Each range takes the caller a millisecond and a worker fifty: a worker that lost its core to another
- * process for that long, while the caller finishes every other chunk and then waits for it. */
-static void stalled_visit(void *context, int begin, int end, int worker)
+static void timed_visit(void *context, int begin, int end, int worker)
 {
-    stalled_context *c = context;
-    struct timespec pause = {0, worker == 0 ? 1000000L : 50000000L};
+    timed_context *c = context;
+    struct timespec pause = {0, (end - begin) * (worker == 0 ? c->caller_nanoseconds : c->worker_nanoseconds)};
     nanosleep(&pause, NULL);
     if (worker != 0)
         atomic_fetch_add(&c->worker_ranges, 1);
@@ -237,64 +243,75 @@ static void stalled_visit(void *context, int begin, int end, int worker)
         atomic_fetch_add(&c->visits[i], 1);
 }
 
-/* Runs one loop of 64 items in chunks of 8; true when each ran once in ranges of at most 8. Adds whether a
- * worker ran any of it to *on_workers. */
-static bool stalled_loop(jobs *j, int *on_workers)
+/* One loop of 64 items in chunks of 8, each item sleeping as given; true when each item ran once, in ranges
+ * of at most 8 when a worker took part and in one range of 64 when not. *on_workers: whether one did. */
+static bool timed_loop(jobs *j, long caller_nanoseconds, long worker_nanoseconds, bool *on_workers)
 {
-    static stalled_context c;
+    static timed_context c;
     memset(&c, 0, sizeof c);
-    jobs_parallel_for(j, 64, 8, stalled_visit, &c);
+    c.caller_nanoseconds = caller_nanoseconds;
+    c.worker_nanoseconds = worker_nanoseconds;
+    jobs_parallel_for(j, 64, 8, timed_visit, &c);
     bool once = true;
     for (int i = 0; i < 64; ++i)
         once &= atomic_load(&c.visits[i]) == 1;
-    *on_workers += atomic_load(&c.worker_ranges) > 0;
-    return once && atomic_load(&c.longest_range) <= 8;
+    *on_workers = atomic_load(&c.worker_ranges) > 0;
+    return once && atomic_load(&c.longest_range) == (*on_workers ? 8 : 64);
 }
 
-/* A loop in which the caller waits for a worker longer than doing its chunk itself would have taken is
- * lost, and the next 4 loops run on the caller alone, in the same chunks; the next loop tries the workers
- * again, and when that is lost too, 8 loops go to the caller (the doubling). jobs_get_figures counts it. */
-static void test_lost_loops_go_to_the_caller(void)
+/* A worker that stalls (6 ms an item where the caller takes 0.25 ms: a worker whose core another process
+ * took): the first loop goes with the workers, the second is tried on the caller alone (one range, worker
+ * 0), which is faster, so the next 63 stay there, and the 66th tries the workers again. With workers as
+ * quick as the caller, the loops after that try go with the workers. jobs_get_figures counts the loops. */
+static void test_loops_go_the_faster_way(void)
 {
-    jobs *j = jobs_create(2);
-    CHECK(j != NULL);
+    const long caller = 250000L, stalled = 6000000L;
+    jobs *j = NULL;
+    bool on_workers = false, every_item_once = true;
+    /* The worker wakes within the caller's 16 ms of items and takes a chunk (on a loaded machine it may not
+     * in time: then a new pool, as that loop would time the workers as quick). */
+    for (int attempt = 0; attempt < 5 && !on_workers; ++attempt) {
+        jobs_destroy(j);
+        j = jobs_create(2);
+        CHECK(j != NULL);
+        every_item_once &= timed_loop(j, caller, stalled, &on_workers);
+    }
+    CHECK(on_workers);
     jobs_figures figures;
-    int on_workers = 0, loops = 0;
-    bool every_item_once = true;
-    /* The worker wakes within the caller's 8 ms of chunks, takes one and stalls: lost (a loaded machine
-     * may keep the worker from waking in time for a loop or two; those are not judged). */
-    do {
-        every_item_once &= stalled_loop(j, &on_workers);
-        jobs_get_figures(j, &figures);
-    } while (figures.loops_lost == 0 && ++loops < 20);
-    CHECK(figures.loops_lost == 1 && figures.loops_alone == 0);
-    int before = on_workers;
-    for (int k = 0; k < 4; ++k)
-        every_item_once &= stalled_loop(j, &on_workers);
     jobs_get_figures(j, &figures);
-    CHECK(on_workers == before && figures.loops_alone == 4 && figures.loops_lost == 1);
-    /* The workers tried again until one takes a chunk: lost again, 8 loops alone. */
-    loops = 0;
-    do {
-        every_item_once &= stalled_loop(j, &on_workers);
-        jobs_get_figures(j, &figures);
-    } while (figures.loops_lost == 1 && ++loops < 20);
-    CHECK(figures.loops_lost == 2 && figures.loops_alone == 4);
-    before = on_workers;
-    for (int k = 0; k < 8; ++k)
-        every_item_once &= stalled_loop(j, &on_workers);
+    CHECK(figures.loops == 1 && figures.loops_alone == 0);
+    int loops_on_workers = 0;
+    for (int loop = 2; loop <= 65; ++loop) {
+        every_item_once &= timed_loop(j, caller, stalled, &on_workers);
+        loops_on_workers += on_workers;
+    }
     jobs_get_figures(j, &figures);
-    CHECK(on_workers == before && figures.loops_alone == 12);
-    every_item_once &= stalled_loop(j, &on_workers); /* handed to the threads again */
+    CHECK(loops_on_workers == 0 && figures.loops == 65 && figures.loops_alone == 64);
+    every_item_once &= timed_loop(j, caller, stalled, &on_workers); /* the 66th: the workers tried */
     jobs_get_figures(j, &figures);
-    CHECK(figures.loops_alone == 12);
+    CHECK(figures.loops_alone == 64);
+    printf("  stalled worker: %lld loops, %lld on the caller alone\n", figures.loops, figures.loops_alone);
+    jobs_destroy(j);
+
+    /* Workers as quick as the caller: the second loop tries the caller alone (twice as slow with two
+     * threads), and the next ones go with the workers again. */
+    j = jobs_create(2);
+    CHECK(j != NULL);
+    loops_on_workers = 0;
+    for (int loop = 1; loop <= 10; ++loop) {
+        every_item_once &= timed_loop(j, caller, caller, &on_workers);
+        loops_on_workers += loop >= 3 && on_workers;
+    }
+    jobs_get_figures(j, &figures);
+    printf("  quick worker: %lld loops, %lld on the caller alone, %d of the last 8 with the worker taking part\n",
+           figures.loops, figures.loops_alone, loops_on_workers);
+    CHECK(figures.loops == 10 && figures.loops_alone == 1);
+    CHECK(loops_on_workers >= 6);
     CHECK(every_item_once);
-    printf("  %lld loops: %lld lost to the stalled worker, %lld on the caller alone\n", figures.loops,
-           figures.loops_lost, figures.loops_alone);
     jobs_destroy(j);
 
     jobs_get_figures(NULL, &figures);
-    CHECK(figures.loops == 0 && figures.loops_lost == 0 && figures.loops_alone == 0);
+    CHECK(figures.loops == 0 && figures.loops_alone == 0);
 }
 
 /* ---- one thread, no jobs, bad arguments ---- */
@@ -359,7 +376,7 @@ int main(void)
     RUN(test_workers_take_part);
     RUN(test_many_calls_allocate_nothing);
     RUN(test_late_workers_take_nothing_of_the_next_loop);
-    RUN(test_lost_loops_go_to_the_caller);
+    RUN(test_loops_go_the_faster_way);
     RUN(test_one_thread_runs_inline);
     RUN(test_bad_arguments);
     return check_report();

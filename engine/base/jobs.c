@@ -9,13 +9,15 @@
  * worker (most often finishing as the caller finishes its own), then sleeps until the worker that ends the
  * last chunk wakes it: a worker holding a chunk while another process has its core must not cost the caller
  * a core of spinning.
- * Such a worker still costs the loop its wait: it took a chunk, lost its core to the other process, and the
- * caller, done with every other chunk, waits for it until the scheduler gives the core back (milliseconds).
- * So the caller times each loop: when it waited longer than doing the workers' items itself would have
- * taken (its own time per item, times theirs), the workers cost more than they gave, and the next loops run
- * on the caller alone, chunk by chunk: 4, then 8, 16... up to 256 while the loops that try the workers
- * again keep losing, back to 4 after one that wins. With the other core busy, two threads then cost about
- * what one does; with it free, a loop's wait is at most a chunk and the workers are never left out. */
+ * Such a worker still costs the loop its wait, and with another process busy on a core the scheduler
+ * shares the cores among all three threads, so the caller too runs its chunks at a fraction of its speed
+ * (measured: two threads 5% slower than one beside a busy process pinned to one core). So the pool times
+ * its loops, as nanoseconds per item for each function it runs (a few kept, the least recently used
+ * replaced), both ways: with the workers, and on the caller alone (one range, as one thread runs it). A
+ * loop goes the way that has been faster, and every JOBS_TRY_EVERY-th loop of a function goes the other way,
+ * so that a change (the other process gone, or back) shows within a few of those tries. With the cores
+ * free the workers always win and the caller alone is tried once in a while; with the other core busy the
+ * loops go to the caller when that is faster. */
 #include "jobs.h"
 
 #include <pthread.h>
@@ -38,9 +40,19 @@ enum { JOBS_CHUNKS_PER_THREAD = 4 };
 /* How long the caller spins for a chunk still running on a worker before it sleeps: about one chunk of a
  * crowd update (64 members at ~1 us). */
 static const long JOBS_SPIN_NANOSECONDS = 50000;
-/* Loops run on the caller alone after one where the workers cost more than they gave: the first time, and
- * the most (doubling in between while the loops that try them again keep losing). */
-enum { JOBS_ALONE_FIRST = 4, JOBS_ALONE_MOST = 256 };
+/* Functions whose loops are timed (the least recently used is replaced); every JOBS_TRY_EVERY-th loop of
+ * one goes the way that has been slower; each time counts for a quarter of a way's figure (JOBS_TIME_WEIGHT),
+ * so a change shows within a few tries. */
+enum { JOBS_KINDS = 8, JOBS_TRY_EVERY = 64 };
+static const double JOBS_TIME_WEIGHT = 0.25;
+
+/* What the pool knows of the loops of one function. */
+typedef struct jobs_kind {
+    jobs_function *function; /* NULL: a free entry */
+    double with_workers, alone; /* nanoseconds per item, smoothed; 0: not timed yet */
+    unsigned long loops;        /* of this function so far */
+    unsigned long used;         /* the pool's loop count when last used */
+} jobs_kind;
 
 typedef struct jobs_worker {
     struct jobs *jobs;
@@ -67,9 +79,9 @@ struct jobs {
     /* (generation mod 2^32) << 32 | the next item not yet claimed (below 2^31: counts are ints). */
     atomic_ullong claim;
 
-    /* The caller's alone: loops still to run without the workers, how many the next losing loop sends
-     * there, and the counts jobs_figures reports. Only the caller reads and writes these. */
-    int alone_left, alone_next;
+    /* The loops' times by function and the counts jobs_get_figures reports; only the caller reads and
+     * writes these. */
+    jobs_kind kinds[JOBS_KINDS];
     jobs_figures figures;
 };
 
@@ -79,10 +91,9 @@ static inline unsigned long long jobs_claim_value(unsigned long generation, long
 }
 
 /* Claim and run chunks of the loop of `generation` until none is left; each chunk's items are added to
- * `done` when it has run, and to *ran (may be NULL). True when this thread ran the loop's last items (done
- * reached count). */
+ * `done` when it has run. True when this thread ran the loop's last items (done reached count). */
 static bool jobs_run_chunks(jobs *jobs, unsigned long generation, jobs_function *function, void *context, int count,
-                            int chunk, int worker, int *ran)
+                            int chunk, int worker)
 {
     unsigned long long tag = jobs_claim_value(generation, 0);
     unsigned long long seen = atomic_load_explicit(&jobs->claim, memory_order_relaxed);
@@ -99,8 +110,6 @@ static bool jobs_run_chunks(jobs *jobs, unsigned long generation, jobs_function 
             continue; /* seen was reloaded */
         function(context, (int)begin, (int)end, worker);
         int items = (int)(end - begin);
-        if (ran)
-            *ran += items;
         last = atomic_fetch_add_explicit(&jobs->done, items, memory_order_acq_rel) + items == count;
         seen = atomic_load_explicit(&jobs->claim, memory_order_relaxed);
     }
@@ -122,7 +131,7 @@ static void *jobs_worker_main(void *argument)
         void *context = jobs->context;
         int count = jobs->count, chunk = jobs->chunk;
         pthread_mutex_unlock(&jobs->mutex);
-        bool last = jobs_run_chunks(jobs, seen, function, context, count, chunk, self->index, NULL);
+        bool last = jobs_run_chunks(jobs, seen, function, context, count, chunk, self->index);
         pthread_mutex_lock(&jobs->mutex);
         if (last && jobs->caller_sleeping)
             pthread_cond_signal(&jobs->work_done);
@@ -139,7 +148,6 @@ jobs *jobs_create(int threads)
     if (!created)
         return NULL;
     created->threads = threads;
-    created->alone_next = JOBS_ALONE_FIRST;
     atomic_init(&created->claim, 0);
     atomic_init(&created->done, 0);
     if (threads == 1)
@@ -224,21 +232,35 @@ static bool jobs_spin_for_done(jobs *jobs, int count)
     }
 }
 
-/* After a loop with the workers: the caller ran `own` of `count` items in `working` ns and then waited
- * `waited` ns for the rest. Lost when that wait was longer than running the workers' items itself would
- * have taken; then the next loops go to the caller alone (see the top of this file). */
-static void jobs_judge_loop(jobs *jobs, int count, int own, long long working, long long waited)
+/* The entry of `function`, found or made (replacing the least recently used). */
+static jobs_kind *jobs_kind_of(jobs *jobs, jobs_function *function)
 {
-    if (own <= 0 || own >= count) /* the workers took all of it, or none: nothing lost to them */
-        return;
-    double alone = (double)working / own * (count - own);
-    if ((double)waited <= alone) {
-        jobs->alone_next = JOBS_ALONE_FIRST;
-        return;
+    jobs_kind *oldest = &jobs->kinds[0];
+    for (int k = 0; k < JOBS_KINDS; ++k) {
+        if (jobs->kinds[k].function == function)
+            return &jobs->kinds[k];
+        if (jobs->kinds[k].used < oldest->used)
+            oldest = &jobs->kinds[k];
     }
-    jobs->figures.loops_lost++;
-    jobs->alone_left = jobs->alone_next;
-    jobs->alone_next = jobs->alone_next * 2 < JOBS_ALONE_MOST ? jobs->alone_next * 2 : JOBS_ALONE_MOST;
+    *oldest = (jobs_kind){.function = function};
+    return oldest;
+}
+
+/* Whether this loop of `kind` (its loops count this one) runs on the caller alone: the way that has been
+ * faster (the workers until both have been timed), and every JOBS_TRY_EVERY-th loop the other, starting
+ * with the second loop, so that both are timed early. */
+static bool jobs_kind_alone(const jobs_kind *kind)
+{
+    bool alone_faster = kind->alone > 0.0 && kind->with_workers > 0.0 && kind->alone < kind->with_workers;
+    bool try_other = kind->loops % JOBS_TRY_EVERY == 2;
+    return alone_faster != try_other;
+}
+
+static void jobs_kind_time(jobs_kind *kind, bool alone, long long nanoseconds, int count)
+{
+    double *figure = alone ? &kind->alone : &kind->with_workers;
+    double per_item = (double)nanoseconds / count;
+    *figure = *figure > 0.0 ? *figure + JOBS_TIME_WEIGHT * (per_item - *figure) : per_item;
 }
 
 void jobs_parallel_for(jobs *jobs, int count, int chunk, jobs_function *function, void *context)
@@ -254,15 +276,17 @@ void jobs_parallel_for(jobs *jobs, int count, int chunk, jobs_function *function
         function(context, 0, count, 0);
         return;
     }
-    jobs->figures.loops++;
-    if (jobs->alone_left > 0) {
-        jobs->alone_left--;
+    jobs_kind *kind = jobs_kind_of(jobs, function);
+    kind->used = (unsigned long)++jobs->figures.loops;
+    kind->loops++;
+    long long started = jobs_nanoseconds_now();
+    if (jobs_kind_alone(kind)) {
+        /* As one thread would: one range, so a loop that reads ahead of its items does so throughout. */
         jobs->figures.loops_alone++;
-        for (int begin = 0; begin < count; begin += chunk)
-            function(context, begin, count - begin < chunk ? count : begin + chunk, 0);
+        function(context, 0, count, 0);
+        jobs_kind_time(kind, true, jobs_nanoseconds_now() - started, count);
         return;
     }
-    long long started = jobs_nanoseconds_now();
     pthread_mutex_lock(&jobs->mutex);
     unsigned long generation = ++jobs->generation;
     jobs->function = function;
@@ -276,9 +300,7 @@ void jobs_parallel_for(jobs *jobs, int count, int chunk, jobs_function *function
     pthread_cond_broadcast(&jobs->work_ready);
     pthread_mutex_unlock(&jobs->mutex);
 
-    int own = 0;
-    jobs_run_chunks(jobs, generation, function, context, count, chunk, 0, &own);
-    long long own_done = jobs_nanoseconds_now();
+    jobs_run_chunks(jobs, generation, function, context, count, chunk, 0);
 
     /* Only claimed chunks are waited for: when every item is done no worker holds a chunk of this loop,
      * and a worker that has not claimed one never will (the generation moves on with the next loop). */
@@ -290,7 +312,7 @@ void jobs_parallel_for(jobs *jobs, int count, int chunk, jobs_function *function
         jobs->caller_sleeping = false;
         pthread_mutex_unlock(&jobs->mutex);
     }
-    jobs_judge_loop(jobs, count, own, own_done - started, jobs_nanoseconds_now() - own_done);
+    jobs_kind_time(kind, false, jobs_nanoseconds_now() - started, count);
 }
 
 void jobs_get_figures(const jobs *jobs, jobs_figures *figures)

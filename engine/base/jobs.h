@@ -29,18 +29,17 @@ int jobs_processor_count(void);
  * have finished; what the calls wrote is then visible to the caller. jobs NULL, one thread, or a count
  * that fits one chunk: fn(context, 0, count, 0) inline. count <= 0 calls nothing. Calls must not overlap:
  * one caller at a time, and fn must not call jobs_parallel_for on the same jobs. Allocates nothing.
- * A loop in which the caller waited for the workers longer than doing their items itself would have taken
- * (a worker whose core another process took) sends the next few loops to the caller alone, in the same
- * chunks, worker 0 (4 loops, doubling up to 256 while the loops that try the workers again keep losing):
- * with the other cores busy, more threads cost about what one does. Which thread runs an item never
- * changes what a loop computes when fn keeps its results per item. */
+ * Each loop goes either to the workers and the caller or to the caller alone (fn(context, 0, count, 0), as
+ * with one thread), whichever has been faster for loops of fn (timed per item, a few functions
+ * remembered), and now and then the other way to time it again: with the cores busy with other processes,
+ * more threads then cost about what one does. Which thread runs an item never changes what a loop computes
+ * when fn keeps its results per item. */
 void jobs_parallel_for(jobs *jobs, int count, int chunk, jobs_function *fn, void *context);
 
-/* What a jobs has done since jobs_create, for benchmarks: loops handed to the threads (those of one thread
- * and those that fit one chunk not counted), how many of them the workers lost, and how many ran on the
- * caller alone after such a loss. */
+/* What a jobs has done since jobs_create, for benchmarks: loops it could split (those of one thread and
+ * those that fit one chunk not counted) and how many of them ran on the caller alone. */
 typedef struct jobs_figures {
-    long long loops, loops_lost, loops_alone;
+    long long loops, loops_alone;
 } jobs_figures;
 /* Zeros for NULL. */
 void jobs_get_figures(const jobs *jobs, jobs_figures *figures);

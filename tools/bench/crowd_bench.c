@@ -584,14 +584,12 @@ int main(int argc, char **argv)
             else
                 printf("it saves %.1f%% of the update without it\n", 100.0 * (without - with) / without);
         }
-        /* The job pool's loops over the whole run (wandering and warm-up included): how many the workers
-         * lost (the caller waited longer than their items would have taken it) and how many then ran on
-         * the calling thread alone (jobs.h). */
+        /* The job pool's loops over the whole run (wandering and warm-up included), and how many ran on the
+         * calling thread alone: each goes the way that has been faster (jobs.h). */
         if (o.threads > 1)
-            printf("  %6d characters: pool: %lld loops on %d threads, %lld lost to late workers, %lld run on the "
-                   "calling thread alone after them\n",
-                   o.counts[n], pool_after.loops - pool_before.loops, o.threads,
-                   pool_after.loops_lost - pool_before.loops_lost, pool_after.loops_alone - pool_before.loops_alone);
+            printf("  %6d characters: pool: %lld loops, %lld of them on the calling thread alone (the faster way, "
+                   "or trying it)\n",
+                   o.counts[n], pool_after.loops - pool_before.loops, pool_after.loops_alone - pool_before.loops_alone);
         fflush(stdout);
     }
     for (int n = 0; n < o.count_total; ++n) {
