@@ -15,7 +15,7 @@
  * its loops, as nanoseconds per item for each function it runs (a few kept, the least recently used
  * replaced), both ways: with the workers, and on the caller alone (one range, as one thread runs it). A
  * loop goes the way that has been faster, and every JOBS_TRY_EVERY-th loop of a function goes the other way,
- * so that a change (the other process gone, or back) shows within a few of those tries. With the cores
+ * so that a change (the other process gone, or back) shows at the next of those tries. With the cores
  * free the workers always win and the caller alone is tried once in a while; with the other core busy the
  * loops go to the caller when that is faster. */
 #include "jobs.h"
@@ -41,8 +41,8 @@ enum { JOBS_CHUNKS_PER_THREAD = 4 };
  * crowd update (64 members at ~1 us). */
 static const long JOBS_SPIN_NANOSECONDS = 50000;
 /* Functions whose loops are timed (the least recently used is replaced); every JOBS_TRY_EVERY-th loop of
- * one goes the way that has been slower; each time counts for a quarter of a way's figure (JOBS_TIME_WEIGHT),
- * so a change shows within a few tries. */
+ * one goes the way that has been slower; each loop the way taken counts for a quarter of its figure
+ * (JOBS_TIME_WEIGHT). */
 enum { JOBS_KINDS = 8, JOBS_TRY_EVERY = 64 };
 static const double JOBS_TIME_WEIGHT = 0.25;
 
@@ -246,21 +246,31 @@ static jobs_kind *jobs_kind_of(jobs *jobs, jobs_function *function)
     return oldest;
 }
 
-/* Whether this loop of `kind` (its loops count this one) runs on the caller alone: the way that has been
- * faster (the workers until both have been timed), and every JOBS_TRY_EVERY-th loop the other, starting
- * with the second loop, so that both are timed early. */
+/* Whether the way this loop of `kind` takes (its loops count this one) is a try of the other way: every
+ * JOBS_TRY_EVERY-th loop, starting with the third (the first is not timed: it meets cold caches and memory
+ * never touched, and the second times the workers). */
+static bool jobs_kind_trying(const jobs_kind *kind)
+{
+    return kind->loops % JOBS_TRY_EVERY == 3;
+}
+
+/* Whether this loop runs on the caller alone: the way that has been faster (the workers until both have
+ * been timed), or the other when trying. */
 static bool jobs_kind_alone(const jobs_kind *kind)
 {
     bool alone_faster = kind->alone > 0.0 && kind->with_workers > 0.0 && kind->alone < kind->with_workers;
-    bool try_other = kind->loops % JOBS_TRY_EVERY == 2;
-    return alone_faster != try_other;
+    return alone_faster != jobs_kind_trying(kind);
 }
 
+/* A loop's time per item: the way taken loop after loop follows it smoothly (JOBS_TIME_WEIGHT); a try
+ * stands for its way until the next, so one faster try is enough to change ways. */
 static void jobs_kind_time(jobs_kind *kind, bool alone, long long nanoseconds, int count)
 {
+    if (kind->loops == 1)
+        return;
     double *figure = alone ? &kind->alone : &kind->with_workers;
     double per_item = (double)nanoseconds / count;
-    *figure = *figure > 0.0 ? *figure + JOBS_TIME_WEIGHT * (per_item - *figure) : per_item;
+    *figure = *figure > 0.0 && !jobs_kind_trying(kind) ? *figure + JOBS_TIME_WEIGHT * (per_item - *figure) : per_item;
 }
 
 void jobs_parallel_for(jobs *jobs, int count, int chunk, jobs_function *function, void *context)
